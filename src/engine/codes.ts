@@ -1,0 +1,106 @@
+/**
+ * Rejection codes of the engine: stable strings that clients can switch on, each with the
+ * human message clients of Polymarket's CLOB already know where one exists. The API's error
+ * catalogue maps each code to an HTTP and gRPC status; this file only names them.
+ * A rejected command changes nothing.
+ */
+export const Code = {
+  // Order shape and market rules.
+  INVALID_ORDER_PAYLOAD: 'INVALID_ORDER_PAYLOAD',
+  INVALID_ORDER_AMOUNTS: 'INVALID_ORDER_AMOUNTS',
+  INVALID_ORDER_PRICE: 'INVALID_ORDER_PRICE',
+  INVALID_ORDER_MIN_TICK_SIZE: 'INVALID_ORDER_MIN_TICK_SIZE',
+  INVALID_ORDER_MIN_SIZE: 'INVALID_ORDER_MIN_SIZE',
+  INVALID_ORDER_SIZE_MAX: 'INVALID_ORDER_SIZE_MAX',
+  INVALID_ORDER_EXPIRATION: 'INVALID_ORDER_EXPIRATION',
+  INVALID_ORDER_FEE_RATE: 'INVALID_ORDER_FEE_RATE',
+  INVALID_ORDER_DUPLICATED: 'INVALID_ORDER_DUPLICATED',
+  INVALID_ORDER_NOT_ENOUGH_BALANCE: 'INVALID_ORDER_NOT_ENOUGH_BALANCE',
+  INVALID_POST_ONLY_ORDER_TYPE: 'INVALID_POST_ONLY_ORDER_TYPE',
+  INVALID_POST_ONLY_ORDER: 'INVALID_POST_ONLY_ORDER',
+  FOK_ORDER_NOT_FILLED: 'FOK_ORDER_NOT_FILLED',
+  FAK_ORDER_NOT_FILLED: 'FAK_ORDER_NOT_FILLED',
+  TOKEN_NOT_FOUND: 'TOKEN_NOT_FOUND',
+  MARKET_NOT_READY: 'MARKET_NOT_READY',
+  MARKET_CANCEL_ONLY: 'MARKET_CANCEL_ONLY',
+  MARKET_CLOSED: 'MARKET_CLOSED',
+  BATCH_TOO_LARGE: 'BATCH_TOO_LARGE',
+  ENGINE_ORDERS_FULL: 'ENGINE_ORDERS_FULL',
+  // Cancels.
+  ORDER_NOT_FOUND: 'ORDER_NOT_FOUND',
+  ORDER_ALREADY_MATCHED: 'ORDER_ALREADY_MATCHED',
+  ORDER_ALREADY_CANCELED: 'ORDER_ALREADY_CANCELED',
+  CANCEL_TOO_MANY: 'CANCEL_TOO_MANY',
+  // Markets (admin).
+  MARKET_NOT_FOUND: 'MARKET_NOT_FOUND',
+  MARKET_EXISTS: 'MARKET_EXISTS',
+  MARKET_INVALID: 'MARKET_INVALID',
+  MARKET_STATUS_TRANSITION: 'MARKET_STATUS_TRANSITION',
+  MARKET_TICK_SIZE_INVALID: 'MARKET_TICK_SIZE_INVALID',
+  MARKET_TICK_SIZE_OFF_GRID: 'MARKET_TICK_SIZE_OFF_GRID',
+  MARKET_FEE_RATE_INVALID: 'MARKET_FEE_RATE_INVALID',
+  MARKETS_FULL: 'MARKETS_FULL',
+  // Ledger (faucet, approvals, split, merge, redeem).
+  LEDGER_AMOUNT_INVALID: 'LEDGER_AMOUNT_INVALID',
+  LEDGER_BALANCE_LIMIT: 'LEDGER_BALANCE_LIMIT',
+  LEDGER_INSUFFICIENT_BALANCE: 'LEDGER_INSUFFICIENT_BALANCE',
+  LEDGER_ALLOWANCE_BELOW_HOLDS: 'LEDGER_ALLOWANCE_BELOW_HOLDS',
+  LEDGER_MARKET_RESOLVED: 'LEDGER_MARKET_RESOLVED',
+  LEDGER_MARKET_NOT_RESOLVED: 'LEDGER_MARKET_NOT_RESOLVED',
+  LEDGER_NOTHING_TO_REDEEM: 'LEDGER_NOTHING_TO_REDEEM',
+  // API keys.
+  API_KEY_EXISTS: 'API_KEY_EXISTS',
+  API_KEY_NOT_FOUND: 'API_KEY_NOT_FOUND',
+  API_KEY_INVALID: 'API_KEY_INVALID',
+} as const
+
+export type Code = (typeof Code)[keyof typeof Code]
+
+/** Default messages; Polymarket's wording where it has one (reference section 7). */
+export const CODE_MESSAGES: Readonly<Record<Code, string>> = {
+  INVALID_ORDER_PAYLOAD: 'Invalid order payload',
+  INVALID_ORDER_AMOUNTS: 'invalid amounts',
+  INVALID_ORDER_PRICE: 'invalid price: must lie strictly between 0 and 1',
+  INVALID_ORDER_MIN_TICK_SIZE: 'order is invalid. Price breaks minimum tick size rule',
+  INVALID_ORDER_MIN_SIZE: 'order is invalid. Size lower than the minimum',
+  INVALID_ORDER_SIZE_MAX: 'order is invalid. Size above the maximum',
+  INVALID_ORDER_EXPIRATION: 'invalid expiration',
+  INVALID_ORDER_FEE_RATE: 'invalid fee rate: the order must carry the market fee rate',
+  INVALID_ORDER_DUPLICATED: 'order is invalid. Duplicated.',
+  INVALID_ORDER_NOT_ENOUGH_BALANCE: 'not enough balance / allowance',
+  INVALID_POST_ONLY_ORDER_TYPE: 'invalid post-only order: only GTC and GTD orders can be post-only',
+  INVALID_POST_ONLY_ORDER: 'invalid post-only order: order crosses book',
+  FOK_ORDER_NOT_FILLED: "order couldn't be fully filled. FOK orders are fully filled or killed.",
+  FAK_ORDER_NOT_FILLED:
+    'no orders found to match with FAK order. FAK orders are partially filled or killed if no match is found.',
+  TOKEN_NOT_FOUND: 'Invalid token id',
+  MARKET_NOT_READY: 'the market is not yet ready to process new orders',
+  MARKET_CANCEL_ONLY:
+    'Trading is currently cancel-only. New orders are not accepted, but cancels are allowed.',
+  MARKET_CLOSED: 'the market is closed: new orders are not accepted',
+  BATCH_TOO_LARGE: 'Too many orders in payload',
+  ENGINE_ORDERS_FULL: 'the exchange holds as many open orders as it can; try again later',
+  ORDER_NOT_FOUND: 'Order not found or already canceled',
+  ORDER_ALREADY_MATCHED: 'Order already matched',
+  ORDER_ALREADY_CANCELED: 'the order is already canceled',
+  CANCEL_TOO_MANY: 'Too many orders in payload',
+  MARKET_NOT_FOUND: 'market not found',
+  MARKET_EXISTS: 'a market with this id, condition id, slug or token id already exists',
+  MARKET_INVALID: 'Invalid market',
+  MARKET_STATUS_TRANSITION: 'this market status change is not allowed',
+  MARKET_TICK_SIZE_INVALID: 'invalid tick size: allowed are 0.1, 0.01, 0.001 and 0.0001',
+  MARKET_TICK_SIZE_OFF_GRID: 'resting orders would lie off the new tick grid',
+  MARKET_FEE_RATE_INVALID: 'invalid fee rate',
+  MARKETS_FULL: 'the exchange holds as many markets as it can',
+  LEDGER_AMOUNT_INVALID: 'invalid amount',
+  LEDGER_BALANCE_LIMIT: 'the balance would exceed the largest allowed balance',
+  LEDGER_INSUFFICIENT_BALANCE: 'not enough balance',
+  LEDGER_ALLOWANCE_BELOW_HOLDS:
+    'the allowance would be below what open orders hold: cancel them first',
+  LEDGER_MARKET_RESOLVED: 'the market is resolved',
+  LEDGER_MARKET_NOT_RESOLVED: 'the market is not resolved yet',
+  LEDGER_NOTHING_TO_REDEEM: 'nothing to redeem',
+  API_KEY_EXISTS: 'Could not create api key',
+  API_KEY_NOT_FOUND: 'api key not found',
+  API_KEY_INVALID: 'invalid api key record',
+}

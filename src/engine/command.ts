@@ -1,0 +1,178 @@
+/**
+ * Commands: the only inputs of the engine. Each carries the sequence number and the time that
+ * the host assigned to it, so applying the same commands again gives the same state (the engine
+ * reads no clock). Amounts are integers in micro-units; addresses are lower-case hex strings;
+ * identifiers are opaque strings checked for length. Signatures are verified before a command is
+ * built: the engine trusts `orderId` to be the order's EIP-712 hash.
+ */
+
+export type Side = 'BUY' | 'SELL'
+export type TimeInForce = 'GTC' | 'GTD' | 'FOK' | 'FAK'
+export type Outcome = 'Yes' | 'No'
+export type MarketStatus = 'Upcoming' | 'Active' | 'Paused' | 'Closed' | 'Resolving' | 'Resolved'
+
+/** A signed order as the engine sees it (see docs/engine.md, "Orders"). */
+export interface OrderInput {
+  /** The order's EIP-712 hash: its id. */
+  readonly orderId: string
+  /** The API key that submitted it (`owner` in Polymarket's records). */
+  readonly owner: string
+  /** The account whose funds the order uses. */
+  readonly maker: string
+  /** The key that signed it; may cancel it as well as the maker. */
+  readonly signer: string
+  readonly tokenId: string
+  readonly side: Side
+  /** BUY: USDC offered; SELL: shares offered. */
+  readonly makerAmountMicros: number
+  /** BUY: shares wanted; SELL: USDC wanted. */
+  readonly takerAmountMicros: number
+  /** Unix seconds; 0 = none (required for GTD, and only GTD may carry one). */
+  readonly expirationSec: number
+  readonly feeRateBps: number
+  readonly timeInForce: TimeInForce
+  readonly postOnly: boolean
+}
+
+export interface MarketInput {
+  readonly marketId: string
+  readonly conditionId: string
+  readonly question: string
+  readonly slug: string
+  readonly description: string
+  readonly yesTokenId: string
+  readonly noTokenId: string
+  readonly tickSizeMicros: number
+  /** Smallest resting order, in micro-shares. */
+  readonly minOrderSizeMicros: number
+  readonly feeRateBps: number
+  readonly negRisk: boolean
+  /** Unix milliseconds; 0 = no end date. */
+  readonly endDateMs: number
+  /** `Active` to trade at once, `Upcoming` to list first. */
+  readonly status: 'Active' | 'Upcoming'
+}
+
+interface Stamped {
+  /** Gap-free sequence number assigned by the host; the engine checks it. */
+  readonly seq: number
+  /** Unix milliseconds assigned by the host; never decreases. */
+  readonly timeMs: number
+}
+
+export interface PlaceOrder extends Stamped { readonly kind: 'placeOrder'; readonly order: OrderInput }
+export interface PlaceOrders extends Stamped {
+  readonly kind: 'placeOrders'
+  readonly orders: readonly OrderInput[]
+}
+export interface CancelOrder extends Stamped {
+  readonly kind: 'cancelOrder'
+  /** The requester: an order is cancelled only for its maker or signer. */
+  readonly address: string
+  readonly orderId: string
+}
+export interface CancelOrders extends Stamped {
+  readonly kind: 'cancelOrders'
+  readonly address: string
+  readonly orderIds: readonly string[]
+}
+export interface CancelAll extends Stamped { readonly kind: 'cancelAll'; readonly address: string }
+export interface CancelMarketOrders extends Stamped {
+  readonly kind: 'cancelMarketOrders'
+  readonly address: string
+  /** Empty string = any market. */
+  readonly marketId: string
+  /** Empty string = both tokens. */
+  readonly tokenId: string
+}
+/** A clock tick: expires GTD orders whose time has come (every command does this first too). */
+export interface Expire extends Stamped { readonly kind: 'expire' }
+export interface CreateMarket extends Stamped {
+  readonly kind: 'createMarket'
+  readonly market: MarketInput
+}
+export interface SetMarketStatus extends Stamped {
+  readonly kind: 'setMarketStatus'
+  readonly marketId: string
+  readonly status: MarketStatus
+}
+export interface SetTickSize extends Stamped {
+  readonly kind: 'setTickSize'
+  readonly marketId: string
+  readonly tickSizeMicros: number
+}
+export interface SetFeeRate extends Stamped {
+  readonly kind: 'setFeeRate'
+  readonly marketId: string
+  readonly feeRateBps: number
+}
+export interface ResolveMarket extends Stamped {
+  readonly kind: 'resolveMarket'
+  readonly marketId: string
+  readonly outcome: Outcome
+}
+/** Faucet or deposit: new USDC (and test gas) for an address. */
+export interface Credit extends Stamped {
+  readonly kind: 'credit'
+  readonly address: string
+  readonly usdcMicros: number
+  readonly gasMicros: number
+}
+/** Sets the USDC allowance to the exchange; non-zero also approves all outcome tokens. */
+export interface Approve extends Stamped {
+  readonly kind: 'approve'
+  readonly address: string
+  readonly usdcAllowanceMicros: number
+}
+export interface Split extends Stamped {
+  readonly kind: 'split'
+  readonly address: string
+  readonly marketId: string
+  readonly amountMicros: number
+}
+export interface Merge extends Stamped {
+  readonly kind: 'merge'
+  readonly address: string
+  readonly marketId: string
+  readonly amountMicros: number
+}
+export interface Redeem extends Stamped {
+  readonly kind: 'redeem'
+  readonly address: string
+  readonly marketId: string
+}
+export interface RegisterApiKey extends Stamped {
+  readonly kind: 'registerApiKey'
+  readonly apiKey: string
+  readonly address: string
+  readonly secret: string
+  readonly passphrase: string
+  readonly nonce: number
+}
+export interface RevokeApiKey extends Stamped {
+  readonly kind: 'revokeApiKey'
+  readonly apiKey: string
+}
+
+export type Command =
+  | PlaceOrder
+  | PlaceOrders
+  | CancelOrder
+  | CancelOrders
+  | CancelAll
+  | CancelMarketOrders
+  | Expire
+  | CreateMarket
+  | SetMarketStatus
+  | SetTickSize
+  | SetFeeRate
+  | ResolveMarket
+  | Credit
+  | Approve
+  | Split
+  | Merge
+  | Redeem
+  | RegisterApiKey
+  | RevokeApiKey
+
+export type CommandKind = Command['kind']

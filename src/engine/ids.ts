@@ -1,0 +1,18 @@
+/**
+ * Identifiers the engine makes. They derive from the command's sequence number only, so a
+ * replay makes the same ones (no randomness in the engine).
+ */
+import { assert } from './assert.js'
+
+/**
+ * The id of the k-th trade (from 0) of the command with sequence number `seq`, shaped as a
+ * UUID (version 8, "custom") because Polymarket's trade ids are UUIDs and clients store them so:
+ * `sssssss s-ssss-8kkk-8kkk-kkkkkkkkkkkk` with 48 bits of seq and 32 bits of k in hex.
+ */
+export function tradeIdOf(seq: number, k: number): string {
+  assert(Number.isSafeInteger(seq) && seq >= 0 && seq < 2 ** 48, 'trade seq in range')
+  assert(Number.isSafeInteger(k) && k >= 0 && k < 2 ** 32, 'trade index in range')
+  const s = seq.toString(16).padStart(12, '0')
+  const t = k.toString(16).padStart(8, '0')
+  return `${s.slice(0, 8)}-${s.slice(8, 12)}-8${t.slice(0, 3)}-8${t.slice(3, 6)}-${t.slice(6, 8)}0000000000`
+}

@@ -1,0 +1,66 @@
+/**
+ * Every bound the engine enforces, in one place, with the relationships between them checked
+ * when the module loads (TigerBeetle's `constants.zig` habit). Changing a number here is the only
+ * way to change a limit; the edges (REST, gRPC) read these too, so the checks agree everywhere.
+ *
+ * Representations: money and shares are integers in micro-units (10^-6). Inside the book a price
+ * is an integer number of pips (1 pip = 0.0001 USDC per share = 100 micro-USDC) and a quantity is
+ * an integer number of lots (1 lot = 0.01 share = 10 000 micro-shares), so that
+ * `pips x lots = micro-USDC` exactly. Every product below is proved to stay under 2^53.
+ */
+import { assert } from './assert.js'
+
+/** Micro-units in one USDC or one share. */
+export const MICROS_PER_UNIT = 1_000_000
+/** Micro-USDC per pip: a price of one pip per share. */
+export const MICROS_PER_PIP = 100
+/** Micro-shares per lot, the smallest tradable quantity (0.01 share, as clob-client rounds). */
+export const MICROS_PER_LOT = 10_000
+/** Pips in a price of 1 USDC per share: a Yes price plus its No price always sum to this. */
+export const PIPS_PER_UNIT = 10_000
+
+/** Allowed tick sizes, in pips: 0.1, 0.01, 0.001, 0.0001. */
+export const TICK_PIPS_ALLOWED: readonly number[] = [1_000, 100, 10, 1]
+
+/** Largest order, in lots (10 million shares). */
+export const ORDER_LOTS_MAX = 1_000_000_000
+/** Largest balance of one asset in one account, in micro-units (one billion USDC or shares). */
+export const BALANCE_MICROS_MAX = 1_000_000_000_000_000
+/** Largest total of USDC ever credited (the sum that conservation adds up). */
+export const SUPPLY_MICROS_MAX = 4_000_000_000_000_000
+/** An allowance at or above this is unlimited (an approval of 2^256 - 1 is clamped to it). */
+export const ALLOWANCE_MICROS_UNLIMITED = Number.MAX_SAFE_INTEGER
+/** Largest fee rate, in basis points (10 %). */
+export const FEE_RATE_BPS_MAX = 1_000
+/** Orders in one batch placement (the seed's limit). */
+export const BATCH_ORDERS_MAX = 10
+/** Order ids in one cancel-orders command. */
+export const CANCEL_IDS_MAX = 1_000
+/** Open (resting) orders across the whole engine. */
+export const ORDERS_OPEN_MAX = 4_000_000
+/** Markets the engine can hold. */
+export const MARKETS_MAX = 100_000
+/** A GTD order must expire at least this far after the command time that places it. */
+export const GTD_MARGIN_MS = 60_000
+/** Longest string field (question, description) kept in engine state, in UTF-16 code units. */
+export const TEXT_LENGTH_MAX = 4_096
+/** Longest identifier (market id, slug, token id, API key, address), in characters. */
+export const ID_LENGTH_MAX = 128
+
+// Relationships between the limits. Each product the engine computes must be exact in a double.
+assert(MICROS_PER_PIP * MICROS_PER_LOT === MICROS_PER_UNIT * 1, 'pips x lots must equal micros')
+assert(PIPS_PER_UNIT * MICROS_PER_PIP === MICROS_PER_UNIT, 'a unit price is PIPS_PER_UNIT pips')
+// Cost of the largest order at the highest price.
+assert(PIPS_PER_UNIT * ORDER_LOTS_MAX < Number.MAX_SAFE_INTEGER, 'order cost must be exact')
+// Cost of the largest order must fit in one balance.
+assert(PIPS_PER_UNIT * ORDER_LOTS_MAX <= BALANCE_MICROS_MAX, 'largest order must be payable')
+// Sums of balances (conservation) stay exact.
+assert(SUPPLY_MICROS_MAX * 2 < Number.MAX_SAFE_INTEGER, 'supply sums must be exact')
+assert(BALANCE_MICROS_MAX <= SUPPLY_MICROS_MAX, 'one balance fits in the supply')
+// Fee: rate x min(p, 1 - p) x lots is split by 10 000 lots before multiplying (see fee.ts).
+assert(FEE_RATE_BPS_MAX * (PIPS_PER_UNIT / 2) * 10_000 < Number.MAX_SAFE_INTEGER, 'fee parts')
+assert(FEE_RATE_BPS_MAX * (ORDER_LOTS_MAX / 10_000) * (PIPS_PER_UNIT / 2) < Number.MAX_SAFE_INTEGER,
+  'fee high part must be exact')
+// Lots fit in an Int32 slot and so do pips.
+assert(ORDER_LOTS_MAX < 2 ** 31, 'lots fit in 32 bits')
+for (const tick of TICK_PIPS_ALLOWED) assert(PIPS_PER_UNIT % tick === 0, 'ticks divide 1')

@@ -1,0 +1,56 @@
+/**
+ * Results: what the engine answers to the command's sender. Events say what happened to
+ * everybody; a result says what happened to this request.
+ */
+import type { Code } from './codes.js'
+import type { OrderStatus } from './event.js'
+
+export type ContextValue = string | number | boolean
+
+export interface Rejection {
+  readonly ok: false
+  readonly code: Code
+  readonly message: string
+  readonly context: Readonly<Record<string, ContextValue>> | null
+}
+
+export interface Done {
+  readonly ok: true
+}
+
+export interface OrderPlaced {
+  readonly ok: true
+  readonly orderId: string
+  readonly status: OrderStatus
+  /** What the order gave in its fills on arrival: USDC for a BUY, shares for a SELL. */
+  readonly makingMicros: number
+  /** What it got: shares for a BUY, USDC (before the fee) for a SELL. */
+  readonly takingMicros: number
+  readonly feeMicros: number
+  readonly tradeIds: readonly string[]
+}
+
+export interface OrderRejection extends Rejection {
+  readonly orderId: string
+}
+
+export type PlaceResult = OrderPlaced | OrderRejection
+
+export interface BatchPlaced {
+  readonly ok: true
+  readonly results: readonly PlaceResult[]
+}
+
+export interface NotCanceled {
+  readonly orderId: string
+  readonly reason: string
+}
+
+export interface Canceled {
+  readonly ok: true
+  readonly canceled: readonly string[]
+  /** Ids that were not open orders of the requester, each with the reason, in request order. */
+  readonly notCanceled: readonly NotCanceled[]
+}
+
+export type CommandResult = Done | OrderPlaced | BatchPlaced | Canceled | Rejection | OrderRejection

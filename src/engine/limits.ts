@@ -24,6 +24,11 @@ export const TICK_PIPS_ALLOWED: readonly number[] = [1_000, 100, 10, 1]
 
 /** Largest order, in lots (10 million shares). */
 export const ORDER_LOTS_MAX = 1_000_000_000
+/**
+ * Largest signed amount (makerAmount or takerAmount) of an order, in micro-units: the shares of
+ * the largest order, which is also the most USDC it can cost (at a price below 1).
+ */
+export const ORDER_AMOUNT_MICROS_MAX = ORDER_LOTS_MAX * MICROS_PER_LOT
 /** Largest balance of one asset in one account, in micro-units (one billion USDC or shares). */
 export const BALANCE_MICROS_MAX = 1_000_000_000_000_000
 /** Largest total of USDC ever credited (the sum that conservation adds up). */
@@ -61,6 +66,9 @@ assert(BALANCE_MICROS_MAX <= SUPPLY_MICROS_MAX, 'one balance fits in the supply'
 assert(FEE_RATE_BPS_MAX * (PIPS_PER_UNIT / 2) * 10_000 < Number.MAX_SAFE_INTEGER, 'fee parts')
 assert(FEE_RATE_BPS_MAX * (ORDER_LOTS_MAX / 10_000) * (PIPS_PER_UNIT / 2) < Number.MAX_SAFE_INTEGER,
   'fee high part must be exact')
+// Long division of an amount (units.ts) multiplies a remainder below the divisor by 10.
+assert(ORDER_AMOUNT_MICROS_MAX * 10 < Number.MAX_SAFE_INTEGER, 'long division stays exact')
+assert(ORDER_AMOUNT_MICROS_MAX <= BALANCE_MICROS_MAX, 'an order amount fits in a balance')
 // Lots fit in an Int32 slot and so do pips.
 assert(ORDER_LOTS_MAX < 2 ** 31, 'lots fit in 32 bits')
 for (const tick of TICK_PIPS_ALLOWED) assert(PIPS_PER_UNIT % tick === 0, 'ticks divide 1')

@@ -1,0 +1,195 @@
+/**
+ * A market's order book in Yes-space (docs/engine.md, "Markets and the unified book"): bids are
+ * BUY Yes and SELL No orders, asks are SELL Yes and BUY No orders, each priced in Yes pips. One
+ * FIFO queue per price level serves both tokens, which is what gives price-time priority across
+ * the Yes and No books.
+ *
+ * Levels live in arrays indexed by the tick grid (price / tick), so a market with a 0.01 tick
+ * keeps 2 x 101 slots. The best bid and ask are tracked; when a best level empties, the next one
+ * is found by stepping along the grid (at most 10 000 steps, usually a few).
+ */
+import { assert } from './assert.js'
+import { PIPS_PER_UNIT } from './limits.js'
+import type { Market } from './market.js'
+import type { Order } from './order.js'
+import type { Touches } from './touches.js'
+
+export class Level {
+  head: Order | null = null
+  tail: Order | null = null
+  /** Lots of all orders at this level, and of the No orders among them. */
+  lots = 0
+  noLots = 0
+  orderCount = 0
+  stamp = 0
+  yesLotsBefore = 0
+  noLotsBefore = 0
+
+  constructor(
+    readonly market: Market,
+    readonly isBid: boolean,
+    /** Yes-space price in pips. */
+    readonly pips: number,
+  ) {}
+}
+
+export class Book {
+  private tickPips: number
+  private bids: (Level | null)[]
+  private asks: (Level | null)[]
+  /** Grid index of the best bid (0 when there is none) and best ask (the top index when none). */
+  private bestBidIndex = 0
+  private bestAskIndex: number
+
+  constructor(
+    private readonly market: Market,
+    tickPips: number,
+    private readonly touches: Touches,
+  ) {
+    this.tickPips = tickPips
+    const slots = PIPS_PER_UNIT / tickPips + 1
+    this.bids = new Array<Level | null>(slots).fill(null)
+    this.asks = new Array<Level | null>(slots).fill(null)
+    this.bestAskIndex = slots - 1
+  }
+
+  bestBid(): Level | null {
+    return this.bestBidIndex === 0 ? null : this.bids[this.bestBidIndex]!
+  }
+
+  bestAsk(): Level | null {
+    return this.bestAskIndex === this.asks.length - 1 ? null : this.asks[this.bestAskIndex]!
+  }
+
+  /** Appends a resting order to the tail of its level. */
+  insert(order: Order): void {
+    assert(order.lots > 0, 'a resting order has lots')
+    assert(order.level === null, 'order is not on a book yet')
+    const isBid = order.isBid
+    const index = this.indexOf(order.yesPips)
+    const levels = isBid ? this.bids : this.asks
+    let level = levels[index]!
+    if (level === null) {
+      level = new Level(this.market, isBid, order.yesPips)
+      levels[index] = level
+    }
+    this.touches.level(level)
+    order.level = level
+    order.prev = level.tail
+    order.next = null
+    if (level.tail === null) level.head = order
+    else level.tail.next = order
+    level.tail = order
+    level.lots += order.lots
+    if (order.isNo) level.noLots += order.lots
+    level.orderCount++
+    if (isBid && index > this.bestBidIndex) this.bestBidIndex = index
+    if (!isBid && index < this.bestAskIndex) this.bestAskIndex = index
+  }
+
+  /** Takes `lots` off a resting order that stays on the book (a partial fill). */
+  reduce(order: Order, lots: number): void {
+    const level = order.level!
+    assert(lots > 0 && lots <= order.lots, 'reduce by at most the order')
+    this.touches.level(level)
+    order.lots -= lots
+    level.lots -= lots
+    if (order.isNo) level.noLots -= lots
+  }
+
+  /** Unlinks an order from its level, with whatever lots it still has. */
+  remove(order: Order): void {
+    const level = order.level!
+    assert(level !== null, 'order is on the book')
+    this.touches.level(level)
+    if (order.prev === null) level.head = order.next
+    else order.prev.next = order.next
+    if (order.next === null) level.tail = order.prev
+    else order.next.prev = order.prev
+    level.lots -= order.lots
+    if (order.isNo) level.noLots -= order.lots
+    level.orderCount--
+    order.level = null
+    order.prev = null
+    order.next = null
+    if (level.head === null) {
+      assert(level.lots === 0 && level.noLots === 0 && level.orderCount === 0, 'empty level')
+      this.onLevelEmptied(level)
+    }
+  }
+
+  /** Whether every resting order's price is a multiple of `tickPips`. */
+  isOnGrid(tickPips: number): boolean {
+    for (const level of this.levels()) if (level.pips % tickPips !== 0) return false
+    return true
+  }
+
+  /** Moves the levels onto a new tick grid; every resting price must already lie on it. */
+  retick(tickPips: number): void {
+    assert(this.isOnGrid(tickPips), 'resting prices lie on the new grid')
+    const slots = PIPS_PER_UNIT / tickPips + 1
+    const bids = new Array<Level | null>(slots).fill(null)
+    const asks = new Array<Level | null>(slots).fill(null)
+    for (const level of this.levels()) {
+      const index = level.pips / tickPips
+      if (level.isBid) bids[index] = level
+      else asks[index] = level
+    }
+    this.tickPips = tickPips
+    this.bids = bids
+    this.asks = asks
+    this.bestBidIndex = this.scanBids(slots - 2)
+    this.bestAskIndex = this.scanAsks(1)
+  }
+
+  /** Non-empty levels of one side, best first. */
+  *side(isBid: boolean): Generator<Level> {
+    if (isBid) {
+      for (let index = this.bestBidIndex; index > 0; index--) {
+        const level = this.bids[index]!
+        if (level !== null && level.head !== null) yield level
+      }
+    } else {
+      for (let index = this.bestAskIndex; index < this.asks.length - 1; index++) {
+        const level = this.asks[index]!
+        if (level !== null && level.head !== null) yield level
+      }
+    }
+  }
+
+  /** All non-empty levels: bids best first, then asks best first. */
+  *levels(): Generator<Level> {
+    yield* this.side(true)
+    yield* this.side(false)
+  }
+
+  private indexOf(pips: number): number {
+    assert(pips > 0 && pips < PIPS_PER_UNIT && pips % this.tickPips === 0, 'price on the grid')
+    return pips / this.tickPips
+  }
+
+  private onLevelEmptied(level: Level): void {
+    const index = level.pips / this.tickPips
+    if (level.isBid && index === this.bestBidIndex) this.bestBidIndex = this.scanBids(index - 1)
+    if (!level.isBid && index === this.bestAskIndex) this.bestAskIndex = this.scanAsks(index + 1)
+  }
+
+  /** The highest non-empty bid index at or below `from`, or 0. */
+  private scanBids(from: number): number {
+    for (let index = from; index > 0; index--) {
+      const level = this.bids[index]!
+      if (level !== null && level.head !== null) return index
+    }
+    return 0
+  }
+
+  /** The lowest non-empty ask index at or above `from`, or the top index. */
+  private scanAsks(from: number): number {
+    const top = this.asks.length - 1
+    for (let index = from; index < top; index++) {
+      const level = this.asks[index]!
+      if (level !== null && level.head !== null) return index
+    }
+    return top
+  }
+}

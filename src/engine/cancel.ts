@@ -1,0 +1,96 @@
+/**
+ * Cancel commands. An order is cancelled only for its maker or signer; for anybody else it
+ * answers as if it did not exist, so ids of other accounts' orders reveal nothing.
+ */
+import type { Account } from './account.js'
+import { Code } from './codes.js'
+import type { CancelAll, CancelMarketOrders, CancelOrder, CancelOrders } from './command.js'
+import type { Engine } from './engine.js'
+import type { CancelReason } from './event.js'
+import { cancelResting } from './lifecycle.js'
+import { CANCEL_IDS_MAX } from './limits.js'
+import type { Market } from './market.js'
+import { endedAccountIndex, orderStatusOf } from './order-index.js'
+import type { Order } from './order.js'
+import { rejection } from './rejection.js'
+import type { Canceled, NotCanceled, Rejection } from './result.js'
+import { CODE_MESSAGES } from './codes.js'
+
+export function cancelOrder(engine: Engine, command: CancelOrder): Canceled {
+  return cancelIds(engine, command.address, [command.orderId])
+}
+
+export function cancelOrders(engine: Engine, command: CancelOrders): Canceled | Rejection {
+  if (command.orderIds.length > CANCEL_IDS_MAX) return rejection(Code.CANCEL_TOO_MANY, { max: CANCEL_IDS_MAX })
+  return cancelIds(engine, command.address, command.orderIds)
+}
+
+export function cancelAll(engine: Engine, command: CancelAll): Canceled {
+  const account = engine.accountsByAddress.get(command.address)
+  const orders = account === undefined ? [] : openOrdersOf(account, () => true)
+  return cancelEach(engine, orders, 'cancel-all')
+}
+
+export function cancelMarketOrders(engine: Engine, command: CancelMarketOrders): Canceled | Rejection {
+  let market: Market | null = null
+  if (command.marketId !== '') {
+    market = engine.marketsById.get(command.marketId) ?? null
+    if (market === null) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
+  }
+  let isNo: boolean | null = null
+  if (command.tokenId !== '') {
+    const token = engine.tokens.get(command.tokenId)
+    if (token === undefined || (market !== null && token.market !== market)) {
+      return rejection(Code.TOKEN_NOT_FOUND, { tokenId: command.tokenId })
+    }
+    market = token.market
+    isNo = token.isNo
+  }
+  const account = engine.accountsByAddress.get(command.address)
+  const orders = account === undefined ? [] : openOrdersOf(account,
+    (order) => (market === null || order.market === market) && (isNo === null || order.isNo === isNo))
+  return cancelEach(engine, orders, 'cancel-market')
+}
+
+function cancelIds(engine: Engine, address: string, orderIds: readonly string[]): Canceled {
+  const canceled: string[] = []
+  const notCanceled: NotCanceled[] = []
+  const seen = new Set<string>()
+  for (const orderId of orderIds) {
+    if (seen.has(orderId)) continue
+    seen.add(orderId)
+    const reason = cancelOne(engine, address, orderId)
+    if (reason === null) canceled.push(orderId)
+    else notCanceled.push({ orderId, reason })
+  }
+  return { ok: true, canceled, notCanceled }
+}
+
+/** Cancels one order for `address`; null when done, else why not. */
+function cancelOne(engine: Engine, address: string, orderId: string): string | null {
+  const entry = engine.orders.get(orderId)
+  if (entry === undefined) return CODE_MESSAGES.ORDER_NOT_FOUND
+  if (typeof entry !== 'number') {
+    if (entry.account.address !== address && entry.signer !== address) return CODE_MESSAGES.ORDER_NOT_FOUND
+    cancelResting(engine, entry, 'owner')
+    return null
+  }
+  if (engine.accounts[endedAccountIndex(entry)]!.address !== address) return CODE_MESSAGES.ORDER_NOT_FOUND
+  return orderStatusOf(entry) === 'MATCHED'
+    ? CODE_MESSAGES.ORDER_ALREADY_MATCHED
+    : CODE_MESSAGES.ORDER_ALREADY_CANCELED
+}
+
+/** The account's open orders that pass the filter, oldest first. */
+function openOrdersOf(account: Account, filter: (order: Order) => boolean): Order[] {
+  const orders: Order[] = []
+  for (let order = account.openHead; order !== null; order = order.accountNext) {
+    if (filter(order)) orders.push(order)
+  }
+  return orders
+}
+
+function cancelEach(engine: Engine, orders: readonly Order[], reason: CancelReason): Canceled {
+  for (const order of orders) cancelResting(engine, order, reason)
+  return { ok: true, canceled: orders.map((order) => order.orderId), notCanceled: [] }
+}

@@ -1,0 +1,123 @@
+/**
+ * The engine: Predex's single writer. `apply(command)` is the one door through which trading
+ * state changes. It is pure: it reads no clock, draws no random numbers and does no I/O; the
+ * sequence number and time come in with each command, so replaying the same commands gives the
+ * same state, the same events and the same ids (docs/engine.md).
+ */
+import { Account } from './account.js'
+import { emitAggregates } from './aggregate.js'
+import { assert } from './assert.js'
+import { cancelAll, cancelMarketOrders, cancelOrder, cancelOrders } from './cancel.js'
+import type { Command } from './command.js'
+import type { EngineEvent } from './event.js'
+import { ExpiryQueue } from './expiry.js'
+import { expireDue } from './lifecycle.js'
+import { approve, credit, merge, redeem, split } from './ledger.js'
+import type { Market } from './market.js'
+import {
+  createMarket,
+  resolveMarket,
+  setFeeRate,
+  setMarketStatus,
+  setTickSize,
+} from './market-admin.js'
+import type { OrderEntry } from './order-index.js'
+import { placeOrder, placeOrders } from './placement.js'
+import { registerApiKey, revokeApiKey, type ApiKeyRecord } from './api-key.js'
+import type { CommandResult } from './result.js'
+import { Touches } from './touches.js'
+
+export interface ApplyResult {
+  readonly result: CommandResult
+  readonly events: EngineEvent[]
+}
+
+/** Where a token id leads: its market and which outcome it is. */
+export interface TokenRef {
+  readonly market: Market
+  readonly isNo: boolean
+}
+
+export class Engine {
+  /** Sequence number and time of the last command applied. */
+  seq = 0
+  timeMs = 0
+  /** Order numbers handed out so far (the last one given). */
+  orderNumber = 0
+  openOrderCount = 0
+  creditedMicros = 0
+  feesMicros = 0
+
+  readonly markets: Market[] = []
+  readonly marketsById = new Map<string, Market>()
+  readonly marketsByConditionId = new Map<string, Market>()
+  readonly marketsBySlug = new Map<string, Market>()
+  readonly tokens = new Map<string, TokenRef>()
+  readonly accounts: Account[] = []
+  readonly accountsByAddress = new Map<string, Account>()
+  /** Every accepted order: the live order, or its ended entry (order-index.ts). */
+  readonly orders = new Map<string, OrderEntry>()
+  readonly apiKeys = new Map<string, ApiKeyRecord>()
+  /** `${address}/${nonce}` -> API key: one credential per address and nonce. */
+  readonly apiKeysByAddressNonce = new Map<string, string>()
+  readonly expiry = new ExpiryQueue()
+  readonly touches = new Touches()
+
+  /** Scratch of the current command. */
+  events: EngineEvent[] = []
+  tradeCount = 0
+
+  apply(command: Command): ApplyResult {
+    assert(command.seq === this.seq + 1, 'commands arrive with gap-free sequence numbers')
+    assert(Number.isSafeInteger(command.timeMs) && command.timeMs >= this.timeMs,
+      'command time never goes back')
+    this.seq = command.seq
+    this.timeMs = command.timeMs
+    this.events = []
+    this.tradeCount = 0
+    this.touches.begin()
+    expireDue(this)
+    const result = this.dispatch(command)
+    emitAggregates(this)
+    return { result, events: this.events }
+  }
+
+  private dispatch(command: Command): CommandResult {
+    switch (command.kind) {
+      case 'placeOrder': return placeOrder(this, command.order)
+      case 'placeOrders': return placeOrders(this, command.orders)
+      case 'cancelOrder': return cancelOrder(this, command)
+      case 'cancelOrders': return cancelOrders(this, command)
+      case 'cancelAll': return cancelAll(this, command)
+      case 'cancelMarketOrders': return cancelMarketOrders(this, command)
+      case 'expire': return { ok: true }
+      case 'createMarket': return createMarket(this, command.market)
+      case 'setMarketStatus': return setMarketStatus(this, command)
+      case 'setTickSize': return setTickSize(this, command)
+      case 'setFeeRate': return setFeeRate(this, command)
+      case 'resolveMarket': return resolveMarket(this, command)
+      case 'credit': return credit(this, command)
+      case 'approve': return approve(this, command)
+      case 'split': return split(this, command)
+      case 'merge': return merge(this, command)
+      case 'redeem': return redeem(this, command)
+      case 'registerApiKey': return registerApiKey(this, command)
+      case 'revokeApiKey': return revokeApiKey(this, command)
+    }
+  }
+
+  emit(event: EngineEvent): void {
+    this.events.push(event)
+  }
+
+  /** The account at an address, created empty on first use. */
+  accountOf(address: string): Account {
+    let account = this.accountsByAddress.get(address)
+    if (account === undefined) {
+      account = new Account(this.accounts.length, address)
+      this.accounts.push(account)
+      this.accountsByAddress.set(address, account)
+    }
+    return account
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The invariants of docs/engine.md, checked from scratch against the state: conservation of
+ * USDC and shares, non-negative balances, holds equal to what open orders reserve, and sound
+ * books. The simulation runs this after every command; production can run it at checkpoints.
+ * It recomputes everything independently of the engine's running totals, and throws an
+ * AssertionError naming the first violation.
+ */
+import type { Account } from './account.js'
+import { assert } from './assert.js'
+import type { Engine } from './engine.js'
+import { MICROS_PER_LOT, PIPS_PER_UNIT } from './limits.js'
+import type { Market } from './market.js'
+import type { Order } from './order.js'
+
+export function checkInvariants(engine: Engine): void {
+  const usdcHeld = new Map<Account, number>()
+  const sharesHeld = new Map<Account, Map<number, number>>()
+  let openOrders = 0
+  for (const market of engine.markets) {
+    openOrders += checkBook(market, (order) => addHold(order, usdcHeld, sharesHeld))
+  }
+  assert(openOrders === engine.openOrderCount, `open order count ${engine.openOrderCount} != ${openOrders}`)
+  const supply = new Map<number, number>()
+  let usdcTotal = 0
+  for (const account of engine.accounts) {
+    checkAccount(account, usdcHeld.get(account) ?? 0, sharesHeld.get(account))
+    usdcTotal += account.usdcMicros
+    for (const shares of account.shares.values()) {
+      supply.set(shares.tokenIndex, (supply.get(shares.tokenIndex) ?? 0) + shares.balanceMicros)
+    }
+  }
+  let collateral = 0
+  for (const market of engine.markets) {
+    checkConservation(market, supply.get(market.index * 2) ?? 0, supply.get(market.index * 2 + 1) ?? 0)
+    collateral += market.collateralMicros
+  }
+  assert(engine.feesMicros >= 0, 'fees are not negative')
+  assert(usdcTotal + collateral + engine.feesMicros === engine.creditedMicros,
+    `USDC conservation: balances ${usdcTotal} + collateral ${collateral} + fees ${engine.feesMicros} != credited ${engine.creditedMicros}`)
+}
+
+function addHold(order: Order, usdcHeld: Map<Account, number>, sharesHeld: Map<Account, Map<number, number>>): void {
+  const account = order.account
+  if (order.isBuy) {
+    usdcHeld.set(account, (usdcHeld.get(account) ?? 0) + order.pips * order.lots)
+    return
+  }
+  let held = sharesHeld.get(account)
+  if (held === undefined) sharesHeld.set(account, (held = new Map()))
+  held.set(order.shares.tokenIndex, (held.get(order.shares.tokenIndex) ?? 0) + order.lots * MICROS_PER_LOT)
+}
+
+function checkAccount(account: Account, usdcHeld: number, sharesHeld: Map<number, number> | undefined): void {
+  const where = `account ${account.address}`
+  assert(account.usdcMicros >= 0 && account.usdcHeldMicros >= 0 && account.usdcAllowanceMicros >= 0,
+    `${where}: USDC amounts are not negative`)
+  assert(account.gasMicros >= 0, `${where}: gas is not negative`)
+  assert(account.usdcHeldMicros === usdcHeld, `${where}: USDC held ${account.usdcHeldMicros} != orders ${usdcHeld}`)
+  assert(usdcHeld <= Math.min(account.usdcMicros, account.usdcAllowanceMicros), `${where}: USDC held within balance and allowance`)
+  assert(account.sharesApproved === account.usdcAllowanceMicros > 0, `${where}: share approval follows the allowance`)
+  for (const shares of account.shares.values()) {
+    const held = sharesHeld?.get(shares.tokenIndex) ?? 0
+    assert(shares.balanceMicros >= 0, `${where}: ${shares.tokenId} balance is not negative`)
+    assert(shares.heldMicros === held, `${where}: ${shares.tokenId} held ${shares.heldMicros} != orders ${held}`)
+    assert(held <= shares.balanceMicros, `${where}: ${shares.tokenId} held within balance`)
+  }
+  for (let order = account.openHead; order !== null; order = order.accountNext) {
+    assert(order.live && order.account === account, `${where}: open list holds its live orders`)
+    assert(order.accountNext === null || order.accountNext.orderNumber > order.orderNumber,
+      `${where}: open list in acceptance order`)
+  }
+}
+
+/** Checks a market's book; calls `onOrder` for each resting order and returns how many. */
+function checkBook(market: Market, onOrder: (order: Order) => void): number {
+  const book = market.book
+  const bid = book.bestBid()
+  const ask = book.bestAsk()
+  assert(bid === null || ask === null || bid.pips < ask.pips, `market ${market.marketId}: best bid < best ask`)
+  if (market.status === 'Closed' || market.status === 'Resolving' || market.status === 'Resolved') {
+    assert(bid === null && ask === null, `market ${market.marketId}: no resting orders once trading stopped`)
+  }
+  let count = 0
+  for (const level of book.levels()) {
+    let lots = 0
+    let noLots = 0
+    let previousNumber = 0
+    for (let order = level.head; order !== null; order = order.next) {
+      assert(order.live && order.level === level && order.lots > 0, `order ${order.orderId} rests with lots`)
+      assert(order.yesPips === level.pips && level.pips % market.tickPips === 0, `order ${order.orderId} on grid`)
+      assert(order.isBid === level.isBid, `order ${order.orderId} on its side`)
+      assert(order.orderNumber > previousNumber, `level ${level.pips} is in time order`)
+      assert(level.pips > 0 && level.pips < PIPS_PER_UNIT, 'level price inside (0, 1)')
+      previousNumber = order.orderNumber
+      lots += order.lots
+      if (order.isNo) noLots += order.lots
+      onOrder(order)
+      count++
+    }
+    assert(level.lots === lots && level.noLots === noLots, `level ${level.pips}: totals equal the sum of orders`)
+  }
+  return count
+}
+
+function checkConservation(market: Market, yesSupply: number, noSupply: number): void {
+  const where = `market ${market.marketId}`
+  const outstanding = market.mintedMicros - market.mergedMicros
+  assert(yesSupply === outstanding - market.redeemedYesMicros, `${where}: Yes supply ${yesSupply}`)
+  assert(noSupply === outstanding - market.redeemedNoMicros, `${where}: No supply ${noSupply}`)
+  const winning = market.winningOutcome === null ? outstanding
+    : market.winningOutcome === 'Yes' ? yesSupply : noSupply
+  assert(market.collateralMicros === winning, `${where}: collateral ${market.collateralMicros} backs the shares`)
+  assert(market.collateralMicros >= 0, `${where}: collateral is not negative`)
+}

@@ -1,0 +1,165 @@
+/**
+ * Ledger commands of the built-in test network: faucet credits, approvals, and the conditional
+ * token operations split, merge and redeem. Each yields a `ledger` (or `allowance`) event; the
+ * host gives it a transaction hash and block number.
+ */
+import type { Account, ShareBalance } from './account.js'
+import { assert } from './assert.js'
+import { Code } from './codes.js'
+import type { Approve, Credit, Merge, Redeem, Split } from './command.js'
+import type { Engine } from './engine.js'
+import type { Market } from './market.js'
+import { BALANCE_MICROS_MAX, SUPPLY_MICROS_MAX } from './limits.js'
+import { isSafeCount, isSafePositive } from './order-shape.js'
+import { rejection } from './rejection.js'
+import type { Done, Rejection } from './result.js'
+
+const DONE: Done = { ok: true }
+
+export function credit(engine: Engine, command: Credit): Done | Rejection {
+  const { usdcMicros, gasMicros } = command
+  if (!isSafeCount(usdcMicros)) return rejection(Code.LEDGER_AMOUNT_INVALID, { field: 'usdcMicros' })
+  if (!isSafeCount(gasMicros)) return rejection(Code.LEDGER_AMOUNT_INVALID, { field: 'gasMicros' })
+  if (usdcMicros === 0 && gasMicros === 0) return rejection(Code.LEDGER_AMOUNT_INVALID, { field: 'usdcMicros' })
+  const known = engine.accountsByAddress.get(command.address)
+  if ((known?.usdcMicros ?? 0) + usdcMicros > BALANCE_MICROS_MAX ||
+    engine.creditedMicros + usdcMicros > SUPPLY_MICROS_MAX) {
+    return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: 'USDC' })
+  }
+  if ((known?.gasMicros ?? 0) + gasMicros > BALANCE_MICROS_MAX) return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: 'GAS' })
+  const account = engine.accountOf(command.address)
+  engine.touches.account(account)
+  account.usdcMicros += usdcMicros
+  account.gasMicros += gasMicros
+  engine.creditedMicros += usdcMicros
+  emitLedger(engine, 'credit', account, '', usdcMicros, gasMicros)
+  return DONE
+}
+
+export function approve(engine: Engine, command: Approve): Done | Rejection {
+  const allowance = command.usdcAllowanceMicros
+  if (!isSafeCount(allowance)) return rejection(Code.LEDGER_AMOUNT_INVALID, { field: 'usdcAllowanceMicros' })
+  const known = engine.accountsByAddress.get(command.address)
+  if (known !== undefined) {
+    const below = holdsAboveApproval(known, allowance)
+    if (below !== null) return below
+  }
+  const account = known ?? engine.accountOf(command.address)
+  account.usdcAllowanceMicros = allowance
+  account.sharesApproved = allowance > 0
+  engine.emit({ type: 'allowance', address: account.address, usdcAllowanceMicros: allowance,
+    sharesApproved: account.sharesApproved })
+  return DONE
+}
+
+/** An approval may not leave open orders holding more than it allows. */
+function holdsAboveApproval(account: Account, allowance: number): Rejection | null {
+  if (Math.min(account.usdcMicros, allowance) < account.usdcHeldMicros) {
+    return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: 'USDC', heldMicros: account.usdcHeldMicros })
+  }
+  if (allowance > 0) return null
+  for (const shares of account.shares.values()) {
+    if (shares.heldMicros > 0) {
+      return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: shares.tokenId, heldMicros: shares.heldMicros })
+    }
+  }
+  return null
+}
+
+export function split(engine: Engine, command: Split): Done | Rejection {
+  const market = engine.marketsById.get(command.marketId)
+  if (market === undefined) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
+  if (market.status === 'Resolved') return rejection(Code.LEDGER_MARKET_RESOLVED, { marketId: market.marketId })
+  const amount = command.amountMicros
+  if (!isSafePositive(amount)) return rejection(Code.LEDGER_AMOUNT_INVALID, { field: 'amountMicros' })
+  const account = engine.accountsByAddress.get(command.address)
+  const free = account === undefined ? 0 : account.usdcMicros - account.usdcHeldMicros
+  if (free < amount) {
+    return rejection(Code.LEDGER_INSUFFICIENT_BALANCE, { asset: 'USDC', requiredMicros: amount, availableMicros: free })
+  }
+  const yesMicros = account!.shares.get(market.index * 2)?.balanceMicros ?? 0
+  const noMicros = account!.shares.get(market.index * 2 + 1)?.balanceMicros ?? 0
+  if (Math.max(yesMicros, noMicros) + amount > BALANCE_MICROS_MAX) {
+    return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: market.yesTokenId })
+  }
+  moveFullSets(engine, account!, market, amount)
+  market.mintedMicros += amount
+  emitLedger(engine, 'split', account!, market.marketId, amount, 0)
+  return DONE
+}
+
+export function merge(engine: Engine, command: Merge): Done | Rejection {
+  const market = engine.marketsById.get(command.marketId)
+  if (market === undefined) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
+  const amount = command.amountMicros
+  if (!isSafePositive(amount)) return rejection(Code.LEDGER_AMOUNT_INVALID, { field: 'amountMicros' })
+  const account = engine.accountsByAddress.get(command.address)
+  for (const isNo of [false, true]) {
+    const shares = account?.shares.get(market.index * 2 + (isNo ? 1 : 0))
+    const free = shares === undefined ? 0 : shares.balanceMicros - shares.heldMicros
+    if (free < amount) {
+      return rejection(Code.LEDGER_INSUFFICIENT_BALANCE,
+        { asset: market.tokenIdOf(isNo), requiredMicros: amount, availableMicros: free })
+    }
+  }
+  if (account!.usdcMicros + amount > BALANCE_MICROS_MAX) return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: 'USDC' })
+  moveFullSets(engine, account!, market, -amount)
+  market.mergedMicros += amount
+  emitLedger(engine, 'merge', account!, market.marketId, amount, 0)
+  return DONE
+}
+
+/** Turns USDC into full sets (amount > 0) or full sets back into USDC (amount < 0). */
+function moveFullSets(engine: Engine, account: Account, market: Market, amount: number): void {
+  const yes = account.sharesOf(market.index * 2, market.yesTokenId)
+  const no = account.sharesOf(market.index * 2 + 1, market.noTokenId)
+  engine.touches.account(account)
+  engine.touches.shareBalance(yes)
+  engine.touches.shareBalance(no)
+  account.usdcMicros -= amount
+  yes.balanceMicros += amount
+  no.balanceMicros += amount
+  market.collateralMicros += amount
+}
+
+export function redeem(engine: Engine, command: Redeem): Done | Rejection {
+  const market = engine.marketsById.get(command.marketId)
+  if (market === undefined) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
+  if (market.status !== 'Resolved') {
+    return rejection(Code.LEDGER_MARKET_NOT_RESOLVED, { marketId: market.marketId, status: market.status })
+  }
+  const account = engine.accountsByAddress.get(command.address)
+  const yes = account?.shares.get(market.index * 2)
+  const no = account?.shares.get(market.index * 2 + 1)
+  const yesMicros = yes?.balanceMicros ?? 0
+  const noMicros = no?.balanceMicros ?? 0
+  if (yesMicros + noMicros === 0) return rejection(Code.LEDGER_NOTHING_TO_REDEEM, { marketId: market.marketId })
+  const payout = market.winningOutcome === 'Yes' ? yesMicros : noMicros
+  if (account!.usdcMicros + payout > BALANCE_MICROS_MAX) return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: 'USDC' })
+  engine.touches.account(account!)
+  if (yes !== undefined) burnAll(engine, yes)
+  if (no !== undefined) burnAll(engine, no)
+  account!.usdcMicros += payout
+  market.collateralMicros -= payout
+  market.redeemedYesMicros += yesMicros
+  market.redeemedNoMicros += noMicros
+  emitLedger(engine, 'redeem', account!, market.marketId, yesMicros + noMicros, payout)
+  return DONE
+}
+
+function burnAll(engine: Engine, shares: ShareBalance): void {
+  assert(shares.heldMicros === 0, 'nothing is held in a resolved market')
+  engine.touches.shareBalance(shares)
+  shares.balanceMicros = 0
+}
+
+function emitLedger(
+  engine: Engine,
+  action: 'credit' | 'split' | 'merge' | 'redeem',
+  account: Account,
+  marketId: string,
+  amountMicros: number,
+  payoutMicros: number,
+): void {
+  engine.emit({ type: 'ledger', action, address: account.address, marketId, amountMicros, payoutMicros })
+}

@@ -1,0 +1,289 @@
+/**
+ * Order placement: validation in the documented order (docs/engine.md, "Validation"), then
+ * acceptance, the walk, and rest or end. A rejected order changes nothing but the event that
+ * says so.
+ */
+import { ShareBalance, type Account } from './account.js'
+import { Code } from './codes.js'
+import type { OrderInput } from './command.js'
+import type { Engine, TokenRef } from './engine.js'
+import type { OrderStatus } from './event.js'
+import { emitOrderUpdate, rest } from './lifecycle.js'
+import {
+  BATCH_ORDERS_MAX,
+  GTD_MARGIN_MS,
+  MICROS_PER_LOT,
+  MICROS_PER_PIP,
+  ORDER_AMOUNT_MICROS_MAX,
+  ORDERS_OPEN_MAX,
+  PIPS_PER_UNIT,
+} from './limits.js'
+import { Fills, hasMatch, walk, wouldFillEntirely } from './matching.js'
+import { Order } from './order.js'
+import type { BatchPlaced, OrderPlaced, PlaceResult, Rejection } from './result.js'
+import { rejection } from './rejection.js'
+import { endedEntry, orderStatusOf } from './order-index.js'
+import { checkOrderShape } from './order-shape.js'
+import { feeBoundOf, mulPipsDivCeil, mulPipsDivFloor } from './units.js'
+
+/** An order that passed the checks that need no book: what acceptance needs to know. */
+interface Terms {
+  readonly input: OrderInput
+  readonly token: TokenRef
+  readonly isBuy: boolean
+  readonly isImmediate: boolean
+  /** Lots (SELL, resting BUY) or 0 (immediate BUY, which has a budget instead). */
+  readonly lots: number
+  /** Native limit price in pips. */
+  readonly pips: number
+}
+
+export function placeOrders(engine: Engine, orders: readonly OrderInput[]): BatchPlaced | Rejection {
+  if (orders.length > BATCH_ORDERS_MAX) return rejection(Code.BATCH_TOO_LARGE, { max: BATCH_ORDERS_MAX })
+  const results: PlaceResult[] = []
+  for (const order of orders) results.push(placeOrder(engine, order))
+  return { ok: true, results }
+}
+
+export function placeOrder(engine: Engine, input: OrderInput): PlaceResult {
+  const terms = checkTerms(engine, input)
+  if (!('token' in terms)) return reject(engine, input, terms)
+  const account = engine.accountsByAddress.get(input.maker)
+  const funds = checkFunds(terms, account)
+  if (funds !== null) return reject(engine, input, funds)
+  const taker = newOrder(engine, terms, account!)
+  const book = checkBook(engine, taker)
+  if (book !== null) return reject(engine, input, book)
+  return accept(engine, taker)
+}
+
+function reject(engine: Engine, input: OrderInput, why: Rejection): PlaceResult {
+  const orderId = typeof input.orderId === 'string' ? input.orderId : ''
+  engine.emit({
+    type: 'orderRejected',
+    orderId,
+    maker: typeof input.maker === 'string' ? input.maker : '',
+    code: why.code,
+    message: why.message,
+  })
+  return { ...why, orderId }
+}
+
+/** Steps 1 to 13: the checks that depend on the order and its market only. */
+function checkTerms(engine: Engine, input: OrderInput): Terms | Rejection {
+  const shape = checkOrderShape(input)
+  if (shape !== null) return shape
+  const known = engine.orders.get(input.orderId)
+  if (known !== undefined) {
+    const status = orderStatusOf(known)
+    return rejection(Code.INVALID_ORDER_DUPLICATED, { orderId: input.orderId, status })
+  }
+  const token = engine.tokens.get(input.tokenId)
+  if (token === undefined) return rejection(Code.TOKEN_NOT_FOUND, { tokenId: input.tokenId })
+  const market = token.market
+  if (market.status !== 'Active') {
+    const code = market.status === 'Upcoming' ? Code.MARKET_NOT_READY
+      : market.status === 'Paused' ? Code.MARKET_CANCEL_ONLY : Code.MARKET_CLOSED
+    return rejection(code, { marketId: market.marketId, status: market.status })
+  }
+  const isImmediate = input.timeInForce === 'FOK' || input.timeInForce === 'FAK'
+  if (input.postOnly && isImmediate) {
+    return rejection(Code.INVALID_POST_ONLY_ORDER_TYPE, { timeInForce: input.timeInForce })
+  }
+  const expiration = checkExpiration(engine, input)
+  if (expiration !== null) return expiration
+  if (input.feeRateBps !== market.feeRateBps) {
+    return rejection(Code.INVALID_ORDER_FEE_RATE,
+      { feeRateBps: input.feeRateBps, marketFeeRateBps: market.feeRateBps })
+  }
+  return checkAmounts(input, token, isImmediate)
+}
+
+function checkExpiration(engine: Engine, input: OrderInput): Rejection | null {
+  if (input.timeInForce === 'GTD') {
+    const earliestMs = engine.timeMs + GTD_MARGIN_MS
+    if (input.expirationSec * 1000 >= earliestMs) return null
+    return rejection(Code.INVALID_ORDER_EXPIRATION,
+      { expirationSec: input.expirationSec, earliestSec: Math.ceil(earliestMs / 1000) })
+  }
+  if (input.expirationSec === 0) return null
+  return rejection(Code.INVALID_ORDER_EXPIRATION, { expirationSec: input.expirationSec, earliestSec: 0 })
+}
+
+/** Steps 8 to 13: amount bounds, price range, lots, tick or usable limit, minimum size. */
+function checkAmounts(input: OrderInput, token: TokenRef, isImmediate: boolean): Terms | Rejection {
+  const ma = input.makerAmountMicros
+  const ta = input.takerAmountMicros
+  if (ma > ORDER_AMOUNT_MICROS_MAX) return rejection(Code.INVALID_ORDER_SIZE_MAX, { field: 'makerAmountMicros' })
+  if (ta > ORDER_AMOUNT_MICROS_MAX) return rejection(Code.INVALID_ORDER_SIZE_MAX, { field: 'takerAmountMicros' })
+  const isBuy = input.side === 'BUY'
+  if (isBuy ? ma >= ta : ta >= ma) return rejection(Code.INVALID_ORDER_PRICE, null)
+  const sharesField = isBuy ? 'takerAmountMicros' : 'makerAmountMicros'
+  const sharesMicros = isBuy ? ta : ma
+  const isBudget = isImmediate && isBuy
+  if (!isBudget && sharesMicros % MICROS_PER_LOT !== 0) {
+    return rejection(Code.INVALID_ORDER_AMOUNTS, { field: sharesField, lotMicros: MICROS_PER_LOT })
+  }
+  if (isImmediate) return immediateTerms(input, token, isBuy)
+  return restingTerms(input, token, isBuy, sharesMicros / MICROS_PER_LOT)
+}
+
+function restingTerms(input: OrderInput, token: TokenRef, isBuy: boolean, lots: number): Terms | Rejection {
+  const market = token.market
+  const usdcMicros = isBuy ? input.makerAmountMicros : input.takerAmountMicros
+  const pips = usdcMicros / lots
+  if (usdcMicros % lots !== 0 || pips % market.tickPips !== 0) {
+    return rejection(Code.INVALID_ORDER_MIN_TICK_SIZE, { tickSizeMicros: market.tickPips * MICROS_PER_PIP })
+  }
+  if (lots * MICROS_PER_LOT < market.minOrderSizeMicros) {
+    return rejection(Code.INVALID_ORDER_MIN_SIZE,
+      { sizeMicros: lots * MICROS_PER_LOT, minOrderSizeMicros: market.minOrderSizeMicros })
+  }
+  return { input, token, isBuy, isImmediate: false, lots, pips }
+}
+
+function immediateTerms(input: OrderInput, token: TokenRef, isBuy: boolean): Terms | Rejection {
+  const ma = input.makerAmountMicros
+  const ta = input.takerAmountMicros
+  if (isBuy) {
+    const pips = mulPipsDivFloor(ma, ta)
+    if (pips < 1) return rejection(Code.INVALID_ORDER_PRICE, null)
+    if (ma < pips) return rejection(Code.INVALID_ORDER_MIN_SIZE, { budgetMicros: ma, minBudgetMicros: pips })
+    return { input, token, isBuy, isImmediate: true, lots: 0, pips }
+  }
+  const pips = mulPipsDivCeil(ta, ma)
+  if (pips >= PIPS_PER_UNIT) return rejection(Code.INVALID_ORDER_PRICE, null)
+  return { input, token, isBuy, isImmediate: true, lots: ma / MICROS_PER_LOT, pips }
+}
+
+/** Step 14: the account can hold what the order may spend. */
+function checkFunds(terms: Terms, account: Account | undefined): Rejection | null {
+  const market = terms.token.market
+  if (terms.isBuy) {
+    const cost = terms.isImmediate ? terms.input.makerAmountMicros : terms.pips * terms.lots
+    const required = cost + feeBoundOf(market.feeRateBps, cost)
+    const available = account === undefined ? 0 : account.usdcAvailableMicros()
+    if (required <= available) return null
+    return rejection(Code.INVALID_ORDER_NOT_ENOUGH_BALANCE, {
+      asset: 'USDC',
+      requiredMicros: required,
+      availableMicros: available,
+      balanceMicros: account?.usdcMicros ?? 0,
+      allowanceMicros: account?.usdcAllowanceMicros ?? 0,
+      heldMicros: account?.usdcHeldMicros ?? 0,
+    })
+  }
+  const tokenIndex = market.index * 2 + (terms.token.isNo ? 1 : 0)
+  const shares: ShareBalance | undefined = account?.shares.get(tokenIndex)
+  const required = terms.lots * MICROS_PER_LOT
+  const available = account === undefined ? 0 : account.sharesAvailableMicros(shares)
+  if (required <= available) return null
+  return rejection(Code.INVALID_ORDER_NOT_ENOUGH_BALANCE, {
+    asset: terms.input.tokenId,
+    requiredMicros: required,
+    availableMicros: available,
+    balanceMicros: shares?.balanceMicros ?? 0,
+    heldMicros: shares?.heldMicros ?? 0,
+    approved: account?.sharesApproved ?? false,
+  })
+}
+
+/** The taker as an order object; not yet in any index (a rejection after this leaves no trace). */
+function newOrder(engine: Engine, terms: Terms, account: Account): Order {
+  const input = terms.input
+  const market = terms.token.market
+  const isNo = terms.token.isNo
+  const tokenIndex = market.index * 2 + (isNo ? 1 : 0)
+  const order = new Order(
+    input.orderId, engine.orderNumber + 1, input.owner, account, input.signer, market, isNo,
+    terms.isBuy, terms.pips, input.timeInForce, input.postOnly, input.expirationSec,
+    input.makerAmountMicros, input.takerAmountMicros,
+    // A BUY may have no balance of its token yet: the new one joins the account on acceptance.
+    account.shares.get(tokenIndex) ?? new ShareBalance(account, tokenIndex, market.tokenIdOf(isNo)),
+  )
+  order.lots = terms.lots
+  if (terms.isImmediate && terms.isBuy) order.budgetMicros = input.makerAmountMicros
+  return order
+}
+
+/** Steps 15 to 18: capacity, post-only, FOK and FAK, which look at the book. */
+function checkBook(engine: Engine, taker: Order): Rejection | null {
+  if (!taker.isImmediate && engine.openOrderCount >= ORDERS_OPEN_MAX) {
+    return rejection(Code.ENGINE_ORDERS_FULL, null)
+  }
+  if (taker.postOnly && crossesBook(taker)) return rejection(Code.INVALID_POST_ONLY_ORDER, null)
+  if (taker.timeInForce === 'FOK' && !wouldFillEntirely(taker)) {
+    return rejection(Code.FOK_ORDER_NOT_FILLED, null)
+  }
+  if (taker.timeInForce === 'FAK' && !hasMatch(taker)) return rejection(Code.FAK_ORDER_NOT_FILLED, null)
+  return null
+}
+
+function crossesBook(taker: Order): boolean {
+  const book = taker.market.book
+  if (taker.isBid) {
+    const ask = book.bestAsk()
+    return ask !== null && ask.pips <= taker.yesPips
+  }
+  const bid = book.bestBid()
+  return bid !== null && bid.pips >= taker.yesPips
+}
+
+function accept(engine: Engine, taker: Order): OrderPlaced {
+  engine.orderNumber = taker.orderNumber
+  engine.orders.set(taker.orderId, taker)
+  const shares = taker.shares
+  if (!taker.account.shares.has(shares.tokenIndex)) taker.account.shares.set(shares.tokenIndex, shares)
+  emitAccepted(engine, taker)
+  const fills = new Fills()
+  walk(engine, taker, fills)
+  const status = finish(engine, taker)
+  return {
+    ok: true,
+    orderId: taker.orderId,
+    status,
+    makingMicros: fills.makingMicros,
+    takingMicros: fills.takingMicros,
+    feeMicros: fills.feeMicros,
+    tradeIds: fills.tradeIds,
+  }
+}
+
+/** After the walk: rest, or end as matched or cancelled (docs/engine.md, "End of the walk"). */
+function finish(engine: Engine, taker: Order): OrderStatus {
+  if (!taker.isImmediate && taker.lots > 0) {
+    rest(engine, taker)
+    if (taker.matchedLots > 0) emitOrderUpdate(engine, taker, 'LIVE', null)
+    return 'LIVE'
+  }
+  const filled = taker.isImmediate && taker.isBuy ? taker.budgetMicros < taker.pips : taker.lots === 0
+  const status: OrderStatus = filled ? 'MATCHED' : 'CANCELED'
+  engine.orders.set(taker.orderId, endedEntry(taker.account.index, filled ? 'MATCHED' : 'CANCELED'))
+  taker.budgetMicros = 0
+  taker.lots = 0
+  emitOrderUpdate(engine, taker, status, filled ? null : 'unfilled')
+  return status
+}
+
+function emitAccepted(engine: Engine, order: Order): void {
+  const isBuy = order.isBuy
+  engine.emit({
+    type: 'orderAccepted',
+    orderId: order.orderId,
+    marketId: order.market.marketId,
+    tokenId: order.tokenId,
+    outcome: order.isNo ? 'No' : 'Yes',
+    side: isBuy ? 'BUY' : 'SELL',
+    owner: order.owner,
+    maker: order.account.address,
+    signer: order.signer,
+    priceMicros: order.pips * MICROS_PER_PIP,
+    originalSizeMicros: isBuy ? order.takerAmountMicros : order.makerAmountMicros,
+    makerAmountMicros: order.makerAmountMicros,
+    takerAmountMicros: order.takerAmountMicros,
+    timeInForce: order.timeInForce,
+    postOnly: order.postOnly,
+    expirationSec: order.expirationSec,
+    timeMs: engine.timeMs,
+  })
+}

@@ -1,0 +1,208 @@
+/**
+ * The engine's state as a compact, canonical binary snapshot, and back. Canonical means that two
+ * equal states encode to the same bytes whatever their history: accounts in order of first
+ * appearance, orders in acceptance order, zero balances left out, and no derived indexes. The
+ * state hash is SHA-256 over these bytes, so it names a state exactly.
+ *
+ * Layout: magic "PDXSNAP" + version byte, then unsigned LEB128 integers, length-prefixed UTF-8
+ * strings and one-byte booleans, in the order written below. Loading rebuilds every index and
+ * then checks all invariants (a snapshot that loads is a sound state).
+ */
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import type { Account, ShareBalance } from './account.js'
+import { assert } from './assert.js'
+import type { MarketStatus, Outcome, TimeInForce } from './command.js'
+import { Engine } from './engine.js'
+import { checkInvariants } from './invariants.js'
+import { rest } from './lifecycle.js'
+import { Market } from './market.js'
+import { addressNonceKey } from './api-key.js'
+import { Order } from './order.js'
+import { ByteReader, ByteWriter } from './bytes.js'
+
+const MAGIC = 'PDXSNAP'
+const VERSION = 1
+const STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
+const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
+const OUTCOMES: readonly (Outcome | null)[] = [null, 'Yes', 'No']
+
+export function encodeSnapshot(engine: Engine): Uint8Array {
+  const w = new ByteWriter()
+  w.string(MAGIC)
+  w.uint(VERSION)
+  for (const n of [engine.seq, engine.timeMs, engine.orderNumber, engine.creditedMicros, engine.feesMicros]) w.uint(n)
+  w.uint(engine.markets.length)
+  for (const market of engine.markets) writeMarket(w, market)
+  w.uint(engine.accounts.length)
+  for (const account of engine.accounts) writeAccount(w, account)
+  w.uint(engine.orders.size)
+  for (const [orderId, entry] of engine.orders) {
+    w.string(orderId)
+    if (typeof entry === 'number') {
+      w.uint(entry)
+    } else {
+      w.uint(0)
+      writeOrder(w, entry)
+    }
+  }
+  w.uint(engine.apiKeys.size)
+  for (const key of engine.apiKeys.values()) {
+    for (const s of [key.apiKey, key.address, key.secret, key.passphrase]) w.string(s)
+    w.uint(key.nonce)
+    w.uint(key.createdMs)
+  }
+  return w.finish()
+}
+
+/** SHA-256 of the canonical snapshot, in hex. */
+export function stateHashOf(engine: Engine): string {
+  return bytesToHex(sha256(encodeSnapshot(engine)))
+}
+
+export function decodeSnapshot(bytes: Uint8Array): Engine {
+  const r = new ByteReader(bytes)
+  assert(r.string() === MAGIC, 'snapshot magic')
+  assert(r.uint() === VERSION, 'snapshot version')
+  const engine = new Engine()
+  engine.seq = r.uint()
+  engine.timeMs = r.uint()
+  engine.orderNumber = r.uint()
+  engine.creditedMicros = r.uint()
+  engine.feesMicros = r.uint()
+  for (let i = r.uint(); i > 0; i--) addMarket(engine, readMarket(r, engine))
+  const storedHolds: StoredHold[] = []
+  for (let i = r.uint(); i > 0; i--) readAccount(r, engine, storedHolds)
+  for (let i = r.uint(); i > 0; i--) readOrderEntry(r, engine)
+  // Resting the orders again rebuilt every hold; it must equal what was stored (pair assertion).
+  for (const hold of storedHolds) {
+    const actual = hold.shares === null ? hold.account.usdcHeldMicros : hold.shares.heldMicros
+    assert(actual === hold.heldMicros, `snapshot hold of ${hold.account.address} matches its orders`)
+  }
+  for (let i = r.uint(); i > 0; i--) {
+    const [apiKey, address, secret, passphrase] = [r.string(), r.string(), r.string(), r.string()]
+    const key = { apiKey, address, secret, passphrase, nonce: r.uint(), createdMs: r.uint() }
+    engine.apiKeys.set(apiKey, key)
+    engine.apiKeysByAddressNonce.set(addressNonceKey(address, key.nonce), apiKey)
+  }
+  assert(r.isAtEnd(), 'snapshot has no trailing bytes')
+  checkInvariants(engine)
+  return engine
+}
+
+function writeMarket(w: ByteWriter, m: Market): void {
+  for (const s of [m.marketId, m.conditionId, m.question, m.slug, m.description, m.yesTokenId, m.noTokenId]) w.string(s)
+  for (const n of [m.tickPips, m.minOrderSizeMicros, m.feeRateBps]) w.uint(n)
+  w.bool(m.negRisk)
+  w.uint(m.endDateMs)
+  w.uint(STATUSES.indexOf(m.status))
+  w.uint(m.createdMs)
+  w.uint(OUTCOMES.indexOf(m.winningOutcome))
+  for (const n of [m.resolvedMs, m.collateralMicros, m.mintedMicros, m.mergedMicros, m.redeemedYesMicros,
+    m.redeemedNoMicros]) w.uint(n)
+}
+
+function readMarket(r: ByteReader, engine: Engine): Market {
+  const [marketId, conditionId, question, slug, description, yesTokenId, noTokenId] =
+    [r.string(), r.string(), r.string(), r.string(), r.string(), r.string(), r.string()]
+  const [tickPips, minOrderSizeMicros, feeRateBps] = [r.uint(), r.uint(), r.uint()]
+  const negRisk = r.bool()
+  const endDateMs = r.uint()
+  const status = STATUSES[r.uint()]!
+  const market = new Market(engine.markets.length, marketId, conditionId, question, slug, description,
+    yesTokenId, noTokenId, tickPips, minOrderSizeMicros, feeRateBps, negRisk, endDateMs, status, r.uint(),
+    engine.touches)
+  market.winningOutcome = OUTCOMES[r.uint()]!
+  market.resolvedMs = r.uint()
+  market.collateralMicros = r.uint()
+  market.mintedMicros = r.uint()
+  market.mergedMicros = r.uint()
+  market.redeemedYesMicros = r.uint()
+  market.redeemedNoMicros = r.uint()
+  return market
+}
+
+function addMarket(engine: Engine, market: Market): void {
+  engine.markets.push(market)
+  engine.marketsById.set(market.marketId, market)
+  engine.marketsByConditionId.set(market.conditionId, market)
+  engine.marketsBySlug.set(market.slug, market)
+  engine.tokens.set(market.yesTokenId, { market, isNo: false })
+  engine.tokens.set(market.noTokenId, { market, isNo: true })
+}
+
+function writeAccount(w: ByteWriter, a: Account): void {
+  w.string(a.address)
+  for (const n of [a.usdcMicros, a.usdcHeldMicros, a.usdcAllowanceMicros]) w.uint(n)
+  w.bool(a.sharesApproved)
+  w.uint(a.gasMicros)
+  const shares = [...a.shares.values()].filter((s) => s.balanceMicros !== 0 || s.heldMicros !== 0)
+  shares.sort((x, y) => x.tokenIndex - y.tokenIndex)
+  w.uint(shares.length)
+  for (const s of shares) {
+    w.uint(s.tokenIndex)
+    w.uint(s.balanceMicros)
+    w.uint(s.heldMicros)
+  }
+}
+
+interface StoredHold {
+  readonly account: Account
+  /** Null for USDC. */
+  readonly shares: ShareBalance | null
+  readonly heldMicros: number
+}
+
+function readAccount(r: ByteReader, engine: Engine, storedHolds: StoredHold[]): void {
+  const account = engine.accountOf(r.string())
+  account.usdcMicros = r.uint()
+  storedHolds.push({ account, shares: null, heldMicros: r.uint() })
+  account.usdcAllowanceMicros = r.uint()
+  account.sharesApproved = r.bool()
+  account.gasMicros = r.uint()
+  for (let i = r.uint(); i > 0; i--) {
+    const tokenIndex = r.uint()
+    const market = engine.markets[Math.floor(tokenIndex / 2)]!
+    const shares = account.sharesOf(tokenIndex, market.tokenIdOf(tokenIndex % 2 === 1))
+    shares.balanceMicros = r.uint()
+    storedHolds.push({ account, shares, heldMicros: r.uint() })
+  }
+}
+
+function writeOrder(w: ByteWriter, o: Order): void {
+  for (const s of [o.owner, o.signer]) w.string(s)
+  for (const n of [o.orderNumber, o.account.index, o.market.index]) w.uint(n)
+  w.bool(o.isNo)
+  w.bool(o.isBuy)
+  w.uint(o.pips)
+  w.uint(TIME_IN_FORCE.indexOf(o.timeInForce))
+  w.bool(o.postOnly)
+  for (const n of [o.expirationSec, o.makerAmountMicros, o.takerAmountMicros, o.lots, o.matchedLots]) w.uint(n)
+}
+
+function readOrderEntry(r: ByteReader, engine: Engine): void {
+  const orderId = r.string()
+  const tag = r.uint()
+  if (tag !== 0) {
+    engine.orders.set(orderId, tag)
+    return
+  }
+  const [owner, signer] = [r.string(), r.string()]
+  const [orderNumber, accountIndex, marketIndex] = [r.uint(), r.uint(), r.uint()]
+  const account = engine.accounts[accountIndex]!
+  const market = engine.markets[marketIndex]!
+  const isNo = r.bool()
+  const isBuy = r.bool()
+  const pips = r.uint()
+  const timeInForce = TIME_IN_FORCE[r.uint()]!
+  const postOnly = r.bool()
+  const [expirationSec, makerAmountMicros, takerAmountMicros] = [r.uint(), r.uint(), r.uint()]
+  const tokenIndex = market.index * 2 + (isNo ? 1 : 0)
+  const order = new Order(orderId, orderNumber, owner, account, signer, market, isNo, isBuy, pips,
+    timeInForce, postOnly, expirationSec, makerAmountMicros, takerAmountMicros,
+    account.sharesOf(tokenIndex, market.tokenIdOf(isNo)))
+  order.lots = r.uint()
+  order.matchedLots = r.uint()
+  engine.orders.set(orderId, order)
+  rest(engine, order)
+}

@@ -1,0 +1,46 @@
+/**
+ * What the current command touched: balances and price levels, each with its value from before
+ * the command. At the end of the command the engine turns the ones that really changed into
+ * `balance` and `bookLevel` events. A stamp per command makes "first touch" an O(1) check.
+ */
+import type { Account, ShareBalance } from './account.js'
+import type { Level } from './book.js'
+
+export class Touches {
+  /** Increases by one per command; 0 is never a command's stamp. */
+  stamp = 0
+  readonly accounts: Account[] = []
+  readonly shares: ShareBalance[] = []
+  readonly levels: Level[] = []
+
+  begin(): void {
+    this.stamp++
+    this.accounts.length = 0
+    this.shares.length = 0
+    this.levels.length = 0
+  }
+
+  account(account: Account): void {
+    if (account.stamp === this.stamp) return
+    account.stamp = this.stamp
+    account.usdcBeforeMicros = account.usdcMicros
+    account.usdcHeldBeforeMicros = account.usdcHeldMicros
+    this.accounts.push(account)
+  }
+
+  shareBalance(shares: ShareBalance): void {
+    if (shares.stamp === this.stamp) return
+    shares.stamp = this.stamp
+    shares.balanceBeforeMicros = shares.balanceMicros
+    shares.heldBeforeMicros = shares.heldMicros
+    this.shares.push(shares)
+  }
+
+  level(level: Level): void {
+    if (level.stamp === this.stamp) return
+    level.stamp = this.stamp
+    level.noLotsBefore = level.noLots
+    level.yesLotsBefore = level.lots - level.noLots
+    this.levels.push(level)
+  }
+}

@@ -47,6 +47,9 @@ export class Harness {
   private orderCounter = 0
   /** All events so far. */
   readonly log: EngineEvent[] = []
+  /** All commands applied so far, as stamped, and what each returned. */
+  readonly commands: Command[] = []
+  readonly results: ApplyResult[] = []
 
   constructor(engine: Engine = new Engine()) {
     this.engine = engine
@@ -55,8 +58,10 @@ export class Harness {
 
   apply(command: Unstamped<Command>): ApplyResult {
     const stamped = { ...command, seq: this.engine.seq + 1, timeMs: this.timeMs } as Command
+    this.commands.push(stamped)
     const applied = this.engine.apply(stamped)
     checkInvariants(this.engine)
+    this.results.push(applied)
     this.log.push(...applied.events)
     return applied
   }

@@ -35,8 +35,8 @@ export function bookOf(engine: Engine, tokenId: string, unified: boolean, depthM
   const book = token.market.book
   const isNo = token.isNo
   // For the No token, its bids are Yes-space asks and its asks are Yes-space bids.
-  const bids = entries(book.side(isNo), isNo, unified, depthMax)
-  const asks = entries(book.side(!isNo), isNo, unified, depthMax)
+  const bids = entries(book.side(!isNo), isNo, unified, depthMax)
+  const asks = entries(book.side(isNo), isNo, unified, depthMax)
   return { marketId: token.market.marketId, tokenId, bids, asks }
 }
 

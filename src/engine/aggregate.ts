@@ -9,21 +9,24 @@ import { MICROS_PER_LOT, MICROS_PER_PIP, PIPS_PER_UNIT } from './limits.js'
 
 export function emitAggregates(engine: Engine): void {
   const balances = changedBalances(engine)
-  balances.sort(compareBalances)
-  for (const event of balances) engine.emit(event)
+  if (balances.length > 1) balances.sort(compareBalances)
+  for (let i = 0; i < balances.length; i++) engine.emit(balances[i]!)
   const levels = changedLevels(engine)
-  levels.sort(compareLevels)
-  for (const event of levels) engine.emit(event)
+  if (levels.length > 1) levels.sort(compareLevels)
+  for (let i = 0; i < levels.length; i++) engine.emit(levels[i]!)
 }
 
 function changedBalances(engine: Engine): Balance[] {
+  const touches = engine.touches
   const events: Balance[] = []
-  for (const account of engine.touches.accounts) {
+  for (let i = 0; i < touches.accountCount; i++) {
+    const account = touches.accounts[i]!
     if (account.usdcMicros === account.usdcBeforeMicros && account.usdcHeldMicros === account.usdcHeldBeforeMicros) continue
     events.push({ type: 'balance', address: account.address, asset: 'USDC',
       balanceMicros: account.usdcMicros, heldMicros: account.usdcHeldMicros })
   }
-  for (const shares of engine.touches.shares) {
+  for (let i = 0; i < touches.shareCount; i++) {
+    const shares = touches.shares[i]!
     if (shares.balanceMicros === shares.balanceBeforeMicros && shares.heldMicros === shares.heldBeforeMicros) continue
     events.push({ type: 'balance', address: shares.account.address, asset: shares.tokenId,
       balanceMicros: shares.balanceMicros, heldMicros: shares.heldMicros })
@@ -32,8 +35,10 @@ function changedBalances(engine: Engine): Balance[] {
 }
 
 function changedLevels(engine: Engine): BookLevel[] {
+  const touches = engine.touches
   const events: BookLevel[] = []
-  for (const level of engine.touches.levels) {
+  for (let i = 0; i < touches.levelCount; i++) {
+    const level = touches.levels[i]!
     const market = level.market
     const yesLots = level.lots - level.noLots
     if (yesLots !== level.yesLotsBefore) {

@@ -10,9 +10,20 @@ import { assert } from './assert.js'
  * `sssssss s-ssss-8kkk-8kkk-kkkkkkkkkkkk` with 48 bits of seq and 32 bits of k in hex.
  */
 export function tradeIdOf(seq: number, k: number): string {
-  assert(Number.isSafeInteger(seq) && seq >= 0 && seq < 2 ** 48, 'trade seq in range')
   assert(Number.isSafeInteger(k) && k >= 0 && k < 2 ** 32, 'trade index in range')
-  const s = seq.toString(16).padStart(12, '0')
   const t = k.toString(16).padStart(8, '0')
-  return `${s.slice(0, 8)}-${s.slice(8, 12)}-8${t.slice(0, 3)}-8${t.slice(3, 6)}-${t.slice(6, 8)}0000000000`
+  return `${seqPrefixOf(seq)}-8${t.slice(0, 3)}-8${t.slice(3, 6)}-${t.slice(6, 8)}0000000000`
+}
+
+// The seq part is the same for every trade of a command: format it once per command.
+let cachedSeq = -1
+let cachedPrefix = ''
+
+function seqPrefixOf(seq: number): string {
+  if (seq === cachedSeq) return cachedPrefix
+  assert(Number.isSafeInteger(seq) && seq >= 0 && seq < 2 ** 48, 'trade seq in range')
+  const s = seq.toString(16).padStart(12, '0')
+  cachedSeq = seq
+  cachedPrefix = `${s.slice(0, 8)}-${s.slice(8, 12)}`
+  return cachedPrefix
 }

@@ -9,15 +9,22 @@ import type { Level } from './book.js'
 export class Touches {
   /** Increases by one per command; 0 is never a command's stamp. */
   stamp = 0
+  /**
+   * The touched objects are the first `*Count` entries; the arrays are reused from command to
+   * command (setting a length to 0 showed up in profiles).
+   */
   readonly accounts: Account[] = []
   readonly shares: ShareBalance[] = []
   readonly levels: Level[] = []
+  accountCount = 0
+  shareCount = 0
+  levelCount = 0
 
   begin(): void {
     this.stamp++
-    this.accounts.length = 0
-    this.shares.length = 0
-    this.levels.length = 0
+    this.accountCount = 0
+    this.shareCount = 0
+    this.levelCount = 0
   }
 
   account(account: Account): void {
@@ -25,7 +32,7 @@ export class Touches {
     account.stamp = this.stamp
     account.usdcBeforeMicros = account.usdcMicros
     account.usdcHeldBeforeMicros = account.usdcHeldMicros
-    this.accounts.push(account)
+    this.accounts[this.accountCount++] = account
   }
 
   shareBalance(shares: ShareBalance): void {
@@ -33,7 +40,7 @@ export class Touches {
     shares.stamp = this.stamp
     shares.balanceBeforeMicros = shares.balanceMicros
     shares.heldBeforeMicros = shares.heldMicros
-    this.shares.push(shares)
+    this.shares[this.shareCount++] = shares
   }
 
   level(level: Level): void {
@@ -41,6 +48,6 @@ export class Touches {
     level.stamp = this.stamp
     level.noLotsBefore = level.noLots
     level.yesLotsBefore = level.lots - level.noLots
-    this.levels.push(level)
+    this.levels[this.levelCount++] = level
   }
 }

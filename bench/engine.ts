@@ -1,0 +1,248 @@
+/**
+ * `npm run bench:engine`: workload 1 of ../shared/spec/benchmarks.md. The same seeded stream goes
+ * straight into the engine's `apply` (no I/O) and into nodejs-order-book, interleaved run by run
+ * in one process, and the report gives medians (min, max) and per-run ratios, because absolute
+ * numbers drift on a shared machine. The engine runs with holds on (every order is checked
+ * against and reserves its trader's balance) and, in the headline variant, with 40 % of the
+ * orders on the No token so that mint and merge matches happen. Both final books are checked
+ * against the stream's own reference book, so the two sides provably did the same work.
+ *
+ * Flags: --quick (200 k commands, 3 runs), --json (last line is a JSON object), --runs N,
+ * --commands N, --seed N.
+ */
+import { OrderBook, type LimitOrderOptions } from 'nodejs-order-book'
+import { cpus } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { Engine } from '../src/engine/engine.js'
+import type { Command } from '../src/engine/command.js'
+import { bookOf } from '../src/engine/view.js'
+import { generateStream, type Stream } from './engine-stream.js'
+import { engineCommands, peerCalls, setupCommands, YES, type PeerCall } from './engine-adapters.js'
+import { percentile, summarize, type Summary } from './stats.js'
+
+interface Options {
+  readonly quick: boolean
+  readonly json: boolean
+  readonly runs: number
+  readonly commands: number
+  readonly seed: number
+}
+
+const TRADERS_PER_SIDE = 50
+
+function parseOptions(argv: readonly string[]): Options {
+  const quick = argv.includes('--quick')
+  const value = (flag: string, fallback: number): number => {
+    const index = argv.indexOf(flag)
+    if (index < 0) return fallback
+    const parsed = Number(argv[index + 1])
+    if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new Error(`${flag} needs a positive integer`)
+    return parsed
+  }
+  return {
+    quick,
+    json: argv.includes('--json'),
+    runs: value('--runs', quick ? 3 : 5),
+    commands: value('--commands', quick ? 200_000 : 1_000_000),
+    seed: value('--seed', 42),
+  }
+}
+
+const log = (line: string): void => void process.stderr.write(line + '\n')
+
+interface VariantResult {
+  readonly name: string
+  readonly commands: number
+  readonly restingMax: number
+  readonly engine: Summary
+  readonly peer: Summary
+  readonly ratio: Summary
+  readonly latencyUs: { readonly p50: number; readonly p99: number; readonly p999: number; readonly max: number }
+  readonly matchTypes: Readonly<Record<string, number>>
+}
+
+function gc(): void {
+  const collect = (globalThis as { gc?: () => void }).gc
+  if (collect !== undefined) collect()
+}
+
+function freshEngine(setup: readonly Command[]): Engine {
+  const engine = new Engine()
+  for (const command of setup) {
+    const { result } = engine.apply(command)
+    if (!result.ok) throw new Error(`setup command failed: ${JSON.stringify(result)}`)
+  }
+  return engine
+}
+
+function timeEngine(setup: readonly Command[], commands: readonly Command[]): [number, Engine] {
+  const engine = freshEngine(setup)
+  gc()
+  const start = performance.now()
+  for (let i = 0; i < commands.length; i++) engine.apply(commands[i]!)
+  return [performance.now() - start, engine]
+}
+
+function timePeer(calls: readonly PeerCall[]): [number, OrderBook] {
+  const book = new OrderBook()
+  gc()
+  const start = performance.now()
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!
+    if (call.kind === 'limit') book.limit(call.options as unknown as LimitOrderOptions)
+    else book.cancel(call.id)
+  }
+  return [performance.now() - start, book]
+}
+
+/** One extra engine pass timing every command, and counting the trades by match type. */
+function latencyPass(setup: readonly Command[], commands: readonly Command[]): Pick<VariantResult, 'latencyUs' | 'matchTypes'> {
+  const engine = freshEngine(setup)
+  const micros = new Float64Array(commands.length)
+  const matchTypes: Record<string, number> = {}
+  for (let i = 0; i < commands.length; i++) {
+    const start = performance.now()
+    const { events } = engine.apply(commands[i]!)
+    micros[i] = (performance.now() - start) * 1000
+    for (const event of events) if (event.type === 'trade') matchTypes[event.matchType] = (matchTypes[event.matchType] ?? 0) + 1
+  }
+  micros.sort()
+  return {
+    latencyUs: { p50: percentile(micros, 0.5), p99: percentile(micros, 0.99), p999: percentile(micros, 0.999), max: micros[micros.length - 1]! },
+    matchTypes,
+  }
+}
+
+/** Both books must end exactly as the stream's reference book did. */
+function checkFinalBooks(stream: Stream, engine: Engine, peer: OrderBook): void {
+  const view = bookOf(engine, YES, true)!
+  const engineBids = view.bids.map((e) => [e.priceMicros / 10_000, e.sizeMicros / 1_000_000])
+  const engineAsks = view.asks.map((e) => [e.priceMicros / 10_000, e.sizeMicros / 1_000_000])
+  const [peerAsks, peerBids] = peer.depth()
+  const sorted = (levels: [number, number][], descending: boolean): [number, number][] =>
+    [...levels].sort((a, b) => (descending ? b[0] - a[0] : a[0] - b[0]))
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+  if (!same(engineBids, stream.finalBids) || !same(engineAsks, stream.finalAsks)) {
+    throw new Error('the engine\'s final book differs from the stream\'s reference book')
+  }
+  if (!same(sorted(peerBids, true), stream.finalBids) || !same(sorted(peerAsks, false), stream.finalAsks)) {
+    throw new Error('the peer\'s final book differs from the stream\'s reference book')
+  }
+}
+
+function runVariant(name: string, options: Options, iocSizeMax: number, noShare: number): VariantResult {
+  log(`\n[${name}] generating ${options.commands.toLocaleString('en')} commands (seed ${options.seed})`)
+  const stream = generateStream({ seed: options.seed, commands: options.commands, iocSizeMax, tradersPerSide: TRADERS_PER_SIDE })
+  const setup = setupCommands(TRADERS_PER_SIDE * 2)
+  const commands = engineCommands(stream, setup.length + 1, noShare, options.seed)
+  const calls = peerCalls(stream)
+  log(`[${name}] ${stream.fills.toLocaleString('en')} fills, up to ${stream.restingMax.toLocaleString('en')} resting orders`)
+  const engineRates: number[] = []
+  const peerRates: number[] = []
+  const ratios: number[] = []
+  for (let run = 1; run <= options.runs; run++) {
+    const [engineMs, engine] = timeEngine(setup, commands)
+    const [peerMs, peer] = timePeer(calls)
+    checkFinalBooks(stream, engine, peer)
+    const engineRate = commands.length / (engineMs / 1000)
+    const peerRate = calls.length / (peerMs / 1000)
+    engineRates.push(engineRate)
+    peerRates.push(peerRate)
+    ratios.push(engineRate / peerRate)
+    log(`[${name}] run ${run}/${options.runs}: engine ${Math.round(engineRate).toLocaleString('en')}/s, ` +
+      `peer ${Math.round(peerRate).toLocaleString('en')}/s, ratio ${(engineRate / peerRate).toFixed(2)}`)
+  }
+  const latency = latencyPass(setup, commands)
+  log(`[${name}] latency p50 ${latency.latencyUs.p50.toFixed(2)} us, p99 ${latency.latencyUs.p99.toFixed(2)} us, ` +
+    `p99.9 ${latency.latencyUs.p999.toFixed(2)} us; trades ${JSON.stringify(latency.matchTypes)}`)
+  return { name, commands: commands.length, restingMax: stream.restingMax, engine: summarize(engineRates),
+    peer: summarize(peerRates), ratio: summarize(ratios), ...latency }
+}
+
+/** Heap retained per resting order, from 100 000 passive orders (ids built beforehand). */
+function heapPerRestingOrder(): { engineBytes: number; peerBytes: number } {
+  const count = 100_000
+  const setup = setupCommands(2)
+  const commands: Command[] = []
+  const calls: PeerCall[] = []
+  for (let i = 0; i < count; i++) {
+    const isBid = i % 2 === 0
+    const tick = isBid ? 1 + (i % 49) : 51 + (i % 49)
+    commands.push(...engineCommands({ items: [{ kind: 'limit', id: i + 1, isBid, tick, size: 1, trader: isBid ? 0 : 1 }],
+      finalBids: [], finalAsks: [], restingMax: 0, fills: 0 }, setup.length + 1 + i, 0, 1))
+    calls.push({ kind: 'limit', options: { side: isBid ? 'buy' : 'sell', id: String(i + 1), size: 1, price: tick, timeInForce: 'GTC' } })
+  }
+  const engine = freshEngine(setup)
+  gc()
+  const engineBefore = process.memoryUsage().heapUsed
+  for (const command of commands) engine.apply(command)
+  gc()
+  const engineBytes = (process.memoryUsage().heapUsed - engineBefore) / count
+  const peer = new OrderBook()
+  gc()
+  const peerBefore = process.memoryUsage().heapUsed
+  for (const call of calls) if (call.kind === 'limit') peer.limit(call.options as unknown as LimitOrderOptions)
+  gc()
+  const peerBytes = (process.memoryUsage().heapUsed - peerBefore) / count
+  if (engine.openOrderCount !== count) throw new Error('heap probe: every order must rest')
+  return { engineBytes, peerBytes }
+}
+
+function report(options: Options, variants: readonly VariantResult[], heap: { engineBytes: number; peerBytes: number }): string {
+  const cpu = cpus()[0]?.model ?? 'unknown cpu'
+  const lines = [
+    '# Engine benchmark (workload 1)', '',
+    `Command: \`npm run bench:engine${options.quick ? ' -- --quick' : ''}\`; machine: ${cpus().length} cores (${cpu}), Node ${process.version}; ` +
+    `${options.runs} runs per variant, interleaved with the peer; seed ${options.seed}.`, '',
+    '| variant | commands | engine cmds/s median (min-max) | nodejs-order-book cmds/s median (min-max) | ratio median (min-max) | p50 / p99 / p99.9 us |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ]
+  const k = (n: number): string => `${Math.round(n / 1000).toLocaleString('en')} k`
+  for (const v of variants) {
+    lines.push(`| ${v.name} | ${v.commands.toLocaleString('en')} | ${k(v.engine.median)} (${k(v.engine.min)}-${k(v.engine.max)}) | ` +
+      `${k(v.peer.median)} (${k(v.peer.min)}-${k(v.peer.max)}) | ${v.ratio.median.toFixed(2)} (${v.ratio.min.toFixed(2)}-${v.ratio.max.toFixed(2)}) | ` +
+      `${v.latencyUs.p50.toFixed(2)} / ${v.latencyUs.p99.toFixed(2)} / ${v.latencyUs.p999.toFixed(2)} |`)
+  }
+  lines.push('', `Heap per resting order: engine ${Math.round(heap.engineBytes)} B, nodejs-order-book ${Math.round(heap.peerBytes)} B ` +
+    '(100 000 passive orders, ids built beforehand).', '')
+  const headline = variants[0]!
+  lines.push(`Target: engine >= 5 x nodejs-order-book with holds and complementary matching on: ` +
+    `${headline.ratio.median >= 5 ? 'met' : 'NOT met'} (median ratio ${headline.ratio.median.toFixed(2)}).`)
+  return lines.join('\n') + '\n'
+}
+
+function main(): void {
+  const options = parseOptions(process.argv.slice(2))
+  if ((globalThis as { gc?: unknown }).gc === undefined) log('note: run with --expose-gc for steadier numbers')
+  const variants = [runVariant('complementary (40 % on No), holds on', options, 400, 0.4)]
+  variants.push(runVariant('Yes book only, holds on', options, 400, 0))
+  if (!options.quick) variants.push(runVariant('deep book, holds on', options, 200, 0))
+  const heap = heapPerRestingOrder()
+  const markdown = report(options, variants, heap)
+  log('\n' + markdown)
+  const headline = variants[0]!
+  const summary = {
+    commands_per_s: Math.round(headline.engine.median),
+    peer_commands_per_s: Math.round(headline.peer.median),
+    ratio: Number(headline.ratio.median.toFixed(3)),
+    p50_us: Number(headline.latencyUs.p50.toFixed(3)),
+    p99_us: Number(headline.latencyUs.p99.toFixed(3)),
+    p999_us: Number(headline.latencyUs.p999.toFixed(3)),
+    runs: options.runs,
+    commands: options.commands,
+    heap_bytes_per_resting_order: Math.round(heap.engineBytes),
+    peer_heap_bytes_per_resting_order: Math.round(heap.peerBytes),
+    variants,
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? '', node: process.version },
+  }
+  const resultsDir = new URL('../../bench/results/', import.meta.url)
+  mkdirSync(resultsDir, { recursive: true })
+  writeFileSync(new URL('engine.md', resultsDir), markdown)
+  writeFileSync(new URL('engine.json', resultsDir), JSON.stringify(summary, null, 2) + '\n')
+  if (options.json) {
+    const { variants: _v, machine: _m, ...line } = summary
+    console.log(JSON.stringify({ ...line, medians_over_runs: options.runs }))
+  }
+}
+
+main()

@@ -21,7 +21,7 @@ import {
   setMarketStatus,
   setTickSize,
 } from './market-admin.js'
-import type { OrderEntry } from './order-index.js'
+import { OrderIndex } from './order-index.js'
 import { placeOrder, placeOrders } from './placement.js'
 import { registerApiKey, revokeApiKey, type ApiKeyRecord } from './api-key.js'
 import type { CommandResult } from './result.js'
@@ -56,7 +56,7 @@ export class Engine {
   readonly accounts: Account[] = []
   readonly accountsByAddress = new Map<string, Account>()
   /** Every accepted order: the live order, or its ended entry (order-index.ts). */
-  readonly orders = new Map<string, OrderEntry>()
+  readonly orders: OrderIndex
   readonly apiKeys = new Map<string, ApiKeyRecord>()
   /** `${address}/${nonce}` -> API key: one credential per address and nonce. */
   readonly apiKeysByAddressNonce = new Map<string, string>()
@@ -66,6 +66,14 @@ export class Engine {
   /** Scratch of the current command. */
   events: EngineEvent[] = []
   tradeCount = 0
+
+  /**
+   * `hashSeed` only randomises the layout of the order index (against crafted collisions); it
+   * has no effect on state, events or snapshots. The host passes a random one; tests may not.
+   */
+  constructor(options: { readonly hashSeed?: number } = {}) {
+    this.orders = new OrderIndex(options.hashSeed ?? 0)
+  }
 
   apply(command: Command): ApplyResult {
     assert(command.seq === this.seq + 1, 'commands arrive with gap-free sequence numbers')

@@ -231,7 +231,7 @@ function crossesBook(taker: Order): boolean {
 
 function accept(engine: Engine, taker: Order): OrderPlaced {
   engine.orderNumber = taker.orderNumber
-  engine.orders.set(taker.orderId, taker)
+  engine.orders.setLive(taker)
   const shares = taker.shares
   if (!taker.account.shares.has(shares.tokenIndex)) taker.account.shares.set(shares.tokenIndex, shares)
   emitAccepted(engine, taker)
@@ -258,7 +258,7 @@ function finish(engine: Engine, taker: Order): OrderStatus {
   }
   const filled = taker.isImmediate && taker.isBuy ? taker.budgetMicros < taker.pips : taker.lots === 0
   const status: OrderStatus = filled ? 'MATCHED' : 'CANCELED'
-  engine.orders.set(taker.orderId, endedEntry(taker.account.index, filled ? 'MATCHED' : 'CANCELED'))
+  engine.orders.setEnded(taker.orderId, endedEntry(taker.account.index, filled ? 'MATCHED' : 'CANCELED'))
   taker.budgetMicros = 0
   taker.lots = 0
   emitOrderUpdate(engine, taker, status, filled ? null : 'unfilled')

@@ -1,7 +1,8 @@
 /**
  * The engine's state as a compact, canonical binary snapshot, and back. Canonical means that two
  * equal states encode to the same bytes whatever their history: accounts in order of first
- * appearance, orders in acceptance order, zero balances left out, and no derived indexes. The
+ * appearance, ended orders in the order they ended, live orders in acceptance order, zero
+ * balances left out, and no derived indexes. The
  * state hash is SHA-256 over these bytes, so it names a state exactly.
  *
  * Layout: magic "PDXSNAP" + version byte, then unsigned LEB128 integers, length-prefixed UTF-8
@@ -36,16 +37,14 @@ export function encodeSnapshot(engine: Engine): Uint8Array {
   for (const market of engine.markets) writeMarket(w, market)
   w.uint(engine.accounts.length)
   for (const account of engine.accounts) writeAccount(w, account)
-  w.uint(engine.orders.size)
-  for (const [orderId, entry] of engine.orders) {
-    w.string(orderId)
-    if (typeof entry === 'number') {
-      w.uint(entry)
-    } else {
-      w.uint(0)
-      writeOrder(w, entry)
-    }
+  const ended = engine.orders.ended
+  w.uint(ended.size)
+  for (let i = 0; i < ended.size; i++) {
+    w.string(ended.keyAt(i))
+    w.uint(ended.valueAt(i))
   }
+  w.uint(engine.orders.live.size)
+  for (const order of engine.orders.live.values()) writeOrder(w, order)
   w.uint(engine.apiKeys.size)
   for (const key of engine.apiKeys.values()) {
     for (const s of [key.apiKey, key.address, key.secret, key.passphrase]) w.string(s)
@@ -60,11 +59,11 @@ export function stateHashOf(engine: Engine): string {
   return bytesToHex(sha256(encodeSnapshot(engine)))
 }
 
-export function decodeSnapshot(bytes: Uint8Array): Engine {
+export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?: number } = {}): Engine {
   const r = new ByteReader(bytes)
   assert(r.string() === MAGIC, 'snapshot magic')
   assert(r.uint() === VERSION, 'snapshot version')
-  const engine = new Engine()
+  const engine = new Engine(options)
   engine.seq = r.uint()
   engine.timeMs = r.uint()
   engine.orderNumber = r.uint()
@@ -73,7 +72,11 @@ export function decodeSnapshot(bytes: Uint8Array): Engine {
   for (let i = r.uint(); i > 0; i--) addMarket(engine, readMarket(r, engine))
   const storedHolds: StoredHold[] = []
   for (let i = r.uint(); i > 0; i--) readAccount(r, engine, storedHolds)
-  for (let i = r.uint(); i > 0; i--) readOrderEntry(r, engine)
+  for (let i = r.uint(); i > 0; i--) {
+    const orderId = r.string()
+    engine.orders.setEnded(orderId, r.uint())
+  }
+  for (let i = r.uint(); i > 0; i--) readOrder(r, engine)
   // Resting the orders again rebuilt every hold; it must equal what was stored (pair assertion).
   for (const hold of storedHolds) {
     const actual = hold.shares === null ? hold.account.usdcHeldMicros : hold.shares.heldMicros
@@ -170,7 +173,7 @@ function readAccount(r: ByteReader, engine: Engine, storedHolds: StoredHold[]): 
 }
 
 function writeOrder(w: ByteWriter, o: Order): void {
-  for (const s of [o.owner, o.signer]) w.string(s)
+  for (const s of [o.orderId, o.owner, o.signer]) w.string(s)
   for (const n of [o.orderNumber, o.account.index, o.market.index]) w.uint(n)
   w.bool(o.isNo)
   w.bool(o.isBuy)
@@ -180,14 +183,8 @@ function writeOrder(w: ByteWriter, o: Order): void {
   for (const n of [o.expirationSec, o.makerAmountMicros, o.takerAmountMicros, o.lots, o.matchedLots]) w.uint(n)
 }
 
-function readOrderEntry(r: ByteReader, engine: Engine): void {
-  const orderId = r.string()
-  const tag = r.uint()
-  if (tag !== 0) {
-    engine.orders.set(orderId, tag)
-    return
-  }
-  const [owner, signer] = [r.string(), r.string()]
+function readOrder(r: ByteReader, engine: Engine): void {
+  const [orderId, owner, signer] = [r.string(), r.string(), r.string()]
   const [orderNumber, accountIndex, marketIndex] = [r.uint(), r.uint(), r.uint()]
   const account = engine.accounts[accountIndex]!
   const market = engine.markets[marketIndex]!
@@ -203,6 +200,6 @@ function readOrderEntry(r: ByteReader, engine: Engine): void {
     account.sharesOf(tokenIndex, market.tokenIdOf(isNo)))
   order.lots = r.uint()
   order.matchedLots = r.uint()
-  engine.orders.set(orderId, order)
+  engine.orders.setLive(order)
   rest(engine, order)
 }

@@ -58,7 +58,10 @@ export function summaryOf(engine: Engine): StateSummary {
   const openOrders: OpenOrderSummary[] = []
   for (const market of engine.markets) collectOpenOrders(market, openOrders)
   openOrders.sort((a, b) => a.orderNumber - b.orderNumber)
-  const orderStatuses = [...engine.orders].map(([orderId, entry]) => ({ orderId, status: orderStatusOf(entry) }))
+  const orderStatuses: { orderId: string; status: string }[] = []
+  for (const orderId of engine.orders.live.keys()) orderStatuses.push({ orderId, status: 'LIVE' })
+  const ended = engine.orders.ended
+  for (let i = 0; i < ended.size; i++) orderStatuses.push({ orderId: ended.keyAt(i), status: orderStatusOf(ended.valueAt(i)) })
   orderStatuses.sort((a, b) => (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0))
   return {
     seq: engine.seq,

@@ -16,6 +16,12 @@ import type { Done, Rejection } from './result.js'
 
 const DONE: Done = { ok: true }
 
+/**
+ * Credits are the only source of USDC, so the supply bound keeps every balance, every sum of
+ * balances and every share supply below 2^53. BALANCE_MICROS_MAX only caps what one account can
+ * be credited: trades, merges and redemptions may take a balance above it, and must (a holder of
+ * winning shares can always redeem).
+ */
 export function credit(engine: Engine, command: Credit): Done | Rejection {
   const { usdcMicros, gasMicros } = command
   if (!isSafeCount(usdcMicros)) return rejection(Code.LEDGER_AMOUNT_INVALID, { field: 'usdcMicros' })
@@ -58,12 +64,13 @@ function holdsAboveApproval(account: Account, allowance: number): Rejection | nu
     return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: 'USDC', heldMicros: account.usdcHeldMicros })
   }
   if (allowance > 0) return null
+  // Name the held token that comes first in market order (Yes before No).
+  let first: ShareBalance | null = null
   for (const shares of account.shares.values()) {
-    if (shares.heldMicros > 0) {
-      return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: shares.tokenId, heldMicros: shares.heldMicros })
-    }
+    if (shares.heldMicros > 0 && (first === null || shares.tokenIndex < first.tokenIndex)) first = shares
   }
-  return null
+  if (first === null) return null
+  return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: first.tokenId, heldMicros: first.heldMicros })
 }
 
 export function split(engine: Engine, command: Split): Done | Rejection {
@@ -76,11 +83,6 @@ export function split(engine: Engine, command: Split): Done | Rejection {
   const free = account === undefined ? 0 : account.usdcMicros - account.usdcHeldMicros
   if (free < amount) {
     return rejection(Code.LEDGER_INSUFFICIENT_BALANCE, { asset: 'USDC', requiredMicros: amount, availableMicros: free })
-  }
-  const yesMicros = account!.shares.get(market.index * 2)?.balanceMicros ?? 0
-  const noMicros = account!.shares.get(market.index * 2 + 1)?.balanceMicros ?? 0
-  if (Math.max(yesMicros, noMicros) + amount > BALANCE_MICROS_MAX) {
-    return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: market.yesTokenId })
   }
   moveFullSets(engine, account!, market, amount)
   market.mintedMicros += amount
@@ -102,7 +104,6 @@ export function merge(engine: Engine, command: Merge): Done | Rejection {
         { asset: market.tokenIdOf(isNo), requiredMicros: amount, availableMicros: free })
     }
   }
-  if (account!.usdcMicros + amount > BALANCE_MICROS_MAX) return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: 'USDC' })
   moveFullSets(engine, account!, market, -amount)
   market.mergedMicros += amount
   emitLedger(engine, 'merge', account!, market.marketId, amount, 0)
@@ -135,7 +136,6 @@ export function redeem(engine: Engine, command: Redeem): Done | Rejection {
   const noMicros = no?.balanceMicros ?? 0
   if (yesMicros + noMicros === 0) return rejection(Code.LEDGER_NOTHING_TO_REDEEM, { marketId: market.marketId })
   const payout = market.winningOutcome === 'Yes' ? yesMicros : noMicros
-  if (account!.usdcMicros + payout > BALANCE_MICROS_MAX) return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: 'USDC' })
   engine.touches.account(account!)
   if (yes !== undefined) burnAll(engine, yes)
   if (no !== undefined) burnAll(engine, no)

@@ -19,13 +19,15 @@ export function mulPipsDivCeil(a: number, b: number): number {
 }
 
 /**
- * a * 10_000 / b rounded down or up, for order amounts 0 <= a, 0 < b <= ORDER_AMOUNT_MICROS_MAX,
- * by long division so that the product, which may exceed 2^53, is never formed: each step
- * multiplies a remainder below b by 10, which stays exact under the bound (limits.ts).
+ * a * 10_000 / b rounded down or up, for a limit ratio below 1: order amounts 0 <= a < b <=
+ * ORDER_AMOUNT_MICROS_MAX, so the quotient is below 10 000 pips. Long division never forms the
+ * product, which may exceed 2^53: each step multiplies a remainder below b by 10, which stays
+ * exact under the bound (limits.ts).
  */
 function mulPipsDiv(a: number, b: number, roundUp: boolean): number {
   assert(Number.isSafeInteger(a) && a >= 0 && a <= ORDER_AMOUNT_MICROS_MAX, 'dividend in range')
   assert(Number.isSafeInteger(b) && b > 0 && b <= ORDER_AMOUNT_MICROS_MAX, 'divisor in range')
+  assert(a < b, 'a limit ratio below 1')
   let quotient = Math.floor(a / b)
   let remainder = a - quotient * b
   for (let digit = 0; digit < 4; digit++) {
@@ -34,7 +36,7 @@ function mulPipsDiv(a: number, b: number, roundUp: boolean): number {
     quotient = quotient * 10 + next
     remainder -= next * b
   }
-  assert(remainder >= 0 && remainder < b, 'long division remainder in range')
+  assert(remainder >= 0 && remainder < b && quotient < PIPS_PER_UNIT, 'long division in range')
   return roundUp && remainder > 0 ? quotient + 1 : quotient
 }
 

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap'
 import { Harness, USDC, addressOf } from '../../harness.js'
 import { summaryOf } from '../../../src/engine/view.js'
 import type { OrderInput } from '../../../src/engine/command.js'
-import type { OrderRejection } from '../../../src/engine/result.js'
+import type { BatchPlaced, OrderRejection } from '../../../src/engine/result.js'
 
 const alice = addressOf(1)
 const bob = addressOf(2)
@@ -201,7 +201,7 @@ t.test('batches: each order stands alone; more than 10 is refused whole', (t) =>
   orders.push(orders[0]!)
   const applied = h.apply({ kind: 'placeOrders', orders })
   t.equal(applied.result.ok, true)
-  const results = (applied.result as { results: { ok: boolean; code?: string }[] }).results
+  const results = (applied.result as BatchPlaced).results as readonly { ok: boolean; code?: string }[]
   t.same(results.map((x) => x.ok), [true, false, true, false])
   t.same(results.map((x) => x.code), [undefined, 'INVALID_ORDER_MIN_TICK_SIZE', undefined, 'INVALID_ORDER_DUPLICATED'])
   const eleven = Array.from({ length: 11 }, (_, i) => h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 100_000 + i * 10_000, sizeMicros: 5 * USDC }))

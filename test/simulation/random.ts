@@ -59,15 +59,15 @@ export class Random {
 
   /** `n` random bytes as lower-case hex. */
   hex(bytes: number): string {
-    let out = ''
-    for (let i = 0; i < bytes; i += 4) out += this.u32().toString(16).padStart(8, '0')
-    return out.slice(0, bytes * 2)
+    const words: string[] = []
+    for (let i = 0; i < bytes; i += 4) words.push(this.u32().toString(16).padStart(8, '0'))
+    return words.join('').slice(0, bytes * 2)
   }
 
   /** A decimal string of `digits` digits without a leading zero (a uint256-like token id). */
   decimal(digits: number): string {
-    let out = String(this.int(1, 9))
-    while (out.length < digits) out += String(this.int(0, 9))
-    return out
+    const out = [this.int(1, 9)]
+    while (out.length < digits) out.push(this.int(0, 9))
+    return out.join('')
   }
 }

@@ -14,9 +14,12 @@
  *
  * It imports only types and constants from src/engine, never engine logic.
  *
- * Accounts (summary().accounts): an account exists once an accepted `credit` or `approve` names
- * its address. Every other operation that changes an account needs a balance or an allowance
- * first, so these are the only two ways to appear; rejected commands and cancels create nothing.
+ * Accounts (summary().accounts): docs/engine.md creates an account with the first accepted
+ * command that gives it something (a credit, an approval, a fill). A fill needs funds, which only
+ * a credit brings, so here an account appears with an accepted `credit` or `approve`; rejected
+ * commands, cancels and API keys create nothing.
+ * SPEC: addresses in ledger and cancel commands are not validated (no rule or code is given for
+ * a malformed one).
  *
  * Points where docs/engine.md leaves a choice open are marked `// SPEC:` with the reading taken.
  */
@@ -49,6 +52,7 @@ import type {
   MarketRecord,
   MatchType,
   OrderStatus,
+  Trade,
 } from '../../src/engine/event.js'
 import type {
   Canceled,
@@ -134,7 +138,7 @@ interface AccountState {
   allowance: bigint
   sharesApproved: boolean
   gas: bigint
-  /** Token id -> share balance. */
+  /** Token id -> share balance (no entry when 0). */
   readonly shares: Map<string, bigint>
 }
 
@@ -326,8 +330,36 @@ function compareAssets(a: string, b: string): number {
   return compareStrings(a, b)
 }
 
-function key(...parts: readonly (string | number)[]): string {
-  return parts.join('\u0000')
+/**
+ * Values keyed by a pair of strings, as nested maps (joining two long ids into one key costs
+ * more than the rest of the model put together).
+ */
+class Table<K, V> {
+  private readonly rows = new Map<string, Map<K, V>>()
+
+  get(a: string, b: K): V | undefined {
+    return this.rows.get(a)?.get(b)
+  }
+
+  set(a: string, b: K, value: V): void {
+    let inner = this.rows.get(a)
+    if (inner === undefined) {
+      inner = new Map()
+      this.rows.set(a, inner)
+    }
+    inner.set(b, value)
+  }
+
+  keys(): [string, K][] {
+    const out: [string, K][] = []
+    for (const [a, inner] of this.rows) for (const b of inner.keys()) out.push([a, b])
+    return out
+  }
+}
+
+/** The keys of two tables, each once. */
+function unionKeys<K, V>(x: Table<K, V>, y: Table<K, V>): [string, K][] {
+  return [...x.keys(), ...y.keys().filter(([a, b]) => x.get(a, b) === undefined)]
 }
 
 /** Price-time priority of makers for a taker on Yes-space side `takerBid`. */
@@ -345,7 +377,6 @@ export class ReferenceEngine {
   private seq = 0
   private timeMs = 0
   private credited = 0n
-  private gasCredited = 0n
   private fees = 0n
   private nextOrderNumber = 1
   /** Markets in creation order. */
@@ -678,106 +709,77 @@ export class ReferenceEngine {
 
   private walk(t: Taker, step: Step): void {
     for (;;) {
-      // SPEC: a lot-counted taker stops as soon as it has no lots left, so it never looks at
-      // (and never self-trade-cancels) a maker after its last fill. A budget-counted taker has
-      // no such test: it stops only at a level beyond its limit or at a fill of 0 lots, after
-      // step 1 (self-trade) has run for that maker, as the numbered steps say.
-      if (!t.budgetCounted && t.lots === 0) return
       const m = this.bestMaker(t.order.marketId, t.order.bid)
       if (m === undefined || !reaches(t.order.bid, t.order.yesPips, m.yesPips)) return
+      // The walk also stops when the taker cannot take one more lot at this maker's level, and
+      // does so before self-trade prevention: only orders it would have matched are cancelled.
+      const tp = nativePips(t.order.outcome, m.yesPips)
+      if (t.budgetCounted ? t.budget < BigInt(tp) : t.lots === 0) return
       if (m.input.maker === t.order.input.maker) {
         this.end(m, 'CANCELED', 'self-trade', step)
         continue
       }
-      const tp = nativePips(t.order.outcome, m.yesPips)
       const x = t.budgetCounted
         ? Math.min(m.lots, num(t.budget / BigInt(tp)))
         : Math.min(m.lots, t.lots)
-      if (x === 0) return
       this.fill(t, m, x, step)
     }
   }
 
   /** One fill of `x` lots between taker `t` and maker `m`, at the maker's level. */
   private fill(t: Taker, m: OrderState, x: number, step: Step): void {
-    const market = t.market
-    const T = t.order.input
-    const M = m.input
-    const tp = BigInt(nativePips(t.order.outcome, m.yesPips))
-    const mp = BigInt(m.pips)
-    const lots = BigInt(x)
-    const shares = lots * LOT
-    const matchType: MatchType = T.tokenId === M.tokenId ? 'normal' : T.side === 'BUY' ? 'mint' : 'merge'
-    const feeBase = BigInt(Math.min(m.yesPips, PIPS_PER_UNIT - m.yesPips))
-    const fee = (BigInt(market.feeRateBps) * feeBase * lots) / UNIT_PIPS
-    const takerCash = tp * lots
-    const makerCash = mp * lots
-
-    // Each side pays or receives its own native price; for a normal match tp == mp, so this is
-    // a transfer; for mint/merge tp + mp == 1 USDC, which is the full set made or unmade.
-    const taker = this.mustAccount(T.maker)
-    const maker = this.mustAccount(M.maker)
-    if (T.side === 'BUY') {
-      taker.usdc -= takerCash + fee
-      addShares(taker, T.tokenId, shares)
-    } else {
-      addShares(taker, T.tokenId, -shares)
-      taker.usdc += takerCash - fee
-    }
-    if (M.side === 'BUY') {
-      maker.usdc -= makerCash
-      addShares(maker, M.tokenId, shares)
-    } else {
-      addShares(maker, M.tokenId, -shares)
-      maker.usdc += makerCash
-    }
-    if (matchType === 'mint') {
-      market.collateral += shares
-      market.minted += shares
-    } else if (matchType === 'merge') {
-      market.collateral -= shares
-      market.merged += shares
-    }
-    this.fees += fee
-
+    const f = fillTerms(t, m, x)
+    this.settle(t, m, f)
     const tradeId = tradeIdOf(this.seq, step.trades++)
-    step.events.push({
-      type: 'trade',
-      tradeId,
-      marketId: market.input.marketId,
-      matchType,
-      takerOrderId: T.orderId,
-      takerAddress: T.maker,
-      takerOwner: T.owner,
-      tokenId: T.tokenId,
-      outcome: t.order.outcome,
-      side: T.side,
-      priceMicros: num(tp) * MICROS_PER_PIP,
-      sizeMicros: num(shares),
-      feeMicros: num(fee),
-      feeRateBps: market.feeRateBps,
-      makerOrderId: M.orderId,
-      makerAddress: M.maker,
-      makerOwner: M.owner,
-      makerTokenId: M.tokenId,
-      makerOutcome: m.outcome,
-      makerSide: M.side,
-      makerPriceMicros: m.pips * MICROS_PER_PIP,
-      timeMs: this.timeMs,
-    })
+    step.events.push(tradeEvent(tradeId, t, m, f, this.timeMs))
 
     m.matchedLots += x
     m.lots -= x
     if (m.lots === 0) this.end(m, 'MATCHED', null, step)
     else this.emitUpdate(m, step, null)
 
+    const buy = t.order.input.side === 'BUY'
     t.order.matchedLots += x
-    if (t.budgetCounted) t.budget -= takerCash
+    // SPEC: the budget counts what the fills cost (tp * x), not the fee: the fee is covered by
+    // the feeBound(ma) added to what the order requires, as for a resting BUY.
+    if (t.budgetCounted) t.budget -= f.takerCash
     else t.lots -= x
-    t.making += T.side === 'BUY' ? takerCash : shares
-    t.taking += T.side === 'BUY' ? shares : takerCash
-    t.fee += fee
+    t.making += buy ? f.takerCash : f.shares
+    t.taking += buy ? f.shares : f.takerCash
+    t.fee += f.fee
     t.tradeIds.push(tradeId)
+  }
+
+  /** Moves the money and shares of one fill (the maker's hold shrinks with its lots). */
+  private settle(t: Taker, m: OrderState, f: FillTerms): void {
+    const T = t.order.input
+    const M = m.input
+    // Each side pays or receives its own native price; for a normal match tp == mp, so this is
+    // a transfer; for mint/merge tp + mp == 1 USDC, which is the full set made or unmade.
+    const taker = this.mustAccount(T.maker)
+    const maker = this.mustAccount(M.maker)
+    if (T.side === 'BUY') {
+      taker.usdc -= f.takerCash + f.fee
+      addShares(taker, T.tokenId, f.shares)
+    } else {
+      addShares(taker, T.tokenId, -f.shares)
+      taker.usdc += f.takerCash - f.fee
+    }
+    if (M.side === 'BUY') {
+      maker.usdc -= f.makerCash
+      addShares(maker, M.tokenId, f.shares)
+    } else {
+      addShares(maker, M.tokenId, -f.shares)
+      maker.usdc += f.makerCash
+    }
+    if (f.matchType === 'mint') {
+      t.market.collateral += f.shares
+      t.market.minted += f.shares
+    } else if (f.matchType === 'merge') {
+      t.market.collateral -= f.shares
+      t.market.merged += f.shares
+    }
+    this.fees += f.fee
   }
 
   /** End of the walk: rest, or end the taker, and emit its final update. */
@@ -852,16 +854,16 @@ export class ReferenceEngine {
       if (seen.has(id)) continue
       seen.add(id)
       const o = this.orders.get(id)
-      // SPEC: "an ended order of this account" uses the same test as cancelling: the address is
-      // the order's maker or its signer.
-      if (o === undefined || (o.input.maker !== address && o.input.signer !== address)) {
-        notCanceled.push({ orderId: id, reason: CODE_MESSAGES.ORDER_NOT_FOUND })
-      } else if (o.status === 'LIVE') {
+      // A live order answers to its maker and its signer; an ended one only to its maker
+      // (docs: "ended orders remember only their maker").
+      if (o !== undefined && o.status === 'LIVE' && (o.input.maker === address || o.input.signer === address)) {
         this.end(o, 'CANCELED', 'owner', step)
         canceled.push(id)
-      } else {
+      } else if (o !== undefined && o.status !== 'LIVE' && o.input.maker === address) {
         const code = o.status === 'MATCHED' ? Code.ORDER_ALREADY_MATCHED : Code.ORDER_ALREADY_CANCELED
         notCanceled.push({ orderId: id, reason: CODE_MESSAGES[code] })
+      } else {
+        notCanceled.push({ orderId: id, reason: CODE_MESSAGES.ORDER_NOT_FOUND })
       }
     }
     return { ok: true, canceled, notCanceled }
@@ -928,27 +930,13 @@ export class ReferenceEngine {
     return DONE
   }
 
-  /**
-   * SPEC: docs/engine.md does not spell out createMarket's checks. Taken here, in this order:
-   * MARKET_INVALID {field} for a malformed field (ids non-empty and at most ID_LENGTH_MAX,
-   * texts at most TEXT_LENGTH_MAX, the two token ids distinct, minOrderSizeMicros and endDateMs
-   * safe integers >= 0, negRisk boolean, status Active or Upcoming); then
-   * MARKET_TICK_SIZE_INVALID {tickSizeMicros}; MARKET_FEE_RATE_INVALID {feeRateBps};
-   * MARKET_EXISTS {field} naming the first of marketId, conditionId, slug, yesTokenId,
-   * noTokenId already in use (token ids collide across Yes and No); MARKETS_FULL (null).
-   */
+  /** Field checks, then capacity, then uniqueness (docs/engine.md, Market administration). */
   private marketInputRefusal(m: MarketInput): Refusal | null {
     const invalid = marketShapeError(m)
     if (invalid !== null) return refuse(Code.MARKET_INVALID, { field: invalid })
-    if (!isTick(m.tickSizeMicros)) {
-      return refuse(Code.MARKET_TICK_SIZE_INVALID, { tickSizeMicros: m.tickSizeMicros })
-    }
-    if (!isFeeRate(m.feeRateBps)) {
-      return refuse(Code.MARKET_FEE_RATE_INVALID, { feeRateBps: m.feeRateBps })
-    }
+    if (this.markets.length >= MARKETS_MAX) return refuse(Code.MARKETS_FULL, { max: MARKETS_MAX })
     const taken = this.takenMarketField(m)
     if (taken !== null) return refuse(Code.MARKET_EXISTS, { field: taken })
-    if (this.markets.length >= MARKETS_MAX) return refuse(Code.MARKETS_FULL, null)
     return null
   }
 
@@ -966,25 +954,20 @@ export class ReferenceEngine {
   private setMarketStatus(c: SetMarketStatus, step: Step): CommandResult {
     const market = this.findMarket(c.marketId)
     if (market === undefined) return rejection(refuse(Code.MARKET_NOT_FOUND, { marketId: c.marketId }))
-    // SPEC: "setting the current status again" is checked first, so even Resolved -> Resolved
-    // through setMarketStatus is an accepted no-op.
+    // The current status again is accepted and does nothing, even Resolved (unlike a second
+    // resolveMarket).
     if (market.status === c.status) return DONE
     if (!TRANSITIONS[market.status].includes(c.status)) {
       return rejection(refuse(Code.MARKET_STATUS_TRANSITION, { from: market.status, to: c.status }))
     }
+    // Closing or moving to Resolving cancels the open orders first, then marketUpdated.
+    if (c.status === 'Closed' || c.status === 'Resolving') this.cancelMarket(market, 'market-closed', step)
     market.status = c.status
     this.emitMarketUpdated(market, step)
-    // SPEC: the marketUpdated event comes first, then the cancels it causes. Entering Resolving
-    // through setMarketStatus cancels with reason market-closed (market-resolved is for
-    // resolveMarket only).
-    if (c.status === 'Closed' || c.status === 'Resolving') this.cancelMarket(market, 'market-closed', step)
     return DONE
   }
 
   private setTickSize(c: SetTickSize, step: Step): CommandResult {
-    // SPEC: an unknown market is checked before the tick's validity (as for every market
-    // command here); MARKET_TICK_SIZE_INVALID and MARKET_TICK_SIZE_OFF_GRID carry
-    // {tickSizeMicros}.
     const market = this.findMarket(c.marketId)
     if (market === undefined) return rejection(refuse(Code.MARKET_NOT_FOUND, { marketId: c.marketId }))
     if (!isTick(c.tickSizeMicros)) {
@@ -1017,17 +1000,16 @@ export class ReferenceEngine {
     const market = this.findMarket(c.marketId)
     if (market === undefined) return rejection(refuse(Code.MARKET_NOT_FOUND, { marketId: c.marketId }))
     if (c.outcome !== 'Yes' && c.outcome !== 'No') {
-      // SPEC: an outcome that is neither Yes nor No → MARKET_INVALID {field: 'outcome'}.
       return rejection(refuse(Code.MARKET_INVALID, { field: 'outcome' }))
     }
     if (market.status === 'Resolved') {
       return rejection(refuse(Code.MARKET_STATUS_TRANSITION, { from: 'Resolved', to: 'Resolved' }))
     }
+    this.cancelMarket(market, 'market-resolved', step)
     market.status = 'Resolved'
     market.winningOutcome = c.outcome
     market.resolvedMs = this.timeMs
     this.emitMarketUpdated(market, step)
-    this.cancelMarket(market, 'market-resolved', step)
     return DONE
   }
 
@@ -1051,25 +1033,25 @@ export class ReferenceEngine {
   // Ledger
   // -------------------------------------------------------------------------------------------
 
+  // Ledger checks run in the order docs/engine.md lists them; the first failing one decides.
+
   private credit(c: Credit, step: Step): CommandResult {
     if (!isNonNegativeInt(c.usdcMicros)) return ledgerInvalid('usdcMicros')
     if (!isNonNegativeInt(c.gasMicros)) return ledgerInvalid('gasMicros')
-    // SPEC: "not both 0" names the field usdcMicros.
     if (c.usdcMicros === 0 && c.gasMicros === 0) return ledgerInvalid('usdcMicros')
     const account = this.accounts.get(c.address)
     const usdc = BigInt(c.usdcMicros)
     const gas = BigInt(c.gasMicros)
-    // SPEC: both limits apply to both assets: the new balance and the credited total of USDC,
-    // then of gas (which has its own credited total, not part of USDC conservation).
     if ((account?.usdc ?? 0n) + usdc > BigInt(BALANCE_MICROS_MAX)) return balanceLimit(USDC)
     if (this.credited + usdc > BigInt(SUPPLY_MICROS_MAX)) return balanceLimit(USDC)
+    // Gas is not USDC: it has a balance cap but no part in the supply.
     if ((account?.gas ?? 0n) + gas > BigInt(BALANCE_MICROS_MAX)) return balanceLimit('GAS')
-    if (this.gasCredited + gas > BigInt(SUPPLY_MICROS_MAX)) return balanceLimit('GAS')
+    // SPEC: gas is not an asset of `balance` events (those name USDC or a token id); it shows
+    // only in the ledger event and the summary.
     const a = this.openAccount(c.address)
     a.usdc += usdc
     a.gas += gas
     this.credited += usdc
-    this.gasCredited += gas
     step.events.push({
       type: 'ledger',
       action: 'credit',
@@ -1084,25 +1066,21 @@ export class ReferenceEngine {
   private approve(c: Approve, step: Step): CommandResult {
     if (!isNonNegativeInt(c.usdcAllowanceMicros)) return ledgerInvalid('usdcAllowanceMicros')
     const allowance = BigInt(c.usdcAllowanceMicros)
+    const existing = this.accounts.get(c.address)
     const heldUsdc = this.heldUsdc(c.address)
-    // SPEC: LEDGER_ALLOWANCE_BELOW_HOLDS carries {asset, heldMicros}: USDC is checked first;
-    // for a zero approval with shares held, the asset is the smallest token id that is held.
-    if (allowance < heldUsdc) {
+    if (existing !== undefined && minBig(existing.usdc, allowance) < heldUsdc) {
       return rejection(refuse(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: USDC, heldMicros: num(heldUsdc) }))
     }
-    if (allowance === 0n) {
-      const held = this.sharesHeldBy(c.address)
-      if (held !== undefined) {
-        return rejection(refuse(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, {
-          asset: held.tokenId,
-          heldMicros: num(held.held),
-        }))
-      }
+    const heldShares = allowance === 0n ? this.firstHeldToken(c.address) : undefined
+    if (heldShares !== undefined) {
+      return rejection(refuse(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, {
+        asset: heldShares.tokenId,
+        heldMicros: num(heldShares.held),
+      }))
     }
     const a = this.openAccount(c.address)
     a.allowance = allowance
     a.sharesApproved = allowance > 0n
-    // SPEC: an approval always emits `allowance`, even when nothing changes.
     step.events.push({
       type: 'allowance',
       address: c.address,
@@ -1112,31 +1090,21 @@ export class ReferenceEngine {
     return DONE
   }
 
-  /**
-   * SPEC (split, merge, redeem): checks run in the order the errors are listed: unknown market,
-   * then the amount, then the market status, then the balances, then the balance limit.
-   * LEDGER_MARKET_RESOLVED, LEDGER_MARKET_NOT_RESOLVED and LEDGER_NOTHING_TO_REDEEM carry
-   * {marketId}; LEDGER_BALANCE_LIMIT names the asset that would overflow.
-   */
   private split(c: Split, step: Step): CommandResult {
     const market = this.findMarket(c.marketId)
     if (market === undefined) return rejection(refuse(Code.MARKET_NOT_FOUND, { marketId: c.marketId }))
-    if (!isPositiveInt(c.amountMicros)) return ledgerInvalid('amountMicros')
     if (market.status === 'Resolved') {
       return rejection(refuse(Code.LEDGER_MARKET_RESOLVED, { marketId: c.marketId }))
     }
+    if (!isPositiveInt(c.amountMicros)) return ledgerInvalid('amountMicros')
     const amount = BigInt(c.amountMicros)
     const a = this.accounts.get(c.address)
     const free = (a?.usdc ?? 0n) - this.heldUsdc(c.address)
     if (free < amount) return insufficient(USDC, amount, free)
-    const { yesTokenId, noTokenId } = market.input
-    for (const token of [yesTokenId, noTokenId]) {
-      if ((a?.shares.get(token) ?? 0n) + amount > BigInt(BALANCE_MICROS_MAX)) return balanceLimit(token)
-    }
     const account = this.mustAccount(c.address)
     account.usdc -= amount
-    addShares(account, yesTokenId, amount)
-    addShares(account, noTokenId, amount)
+    addShares(account, market.input.yesTokenId, amount)
+    addShares(account, market.input.noTokenId, amount)
     market.collateral += amount
     market.minted += amount
     this.emitLedger(step, 'split', c.address, c.marketId, c.amountMicros, 0)
@@ -1155,7 +1123,6 @@ export class ReferenceEngine {
       if (free < amount) return insufficient(token, amount, free)
     }
     const account = this.mustAccount(c.address)
-    if (account.usdc + amount > BigInt(BALANCE_MICROS_MAX)) return balanceLimit(USDC)
     addShares(account, yesTokenId, -amount)
     addShares(account, noTokenId, -amount)
     account.usdc += amount
@@ -1169,7 +1136,7 @@ export class ReferenceEngine {
     const market = this.findMarket(c.marketId)
     if (market === undefined) return rejection(refuse(Code.MARKET_NOT_FOUND, { marketId: c.marketId }))
     if (market.status !== 'Resolved') {
-      return rejection(refuse(Code.LEDGER_MARKET_NOT_RESOLVED, { marketId: c.marketId }))
+      return rejection(refuse(Code.LEDGER_MARKET_NOT_RESOLVED, { marketId: c.marketId, status: market.status }))
     }
     const a = this.accounts.get(c.address)
     const { yesTokenId, noTokenId } = market.input
@@ -1179,7 +1146,6 @@ export class ReferenceEngine {
       return rejection(refuse(Code.LEDGER_NOTHING_TO_REDEEM, { marketId: c.marketId }))
     }
     const payout = market.winningOutcome === 'Yes' ? yes : no
-    if (a.usdc + payout > BigInt(BALANCE_MICROS_MAX)) return balanceLimit(USDC)
     addShares(a, yesTokenId, -yes)
     addShares(a, noTokenId, -no)
     a.usdc += payout
@@ -1205,13 +1171,6 @@ export class ReferenceEngine {
   // API keys
   // -------------------------------------------------------------------------------------------
 
-  /**
-   * SPEC: docs/engine.md does not detail API keys. Taken here: API_KEY_INVALID {field} unless
-   * apiKey, address, secret and passphrase are non-empty strings of at most ID_LENGTH_MAX and
-   * nonce a safe integer >= 0 (checked in that order); API_KEY_EXISTS {apiKey} while the key is
-   * registered; API_KEY_NOT_FOUND {apiKey} to revoke a key that is not registered. A revoked key
-   * is forgotten, so it may be registered again. Keys create no account.
-   */
   private registerApiKey(c: RegisterApiKey, step: Step): CommandResult {
     const fields: readonly (readonly [string, boolean])[] = [
       ['apiKey', isId(c.apiKey)],
@@ -1222,7 +1181,11 @@ export class ReferenceEngine {
     ]
     const bad = fields.find(([, ok]) => !ok)
     if (bad !== undefined) return rejection(refuse(Code.API_KEY_INVALID, { field: bad[0] }))
-    if (this.apiKeys.has(c.apiKey)) return rejection(refuse(Code.API_KEY_EXISTS, { apiKey: c.apiKey }))
+    // SPEC: a revoked key is forgotten (revoking "frees the (address, nonce) slot"), so it is
+    // not "a known apiKey" and may be registered again.
+    if (this.apiKeys.has(c.apiKey)) return rejection(refuse(Code.API_KEY_EXISTS, { field: 'apiKey' }))
+    const slotTaken = [...this.apiKeys.values()].some((k) => k.address === c.address && k.nonce === c.nonce)
+    if (slotTaken) return rejection(refuse(Code.API_KEY_EXISTS, { field: 'nonce' }))
     this.apiKeys.set(c.apiKey, { address: c.address, nonce: c.nonce })
     step.events.push({ type: 'apiKey', action: 'registered', apiKey: c.apiKey, address: c.address, nonce: c.nonce })
     return DONE
@@ -1230,7 +1193,7 @@ export class ReferenceEngine {
 
   private revokeApiKey(c: RevokeApiKey, step: Step): CommandResult {
     const k = this.apiKeys.get(c.apiKey)
-    if (k === undefined) return rejection(refuse(Code.API_KEY_NOT_FOUND, { apiKey: c.apiKey }))
+    if (k === undefined) return rejection(refuse(Code.API_KEY_NOT_FOUND, null))
     this.apiKeys.delete(c.apiKey)
     step.events.push({ type: 'apiKey', action: 'revoked', apiKey: c.apiKey, address: k.address, nonce: k.nonce })
     return DONE
@@ -1268,30 +1231,26 @@ export class ReferenceEngine {
       .reduce((sum, o) => sum + BigInt(o.lots) * LOT, 0n)
   }
 
-  /** The held shares of `address` in its smallest held token id, if it holds any. */
-  private sharesHeldBy(address: string): { tokenId: string; held: bigint } | undefined {
-    const tokens = [
-      ...new Set(
-        this.live
-          .filter((o) => o.input.maker === address && o.input.side === 'SELL')
-          .map((o) => o.input.tokenId),
-      ),
-    ].sort(compareStrings)
-    const first = tokens[0]
-    return first === undefined ? undefined : { tokenId: first, held: this.heldShares(address, first) }
+  /** The first token, in market order (Yes before No), in which `address` holds shares. */
+  private firstHeldToken(address: string): { tokenId: string; held: bigint } | undefined {
+    for (const m of this.markets) {
+      for (const tokenId of [m.input.yesTokenId, m.input.noTokenId]) {
+        const held = this.heldShares(address, tokenId)
+        if (held > 0n) return { tokenId, held }
+      }
+    }
+    return undefined
   }
 
   /** All holds in one pass: (address, asset) -> held. */
-  private holds(): Map<string, BalanceRow> {
-    const rows = new Map<string, BalanceRow>()
+  private holds(): Table<string, bigint> {
+    const held = new Table<string, bigint>()
     for (const o of this.live) {
       const asset = o.input.side === 'BUY' ? USDC : o.input.tokenId
       const amount = o.input.side === 'BUY' ? BigInt(o.pips) * BigInt(o.lots) : BigInt(o.lots) * LOT
-      const k = key(o.input.maker, asset)
-      const prev = rows.get(k)
-      rows.set(k, { address: o.input.maker, asset, balance: 0n, held: (prev?.held ?? 0n) + amount })
+      held.set(o.input.maker, asset, (held.get(o.input.maker, asset) ?? 0n) + amount)
     }
-    return rows
+    return held
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1299,28 +1258,29 @@ export class ReferenceEngine {
   // -------------------------------------------------------------------------------------------
 
   /** Every (address, asset) with its balance and hold. */
-  private balanceRows(): Map<string, BalanceRow> {
+  private balanceRows(): Table<string, BalanceRow> {
     const holds = this.holds()
-    const rows = new Map<string, BalanceRow>()
+    const rows = new Table<string, BalanceRow>()
     const put = (address: string, asset: string, balance: bigint): void => {
-      const held = holds.get(key(address, asset))?.held ?? 0n
-      rows.set(key(address, asset), { address, asset, balance, held })
+      rows.set(address, asset, { address, asset, balance, held: holds.get(address, asset) ?? 0n })
     }
     for (const [address, a] of this.accounts) {
       put(address, USDC, a.usdc)
       for (const [token, balance] of a.shares) put(address, token, balance)
     }
-    for (const [k, h] of holds) if (!rows.has(k)) rows.set(k, h)
+    // Holds of an asset the account has no balance entry for (cannot happen, but be complete).
+    for (const [address, asset] of holds.keys()) {
+      if (rows.get(address, asset) === undefined) put(address, asset, 0n)
+    }
     return rows
   }
 
-  private balanceChanges(before: Map<string, BalanceRow>): Balance[] {
+  private balanceChanges(before: Table<string, BalanceRow>): Balance[] {
     const after = this.balanceRows()
     const changed: BalanceRow[] = []
-    for (const k of new Set([...before.keys(), ...after.keys()])) {
-      const b = before.get(k)
-      const a = after.get(k)
-      const row = a ?? { address: b?.address ?? '', asset: b?.asset ?? '', balance: 0n, held: 0n }
+    for (const [address, asset] of unionKeys(before, after)) {
+      const b = before.get(address, asset)
+      const row = after.get(address, asset) ?? { address, asset, balance: 0n, held: 0n }
       if ((b?.balance ?? 0n) !== row.balance || (b?.held ?? 0n) !== row.held) changed.push(row)
     }
     changed.sort((x, y) => compareStrings(x.address, y.address) || compareAssets(x.asset, y.asset))
@@ -1333,28 +1293,33 @@ export class ReferenceEngine {
     }))
   }
 
-  /** Every level of every native book: (token, side, native price) -> size. */
-  private levelRows(): Map<string, LevelRow> {
-    const rows = new Map<string, LevelRow>()
+  /** Every level of every native book: (token, side and native price) -> size. */
+  private levelRows(): Table<number, LevelRow> {
+    const rows = new Table<number, LevelRow>()
     for (const o of this.live) {
-      const k = key(o.input.tokenId, o.input.side, o.pips)
-      const size = (rows.get(k)?.size ?? 0n) + BigInt(o.lots) * LOT
-      rows.set(k, { marketId: o.marketId, tokenId: o.input.tokenId, side: o.input.side, pips: o.pips, size })
+      // One number per (side, price): BUY levels positive, SELL levels negative.
+      const level = o.input.side === 'BUY' ? o.pips : -o.pips
+      const size = (rows.get(o.input.tokenId, level)?.size ?? 0n) + BigInt(o.lots) * LOT
+      rows.set(o.input.tokenId, level, {
+        marketId: o.marketId,
+        tokenId: o.input.tokenId,
+        side: o.input.side,
+        pips: o.pips,
+        size,
+      })
     }
     return rows
   }
 
-  private levelChanges(before: Map<string, LevelRow>): BookLevel[] {
+  private levelChanges(before: Table<number, LevelRow>): BookLevel[] {
     const after = this.levelRows()
     const changed: LevelRow[] = []
-    for (const k of new Set([...before.keys(), ...after.keys()])) {
-      const b = before.get(k)
-      const a = after.get(k)
+    for (const [tokenId, level] of unionKeys(before, after)) {
+      const b = before.get(tokenId, level)
+      const a = after.get(tokenId, level)
       const size = a?.size ?? 0n
-      if ((b?.size ?? 0n) !== size) {
-        const row = a ?? b
-        if (row !== undefined) changed.push({ ...row, size })
-      }
+      const row = a ?? b
+      if ((b?.size ?? 0n) !== size && row !== undefined) changed.push({ ...row, size })
     }
     changed.sort(
       (x, y) =>
@@ -1499,18 +1464,76 @@ function dryRunFills(input: OrderInput, plan: Plan, makers: readonly OrderState[
   return lots === 0
 }
 
+/** What one fill of `x` lots moves (docs/engine.md, Matching, steps 2 to 4). */
+interface FillTerms {
+  readonly matchType: MatchType
+  /** The taker's native price at the maker's level, in pips. */
+  readonly tp: bigint
+  readonly shares: bigint
+  readonly takerCash: bigint
+  readonly makerCash: bigint
+  readonly fee: bigint
+}
+
+function fillTerms(t: Taker, m: OrderState, x: number): FillTerms {
+  const T = t.order.input
+  const lots = BigInt(x)
+  const tp = BigInt(nativePips(t.order.outcome, m.yesPips))
+  // The fee base min(P, 1 - P) is the same from either token.
+  const feeBase = BigInt(Math.min(m.yesPips, PIPS_PER_UNIT - m.yesPips))
+  return {
+    matchType: T.tokenId === m.input.tokenId ? 'normal' : T.side === 'BUY' ? 'mint' : 'merge',
+    tp,
+    shares: lots * LOT,
+    takerCash: tp * lots,
+    makerCash: BigInt(m.pips) * lots,
+    fee: (BigInt(t.market.feeRateBps) * feeBase * lots) / UNIT_PIPS,
+  }
+}
+
+function tradeEvent(tradeId: string, t: Taker, m: OrderState, f: FillTerms, timeMs: number): Trade {
+  const T = t.order.input
+  const M = m.input
+  return {
+    type: 'trade',
+    tradeId,
+    marketId: t.market.input.marketId,
+    matchType: f.matchType,
+    takerOrderId: T.orderId,
+    takerAddress: T.maker,
+    takerOwner: T.owner,
+    tokenId: T.tokenId,
+    outcome: t.order.outcome,
+    side: T.side,
+    priceMicros: num(f.tp) * MICROS_PER_PIP,
+    sizeMicros: num(f.shares),
+    feeMicros: num(f.fee),
+    feeRateBps: t.market.feeRateBps,
+    makerOrderId: M.orderId,
+    makerAddress: M.maker,
+    makerOwner: M.owner,
+    makerTokenId: M.tokenId,
+    makerOutcome: m.outcome,
+    makerSide: M.side,
+    makerPriceMicros: m.pips * MICROS_PER_PIP,
+    timeMs,
+  }
+}
+
 function addShares(account: AccountState, tokenId: string, delta: bigint): void {
   const next = (account.shares.get(tokenId) ?? 0n) + delta
   if (next < 0n) throw new Error(`reference: negative share balance of ${tokenId}`)
-  account.shares.set(tokenId, next)
+  // A zero balance is no entry, so state does not grow with every token ever held.
+  if (next === 0n) account.shares.delete(tokenId)
+  else account.shares.set(tokenId, next)
 }
 
-function isTick(tickSizeMicros: number): boolean {
+function isTick(tickSizeMicros: unknown): boolean {
   return TICK_PIPS_ALLOWED.some((t) => t * MICROS_PER_PIP === tickSizeMicros)
 }
 
-function isFeeRate(rate: number): boolean {
-  return Number.isSafeInteger(rate) && rate >= 0 && rate <= FEE_RATE_BPS_MAX
+function isFeeRate(rate: unknown): boolean {
+  return typeof rate === 'number' && Number.isSafeInteger(rate) && rate >= 0 && rate <= FEE_RATE_BPS_MAX
 }
 
 function ledgerInvalid(field: string): Rejection {
@@ -1529,21 +1552,25 @@ function insufficient(asset: string, required: bigint, available: bigint): Rejec
   }))
 }
 
+/** The first malformed field of a new market, in the order docs/engine.md checks them. */
 function marketShapeError(m: MarketInput): string | null {
-  const checks: readonly (readonly [string, boolean])[] = [
-    ['marketId', isId(m.marketId)],
-    ['conditionId', isId(m.conditionId)],
-    ['question', isText(m.question)],
-    ['slug', isId(m.slug)],
-    ['description', isText(m.description)],
-    ['yesTokenId', isId(m.yesTokenId)],
-    ['noTokenId', isId(m.noTokenId) && m.noTokenId !== m.yesTokenId],
-    ['minOrderSizeMicros', isNonNegativeInt(m.minOrderSizeMicros)],
-    ['negRisk', typeof m.negRisk === 'boolean'],
-    ['endDateMs', isNonNegativeInt(m.endDateMs)],
-    ['status', m.status === 'Active' || m.status === 'Upcoming'],
+  const checks: readonly (readonly [string, () => boolean])[] = [
+    ['marketId', () => isId(m.marketId)],
+    ['conditionId', () => isId(m.conditionId)],
+    ['question', () => isText(m.question) && m.question.length > 0],
+    ['slug', () => isId(m.slug)],
+    ['description', () => isText(m.description)],
+    ['yesTokenId', () => isId(m.yesTokenId)],
+    ['noTokenId', () => isId(m.noTokenId) && m.noTokenId !== m.yesTokenId],
+    ['tickSizeMicros', () => isTick(m.tickSizeMicros)],
+    ['minOrderSizeMicros', () => isNonNegativeInt(m.minOrderSizeMicros) &&
+      m.minOrderSizeMicros % MICROS_PER_LOT === 0 && m.minOrderSizeMicros <= ORDER_AMOUNT_MICROS_MAX],
+    ['feeRateBps', () => isFeeRate(m.feeRateBps)],
+    ['negRisk', () => typeof m.negRisk === 'boolean'],
+    ['endDateMs', () => isNonNegativeInt(m.endDateMs)],
+    ['status', () => m.status === 'Active' || m.status === 'Upcoming'],
   ]
-  return checks.find(([, ok]) => !ok)?.[0] ?? null
+  return checks.find(([, ok]) => !ok())?.[0] ?? null
 }
 
 function marketRecord(m: MarketState): MarketRecord {

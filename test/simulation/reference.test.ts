@@ -1,0 +1,723 @@
+/**
+ * Tests of the reference model alone: small scenarios whose numbers were computed by hand from
+ * docs/engine.md, then a long seeded workload run that must not throw and must reach every
+ * match type and every rejection code the workload aims at.
+ */
+import t from 'tap'
+import type { Command, MarketInput, OrderInput, Side, TimeInForce } from '../../src/engine/command.js'
+import type { EngineEvent, OrderUpdate, Trade } from '../../src/engine/event.js'
+import type { CommandResult } from '../../src/engine/result.js'
+import type { StateSummary } from '../../src/engine/summary.js'
+import { CODE_MESSAGES } from '../../src/engine/codes.js'
+import { ALLOWANCE_MICROS_UNLIMITED } from '../../src/engine/limits.js'
+import { tradeIdOf } from '../../src/engine/ids.js'
+import { ReferenceEngine } from './reference.js'
+import { TARGETED_CODES, Workload } from './workload.js'
+
+// ---------------------------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------------------------
+
+/** A command without its stamp (the harness numbers and times it). */
+type Body = Command extends infer C ? (C extends Command ? Omit<C, 'seq' | 'timeMs'> : never) : never
+
+const T0 = 1_700_000_000_000
+const ALICE = `0x${'a'.repeat(40)}`
+const BOB = `0x${'b'.repeat(40)}`
+const CAROL = `0x${'c'.repeat(40)}`
+const DAVE = `0x${'d'.repeat(40)}`
+const ALICE_SIGNER = `0x${'e'.repeat(40)}`
+/** Market M: no fee, tick 0.01, min size one lot. Market F: 100 bps. */
+const M = { id: 'market-m', yes: '1001', no: '1002' }
+const F = { id: 'market-f', yes: '2001', no: '2002' }
+const USDC = 1_000_000
+
+class Harness {
+  readonly ref = new ReferenceEngine()
+  seq = 0
+  timeMs = T0
+
+  run(body: Body, advanceMs = 1_000): { result: CommandResult; events: EngineEvent[] } {
+    this.seq += 1
+    this.timeMs += advanceMs
+    return this.ref.apply({ ...body, seq: this.seq, timeMs: this.timeMs } as Command)
+  }
+
+  place(order: OrderInput): { result: CommandResult; events: EngineEvent[] } {
+    return this.run({ kind: 'placeOrder', order })
+  }
+
+  summary(): StateSummary {
+    return this.ref.summary()
+  }
+
+  usdc(address: string): number {
+    return this.account(address)?.usdcMicros ?? 0
+  }
+
+  shares(address: string, tokenId: string): number {
+    return this.account(address)?.shares.find((s) => s.tokenId === tokenId)?.balanceMicros ?? 0
+  }
+
+  held(address: string, asset: string): number {
+    const a = this.account(address)
+    if (asset === 'USDC') return a?.usdcHeldMicros ?? 0
+    return a?.shares.find((s) => s.tokenId === asset)?.heldMicros ?? 0
+  }
+
+  market(id: string): StateSummary['markets'][number] | undefined {
+    return this.summary().markets.find((m) => m.marketId === id)
+  }
+
+  private account(address: string): StateSummary['accounts'][number] | undefined {
+    return this.summary().accounts.find((a) => a.address === address)
+  }
+}
+
+function marketInput(m: { id: string; yes: string; no: string }, feeRateBps: number): MarketInput {
+  return {
+    marketId: m.id,
+    conditionId: `0x${m.yes.padStart(64, '0')}`,
+    question: `Question ${m.id}?`,
+    slug: m.id,
+    description: '',
+    yesTokenId: m.yes,
+    noTokenId: m.no,
+    tickSizeMicros: 10_000,
+    minOrderSizeMicros: 10_000,
+    feeRateBps,
+    negRisk: false,
+    endDateMs: 0,
+    status: 'Active',
+  }
+}
+
+/** Two markets; each account credited 1 000 USDC, approved, and holding 100 full sets of M. */
+function setup(accounts: readonly string[] = [ALICE, BOB, CAROL, DAVE]): Harness {
+  const h = new Harness()
+  h.run({ kind: 'createMarket', market: marketInput(M, 0) })
+  h.run({ kind: 'createMarket', market: marketInput(F, 100) })
+  for (const address of accounts) {
+    h.run({ kind: 'credit', address, usdcMicros: 1_000 * USDC, gasMicros: 0 })
+    h.run({ kind: 'approve', address, usdcAllowanceMicros: ALLOWANCE_MICROS_UNLIMITED })
+    h.run({ kind: 'split', address, marketId: M.id, amountMicros: 100 * USDC })
+  }
+  return h
+}
+
+interface OrderOptions {
+  readonly tif?: TimeInForce
+  readonly postOnly?: boolean
+  readonly expirationSec?: number
+  readonly feeRateBps?: number
+  readonly signer?: string
+}
+
+/** A resting-style order at `pips` (0.0001 USDC) for `lots` (0.01 share), as clob-client builds it. */
+function limit(
+  id: string,
+  maker: string,
+  tokenId: string,
+  side: Side,
+  pips: number,
+  lots: number,
+  o: OrderOptions = {},
+): OrderInput {
+  return {
+    orderId: id,
+    owner: `key-${maker.slice(2, 6)}`,
+    maker,
+    signer: o.signer ?? maker,
+    tokenId,
+    side,
+    makerAmountMicros: side === 'BUY' ? pips * lots : lots * 10_000,
+    takerAmountMicros: side === 'BUY' ? lots * 10_000 : pips * lots,
+    expirationSec: o.expirationSec ?? 0,
+    feeRateBps: o.feeRateBps ?? 0,
+    timeInForce: o.tif ?? 'GTC',
+    postOnly: o.postOnly ?? false,
+  }
+}
+
+/** An immediate order with explicit amounts (BUY: budget and limit ratio; SELL: shares). */
+function immediate(
+  id: string,
+  maker: string,
+  tokenId: string,
+  side: Side,
+  ma: number,
+  ta: number,
+  tif: 'FOK' | 'FAK',
+  feeRateBps = 0,
+): OrderInput {
+  return { ...limit(id, maker, tokenId, side, 1, 1, { tif, feeRateBps }), makerAmountMicros: ma, takerAmountMicros: ta }
+}
+
+function ofType<K extends EngineEvent['type']>(events: readonly EngineEvent[], type: K): Extract<EngineEvent, { type: K }>[] {
+  return events.filter((e): e is Extract<EngineEvent, { type: K }> => e.type === type)
+}
+
+function update(orderId: string, maker: string, status: OrderUpdate['status'], matched: number, remaining: number, reason: OrderUpdate['reason']): OrderUpdate {
+  return { type: 'orderUpdate', orderId, maker, status, sizeMatchedMicros: matched, remainingMicros: remaining, reason }
+}
+
+/** The one assertion checkConservation needs from a tap test. */
+interface Asserts {
+  equal(found: number, wanted: number, message: string): boolean
+}
+
+/** Credited USDC = balances + collateral + fees, exactly (docs/engine.md, Invariants). */
+function checkConservation(t: Asserts, s: StateSummary): void {
+  const balances = s.accounts.reduce((sum, a) => sum + a.usdcMicros, 0)
+  const collateral = s.markets.reduce((sum, m) => sum + m.collateralMicros, 0)
+  t.equal(balances + collateral + s.feesMicros, s.creditedMicros, 'USDC is conserved')
+}
+
+/** Token id -> its market and outcome, learnt from marketCreated events. */
+type TokenMap = Map<string, { readonly marketId: string; readonly yes: boolean }>
+
+/**
+ * The other invariants of docs/engine.md that a summary shows: shares conserved per market,
+ * holds within balances, books not crossed in Yes-space. Returns the first violation, or ''.
+ */
+function invariantViolation(s: StateSummary, tokens: TokenMap): string {
+  const supply = new Map<string, number>()
+  for (const a of s.accounts) {
+    if (a.usdcHeldMicros > Math.min(a.usdcMicros, a.usdcAllowanceMicros)) return `USDC hold of ${a.address}`
+    for (const sh of a.shares) {
+      if (sh.heldMicros > sh.balanceMicros || sh.balanceMicros < 0) return `shares of ${a.address}`
+      supply.set(sh.tokenId, (supply.get(sh.tokenId) ?? 0) + sh.balanceMicros)
+    }
+  }
+  for (const [tokenId, { marketId, yes }] of tokens) {
+    const m = s.markets.find((x) => x.marketId === marketId)
+    const redeemed = yes ? m?.redeemedYesMicros : m?.redeemedNoMicros
+    const expected = (m?.mintedMicros ?? 0) - (m?.mergedMicros ?? 0) - (redeemed ?? 0)
+    if ((supply.get(tokenId) ?? 0) !== expected) return `supply of ${tokenId}`
+  }
+  const bestBid = new Map<string, number>()
+  const bestAsk = new Map<string, number>()
+  for (const o of s.openOrders) {
+    const token = tokens.get(o.tokenId)
+    if (token === undefined) return `unknown token ${o.tokenId}`
+    const yesPrice = token.yes ? o.priceMicros : 1_000_000 - o.priceMicros
+    if ((o.side === 'BUY') === token.yes) bestBid.set(token.marketId, Math.max(bestBid.get(token.marketId) ?? 0, yesPrice))
+    else bestAsk.set(token.marketId, Math.min(bestAsk.get(token.marketId) ?? 1_000_000, yesPrice))
+  }
+  for (const [marketId, bid] of bestBid) if (bid >= (bestAsk.get(marketId) ?? 1_000_000)) return `crossed ${marketId}`
+  return ''
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+// ---------------------------------------------------------------------------------------------
+
+t.test('normal match: exact balances, events and their order', (t) => {
+  const h = setup([ALICE, BOB])
+  // Bob: 900 USDC, 100 Yes, 100 No. He offers 50 Yes at 0.60.
+  h.place(limit('0xb1', BOB, M.yes, 'SELL', 6_000, 5_000))
+  t.equal(h.held(BOB, M.yes), 50 * USDC)
+  // Alice bids 0.65 for 20 Yes: fills at the maker's 0.60, paying 12 USDC.
+  const { result, events } = h.place(limit('0xa1', ALICE, M.yes, 'BUY', 6_500, 2_000))
+  const tradeId = tradeIdOf(h.seq, 0)
+  t.strictSame(result, {
+    ok: true, orderId: '0xa1', status: 'MATCHED', makingMicros: 12 * USDC, takingMicros: 20 * USDC,
+    feeMicros: 0, tradeIds: [tradeId],
+  })
+  t.strictSame(events.map((e) => e.type), [
+    'orderAccepted', 'trade', 'orderUpdate', 'orderUpdate', 'balance', 'balance', 'balance', 'balance', 'bookLevel',
+  ])
+  t.match(events[0], { orderId: '0xa1', priceMicros: 650_000, originalSizeMicros: 20 * USDC, outcome: 'Yes', marketId: M.id })
+  t.match(events[1], {
+    tradeId, matchType: 'normal', takerOrderId: '0xa1', makerOrderId: '0xb1', side: 'BUY', makerSide: 'SELL',
+    priceMicros: 600_000, makerPriceMicros: 600_000, sizeMicros: 20 * USDC, feeMicros: 0,
+  })
+  t.strictSame(events[2], update('0xb1', BOB, 'LIVE', 20 * USDC, 30 * USDC, null))
+  t.strictSame(events[3], update('0xa1', ALICE, 'MATCHED', 20 * USDC, 0, null))
+  t.strictSame(events.slice(4), [
+    { type: 'balance', address: ALICE, asset: 'USDC', balanceMicros: 888 * USDC, heldMicros: 0 },
+    { type: 'balance', address: ALICE, asset: M.yes, balanceMicros: 120 * USDC, heldMicros: 0 },
+    { type: 'balance', address: BOB, asset: 'USDC', balanceMicros: 912 * USDC, heldMicros: 0 },
+    { type: 'balance', address: BOB, asset: M.yes, balanceMicros: 80 * USDC, heldMicros: 30 * USDC },
+    { type: 'bookLevel', marketId: M.id, tokenId: M.yes, side: 'SELL', priceMicros: 600_000, sizeMicros: 30 * USDC },
+  ])
+  checkConservation(t, h.summary())
+  t.end()
+})
+
+t.test('mint match: two BUYs of different tokens make full sets', (t) => {
+  const h = setup([ALICE, BOB])
+  // Alice bids 0.40 for 10 Yes (holds 4 USDC); Bob bids 0.65 for 10 No: a Yes-space ask at 0.35.
+  h.place(limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 1_000))
+  t.equal(h.held(ALICE, 'USDC'), 4 * USDC)
+  const { result, events } = h.place(limit('0xb1', BOB, M.no, 'BUY', 6_500, 1_000))
+  // At Alice's level (Yes 0.40) Bob's No price is 0.60: 6 USDC from Bob, 4 from Alice's hold.
+  t.match(result, { status: 'MATCHED', makingMicros: 6 * USDC, takingMicros: 10 * USDC, feeMicros: 0 })
+  t.match(ofType(events, 'trade'), [{
+    matchType: 'mint', tokenId: M.no, side: 'BUY', priceMicros: 600_000,
+    makerTokenId: M.yes, makerSide: 'BUY', makerPriceMicros: 400_000, sizeMicros: 10 * USDC,
+  }])
+  t.equal(h.usdc(ALICE), 896 * USDC)
+  t.equal(h.held(ALICE, 'USDC'), 0)
+  t.equal(h.shares(ALICE, M.yes), 110 * USDC)
+  t.equal(h.usdc(BOB), 894 * USDC)
+  t.equal(h.shares(BOB, M.no), 110 * USDC)
+  // Two splits of 100 plus 10 minted.
+  t.match(h.market(M.id), { collateralMicros: 210 * USDC, mintedMicros: 210 * USDC, mergedMicros: 0 })
+  checkConservation(t, h.summary())
+  t.end()
+})
+
+t.test('merge match: two SELLs of different tokens unmake full sets', (t) => {
+  const h = setup([ALICE, BOB])
+  // Alice asks 0.70 for 10 Yes; Bob sells 10 No at 0.25 or better: a Yes-space bid at 0.75.
+  h.place(limit('0xa1', ALICE, M.yes, 'SELL', 7_000, 1_000))
+  const { result, events } = h.place(limit('0xb1', BOB, M.no, 'SELL', 2_500, 1_000))
+  // At Alice's level Bob's No price is 0.30: he gets 3 USDC, Alice 7.
+  t.match(result, { status: 'MATCHED', makingMicros: 10 * USDC, takingMicros: 3 * USDC, feeMicros: 0 })
+  t.match(ofType(events, 'trade'), [{
+    matchType: 'merge', tokenId: M.no, side: 'SELL', priceMicros: 300_000,
+    makerTokenId: M.yes, makerSide: 'SELL', makerPriceMicros: 700_000,
+  }])
+  t.equal(h.usdc(ALICE), 907 * USDC)
+  t.equal(h.shares(ALICE, M.yes), 90 * USDC)
+  t.equal(h.held(ALICE, M.yes), 0)
+  t.equal(h.usdc(BOB), 903 * USDC)
+  t.equal(h.shares(BOB, M.no), 90 * USDC)
+  t.match(h.market(M.id), { collateralMicros: 190 * USDC, mintedMicros: 200 * USDC, mergedMicros: 10 * USDC })
+  checkConservation(t, h.summary())
+  t.end()
+})
+
+t.test('price-time priority across the Yes and No books', (t) => {
+  const h = setup()
+  // Yes-space asks: Carol Yes 0.55 (#1), Alice BUY No 0.46 = 0.54 (#2), Bob Yes 0.54 (#3).
+  h.place(limit('0xc1', CAROL, M.yes, 'SELL', 5_500, 1_000))
+  h.place(limit('0xa1', ALICE, M.no, 'BUY', 4_600, 1_000))
+  h.place(limit('0xb1', BOB, M.yes, 'SELL', 5_400, 1_000))
+  const { result, events } = h.place(limit('0xd1', DAVE, M.yes, 'BUY', 5_600, 2_500))
+  const trades = ofType(events, 'trade')
+  t.strictSame(trades.map((x) => [x.makerOrderId, x.matchType, x.priceMicros, x.sizeMicros]), [
+    ['0xa1', 'mint', 540_000, 10 * USDC],
+    ['0xb1', 'normal', 540_000, 10 * USDC],
+    ['0xc1', 'normal', 550_000, 5 * USDC],
+  ])
+  t.strictSame(trades.map((x) => x.tradeId), [0, 1, 2].map((k) => tradeIdOf(h.seq, k)))
+  // 5.40 + 5.40 + 2.75 USDC for 25 shares.
+  t.match(result, { status: 'MATCHED', makingMicros: 13_550_000, takingMicros: 25 * USDC })
+  t.strictSame(ofType(events, 'orderUpdate').at(-2), update('0xc1', CAROL, 'LIVE', 5 * USDC, 5 * USDC, null))
+  // Book levels that changed, sorted by token, side, price: No bids gone; Yes asks.
+  t.strictSame(ofType(events, 'bookLevel').map((l) => [l.tokenId, l.side, l.priceMicros, l.sizeMicros]), [
+    [M.yes, 'SELL', 540_000, 0],
+    [M.yes, 'SELL', 550_000, 5 * USDC],
+    [M.no, 'BUY', 460_000, 0],
+  ])
+  t.end()
+})
+
+// ---------------------------------------------------------------------------------------------
+// Immediate orders, post-only, self-trades, expiry
+// ---------------------------------------------------------------------------------------------
+
+t.test('FOK BUY spends its budget; a FOK that cannot fill is rejected with no effect', (t) => {
+  const h = setup([ALICE, BOB])
+  h.place(limit('0xb1', BOB, M.yes, 'SELL', 5_000, 1_000))
+  h.place(limit('0xb2', BOB, M.yes, 'SELL', 6_000, 1_000))
+  // 8 USDC at a limit of 8/13.333333 = 0.600000015, floor to 6000 pips (not on any grid).
+  const fok = h.place(immediate('0xa1', ALICE, M.yes, 'BUY', 8 * USDC, 13_333_333, 'FOK'))
+  // 10 shares at 0.50 (5 USDC), then 5 at 0.60 (3 USDC): the budget is spent exactly.
+  t.match(fok.result, { status: 'MATCHED', makingMicros: 8 * USDC, takingMicros: 15 * USDC })
+  t.match(ofType(fok.events, 'orderAccepted'), [{ priceMicros: 600_000, originalSizeMicros: 13_333_333 }])
+  t.strictSame(ofType(fok.events, 'orderUpdate').slice(1), [
+    update('0xb2', BOB, 'LIVE', 5 * USDC, 5 * USDC, null),
+    update('0xa1', ALICE, 'MATCHED', 15 * USDC, 0, null),
+  ])
+  t.equal(h.usdc(ALICE), 892 * USDC)
+  // 20 USDC cannot be spent: only 5 shares at 0.60 are left.
+  const before = h.summary()
+  const big = h.place(immediate('0xa2', ALICE, M.yes, 'BUY', 20 * USDC, 33_333_333, 'FOK'))
+  t.strictSame(big.result, {
+    ok: false, code: 'FOK_ORDER_NOT_FILLED', message: CODE_MESSAGES.FOK_ORDER_NOT_FILLED, context: null, orderId: '0xa2',
+  })
+  t.strictSame(big.events, [
+    { type: 'orderRejected', orderId: '0xa2', maker: ALICE, code: 'FOK_ORDER_NOT_FILLED', message: CODE_MESSAGES.FOK_ORDER_NOT_FILLED },
+  ])
+  t.strictSame({ ...h.summary(), seq: before.seq, timeMs: before.timeMs }, before, 'nothing changed')
+  // A FOK SELL of 5 shares at 0.45 or better against Alice's bid... none: Bob's ask is the book.
+  h.place(limit('0xa3', ALICE, M.yes, 'BUY', 4_500, 400))
+  const sell = h.place(immediate('0xb3', BOB, M.yes, 'SELL', 5 * USDC, 2_250_000, 'FOK'))
+  t.match(sell.result, { ok: false, code: 'FOK_ORDER_NOT_FILLED' }, '4 shares bid, 5 offered')
+  const sell4 = h.place(immediate('0xb4', BOB, M.yes, 'SELL', 4 * USDC, 1_700_001, 'FOK'))
+  // Limit ceil(1.700001 / 4 * 10000) = 4251 pips; fills 4 shares at 0.45 = 1.80 USDC.
+  t.match(sell4.result, { status: 'MATCHED', makingMicros: 4 * USDC, takingMicros: 1_800_000 })
+  t.match(ofType(sell4.events, 'orderAccepted'), [{ priceMicros: 425_100 }])
+  t.end()
+})
+
+t.test('FAK fills what it can and cancels the rest; an immediate BUY too small is refused', (t) => {
+  const h = setup([ALICE, BOB])
+  h.place(limit('0xb1', BOB, M.yes, 'SELL', 5_000, 1_000))
+  // 10 USDC at a limit of 0.55: 10 shares at 0.50 cost 5; the other 5 USDC find nothing.
+  const fak = h.place(immediate('0xa1', ALICE, M.yes, 'BUY', 10 * USDC, 18_181_818, 'FAK'))
+  t.match(fak.result, { status: 'CANCELED', makingMicros: 5 * USDC, takingMicros: 10 * USDC })
+  t.strictSame(ofType(fak.events, 'orderUpdate'), [
+    update('0xb1', BOB, 'MATCHED', 10 * USDC, 0, null),
+    update('0xa1', ALICE, 'CANCELED', 10 * USDC, 0, 'unfilled'),
+  ])
+  // Nothing left to take: rejected, not cancelled.
+  const none = h.place(immediate('0xa2', ALICE, M.yes, 'BUY', 10 * USDC, 18_181_818, 'FAK'))
+  t.match(none.result, { ok: false, code: 'FAK_ORDER_NOT_FILLED', context: null })
+  // A FAK SELL of 7 shares against 3 bid: 3 fill, 4 are cancelled.
+  h.place(limit('0xb2', BOB, M.yes, 'BUY', 4_000, 300))
+  const sell = h.place(immediate('0xa3', ALICE, M.yes, 'SELL', 7 * USDC, 2_800_000, 'FAK'))
+  t.match(sell.result, { status: 'CANCELED', makingMicros: 3 * USDC, takingMicros: 1_200_000 })
+  // 0.003 USDC at a limit of 0.75 cannot buy one lot (0.01 share at 0.75 costs 0.0075 USDC).
+  const tiny = h.place(immediate('0xa4', ALICE, M.yes, 'BUY', 3_000, 4_000, 'FAK'))
+  t.match(tiny.result, { ok: false, code: 'INVALID_ORDER_MIN_SIZE', context: { budgetMicros: 3_000, minBudgetMicros: 7_500 } })
+  t.end()
+})
+
+t.test('post-only orders that would cross are rejected, whoever owns the other side', (t) => {
+  const h = setup([ALICE, BOB, CAROL])
+  h.place(limit('0xa1', ALICE, M.yes, 'BUY', 4_500, 1_000))
+  // Carol's BUY No at 0.56 is a Yes-space ask at 0.44: it reaches Alice's bid.
+  const carol = h.place(limit('0xc1', CAROL, M.no, 'BUY', 5_600, 1_000, { postOnly: true }))
+  t.strictSame(carol.result, {
+    ok: false, code: 'INVALID_POST_ONLY_ORDER', message: CODE_MESSAGES.INVALID_POST_ONLY_ORDER, context: null, orderId: '0xc1',
+  })
+  // Alice's own ask at her bid's price crosses too.
+  t.match(h.place(limit('0xa2', ALICE, M.yes, 'SELL', 4_500, 1_000, { postOnly: true })).result, { code: 'INVALID_POST_ONLY_ORDER' })
+  // One tick away it rests.
+  t.match(h.place(limit('0xc2', CAROL, M.no, 'BUY', 5_400, 1_000, { postOnly: true })).result, { ok: true, status: 'LIVE' })
+  const typed = h.place({ ...immediate('0xb1', BOB, M.yes, 'BUY', USDC, 2 * USDC, 'FAK'), postOnly: true })
+  t.match(typed.result, { code: 'INVALID_POST_ONLY_ORDER_TYPE', context: { timeInForce: 'FAK' } })
+  t.end()
+})
+
+t.test('self-trade prevention cancels the resting order and walks on', (t) => {
+  const h = setup([ALICE, BOB])
+  h.place(limit('0xa1', ALICE, M.yes, 'SELL', 5_000, 1_000))
+  h.place(limit('0xb1', BOB, M.yes, 'SELL', 5_100, 1_000))
+  const { result, events } = h.place(limit('0xa2', ALICE, M.yes, 'BUY', 5_200, 500))
+  t.strictSame(events.slice(0, 5).map((e) => e.type), ['orderAccepted', 'orderUpdate', 'trade', 'orderUpdate', 'orderUpdate'])
+  t.strictSame(events[1], update('0xa1', ALICE, 'CANCELED', 0, 0, 'self-trade'))
+  t.match(events[2], { makerOrderId: '0xb1', priceMicros: 510_000, sizeMicros: 5 * USDC })
+  t.match(result, { status: 'MATCHED', makingMicros: 2_550_000 })
+  t.equal(h.held(ALICE, M.yes), 0, 'the cancelled ask released its shares')
+  // A taker with nothing left to take stops before its own order further down the book:
+  // asks are Bob's 5 shares at 0.51, then Alice's at 0.53; Alice buys exactly Bob's 5.
+  h.place(limit('0xa3', ALICE, M.yes, 'SELL', 5_300, 1_000))
+  const again = h.place(limit('0xa4', ALICE, M.yes, 'BUY', 5_300, 500))
+  t.match(again.result, { status: 'MATCHED', makingMicros: 2_550_000 })
+  t.notOk(ofType(again.events, 'orderUpdate').some((u) => u.reason === 'self-trade'))
+  t.equal(h.summary().openOrders.map((o) => o.orderId).join(), '0xa3')
+  t.end()
+})
+
+t.test('GTD orders expire on the clock, even when the command itself is rejected', (t) => {
+  const h = setup([ALICE])
+  const earliest = Math.ceil((h.timeMs + 1_000 + 60_000) / 1000)
+  const soon = h.place(limit('0xa0', ALICE, M.yes, 'BUY', 4_000, 100, { tif: 'GTD', expirationSec: earliest - 1 }))
+  t.match(soon.result, { code: 'INVALID_ORDER_EXPIRATION', context: { expirationSec: earliest - 1, earliestSec: earliest } })
+  const zero = h.place(limit('0xa0', ALICE, M.yes, 'BUY', 4_000, 100, { tif: 'GTD', expirationSec: 0 }))
+  t.match(zero.result, { code: 'INVALID_ORDER_EXPIRATION', context: { expirationSec: 0 } })
+  const gtc = h.place(limit('0xa0', ALICE, M.yes, 'BUY', 4_000, 100, { expirationSec: earliest + 5 }))
+  t.match(gtc.result, { code: 'INVALID_ORDER_EXPIRATION', context: { expirationSec: earliest + 5, earliestSec: 0 } })
+
+  const exp = Math.ceil((h.timeMs + 1_000 + 60_000) / 1000) + 10
+  t.match(h.place(limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100, { tif: 'GTD', expirationSec: exp })).result, { status: 'LIVE' })
+  t.equal(h.held(ALICE, 'USDC'), 400_000)
+  // One millisecond before: still live.
+  t.strictSame(h.run({ kind: 'expire' }, exp * 1000 - 1 - h.timeMs).events, [])
+  // A rejected credit at the expiry time still runs the clock first.
+  const { result, events } = h.run({ kind: 'credit', address: ALICE, usdcMicros: 0, gasMicros: 0 }, 1)
+  t.match(result, { ok: false, code: 'LEDGER_AMOUNT_INVALID' })
+  t.strictSame(events, [
+    update('0xa1', ALICE, 'CANCELED', 0, 0, 'expired'),
+    { type: 'balance', address: ALICE, asset: 'USDC', balanceMicros: 900 * USDC, heldMicros: 0 },
+    { type: 'bookLevel', marketId: M.id, tokenId: M.yes, side: 'BUY', priceMicros: 400_000, sizeMicros: 0 },
+  ])
+  t.end()
+})
+
+// ---------------------------------------------------------------------------------------------
+// Fees
+// ---------------------------------------------------------------------------------------------
+
+t.test('fees: bound held up front, floor(rate x min(P, 1-P) x lots) paid per fill', (t) => {
+  const h = setup([ALICE, BOB])
+  h.run({ kind: 'split', address: BOB, marketId: F.id, amountMicros: 100 * USDC })
+  h.place(limit('0xb1', BOB, F.yes, 'SELL', 3_000, 1_000, { feeRateBps: 100 }))
+  // The order must carry the market's rate.
+  t.match(h.place(limit('0xa0', ALICE, F.yes, 'BUY', 3_000, 1_000)).result, {
+    code: 'INVALID_ORDER_FEE_RATE', context: { feeRateBps: 0, marketFeeRateBps: 100 },
+  })
+  // 10 shares at 0.30: cost 3 USDC, fee 100 bps x 0.30 x 10 = 0.03 USDC.
+  const { result, events } = h.place(limit('0xa1', ALICE, F.yes, 'BUY', 3_000, 1_000, { feeRateBps: 100 }))
+  t.match(result, { status: 'MATCHED', makingMicros: 3 * USDC, feeMicros: 30_000 })
+  t.match(ofType(events, 'trade'), [{ feeMicros: 30_000, feeRateBps: 100 }])
+  t.equal(h.usdc(ALICE), 896_970_000)
+  t.equal(h.usdc(BOB), 803 * USDC)
+  t.equal(h.summary().feesMicros, 30_000)
+  // Rate 125 bps, 3 lots at 0.67 (Yes-space 0.67; min(P, 1-P) = 0.33): floor(123.75) = 123.
+  h.run({ kind: 'setFeeRate', marketId: F.id, feeRateBps: 125 })
+  h.place(limit('0xb2', BOB, F.no, 'SELL', 3_300, 3, { feeRateBps: 125 }))
+  // Alice sells 3 lots of Yes into Bob's SELL No at 0.33 (a Yes-space bid at 0.67): a merge
+  // where she receives 0.67 x 0.03 = 0.0201 USDC less the fee.
+  const merge = h.place(limit('0xa2', ALICE, F.yes, 'SELL', 6_700, 3, { feeRateBps: 125 }))
+  t.match(merge.result, { status: 'MATCHED', takingMicros: 20_100, feeMicros: 123 })
+  // The bound for a BUY rests on the price: 1 lot at 0.99 needs 9900 + ceil(123.75) = 10024.
+  h.run({ kind: 'approve', address: CAROL, usdcAllowanceMicros: 10_023 })
+  h.run({ kind: 'credit', address: CAROL, usdcMicros: 10_023, gasMicros: 0 })
+  t.match(h.place(limit('0xc1', CAROL, F.yes, 'BUY', 9_900, 1, { feeRateBps: 125 })).result, {
+    code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE',
+    context: { asset: 'USDC', requiredMicros: 10_024, availableMicros: 10_023, balanceMicros: 10_023, allowanceMicros: 10_023, heldMicros: 0 },
+  })
+  checkConservation(t, h.summary())
+  t.end()
+})
+
+// ---------------------------------------------------------------------------------------------
+// Duplicates and cancels
+// ---------------------------------------------------------------------------------------------
+
+t.test('a duplicate names the original and its current status', (t) => {
+  const h = setup([ALICE, BOB])
+  const order = limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100)
+  h.place(order)
+  t.match(h.place(order).result, { code: 'INVALID_ORDER_DUPLICATED', context: { orderId: '0xa1', status: 'LIVE' } })
+  h.run({ kind: 'cancelOrder', address: ALICE, orderId: '0xa1' })
+  t.match(h.place(order).result, { context: { orderId: '0xa1', status: 'CANCELED' } })
+  // A rejected order leaves no record: sent again once it is valid, it is accepted.
+  const unapproved = limit('0xa2', ALICE, M.yes, 'SELL', 6_000, 100)
+  h.run({ kind: 'approve', address: ALICE, usdcAllowanceMicros: 0 })
+  t.match(h.place(unapproved).result, {
+    code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE',
+    context: { asset: M.yes, requiredMicros: USDC, availableMicros: 0, balanceMicros: 100 * USDC, heldMicros: 0, approved: false },
+  })
+  h.run({ kind: 'approve', address: ALICE, usdcAllowanceMicros: 1 })
+  t.match(h.place(unapproved).result, { ok: true, status: 'LIVE' })
+  h.place(limit('0xb1', BOB, M.yes, 'BUY', 6_000, 100))
+  t.match(h.place(unapproved).result, { context: { status: 'MATCHED' } })
+  t.end()
+})
+
+t.test('cancel results: own, other account, ended, unknown, repeats, signer', (t) => {
+  const h = setup([ALICE, BOB])
+  h.place(limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100, { signer: ALICE_SIGNER }))
+  h.place(limit('0xa2', ALICE, M.yes, 'SELL', 6_000, 100))
+  h.place(limit('0xb1', BOB, M.yes, 'BUY', 6_000, 100)) // fills 0xa2
+  h.place(limit('0xa3', ALICE, M.yes, 'BUY', 3_000, 100))
+  h.run({ kind: 'cancelOrder', address: ALICE, orderId: '0xa3' })
+  h.place(limit('0xb2', BOB, M.yes, 'BUY', 3_500, 100))
+  const { result, events } = h.run({
+    kind: 'cancelOrders', address: ALICE, orderIds: ['0xb2', '0xa2', '0xa3', '0xnone', '0xb1', '0xa1', '0xa1'],
+  })
+  const notFound = CODE_MESSAGES.ORDER_NOT_FOUND
+  t.strictSame(result, {
+    ok: true,
+    canceled: ['0xa1'],
+    notCanceled: [
+      { orderId: '0xb2', reason: notFound },
+      { orderId: '0xa2', reason: CODE_MESSAGES.ORDER_ALREADY_MATCHED },
+      { orderId: '0xa3', reason: CODE_MESSAGES.ORDER_ALREADY_CANCELED },
+      { orderId: '0xnone', reason: notFound },
+      { orderId: '0xb1', reason: notFound },
+    ],
+  })
+  t.strictSame(events[0], update('0xa1', ALICE, 'CANCELED', 0, 0, 'owner'))
+  // Ended orders remember only their maker: the signer gets the unknown answer for them.
+  t.strictSame(h.run({ kind: 'cancelOrder', address: ALICE_SIGNER, orderId: '0xa1' }).result, {
+    ok: true, canceled: [], notCanceled: [{ orderId: '0xa1', reason: notFound }],
+  })
+  // The signer may cancel by id; cancelAll from the signer's address cancels only its own maker orders.
+  h.place(limit('0xa4', ALICE, M.yes, 'BUY', 4_000, 100, { signer: ALICE_SIGNER }))
+  t.match(h.run({ kind: 'cancelAll', address: ALICE_SIGNER }).result, { canceled: [] })
+  t.match(h.run({ kind: 'cancelOrder', address: ALICE_SIGNER, orderId: '0xa4' }).result, { canceled: ['0xa4'] })
+  h.place(limit('0xa5', ALICE, M.yes, 'BUY', 4_000, 100))
+  h.place(limit('0xa6', ALICE, F.no, 'BUY', 4_000, 100, { feeRateBps: 100 }))
+  h.place(limit('0xa7', ALICE, M.no, 'BUY', 4_000, 100))
+  t.match(h.run({ kind: 'cancelMarketOrders', address: ALICE, marketId: M.id, tokenId: M.no }).result, { canceled: ['0xa7'] })
+  t.match(h.run({ kind: 'cancelMarketOrders', address: ALICE, marketId: 'nope', tokenId: '' }).result, {
+    code: 'MARKET_NOT_FOUND', context: { marketId: 'nope' },
+  })
+  t.match(h.run({ kind: 'cancelMarketOrders', address: ALICE, marketId: M.id, tokenId: F.yes }).result, {
+    code: 'TOKEN_NOT_FOUND', context: { tokenId: F.yes },
+  })
+  const all = h.run({ kind: 'cancelAll', address: ALICE })
+  t.match(all.result, { canceled: ['0xa5', '0xa6'] })
+  t.strictSame(ofType(all.events, 'orderUpdate').map((u) => u.reason), ['cancel-all', 'cancel-all'])
+  const tooMany = Array.from({ length: 1_001 }, (_, i) => `0x${i}`)
+  t.match(h.run({ kind: 'cancelOrders', address: ALICE, orderIds: tooMany }).result, { code: 'CANCEL_TOO_MANY', context: { max: 1_000 } })
+  t.end()
+})
+
+// ---------------------------------------------------------------------------------------------
+// Ledger and lifecycle
+// ---------------------------------------------------------------------------------------------
+
+t.test('split, merge, resolve, redeem: conservation at every step', (t) => {
+  const h = setup([ALICE, BOB])
+  const s0 = h.summary()
+  checkConservation(t, s0)
+  t.match(h.run({ kind: 'merge', address: ALICE, marketId: M.id, amountMicros: 30 * USDC }).result, { ok: true })
+  t.equal(h.usdc(ALICE), 930 * USDC)
+  t.match(h.market(M.id), { collateralMicros: 170 * USDC, mergedMicros: 30 * USDC })
+  t.match(h.run({ kind: 'merge', address: ALICE, marketId: M.id, amountMicros: 71 * USDC }).result, {
+    code: 'LEDGER_INSUFFICIENT_BALANCE', context: { asset: M.yes, requiredMicros: 71 * USDC, availableMicros: 70 * USDC },
+  })
+  t.match(h.run({ kind: 'split', address: ALICE, marketId: M.id, amountMicros: 931 * USDC }).result, {
+    code: 'LEDGER_INSUFFICIENT_BALANCE', context: { asset: 'USDC', requiredMicros: 931 * USDC, availableMicros: 930 * USDC },
+  })
+  // Bob buys 20 Yes from Alice at 0.40; a resting order is cancelled by the resolution.
+  h.place(limit('0xa1', ALICE, M.yes, 'SELL', 4_000, 2_000))
+  h.place(limit('0xb1', BOB, M.yes, 'BUY', 4_000, 2_000))
+  h.place(limit('0xb2', BOB, M.no, 'BUY', 3_000, 1_000))
+  checkConservation(t, h.summary())
+  t.match(h.run({ kind: 'redeem', address: ALICE, marketId: M.id }).result, {
+    code: 'LEDGER_MARKET_NOT_RESOLVED', context: { marketId: M.id, status: 'Active' },
+  })
+  const resolved = h.run({ kind: 'resolveMarket', marketId: M.id, outcome: 'Yes' })
+  // The cancels come first, then marketUpdated; then Bob's released hold and the book.
+  t.strictSame(resolved.events.slice(0, 2), [
+    update('0xb2', BOB, 'CANCELED', 0, 0, 'market-resolved'),
+    { type: 'marketUpdated', marketId: M.id, status: 'Resolved', tickSizeMicros: 10_000, feeRateBps: 0, winningOutcome: 'Yes' },
+  ])
+  // Alice: 50 Yes + 70 No; Bob: 120 Yes + 100 No.
+  const alice = h.run({ kind: 'redeem', address: ALICE, marketId: M.id })
+  t.match(ofType(alice.events, 'ledger'), [{ action: 'redeem', amountMicros: 120 * USDC, payoutMicros: 50 * USDC }])
+  h.run({ kind: 'redeem', address: BOB, marketId: M.id })
+  t.equal(h.usdc(BOB), 900 * USDC - 8 * USDC + 120 * USDC)
+  t.match(h.market(M.id), {
+    status: 'Resolved', collateralMicros: 0, mintedMicros: 200 * USDC, mergedMicros: 30 * USDC,
+    redeemedYesMicros: 170 * USDC, redeemedNoMicros: 170 * USDC,
+  })
+  t.match(h.run({ kind: 'redeem', address: BOB, marketId: M.id }).result, { code: 'LEDGER_NOTHING_TO_REDEEM' })
+  // The market's status is checked before the amount.
+  t.match(h.run({ kind: 'split', address: BOB, marketId: M.id, amountMicros: 0 }).result, { code: 'LEDGER_MARKET_RESOLVED' })
+  t.match(h.place(limit('0xb3', BOB, M.yes, 'BUY', 4_000, 100)).result, { code: 'MARKET_CLOSED', context: { status: 'Resolved' } })
+  t.match(h.run({ kind: 'resolveMarket', marketId: M.id, outcome: 'No' }).result, {
+    code: 'MARKET_STATUS_TRANSITION', context: { from: 'Resolved', to: 'Resolved' },
+  })
+  checkConservation(t, h.summary())
+  t.end()
+})
+
+t.test('market status, tick size and approvals', (t) => {
+  const h = setup([ALICE])
+  h.place(limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100))
+  t.match(h.run({ kind: 'setMarketStatus', marketId: M.id, status: 'Paused' }).events, [{ type: 'marketUpdated', status: 'Paused' }])
+  t.match(h.place(limit('0xa2', ALICE, M.yes, 'BUY', 4_000, 100)).result, { code: 'MARKET_CANCEL_ONLY' })
+  t.strictSame(h.run({ kind: 'setMarketStatus', marketId: M.id, status: 'Paused' }).events, [], 'same status: no events')
+  t.match(h.run({ kind: 'setMarketStatus', marketId: M.id, status: 'Upcoming' }).result, {
+    code: 'MARKET_STATUS_TRANSITION', context: { from: 'Paused', to: 'Upcoming' },
+  })
+  h.run({ kind: 'setMarketStatus', marketId: M.id, status: 'Active' })
+  t.match(h.run({ kind: 'setTickSize', marketId: M.id, tickSizeMicros: 5_000 }).result, { code: 'MARKET_TICK_SIZE_INVALID' })
+  t.match(h.run({ kind: 'setTickSize', marketId: M.id, tickSizeMicros: 1_000 }).result, { ok: true })
+  h.place(limit('0xa3', ALICE, M.yes, 'BUY', 4_010, 100))
+  t.match(h.place(limit('0xa4', ALICE, M.yes, 'BUY', 4_015, 100)).result, {
+    code: 'INVALID_ORDER_MIN_TICK_SIZE', context: { tickSizeMicros: 1_000 },
+  })
+  t.match(h.run({ kind: 'setTickSize', marketId: M.id, tickSizeMicros: 10_000 }).result, { code: 'MARKET_TICK_SIZE_OFF_GRID' })
+  // Holds: 0.40 + 0.401 USDC; the allowance may not go below them, nor to zero with shares held.
+  t.match(h.run({ kind: 'approve', address: ALICE, usdcAllowanceMicros: 800_000 }).result, {
+    code: 'LEDGER_ALLOWANCE_BELOW_HOLDS', context: { asset: 'USDC', heldMicros: 801_000 },
+  })
+  t.match(h.run({ kind: 'approve', address: ALICE, usdcAllowanceMicros: 801_000 }).events, [
+    { type: 'allowance', address: ALICE, usdcAllowanceMicros: 801_000, sharesApproved: true },
+  ])
+  const closed = h.run({ kind: 'setMarketStatus', marketId: M.id, status: 'Closed' })
+  t.strictSame(closed.events.slice(0, 3).map((e) => e.type === 'orderUpdate' ? [e.orderId, e.reason] : e.type), [
+    ['0xa1', 'market-closed'],
+    ['0xa3', 'market-closed'],
+    'marketUpdated',
+  ])
+  t.end()
+})
+
+t.test('market creation and API keys', (t) => {
+  const h = setup([ALICE])
+  const fresh = { id: 'market-n', yes: '3001', no: '3002' }
+  const bad = (over: Partial<MarketInput>): CommandResult =>
+    h.run({ kind: 'createMarket', market: { ...marketInput(fresh, 0), ...over } }).result
+  t.match(bad({ question: '' }), { code: 'MARKET_INVALID', context: { field: 'question' } })
+  t.match(bad({ noTokenId: fresh.yes }), { code: 'MARKET_INVALID', context: { field: 'noTokenId' } })
+  t.match(bad({ tickSizeMicros: 5_000, feeRateBps: 2_000 }), { code: 'MARKET_INVALID', context: { field: 'tickSizeMicros' } })
+  t.match(bad({ minOrderSizeMicros: 15_000 }), { code: 'MARKET_INVALID', context: { field: 'minOrderSizeMicros' } })
+  t.match(bad({ feeRateBps: 1_001 }), { code: 'MARKET_INVALID', context: { field: 'feeRateBps' } })
+  t.match(bad({ slug: M.id, noTokenId: M.no }), { code: 'MARKET_EXISTS', context: { field: 'slug' } })
+  t.match(bad({ noTokenId: M.yes }), { code: 'MARKET_EXISTS', context: { field: 'noTokenId' } })
+  const created = h.run({ kind: 'createMarket', market: { ...marketInput(fresh, 0), status: 'Upcoming' } })
+  t.match(created.events, [{ type: 'marketCreated', market: { marketId: fresh.id, status: 'Upcoming', createdMs: h.timeMs, resolvedMs: 0, winningOutcome: null } }])
+  t.match(h.place(limit('0xa1', ALICE, fresh.yes, 'BUY', 4_000, 100)).result, { code: 'MARKET_NOT_READY', context: { marketId: fresh.id, status: 'Upcoming' } })
+
+  const key = { kind: 'registerApiKey', apiKey: 'key-1', address: ALICE, secret: 's', passphrase: 'p', nonce: 0 } as const
+  t.match(h.run(key).events, [{ type: 'apiKey', action: 'registered', apiKey: 'key-1', address: ALICE, nonce: 0 }])
+  t.match(h.run(key).result, { code: 'API_KEY_EXISTS', context: { field: 'apiKey' } })
+  t.match(h.run({ ...key, apiKey: 'key-2' }).result, { code: 'API_KEY_EXISTS', context: { field: 'nonce' } })
+  t.match(h.run({ ...key, apiKey: 'key-2', secret: '' }).result, { code: 'API_KEY_INVALID', context: { field: 'secret' } })
+  t.match(h.run({ kind: 'revokeApiKey', apiKey: 'key-1' }).events, [{ type: 'apiKey', action: 'revoked', apiKey: 'key-1', address: ALICE, nonce: 0 }])
+  t.match(h.run({ kind: 'revokeApiKey', apiKey: 'key-1' }).result, { code: 'API_KEY_NOT_FOUND', context: null })
+  t.match(h.run({ ...key, apiKey: 'key-2' }).result, { ok: true }, 'revoking freed the (address, nonce) slot')
+  t.end()
+})
+
+// ---------------------------------------------------------------------------------------------
+// The seeded workload against the reference
+// ---------------------------------------------------------------------------------------------
+
+t.test('workload: 20 000 commands run clean and reach every rule', (t) => {
+  const seed = 20_260_101
+  const commands = 20_000
+  t.comment(`seed ${seed}, ${commands} commands`)
+  const ref = new ReferenceEngine()
+  const workload = new Workload({ seed })
+  const counts = new Map<string, number>()
+  const bump = (k: string): void => {
+    counts.set(k, (counts.get(k) ?? 0) + 1)
+  }
+  const tokens: TokenMap = new Map()
+  const violations: string[] = []
+  for (let i = 0; i < commands; i++) {
+    const command = workload.next()
+    const { result, events } = ref.apply(command)
+    bump(`command ${command.kind}`)
+    countResult(result, bump)
+    for (const e of events) countEvent(e, bump)
+    workload.observe(command, result, events)
+    for (const e of ofType(events, 'marketCreated')) {
+      tokens.set(e.market.yesTokenId, { marketId: e.market.marketId, yes: true })
+      tokens.set(e.market.noTokenId, { marketId: e.market.marketId, yes: false })
+    }
+    if (i % 1_000 === 0) violations.push(invariantViolation(ref.summary(), tokens))
+    if (i % 2_000 === 0) checkConservation(t, ref.summary())
+  }
+  const s = ref.summary()
+  checkConservation(t, s)
+  violations.push(invariantViolation(s, tokens))
+  t.strictSame(violations.filter((v) => v !== ''), [], 'shares conserved, holds covered, books uncrossed')
+  t.comment(`open orders at the end: ${s.openOrders.length}; orders accepted: ${s.orderStatuses.length}`)
+  t.comment([...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}: ${v}`).join('\n'))
+  for (const m of ['normal', 'mint', 'merge']) t.ok(counts.has(`match ${m}`), `match type ${m} occurred`)
+  for (const code of TARGETED_CODES) t.ok(counts.has(`rejected ${code}`), `rejection ${code} occurred`)
+  const reasons = ['owner', 'cancel-all', 'cancel-market', 'self-trade', 'expired', 'market-closed', 'market-resolved', 'unfilled']
+  for (const r of reasons) t.ok(counts.has(`cancel ${r}`), `cancel reason ${r} occurred`)
+  for (const r of ['ORDER_NOT_FOUND', 'ORDER_ALREADY_MATCHED', 'ORDER_ALREADY_CANCELED'] as const) {
+    t.ok(counts.has(`not canceled ${CODE_MESSAGES[r]}`), `cancel answer ${r} occurred`)
+  }
+  t.end()
+})
+
+function countResult(result: CommandResult, bump: (k: string) => void): void {
+  if (!result.ok) bump(`rejected ${result.code}`)
+  if ('results' in result) for (const r of result.results) if (!r.ok) bump(`rejected ${r.code}`)
+  if ('notCanceled' in result) for (const n of result.notCanceled) bump(`not canceled ${n.reason}`)
+}
+
+function countEvent(e: EngineEvent, bump: (k: string) => void): void {
+  bump(`event ${e.type}`)
+  if (e.type === 'trade') bump(`match ${(e as Trade).matchType}`)
+  if (e.type === 'orderUpdate' && e.reason !== null) bump(`cancel ${e.reason}`)
+  if (e.type === 'orderAccepted') bump(`accepted ${e.timeInForce}${e.postOnly ? ' post-only' : ''}`)
+}

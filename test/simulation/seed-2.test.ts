@@ -1,0 +1,9 @@
+// Engine against reference, seed 2 (see engine-vs-reference.ts). One file per seed so that
+// tap runs the seeds in parallel.
+import t from 'tap'
+import { simulate } from './engine-vs-reference.js'
+
+t.test('seed 2: engine = reference, invariants after every command, deterministic replay', (t) => {
+  simulate(t, 2)
+  t.end()
+})

@@ -8,17 +8,34 @@ import type { Balance, BookLevel } from './event.js'
 import { MICROS_PER_LOT, MICROS_PER_PIP, PIPS_PER_UNIT } from './limits.js'
 
 export function emitAggregates(engine: Engine): void {
-  const balances = changedBalances(engine)
-  if (balances.length > 1) balances.sort(compareBalances)
-  for (let i = 0; i < balances.length; i++) engine.emit(balances[i]!)
-  const levels = changedLevels(engine)
-  if (levels.length > 1) levels.sort(compareLevels)
-  for (let i = 0; i < levels.length; i++) engine.emit(levels[i]!)
+  const events = engine.events
+  const balancesStart = events.length
+  pushChangedBalances(engine)
+  sortTail(events, balancesStart, compareBalances)
+  const levelsStart = events.length
+  pushChangedLevels(engine)
+  sortTail(events, levelsStart, compareLevels)
 }
 
-function changedBalances(engine: Engine): Balance[] {
+/**
+ * Sorts events[start..] in place by insertion sort: a command touches a handful of balances and
+ * levels, where Array.prototype.sort's set-up costs more than the sorting.
+ */
+function sortTail<T>(events: unknown[], start: number, compare: (a: T, b: T) => number): void {
+  for (let i = start + 1; i < events.length; i++) {
+    const item = events[i] as T
+    let j = i - 1
+    while (j >= start && compare(events[j] as T, item) > 0) {
+      events[j + 1] = events[j]
+      j--
+    }
+    events[j + 1] = item
+  }
+}
+
+function pushChangedBalances(engine: Engine): void {
   const touches = engine.touches
-  const events: Balance[] = []
+  const events = engine.events
   for (let i = 0; i < touches.accountCount; i++) {
     const account = touches.accounts[i]!
     if (account.usdcMicros === account.usdcBeforeMicros && account.usdcHeldMicros === account.usdcHeldBeforeMicros) continue
@@ -31,12 +48,11 @@ function changedBalances(engine: Engine): Balance[] {
     events.push({ type: 'balance', address: shares.account.address, asset: shares.tokenId,
       balanceMicros: shares.balanceMicros, heldMicros: shares.heldMicros })
   }
-  return events
 }
 
-function changedLevels(engine: Engine): BookLevel[] {
+function pushChangedLevels(engine: Engine): void {
   const touches = engine.touches
-  const events: BookLevel[] = []
+  const events = engine.events
   for (let i = 0; i < touches.levelCount; i++) {
     const level = touches.levels[i]!
     const market = level.market
@@ -53,7 +69,6 @@ function changedLevels(engine: Engine): BookLevel[] {
         sizeMicros: level.noLots * MICROS_PER_LOT })
     }
   }
-  return events
 }
 
 function compareStrings(a: string, b: string): number {

@@ -17,7 +17,10 @@ import type { Canceled, NotCanceled, Rejection } from './result.js'
 import { CODE_MESSAGES } from './codes.js'
 
 export function cancelOrder(engine: Engine, command: CancelOrder): Canceled {
-  return cancelIds(engine, command.address, [command.orderId])
+  const reason = cancelOne(engine, command.address, command.orderId)
+  return reason === null
+    ? { ok: true, canceled: [command.orderId], notCanceled: [] }
+    : { ok: true, canceled: [], notCanceled: [{ orderId: command.orderId, reason }] }
 }
 
 export function cancelOrders(engine: Engine, command: CancelOrders): Canceled | Rejection {

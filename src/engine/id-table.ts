@@ -1,9 +1,10 @@
 /**
- * A set of string ids, each with a small integer value, that only grows: the engine's memory of
- * every order that ever ended (for duplicate detection, which Polymarket users rely on after a
- * timeout). It holds millions of entries, where V8's Map costs several cache misses and a
- * rehash of every entry on growth; this is open addressing over typed arrays: one probe sequence
- * in an Int32Array, the strings compared only on a hash match.
+ * A table of string ids, each with a mutable int32 value, that only grows: the engine's memory
+ * of every order it ever accepted (live or ended, for duplicate detection, which Polymarket users
+ * rely on after a timeout). It holds millions of entries, where V8's Map costs several cache
+ * misses per lookup and rehashes every entry on growth. This is open addressing with linear
+ * probing over one Int32Array of (hash, entry) pairs, so a probe sequence reads consecutive
+ * memory and strings are compared only when the full 32-bit hashes match.
  *
  * The hash is seeded (by the host, at start) so that nobody can craft ids that collide on
  * purpose; the seed does not affect the engine's state, snapshots or events, only this layout.
@@ -11,14 +12,14 @@
  */
 import { assert } from './assert.js'
 
-const SLOTS_MIN = 1 << 16
+const CAPACITY_MIN = 1 << 15
 
 export class IdTable {
   private keys: string[] = []
-  private values = new Int32Array(SLOTS_MIN / 2)
-  private hashes = new Int32Array(SLOTS_MIN / 2)
-  /** Entry index + 1 per slot, 0 for empty; at most half full. */
-  private slots = new Int32Array(SLOTS_MIN)
+  private values = new Int32Array(CAPACITY_MIN / 2)
+  /** Per slot: [hash, entry index + 1]; entry 0 means empty. At most half the slots are used. */
+  private slots = new Int32Array(CAPACITY_MIN * 2)
+  private capacity = CAPACITY_MIN
   private count = 0
 
   constructor(private readonly seed: number) {
@@ -29,43 +30,49 @@ export class IdTable {
     return this.count
   }
 
-  /** The value stored for `key`, or -1. */
-  get(key: string): number {
+  /** The entry index of `key`, or -1. */
+  find(key: string): number {
     const hash = this.hashOf(key)
-    const mask = this.slots.length - 1
+    const mask = this.capacity - 1
+    const slots = this.slots
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const entry = this.slots[slot]!
+      const entry = slots[slot * 2 + 1]!
       if (entry === 0) return -1
-      if (this.hashes[entry - 1] === hash && this.keys[entry - 1] === key) return this.values[entry - 1]!
+      if (slots[slot * 2] === hash && this.keys[entry - 1] === key) return entry - 1
     }
   }
 
-  /** Adds a key that is not in the table yet. */
-  add(key: string, value: number): void {
-    assert(value >= 0 && value <= 0x7fffffff, 'id table values are non-negative int32')
-    if ((this.count + 1) * 2 > this.slots.length) this.grow()
+  /** Adds a key that is not in the table yet; returns its entry index. */
+  add(key: string, value: number): number {
+    if ((this.count + 1) * 2 > this.capacity) this.grow()
     const hash = this.hashOf(key)
-    const mask = this.slots.length - 1
+    const mask = this.capacity - 1
+    const slots = this.slots
     let slot = hash & mask
-    while (this.slots[slot] !== 0) {
-      const entry = this.slots[slot]! - 1
-      assert(!(this.hashes[entry] === hash && this.keys[entry] === key), 'id table keys are unique')
+    while (slots[slot * 2 + 1] !== 0) {
+      assert(!(slots[slot * 2] === hash && this.keys[slots[slot * 2 + 1]! - 1] === key), 'id table keys are unique')
       slot = (slot + 1) & mask
     }
-    if (this.count === this.values.length) this.growEntries()
+    if (this.count === this.values.length) this.growValues()
+    const entry = this.count++
     this.keys.push(key)
-    this.values[this.count] = value
-    this.hashes[this.count] = hash
-    this.count++
-    this.slots[slot] = this.count
+    this.values[entry] = value
+    slots[slot * 2] = hash
+    slots[slot * 2 + 1] = entry + 1
+    return entry
   }
 
-  keyAt(index: number): string {
-    return this.keys[index]!
+  keyAt(entry: number): string {
+    return this.keys[entry]!
   }
 
-  valueAt(index: number): number {
-    return this.values[index]!
+  valueAt(entry: number): number {
+    return this.values[entry]!
+  }
+
+  setValueAt(entry: number, value: number): void {
+    assert(entry >= 0 && entry < this.count, 'entry exists')
+    this.values[entry] = value
   }
 
   /**
@@ -83,23 +90,28 @@ export class IdTable {
     return hash ^ (hash >>> 16)
   }
 
+  /** Doubles the slots and re-places every entry by its stored hash. */
   private grow(): void {
-    const slots = new Int32Array(this.slots.length * 2)
-    const mask = slots.length - 1
-    for (let entry = 0; entry < this.count; entry++) {
-      let slot = this.hashes[entry]! & mask
-      while (slots[slot] !== 0) slot = (slot + 1) & mask
-      slots[slot] = entry + 1
+    const capacity = this.capacity * 2
+    const slots = new Int32Array(capacity * 2)
+    const old = this.slots
+    const mask = capacity - 1
+    for (let i = 0; i < this.capacity; i++) {
+      const entry = old[i * 2 + 1]!
+      if (entry === 0) continue
+      const hash = old[i * 2]!
+      let slot = hash & mask
+      while (slots[slot * 2 + 1] !== 0) slot = (slot + 1) & mask
+      slots[slot * 2] = hash
+      slots[slot * 2 + 1] = entry
     }
     this.slots = slots
+    this.capacity = capacity
   }
 
-  private growEntries(): void {
+  private growValues(): void {
     const values = new Int32Array(this.values.length * 2)
     values.set(this.values)
-    const hashes = new Int32Array(this.hashes.length * 2)
-    hashes.set(this.hashes)
     this.values = values
-    this.hashes = hashes
   }
 }

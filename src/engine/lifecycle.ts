@@ -32,7 +32,7 @@ export function rest(engine: Engine, order: Order): void {
 export function endFilled(engine: Engine, order: Order): void {
   assert(order.lots === 0, 'a filled order has no lots left')
   unrest(engine, order)
-  engine.orders.setEnded(order.orderId, endedEntry(order.account.index, 'MATCHED'))
+  engine.orders.setEnded(order, endedEntry(order.account.index, 'MATCHED'))
 }
 
 /** Cancels a resting order: releases its hold and emits its update. */
@@ -48,7 +48,7 @@ export function cancelResting(engine: Engine, order: Order, reason: CancelReason
   }
   unrest(engine, order)
   order.lots = 0
-  engine.orders.setEnded(order.orderId, endedEntry(account.index, 'CANCELED'))
+  engine.orders.setEnded(order, endedEntry(account.index, 'CANCELED'))
   emitOrderUpdate(engine, order, 'CANCELED', reason)
 }
 

@@ -27,35 +27,70 @@ export function endedAccountIndex(entry: number): number {
   return Math.floor(entry / 4)
 }
 
+/** The value of a live order's entry; ended entries hold `endedEntry(...)`, which is >= 0. */
+const LIVE = -1
+
 export class OrderIndex {
-  /** Live orders, in acceptance order. */
-  readonly live = new Map<string, Order>()
-  /** Ended orders, in the order they ended. */
-  readonly ended: IdTable
+  /** Every accepted order id, in acceptance order. */
+  readonly table: IdTable
+  /** Live orders by entry index (ended ones are dropped so that they can be collected). */
+  private readonly liveByEntry: (Order | undefined)[] = []
+  private liveCount = 0
 
   constructor(hashSeed: number) {
-    this.ended = new IdTable(hashSeed)
+    this.table = new IdTable(hashSeed)
   }
 
   get size(): number {
-    return this.live.size + this.ended.size
+    return this.table.size
+  }
+
+  get live(): number {
+    return this.liveCount
   }
 
   get(orderId: string): OrderEntry | undefined {
-    const order = this.live.get(orderId)
-    if (order !== undefined) return order
-    const entry = this.ended.get(orderId)
-    return entry < 0 ? undefined : entry
+    const entry = this.table.find(orderId)
+    if (entry < 0) return undefined
+    const value = this.table.valueAt(entry)
+    return value === LIVE ? this.liveByEntry[entry]! : value
   }
 
+  /** Indexes a newly accepted order as live. */
   setLive(order: Order): void {
-    assert(!this.live.has(order.orderId), 'a live order is indexed once')
-    this.live.set(order.orderId, order)
+    const entry = this.table.add(order.orderId, LIVE)
+    order.indexEntry = entry
+    this.liveByEntry[entry] = order
+    this.liveCount++
   }
 
-  /** Records that an order ended (it may or may not have been live). */
-  setEnded(orderId: string, entry: number): void {
-    this.live.delete(orderId)
-    this.ended.add(orderId, entry)
+  /** Records that an accepted order ended. */
+  setEnded(order: Order, ended: number): void {
+    assert(ended >= 0 && this.table.valueAt(order.indexEntry) === LIVE, 'a live order ends once')
+    this.table.setValueAt(order.indexEntry, ended)
+    this.liveByEntry[order.indexEntry] = undefined
+    this.liveCount--
+  }
+
+  /** Restores an ended order's entry from a snapshot. */
+  addEnded(orderId: string, ended: number): void {
+    assert(ended >= 0, 'an ended entry is not live')
+    this.table.add(orderId, ended)
+  }
+
+  /** Live orders in acceptance order. */
+  *liveOrders(): Generator<Order> {
+    for (let entry = 0; entry < this.table.size; entry++) {
+      const order = this.liveByEntry[entry]
+      if (order !== undefined) yield order
+    }
+  }
+
+  /** Ended orders as [orderId, ended entry], in acceptance order. */
+  *endedOrders(): Generator<[string, number]> {
+    for (let entry = 0; entry < this.table.size; entry++) {
+      const value = this.table.valueAt(entry)
+      if (value !== LIVE) yield [this.table.keyAt(entry), value]
+    }
   }
 }

@@ -16,6 +16,8 @@ export class Order {
   /** Unspent USDC budget of an immediate BUY while it walks the book; 0 otherwise. */
   budgetMicros = 0
   live = false
+  /** The order's entry in the engine's order index. */
+  indexEntry = -1
   level: Level | null = null
   prev: Order | null = null
   next: Order | null = null

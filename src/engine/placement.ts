@@ -258,7 +258,7 @@ function finish(engine: Engine, taker: Order): OrderStatus {
   }
   const filled = taker.isImmediate && taker.isBuy ? taker.budgetMicros < taker.pips : taker.lots === 0
   const status: OrderStatus = filled ? 'MATCHED' : 'CANCELED'
-  engine.orders.setEnded(taker.orderId, endedEntry(taker.account.index, filled ? 'MATCHED' : 'CANCELED'))
+  engine.orders.setEnded(taker, endedEntry(taker.account.index, filled ? 'MATCHED' : 'CANCELED'))
   taker.budgetMicros = 0
   taker.lots = 0
   emitOrderUpdate(engine, taker, status, filled ? null : 'unfilled')

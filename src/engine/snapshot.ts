@@ -1,7 +1,7 @@
 /**
  * The engine's state as a compact, canonical binary snapshot, and back. Canonical means that two
  * equal states encode to the same bytes whatever their history: accounts in order of first
- * appearance, ended orders in the order they ended, live orders in acceptance order, zero
+ * appearance, ended orders and then live orders each in acceptance order, zero
  * balances left out, and no derived indexes. The
  * state hash is SHA-256 over these bytes, so it names a state exactly.
  *
@@ -37,14 +37,13 @@ export function encodeSnapshot(engine: Engine): Uint8Array {
   for (const market of engine.markets) writeMarket(w, market)
   w.uint(engine.accounts.length)
   for (const account of engine.accounts) writeAccount(w, account)
-  const ended = engine.orders.ended
-  w.uint(ended.size)
-  for (let i = 0; i < ended.size; i++) {
-    w.string(ended.keyAt(i))
-    w.uint(ended.valueAt(i))
+  w.uint(engine.orders.size - engine.orders.live)
+  for (const [orderId, ended] of engine.orders.endedOrders()) {
+    w.string(orderId)
+    w.uint(ended)
   }
-  w.uint(engine.orders.live.size)
-  for (const order of engine.orders.live.values()) writeOrder(w, order)
+  w.uint(engine.orders.live)
+  for (const order of engine.orders.liveOrders()) writeOrder(w, order)
   w.uint(engine.apiKeys.size)
   for (const key of engine.apiKeys.values()) {
     for (const s of [key.apiKey, key.address, key.secret, key.passphrase]) w.string(s)
@@ -74,7 +73,7 @@ export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?:
   for (let i = r.uint(); i > 0; i--) readAccount(r, engine, storedHolds)
   for (let i = r.uint(); i > 0; i--) {
     const orderId = r.string()
-    engine.orders.setEnded(orderId, r.uint())
+    engine.orders.addEnded(orderId, r.uint())
   }
   for (let i = r.uint(); i > 0; i--) readOrder(r, engine)
   // Resting the orders again rebuilt every hold; it must equal what was stored (pair assertion).

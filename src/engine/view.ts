@@ -59,9 +59,8 @@ export function summaryOf(engine: Engine): StateSummary {
   for (const market of engine.markets) collectOpenOrders(market, openOrders)
   openOrders.sort((a, b) => a.orderNumber - b.orderNumber)
   const orderStatuses: { orderId: string; status: string }[] = []
-  for (const orderId of engine.orders.live.keys()) orderStatuses.push({ orderId, status: 'LIVE' })
-  const ended = engine.orders.ended
-  for (let i = 0; i < ended.size; i++) orderStatuses.push({ orderId: ended.keyAt(i), status: orderStatusOf(ended.valueAt(i)) })
+  for (const order of engine.orders.liveOrders()) orderStatuses.push({ orderId: order.orderId, status: 'LIVE' })
+  for (const [orderId, ended] of engine.orders.endedOrders()) orderStatuses.push({ orderId, status: orderStatusOf(ended) })
   orderStatuses.sort((a, b) => (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0))
   return {
     seq: engine.seq,

@@ -159,33 +159,54 @@ function runVariant(name: string, options: Options, iocSizeMax: number, noShare:
     peer: summarize(peerRates), ratio: summarize(ratios), ...latency }
 }
 
-/** Heap retained per resting order, from 100 000 passive orders (ids built beforehand). */
+/**
+ * Heap retained per resting order, from 100 000 passive orders. The inputs (ids included) are
+ * built before the first measurement and kept alive until after the second, so that only what
+ * the book retains is counted.
+ */
 function heapPerRestingOrder(): { engineBytes: number; peerBytes: number } {
-  const count = 100_000
+  return { engineBytes: engineHeapPerOrder(), peerBytes: peerHeapPerOrder() }
+}
+
+const PROBE_ORDERS = 100_000
+
+function probeOrder(i: number): { id: number; isBid: boolean; tick: number } {
+  const isBid = i % 2 === 0
+  return { id: i + 1, isBid, tick: isBid ? 1 + (i % 49) : 51 + (i % 49) }
+}
+
+function heapUsedAfterGc(): number {
+  gc()
+  gc()
+  return process.memoryUsage().heapUsed
+}
+
+function engineHeapPerOrder(): number {
   const setup = setupCommands(2)
-  const commands: Command[] = []
-  const calls: PeerCall[] = []
-  for (let i = 0; i < count; i++) {
-    const isBid = i % 2 === 0
-    const tick = isBid ? 1 + (i % 49) : 51 + (i % 49)
-    commands.push(...engineCommands({ items: [{ kind: 'limit', id: i + 1, isBid, tick, size: 1, trader: isBid ? 0 : 1 }],
-      finalBids: [], finalAsks: [], restingMax: 0, fills: 0 }, setup.length + 1 + i, 0, 1))
-    calls.push({ kind: 'limit', options: { side: isBid ? 'buy' : 'sell', id: String(i + 1), size: 1, price: tick, timeInForce: 'GTC' } })
-  }
+  const items = Array.from({ length: PROBE_ORDERS }, (_, i) => {
+    const { id, isBid, tick } = probeOrder(i)
+    return { kind: 'limit' as const, id, isBid, tick, size: 1, trader: isBid ? 0 : 1 }
+  })
+  const commands = engineCommands({ items, finalBids: [], finalAsks: [], restingMax: 0, fills: 0 }, setup.length + 1, 0, 1)
   const engine = freshEngine(setup)
-  gc()
-  const engineBefore = process.memoryUsage().heapUsed
+  const before = heapUsedAfterGc()
   for (const command of commands) engine.apply(command)
-  gc()
-  const engineBytes = (process.memoryUsage().heapUsed - engineBefore) / count
+  const after = heapUsedAfterGc()
+  if (engine.openOrderCount !== PROBE_ORDERS || commands.length !== PROBE_ORDERS) throw new Error('heap probe: every order must rest')
+  return (after - before) / PROBE_ORDERS
+}
+
+function peerHeapPerOrder(): number {
+  const options = Array.from({ length: PROBE_ORDERS }, (_, i) => {
+    const { id, isBid, tick } = probeOrder(i)
+    return { side: isBid ? 'buy' : 'sell', id: String(id), size: 1, price: tick } as unknown as LimitOrderOptions
+  })
   const peer = new OrderBook()
-  gc()
-  const peerBefore = process.memoryUsage().heapUsed
-  for (const call of calls) if (call.kind === 'limit') peer.limit(call.options as unknown as LimitOrderOptions)
-  gc()
-  const peerBytes = (process.memoryUsage().heapUsed - peerBefore) / count
-  if (engine.openOrderCount !== count) throw new Error('heap probe: every order must rest')
-  return { engineBytes, peerBytes }
+  const before = heapUsedAfterGc()
+  for (const option of options) peer.limit(option)
+  const after = heapUsedAfterGc()
+  if (options.length !== PROBE_ORDERS || peer.depth()[0].length === 0) throw new Error('heap probe: the peer book is empty')
+  return (after - before) / PROBE_ORDERS
 }
 
 function report(options: Options, variants: readonly VariantResult[], heap: { engineBytes: number; peerBytes: number }): string {

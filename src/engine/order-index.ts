@@ -78,19 +78,11 @@ export class OrderIndex {
     this.table.add(orderId, ended)
   }
 
-  /** Live orders in acceptance order. */
-  *liveOrders(): Generator<Order> {
-    for (let entry = 0; entry < this.table.size; entry++) {
-      const order = this.liveByEntry[entry]
-      if (order !== undefined) yield order
-    }
-  }
-
-  /** Ended orders as [orderId, ended entry], in acceptance order. */
-  *endedOrders(): Generator<[string, number]> {
-    for (let entry = 0; entry < this.table.size; entry++) {
-      const value = this.table.valueAt(entry)
-      if (value !== LIVE) yield [this.table.keyAt(entry), value]
+  /** Calls `visit` for every accepted order, in acceptance order: the live order or its ended entry. */
+  forEach(visit: (orderId: string, entry: OrderEntry) => void): void {
+    for (let index = 0; index < this.table.size; index++) {
+      const value = this.table.valueAt(index)
+      visit(this.table.keyAt(index), value === LIVE ? this.liveByEntry[index]! : value)
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The engine's state as a compact, canonical binary snapshot, and back. Canonical means that two
  * equal states encode to the same bytes whatever their history: accounts in order of first
- * appearance, ended orders and then live orders each in acceptance order, zero
+ * appearance, orders (live or ended) in acceptance order, zero
  * balances left out, and no derived indexes. The
  * state hash is SHA-256 over these bytes, so it names a state exactly.
  *
@@ -37,13 +37,20 @@ export function encodeSnapshot(engine: Engine): Uint8Array {
   for (const market of engine.markets) writeMarket(w, market)
   w.uint(engine.accounts.length)
   for (const account of engine.accounts) writeAccount(w, account)
-  w.uint(engine.orders.size - engine.orders.live)
-  for (const [orderId, ended] of engine.orders.endedOrders()) {
-    w.string(orderId)
-    w.uint(ended)
-  }
-  w.uint(engine.orders.live)
-  for (const order of engine.orders.liveOrders()) writeOrder(w, order)
+  // Every order in acceptance order, live or ended: a restored engine indexes them in the same
+  // order, so an order that is live now and ends later lands where it would have without the
+  // restart (the bytes of later snapshots depend on it).
+  w.uint(engine.orders.size)
+  engine.orders.forEach((orderId, entry) => {
+    if (typeof entry === 'number') {
+      w.string(orderId)
+      w.uint(entry + 1)
+    } else {
+      w.string(orderId)
+      w.uint(0)
+      writeOrder(w, entry)
+    }
+  })
   w.uint(engine.apiKeys.size)
   for (const key of engine.apiKeys.values()) {
     for (const s of [key.apiKey, key.address, key.secret, key.passphrase]) w.string(s)
@@ -73,9 +80,10 @@ export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?:
   for (let i = r.uint(); i > 0; i--) readAccount(r, engine, storedHolds)
   for (let i = r.uint(); i > 0; i--) {
     const orderId = r.string()
-    engine.orders.addEnded(orderId, r.uint())
+    const tag = r.uint()
+    if (tag === 0) readOrder(r, engine, orderId)
+    else engine.orders.addEnded(orderId, tag - 1)
   }
-  for (let i = r.uint(); i > 0; i--) readOrder(r, engine)
   // Resting the orders again rebuilt every hold; it must equal what was stored (pair assertion).
   for (const hold of storedHolds) {
     const actual = hold.shares === null ? hold.account.usdcHeldMicros : hold.shares.heldMicros
@@ -172,7 +180,7 @@ function readAccount(r: ByteReader, engine: Engine, storedHolds: StoredHold[]): 
 }
 
 function writeOrder(w: ByteWriter, o: Order): void {
-  for (const s of [o.orderId, o.owner, o.signer]) w.string(s)
+  for (const s of [o.owner, o.signer]) w.string(s)
   for (const n of [o.orderNumber, o.account.index, o.market.index]) w.uint(n)
   w.bool(o.isNo)
   w.bool(o.isBuy)
@@ -182,8 +190,8 @@ function writeOrder(w: ByteWriter, o: Order): void {
   for (const n of [o.expirationSec, o.makerAmountMicros, o.takerAmountMicros, o.lots, o.matchedLots]) w.uint(n)
 }
 
-function readOrder(r: ByteReader, engine: Engine): void {
-  const [orderId, owner, signer] = [r.string(), r.string(), r.string()]
+function readOrder(r: ByteReader, engine: Engine, orderId: string): void {
+  const [owner, signer] = [r.string(), r.string()]
   const [orderNumber, accountIndex, marketIndex] = [r.uint(), r.uint(), r.uint()]
   const account = engine.accounts[accountIndex]!
   const market = engine.markets[marketIndex]!

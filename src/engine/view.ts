@@ -59,8 +59,7 @@ export function summaryOf(engine: Engine): StateSummary {
   for (const market of engine.markets) collectOpenOrders(market, openOrders)
   openOrders.sort((a, b) => a.orderNumber - b.orderNumber)
   const orderStatuses: { orderId: string; status: string }[] = []
-  for (const order of engine.orders.liveOrders()) orderStatuses.push({ orderId: order.orderId, status: 'LIVE' })
-  for (const [orderId, ended] of engine.orders.endedOrders()) orderStatuses.push({ orderId, status: orderStatusOf(ended) })
+  engine.orders.forEach((orderId, entry) => orderStatuses.push({ orderId, status: orderStatusOf(entry) }))
   orderStatuses.sort((a, b) => (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0))
   return {
     seq: engine.seq,

@@ -118,6 +118,17 @@ export class Engine {
     this.events.push(event)
   }
 
+  /** Lists a market and its tokens in every index (market creation and snapshot loading). */
+  addMarket(market: Market): void {
+    assert(market.index === this.markets.length, 'markets are indexed in creation order')
+    this.markets.push(market)
+    this.marketsById.set(market.marketId, market)
+    this.marketsByConditionId.set(market.conditionId, market)
+    this.marketsBySlug.set(market.slug, market)
+    this.tokens.set(market.yesTokenId, { market, isNo: false })
+    this.tokens.set(market.noTokenId, { market, isNo: true })
+  }
+
   /** The account at an address, created empty on first use. */
   accountOf(address: string): Account {
     let account = this.accountsByAddress.get(address)

@@ -45,12 +45,7 @@ export function createMarket(engine: Engine, input: MarketInput): Done | Rejecti
     input.minOrderSizeMicros, input.feeRateBps, input.negRisk, input.endDateMs, input.status,
     engine.timeMs, engine.touches,
   )
-  engine.markets.push(market)
-  engine.marketsById.set(market.marketId, market)
-  engine.marketsByConditionId.set(market.conditionId, market)
-  engine.marketsBySlug.set(market.slug, market)
-  engine.tokens.set(market.yesTokenId, { market, isNo: false })
-  engine.tokens.set(market.noTokenId, { market, isNo: true })
+  engine.addMarket(market)
   engine.emit({ type: 'marketCreated', market: market.record() })
   return DONE
 }

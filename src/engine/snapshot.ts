@@ -75,7 +75,7 @@ export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?:
   engine.orderNumber = r.uint()
   engine.creditedMicros = r.uint()
   engine.feesMicros = r.uint()
-  for (let i = r.uint(); i > 0; i--) addMarket(engine, readMarket(r, engine))
+  for (let i = r.uint(); i > 0; i--) engine.addMarket(readMarket(r, engine))
   const storedHolds: StoredHold[] = []
   for (let i = r.uint(); i > 0; i--) readAccount(r, engine, storedHolds)
   for (let i = r.uint(); i > 0; i--) {
@@ -130,15 +130,6 @@ function readMarket(r: ByteReader, engine: Engine): Market {
   market.redeemedYesMicros = r.uint()
   market.redeemedNoMicros = r.uint()
   return market
-}
-
-function addMarket(engine: Engine, market: Market): void {
-  engine.markets.push(market)
-  engine.marketsById.set(market.marketId, market)
-  engine.marketsByConditionId.set(market.conditionId, market)
-  engine.marketsBySlug.set(market.slug, market)
-  engine.tokens.set(market.yesTokenId, { market, isNo: false })
-  engine.tokens.set(market.noTokenId, { market, isNo: true })
 }
 
 function writeAccount(w: ByteWriter, a: Account): void {

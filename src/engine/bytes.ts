@@ -1,7 +1,8 @@
 /**
- * A minimal binary writer and reader for snapshots: unsigned LEB128 integers (exact up to
- * 2^53, using arithmetic rather than 32-bit bit operations), one-byte booleans, and UTF-8
- * strings prefixed by their byte length. The reader checks every bound it reads against.
+ * A minimal binary writer and reader for snapshots and command records: unsigned LEB128
+ * integers (exact up to 2^53, using arithmetic rather than 32-bit bit operations), raw float64
+ * numbers, one-byte booleans, and UTF-8 strings prefixed by their byte length. The reader checks
+ * every bound it reads against.
  */
 import { assert } from './assert.js'
 
@@ -9,8 +10,26 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
 export class ByteWriter {
-  private buffer = new Uint8Array(1 << 16)
+  private buffer: Uint8Array
+  private view: DataView
   private length = 0
+
+  constructor(initialBytes = 1 << 16) {
+    this.buffer = new Uint8Array(initialBytes)
+    this.view = new DataView(this.buffer.buffer)
+  }
+
+  /** Starts over, keeping the buffer (a writer reused for many small records). */
+  reset(): void {
+    this.length = 0
+  }
+
+  /** Any number, exactly (8 bytes, little-endian IEEE 754). */
+  float64(value: number): void {
+    this.reserve(8)
+    this.view.setFloat64(this.length, value, true)
+    this.length += 8
+  }
 
   uint(value: number): void {
     assert(Number.isSafeInteger(value) && value >= 0, `snapshot integer ${value} is a safe unsigned integer`)
@@ -47,13 +66,24 @@ export class ByteWriter {
     const grown = new Uint8Array(size)
     grown.set(this.buffer.subarray(0, this.length))
     this.buffer = grown
+    this.view = new DataView(grown.buffer)
   }
 }
 
 export class ByteReader {
   private offset = 0
+  private readonly view: DataView
 
-  constructor(private readonly bytes: Uint8Array) {}
+  constructor(private readonly bytes: Uint8Array) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
+
+  float64(): number {
+    assert(this.offset + 8 <= this.bytes.length, 'record ends inside a number')
+    const value = this.view.getFloat64(this.offset, true)
+    this.offset += 8
+    return value
+  }
 
   uint(): number {
     let value = 0

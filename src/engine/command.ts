@@ -176,3 +176,6 @@ export type Command =
   | RevokeApiKey
 
 export type CommandKind = Command['kind']
+
+/** A command as a front end submits it: the engine's host stamps the sequence number and time. */
+export type UnstampedCommand = Command extends infer C ? (C extends Command ? Omit<C, 'seq' | 'timeMs'> : never) : never

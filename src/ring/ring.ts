@@ -1,0 +1,126 @@
+/**
+ * A bounded single-producer single-consumer queue of byte records on a SharedArrayBuffer: the
+ * command queue from the front end (main thread) to the engine worker. Lock-free: the producer
+ * owns `head`, the consumer owns `tail`, each published with an atomic store after the bytes it
+ * covers are written or read. A consumer with nothing to read sleeps in Atomics.wait (or awaits
+ * Atomics.waitAsync) on `head` instead of spinning; the producer notifies after each publish.
+ *
+ * Layout: a 128-byte header (head and tail on separate cache lines), then `capacity` data bytes
+ * (a power of two). A record is a 4-byte little-endian length, then the payload, padded to 4
+ * bytes; positions are byte counters that wrap at 2^32, so `head - tail` is the bytes in use.
+ * A full queue refuses the write (the caller answers "engine busy"): it never grows.
+ */
+import { assert } from '../engine/assert.js'
+
+const HEADER_BYTES = 128
+const HEAD = 0
+/** Index of `tail` in the Int32 header: 64 bytes after `head`. */
+const TAIL = 16
+const LENGTH_BYTES = 4
+
+export class Ring {
+  readonly capacity: number
+  private readonly header: Int32Array
+  private readonly data: Uint8Array
+  private readonly view: DataView
+
+  /** Allocates the shared memory for a ring of `capacity` data bytes (a power of two). */
+  static allocate(capacity: number): SharedArrayBuffer {
+    assert(Number.isInteger(capacity) && capacity >= 64 && (capacity & (capacity - 1)) === 0,
+      'ring capacity is a power of two of at least 64 bytes')
+    return new SharedArrayBuffer(HEADER_BYTES + capacity)
+  }
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    this.capacity = buffer.byteLength - HEADER_BYTES
+    assert(this.capacity >= 64 && (this.capacity & (this.capacity - 1)) === 0, 'ring capacity is a power of two')
+    this.header = new Int32Array(buffer, 0, HEADER_BYTES / 4)
+    this.data = new Uint8Array(buffer, HEADER_BYTES, this.capacity)
+    this.view = new DataView(buffer, HEADER_BYTES, this.capacity)
+  }
+
+  /** The largest payload a record can carry. */
+  get payloadMax(): number {
+    return this.capacity - LENGTH_BYTES
+  }
+
+  /** Bytes in use, as the consumer would see them now. */
+  get usedBytes(): number {
+    return (Atomics.load(this.header, HEAD) - Atomics.load(this.header, TAIL)) >>> 0
+  }
+
+  /**
+   * Producer: appends one record, or returns false at once when it does not fit (the queue is
+   * full). Wakes a sleeping consumer.
+   */
+  tryWrite(payload: Uint8Array): boolean {
+    assert(payload.length <= this.payloadMax, 'a record fits in the ring')
+    const head = Atomics.load(this.header, HEAD) >>> 0
+    const tail = Atomics.load(this.header, TAIL) >>> 0
+    const recordBytes = LENGTH_BYTES + align4(payload.length)
+    if (this.capacity - ((head - tail) >>> 0) < recordBytes) return false
+    const mask = this.capacity - 1
+    const at = head & mask
+    this.view.setUint32(at, payload.length, true)
+    this.copyIn(payload, (at + LENGTH_BYTES) & mask)
+    Atomics.store(this.header, HEAD, (head + recordBytes) | 0)
+    Atomics.notify(this.header, HEAD)
+    return true
+  }
+
+  /** Consumer: takes the oldest record (a copy), or null when the queue is empty. */
+  read(): Uint8Array | null {
+    const tail = Atomics.load(this.header, TAIL) >>> 0
+    const head = Atomics.load(this.header, HEAD) >>> 0
+    if (head === tail) return null
+    const mask = this.capacity - 1
+    const at = tail & mask
+    const length = this.view.getUint32(at, true)
+    assert(LENGTH_BYTES + length <= ((head - tail) >>> 0), 'a published record is complete')
+    const payload = this.copyOut((at + LENGTH_BYTES) & mask, length)
+    Atomics.store(this.header, TAIL, (tail + LENGTH_BYTES + align4(length)) | 0)
+    Atomics.notify(this.header, TAIL)
+    return payload
+  }
+
+  /** Producer: blocks until the consumer frees space or `timeoutMs` passes (tests, tools). */
+  waitForSpaceSync(timeoutMs: number): void {
+    Atomics.wait(this.header, TAIL, Atomics.load(this.header, TAIL), timeoutMs)
+  }
+
+  /** Consumer: blocks this thread until a record may be there or `timeoutMs` passes. */
+  waitSync(timeoutMs: number): void {
+    const head = Atomics.load(this.header, HEAD)
+    if (head !== Atomics.load(this.header, TAIL)) return
+    Atomics.wait(this.header, HEAD, head, timeoutMs)
+  }
+
+  /**
+   * Consumer: a promise that resolves when a record may be there or `timeoutMs` passes, without
+   * blocking the thread's event loop (the engine worker also answers queries).
+   */
+  async waitAsync(timeoutMs: number): Promise<void> {
+    const head = Atomics.load(this.header, HEAD)
+    if (head !== Atomics.load(this.header, TAIL)) return
+    const waiting = Atomics.waitAsync(this.header, HEAD, head, timeoutMs)
+    if (waiting.async) await waiting.value
+  }
+
+  private copyIn(payload: Uint8Array, at: number): void {
+    const first = Math.min(payload.length, this.capacity - at)
+    this.data.set(payload.subarray(0, first), at)
+    if (first < payload.length) this.data.set(payload.subarray(first), 0)
+  }
+
+  private copyOut(at: number, length: number): Uint8Array {
+    const payload = new Uint8Array(length)
+    const first = Math.min(length, this.capacity - at)
+    payload.set(this.data.subarray(at, at + first), 0)
+    if (first < length) payload.set(this.data.subarray(0, length - first), first)
+    return payload
+  }
+}
+
+function align4(bytes: number): number {
+  return (bytes + 3) & ~3
+}

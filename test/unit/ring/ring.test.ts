@@ -1,0 +1,93 @@
+/**
+ * The SPSC ring: empty and full, wrap-around at the end of the buffer, and a two-thread stress
+ * test in which a worker writes records of varied length (a seeded stream) through a small ring
+ * while this thread reads them: every record must arrive once, in order, byte for byte.
+ */
+import t from 'tap'
+import { Worker } from 'node:worker_threads'
+import { Ring } from '../../../src/ring/ring.js'
+import { recordOf } from './ring-records.js'
+
+t.test('empty, write, read', (t) => {
+  const ring = new Ring(Ring.allocate(64))
+  t.equal(ring.read(), null, 'an empty ring reads null')
+  t.equal(ring.tryWrite(Uint8Array.of(1, 2, 3)), true)
+  t.equal(ring.usedBytes, 8, '4 bytes of length + 3 bytes padded to 4')
+  t.same([...ring.read()!], [1, 2, 3])
+  t.equal(ring.read(), null)
+  t.equal(ring.usedBytes, 0)
+  t.equal(ring.tryWrite(new Uint8Array(0)), true, 'an empty record is a record')
+  t.same(ring.read(), new Uint8Array(0))
+  t.end()
+})
+
+t.test('full: a write that does not fit is refused at once, and fits after a read', (t) => {
+  const ring = new Ring(Ring.allocate(64))
+  // Records of 12 payload bytes take 16 bytes: four fill 64 exactly.
+  for (let i = 0; i < 4; i++) t.equal(ring.tryWrite(new Uint8Array(12).fill(i)), true, `record ${i}`)
+  t.equal(ring.usedBytes, 64)
+  t.equal(ring.tryWrite(new Uint8Array(0)), false, 'even an empty record needs 4 bytes')
+  t.same([...ring.read()!], new Array(12).fill(0))
+  t.equal(ring.tryWrite(new Uint8Array(13)), false, '13 bytes need 20, only 16 are free')
+  t.equal(ring.tryWrite(new Uint8Array(12).fill(9)), true)
+  t.same([1, 2, 3, 9].map(() => ring.read()![0]), [1, 2, 3, 9])
+  t.throws(() => ring.tryWrite(new Uint8Array(61)), 'a record larger than the ring is a programming error')
+  t.end()
+})
+
+t.test('wrap-around: records split across the end arrive intact', (t) => {
+  const ring = new Ring(Ring.allocate(64))
+  let written = 0
+  let read = 0
+  // Odd lengths walk the write position through every offset of the buffer many times.
+  for (let round = 0; round < 500; round++) {
+    while (ring.tryWrite(recordOf(written, 1 + (written % 29)))) written++
+    const record = ring.read()!
+    t.same(record, recordOf(read, 1 + (read % 29)), `record ${read}`) || t.bailout()
+    read++
+  }
+  while (read < written) {
+    t.same(ring.read(), recordOf(read, 1 + (read % 29)))
+    read++
+  }
+  t.equal(ring.read(), null)
+  t.ok(written > 500, `${written} records through a 64-byte ring`)
+  t.end()
+})
+
+t.test('two threads: every record arrives once, in order, intact', async (t) => {
+  const count = 200_000
+  const seed = 1234
+  t.comment(`seed ${seed}`)
+  const buffer = Ring.allocate(4096)
+  const ring = new Ring(buffer)
+  const here = new URL(import.meta.url)
+  const producer = new Worker(new URL(`./ring-producer.${here.pathname.endsWith('.ts') ? 'ts' : 'js'}`, here),
+    { workerData: { buffer, count, seed } })
+  const failed = new Promise<never>((_, reject) => producer.once('error', reject))
+  let next = 0
+  const started = Date.now()
+  while (next < count) {
+    const record = ring.read()
+    if (record === null) {
+      await Promise.race([ring.waitAsync(100), failed])
+      if (Date.now() - started > 60_000) break
+      continue
+    }
+    const expected = recordOf(next ^ seed, next % 300)
+    if (!equalBytes(record, expected)) {
+      t.fail(`record ${next} differs`)
+      break
+    }
+    next++
+  }
+  t.equal(next, count, `${count} records arrived in order and intact`)
+  t.equal(ring.read(), null, 'and nothing more')
+  await producer.terminate()
+})
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}

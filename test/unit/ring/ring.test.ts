@@ -43,7 +43,7 @@ t.test('wrap-around: records split across the end arrive intact', (t) => {
   for (let round = 0; round < 500; round++) {
     while (ring.tryWrite(recordOf(written, 1 + (written % 29)))) written++
     const record = ring.read()!
-    t.same(record, recordOf(read, 1 + (read % 29)), `record ${read}`) || t.bailout()
+    if (!t.same(record, recordOf(read, 1 + (read % 29)), `record ${read}`)) break
     read++
   }
   while (read < written) {

@@ -59,6 +59,11 @@ export class ByteWriter {
     return this.buffer.slice(0, this.length)
   }
 
+  /** The bytes written so far, without copying: valid until the next write or reset. */
+  bytes(): Uint8Array {
+    return this.buffer.subarray(0, this.length)
+  }
+
   private reserve(bytes: number): void {
     if (this.length + bytes <= this.buffer.length) return
     let size = this.buffer.length * 2

@@ -1,0 +1,239 @@
+/**
+ * The front ends' handle on the engine: start it (recovery on its worker), submit commands and
+ * get their results, subscribe to events, ask questions, stop. REST, gRPC and WebSocket use this
+ * and never see the ring. Every bound is explicit: a full ring or too many pending requests is
+ * an immediate ENGINE_BUSY; an engine that is not running answers ENGINE_UNAVAILABLE.
+ */
+import { Worker } from 'node:worker_threads'
+import { randomInt } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import type { UnstampedCommand } from '../engine/command.js'
+import type { CommandResult } from '../engine/result.js'
+import { ServiceCode, ServiceError } from '../errors.js'
+import type { Durability } from '../journal/journal.js'
+import {
+  COMMAND_BYTES_MAX,
+  COMMAND_RING_BYTES,
+  PENDING_QUERIES_MAX,
+  PENDING_REQUESTS_MAX,
+  SNAPSHOT_EVERY_COMMANDS,
+} from '../limits.js'
+import { Ring } from '../ring/ring.js'
+import type { FromWorker, Outcome, ToWorker, WorkerOptions } from './messages.js'
+import type { Query, QueryAnswer } from './query.js'
+import { encodeRequest } from './request-codec.js'
+
+export interface HostOptions {
+  readonly dataDir: string
+  readonly durability?: Durability
+  readonly snapshotEveryCommands?: number
+  readonly ringBytes?: number
+  /** Randomises the engine's order-index layout (no effect on state); random by default. */
+  readonly hashSeed?: number
+  /** Where the host says what it does (start, recovery, the async-durability warning). */
+  readonly log?: (line: string) => void
+  /** Test only: acknowledge before journaling (the crash test shows it then loses commands). */
+  readonly unsafeAckBeforeJournalMs?: number
+}
+
+export interface Recovered {
+  readonly seq: number
+  readonly snapshotSeq: number
+  readonly snapshotsSkipped: number
+  readonly replayed: number
+  readonly recoveryMs: number
+}
+
+type Listener = (outcomes: readonly Outcome[]) => void
+
+interface Pending<T> {
+  readonly resolve: (value: T) => void
+  readonly reject: (error: Error) => void
+}
+
+export class EngineHost {
+  private readonly pending = new Map<number, Pending<CommandResult>>()
+  private readonly queries = new Map<number, Pending<QueryAnswer>>()
+  private readonly listeners = new Set<Listener>()
+  private nextRequestId = 1
+  private nextQueryId = 1
+  private accepting = true
+  private failure: ServiceError | null = null
+  private stopped: Promise<void> | null = null
+  private resolveStopped: (() => void) | null = null
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly ring: Ring,
+    readonly recovered: Recovered,
+    readonly durability: Durability,
+  ) {}
+
+  /** Starts the engine worker and resolves once recovery is done and commands are accepted. */
+  static async start(options: HostOptions): Promise<EngineHost> {
+    const log = options.log ?? (() => undefined)
+    const durability = options.durability ?? 'sync'
+    if (durability === 'async') {
+      log('WARNING: durability=async: results are released before the journal is flushed to disk. ' +
+        'A crash can lose acknowledged commands. Use it for benchmarks only.')
+    }
+    mkdirSync(options.dataDir, { recursive: true })
+    const ringBuffer = Ring.allocate(options.ringBytes ?? COMMAND_RING_BYTES)
+    const workerOptions: WorkerOptions = {
+      ring: ringBuffer,
+      dataDir: options.dataDir,
+      durability,
+      snapshotEveryCommands: options.snapshotEveryCommands ?? SNAPSHOT_EVERY_COMMANDS,
+      hashSeed: options.hashSeed ?? randomInt(2 ** 31),
+      unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs ?? 0,
+    }
+    const worker = new Worker(workerUrl(), { workerData: workerOptions })
+    const ready = await startup(worker)
+    const host = new EngineHost(worker, new Ring(ringBuffer), ready, durability)
+    host.listen()
+    log(`engine ready at seq ${ready.seq} (snapshot ${ready.snapshotSeq}, replayed ${ready.replayed} commands ` +
+      `in ${ready.recoveryMs.toFixed(0)} ms, durability ${durability})`)
+    return host
+  }
+
+  /**
+   * Submits a command; resolves with its result once it is durable. Rejects at once with
+   * ENGINE_BUSY when the queue is full, ENGINE_UNAVAILABLE when the engine is not running.
+   */
+  submit(command: UnstampedCommand): Promise<CommandResult> {
+    const unavailable = this.unavailable()
+    if (unavailable !== null) return Promise.reject(unavailable)
+    if (this.pending.size >= PENDING_REQUESTS_MAX) return Promise.reject(busy('too many requests are pending'))
+    const requestId = this.nextRequestId++
+    const record = encodeRequest(requestId, command)
+    if (record.length > COMMAND_BYTES_MAX) {
+      return Promise.reject(new ServiceError(ServiceCode.ENGINE_BUSY, 'the command is too large', { bytesMax: COMMAND_BYTES_MAX }))
+    }
+    if (!this.ring.tryWrite(record)) return Promise.reject(busy('the command queue is full'))
+    return new Promise<CommandResult>((resolve, reject) => this.pending.set(requestId, { resolve, reject }))
+  }
+
+  /** Calls `listener` with each durable batch of outcomes, in sequence order. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Asks the engine; answered once everything applied before the question is durable. */
+  query(query: Query): Promise<QueryAnswer> {
+    const unavailable = this.unavailable()
+    if (unavailable !== null) return Promise.reject(unavailable)
+    if (this.queries.size >= PENDING_QUERIES_MAX) return Promise.reject(busy('too many queries are pending'))
+    const queryId = this.nextQueryId++
+    this.send({ type: 'query', queryId, query })
+    return new Promise<QueryAnswer>((resolve, reject) => this.queries.set(queryId, { resolve, reject }))
+  }
+
+  /** Pending requests and the bytes queued in the ring (for /metrics and /health). */
+  get load(): { pendingRequests: number; ringBytesUsed: number; ringBytes: number } {
+    return { pendingRequests: this.pending.size, ringBytesUsed: this.ring.usedBytes, ringBytes: this.ring.capacity }
+  }
+
+  /** Stops accepting, lets the worker apply and journal what is queued, and waits for it. */
+  stop(): Promise<void> {
+    if (this.stopped !== null) return this.stopped
+    this.accepting = false
+    this.stopped = new Promise<void>((resolve) => {
+      this.resolveStopped = resolve
+    })
+    if (this.failure !== null) {
+      void this.worker.terminate().then(() => this.resolveStopped?.())
+    } else {
+      this.send({ type: 'stop' })
+    }
+    return this.stopped
+  }
+
+  private listen(): void {
+    this.worker.on('message', (message: FromWorker) => this.onMessage(message))
+    this.worker.on('error', (error) => this.fail(`the engine worker failed: ${error.message}`))
+    this.worker.on('exit', (code) => {
+      if (this.accepting || this.pending.size > 0) this.fail(`the engine worker exited (code ${code})`)
+      this.resolveStopped?.()
+    })
+  }
+
+  private onMessage(message: FromWorker): void {
+    switch (message.type) {
+      case 'batch': return this.onBatch(message.outcomes)
+      case 'answer': {
+        const waiting = this.queries.get(message.queryId)
+        this.queries.delete(message.queryId)
+        waiting?.resolve(message.answer)
+        return
+      }
+      case 'fatal': return this.fail(`the engine stopped: ${message.message}`)
+      case 'stopped': return void this.worker.terminate()
+      case 'ready': return
+    }
+  }
+
+  private onBatch(outcomes: readonly Outcome[]): void {
+    for (const outcome of outcomes) {
+      const waiting = this.pending.get(outcome.requestId)
+      this.pending.delete(outcome.requestId)
+      waiting?.resolve(outcome.result)
+    }
+    for (const listener of this.listeners) listener(outcomes)
+  }
+
+  /** Fail-stop: nothing more is accepted, and everyone waiting learns the engine is gone. */
+  private fail(reason: string): void {
+    if (this.failure !== null) return
+    this.failure = new ServiceError(ServiceCode.ENGINE_UNAVAILABLE, reason)
+    this.accepting = false
+    for (const waiting of [...this.pending.values(), ...this.queries.values()]) waiting.reject(this.failure)
+    this.pending.clear()
+    this.queries.clear()
+  }
+
+  private unavailable(): ServiceError | null {
+    if (this.failure !== null) return this.failure
+    if (!this.accepting) return new ServiceError(ServiceCode.ENGINE_UNAVAILABLE, 'the engine is stopping')
+    return null
+  }
+
+  private send(message: ToWorker): void {
+    this.worker.postMessage(message)
+  }
+}
+
+/** Waits for the worker's `ready` (recovery done); its own listeners are removed afterwards. */
+async function startup(worker: Worker): Promise<Extract<FromWorker, { type: 'ready' }>> {
+  let onMessage: (message: FromWorker) => void = () => undefined
+  let onError: (error: Error) => void = () => undefined
+  let onExit: (code: number) => void = () => undefined
+  try {
+    return await new Promise((resolve, reject) => {
+      onMessage = (message) => {
+        if (message.type === 'ready') resolve(message)
+        if (message.type === 'fatal') reject(new Error(message.message))
+      }
+      onError = reject
+      onExit = (code) => reject(new Error(`the engine worker exited during recovery (code ${code})`))
+      worker.on('message', onMessage)
+      worker.on('error', onError)
+      worker.on('exit', onExit)
+    })
+  } finally {
+    // Only these: Worker keeps listeners of its own, which removeAllListeners would break.
+    worker.off('message', onMessage)
+    worker.off('error', onError)
+    worker.off('exit', onExit)
+  }
+}
+
+function busy(message: string): ServiceError {
+  return new ServiceError(ServiceCode.ENGINE_BUSY, `${message}: retry shortly`)
+}
+
+/** The worker's file: the .ts source under the test loader, the compiled .js otherwise. */
+function workerUrl(): URL {
+  const extension = import.meta.url.endsWith('.ts') ? 'ts' : 'js'
+  return new URL(`./engine-worker.${extension}`, import.meta.url)
+}

@@ -1,0 +1,134 @@
+/**
+ * The engine worker: Predex's single writer, on its own thread. It recovers (snapshot + journal),
+ * says it is ready, then loops: drain a batch of commands from the ring, stamp each with the
+ * next sequence number and the time, apply it, journal the whole batch in one transaction, and
+ * release the results and events only when that transaction is durable. While a batch is being
+ * flushed the next one is already applied (group commit without idling the engine); batches are
+ * released in order. Any journal error or broken assertion stops the worker (fail-stop): it never
+ * carries on in a state nobody can vouch for.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import type { Engine } from '../engine/engine.js'
+import { encodeSnapshot } from '../engine/snapshot.js'
+import { Journal } from '../journal/journal.js'
+import { recover } from '../journal/recovery.js'
+import { BATCH_COMMANDS_MAX, IN_FLIGHT_BATCHES_MAX, SNAPSHOTS_KEPT } from '../limits.js'
+import { Ring } from '../ring/ring.js'
+import { decodeRequest } from './request-codec.js'
+import { encodeStampedCommand } from '../ring/command-codec.js'
+import type { FromWorker, Outcome, ToWorker, WorkerOptions } from './messages.js'
+import { answer } from './query.js'
+
+const IDLE_WAIT_MS = 50
+
+class EngineWorker {
+  private readonly ring: Ring
+  private stopping = false
+  /** Resolves when every batch issued so far is durable. */
+  private durableTail: Promise<void> = Promise.resolve()
+  private inFlight = 0
+  private commandsSinceSnapshot = 0
+
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly journal: Journal,
+    private readonly engine: Engine,
+  ) {
+    this.ring = new Ring(options.ring)
+  }
+
+  async run(): Promise<void> {
+    parentPort!.on('message', (message: ToWorker) => this.onMessage(message))
+    while (!this.stopping || this.ring.usedBytes > 0) {
+      const outcomes: Outcome[] = []
+      const payloads: Uint8Array[] = []
+      const firstSeq = this.engine.seq + 1
+      this.applyBatch(outcomes, payloads)
+      if (outcomes.length === 0) {
+        await this.ring.waitAsync(IDLE_WAIT_MS)
+        continue
+      }
+      this.journalBatch(firstSeq, payloads, outcomes)
+      // Let journal completions and queries run; bound what is applied but not yet durable.
+      await nextTurn()
+      while (this.inFlight >= IN_FLIGHT_BATCHES_MAX) await this.durableTail
+    }
+    await this.durableTail
+    await this.journal.close()
+    post({ type: 'stopped', seq: this.engine.seq })
+  }
+
+  /** Drains up to a batch of commands from the ring and applies them. */
+  private applyBatch(outcomes: Outcome[], payloads: Uint8Array[]): void {
+    while (outcomes.length < BATCH_COMMANDS_MAX) {
+      const record = this.ring.read()
+      if (record === null) return
+      const { requestId, command } = decodeRequest(record)
+      const stamped = { ...command, seq: this.engine.seq + 1, timeMs: Math.max(Date.now(), this.engine.timeMs) }
+      const { result, events } = this.engine.apply(stamped)
+      payloads.push(encodeStampedCommand(stamped))
+      outcomes.push({ requestId, seq: stamped.seq, result, events })
+    }
+  }
+
+  private journalBatch(firstSeq: number, payloads: Uint8Array[], outcomes: Outcome[]): void {
+    this.commandsSinceSnapshot += payloads.length
+    let snapshot: { seq: number; bytes: Uint8Array } | null = null
+    if (this.commandsSinceSnapshot >= this.options.snapshotEveryCommands) {
+      snapshot = { seq: this.engine.seq, bytes: encodeSnapshot(this.engine) }
+      this.commandsSinceSnapshot = 0
+    }
+    const delayMs = this.options.unsafeAckBeforeJournalMs
+    if (delayMs > 0) {
+      // Test only: the acknowledgement goes out before the journal write even starts.
+      post({ type: 'batch', outcomes })
+      setTimeout(() => void this.journal.append(firstSeq, payloads, snapshot).catch(fatal), delayMs)
+      return
+    }
+    const durable = this.journal.append(firstSeq, payloads, snapshot)
+    if (snapshot !== null) void durable.then(() => this.journal.pruneSnapshots(SNAPSHOTS_KEPT)).catch(fatal)
+    this.inFlight++
+    const previous = this.durableTail
+    this.durableTail = Promise.all([previous, durable]).then(() => {
+      this.inFlight--
+      post({ type: 'batch', outcomes })
+    })
+    this.durableTail.catch(fatal)
+  }
+
+  private onMessage(message: ToWorker): void {
+    if (message.type === 'stop') {
+      this.stopping = true
+      return
+    }
+    // The answer reflects every command applied so far; release it once they are all durable.
+    const reply: FromWorker = { type: 'answer', queryId: message.queryId, answer: answer(this.engine, message.query) }
+    void this.durableTail.then(() => post(reply))
+  }
+}
+
+function post(message: FromWorker): void {
+  parentPort!.postMessage(message)
+}
+
+function fatal(error: unknown): never {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  post({ type: 'fatal', message })
+  // Fail-stop: end the thread with the error; the host stops the process.
+  throw error instanceof Error ? error : new Error(message)
+}
+
+async function main(): Promise<void> {
+  const options = workerData as WorkerOptions
+  const journal = Journal.open({ path: options.dataDir, durability: options.durability })
+  const recovery = recover(journal, options.hashSeed, () => performance.now())
+  const engine = recovery.engine
+  post({
+    type: 'ready', seq: engine.seq, snapshotSeq: recovery.snapshotSeq,
+    snapshotsSkipped: recovery.snapshotsSkipped, replayed: recovery.replayed, recoveryMs: recovery.ms,
+  })
+  await new EngineWorker(options, journal, engine).run()
+}
+
+main().catch(fatal)

@@ -1,0 +1,39 @@
+/**
+ * The messages between the front end (main thread) and the engine worker. Commands do not
+ * travel here: they go through the command ring. What comes back is here: results and events,
+ * released only once the batch that holds them is durable.
+ */
+import type { EngineEvent } from '../engine/event.js'
+import type { CommandResult } from '../engine/result.js'
+import type { Durability } from '../journal/journal.js'
+import type { Query, QueryAnswer } from './query.js'
+
+export interface WorkerOptions {
+  readonly ring: SharedArrayBuffer
+  readonly dataDir: string
+  readonly durability: Durability
+  readonly snapshotEveryCommands: number
+  readonly hashSeed: number
+  /** Test only: acknowledge before journaling, and journal this many ms later (crash-test control). */
+  readonly unsafeAckBeforeJournalMs: number
+}
+
+/** One command's outcome: its request, its seq, its result and its events. */
+export interface Outcome {
+  readonly requestId: number
+  readonly seq: number
+  readonly result: CommandResult
+  readonly events: readonly EngineEvent[]
+}
+
+export type FromWorker =
+  | { readonly type: 'ready'; readonly seq: number; readonly snapshotSeq: number;
+      readonly snapshotsSkipped: number; readonly replayed: number; readonly recoveryMs: number }
+  | { readonly type: 'batch'; readonly outcomes: readonly Outcome[] }
+  | { readonly type: 'answer'; readonly queryId: number; readonly answer: QueryAnswer }
+  | { readonly type: 'stopped'; readonly seq: number }
+  | { readonly type: 'fatal'; readonly message: string }
+
+export type ToWorker =
+  | { readonly type: 'query'; readonly queryId: number; readonly query: Query }
+  | { readonly type: 'stop' }

@@ -1,0 +1,46 @@
+/**
+ * Reads answered by the engine worker from the engine's state (exact, and released only after
+ * every command applied before them is durable, so a read never shows what a crash could undo).
+ * The read models for history (trades, portfolio) come later, fed by the events.
+ */
+import type { Engine } from '../engine/engine.js'
+import { stateHashOf } from '../engine/snapshot.js'
+import { accountSummaryOf, bookOf, type BookView } from '../engine/view.js'
+import type { AccountSummary } from '../engine/summary.js'
+import { checkInvariants } from '../engine/invariants.js'
+
+export type Query =
+  | { readonly kind: 'status' }
+  | { readonly kind: 'book'; readonly tokenId: string; readonly unified: boolean; readonly depthMax: number }
+  | { readonly kind: 'account'; readonly address: string }
+  | { readonly kind: 'stateHash' }
+
+export type QueryAnswer =
+  | { readonly kind: 'status'; readonly seq: number; readonly timeMs: number; readonly openOrders: number; readonly markets: number }
+  | { readonly kind: 'book'; readonly book: BookView | null }
+  | { readonly kind: 'account'; readonly account: AccountSummary | null }
+  | { readonly kind: 'stateHash'; readonly seq: number; readonly stateHash: string; readonly invariantsHold: boolean }
+
+export function answer(engine: Engine, query: Query): QueryAnswer {
+  switch (query.kind) {
+    case 'status':
+      return { kind: 'status', seq: engine.seq, timeMs: engine.timeMs, openOrders: engine.openOrderCount, markets: engine.markets.length }
+    case 'book':
+      return { kind: 'book', book: bookOf(engine, query.tokenId, query.unified, query.depthMax) }
+    case 'account': {
+      const account = engine.accountsByAddress.get(query.address)
+      return { kind: 'account', account: account === undefined ? null : accountSummaryOf(account) }
+    }
+    case 'stateHash':
+      return { kind: 'stateHash', seq: engine.seq, stateHash: stateHashOf(engine), invariantsHold: invariantsHold(engine) }
+  }
+}
+
+function invariantsHold(engine: Engine): boolean {
+  try {
+    checkInvariants(engine)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The journal: every command the engine applied, in sequence order, in LMDB; and the engine's
+ * snapshots. One LMDB environment holds two databases:
+ *
+ *   commands:  seq -> [crc32 (4 bytes, little-endian)][stamped command (command-codec)]
+ *   snapshots: seq -> [crc32][engine snapshot at that seq]
+ *
+ * A batch of commands (and a snapshot, when one is due) is written in one transaction: the
+ * writes issued in one event-loop turn form one LMDB transaction (lmdb-js batching). `append`
+ * resolves when the transaction is flushed to disk (`sync`: lmdb-js overlappingSync writes the
+ * commit first and flushes after; we wait for `flushed`, not just the commit) or as soon as it is
+ * committed (`async`, benchmarks only). A write error rejects the promise: the host stops.
+ *
+ * Recovery reads the newest sound snapshot and replays the commands after it. A damaged last
+ * record is a write that never completed, so it was never acknowledged: it is dropped. A damaged
+ * record with sound records after it, or a missing sequence number, means the journal cannot be
+ * trusted: recovery stops with an error naming the sequence number (fail closed).
+ */
+import { open, type Database, type RootDatabase } from 'lmdb'
+import { crc32 } from 'node:zlib'
+import { assert } from '../engine/assert.js'
+import type { Command } from '../engine/command.js'
+import { decodeStampedCommand } from '../ring/command-codec.js'
+
+export type Durability = 'sync' | 'async'
+
+export class JournalCorruptError extends Error {
+  override readonly name = 'JournalCorruptError'
+  constructor(readonly seq: number, reason: string) {
+    super(`journal record ${seq} is damaged (${reason}) and later records exist: refusing to start; ` +
+      'restore the data directory from a backup or investigate the disk')
+  }
+}
+
+export interface RecoveredRecord {
+  readonly seq: number
+  readonly command: Command
+}
+
+export interface JournalOptions {
+  /** Directory of the LMDB environment. */
+  readonly path: string
+  readonly durability: Durability
+  readonly readOnly?: boolean
+}
+
+const CRC_BYTES = 4
+
+export class Journal {
+  private readonly root: RootDatabase
+  private readonly commands: Database<Buffer, number>
+  private readonly snapshots: Database<Buffer, number>
+
+  private constructor(private readonly options: JournalOptions) {
+    this.root = open({
+      path: options.path,
+      // overlappingSync: commit first, flush after; `flushed` says when the flush is done.
+      overlappingSync: true,
+      readOnly: options.readOnly ?? false,
+      maxDbs: 4,
+    })
+    this.commands = this.root.openDB<Buffer, number>({ name: 'commands', encoding: 'binary' })
+    this.snapshots = this.root.openDB<Buffer, number>({ name: 'snapshots', encoding: 'binary' })
+  }
+
+  static open(options: JournalOptions): Journal {
+    return new Journal(options)
+  }
+
+  /** Sequence number of the last command record (0 when empty), damaged or not. */
+  lastSeq(): number {
+    for (const key of this.commands.getKeys({ reverse: true, limit: 1 })) return key
+    return 0
+  }
+
+  /**
+   * Appends stamped commands (as encoded by the codec, `payloads[i]` for seq `firstSeq + i`) and,
+   * optionally, a snapshot, in one transaction. Resolves when durable (sync) or committed (async).
+   */
+  append(firstSeq: number, payloads: readonly Uint8Array[], snapshot: { seq: number; bytes: Uint8Array } | null): Promise<void> {
+    assert(!this.options.readOnly, 'the journal is open for writing')
+    const writes: Promise<boolean>[] = []
+    for (let i = 0; i < payloads.length; i++) writes.push(this.commands.put(firstSeq + i, sealed(payloads[i]!)))
+    if (snapshot !== null) writes.push(this.snapshots.put(snapshot.seq, sealed(snapshot.bytes)))
+    const committed = Promise.all(writes)
+    if (this.options.durability === 'async') return committed.then(() => undefined)
+    const flushed = this.root.flushed
+    return committed.then(() => flushed).then(() => undefined)
+  }
+
+  /** Deletes all but the newest `keep` snapshots. */
+  pruneSnapshots(keep: number): Promise<void> {
+    const keys = [...this.snapshots.getKeys({ reverse: true })].slice(keep)
+    return Promise.all(keys.map((key) => this.snapshots.remove(key))).then(() => undefined)
+  }
+
+  /** Snapshots from the newest, each with its bytes if its checksum holds (null if damaged). */
+  *snapshotsNewestFirst(): Generator<{ seq: number; bytes: Uint8Array | null }> {
+    for (const { key, value } of this.snapshots.getRange({ reverse: true })) {
+      yield { seq: key, bytes: unsealed(value) }
+    }
+  }
+
+  /**
+   * The commands after `afterSeq`, checked: sequence numbers without gaps, checksums sound,
+   * each record's own seq equal to its key. Drops a damaged last record (see the header).
+   */
+  *recordsAfter(afterSeq: number): Generator<RecoveredRecord> {
+    const lastSeq = this.lastSeq()
+    let expected = afterSeq + 1
+    for (const { key, value } of this.commands.getRange({ start: afterSeq + 1 })) {
+      if (key !== expected) throw new JournalCorruptError(expected, `missing; the next record is ${key}`)
+      const payload = unsealed(value)
+      const command = payload === null ? null : decodeOrNull(payload)
+      if (command === null || command.seq !== key) {
+        if (key === lastSeq) {
+          this.dropTornTail(key)
+          return
+        }
+        throw new JournalCorruptError(key, command === null ? 'checksum or format' : `it says seq ${command.seq}`)
+      }
+      yield { seq: key, command }
+      expected++
+    }
+  }
+
+  /** All command records from seq 1, unchecked apart from decoding (for tests and tools). */
+  *rawRecords(): Generator<{ seq: number; bytes: Buffer }> {
+    for (const { key, value } of this.commands.getRange({})) yield { seq: key, bytes: value }
+  }
+
+  async close(): Promise<void> {
+    await this.root.close()
+  }
+
+  private dropTornTail(seq: number): void {
+    if (this.options.readOnly) return
+    this.commands.removeSync(seq)
+  }
+}
+
+/** [crc32 of payload][payload]. */
+export function sealed(payload: Uint8Array): Buffer {
+  const record = Buffer.allocUnsafe(CRC_BYTES + payload.length)
+  record.writeUInt32LE(crc32(payload), 0)
+  record.set(payload, CRC_BYTES)
+  return record
+}
+
+/** The payload if the checksum holds, else null. */
+export function unsealed(record: Uint8Array): Uint8Array | null {
+  if (record.length < CRC_BYTES) return null
+  const payload = record.subarray(CRC_BYTES)
+  const stored = Buffer.from(record.buffer, record.byteOffset, CRC_BYTES).readUInt32LE(0)
+  return stored === crc32(payload) ? payload : null
+}
+
+function decodeOrNull(payload: Uint8Array): Command | null {
+  try {
+    return decodeStampedCommand(payload)
+  } catch {
+    return null
+  }
+}

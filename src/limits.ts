@@ -1,0 +1,29 @@
+/**
+ * The one limits module: the engine's bounds (src/engine/limits.ts, kept there so the engine
+ * stays self-contained and pure) and the bounds of everything around it. Every queue in Predex
+ * has its bound here; when one is reached the caller gets a fast, explicit error.
+ */
+import { assert } from './engine/assert.js'
+
+export * from './engine/limits.js'
+
+/** Bytes of the command ring between the front end and the engine worker. */
+export const COMMAND_RING_BYTES = 16 * 1024 * 1024
+/** Largest encoded command (a batch of 10 orders is about 4 KiB). */
+export const COMMAND_BYTES_MAX = 64 * 1024
+/** Submitted commands waiting for their result, across the whole process. */
+export const PENDING_REQUESTS_MAX = 65_536
+/** Commands the engine worker applies and journals as one batch (one LMDB transaction). */
+export const BATCH_COMMANDS_MAX = 4_096
+/** Batches applied but not yet durable; beyond this the worker waits for the journal. */
+export const IN_FLIGHT_BATCHES_MAX = 16
+/** The engine writes a snapshot every this many commands. */
+export const SNAPSHOT_EVERY_COMMANDS = 100_000
+/** Snapshots kept in the data directory (older ones are deleted). */
+export const SNAPSHOTS_KEPT = 2
+/** Queries waiting for an answer from the engine worker. */
+export const PENDING_QUERIES_MAX = 4_096
+
+assert(COMMAND_BYTES_MAX * 4 <= COMMAND_RING_BYTES, 'several of the largest commands fit in the ring')
+assert(BATCH_COMMANDS_MAX <= PENDING_REQUESTS_MAX, 'a batch never holds more than the pending requests')
+assert(SNAPSHOTS_KEPT >= 2, 'keep a spare snapshot in case the newest is damaged')

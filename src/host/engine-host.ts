@@ -8,7 +8,6 @@ import { Worker } from 'node:worker_threads'
 import { randomInt } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import type { UnstampedCommand } from '../engine/command.js'
-import type { CommandResult } from '../engine/result.js'
 import { ServiceCode, ServiceError } from '../errors.js'
 import type { Durability } from '../journal/journal.js'
 import {
@@ -34,6 +33,8 @@ export interface HostOptions {
   readonly log?: (line: string) => void
   /** Test only: acknowledge before journaling (the crash test shows it then loses commands). */
   readonly unsafeAckBeforeJournalMs?: number
+  /** Test only: make the journal write of this batch fail (fail-stop test). */
+  readonly failJournalAtBatch?: number
 }
 
 export interface Recovered {
@@ -52,7 +53,7 @@ interface Pending<T> {
 }
 
 export class EngineHost {
-  private readonly pending = new Map<number, Pending<CommandResult>>()
+  private readonly pending = new Map<number, Pending<Outcome>>()
   private readonly queries = new Map<number, Pending<QueryAnswer>>()
   private readonly listeners = new Set<Listener>()
   private nextRequestId = 1
@@ -86,9 +87,18 @@ export class EngineHost {
       snapshotEveryCommands: options.snapshotEveryCommands ?? SNAPSHOT_EVERY_COMMANDS,
       hashSeed: options.hashSeed ?? randomInt(2 ** 31),
       unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs ?? 0,
+      failJournalAtBatch: options.failJournalAtBatch ?? 0,
     }
     const worker = new Worker(workerUrl(), { workerData: workerOptions })
-    const ready = await startup(worker)
+    let ready: Extract<FromWorker, { type: 'ready' }>
+    try {
+      ready = await startup(worker)
+    } catch (error) {
+      // The worker's own error event follows its fatal message: absorb it, then end the thread.
+      worker.on('error', () => undefined)
+      await worker.terminate()
+      throw error
+    }
     const host = new EngineHost(worker, new Ring(ringBuffer), ready, durability)
     host.listen()
     log(`engine ready at seq ${ready.seq} (snapshot ${ready.snapshotSeq}, replayed ${ready.replayed} commands ` +
@@ -97,10 +107,11 @@ export class EngineHost {
   }
 
   /**
-   * Submits a command; resolves with its result once it is durable. Rejects at once with
-   * ENGINE_BUSY when the queue is full, ENGINE_UNAVAILABLE when the engine is not running.
+   * Submits a command; resolves with its outcome (seq, result, events) once it is durable.
+   * Rejects at once with ENGINE_BUSY when the queue is full, ENGINE_UNAVAILABLE when the engine
+   * is not running.
    */
-  submit(command: UnstampedCommand): Promise<CommandResult> {
+  submit(command: UnstampedCommand): Promise<Outcome> {
     const unavailable = this.unavailable()
     if (unavailable !== null) return Promise.reject(unavailable)
     if (this.pending.size >= PENDING_REQUESTS_MAX) return Promise.reject(busy('too many requests are pending'))
@@ -110,7 +121,7 @@ export class EngineHost {
       return Promise.reject(new ServiceError(ServiceCode.ENGINE_BUSY, 'the command is too large', { bytesMax: COMMAND_BYTES_MAX }))
     }
     if (!this.ring.tryWrite(record)) return Promise.reject(busy('the command queue is full'))
-    return new Promise<CommandResult>((resolve, reject) => this.pending.set(requestId, { resolve, reject }))
+    return new Promise<Outcome>((resolve, reject) => this.pending.set(requestId, { resolve, reject }))
   }
 
   /** Calls `listener` with each durable batch of outcomes, in sequence order. */
@@ -177,7 +188,7 @@ export class EngineHost {
     for (const outcome of outcomes) {
       const waiting = this.pending.get(outcome.requestId)
       this.pending.delete(outcome.requestId)
-      waiting?.resolve(outcome.result)
+      waiting?.resolve(outcome)
     }
     for (const listener of this.listeners) listener(outcomes)
   }

@@ -29,6 +29,7 @@ class EngineWorker {
   private durableTail: Promise<void> = Promise.resolve()
   private inFlight = 0
   private commandsSinceSnapshot = 0
+  private batches = 0
 
   constructor(
     private readonly options: WorkerOptions,
@@ -86,7 +87,10 @@ class EngineWorker {
       setTimeout(() => void this.journal.append(firstSeq, payloads, snapshot).catch(fatal), delayMs)
       return
     }
-    const durable = this.journal.append(firstSeq, payloads, snapshot)
+    this.batches++
+    const durable = this.batches === this.options.failJournalAtBatch
+      ? Promise.reject(new Error('injected journal write failure (test)'))
+      : this.journal.append(firstSeq, payloads, snapshot)
     if (snapshot !== null) void durable.then(() => this.journal.pruneSnapshots(SNAPSHOTS_KEPT)).catch(fatal)
     this.inFlight++
     const previous = this.durableTail

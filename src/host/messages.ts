@@ -16,6 +16,8 @@ export interface WorkerOptions {
   readonly hashSeed: number
   /** Test only: acknowledge before journaling, and journal this many ms later (crash-test control). */
   readonly unsafeAckBeforeJournalMs: number
+  /** Test only: the journal write of this batch (1-based) fails, as a disk error would; 0 = never. */
+  readonly failJournalAtBatch: number
 }
 
 /** One command's outcome: its request, its seq, its result and its events. */

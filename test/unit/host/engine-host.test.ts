@@ -33,11 +33,13 @@ t.test('submit, results, events, queries, restart', async (t) => {
   t.equal(host.recovered.seq, 0, 'an empty data directory starts at seq 0')
   const seen: Outcome[] = []
   host.subscribe((outcomes) => seen.push(...outcomes))
-  t.same(await host.submit(market), { ok: true })
-  t.same(await host.submit({ kind: 'credit', address: alice, usdcMicros: 5_000_000, gasMicros: 0 }), { ok: true })
+  t.same((await host.submit(market)).result, { ok: true })
+  const credited = await host.submit({ kind: 'credit', address: alice, usdcMicros: 5_000_000, gasMicros: 0 })
+  t.same([credited.seq, credited.result], [2, { ok: true }], 'the outcome carries its sequence number')
   const results = await Promise.all(Array.from({ length: 200 }, (_, i) =>
     host.submit({ kind: 'credit', address: alice, usdcMicros: i + 1, gasMicros: 0 })))
-  t.ok(results.every((r) => r.ok), '200 concurrent commands all succeed')
+  t.ok(results.every((r) => r.result.ok), '200 concurrent commands all succeed')
+  t.same(results.map((r) => r.seq), Array.from({ length: 200 }, (_, i) => i + 3), 'in submission order')
   t.same(seen.map((o) => o.seq), Array.from({ length: 202 }, (_, i) => i + 1), 'outcomes arrive once each, in sequence order')
   t.equal(seen[1]!.events[0]!.type, 'ledger')
   const account = await host.query({ kind: 'account', address: alice })

@@ -1,0 +1,80 @@
+/**
+ * Damaged journals and failing writes: a torn or checksum-failing last record is dropped (it was
+ * never acknowledged) and the engine starts from the record before it; a damaged record with
+ * records after it stops the start with an error naming its sequence number; a journal write
+ * that fails stops the engine (fail-stop): pending requests fail, new ones are refused.
+ */
+import t from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { open } from 'lmdb'
+import { EngineHost } from '../../src/host/engine-host.js'
+import { ServiceError } from '../../src/errors.js'
+import { checkJournal, random } from './harness.js'
+import { commandOf } from './load.js'
+
+const seed = 7
+const COMMANDS = 60
+
+function dataDir(t: { teardown: (fn: () => void) => void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'predex-damage-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/** A data directory holding COMMANDS journaled commands (no snapshot: replay reads them all). */
+async function journaled(dir: string): Promise<void> {
+  const host = await EngineHost.start({ dataDir: dir, snapshotEveryCommands: 1_000_000, hashSeed: 1 })
+  for (let index = 0; index < COMMANDS; index++) await host.submit(commandOf(seed, index))
+  await host.stop()
+}
+
+/** Rewrites one journal record through LMDB directly, as a bad disk or a torn write would leave it. */
+async function damage(dir: string, seq: number, change: (record: Buffer) => Buffer): Promise<void> {
+  const root = open({ path: dir, maxDbs: 4 })
+  const commands = root.openDB<Buffer, number>({ name: 'commands', encoding: 'binary' })
+  const record = commands.get(seq)!
+  commands.putSync(seq, change(Buffer.from(record)))
+  await root.close()
+}
+
+t.test('a torn last record is dropped and the engine starts from the one before', async (t) => {
+  const next = random(11)
+  for (const [name, change] of [
+    ['truncated', (r: Buffer) => r.subarray(0, 1 + Math.floor(next() * (r.length - 2)))],
+    ['bit flipped', (r: Buffer) => { const c = Buffer.from(r); c[Math.floor(next() * c.length)]! ^= 1 << Math.floor(next() * 8); return c }],
+  ] as const) {
+    const dir = dataDir(t)
+    await journaled(dir)
+    await damage(dir, COMMANDS, change)
+    const host = await EngineHost.start({ dataDir: dir, hashSeed: 2 })
+    t.equal(host.recovered.seq, COMMANDS - 1, `${name}: recovered up to the record before`)
+    const state = await host.query({ kind: 'stateHash' })
+    await host.stop()
+    const check = await checkJournal(dir, COMMANDS - 1, seed, new Map())
+    t.same(check.problems, [], `${name}: the damaged record is gone and the rest is sound`)
+    t.equal(check.lastSeq, COMMANDS - 1)
+    t.equal(state.kind === 'stateHash' && state.stateHash, check.stateHash, `${name}: same state as a replay of the rest`)
+  }
+})
+
+t.test('a damaged record in the middle stops the start, naming it', async (t) => {
+  const dir = dataDir(t)
+  await journaled(dir)
+  await damage(dir, 20, (r) => { const c = Buffer.from(r); c[c.length - 1]! ^= 0x40; return c })
+  await t.rejects(EngineHost.start({ dataDir: dir, hashSeed: 3 }), /journal record 20 is damaged/)
+})
+
+t.test('a journal write that fails stops the engine', async (t) => {
+  const host = await EngineHost.start({ dataDir: dataDir(t), hashSeed: 4, failJournalAtBatch: 3 })
+  const outcomes = await Promise.allSettled(Array.from({ length: 40 }, async (_, index) => {
+    await new Promise((resolve) => setTimeout(resolve, index * 2))
+    return host.submit(commandOf(seed, index))
+  }))
+  const failed = outcomes.filter((o) => o.status === 'rejected')
+  t.ok(failed.length > 0, `${failed.length} of 40 pending or later commands failed`)
+  t.ok(failed.every((o) => o.reason instanceof ServiceError && o.reason.code === 'ENGINE_UNAVAILABLE'), 'with ENGINE_UNAVAILABLE')
+  await t.rejects(host.submit(commandOf(seed, 99)), { code: 'ENGINE_UNAVAILABLE' }, 'and nothing more is accepted')
+  await host.stop()
+})

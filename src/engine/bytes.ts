@@ -24,6 +24,13 @@ export class ByteWriter {
     this.length = 0
   }
 
+  /** Bytes as they are (already encoded elsewhere). */
+  raw(bytes: Uint8Array): void {
+    this.reserve(bytes.length)
+    this.buffer.set(bytes, this.length)
+    this.length += bytes.length
+  }
+
   /** Any number, exactly (8 bytes, little-endian IEEE 754). */
   float64(value: number): void {
     this.reserve(8)
@@ -47,7 +54,27 @@ export class ByteWriter {
     this.buffer[this.length++] = value ? 1 : 0
   }
 
+  /** Length-prefixed UTF-8. ASCII (every id and address) is written char by char, no copies. */
   string(value: string): void {
+    const length = value.length
+    this.reserve(8 + length)
+    const start = this.length
+    this.uint(length)
+    const at = this.length
+    const buffer = this.buffer
+    for (let i = 0; i < length; i++) {
+      const code = value.charCodeAt(i)
+      if (code >= 0x80) {
+        this.length = start
+        this.utf8(value)
+        return
+      }
+      buffer[at + i] = code
+    }
+    this.length = at + length
+  }
+
+  private utf8(value: string): void {
     const bytes = encoder.encode(value)
     this.uint(bytes.length)
     this.reserve(bytes.length)
@@ -75,11 +102,14 @@ export class ByteWriter {
   }
 }
 
+/** Decodes `bytes[start..end)` as UTF-8; a host may supply a faster one than TextDecoder. */
+export type Utf8Decoder = (bytes: Uint8Array, start: number, end: number) => string
+
 export class ByteReader {
   private offset = 0
   private readonly view: DataView
 
-  constructor(private readonly bytes: Uint8Array) {
+  constructor(private readonly bytes: Uint8Array, private readonly utf8: Utf8Decoder = decodeUtf8) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   }
 
@@ -114,13 +144,22 @@ export class ByteReader {
 
   string(): string {
     const length = this.uint()
-    assert(this.offset + length <= this.bytes.length, 'snapshot ends inside a string')
-    const value = decoder.decode(this.bytes.subarray(this.offset, this.offset + length))
+    const start = this.offset
+    assert(start + length <= this.bytes.length, 'record ends inside a string')
     this.offset += length
-    return value
+    return this.utf8(this.bytes, start, start + length)
+  }
+
+  /** Bytes read so far. */
+  get position(): number {
+    return this.offset
   }
 
   isAtEnd(): boolean {
     return this.offset === this.bytes.length
   }
+}
+
+function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
+  return decoder.decode(bytes.subarray(start, end))
 }

@@ -124,10 +124,17 @@ export class EngineHost {
     return new Promise<Outcome>((resolve, reject) => this.pending.set(requestId, { resolve, reject }))
   }
 
-  /** Calls `listener` with each durable batch of outcomes, in sequence order. */
+  /**
+   * Calls `listener` with each durable batch of outcomes, in sequence order, events included.
+   * Events start flowing with the first subscriber (outcomes already on their way may lack them)
+   * and stop when the last one leaves.
+   */
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+    if (this.listeners.size === 1) this.send({ type: 'events', wanted: true })
+    return () => {
+      if (this.listeners.delete(listener) && this.listeners.size === 0) this.send({ type: 'events', wanted: false })
+    }
   }
 
   /** Asks the engine; answered once everything applied before the question is durable. */

@@ -2,7 +2,8 @@
  * The engine worker: Predex's single writer, on its own thread. It recovers (snapshot + journal),
  * says it is ready, then loops: drain a batch of commands from the ring, stamp each with the
  * next sequence number and the time, apply it, journal the whole batch in one transaction, and
- * release the results and events only when that transaction is durable. While a batch is being
+ * release the results and events only when that transaction is durable (durability `sync`; with
+ * `async`, for benchmarks only, they are released as soon as the batch is applied). While a batch is being
  * flushed the next one is already applied (group commit without idling the engine); batches are
  * released in order. Any journal error or broken assertion stops the worker (fail-stop): it never
  * carries on in a state nobody can vouch for.
@@ -16,11 +17,14 @@ import { recover } from '../journal/recovery.js'
 import { BATCH_COMMANDS_MAX, IN_FLIGHT_BATCHES_MAX, SNAPSHOTS_KEPT } from '../limits.js'
 import { Ring } from '../ring/ring.js'
 import { decodeRequest } from './request-codec.js'
-import { encodeStampedCommand } from '../ring/command-codec.js'
+import { stampEncodedCommand } from '../ring/command-codec.js'
+import type { Command } from '../engine/command.js'
+import type { EngineEvent } from '../engine/event.js'
 import type { FromWorker, Outcome, ToWorker, WorkerOptions } from './messages.js'
 import { answer } from './query.js'
 
 const IDLE_WAIT_MS = 50
+const NO_EVENTS: readonly EngineEvent[] = Object.freeze([])
 
 class EngineWorker {
   private readonly ring: Ring
@@ -30,6 +34,7 @@ class EngineWorker {
   private inFlight = 0
   private commandsSinceSnapshot = 0
   private batches = 0
+  private eventsWanted = false
 
   constructor(
     private readonly options: WorkerOptions,
@@ -65,11 +70,13 @@ class EngineWorker {
     while (outcomes.length < BATCH_COMMANDS_MAX) {
       const record = this.ring.read()
       if (record === null) return
-      const { requestId, command } = decodeRequest(record)
-      const stamped = { ...command, seq: this.engine.seq + 1, timeMs: Math.max(Date.now(), this.engine.timeMs) }
+      const { requestId, command, commandBytes } = decodeRequest(record)
+      const stamped = command as Command & { seq: number; timeMs: number }
+      stamped.seq = this.engine.seq + 1
+      stamped.timeMs = Math.max(Date.now(), this.engine.timeMs)
       const { result, events } = this.engine.apply(stamped)
-      payloads.push(encodeStampedCommand(stamped))
-      outcomes.push({ requestId, seq: stamped.seq, result, events })
+      payloads.push(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes))
+      outcomes.push({ requestId, seq: stamped.seq, result, events: this.eventsWanted ? events : NO_EVENTS })
     }
   }
 
@@ -93,10 +100,13 @@ class EngineWorker {
       : this.journal.append(firstSeq, payloads, snapshot)
     if (snapshot !== null) void durable.then(() => this.journal.pruneSnapshots(SNAPSHOTS_KEPT)).catch(fatal)
     this.inFlight++
+    // durability=async (benchmarks only): release now, without waiting for the disk.
+    const releaseNow = this.options.durability === 'async'
+    if (releaseNow) post({ type: 'batch', outcomes })
     const previous = this.durableTail
     this.durableTail = Promise.all([previous, durable]).then(() => {
       this.inFlight--
-      post({ type: 'batch', outcomes })
+      if (!releaseNow) post({ type: 'batch', outcomes })
     })
     this.durableTail.catch(fatal)
   }
@@ -104,6 +114,10 @@ class EngineWorker {
   private onMessage(message: ToWorker): void {
     if (message.type === 'stop') {
       this.stopping = true
+      return
+    }
+    if (message.type === 'events') {
+      this.eventsWanted = message.wanted
       return
     }
     // The answer reflects every command applied so far; release it once they are all durable.

@@ -20,7 +20,10 @@ export interface WorkerOptions {
   readonly failJournalAtBatch: number
 }
 
-/** One command's outcome: its request, its seq, its result and its events. */
+/**
+ * One command's outcome: its request, its seq, its result and its events (empty while nobody
+ * subscribes to events: copying them between threads is the host's largest cost per command).
+ */
 export interface Outcome {
   readonly requestId: number
   readonly seq: number
@@ -38,4 +41,6 @@ export type FromWorker =
 
 export type ToWorker =
   | { readonly type: 'query'; readonly queryId: number; readonly query: Query }
+  /** Whether the front end wants events; without subscribers only results cross the thread. */
+  | { readonly type: 'events'; readonly wanted: boolean }
   | { readonly type: 'stop' }

@@ -1,10 +1,10 @@
 /**
  * A ring record: the request id (so the result finds its caller) and the unstamped command.
  */
-import { ByteReader, ByteWriter } from '../engine/bytes.js'
+import { ByteWriter } from '../engine/bytes.js'
 import type { UnstampedCommand } from '../engine/command.js'
 import { assert } from '../engine/assert.js'
-import { readCommand, writeCommand } from '../ring/command-codec.js'
+import { readCommand, readerOf, writeCommand } from '../ring/command-codec.js'
 
 // One writer, reused: the record is copied into the ring before the next encode.
 const writer = new ByteWriter(1024)
@@ -17,10 +17,18 @@ export function encodeRequest(requestId: number, command: UnstampedCommand): Uin
   return writer.bytes()
 }
 
-export function decodeRequest(bytes: Uint8Array): { requestId: number; command: UnstampedCommand } {
-  const r = new ByteReader(bytes)
+export interface Request {
+  readonly requestId: number
+  readonly command: UnstampedCommand
+  /** The command's own encoding inside the record: the journal reuses it as it is. */
+  readonly commandBytes: Uint8Array
+}
+
+export function decodeRequest(bytes: Uint8Array): Request {
+  const r = readerOf(bytes)
   const requestId = r.uint()
+  const start = r.position
   const command = readCommand(r)
   assert(r.isAtEnd(), 'a request record has no trailing bytes')
-  return { requestId, command }
+  return { requestId, command, commandBytes: bytes.subarray(start) }
 }

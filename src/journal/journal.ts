@@ -7,9 +7,9 @@
  *
  * A batch of commands (and a snapshot, when one is due) is written in one transaction: the
  * writes issued in one event-loop turn form one LMDB transaction (lmdb-js batching). `append`
- * resolves when the transaction is flushed to disk (`sync`: lmdb-js overlappingSync writes the
- * commit first and flushes after; we wait for `flushed`, not just the commit) or as soon as it is
- * committed (`async`, benchmarks only). A write error rejects the promise: the host stops.
+ * resolves when the transaction is flushed to disk (lmdb-js overlappingSync writes the commit
+ * first and flushes after; we wait for the flush, not just the commit). A write error rejects
+ * the promise: the host stops. (With durability `async` the worker does not wait for it.)
  *
  * Recovery reads the newest sound snapshot and replays the commands after it. A damaged last
  * record is a write that never completed, so it was never acknowledged: it is dropped. A damaged
@@ -54,8 +54,12 @@ export class Journal {
   private constructor(private readonly options: JournalOptions) {
     this.root = open({
       path: options.path,
-      // overlappingSync: commit first, flush after; `flushed` says when the flush is done.
+      // overlappingSync: commit first, flush after. With separateFlushed, each write's promise
+      // carries `flushed`, taken when the write is issued: the flush of *its* transaction.
+      // (db.flushed is looked up lazily, when awaited; awaited after the commit it can name a
+      // later, empty batch and resolve before our data is on disk.)
       overlappingSync: true,
+      separateFlushed: true,
       readOnly: options.readOnly ?? false,
       maxDbs: 4,
     })
@@ -82,10 +86,10 @@ export class Journal {
     const writes: Promise<boolean>[] = []
     for (let i = 0; i < payloads.length; i++) writes.push(this.commands.put(firstSeq + i, sealed(payloads[i]!)))
     if (snapshot !== null) writes.push(this.snapshots.put(snapshot.seq, sealed(snapshot.bytes)))
-    const committed = Promise.all(writes)
-    if (this.options.durability === 'async') return committed.then(() => undefined)
-    const flushed = this.root.flushed
-    return committed.then(() => flushed).then(() => undefined)
+    // All writes of this turn are one transaction: the last one's flush covers them all.
+    const flushed = (writes[writes.length - 1] as Promise<boolean> & { flushed?: Promise<void> }).flushed
+    assert(flushed !== undefined, 'lmdb-js gives each write a flushed promise (separateFlushed)')
+    return Promise.all([Promise.all(writes), flushed]).then(() => undefined)
   }
 
   /** Deletes all but the newest `keep` snapshots. */

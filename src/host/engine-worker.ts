@@ -12,7 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Engine } from '../engine/engine.js'
 import { encodeSnapshot } from '../engine/snapshot.js'
-import { Journal } from '../journal/journal.js'
+import { Journal, SEAL_BYTES, sealInPlace } from '../journal/journal.js'
 import { recover } from '../journal/recovery.js'
 import { BATCH_COMMANDS_MAX, IN_FLIGHT_BATCHES_MAX, SNAPSHOTS_KEPT } from '../limits.js'
 import { Ring } from '../ring/ring.js'
@@ -48,7 +48,7 @@ class EngineWorker {
     parentPort!.on('message', (message: ToWorker) => this.onMessage(message))
     while (!this.stopping || this.ring.usedBytes > 0) {
       const outcomes: Outcome[] = []
-      const payloads: Uint8Array[] = []
+      const payloads: Buffer[] = []
       const firstSeq = this.engine.seq + 1
       this.applyBatch(outcomes, payloads)
       if (outcomes.length === 0) {
@@ -66,21 +66,22 @@ class EngineWorker {
   }
 
   /** Drains up to a batch of commands from the ring and applies them. */
-  private applyBatch(outcomes: Outcome[], payloads: Uint8Array[]): void {
+  private applyBatch(outcomes: Outcome[], records: Buffer[]): void {
     while (outcomes.length < BATCH_COMMANDS_MAX) {
-      const record = this.ring.read()
-      if (record === null) return
-      const { requestId, command, commandBytes } = decodeRequest(record)
+      const bytes = this.ring.peek()
+      if (bytes === null) return
+      const { requestId, command, commandBytes } = decodeRequest(bytes)
       const stamped = command as Command & { seq: number; timeMs: number }
       stamped.seq = this.engine.seq + 1
       stamped.timeMs = Math.max(Date.now(), this.engine.timeMs)
+      records.push(sealInPlace(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes, SEAL_BYTES)))
+      this.ring.advance()
       const { result, events } = this.engine.apply(stamped)
-      payloads.push(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes))
       outcomes.push({ requestId, seq: stamped.seq, result, events: this.eventsWanted ? events : NO_EVENTS })
     }
   }
 
-  private journalBatch(firstSeq: number, payloads: Uint8Array[], outcomes: Outcome[]): void {
+  private journalBatch(firstSeq: number, payloads: Buffer[], outcomes: Outcome[]): void {
     this.commandsSinceSnapshot += payloads.length
     let snapshot: { seq: number; bytes: Uint8Array } | null = null
     if (this.commandsSinceSnapshot >= this.options.snapshotEveryCommands) {

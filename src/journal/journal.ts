@@ -78,13 +78,13 @@ export class Journal {
   }
 
   /**
-   * Appends stamped commands (as encoded by the codec, `payloads[i]` for seq `firstSeq + i`) and,
-   * optionally, a snapshot, in one transaction. Resolves when durable (sync) or committed (async).
+   * Appends sealed command records (`records[i]` for seq `firstSeq + i`, see `sealInPlace`)
+   * and, optionally, a snapshot, in one transaction. Resolves when durable.
    */
-  append(firstSeq: number, payloads: readonly Uint8Array[], snapshot: { seq: number; bytes: Uint8Array } | null): Promise<void> {
+  append(firstSeq: number, records: readonly Buffer[], snapshot: { seq: number; bytes: Uint8Array } | null): Promise<void> {
     assert(!this.options.readOnly, 'the journal is open for writing')
     const writes: Promise<boolean>[] = []
-    for (let i = 0; i < payloads.length; i++) writes.push(this.commands.put(firstSeq + i, sealed(payloads[i]!)))
+    for (let i = 0; i < records.length; i++) writes.push(this.commands.put(firstSeq + i, records[i]!))
     if (snapshot !== null) writes.push(this.snapshots.put(snapshot.seq, sealed(snapshot.bytes)))
     // All writes of this turn are one transaction: the last one's flush covers them all.
     const flushed = (writes[writes.length - 1] as Promise<boolean> & { flushed?: Promise<void> }).flushed
@@ -146,8 +146,16 @@ export class Journal {
 /** [crc32 of payload][payload]. */
 export function sealed(payload: Uint8Array): Buffer {
   const record = Buffer.allocUnsafe(CRC_BYTES + payload.length)
-  record.writeUInt32LE(crc32(payload), 0)
   record.set(payload, CRC_BYTES)
+  return sealInPlace(record)
+}
+
+/** Bytes reserved at the start of a record for its checksum (see `sealInPlace`). */
+export const SEAL_BYTES = CRC_BYTES
+
+/** Writes the checksum of record[SEAL_BYTES..] into its first bytes: a record built without a copy. */
+export function sealInPlace(record: Buffer): Buffer {
+  record.writeUInt32LE(crc32(record.subarray(CRC_BYTES)), 0)
   return record
 }
 

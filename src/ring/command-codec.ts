@@ -105,15 +105,19 @@ export function encodeStampedCommand(command: Command): Uint8Array {
 }
 
 /**
- * The journal record of a command whose encoding (`commandBytes`, as `writeCommand` wrote it)
- * is at hand: the seq and time prefixed, without encoding the command again.
+ * The journal payload of a command whose encoding (`commandBytes`, as `writeCommand` wrote it)
+ * is at hand: the seq and time prefixed, without encoding the command again, written into a
+ * fresh buffer after `headroom` spare bytes (where the journal puts its checksum).
  */
-export function stampEncodedCommand(seq: number, timeMs: number, commandBytes: Uint8Array): Uint8Array {
+export function stampEncodedCommand(seq: number, timeMs: number, commandBytes: Uint8Array, headroom = 0): Buffer {
   stampedWriter.reset()
   stampedWriter.uint(seq)
   stampedWriter.uint(timeMs)
-  stampedWriter.raw(commandBytes)
-  return stampedWriter.finish()
+  const prefix = stampedWriter.bytes()
+  const record = Buffer.allocUnsafe(headroom + prefix.length + commandBytes.length)
+  record.set(prefix, headroom)
+  record.set(commandBytes, headroom + prefix.length)
+  return record
 }
 
 export function decodeStampedCommand(bytes: Uint8Array): Command {

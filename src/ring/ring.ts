@@ -68,6 +68,32 @@ export class Ring {
     return true
   }
 
+  /**
+   * Consumer: the oldest record without taking it, or null when empty. The bytes are a view
+   * into the ring when the record does not wrap (a copy when it does): use them, then call
+   * `advance()`; until then the producer cannot overwrite them.
+   */
+  peek(): Uint8Array | null {
+    const tail = Atomics.load(this.header, TAIL) >>> 0
+    const head = Atomics.load(this.header, HEAD) >>> 0
+    if (head === tail) return null
+    const mask = this.capacity - 1
+    const at = tail & mask
+    const length = this.view.getUint32(at, true)
+    assert(LENGTH_BYTES + length <= ((head - tail) >>> 0), 'a published record is complete')
+    const start = (at + LENGTH_BYTES) & mask
+    if (start + length <= this.capacity) return this.data.subarray(start, start + length)
+    return this.copyOut(start, length)
+  }
+
+  /** Consumer: drops the record `peek()` returned. */
+  advance(): void {
+    const tail = Atomics.load(this.header, TAIL) >>> 0
+    const length = this.view.getUint32(tail & (this.capacity - 1), true)
+    Atomics.store(this.header, TAIL, (tail + LENGTH_BYTES + align4(length)) | 0)
+    Atomics.notify(this.header, TAIL)
+  }
+
   /** Consumer: takes the oldest record (a copy), or null when the queue is empty. */
   read(): Uint8Array | null {
     const tail = Atomics.load(this.header, TAIL) >>> 0

@@ -235,7 +235,7 @@ function markdown(options: Options, r: Record<string, number>, engine: Summary, 
     '| path | commands/s median (min-max) | ratio to engine alone |', '| --- | --- | --- |',
     `| engine alone (no I/O) | ${range(engine)} | 1 |`,
     `| host, durability sync (ack after flush) | ${range(sync)} | ${r.sync_to_engine} |`,
-    `| host, durability async (ack after commit) | ${range(asyncSummary)} | ${r.async_to_engine} |`, '',
+    `| host, durability async (ack before the flush) | ${range(asyncSummary)} | ${r.async_to_engine} |`, '',
     `Sync / async: ${r.sync_to_async} (target >= 0.7: ${r.sync_to_async! >= 0.7 ? 'met' : 'NOT met'}). ` +
     `Ack latency at ${r.ack_rate_per_s} commands/s (half the durable maximum, open loop): p50 ${r.ack_p50_ms} ms, ` +
     `p99 ${r.ack_p99_ms} ms (target < 5 ms: ${r.ack_p99_ms! < 5 ? 'met' : 'NOT met'}), p99.9 ${r.ack_p999_ms} ms. ` +

@@ -13,10 +13,12 @@ export const COMMAND_RING_BYTES = 16 * 1024 * 1024
 export const COMMAND_BYTES_MAX = 64 * 1024
 /** Submitted commands waiting for their result, across the whole process. */
 export const PENDING_REQUESTS_MAX = 65_536
-/** Commands the engine worker applies and journals as one batch (one LMDB transaction). */
+/**
+ * Commands in one journal transaction (a group). One group is written while the next one fills;
+ * when that one is full too, the worker stops taking commands until the write is done (the ring
+ * then fills and callers get ENGINE_BUSY).
+ */
 export const BATCH_COMMANDS_MAX = 4_096
-/** Batches applied but not yet durable; beyond this the worker waits for the journal. */
-export const IN_FLIGHT_BATCHES_MAX = 16
 /** The engine writes a snapshot every this many commands. */
 export const SNAPSHOT_EVERY_COMMANDS = 100_000
 /** Snapshots kept in the data directory (older ones are deleted). */

@@ -1,39 +1,55 @@
 /**
  * The engine worker: Predex's single writer, on its own thread. It recovers (snapshot + journal),
- * says it is ready, then loops: drain a batch of commands from the ring, stamp each with the
- * next sequence number and the time, apply it, journal the whole batch in one transaction, and
- * release the results and events only when that transaction is durable (durability `sync`; with
- * `async`, for benchmarks only, they are released as soon as the batch is applied). While a batch is being
- * flushed the next one is already applied (group commit without idling the engine); batches are
- * released in order. Any journal error or broken assertion stops the worker (fail-stop): it never
+ * says it is ready, then loops: take commands from the ring, stamp each with the next sequence
+ * number and the time, apply it, and add it to the current group. Group commit: one journal
+ * transaction is in flight at a time; while it flushes, the engine goes on applying and the next
+ * group grows, so under load each transaction carries more commands instead of queueing more
+ * small transactions behind the disk. A group's results and events are released only when its
+ * transaction is durable (durability `sync`; with `async`, for benchmarks only, as soon as they
+ * are applied). Any journal error or broken assertion stops the worker (fail-stop): it never
  * carries on in a state nobody can vouch for.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { setImmediate as nextTurn } from 'node:timers/promises'
+import type { Command } from '../engine/command.js'
 import type { Engine } from '../engine/engine.js'
+import type { EngineEvent } from '../engine/event.js'
 import { encodeSnapshot } from '../engine/snapshot.js'
 import { Journal, SEAL_BYTES, sealInPlace } from '../journal/journal.js'
 import { recover } from '../journal/recovery.js'
-import { BATCH_COMMANDS_MAX, IN_FLIGHT_BATCHES_MAX, SNAPSHOTS_KEPT } from '../limits.js'
-import { Ring } from '../ring/ring.js'
-import { decodeRequest } from './request-codec.js'
+import { BATCH_COMMANDS_MAX, SNAPSHOTS_KEPT } from '../limits.js'
 import { stampEncodedCommand } from '../ring/command-codec.js'
-import type { Command } from '../engine/command.js'
-import type { EngineEvent } from '../engine/event.js'
+import { Ring } from '../ring/ring.js'
 import type { FromWorker, Outcome, ToWorker, WorkerOptions } from './messages.js'
 import { answer } from './query.js'
+import { decodeRequest } from './request-codec.js'
 
 const IDLE_WAIT_MS = 50
 const NO_EVENTS: readonly EngineEvent[] = Object.freeze([])
 
+/** Commands applied but not yet written: the next journal transaction. */
+class Group {
+  readonly records: Buffer[] = []
+  readonly outcomes: Outcome[] = []
+  constructor(readonly firstSeq: number) {}
+}
+
+interface WaitingQuery {
+  readonly afterSeq: number
+  readonly reply: FromWorker
+}
+
 class EngineWorker {
   private readonly ring: Ring
   private stopping = false
-  /** Resolves when every batch issued so far is durable. */
-  private durableTail: Promise<void> = Promise.resolve()
-  private inFlight = 0
+  private group: Group
+  /** The journal transaction in flight, if any. */
+  private writing: Promise<void> | null = null
+  /** Every command up to this seq is durable. */
+  private durableSeq: number
+  private readonly waitingQueries: WaitingQuery[] = []
   private commandsSinceSnapshot = 0
-  private batches = 0
+  private groupsWritten = 0
   private eventsWanted = false
 
   constructor(
@@ -42,88 +58,110 @@ class EngineWorker {
     private readonly engine: Engine,
   ) {
     this.ring = new Ring(options.ring)
+    this.durableSeq = engine.seq
+    this.group = new Group(engine.seq + 1)
   }
 
   async run(): Promise<void> {
     parentPort!.on('message', (message: ToWorker) => this.onMessage(message))
-    while (!this.stopping || this.ring.usedBytes > 0) {
-      const outcomes: Outcome[] = []
-      const payloads: Buffer[] = []
-      const firstSeq = this.engine.seq + 1
-      this.applyBatch(outcomes, payloads)
-      if (outcomes.length === 0) {
-        await this.ring.waitAsync(IDLE_WAIT_MS)
+    for (;;) {
+      const applied = this.applyFromRing()
+      if (this.writing === null && this.group.records.length > 0) this.startWrite()
+      if (applied > 0) {
+        // Let journal completions and messages run between slices of work.
+        await nextTurn()
         continue
       }
-      this.journalBatch(firstSeq, payloads, outcomes)
-      // Let journal completions and queries run; bound what is applied but not yet durable.
-      await nextTurn()
-      while (this.inFlight >= IN_FLIGHT_BATCHES_MAX) await this.durableTail
+      if (this.stopping && this.ring.usedBytes === 0) break
+      if (this.group.records.length >= BATCH_COMMANDS_MAX && this.writing !== null) await this.writing
+      else await this.ring.waitAsync(IDLE_WAIT_MS)
     }
-    await this.durableTail
+    while (this.writing !== null || this.group.records.length > 0) {
+      if (this.writing === null) this.startWrite()
+      await this.writing
+    }
     await this.journal.close()
     post({ type: 'stopped', seq: this.engine.seq })
   }
 
-  /** Drains up to a batch of commands from the ring and applies them. */
-  private applyBatch(outcomes: Outcome[], records: Buffer[]): void {
-    while (outcomes.length < BATCH_COMMANDS_MAX) {
+  /** Applies what the ring holds, up to a full group; returns how many commands. */
+  private applyFromRing(): number {
+    const group = this.group
+    const released = this.options.durability === 'async' ? group.outcomes.length : -1
+    let applied = 0
+    while (group.records.length < BATCH_COMMANDS_MAX) {
       const bytes = this.ring.peek()
-      if (bytes === null) return
+      if (bytes === null) break
       const { requestId, command, commandBytes } = decodeRequest(bytes)
       const stamped = command as Command & { seq: number; timeMs: number }
       stamped.seq = this.engine.seq + 1
       stamped.timeMs = Math.max(Date.now(), this.engine.timeMs)
-      records.push(sealInPlace(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes, SEAL_BYTES)))
+      group.records.push(sealInPlace(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes, SEAL_BYTES)))
       this.ring.advance()
       const { result, events } = this.engine.apply(stamped)
-      outcomes.push({ requestId, seq: stamped.seq, result, events: this.eventsWanted ? events : NO_EVENTS })
+      group.outcomes.push({ requestId, seq: stamped.seq, result, events: this.eventsWanted ? events : NO_EVENTS })
+      applied++
     }
+    // durability=async (benchmarks only): release at once, without waiting for the disk.
+    if (released >= 0 && applied > 0) post({ type: 'batch', outcomes: group.outcomes.slice(released) })
+    return applied
   }
 
-  private journalBatch(firstSeq: number, payloads: Buffer[], outcomes: Outcome[]): void {
-    this.commandsSinceSnapshot += payloads.length
+  /** Writes the current group as one transaction; the next group starts empty. */
+  private startWrite(): void {
+    const group = this.group
+    this.group = new Group(this.engine.seq + 1)
+    this.commandsSinceSnapshot += group.records.length
     let snapshot: { seq: number; bytes: Uint8Array } | null = null
     if (this.commandsSinceSnapshot >= this.options.snapshotEveryCommands) {
       snapshot = { seq: this.engine.seq, bytes: encodeSnapshot(this.engine) }
       this.commandsSinceSnapshot = 0
     }
-    const delayMs = this.options.unsafeAckBeforeJournalMs
-    if (delayMs > 0) {
+    const lastSeq = group.firstSeq + group.records.length - 1
+    if (this.options.unsafeAckBeforeJournalMs > 0) {
       // Test only: the acknowledgement goes out before the journal write even starts.
-      post({ type: 'batch', outcomes })
-      setTimeout(() => void this.journal.append(firstSeq, payloads, snapshot).catch(fatal), delayMs)
+      if (this.options.durability === 'sync') post({ type: 'batch', outcomes: group.outcomes })
+      setTimeout(() => void this.journal.append(group.firstSeq, group.records, snapshot).catch(fatal),
+        this.options.unsafeAckBeforeJournalMs)
+      this.onDurable(lastSeq)
       return
     }
-    this.batches++
-    const durable = this.batches === this.options.failJournalAtBatch
+    this.groupsWritten++
+    const durable = this.groupsWritten === this.options.failJournalAtBatch
       ? Promise.reject(new Error('injected journal write failure (test)'))
-      : this.journal.append(firstSeq, payloads, snapshot)
-    if (snapshot !== null) void durable.then(() => this.journal.pruneSnapshots(SNAPSHOTS_KEPT)).catch(fatal)
-    this.inFlight++
-    // durability=async (benchmarks only): release now, without waiting for the disk.
-    const releaseNow = this.options.durability === 'async'
-    if (releaseNow) post({ type: 'batch', outcomes })
-    const previous = this.durableTail
-    this.durableTail = Promise.all([previous, durable]).then(() => {
-      this.inFlight--
-      if (!releaseNow) post({ type: 'batch', outcomes })
-    })
-    this.durableTail.catch(fatal)
+      : this.journal.append(group.firstSeq, group.records, snapshot)
+    this.writing = durable.then(() => {
+      this.writing = null
+      if (this.options.durability === 'sync') post({ type: 'batch', outcomes: group.outcomes })
+      this.onDurable(lastSeq)
+      if (snapshot !== null) void this.journal.pruneSnapshots(SNAPSHOTS_KEPT).catch(fatal)
+      // What arrived while this group flushed goes out as the next transaction at once.
+      if (this.group.records.length > 0) this.startWrite()
+    }, fatal)
+  }
+
+  private onDurable(seq: number): void {
+    this.durableSeq = seq
+    while (this.waitingQueries.length > 0 && this.waitingQueries[0]!.afterSeq <= seq) {
+      post(this.waitingQueries.shift()!.reply)
+    }
   }
 
   private onMessage(message: ToWorker): void {
-    if (message.type === 'stop') {
-      this.stopping = true
-      return
+    switch (message.type) {
+      case 'stop':
+        this.stopping = true
+        return
+      case 'events':
+        this.eventsWanted = message.wanted
+        return
+      case 'query': {
+        // The answer reflects every command applied so far; release it once they are durable.
+        const reply: FromWorker = { type: 'answer', queryId: message.queryId, answer: answer(this.engine, message.query) }
+        if (this.engine.seq <= this.durableSeq) post(reply)
+        else this.waitingQueries.push({ afterSeq: this.engine.seq, reply })
+      }
     }
-    if (message.type === 'events') {
-      this.eventsWanted = message.wanted
-      return
-    }
-    // The answer reflects every command applied so far; release it once they are all durable.
-    const reply: FromWorker = { type: 'answer', queryId: message.queryId, answer: answer(this.engine, message.query) }
-    void this.durableTail.then(() => post(reply))
   }
 }
 

@@ -1,0 +1,60 @@
+/**
+ * ECDSA (secp256k1) signatures as Ethereum wallets make them: 65 bytes r ‖ s ‖ v. Malformed
+ * signatures are refused before any curve arithmetic (length, zero or out-of-range r and s,
+ * high s, an unknown v), then the signer's address is recovered with @noble/curves.
+ */
+import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { addressOfPublicKey } from './address.js'
+import { isHexOfLength } from './hex.js'
+
+const N = secp256k1.Point.Fn.ORDER
+const HALF_N = N >> 1n
+
+/** Why a signature was refused before any curve work. */
+export type SignatureFault = 'signature-length' | 'signature-zero' | 'signature-range' | 'signature-high-s' | 'signature-v'
+
+export interface ParsedSignature {
+  readonly r: bigint
+  readonly s: bigint
+  /** 0 or 1 (v - 27). */
+  readonly recovery: 0 | 1
+}
+
+export function parseSignature(hex: string): ParsedSignature | SignatureFault {
+  if (typeof hex !== 'string' || !isHexOfLength(hex, 65)) return 'signature-length'
+  const r = BigInt('0x' + hex.slice(2, 66))
+  const s = BigInt('0x' + hex.slice(66, 130))
+  const v = parseInt(hex.slice(130, 132), 16)
+  if (r === 0n || s === 0n) return 'signature-zero'
+  if (r >= N || s >= N) return 'signature-range'
+  // EIP-2: only the low-s form is valid, so a signature cannot be re-shaped into a second one.
+  if (s > HALF_N) return 'signature-high-s'
+  const recovery = v === 27 || v === 0 ? 0 : v === 28 || v === 1 ? 1 : -1
+  if (recovery < 0) return 'signature-v'
+  return { r, s, recovery: recovery as 0 | 1 }
+}
+
+/** The uncompressed public key (65 bytes) that made `signature` over `digest`, or null. */
+export function recoverPublicKey(digest: Uint8Array, signature: ParsedSignature): Uint8Array | null {
+  try {
+    const sig = new secp256k1.Signature(signature.r, signature.s, signature.recovery)
+    return sig.recoverPublicKey(digest).toBytes(false)
+  } catch {
+    return null
+  }
+}
+
+/** The address that made `signature` over `digest` (lower-case), or null. */
+export function recoverAddress(digest: Uint8Array, signature: ParsedSignature): string | null {
+  const publicKey = recoverPublicKey(digest, signature)
+  return publicKey === null ? null : addressOfPublicKey(publicKey)
+}
+
+/** Signs a digest (the SDK's wallets): 0x + r ‖ s ‖ v with v = 27 or 28, low s. */
+export function signDigest(digest: Uint8Array, privateKey: Uint8Array): string {
+  const signature = secp256k1.sign(digest, privateKey, { prehash: false, lowS: true, format: 'recovered' })
+  // noble's "recovered" format is recovery ‖ r ‖ s; Ethereum wants r ‖ s ‖ (27 + recovery).
+  const recovery = signature[0]!
+  return '0x' + bytesToHex(signature.subarray(1)) + (27 + recovery).toString(16)
+}

@@ -48,7 +48,7 @@ t.test(`${COUNT} random orders, auth and relay messages agree with viem`, async 
   const random = generator(SEED)
   let mismatches = 0
   for (let i = 0; i < COUNT && mismatches < 5; i++) {
-    let key = random.bytes(32)
+    const key = random.bytes(32)
     key[0] = (key[0]! % 0xfe) + 1 // a valid private key below the curve order
     const account = privateKeyToAccount(toHex(key) as Hex)
     const chainId = random.int(2) === 0 ? 137 : 80002

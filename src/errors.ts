@@ -2,13 +2,15 @@
  * Errors of the service around the engine, with stable codes. The engine's own rejections are
  * results (src/engine/codes.ts), not exceptions; these are the conditions in which the service
  * cannot take a command at all. The API's error catalogue maps every code to its HTTP and gRPC
- * status (503 for both of these).
+ * status (503 for all of these).
  */
 export const ServiceCode = {
   /** The command queue or the pending-request table is full: retry shortly. */
   ENGINE_BUSY: 'ENGINE_BUSY',
   /** The engine is starting, stopping or has stopped. */
   ENGINE_UNAVAILABLE: 'ENGINE_UNAVAILABLE',
+  /** The signature verification pool's queue is full: retry shortly. */
+  SIGNATURE_POOL_BUSY: 'SIGNATURE_POOL_BUSY',
 } as const
 
 export type ServiceCode = (typeof ServiceCode)[keyof typeof ServiceCode]

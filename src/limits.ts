@@ -29,3 +29,12 @@ export const PENDING_QUERIES_MAX = 4_096
 assert(COMMAND_BYTES_MAX * 4 <= COMMAND_RING_BYTES, 'several of the largest commands fit in the ring')
 assert(BATCH_COMMANDS_MAX <= PENDING_REQUESTS_MAX, 'a batch never holds more than the pending requests')
 assert(SNAPSHOTS_KEPT >= 2, 'keep a spare snapshot in case the newest is damaged')
+
+/** Orders in one signature-verification task (one message to a pool thread). */
+export const VERIFY_BATCH_MAX = 64
+/** Verification tasks waiting for a pool thread; beyond this a new order is refused at once. */
+export const VERIFY_QUEUE_MAX = 256
+/** Signers whose public key is kept precomputed, per pool thread (about 1 MiB each). */
+export const SIGNER_CACHE_ENTRIES_MAX = 256
+/** Verifications of one signer before its key is precomputed (the table costs tens of ms). */
+export const SIGNER_HOT_AFTER = 8

@@ -14,12 +14,15 @@ export type Query =
   | { readonly kind: 'book'; readonly tokenId: string; readonly unified: boolean; readonly depthMax: number }
   | { readonly kind: 'account'; readonly address: string }
   | { readonly kind: 'stateHash' }
+  /** Every API credential, secrets included: for the front end's credential store only. */
+  | { readonly kind: 'apiKeys' }
 
 export type QueryAnswer =
   | { readonly kind: 'status'; readonly seq: number; readonly timeMs: number; readonly openOrders: number; readonly markets: number }
   | { readonly kind: 'book'; readonly book: BookView | null }
   | { readonly kind: 'account'; readonly account: AccountSummary | null }
   | { readonly kind: 'stateHash'; readonly seq: number; readonly stateHash: string; readonly invariantsHold: boolean }
+  | { readonly kind: 'apiKeys'; readonly keys: readonly { apiKey: string; address: string; secret: string; passphrase: string; nonce: number }[] }
 
 export function answer(engine: Engine, query: Query): QueryAnswer {
   switch (query.kind) {
@@ -33,6 +36,9 @@ export function answer(engine: Engine, query: Query): QueryAnswer {
     }
     case 'stateHash':
       return { kind: 'stateHash', seq: engine.seq, stateHash: stateHashOf(engine), invariantsHold: invariantsHold(engine) }
+    case 'apiKeys':
+      return { kind: 'apiKeys', keys: [...engine.apiKeys.values()].map(({ apiKey, address, secret, passphrase, nonce }) =>
+        ({ apiKey, address, secret, passphrase, nonce })) }
   }
 }
 

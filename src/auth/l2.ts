@@ -1,0 +1,56 @@
+/**
+ * L2 authentication (reference section 2.2): an API key, its passphrase, the owner's address and
+ * an HMAC over `timestamp + METHOD + path + raw body`. Checks run in this order, and the failure
+ * names the one that failed: headers present, timestamp within the window, key known,
+ * passphrase, address, HMAC (the last three in constant time). The same L2 headers may be used
+ * again within the window: clob-client reuses them for every page of a listing.
+ */
+import { equalSecrets, l2Signature } from '../crypto/hmac.js'
+import { normalAddress } from '../crypto/address.js'
+import { AuthCode, authFailure, checkTimestamp, type AuthFailure, type TimestampWindow } from './failure.js'
+import { l2HeadersOf, type HeaderGetter } from './headers.js'
+
+export interface ApiCredential {
+  readonly apiKey: string
+  /** Lower-case. */
+  readonly address: string
+  readonly secret: string
+  readonly passphrase: string
+  readonly nonce: number
+}
+
+export interface L2Request {
+  readonly method: string
+  /** The path without the query string (and without a /compat prefix). */
+  readonly path: string
+  readonly body: Uint8Array | string
+  readonly headers: HeaderGetter
+}
+
+export interface L2Identity {
+  readonly ok: true
+  readonly apiKey: string
+  readonly address: string
+}
+
+export function verifyL2(request: L2Request, lookup: (apiKey: string) => ApiCredential | undefined, nowSec: number,
+  window: TimestampWindow): L2Identity | AuthFailure {
+  const headers = l2HeadersOf(request.headers)
+  if (Array.isArray(headers)) return authFailure(AuthCode.AUTH_HEADERS_MISSING, `missing L2 headers: ${headers.join(', ')}`)
+  const stale = checkTimestamp(headers.timestamp, nowSec, window)
+  if (stale !== null) return stale
+  const credential = lookup(headers.apiKey)
+  if (credential === undefined) return authFailure(AuthCode.AUTH_UNKNOWN_KEY, 'Unauthorized/Invalid api key: unknown or revoked key')
+  if (!equalSecrets(headers.passphrase, credential.passphrase)) {
+    return authFailure(AuthCode.AUTH_PASSPHRASE, 'Unauthorized/Invalid api key: the passphrase does not match the key')
+  }
+  if (normalAddress(headers.address) !== credential.address) {
+    return authFailure(AuthCode.AUTH_ADDRESS, 'Unauthorized/Invalid api key: the address is not the owner of the key')
+  }
+  const expected = l2Signature(credential.secret, headers.timestamp, request.method, request.path, request.body)
+  if (!equalSecrets(headers.signature, expected)) {
+    return authFailure(AuthCode.AUTH_SIGNATURE,
+      'Unauthorized/Invalid api key: the HMAC does not match (it covers timestamp + METHOD + path, without the query, + the raw body)')
+  }
+  return { ok: true, apiKey: credential.apiKey, address: credential.address }
+}

@@ -1,0 +1,48 @@
+/**
+ * The verification pool: orders verified on piscina threads, batched per event-loop turn, with
+ * the same verdicts as in-thread verification, and an immediate SIGNATURE_POOL_BUSY when its
+ * bounded queue is full.
+ */
+import t from 'tap'
+import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { VerifierPool } from '../../../src/crypto/verifier-pool.js'
+import { orderDigest, type OrderStruct } from '../../../src/crypto/eip712.js'
+import { fromHex, toHex } from '../../../src/crypto/hex.js'
+import { signDigest } from '../../../src/crypto/signature.js'
+import { addressOfPublicKey } from '../../../src/crypto/address.js'
+import { ServiceError } from '../../../src/errors.js'
+
+const KEY = fromHex('0x' + '44'.repeat(32))
+const SIGNER = addressOfPublicKey(secp256k1.getPublicKey(KEY, false))
+
+function order(salt: number): OrderStruct {
+  return { salt: String(salt), maker: SIGNER, signer: SIGNER, taker: '0x' + '0'.repeat(40), tokenId: '5', makerAmount: '1000000',
+    takerAmount: '2000000', expiration: '0', nonce: '0', feeRateBps: '0', side: 1, signatureType: 0 }
+}
+
+t.test('verdicts from the pool, batched', async (t) => {
+  const pool = new VerifierPool({ chainId: 80002, threads: 2 })
+  t.teardown(() => pool.close())
+  const orders = Array.from({ length: 40 }, (_, i) => order(i + 1))
+  const verdicts = await Promise.all(orders.map((o, i) => pool.verify({
+    order: o, negRisk: false,
+    // Every fifth is signed for the wrong exchange.
+    signature: signDigest(orderDigest(o, 80002, i % 5 === 4), KEY),
+  })))
+  verdicts.forEach((verdict, i) => {
+    if (i % 5 === 4) t.match(verdict, { ok: false, check: 'signature-domain' }, `order ${i} refused`)
+    else t.same(verdict, { ok: true, orderId: toHex(orderDigest(orders[i]!, 80002, false)) }, `order ${i}`)
+  })
+})
+
+t.test('a full queue refuses at once', async (t) => {
+  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 1, queueMax: 2 })
+  t.teardown(() => pool.close())
+  const o = order(99)
+  const signature = signDigest(orderDigest(o, 80002, false), KEY)
+  const results = await Promise.allSettled(Array.from({ length: 50 }, () => pool.verify({ order: o, signature, negRisk: false })))
+  const busy = results.filter((r) => r.status === 'rejected' && r.reason instanceof ServiceError && r.reason.code === 'SIGNATURE_POOL_BUSY')
+  const verified = results.filter((r) => r.status === 'fulfilled' && r.value.ok)
+  t.ok(busy.length > 0, `${busy.length} of 50 refused as busy`)
+  t.equal(busy.length + verified.length, 50, 'every other one verified')
+})

@@ -128,9 +128,9 @@ export class Journal {
     }
   }
 
-  /** All command records from seq 1, unchecked apart from decoding (for tests and tools). */
-  *rawRecords(): Generator<{ seq: number; bytes: Buffer }> {
-    for (const { key, value } of this.commands.getRange({})) yield { seq: key, bytes: value }
+  /** Command records from `fromSeq` on (seq 1 by default), unchecked (for tests and tools). */
+  *rawRecords(fromSeq = 1): Generator<{ seq: number; bytes: Buffer }> {
+    for (const { key, value } of this.commands.getRange({ start: fromSeq })) yield { seq: key, bytes: value }
   }
 
   async close(): Promise<void> {

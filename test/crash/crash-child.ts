@@ -14,10 +14,10 @@ const [dataDir, seedText, firstText, countText, unsafeText] = process.argv.slice
 const seed = Number(seedText)
 const first = Number(firstText)
 const count = Number(countText)
-const IN_FLIGHT = 32
+const IN_FLIGHT = 8
 
 const host = await EngineHost.start({
-  dataDir: dataDir!, hashSeed: seed, snapshotEveryCommands: 300, unsafeAckBeforeJournalMs: Number(unsafeText ?? 0),
+  dataDir: dataDir!, hashSeed: seed, snapshotEveryCommands: 2_000, unsafeAckBeforeJournalMs: Number(unsafeText ?? 0),
 })
 const state = await host.query({ kind: 'stateHash' })
 if (state.kind !== 'stateHash') throw new Error('unexpected answer')

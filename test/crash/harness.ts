@@ -6,6 +6,8 @@
  * hash the restarted engine reported, with every invariant holding.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { Engine } from '../../src/engine/engine.js'
 import { checkInvariants } from '../../src/engine/invariants.js'
@@ -16,7 +18,29 @@ import { Journal, unsealed } from '../../src/journal/journal.js'
 import { decodeStampedCommand, writeCommand } from '../../src/ring/command-codec.js'
 import { commandOf } from './load.js'
 
-const CHILD = new URL(`./crash-child.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)
+/**
+ * The child runs from the compiled build when it is up to date (npm test builds first): a
+ * TypeScript start costs seconds of transpiling, in the process and again in its engine worker,
+ * and the test starts the child more than twenty times. Otherwise it runs from the sources.
+ */
+function childCommand(): string[] {
+  const root = new URL('../../', import.meta.url).pathname
+  const compiled = join(root, 'dist/test/crash/crash-child.js')
+  if (existsSync(compiled) && statSync(compiled).mtimeMs >= newestSourceMs(root)) return [compiled]
+  return [...process.execArgv, new URL('./crash-child.ts', import.meta.url).pathname]
+}
+
+function newestSourceMs(root: string): number {
+  let newest = 0
+  for (const dir of ['src', 'test/crash']) {
+    for (const name of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })) {
+      if (name.endsWith('.ts')) newest = Math.max(newest, statSync(join(root, dir, name)).mtimeMs)
+    }
+  }
+  return newest
+}
+
+const CHILD_COMMAND = childCommand()
 
 export interface Recovered {
   readonly seq: number
@@ -32,7 +56,7 @@ export class Child {
   private stderr = ''
 
   constructor(dataDir: string, seed: number, firstIndex: number, count: number, unsafeAckBeforeJournalMs = 0) {
-    this.process = spawn(process.execPath, [...process.execArgv, CHILD.pathname, dataDir, String(seed),
+    this.process = spawn(process.execPath, [...CHILD_COMMAND, dataDir, String(seed),
       String(firstIndex), String(count), String(unsafeAckBeforeJournalMs)], { stdio: ['ignore', 'pipe', 'pipe'] })
     this.process.stderr!.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-4_000)
@@ -66,41 +90,58 @@ export interface JournalCheck {
 }
 
 /**
- * Replays the journal from seq 1 up to `upToSeq` in a fresh engine (ignoring snapshots), and
- * checks sequence numbers, checksums and that every acknowledged command is where it was said
- * to be, with the content the load generator gave it.
+ * An independent replay of the journal, kept across restarts: each check applies the records
+ * after the last one it applied, up to the seq the restarted engine reported (committed records
+ * never change, so this equals a replay from seq 1, at linear cost), and checks sequence numbers,
+ * checksums, and that every acknowledged command is where it was said to be, with the content the
+ * load generator gave it.
  */
-export async function checkJournal(dataDir: string, upToSeq: number, seed: number, acks: ReadonlyMap<number, number>): Promise<JournalCheck> {
-  const journal = Journal.open({ path: dataDir, durability: 'sync', readOnly: true })
-  const problems: string[] = []
-  const bySeq = new Map<number, Command>()
-  const engine = new Engine()
-  let lastSeq = 0
-  try {
-    for (const { seq, bytes } of journal.rawRecords()) {
-      if (seq !== lastSeq + 1) problems.push(`gap: ${lastSeq} is followed by ${seq}`)
-      lastSeq = seq
-      const payload = unsealed(bytes)
-      if (payload === null) {
-        problems.push(`record ${seq}: checksum`)
-        continue
+export class JournalReplay {
+  private readonly engine = new Engine()
+  private readonly checkedAcks = new Set<number>()
+
+  constructor(private readonly dataDir: string, private readonly seed: number) {}
+
+  async check(upToSeq: number, acks: ReadonlyMap<number, number>): Promise<JournalCheck> {
+    // Acknowledged since the last check: all after the seq the last check reached.
+    const pending = new Map<number, number>()
+    for (const [index, seq] of acks) if (!this.checkedAcks.has(index)) pending.set(seq, index)
+    const journal = Journal.open({ path: this.dataDir, durability: 'sync', readOnly: true })
+    const problems: string[] = []
+    let lastSeq = this.engine.seq
+    try {
+      for (const { seq, bytes } of journal.rawRecords(this.engine.seq + 1)) {
+        if (seq !== lastSeq + 1) problems.push(`gap: ${lastSeq} is followed by ${seq}`)
+        lastSeq = seq
+        const payload = unsealed(bytes)
+        if (payload === null) {
+          problems.push(`record ${seq}: checksum`)
+          continue
+        }
+        const command = decodeStampedCommand(payload)
+        if (command.seq !== seq) problems.push(`record ${seq} says seq ${command.seq}`)
+        const index = pending.get(seq)
+        if (index !== undefined) {
+          pending.delete(seq)
+          if (sameCommand(command, commandOf(this.seed, index))) this.checkedAcks.add(index)
+          else problems.push(`seq ${seq} holds another command than ${index}`)
+        }
+        // Records past the reported seq were still being written: the next check reads them again.
+        if (seq <= upToSeq && seq === this.engine.seq + 1) this.engine.apply(command)
       }
-      const command = decodeStampedCommand(payload)
-      if (command.seq !== seq) problems.push(`record ${seq} says seq ${command.seq}`)
-      bySeq.set(seq, command)
-      if (seq <= upToSeq) engine.apply(command)
+    } finally {
+      await journal.close()
     }
-  } finally {
-    await journal.close()
+    checkInvariants(this.engine)
+    if (this.engine.seq < upToSeq) problems.push(`the journal ends at ${lastSeq}, before the recovered seq ${upToSeq}`)
+    for (const [seq, index] of pending) problems.push(`acknowledged command ${index} (seq ${seq}) is not in the journal`)
+    return { lastSeq, stateHash: stateHashOf(this.engine), problems }
   }
-  checkInvariants(engine)
-  if (lastSeq < upToSeq) problems.push(`the journal ends at ${lastSeq}, before the recovered seq ${upToSeq}`)
-  for (const [index, seq] of acks) {
-    const command = bySeq.get(seq)
-    if (command === undefined) problems.push(`acknowledged command ${index} (seq ${seq}) is not in the journal`)
-    else if (!sameCommand(command, commandOf(seed, index))) problems.push(`seq ${seq} holds another command than ${index}`)
-  }
-  return { lastSeq, stateHash: stateHashOf(engine), problems }
+}
+
+/** A replay of the whole journal from seq 1 in a fresh engine (the control test, the final check). */
+export async function checkJournal(dataDir: string, upToSeq: number, seed: number, acks: ReadonlyMap<number, number>): Promise<JournalCheck> {
+  return new JournalReplay(dataDir, seed).check(upToSeq, acks)
 }
 
 function sameCommand(stamped: Command, expected: UnstampedCommand): boolean {

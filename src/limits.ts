@@ -35,6 +35,6 @@ export const VERIFY_BATCH_MAX = 64
 /** Verification tasks waiting for a pool thread; beyond this a new order is refused at once. */
 export const VERIFY_QUEUE_MAX = 256
 /** Signers whose public key is kept precomputed, per pool thread (about 1 MiB each). */
-export const SIGNER_CACHE_ENTRIES_MAX = 256
+export const SIGNER_CACHE_ENTRIES_MAX = 64
 /** Verifications of one signer before its key is precomputed (the table costs tens of ms). */
 export const SIGNER_HOT_AFTER = 8

@@ -192,12 +192,14 @@ export class EngineHost {
   }
 
   private onBatch(outcomes: readonly Outcome[]): void {
+    // Listeners (the read model) first: a client that gets its result and reads at once must
+    // find its own write.
+    for (const listener of this.listeners) listener(outcomes)
     for (const outcome of outcomes) {
       const waiting = this.pending.get(outcome.requestId)
       this.pending.delete(outcome.requestId)
       waiting?.resolve(outcome)
     }
-    for (const listener of this.listeners) listener(outcomes)
   }
 
   /** Fail-stop: nothing more is accepted, and everyone waiting learns the engine is gone. */

@@ -8,6 +8,7 @@ import { stateHashOf } from '../engine/snapshot.js'
 import { accountSummaryOf, bookOf, type BookView } from '../engine/view.js'
 import type { AccountSummary } from '../engine/summary.js'
 import { checkInvariants } from '../engine/invariants.js'
+import type { MarketRecord } from '../engine/event.js'
 
 export type Query =
   | { readonly kind: 'status' }
@@ -16,6 +17,7 @@ export type Query =
   | { readonly kind: 'stateHash' }
   /** Every API credential, secrets included: for the front end's credential store only. */
   | { readonly kind: 'apiKeys' }
+  | { readonly kind: 'markets' }
 
 export type QueryAnswer =
   | { readonly kind: 'status'; readonly seq: number; readonly timeMs: number; readonly openOrders: number; readonly markets: number }
@@ -23,6 +25,7 @@ export type QueryAnswer =
   | { readonly kind: 'account'; readonly account: AccountSummary | null }
   | { readonly kind: 'stateHash'; readonly seq: number; readonly stateHash: string; readonly invariantsHold: boolean }
   | { readonly kind: 'apiKeys'; readonly keys: readonly { apiKey: string; address: string; secret: string; passphrase: string; nonce: number }[] }
+  | { readonly kind: 'markets'; readonly markets: readonly MarketRecord[] }
 
 export function answer(engine: Engine, query: Query): QueryAnswer {
   switch (query.kind) {
@@ -36,6 +39,8 @@ export function answer(engine: Engine, query: Query): QueryAnswer {
     }
     case 'stateHash':
       return { kind: 'stateHash', seq: engine.seq, stateHash: stateHashOf(engine), invariantsHold: invariantsHold(engine) }
+    case 'markets':
+      return { kind: 'markets', markets: engine.markets.map((market) => market.record()) }
     case 'apiKeys':
       return { kind: 'apiKeys', keys: [...engine.apiKeys.values()].map(({ apiKey, address, secret, passphrase, nonce }) =>
         ({ apiKey, address, secret, passphrase, nonce })) }

@@ -1,0 +1,23 @@
+/**
+ * What the faces' handlers work with: the engine host, the read model, the credentials, the
+ * verification pool and the configuration that matters to them.
+ */
+import type { CredentialStore } from '../auth/credentials.js'
+import type { VerifierPool } from '../crypto/verifier-pool.js'
+import type { EngineHost } from '../host/engine-host.js'
+import type { ReadModel } from '../read/read-model.js'
+import type { Metrics } from './rest/metrics.js'
+
+export interface ApiContext {
+  readonly host: EngineHost
+  readonly read: ReadModel
+  readonly credentials: CredentialStore
+  readonly pool: VerifierPool
+  readonly chainId: number
+  readonly version: string
+  readonly startedMs: number
+  readonly metrics: Metrics
+  readonly nowMs: () => number
+  /** Proxy and Safe wallets registered for a signer (none can be registered yet). */
+  readonly isLinked: (maker: string, signer: string) => boolean
+}

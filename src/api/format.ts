@@ -1,0 +1,180 @@
+/**
+ * Wire shapes: the seed's (native) and Polymarket's (compat) forms of markets, orders, trades and
+ * books, from the read model's records. Both surfaces share one implementation; this file holds
+ * all their differences (api.md: `market` is the UUID natively and the condition id in compat;
+ * `expiration` is milliseconds or null natively, seconds with "0" for none in compat).
+ */
+import { createHash } from 'node:crypto'
+import type { MarketRecord } from '../engine/event.js'
+import type { BookView } from '../engine/view.js'
+import type { OrderRecord, ReadModel, TradeRecord } from '../read/read-model.js'
+import { decimalOfMicros } from './wire.js'
+
+export function tickText(tickSizeMicros: number): string {
+  return decimalOfMicros(tickSizeMicros)
+}
+
+function isoOfMs(ms: number): string | null {
+  return ms === 0 ? null : new Date(ms).toISOString()
+}
+
+function priceOf(read: ReadModel, tokenId: string): string | null {
+  const price = read.tokenStats.get(tokenId)?.lastTradePriceMicros
+  return price === undefined || price === null ? null : decimalOfMicros(price)
+}
+
+/** The native market record (api.md, "markets"). */
+export function nativeMarket(read: ReadModel, market: MarketRecord): Record<string, unknown> {
+  const yesBook = read.book(market.yesTokenId)
+  const volume = (read.tokenStats.get(market.yesTokenId)?.volumeMicros ?? 0) + (read.tokenStats.get(market.noTokenId)?.volumeMicros ?? 0)
+  return {
+    id: market.marketId,
+    condition_id: market.conditionId,
+    question: market.question,
+    slug: market.slug,
+    description: market.description,
+    status: market.status,
+    yes_token_id: market.yesTokenId,
+    no_token_id: market.noTokenId,
+    tokens: [
+      { token_id: market.yesTokenId, outcome: 'Yes', price: priceOf(read, market.yesTokenId) },
+      { token_id: market.noTokenId, outcome: 'No', price: priceOf(read, market.noTokenId) },
+    ],
+    tick_size: tickText(market.tickSizeMicros),
+    min_order_size: decimalOfMicros(market.minOrderSizeMicros),
+    fee_rate_bps: market.feeRateBps,
+    neg_risk: market.negRisk,
+    end_date: isoOfMs(market.endDateMs),
+    created_at: new Date(market.createdMs).toISOString(),
+    resolution: market.winningOutcome === null ? null : { outcome: market.winningOutcome, resolved_at: new Date(market.resolvedMs).toISOString() },
+    best_bid: yesBook?.bids[0] === undefined ? null : decimalOfMicros(yesBook.bids[0].priceMicros),
+    best_ask: yesBook?.asks[0] === undefined ? null : decimalOfMicros(yesBook.asks[0].priceMicros),
+    last_trade_price: priceOf(read, market.yesTokenId),
+    volume: decimalOfMicros(volume),
+  }
+}
+
+/** Polymarket's Market object (reference section 5.1). */
+export function compatMarket(read: ReadModel, market: MarketRecord): Record<string, unknown> {
+  const trading = market.status === 'Active'
+  const closed = market.status === 'Closed' || market.status === 'Resolving' || market.status === 'Resolved'
+  return {
+    enable_order_book: true,
+    active: market.status !== 'Upcoming' && !closed,
+    closed,
+    archived: false,
+    accepting_orders: trading,
+    accepting_order_timestamp: new Date(market.createdMs).toISOString(),
+    minimum_order_size: Number(decimalOfMicros(market.minOrderSizeMicros)),
+    minimum_tick_size: Number(tickText(market.tickSizeMicros)),
+    condition_id: market.conditionId,
+    question_id: market.conditionId,
+    question: market.question,
+    description: market.description,
+    market_slug: market.slug,
+    end_date_iso: isoOfMs(market.endDateMs),
+    game_start_time: null,
+    seconds_delay: 0,
+    fpmm: '',
+    maker_base_fee: market.feeRateBps,
+    taker_base_fee: market.feeRateBps,
+    notifications_enabled: false,
+    neg_risk: market.negRisk,
+    neg_risk_market_id: '',
+    neg_risk_request_id: '',
+    icon: '',
+    image: '',
+    rewards: { rates: null, min_size: 0, max_spread: 0 },
+    is_50_50_outcome: false,
+    tokens: [
+      { token_id: market.yesTokenId, outcome: 'Yes', price: Number(priceOf(read, market.yesTokenId) ?? 0), winner: market.winningOutcome === 'Yes' },
+      { token_id: market.noTokenId, outcome: 'No', price: Number(priceOf(read, market.noTokenId) ?? 0), winner: market.winningOutcome === 'No' },
+    ],
+    tags: [],
+  }
+}
+
+/** OrderInfo: the seed's shape natively, Polymarket's OpenOrder in compat. */
+export function orderInfo(read: ReadModel, order: OrderRecord, compat: boolean): Record<string, unknown> {
+  const market = read.markets.get(order.marketId)
+  return {
+    id: order.orderId,
+    status: order.status,
+    owner: order.owner,
+    maker_address: order.maker,
+    market: compat ? market?.conditionId ?? order.marketId : order.marketId,
+    asset_id: order.tokenId,
+    side: order.side,
+    original_size: decimalOfMicros(order.originalSizeMicros),
+    size_matched: decimalOfMicros(order.sizeMatchedMicros),
+    price: decimalOfMicros(order.priceMicros),
+    associate_trades: order.associateTrades,
+    outcome: order.outcome,
+    created_at: Math.floor(order.createdMs / 1000),
+    expiration: compat ? String(order.expirationSec) : order.expirationSec === 0 ? null : String(order.expirationSec * 1000),
+    order_type: order.timeInForce,
+    ...(compat ? {} : { order_hash: order.orderId, size_remaining: decimalOfMicros(order.remainingMicros) }),
+  }
+}
+
+/** A trade as Polymarket reports it, from `forAddress`'s point of view (trader_side). */
+export function tradeInfo(read: ReadModel, trade: TradeRecord, forAddress: string, compat: boolean): Record<string, unknown> {
+  const market = read.markets.get(trade.marketId)
+  const seconds = String(Math.floor(trade.timeMs / 1000))
+  return {
+    id: trade.tradeId,
+    taker_order_id: trade.takerOrderId,
+    market: compat ? market?.conditionId ?? trade.marketId : trade.marketId,
+    asset_id: trade.tokenId,
+    side: trade.side,
+    size: decimalOfMicros(trade.sizeMicros),
+    fee_rate_bps: String(trade.feeRateBps),
+    price: decimalOfMicros(trade.priceMicros),
+    status: 'CONFIRMED',
+    match_time: seconds,
+    matchtime: seconds,
+    last_update: seconds,
+    outcome: trade.outcome,
+    bucket_index: 0,
+    owner: trade.takerOwner,
+    maker_address: trade.takerAddress,
+    transaction_hash: '',
+    trader_side: trade.takerAddress === forAddress ? 'TAKER' : 'MAKER',
+    match_type: trade.matchType,
+    fee: decimalOfMicros(trade.feeMicros),
+    maker_orders: [{
+      order_id: trade.makerOrderId,
+      owner: trade.makerOwner,
+      maker_address: trade.makerAddress,
+      matched_amount: decimalOfMicros(trade.sizeMicros),
+      price: decimalOfMicros(trade.makerPriceMicros),
+      fee_rate_bps: String(trade.feeRateBps),
+      asset_id: trade.makerTokenId,
+      outcome: trade.makerOutcome,
+      side: trade.makerSide,
+    }],
+  }
+}
+
+/**
+ * Polymarket's OrderBookSummary: bids ascending and asks descending (best level last), the
+ * timestamp in milliseconds, and the hash as clob-client computes it: SHA-1 of the JSON of the
+ * object with `hash` empty, keys in this order.
+ */
+export function bookSummary(read: ReadModel, book: BookView, nowMs: number): Record<string, unknown> {
+  const market = read.markets.get(book.marketId)!
+  const summary: Record<string, unknown> = {
+    market: market.conditionId,
+    asset_id: book.tokenId,
+    timestamp: String(nowMs),
+    hash: '',
+    bids: [...book.bids].reverse().map((l) => ({ price: decimalOfMicros(l.priceMicros), size: decimalOfMicros(l.sizeMicros) })),
+    asks: [...book.asks].reverse().map((l) => ({ price: decimalOfMicros(l.priceMicros), size: decimalOfMicros(l.sizeMicros) })),
+    min_order_size: decimalOfMicros(market.minOrderSizeMicros),
+    tick_size: tickText(market.tickSizeMicros),
+    neg_risk: market.negRisk,
+    last_trade_price: priceOf(read, book.tokenId) ?? '',
+  }
+  summary.hash = createHash('sha1').update(JSON.stringify(summary)).digest('hex')
+  return summary
+}

@@ -1,0 +1,56 @@
+/**
+ * The OpenAPI 3.1 document of the native API, generated from the route table: a route cannot
+ * exist without being documented, nor be documented without existing (a test checks both ways
+ * against the running server).
+ */
+import type { Route } from './route.js'
+
+const SECURITY: Readonly<Record<string, unknown[]>> = {
+  none: [],
+  l1: [{ l1: [] }],
+  l2: [{ l2: [] }],
+  admin: [{ admin: [] }],
+}
+
+export function openApiDocument<C>(routes: readonly Route<C>[], version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const route of routes) {
+    if (route.surface === 'compat') continue
+    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}')
+    const parameters = [
+      ...[...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
+      ...Object.entries(route.openapi.query ?? {}).map(([name, description]) => ({
+        name, in: 'query', required: description.startsWith('required'), description, schema: { type: 'string' },
+      })),
+    ]
+    paths[path] ??= {}
+    paths[path]![route.method.toLowerCase()] = {
+      tags: [route.openapi.tag],
+      summary: route.openapi.summary,
+      security: SECURITY[route.auth],
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(route.openapi.body === undefined ? {} : {
+        requestBody: { required: true, content: { 'application/json': { schema: { description: route.openapi.body } } } },
+      }),
+      responses: {
+        200: { description: route.openapi.response, content: { 'application/json': { schema: { description: route.openapi.response } } } },
+        default: { description: 'error: {error, code, ...context}', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Predex API', version, description: 'Binary prediction markets: native API. Polymarket CLOB surface under /compat.' },
+    paths,
+    components: {
+      schemas: {
+        Error: { type: 'object', required: ['error', 'code'], properties: { error: { type: 'string' }, code: { type: 'string' } } },
+      },
+      securitySchemes: {
+        l1: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE', description: 'EIP-712 ClobAuth signature with EXCHANGE-ADDRESS, -TIMESTAMP, -NONCE (or POLY_*)' },
+        l2: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE', description: 'HMAC-SHA256 over timestamp + METHOD + path + body, with EXCHANGE-ADDRESS, -TIMESTAMP, -API-KEY, -PASSPHRASE (or POLY_*)' },
+        admin: { type: 'apiKey', in: 'header', name: 'EXCHANGE-ADMIN-KEY' },
+      },
+    },
+  }
+}

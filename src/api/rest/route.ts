@@ -1,0 +1,64 @@
+/**
+ * A REST route: method, path, authentication, body limit, handler, and what the OpenAPI document
+ * says about it. The route table (routes.ts) is the single source for the server and for
+ * GET /openapi.json, so they cannot drift apart.
+ */
+import type { HeaderGetter } from '../../auth/headers.js'
+
+export type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH'
+export type AuthLevel = 'none' | 'l1' | 'l2' | 'admin'
+
+/** A request as handlers see it: everything copied out of uWS, so it outlives the callback. */
+export interface RestRequest {
+  readonly method: Method
+  /** The path, without the query string and without the /compat prefix. */
+  readonly path: string
+  readonly params: readonly string[]
+  readonly query: URLSearchParams
+  readonly headers: HeaderGetter
+  readonly body: Uint8Array
+  /** True under /compat: Polymarket's formats. */
+  readonly compat: boolean
+  readonly remoteAddress: string
+}
+
+export interface Reply {
+  readonly status?: number
+  readonly body: unknown
+  readonly headers?: Readonly<Record<string, string>>
+  /** Send the body as it is (text), not as JSON. */
+  readonly raw?: boolean
+}
+
+export interface Identity {
+  /** L2: the API key used; L1: none. */
+  readonly apiKey: string | null
+  /** Lower-case address of the authenticated wallet. */
+  readonly address: string
+  /** L1: the nonce signed. */
+  readonly nonce: number
+}
+
+export type Handler<C> = (request: RestRequest, identity: Identity | null, context: C) => Promise<Reply> | Reply
+
+export interface OpenApiInfo {
+  readonly summary: string
+  readonly tag: string
+  /** Query parameters: name -> description (required ones start with "required:"). */
+  readonly query?: Readonly<Record<string, string>>
+  readonly body?: string
+  readonly response: string
+}
+
+export interface Route<C> {
+  readonly method: Method
+  /** uWS pattern: `/data/order/:id`. */
+  readonly path: string
+  readonly auth: AuthLevel
+  /** Largest body accepted, in bytes (0: no body). */
+  readonly bodyMax: number
+  readonly handler: Handler<C>
+  readonly openapi: OpenApiInfo
+  /** Only under /compat (Polymarket-only endpoints), or only native. */
+  readonly surface?: 'native' | 'compat' | 'both'
+}

@@ -1,0 +1,22 @@
+/** The route table: every REST route of Predex, native and /compat, in one list. */
+import type { ApiContext } from '../context.js'
+import { openApiDocument } from './openapi.js'
+import type { Route } from './route.js'
+import { accountRoutes } from './routes/account.js'
+import { authRoutes } from './routes/auth-keys.js'
+import { healthRoutes } from './routes/health.js'
+import { marketDataRoutes } from './routes/market-data.js'
+import { marketRoutes } from './routes/markets.js'
+import { tradingRoutes } from './routes/trading.js'
+
+const baseRoutes: Route<ApiContext>[] = [
+  ...healthRoutes, ...marketRoutes, ...marketDataRoutes, ...authRoutes, ...tradingRoutes, ...accountRoutes,
+]
+
+const openApiRoute: Route<ApiContext> = {
+  method: 'GET', path: '/openapi.json', auth: 'none', bodyMax: 0, surface: 'native',
+  openapi: { tag: 'health', summary: 'This document: OpenAPI 3.1 of the native API', response: 'OpenAPI document' },
+  handler: (_request, _identity, context) => ({ body: openApiDocument(allRoutes, context.version) }),
+}
+
+export const allRoutes: Route<ApiContext>[] = [...baseRoutes, openApiRoute]

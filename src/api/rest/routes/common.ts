@@ -1,0 +1,52 @@
+/** Helpers shared by the route modules: looking things up in the read model, or failing with a catalogue code. */
+import { Code, CODE_MESSAGES } from '../../../engine/codes.js'
+import type { MarketRecord } from '../../../engine/event.js'
+import type { Rejection } from '../../../engine/result.js'
+import { ApiCode, ApiError } from '../../errors.js'
+import type { ApiContext } from '../../context.js'
+import type { Identity, RestRequest } from '../route.js'
+import { tokenIdOf } from '../../wire.js'
+
+export function marketOfToken(context: ApiContext, tokenId: string): MarketRecord {
+  const marketId = context.read.tokens.get(tokenId)
+  const market = marketId === undefined ? undefined : context.read.markets.get(marketId)
+  if (market === undefined) throw new ApiError(Code.TOKEN_NOT_FOUND, 'No orderbook exists for the requested token id', { tokenId })
+  return market
+}
+
+/** The `token_id` query parameter of a market-data read, and its market. */
+export function tokenQuery(request: RestRequest, context: ApiContext): { tokenId: string; market: MarketRecord } {
+  const raw = request.query.get('token_id')
+  if (raw === null || raw === '') throw new ApiError(ApiCode.INVALID_PARAMETER, 'Invalid token id: token_id is required', { field: 'token_id' })
+  const tokenId = tokenIdOf(raw)
+  return { tokenId, market: marketOfToken(context, tokenId) }
+}
+
+/** A market by UUID, condition id or slug. */
+export function marketById(context: ApiContext, id: string): MarketRecord {
+  const read = context.read
+  const market = read.markets.get(id) ?? read.marketsByConditionId.get(id) ?? read.marketsBySlug.get(id)
+  if (market === undefined) throw new ApiError(Code.MARKET_NOT_FOUND, CODE_MESSAGES.MARKET_NOT_FOUND, { id })
+  return market
+}
+
+export function rejectionError(rejection: Rejection): ApiError {
+  return new ApiError(rejection.code, rejection.message, rejection.context)
+}
+
+/** The identity an L1/L2 route always has (the server authenticated it). */
+export function identityOf(identity: Identity | null): Identity {
+  if (identity === null) throw new ApiError(ApiCode.INTERNAL, 'route without identity')
+  return identity
+}
+
+/** Parses `[{token_id, side?}]` bodies of the batch market-data reads (at most 500 items). */
+export function tokenItems(body: unknown): { token_id: string; side?: string }[] {
+  if (!Array.isArray(body)) throw new ApiError(ApiCode.INVALID_PARAMETER, 'the body must be an array of {token_id}', { field: 'body' })
+  if (body.length > 500) throw new ApiError(ApiCode.INVALID_PARAMETER, 'Payload exceeds the limit: at most 500 items', { max: 500 })
+  return body.map((item: unknown) => {
+    const object = item as { token_id?: unknown; side?: unknown }
+    if (object === null || typeof object !== 'object') throw new ApiError(ApiCode.INVALID_PARAMETER, 'each item must be {token_id}')
+    return { token_id: tokenIdOf(object.token_id), ...(typeof object.side === 'string' ? { side: object.side } : {}) }
+  })
+}

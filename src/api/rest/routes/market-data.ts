@@ -1,0 +1,139 @@
+/**
+ * Market data, all public and answered from the read model's books: the book of a token (its own
+ * orders), the unified book (with the implied liquidity of the other token), prices, midpoints,
+ * spreads, last trade prices, tick size, fee rate, neg-risk flag, price history. Prices, midpoints
+ * and spreads read the unified book: they are the prices a taker can actually trade at. A side
+ * with no orders gives null rather than an error.
+ */
+import type { BookView } from '../../../engine/view.js'
+import type { ApiContext } from '../../context.js'
+import { ApiCode, ApiError } from '../../errors.js'
+import { bookSummary, tickText } from '../../format.js'
+import { decimalOfMicros, parseJsonBody, tokenIdOf } from '../../wire.js'
+import type { Route } from '../route.js'
+import { marketOfToken, tokenItems, tokenQuery } from './common.js'
+
+const GET = 'GET' as const
+const POST = 'POST' as const
+const BATCH_BODY_MAX = 64 * 1024
+
+interface Quote {
+  readonly bid: number | null
+  readonly ask: number | null
+}
+
+function quoteOf(context: ApiContext, tokenId: string): Quote {
+  marketOfToken(context, tokenId)
+  const book = context.read.unifiedBook(tokenId)!
+  return { bid: book.bids[0]?.priceMicros ?? null, ask: book.asks[0]?.priceMicros ?? null }
+}
+
+function price(micros: number | null): string | null {
+  return micros === null ? null : decimalOfMicros(micros)
+}
+
+function midpointOf(quote: Quote): string | null {
+  // Both are multiples of 100 micro-USDC, so their half-sum is an exact number of micro-USDC.
+  return quote.bid === null || quote.ask === null ? null : decimalOfMicros((quote.bid + quote.ask) / 2)
+}
+
+function spreadOf(quote: Quote): string | null {
+  return quote.bid === null || quote.ask === null ? null : decimalOfMicros(quote.ask - quote.bid)
+}
+
+function sideOf(text: string | null | undefined): 'BUY' | 'SELL' {
+  const side = (text ?? '').toUpperCase()
+  if (side !== 'BUY' && side !== 'SELL') throw new ApiError(ApiCode.INVALID_PARAMETER, 'Invalid side: use BUY or SELL', { field: 'side' })
+  return side
+}
+
+function lastTrade(context: ApiContext, tokenId: string): { price: string | null; side: string | null } {
+  marketOfToken(context, tokenId)
+  const stats = context.read.tokenStats.get(tokenId)
+  return { price: price(stats?.lastTradePriceMicros ?? null), side: stats?.lastTradeSide ?? null }
+}
+
+function summary(context: ApiContext, book: BookView): Record<string, unknown> {
+  return bookSummary(context.read, book, context.nowMs())
+}
+
+export const marketDataRoutes: Route<ApiContext>[] = [
+  { method: GET, path: '/book', auth: 'none', bodyMax: 0,
+    openapi: { tag: 'market-data', summary: "A token's own book (best level last)", query: { token_id: 'required: the token id' },
+      response: 'OrderBookSummary {market, asset_id, timestamp, hash, bids, asks, min_order_size, tick_size, neg_risk, last_trade_price}' },
+    handler: (request, _identity, context) => ({ body: summary(context, context.read.book(tokenQuery(request, context).tokenId)!) }) },
+  { method: GET, path: '/book/unified', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'market-data', summary: "A token's book with the implied liquidity of the other token", query: { token_id: 'required: the token id' },
+      response: 'OrderBookSummary' },
+    handler: (request, _identity, context) => ({ body: summary(context, context.read.unifiedBook(tokenQuery(request, context).tokenId)!) }) },
+  { method: POST, path: '/books', auth: 'none', bodyMax: BATCH_BODY_MAX,
+    openapi: { tag: 'market-data', summary: 'Books of several tokens', body: '[{token_id}] (at most 500)', response: '[OrderBookSummary]' },
+    handler: (request, _identity, context) => ({ body: tokenItems(parseJsonBody(request.body)).map((item) => {
+      marketOfToken(context, item.token_id)
+      return summary(context, context.read.book(item.token_id)!)
+    }) }) },
+  { method: GET, path: '/midpoint', auth: 'none', bodyMax: 0,
+    openapi: { tag: 'market-data', summary: 'Midpoint of the best bid and ask', query: { token_id: 'required' }, response: '{mid}' },
+    handler: (request, _identity, context) => {
+      const mid = midpointOf(quoteOf(context, tokenQuery(request, context).tokenId))
+      return { body: { mid, mid_price: mid } }
+    } },
+  { method: POST, path: '/midpoints', auth: 'none', bodyMax: BATCH_BODY_MAX,
+    openapi: { tag: 'market-data', summary: 'Midpoints of several tokens', body: '[{token_id}]', response: '{<token_id>: mid}' },
+    handler: (request, _identity, context) => ({ body: Object.fromEntries(tokenItems(parseJsonBody(request.body))
+      .map((item) => [item.token_id, midpointOf(quoteOf(context, item.token_id))])) }) },
+  { method: GET, path: '/price', auth: 'none', bodyMax: 0,
+    openapi: { tag: 'market-data', summary: 'Best price: side=buy gives the best bid, side=sell the best ask',
+      query: { token_id: 'required', side: 'required: buy or sell (any case)' }, response: '{price}' },
+    handler: (request, _identity, context) => {
+      const quote = quoteOf(context, tokenQuery(request, context).tokenId)
+      return { body: { price: price(sideOf(request.query.get('side')) === 'BUY' ? quote.bid : quote.ask) } }
+    } },
+  { method: POST, path: '/prices', auth: 'none', bodyMax: BATCH_BODY_MAX,
+    openapi: { tag: 'market-data', summary: 'Prices of several tokens and sides', body: '[{token_id, side}]', response: '{<token_id>: {BUY, SELL}}' },
+    handler: (request, _identity, context) => {
+      const prices: Record<string, Record<string, string | null>> = {}
+      for (const item of tokenItems(parseJsonBody(request.body))) {
+        const quote = quoteOf(context, item.token_id)
+        const side = sideOf(item.side)
+        prices[item.token_id] = { ...prices[item.token_id], [side]: price(side === 'BUY' ? quote.bid : quote.ask) }
+      }
+      return { body: prices }
+    } },
+  { method: GET, path: '/spread', auth: 'none', bodyMax: 0,
+    openapi: { tag: 'market-data', summary: 'Best ask minus best bid', query: { token_id: 'required' }, response: '{spread}' },
+    handler: (request, _identity, context) => ({ body: { spread: spreadOf(quoteOf(context, tokenQuery(request, context).tokenId)) } }) },
+  { method: POST, path: '/spreads', auth: 'none', bodyMax: BATCH_BODY_MAX, surface: 'compat',
+    openapi: { tag: 'market-data', summary: 'Spreads of several tokens', body: '[{token_id}]', response: '{<token_id>: spread}' },
+    handler: (request, _identity, context) => ({ body: Object.fromEntries(tokenItems(parseJsonBody(request.body))
+      .map((item) => [item.token_id, spreadOf(quoteOf(context, item.token_id))])) }) },
+  { method: GET, path: '/last-trade-price', auth: 'none', bodyMax: 0,
+    openapi: { tag: 'market-data', summary: 'Price and taker side of the last trade', query: { token_id: 'required' }, response: '{price, side}' },
+    handler: (request, _identity, context) => ({ body: lastTrade(context, tokenQuery(request, context).tokenId) }) },
+  { method: POST, path: '/last-trades-prices', auth: 'none', bodyMax: BATCH_BODY_MAX, surface: 'compat',
+    openapi: { tag: 'market-data', summary: 'Last trade prices of several tokens', body: '[{token_id}]', response: '[{token_id, price, side}]' },
+    handler: (request, _identity, context) => ({ body: tokenItems(parseJsonBody(request.body))
+      .map((item) => ({ token_id: item.token_id, ...lastTrade(context, item.token_id) })) }) },
+  { method: GET, path: '/tick-size', auth: 'none', bodyMax: 0,
+    openapi: { tag: 'market-data', summary: "The market's tick size", query: { token_id: 'required' }, response: '{minimum_tick_size: number}' },
+    handler: (request, _identity, context) => ({ body: { minimum_tick_size: Number(tickText(tokenQuery(request, context).market.tickSizeMicros)) } }) },
+  { method: GET, path: '/fee-rate', auth: 'none', bodyMax: 0,
+    openapi: { tag: 'market-data', summary: "The market's fee rate in basis points", query: { token_id: 'required' }, response: '{base_fee: integer}' },
+    handler: (request, _identity, context) => ({ body: { base_fee: tokenQuery(request, context).market.feeRateBps } }) },
+  { method: GET, path: '/neg-risk', auth: 'none', bodyMax: 0,
+    openapi: { tag: 'market-data', summary: 'Whether orders are signed for the neg-risk exchange', query: { token_id: 'required' }, response: '{neg_risk}' },
+    handler: (request, _identity, context) => ({ body: { neg_risk: tokenQuery(request, context).market.negRisk } }) },
+  { method: GET, path: '/prices-history', auth: 'none', bodyMax: 0, surface: 'compat',
+    openapi: { tag: 'market-data', summary: 'Trade prices of a token over time', query: { market: 'required: the token id', startTs: 'unix seconds', endTs: 'unix seconds' },
+      response: '{history: [{t, p}]}' },
+    handler: (request, _identity, context) => {
+      const tokenId = tokenIdOf(request.query.get('market'), 'market')
+      marketOfToken(context, tokenId)
+      const start = Number(request.query.get('startTs') ?? 0) * 1000
+      const end = Number(request.query.get('endTs') ?? Number.MAX_SAFE_INTEGER / 1000) * 1000
+      const history = [...context.read.trades.values()]
+        .filter((trade) => trade.tokenId === tokenId && trade.timeMs >= start && trade.timeMs <= end)
+        .map((trade) => ({ t: Math.floor(trade.timeMs / 1000), p: Number(decimalOfMicros(trade.priceMicros)) }))
+      return { body: { history } }
+    } },
+]

@@ -1,0 +1,40 @@
+/** Markets: list, one by UUID, condition id or slug, upcoming, resolving. */
+import type { MarketRecord } from '../../../engine/event.js'
+import type { ApiContext } from '../../context.js'
+import { compatMarket, nativeMarket } from '../../format.js'
+import { limitOf, page } from '../../wire.js'
+import type { RestRequest, Route } from '../route.js'
+import { marketById } from './common.js'
+
+const GET = 'GET' as const
+
+function formatted(context: ApiContext, request: RestRequest, market: MarketRecord): Record<string, unknown> {
+  return request.compat ? compatMarket(context.read, market) : nativeMarket(context.read, market)
+}
+
+function listing(context: ApiContext, request: RestRequest, markets: readonly MarketRecord[]): Record<string, unknown> {
+  const limit = limitOf(request.query.get('limit'))
+  const { data, nextCursor } = page(markets, request.query.get('next_cursor'), limit)
+  return { limit, count: data.length, next_cursor: nextCursor, data: data.map((m) => formatted(context, request, m)) }
+}
+
+export const marketRoutes: Route<ApiContext>[] = [
+  { method: GET, path: '/markets', auth: 'none', bodyMax: 0,
+    openapi: { tag: 'markets', summary: 'All markets, paginated', query: { next_cursor: 'cursor (MA== first, LTE= end)', limit: 'page size, 1..500' },
+      response: '{limit, count, next_cursor, data: [Market]}' },
+    handler: (request, _identity, context) => ({ body: listing(context, request, [...context.read.markets.values()]) }) },
+  { method: GET, path: '/markets/upcoming', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'markets', summary: 'Markets listed but not trading yet', query: { limit: 'at most this many (default 100, max 500)' }, response: '[Market]' },
+    handler: (request, _identity, context) => {
+      const limit = limitOf(request.query.get('limit'))
+      const upcoming = [...context.read.markets.values()].filter((m) => m.status === 'Upcoming').slice(0, limit)
+      return { body: upcoming.map((m) => formatted(context, request, m)) }
+    } },
+  { method: GET, path: '/markets/resolving', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'markets', summary: 'Markets whose outcome is proposed', response: '[Market]' },
+    handler: (request, _identity, context) => ({ body: [...context.read.markets.values()]
+      .filter((m) => m.status === 'Resolving').map((m) => formatted(context, request, m)) }) },
+  { method: GET, path: '/markets/:id', auth: 'none', bodyMax: 0,
+    openapi: { tag: 'markets', summary: 'One market by UUID, condition id or slug', response: 'Market' },
+    handler: (request, _identity, context) => ({ body: formatted(context, request, marketById(context, request.params[0]!)) }) },
+]

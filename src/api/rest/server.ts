@@ -1,0 +1,262 @@
+/**
+ * The REST face on uWebSockets.js: thin. It copies a request out of uWS (headers, query,
+ * parameters and the body, capped while it streams in), authenticates it, calls the route's
+ * handler, and writes the reply corked, never after an abort. Every error is a JSON body from the
+ * catalogue; an unexpected exception is a 500 with no internals, logged. Native routes live at
+ * `/`, Polymarket's surface at `/compat` (the HMAC covers the path without the prefix).
+ */
+import uWS from 'uWebSockets.js'
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js'
+import { verifyAdmin } from '../../auth/admin.js'
+import { verifyL1 } from '../../auth/l1.js'
+import { verifyL2, type ApiCredential } from '../../auth/l2.js'
+import type { TimestampWindow } from '../../auth/failure.js'
+import { ApiCode, ApiError, CATALOGUE } from '../errors.js'
+import type { Identity, Method, Reply, RestRequest, Route } from './route.js'
+import type { Metrics } from './metrics.js'
+
+export const QUERY_LENGTH_MAX = 4_096
+export const HEADERS_BYTES_MAX = 16_384
+
+export interface AuthServices {
+  readonly chainId: number
+  readonly window: TimestampWindow
+  readonly adminKey: string
+  readonly lookup: (apiKey: string) => ApiCredential | undefined
+  readonly nowSec: () => number
+}
+
+export interface ServerOptions<C> {
+  readonly routes: readonly Route<C>[]
+  readonly context: C
+  readonly auth: AuthServices
+  readonly metrics: Metrics
+  readonly log: (line: string) => void
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: 'OK', 201: 'Created', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type',
+  429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 503: 'Service Unavailable',
+}
+
+export class RestServer<C> {
+  private readonly app: TemplatedApp
+  private listenSocket: us_listen_socket | null = null
+  private port = 0
+  private inFlight = 0
+  private closing = false
+
+  constructor(private readonly options: ServerOptions<C>) {
+    this.app = uWS.App()
+    for (const route of options.routes) {
+      const surface = route.surface ?? 'both'
+      if (surface !== 'compat') this.register(route, false)
+      if (surface !== 'native') this.register(route, true)
+    }
+    this.app.any('/*', (res, req) => this.notFound(res, req))
+  }
+
+  /** Listens on host:port (0: any free port); resolves with the port. */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.app.listen(host, port, (socket) => {
+        if (socket === false) return reject(new Error(`cannot listen on ${host}:${port}`))
+        this.listenSocket = socket
+        this.port = uWS.us_socket_local_port(socket)
+        resolve(this.port)
+      })
+    })
+  }
+
+  /** Stops accepting connections, then waits (bounded) for requests in flight. */
+  async close(waitMs = 5_000): Promise<void> {
+    this.closing = true
+    if (this.listenSocket !== null) uWS.us_listen_socket_close(this.listenSocket)
+    this.listenSocket = null
+    const deadline = Date.now() + waitMs
+    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+
+  private register(route: Route<C>, compat: boolean): void {
+    const pattern = (compat ? '/compat' : '') + route.path
+    const handler = (res: HttpResponse, req: HttpRequest): void => this.onRequest(res, req, route, compat)
+    switch (route.method) {
+      case 'GET': this.app.get(pattern, handler); break
+      case 'POST': this.app.post(pattern, handler); break
+      case 'DELETE': this.app.del(pattern, handler); break
+      case 'PATCH': this.app.patch(pattern, handler); break
+    }
+  }
+
+  private onRequest(res: HttpResponse, req: HttpRequest, route: Route<C>, compat: boolean): void {
+    const state = { aborted: false }
+    res.onAborted(() => {
+      state.aborted = true
+    })
+    const started = performance.now()
+    let request: RestRequest
+    try {
+      request = this.copyRequest(req, route, compat)
+    } catch (error) {
+      this.respond(res, state, errorReply(error, this.options.log), route, started)
+      return
+    }
+    const declared = Number(req.getHeader('content-length') || '0')
+    if (declared > route.bodyMax) {
+      this.respond(res, state, tooLarge(route.bodyMax), route, started, true)
+      return
+    }
+    if (route.bodyMax === 0 || declared === 0 && req.getHeader('transfer-encoding') === '') {
+      this.dispatch(res, state, request, route, started)
+      return
+    }
+    this.readBody(res, state, route, (body) => this.dispatch(res, state, { ...request, body }, route, started),
+      () => this.respond(res, state, tooLarge(route.bodyMax), route, started, true))
+  }
+
+  private copyRequest(req: HttpRequest, route: Route<C>, compat: boolean): RestRequest {
+    const query = req.getQuery() ?? ''
+    if (query.length > QUERY_LENGTH_MAX) throw new ApiError(ApiCode.QUERY_TOO_LONG, `the query is longer than ${QUERY_LENGTH_MAX} characters`)
+    const headers = new Map<string, string>()
+    let headerBytes = 0
+    req.forEach((key, value) => {
+      headerBytes += key.length + value.length
+      headers.set(key, value)
+    })
+    if (headerBytes > HEADERS_BYTES_MAX) throw new ApiError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${HEADERS_BYTES_MAX} bytes`)
+    const params: string[] = []
+    const count = (route.path.match(/:/g) ?? []).length
+    for (let i = 0; i < count; i++) params.push(decodeURIComponent(req.getParameter(i) ?? ''))
+    const url = req.getUrl()
+    return {
+      method: route.method,
+      path: compat ? url.slice('/compat'.length) : url,
+      params,
+      query: new URLSearchParams(query),
+      headers: (name) => headers.get(name),
+      body: new Uint8Array(0),
+      compat,
+      remoteAddress: '',
+    }
+  }
+
+  /** Streams the body in, copying each chunk (uWS reuses them), and stops at the route's cap. */
+  private readBody(res: HttpResponse, state: { aborted: boolean }, route: Route<C>, done: (body: Uint8Array) => void,
+    tooBig: () => void): void {
+    const chunks: Buffer[] = []
+    let length = 0
+    let over = false
+    res.onData((chunk, isLast) => {
+      if (over) return
+      length += chunk.byteLength
+      if (length > route.bodyMax) {
+        over = true
+        tooBig()
+        return
+      }
+      chunks.push(Buffer.from(new Uint8Array(chunk).slice()))
+      if (isLast && !state.aborted) done(Buffer.concat(chunks))
+    })
+  }
+
+  private dispatch(res: HttpResponse, state: { aborted: boolean }, request: RestRequest, route: Route<C>, started: number): void {
+    this.inFlight++
+    void this.run(request, route).then((reply) => {
+      this.inFlight--
+      this.respond(res, state, reply, route, started)
+    })
+  }
+
+  private async run(request: RestRequest, route: Route<C>): Promise<Reply> {
+    try {
+      if (this.closing) throw new ApiError(ApiCode.NOT_READY, 'the server is shutting down')
+      const identity = this.authenticate(request, route)
+      return await route.handler(request, identity, this.options.context)
+    } catch (error) {
+      return errorReply(error, this.options.log)
+    }
+  }
+
+  private authenticate(request: RestRequest, route: Route<C>): Identity | null {
+    const auth = this.options.auth
+    switch (route.auth) {
+      case 'none': return null
+      case 'admin': {
+        const result = verifyAdmin(request.headers, auth.adminKey)
+        if (!result.ok) throw new ApiError(result.code, result.message, result.context)
+        return null
+      }
+      case 'l1': {
+        const result = verifyL1(request.headers, auth.chainId, auth.nowSec(), auth.window)
+        if (!result.ok) throw new ApiError(result.code, result.message, result.context)
+        return { apiKey: null, address: result.address, nonce: result.nonce }
+      }
+      case 'l2': {
+        const result = verifyL2({ method: request.method, path: request.path, body: request.body, headers: request.headers },
+          auth.lookup, auth.nowSec(), auth.window)
+        if (!result.ok) throw new ApiError(result.code, result.message, result.context)
+        return { apiKey: result.apiKey, address: result.address, nonce: 0 }
+      }
+    }
+  }
+
+  private respond(res: HttpResponse, state: { aborted: boolean }, reply: Reply, route: Route<C> | null, started: number,
+    closeConnection = false): void {
+    const status = reply.status ?? 200
+    this.options.metrics.observe(route === null ? 'unmatched' : `${route.method} ${route.path}`, status, performance.now() - started)
+    if (state.aborted) return
+    const body = reply.raw === true ? String(reply.body) : JSON.stringify(reply.body)
+    res.cork(() => {
+      res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`)
+      res.writeHeader('content-type', reply.raw === true ? 'text/plain; version=0.0.4' : 'application/json')
+      for (const [key, value] of Object.entries(reply.headers ?? {})) res.writeHeader(key, value)
+      res.end(body, closeConnection)
+    })
+  }
+
+  private notFound(res: HttpResponse, req: HttpRequest): void {
+    const state = { aborted: false }
+    res.onAborted(() => {
+      state.aborted = true
+    })
+    const url = req.getUrl()
+    const path = url.startsWith('/compat/') ? url.slice('/compat'.length) : url
+    const method = req.getMethod().toUpperCase() as Method
+    const known = this.options.routes.filter((route) => matches(route.path, path))
+    const error = known.length > 0
+      ? new ApiError(ApiCode.METHOD_NOT_ALLOWED, `${method} is not allowed on ${url}; allowed: ${known.map((r) => r.method).join(', ')}`)
+      : new ApiError(ApiCode.NOT_FOUND, `no such endpoint: ${method} ${url}`)
+    this.respond(res, state, { status: error.status, body: error.body() }, null, performance.now())
+  }
+}
+
+function matches(pattern: string, path: string): boolean {
+  const a = pattern.split('/')
+  const b = path.split('/')
+  return a.length === b.length && a.every((part, i) => part.startsWith(':') || part === b[i])
+}
+
+function tooLarge(bodyMax: number): Reply {
+  const error = new ApiError(ApiCode.BODY_TOO_LARGE, `the body is larger than ${bodyMax} bytes`, { bytesMax: bodyMax })
+  return { status: error.status, body: error.body() }
+}
+
+/** Any thrown error as a reply: catalogue errors as themselves, anything else a logged 500. */
+export function errorReply(error: unknown, log: (line: string) => void): Reply {
+  if (error instanceof ApiError) {
+    const headers: Record<string, string> = {}
+    if (error.code === ApiCode.RATE_LIMITED && typeof error.context?.retryAfterSeconds === 'number') {
+      headers['retry-after'] = String(error.context.retryAfterSeconds)
+    }
+    return { status: CATALOGUE[error.code].http, body: error.body(), headers }
+  }
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && code in CATALOGUE) {
+    const known = new ApiError(code as keyof typeof CATALOGUE, (error as Error).message, (error as { context?: Record<string, unknown> }).context ?? null)
+    return { status: known.status, body: known.body() }
+  }
+  log(`internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`)
+  const internal = new ApiError(ApiCode.INTERNAL, 'internal error')
+  return { status: 500, body: internal.body() }
+}

@@ -1,0 +1,129 @@
+/**
+ * The one set of validators and formatters for the wire: exact decimal strings to micro-units
+ * and back, addresses, token ids, cursors, and the JSON body rules (no `__proto__`,
+ * `constructor` or `prototype` keys, bounded depth). REST, WebSocket and gRPC all use these.
+ */
+import { ApiCode, ApiError } from './errors.js'
+import { isAddress } from '../crypto/address.js'
+
+const MICROS = 1_000_000n
+const JSON_DEPTH_MAX = 16
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/** Parses a JSON body: BAD_JSON for anything that is not JSON, FORBIDDEN_KEY for prototype keys. */
+export function parseJsonBody(body: Uint8Array): unknown {
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'))
+  } catch {
+    throw new ApiError(ApiCode.BAD_JSON, 'the body is not valid JSON')
+  }
+  checkKeys(value, 0)
+  return value
+}
+
+function checkKeys(value: unknown, depth: number): void {
+  if (value === null || typeof value !== 'object') return
+  if (depth > JSON_DEPTH_MAX) throw new ApiError(ApiCode.BAD_JSON, `the body nests deeper than ${JSON_DEPTH_MAX} levels`)
+  if (Array.isArray(value)) {
+    for (const item of value) checkKeys(item, depth + 1)
+    return
+  }
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) throw new ApiError(ApiCode.FORBIDDEN_KEY, `the key "${key}" is not allowed`, { key })
+    checkKeys((value as Record<string, unknown>)[key], depth + 1)
+  }
+}
+
+/**
+ * An exact non-negative decimal string ("0.55", "10", "10.5") to micro-units. More than 6
+ * decimals is an error, never a rounding; so is anything that is not a plain decimal.
+ */
+export function microsOfDecimal(text: unknown, field: string): number {
+  if (typeof text === 'number' && Number.isFinite(text)) text = String(text)
+  if (typeof text !== 'string' || !/^\d{1,15}(\.\d+)?$/.test(text)) {
+    throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be a decimal number such as "0.55"`, { field })
+  }
+  const [whole, fraction = ''] = text.split('.')
+  if (fraction.length > 6) throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} has more than 6 decimal places`, { field, decimalsMax: 6 })
+  const micros = BigInt(whole!) * MICROS + BigInt(fraction.padEnd(6, '0'))
+  if (micros > BigInt(Number.MAX_SAFE_INTEGER)) throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} is too large`, { field })
+  return Number(micros)
+}
+
+/** A 6-decimal integer string (as signed orders and balances carry amounts) to a number. */
+export function integerOf(text: unknown, field: string, max: number = Number.MAX_SAFE_INTEGER): number {
+  if (typeof text === 'number' && Number.isSafeInteger(text) && text >= 0) text = String(text)
+  if (typeof text !== 'string' || !/^\d{1,20}$/.test(text)) {
+    throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be a non-negative integer`, { field })
+  }
+  const value = BigInt(text)
+  if (value > BigInt(max)) throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} is larger than ${max}`, { field, max })
+  return Number(value)
+}
+
+/** Micro-units as a human decimal string: 550000 -> "0.55", 10000000 -> "10". */
+export function decimalOfMicros(micros: number): string {
+  const negative = micros < 0
+  const digits = String(Math.abs(micros)).padStart(7, '0')
+  const whole = digits.slice(0, -6)
+  const fraction = digits.slice(-6).replace(/0+$/, '')
+  return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : '.' + fraction}`
+}
+
+export function addressOf(text: unknown, field: string): string {
+  if (!isAddress(text)) throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be an address (0x and 40 hex digits)`, { field })
+  return text.toLowerCase()
+}
+
+/** A token id: a decimal uint256 (or, for markets created by tests, any short id). */
+export function tokenIdOf(text: unknown, field = 'token_id'): string {
+  if (typeof text !== 'string' || text.length === 0 || text.length > 128 || !/^[0-9A-Za-z_-]+$/.test(text)) {
+    throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be a token id`, { field })
+  }
+  return text
+}
+
+export function requireString(value: unknown, field: string, lengthMax = 256): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > lengthMax) {
+    throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be a non-empty string of at most ${lengthMax} characters`, { field })
+  }
+  return value
+}
+
+export function requireObject(value: unknown, field: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be an object`, { field })
+  }
+  return value as Record<string, unknown>
+}
+
+/** Polymarket's cursor: base64 of a decimal offset; "MA==" is the start, "LTE=" the end. */
+export const CURSOR_START = 'MA=='
+export const CURSOR_END = 'LTE='
+
+export function offsetOfCursor(cursor: string | null): number {
+  if (cursor === null || cursor === '') return 0
+  const text = Buffer.from(cursor, 'base64').toString('utf8')
+  if (!/^\d{1,9}$/.test(text)) throw new ApiError(ApiCode.INVALID_PARAMETER, 'next_cursor is not a cursor of this API', { field: 'next_cursor' })
+  return Number(text)
+}
+
+export function cursorOfOffset(offset: number | null): string {
+  return offset === null ? CURSOR_END : Buffer.from(String(offset)).toString('base64')
+}
+
+/** A page of `items` from a cursor: at most `limit`, and the next cursor (LTE= at the end). */
+export function page<T>(items: readonly T[], cursor: string | null, limit: number): { data: T[]; nextCursor: string } {
+  const offset = offsetOfCursor(cursor)
+  const data = items.slice(offset, offset + limit)
+  const next = offset + limit < items.length ? offset + limit : null
+  return { data, nextCursor: cursorOfOffset(next) }
+}
+
+/** The page size from a `limit` query parameter: default 100, at most 500. */
+export function limitOf(text: string | null, fallback = 100, max = 500): number {
+  if (text === null || text === '') return fallback
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1) throw new ApiError(ApiCode.INVALID_PARAMETER, 'limit must be 1..500', { field: 'limit' })
+  return Math.min(Number(text), max)
+}

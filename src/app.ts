@@ -1,0 +1,101 @@
+/**
+ * Predex assembled: the engine host (recovery first), the read model (loaded, caught up with the
+ * journal, kept current by the engine's events), API credentials, the signature pool, the demo
+ * markets on a new data directory, and the REST face. `start` resolves when the doors are open;
+ * `stop` closes them, drains, flushes and exits cleanly. Tests start it in-process on port 0.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { CredentialStore } from './auth/credentials.js'
+import type { Config } from './config.js'
+import { VerifierPool } from './crypto/verifier-pool.js'
+import { EngineHost } from './host/engine-host.js'
+import { catchUp } from './read/catch-up.js'
+import { ReadModel } from './read/read-model.js'
+import { ReadStore } from './read/read-store.js'
+import { Metrics } from './api/rest/metrics.js'
+import { RestServer } from './api/rest/server.js'
+import { allRoutes } from './api/rest/routes.js'
+import type { ApiContext } from './api/context.js'
+import { createDemo } from './demo.js'
+
+export const VERSION = '0.1.0'
+
+export interface Predex {
+  readonly port: number
+  readonly adminKey: string
+  readonly context: ApiContext
+  stop(): Promise<void>
+}
+
+export async function startPredex(config: Config, log: (line: string) => void): Promise<Predex> {
+  const isNew = !existsSync(join(config.dataDir, 'data.mdb'))
+  mkdirSync(config.dataDir, { recursive: true })
+  const adminKey = adminKeyOf(config, log)
+  const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability, log })
+  const read = new ReadModel()
+  const store = new ReadStore(config.dataDir)
+  store.loadInto(read)
+  await loadReadModel(host, read, config.dataDir, log)
+  host.subscribe((outcomes) => {
+    for (const outcome of outcomes) read.apply(outcome.seq, outcome.events)
+    store.save(read)
+  })
+  const credentials = await CredentialStore.load(host)
+  const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers })
+  const metrics = new Metrics()
+  metrics.gauge('predex_engine_seq', 'Sequence number of the last durable command', () => read.seq)
+  metrics.gauge('predex_engine_pending_requests', 'Commands submitted and not yet answered', () => host.load.pendingRequests)
+  metrics.gauge('predex_engine_ring_bytes_used', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
+  metrics.gauge('predex_signature_queue', 'Verification tasks waiting for a thread', () => pool.queueSize)
+  const context: ApiContext = {
+    host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: Date.now(), metrics,
+    nowMs: () => Date.now(), isLinked: () => false,
+  }
+  if (config.demo ?? isNew) await createDemo(context, config.dataDir, log)
+  const server = new RestServer({
+    routes: allRoutes, context, metrics, log,
+    auth: { chainId: config.chainId, window: { pastSec: config.authPastSec, futureSec: config.authFutureSec }, adminKey,
+      lookup: (apiKey) => credentials.lookup(apiKey), nowSec: () => Math.floor(Date.now() / 1000) },
+  })
+  const port = await server.listen(config.host, config.port)
+  let stopped: Promise<void> | null = null
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      await server.close()
+      await host.stop()
+      await pool.close()
+      await store.close()
+    })()
+    return stopped
+  }
+  return { port, adminKey, context, stop }
+}
+
+/** Markets and books from the engine, then the events the read model missed (if any). */
+async function loadReadModel(host: EngineHost, read: ReadModel, dataDir: string, log: (line: string) => void): Promise<void> {
+  const projected = catchUp(dataDir, read, host.recovered.seq)
+  if (projected > 0) log(`read model: projected ${projected} commands it had missed`)
+  read.seq = host.recovered.seq
+  const markets = await host.query({ kind: 'markets' })
+  if (markets.kind !== 'markets') throw new Error('unexpected answer to markets')
+  for (const market of markets.markets) {
+    read.putMarket(market)
+    for (const tokenId of [market.yesTokenId, market.noTokenId]) {
+      const answer = await host.query({ kind: 'book', tokenId, unified: false, depthMax: Number.MAX_SAFE_INTEGER })
+      if (answer.kind === 'book' && answer.book !== null) read.setBook(answer.book)
+    }
+  }
+}
+
+/** The admin key: configured, or stored in the data directory, or generated now and printed once. */
+function adminKeyOf(config: Config, log: (line: string) => void): string {
+  if (config.adminKey !== null) return config.adminKey
+  const file = join(config.dataDir, 'admin-key')
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  const key = randomBytes(24).toString('base64url')
+  writeFileSync(file, key + '\n', { mode: 0o600 })
+  log(`admin API key generated and stored in ${file} (shown once): ${key}`)
+  return key
+}

@@ -1,0 +1,142 @@
+/**
+ * Configuration: flags and environment variables (flags win), each validated at start with a
+ * clear error, the effective values logged once (operations.md). `npm start -- --help` prints
+ * this table.
+ */
+import { availableParallelism } from 'node:os'
+import { CHAINS } from './crypto/contracts.js'
+
+export interface Config {
+  readonly dataDir: string
+  readonly port: number
+  readonly grpcPort: number
+  readonly host: string
+  readonly chainId: number
+  /** Null: use the one stored in the data directory, or generate one. */
+  readonly adminKey: string | null
+  readonly sigWorkers: number
+  readonly durability: 'sync' | 'async'
+  /** Null: on when the data directory is new. */
+  readonly demo: boolean | null
+  readonly faucetAmountUsdc: number
+  readonly faucetCooldownSec: number
+  readonly authPastSec: number
+  readonly authFutureSec: number
+}
+
+interface Setting {
+  readonly key: keyof Config
+  readonly flag: string
+  readonly env: string | null
+  readonly help: string
+  readonly defaultText: string
+  readonly parse: (text: string) => Config[keyof Config]
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+}
+
+function integer(min: number, max: number): (text: string) => number {
+  return (text) => {
+    if (!/^[0-9]+$/.test(text)) throw new ConfigError(`expected an integer, got "${text}"`)
+    const value = Number(text)
+    if (value < min || value > max) throw new ConfigError(`expected ${min}..${max}, got ${value}`)
+    return value
+  }
+}
+
+const SETTINGS: readonly Setting[] = [
+  { key: 'dataDir', flag: '--data-dir', env: 'DATA_DIR', help: 'where the journal, snapshots and read models live', defaultText: './data',
+    parse: (text) => text },
+  { key: 'port', flag: '--port', env: 'PORT', help: 'REST and WebSocket port (0: any free port)', defaultText: '8080', parse: integer(0, 65535) },
+  { key: 'grpcPort', flag: '--grpc-port', env: 'GRPC_PORT', help: 'gRPC port', defaultText: '9090', parse: integer(0, 65535) },
+  { key: 'host', flag: '--host', env: 'HOST', help: 'address to bind', defaultText: '127.0.0.1', parse: (text) => text },
+  { key: 'chainId', flag: '--chain-id', env: 'CHAIN_ID', help: `chain id orders are signed for (${Object.keys(CHAINS).join(' or ')})`,
+    defaultText: '80002', parse: (text) => {
+      const value = integer(1, 2 ** 31)(text)
+      if (CHAINS[value] === undefined) throw new ConfigError(`unsupported chain ${value}: use ${Object.keys(CHAINS).join(' or ')}`)
+      return value
+    } },
+  { key: 'adminKey', flag: '--admin-key', env: 'ADMIN_API_KEY', help: 'the admin API key (EXCHANGE-ADMIN-KEY)',
+    defaultText: 'generated on first start, stored in the data directory, printed once', parse: (text) => {
+      if (text.length < 16) throw new ConfigError('the admin key must have at least 16 characters')
+      return text
+    } },
+  { key: 'sigWorkers', flag: '--sig-workers', env: 'SIG_WORKERS', help: 'signature verification threads',
+    defaultText: 'number of cores', parse: integer(1, 64) },
+  { key: 'durability', flag: '--durability', env: 'DURABILITY', help: 'sync: acknowledge after the flush; async: benchmarks only',
+    defaultText: 'sync', parse: (text) => {
+      if (text !== 'sync' && text !== 'async') throw new ConfigError(`expected sync or async, got "${text}"`)
+      return text
+    } },
+  { key: 'demo', flag: '--demo', env: 'DEMO', help: 'create the demo markets (--no-demo: never)', defaultText: 'on when the data directory is new',
+    parse: (text) => {
+      if (['1', 'true', 'on', 'yes'].includes(text)) return true
+      if (['0', 'false', 'off', 'no'].includes(text)) return false
+      throw new ConfigError(`expected true or false, got "${text}"`)
+    } },
+  { key: 'faucetAmountUsdc', flag: '--faucet-amount', env: null, help: 'USDC per faucet request', defaultText: '1000', parse: integer(1, 1_000_000) },
+  { key: 'faucetCooldownSec', flag: '--faucet-cooldown', env: null, help: 'seconds between faucet requests of one address', defaultText: '60',
+    parse: integer(0, 86_400) },
+  { key: 'authPastSec', flag: '--auth-window-past', env: 'AUTH_WINDOW_PAST', help: 'seconds a signed request may be old', defaultText: '60',
+    parse: integer(1, 3_600) },
+  { key: 'authFutureSec', flag: '--auth-window-future', env: 'AUTH_WINDOW_FUTURE', help: 'seconds a signed request may be ahead',
+    defaultText: '10', parse: integer(0, 3_600) },
+]
+
+const DEFAULTS: Config = {
+  dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null,
+  sigWorkers: availableParallelism(), durability: 'sync', demo: null, faucetAmountUsdc: 1000, faucetCooldownSec: 60,
+  authPastSec: 60, authFutureSec: 10,
+}
+
+/** The configuration from argv and env, or 'help'. Throws ConfigError naming the setting. */
+export function configOf(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config | 'help' {
+  const config: Record<string, unknown> = { ...DEFAULTS }
+  for (const setting of SETTINGS) {
+    const value = setting.env === null ? undefined : env[setting.env]
+    if (value !== undefined && value !== '') config[setting.key] = parseNamed(setting, value, setting.env!)
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--help' || arg === '-h') return 'help'
+    if (arg === '--no-demo') {
+      config.demo = false
+      continue
+    }
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    const setting = SETTINGS.find((s) => s.flag === flag)
+    if (setting === undefined) throw new ConfigError(`unknown option ${arg} (see --help)`)
+    if (setting.key === 'demo' && inline === undefined && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('--'))) {
+      config.demo = true
+      continue
+    }
+    const value = inline ?? argv[++i]
+    if (value === undefined) throw new ConfigError(`${flag} needs a value`)
+    config[setting.key] = parseNamed(setting, value, flag)
+  }
+  return config as unknown as Config
+}
+
+function parseNamed(setting: Setting, value: string, source: string): Config[keyof Config] {
+  try {
+    return setting.parse(value)
+  } catch (error) {
+    throw new ConfigError(`${source}: ${(error as Error).message}`)
+  }
+}
+
+export function helpText(): string {
+  const rows = SETTINGS.map((s) => `  ${(s.flag + (s.key === 'demo' ? ' / --no-demo' : ' <value>')).padEnd(30)} ${(s.env ?? '').padEnd(19)} ` +
+    `${s.help} (default: ${s.defaultText})`)
+  return ['Usage: npm start -- [options]', '', `  ${'flag'.padEnd(30)} ${'environment'.padEnd(19)} meaning`, ...rows,
+    '', 'Flags win over environment variables.'].join('\n')
+}
+
+/** The effective configuration for the start-up log (the admin key is never printed here). */
+export function describe(config: Config): string {
+  const shown = { ...config, adminKey: config.adminKey === null ? '(from the data directory)' : '(from the configuration)',
+    demo: config.demo === null ? 'when new' : config.demo }
+  return Object.entries(shown).map(([key, value]) => `${key}=${String(value)}`).join(' ')
+}

@@ -1,0 +1,116 @@
+/**
+ * The demo set: a few markets and a demo account whose signed orders rest on both outcomes, so a
+ * new user sees a real book at once (operations.md). Everything goes through engine commands
+ * (journaled like any other); the demo wallet's key lives in the data directory so the same
+ * account is used on every start. Markets already present (by slug) are not created again.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { UnstampedCommand } from './engine/command.js'
+import type { ApiContext } from './api/context.js'
+import { newMarketIds } from './api/market-ids.js'
+import { signLimitOrder, type MarketTerms } from './client/orders.js'
+import { Wallet } from './client/wallet.js'
+import { toHex } from './crypto/hex.js'
+import { secp256k1 } from '@noble/curves/secp256k1.js'
+import type { MarketRecord } from './engine/event.js'
+
+const MICROS_PER_USDC = 1_000_000
+const DEMO_CREDIT_MICROS = 100_000 * MICROS_PER_USDC
+/** Outcome-token pairs minted per market so the demo account can offer both outcomes. */
+const DEMO_SPLIT_MICROS = 1_000 * MICROS_PER_USDC
+const LEVEL_SIZE_SHARES = 100
+const TICK_SIZE_MICROS = 10_000
+const MIN_ORDER_SIZE_MICROS = 5 * MICROS_PER_USDC
+
+interface DemoMarket {
+  readonly slug: string
+  readonly question: string
+  readonly description: string
+  /** Where the demo quotes are centred, in cents of the Yes price. */
+  readonly midCents: number
+}
+
+const DEMO_MARKETS: readonly DemoMarket[] = [
+  { slug: 'demo-rain-in-lisbon-tomorrow', question: 'Will it rain in Lisbon tomorrow?', midCents: 35,
+    description: 'Demo market. Resolves Yes if any rain is recorded. Created by Predex on first start.' },
+  { slug: 'demo-coin-lands-heads', question: 'Will the next coin toss land heads?', midCents: 50,
+    description: 'Demo market. Resolves by the admin. Created by Predex on first start.' },
+  { slug: 'demo-launch-on-schedule', question: 'Will the launch happen on schedule?', midCents: 72,
+    description: 'Demo market. Resolves by the admin. Created by Predex on first start.' },
+]
+
+/**
+ * The demo quotes, in cents: Yes bids below the centre and asks above it, No bids and asks
+ * around the complement, one cent wider so the account never crosses its own orders (mint:
+ * Yes bid + No bid < 100; merge: Yes ask + No ask > 100).
+ */
+function quotes(midCents: number): { outcome: 'Yes' | 'No'; side: 'BUY' | 'SELL'; cents: number }[] {
+  const complement = 100 - midCents
+  return [
+    ...[5, 6, 7].map((d) => ({ outcome: 'Yes' as const, side: 'BUY' as const, cents: midCents - d })),
+    ...[5, 6, 7].map((d) => ({ outcome: 'Yes' as const, side: 'SELL' as const, cents: midCents + d })),
+    ...[6, 7].map((d) => ({ outcome: 'No' as const, side: 'BUY' as const, cents: complement - d })),
+    ...[6, 7].map((d) => ({ outcome: 'No' as const, side: 'SELL' as const, cents: complement + d })),
+  ]
+}
+
+export async function createDemo(context: ApiContext, dataDir: string, log: (line: string) => void): Promise<void> {
+  const wallet = demoWallet(dataDir)
+  const address = wallet.address.toLowerCase()
+  const missing = DEMO_MARKETS.filter((demo) => !context.read.marketsBySlug.has(demo.slug))
+  if (missing.length === 0) return
+  const credential = await context.credentials.create(address, 0)
+  await must(context, { kind: 'credit', address, usdcMicros: DEMO_CREDIT_MICROS, gasMicros: MICROS_PER_USDC })
+  await must(context, { kind: 'approve', address, usdcAllowanceMicros: Number.MAX_SAFE_INTEGER })
+  for (const demo of missing) {
+    const market = await createMarket(context, demo)
+    await must(context, { kind: 'split', address, marketId: market.marketId, amountMicros: DEMO_SPLIT_MICROS })
+    const terms: MarketTerms = { tickSize: '0.01', negRisk: market.negRisk, feeRateBps: market.feeRateBps, chainId: context.chainId }
+    const orders = quotes(demo.midCents).map((quote) => {
+      const tokenId = quote.outcome === 'Yes' ? market.yesTokenId : market.noTokenId
+      const signed = signLimitOrder(wallet, terms, { tokenId, side: quote.side, price: (quote.cents / 100).toFixed(2), size: LEVEL_SIZE_SHARES })
+      return {
+        orderId: signed.orderId, owner: credential.apiKey, maker: address, signer: address, tokenId, side: quote.side,
+        makerAmountMicros: Number(signed.order.makerAmount), takerAmountMicros: Number(signed.order.takerAmount),
+        expirationSec: 0, feeRateBps: market.feeRateBps, timeInForce: 'GTC' as const, postOnly: true,
+      }
+    })
+    // Batches hold at most ten orders, each standing alone.
+    for (let i = 0; i < orders.length; i += 10) await must(context, { kind: 'placeOrders', orders: orders.slice(i, i + 10) })
+  }
+  log(`demo: ${missing.length} markets created; demo account ${wallet.address} quotes both outcomes of each`)
+}
+
+async function createMarket(context: ApiContext, demo: DemoMarket): Promise<MarketRecord> {
+  const ids = newMarketIds()
+  await must(context, {
+    kind: 'createMarket',
+    market: {
+      ...ids, question: demo.question, slug: demo.slug, description: demo.description, tickSizeMicros: TICK_SIZE_MICROS,
+      minOrderSizeMicros: MIN_ORDER_SIZE_MICROS, feeRateBps: 0, negRisk: false, endDateMs: 0, status: 'Active',
+    },
+  })
+  const market = context.read.markets.get(ids.marketId)
+  if (market === undefined) throw new Error(`demo: market ${demo.slug} was created but the read model lacks it`)
+  return market
+}
+
+/** Submits a demo command; the demo set is all or nothing, so any refusal stops the start. */
+async function must(context: ApiContext, command: UnstampedCommand): Promise<void> {
+  const { result } = await context.host.submit(command)
+  if (!result.ok) throw new Error(`demo: the engine refused ${command.kind}: ${JSON.stringify(result)}`)
+  if ('results' in result) {
+    const refused = result.results.find((r) => !r.ok)
+    if (refused !== undefined) throw new Error(`demo: the engine refused a demo order: ${JSON.stringify(refused)}`)
+  }
+}
+
+/** The demo account's key, stored in the data directory (it is a test-network key, nothing more). */
+function demoWallet(dataDir: string): Wallet {
+  const file = join(dataDir, 'demo-wallet.key')
+  if (existsSync(file)) return new Wallet(readFileSync(file, 'utf8').trim())
+  const key = toHex(secp256k1.utils.randomSecretKey())
+  writeFileSync(file, key + '\n', { mode: 0o600 })
+  return new Wallet(key)
+}

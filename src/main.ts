@@ -1,0 +1,65 @@
+/**
+ * `npm start`: configuration from flags and environment, the effective values logged once,
+ * Predex started, where it listens and how to try it printed, and a graceful stop on SIGINT or
+ * SIGTERM (stop accepting, drain what is in flight, flush the journal, exit). A second signal
+ * during the stop exits at once.
+ */
+import { ConfigError, configOf, describe, helpText } from './config.js'
+import { startPredex } from './app.js'
+
+const REPEAT_SIGNAL_MS_MIN = 1_000
+
+function log(line: string): void {
+  process.stdout.write(`${new Date().toISOString()} ${line}\n`)
+}
+
+async function main(): Promise<number> {
+  let config
+  try {
+    config = configOf(process.argv.slice(2), process.env)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`predex: ${error.message}\n`)
+    return 2
+  }
+  if (config === 'help') {
+    process.stdout.write(helpText() + '\n')
+    return 0
+  }
+  log(`config: ${describe(config)}`)
+  const predex = await startPredex(config, log)
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${predex.port}`
+  log(`REST listening on ${base} (Polymarket CLOB compatible under ${base}/compat); gRPC comes in a later release`)
+  log(`try it: curl -s ${base}/markets   then   curl -s "${base}/book?token_id=<yes_token_id>"`)
+  log(`admin key: ${config.adminKey !== null ? 'from --admin-key / ADMIN_API_KEY' : `stored in ${config.dataDir}/admin-key`}`)
+  await new Promise<void>((resolve) => {
+    let stoppingSinceMs = 0
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (stoppingSinceMs !== 0) {
+        // npm (and `timeout`) forward the terminal's Ctrl-C, so one keypress can arrive twice:
+        // only a signal well after the first means "stop waiting".
+        if (Date.now() - stoppingSinceMs < REPEAT_SIGNAL_MS_MIN) return
+        log(`${signal} again: exiting now without waiting for the stop`)
+        process.exit(130)
+      }
+      stoppingSinceMs = Date.now()
+      log(`${signal}: stopping (no new requests; draining, flushing the journal)`)
+      predex.stop().then(resolve, (error: unknown) => {
+        log(`stop failed: ${(error as Error).stack ?? String(error)}`)
+        process.exitCode = 1
+        resolve()
+      })
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+  })
+  log('stopped cleanly')
+  return process.exitCode === undefined ? 0 : Number(process.exitCode)
+}
+
+main().then((code) => {
+  process.exitCode = code
+}, (error: unknown) => {
+  process.stderr.write(`predex: failed to start: ${(error as Error).stack ?? String(error)}\n`)
+  process.exitCode = 1
+})

@@ -1,0 +1,252 @@
+/**
+ * The read model: what the front end answers reads from without asking the engine. It is a
+ * projection of the engine's events (durable ones only: the host releases them after the
+ * journal flush), applied in sequence order on the front end's thread before the results of the
+ * same batch are released, so a client that gets its acknowledgement and reads at once sees its
+ * own write. It keeps every order ever accepted (with status, fills and trades), every trade,
+ * each user's orders and trades, last trade prices and volumes, the markets, and each token's
+ * own book (from `bookLevel` events).
+ */
+import type { Outcome as MarketOutcome, Side, TimeInForce } from '../engine/command.js'
+import type { CancelReason, EngineEvent, MarketRecord, OrderStatus, Trade } from '../engine/event.js'
+import type { BookView } from '../engine/view.js'
+
+export interface OrderRecord {
+  readonly orderId: string
+  readonly marketId: string
+  readonly tokenId: string
+  readonly outcome: MarketOutcome
+  readonly side: Side
+  readonly owner: string
+  readonly maker: string
+  readonly signer: string
+  readonly priceMicros: number
+  readonly originalSizeMicros: number
+  readonly makerAmountMicros: number
+  readonly takerAmountMicros: number
+  readonly timeInForce: TimeInForce
+  readonly postOnly: boolean
+  readonly expirationSec: number
+  readonly createdMs: number
+  readonly seq: number
+  sizeMatchedMicros: number
+  remainingMicros: number
+  status: OrderStatus
+  reason: CancelReason | null
+  readonly associateTrades: string[]
+}
+
+export interface TradeRecord extends Trade {
+  readonly seq: number
+}
+
+export interface TokenStats {
+  lastTradePriceMicros: number | null
+  lastTradeSide: Side | null
+  volumeMicros: number
+}
+
+interface TokenBook {
+  readonly marketId: string
+  readonly bids: Map<number, number>
+  readonly asks: Map<number, number>
+}
+
+export class ReadModel {
+  /** Every command up to this seq is projected. */
+  seq = 0
+  readonly markets = new Map<string, MarketRecord>()
+  readonly marketsByConditionId = new Map<string, MarketRecord>()
+  readonly marketsBySlug = new Map<string, MarketRecord>()
+  /** token id -> market id */
+  readonly tokens = new Map<string, string>()
+  readonly orders = new Map<string, OrderRecord>()
+  readonly trades = new Map<string, TradeRecord>()
+  /** address (lower-case) -> order ids, oldest first. */
+  readonly ordersByMaker = new Map<string, string[]>()
+  /** address (lower-case) -> trade ids (as taker or maker), oldest first. */
+  readonly tradesByAddress = new Map<string, string[]>()
+  readonly tokenStats = new Map<string, TokenStats>()
+  private readonly books = new Map<string, TokenBook>()
+  /** Orders and trades changed since the last `drainChanges` (for persistence). */
+  private changedOrders = new Set<string>()
+  private newTrades: TradeRecord[] = []
+
+  /** Projects the events of one command, in order. */
+  apply(seq: number, events: readonly EngineEvent[]): void {
+    for (const event of events) this.project(seq, event)
+    if (seq > this.seq) this.seq = seq
+  }
+
+  private project(seq: number, event: EngineEvent): void {
+    switch (event.type) {
+      case 'marketCreated': return this.putMarket(event.market)
+      case 'marketUpdated': {
+        const market = this.markets.get(event.marketId)
+        if (market === undefined) return
+        return this.putMarket({ ...market, status: event.status, tickSizeMicros: event.tickSizeMicros,
+          feeRateBps: event.feeRateBps, winningOutcome: event.winningOutcome })
+      }
+      case 'orderAccepted': return this.onAccepted(seq, event)
+      case 'orderUpdate': {
+        const order = this.orders.get(event.orderId)
+        if (order === undefined) return
+        order.status = event.status
+        order.sizeMatchedMicros = event.sizeMatchedMicros
+        order.remainingMicros = event.remainingMicros
+        order.reason = event.reason
+        this.changedOrders.add(order.orderId)
+        return
+      }
+      case 'trade': return this.onTrade(seq, event)
+      case 'bookLevel': return this.onBookLevel(event.marketId, event.tokenId, event.side, event.priceMicros, event.sizeMicros)
+      default: return
+    }
+  }
+
+  private onAccepted(seq: number, event: Extract<EngineEvent, { type: 'orderAccepted' }>): void {
+    const { type: _type, timeMs, ...fields } = event
+    const order: OrderRecord = { ...fields, createdMs: timeMs, seq, sizeMatchedMicros: 0, remainingMicros: event.originalSizeMicros,
+      status: 'LIVE', reason: null, associateTrades: [] }
+    this.orders.set(order.orderId, order)
+    push(this.ordersByMaker, order.maker, order.orderId)
+    this.changedOrders.add(order.orderId)
+  }
+
+  private onTrade(seq: number, trade: Trade): void {
+    const record: TradeRecord = { ...trade, seq }
+    this.trades.set(trade.tradeId, record)
+    this.newTrades.push(record)
+    push(this.tradesByAddress, trade.takerAddress, trade.tradeId)
+    if (trade.makerAddress !== trade.takerAddress) push(this.tradesByAddress, trade.makerAddress, trade.tradeId)
+    for (const orderId of [trade.takerOrderId, trade.makerOrderId]) {
+      const order = this.orders.get(orderId)
+      if (order === undefined) continue
+      order.associateTrades.push(trade.tradeId)
+      this.changedOrders.add(orderId)
+    }
+    this.stat(trade.tokenId, trade.priceMicros, trade.side, trade.sizeMicros)
+    if (trade.makerTokenId !== trade.tokenId) this.stat(trade.makerTokenId, trade.makerPriceMicros, trade.makerSide, trade.sizeMicros)
+  }
+
+  private stat(tokenId: string, priceMicros: number, side: Side, sizeMicros: number): void {
+    const stats = this.statsOf(tokenId)
+    stats.lastTradePriceMicros = priceMicros
+    stats.lastTradeSide = side
+    // USDC notional, exact: price (micro-USDC per share) x shares (micro) / 10^6; both are
+    // multiples of 100 and 10 000, so the product is an integer number of micro-USDC.
+    stats.volumeMicros += (priceMicros / 100) * (sizeMicros / 10_000)
+  }
+
+  statsOf(tokenId: string): TokenStats {
+    let stats = this.tokenStats.get(tokenId)
+    if (stats === undefined) {
+      stats = { lastTradePriceMicros: null, lastTradeSide: null, volumeMicros: 0 }
+      this.tokenStats.set(tokenId, stats)
+    }
+    return stats
+  }
+
+  private onBookLevel(marketId: string, tokenId: string, side: Side, priceMicros: number, sizeMicros: number): void {
+    const book = this.bookOf(tokenId, marketId)
+    const levels = side === 'BUY' ? book.bids : book.asks
+    if (sizeMicros === 0) levels.delete(priceMicros)
+    else levels.set(priceMicros, sizeMicros)
+  }
+
+  private bookOf(tokenId: string, marketId: string): TokenBook {
+    let book = this.books.get(tokenId)
+    if (book === undefined) {
+      book = { marketId, bids: new Map(), asks: new Map() }
+      this.books.set(tokenId, book)
+    }
+    return book
+  }
+
+  putMarket(market: MarketRecord): void {
+    this.markets.set(market.marketId, market)
+    this.marketsByConditionId.set(market.conditionId, market)
+    this.marketsBySlug.set(market.slug, market)
+    this.tokens.set(market.yesTokenId, market.marketId)
+    this.tokens.set(market.noTokenId, market.marketId)
+    this.bookOf(market.yesTokenId, market.marketId)
+    this.bookOf(market.noTokenId, market.marketId)
+  }
+
+  /** Replaces a token's book (start-up: the engine's own view). */
+  setBook(view: BookView): void {
+    const book = this.bookOf(view.tokenId, view.marketId)
+    book.bids.clear()
+    book.asks.clear()
+    for (const level of view.bids) book.bids.set(level.priceMicros, level.sizeMicros)
+    for (const level of view.asks) book.asks.set(level.priceMicros, level.sizeMicros)
+  }
+
+  /** A token's own book, best first, or null for an unknown token. */
+  book(tokenId: string): BookView | null {
+    const book = this.books.get(tokenId)
+    if (book === undefined) return null
+    const sorted = (levels: Map<number, number>, descending: boolean) => [...levels]
+      .sort((a, b) => (descending ? b[0] - a[0] : a[0] - b[0]))
+      .map(([priceMicros, sizeMicros]) => ({ priceMicros, sizeMicros }))
+    return { marketId: book.marketId, tokenId, bids: sorted(book.bids, true), asks: sorted(book.asks, false) }
+  }
+
+  /**
+   * A token's book with the implied liquidity of the other token of its market: a bid for No at
+   * q is an ask for Yes at 1 - q, and an ask for No at q a bid for Yes at 1 - q.
+   */
+  unifiedBook(tokenId: string): BookView | null {
+    const own = this.book(tokenId)
+    const market = own === null ? undefined : this.markets.get(own.marketId)
+    if (own === null || market === undefined) return null
+    const other = this.book(tokenId === market.yesTokenId ? market.noTokenId : market.yesTokenId)!
+    const merge = (a: readonly { priceMicros: number; sizeMicros: number }[], implied: readonly { priceMicros: number; sizeMicros: number }[],
+      descending: boolean) => {
+      const levels = new Map<number, number>()
+      for (const level of a) levels.set(level.priceMicros, level.sizeMicros)
+      for (const level of implied) {
+        const price = 1_000_000 - level.priceMicros
+        levels.set(price, (levels.get(price) ?? 0) + level.sizeMicros)
+      }
+      return [...levels].sort((x, y) => (descending ? y[0] - x[0] : x[0] - y[0]))
+        .map(([priceMicros, sizeMicros]) => ({ priceMicros, sizeMicros }))
+    }
+    return { marketId: own.marketId, tokenId, bids: merge(own.bids, other.asks, true), asks: merge(own.asks, other.bids, false) }
+  }
+
+  /** Orders and trades changed since the last call, for the store. */
+  drainChanges(): { orders: OrderRecord[]; trades: TradeRecord[] } {
+    const orders = [...this.changedOrders].map((id) => this.orders.get(id)!)
+    const trades = this.newTrades
+    this.changedOrders = new Set()
+    this.newTrades = []
+    return { orders, trades }
+  }
+
+  /** Loads persisted records (start-up), rebuilding the indexes. */
+  load(orders: Iterable<OrderRecord>, trades: Iterable<TradeRecord>): void {
+    const sortedOrders = [...orders].sort((a, b) => a.seq - b.seq)
+    for (const order of sortedOrders) {
+      this.orders.set(order.orderId, order)
+      push(this.ordersByMaker, order.maker, order.orderId)
+    }
+    const sortedTrades = [...trades].sort((a, b) => a.seq - b.seq || (a.tradeId < b.tradeId ? -1 : 1))
+    for (const trade of sortedTrades) {
+      this.trades.set(trade.tradeId, trade)
+      push(this.tradesByAddress, trade.takerAddress, trade.tradeId)
+      if (trade.makerAddress !== trade.takerAddress) push(this.tradesByAddress, trade.makerAddress, trade.tradeId)
+      this.stat(trade.tokenId, trade.priceMicros, trade.side, trade.sizeMicros)
+      if (trade.makerTokenId !== trade.tokenId) this.stat(trade.makerTokenId, trade.makerPriceMicros, trade.makerSide, trade.sizeMicros)
+    }
+  }
+}
+
+function push(index: Map<string, string[]>, key: string, value: string): void {
+  let list = index.get(key)
+  if (list === undefined) {
+    list = []
+    index.set(key, list)
+  }
+  list.push(value)
+}

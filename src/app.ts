@@ -60,6 +60,10 @@ export async function startPredex(config: Config, log: (line: string) => void): 
       lookup: (apiKey) => credentials.lookup(apiKey), nowSec: () => Math.floor(Date.now() / 1000) },
   })
   const port = await server.listen(config.host, config.port)
+  if (!(await server.probeUnderscoreHeaders(config.host))) {
+    log('WARNING: this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
+      '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')
+  }
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {

@@ -5,6 +5,7 @@
  * catalogue; an unexpected exception is a 500 with no internals, logged. Native routes live at
  * `/`, Polymarket's surface at `/compat` (the HMAC covers the path without the prefix).
  */
+import { connect } from 'node:net'
 import uWS from 'uWebSockets.js'
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js'
 import { verifyAdmin } from '../../auth/admin.js'
@@ -69,6 +70,32 @@ export class RestServer<C> {
     })
   }
 
+  /**
+   * Sends one request with an underscore header name (as every clob-client request has) to this
+   * server over loopback: true when it is answered. uWS builds without the patch of
+   * scripts/patch-uws.mjs drop such requests without a word.
+   */
+  probeUnderscoreHeaders(host: string, timeoutMs = 2_000): Promise<boolean> {
+    const target = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
+    return new Promise((resolve) => {
+      const socket = connect({ host: target, port: this.port })
+      let answer = ''
+      const done = (ok: boolean): void => {
+        clearTimeout(timer)
+        socket.destroy()
+        resolve(ok)
+      }
+      const timer = setTimeout(() => done(false), timeoutMs)
+      socket.on('connect', () => socket.write('GET /time HTTP/1.1\r\nHost: probe\r\nPOLY_PROBE: 1\r\nConnection: close\r\n\r\n'))
+      socket.on('data', (chunk) => {
+        answer += chunk.toString('latin1')
+        if (answer.includes('\r\n')) done(answer.startsWith('HTTP/1.1 200'))
+      })
+      socket.on('error', () => done(false))
+      socket.on('close', () => done(answer.startsWith('HTTP/1.1 200')))
+    })
+  }
+
   /** Stops accepting connections, then waits (bounded) for requests in flight. */
   async close(waitMs = 5_000): Promise<void> {
     this.closing = true
@@ -122,7 +149,8 @@ export class RestServer<C> {
     let headerBytes = 0
     req.forEach((key, value) => {
       headerBytes += key.length + value.length
-      headers.set(key, value)
+      // uWS lower-cases names with `| 0x20`, which turns `_` into DEL (scripts/patch-uws.mjs).
+      headers.set(key.includes('\x7f') ? key.replace(/\x7f/g, '_') : key, value)
     })
     if (headerBytes > HEADERS_BYTES_MAX) throw new ApiError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${HEADERS_BYTES_MAX} bytes`)
     const params: string[] = []

@@ -1,0 +1,136 @@
+/**
+ * A real Predex over loopback for REST tests: started in-process on 127.0.0.1, port 0, a fresh
+ * temporary data directory, no demo set; markets created and wallets funded through engine
+ * commands (credit, approve, split) until the faucet lands. Every helper returns what the engine
+ * answered, so a test can assert on it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startPredex, type Predex } from '../src/app.js'
+import { configOf, type Config } from '../src/config.js'
+import { newMarketIds } from '../src/api/market-ids.js'
+import type { MarketInput, UnstampedCommand } from '../src/engine/command.js'
+import type { MarketRecord } from '../src/engine/event.js'
+import type { CommandResult } from '../src/engine/result.js'
+import { Wallet } from '../src/client/wallet.js'
+import { l2Headers, type ApiCredentials, type HeaderFamily } from '../src/client/headers.js'
+import { l1Headers } from '../src/client/headers.js'
+
+export const USDC = 1_000_000
+export const CHAIN_ID = 80002
+
+export interface TestServer {
+  readonly predex: Predex
+  /** http://127.0.0.1:<port> */
+  readonly base: string
+  readonly dataDir: string
+  /** Submits an engine command; throws if the engine refuses it. */
+  command(command: UnstampedCommand): Promise<CommandResult>
+  createMarket(options?: Partial<Omit<MarketInput, 'marketId' | 'conditionId' | 'yesTokenId' | 'noTokenId'>>): Promise<MarketRecord>
+  /** Credits USDC (micro-units) and approves the exchange for it all. */
+  fund(address: string, usdcMicros: number): Promise<void>
+  /** A wallet with API credentials (created over L1) and, if asked, funds. */
+  trader(usdcMicros?: number): Promise<Trader>
+  /** The engine's exact account summary. */
+  account(address: string): Promise<{ usdcMicros: number; heldMicros: number; shares: Map<string, number> }>
+  stop(): Promise<void>
+}
+
+export interface Trader {
+  readonly wallet: Wallet
+  /** Lower-case. */
+  readonly address: string
+  readonly credentials: ApiCredentials
+}
+
+export interface StartOptions {
+  /** Extra flags, as on the command line. */
+  readonly argv?: readonly string[]
+  readonly log?: (line: string) => void
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'predex-rest-'))
+  const config = configOf(['--data-dir', dataDir, '--port', '0', '--no-demo', '--sig-workers', '1', ...(options.argv ?? [])], {})
+  if (config === 'help') throw new Error('unexpected help')
+  const predex = await startPredex(config as Config, options.log ?? (() => undefined))
+  const base = `http://127.0.0.1:${predex.port}`
+  const host = predex.context.host
+  const command = async (c: UnstampedCommand): Promise<CommandResult> => {
+    const { result } = await host.submit(c)
+    if (!result.ok) throw new Error(`engine refused ${c.kind}: ${JSON.stringify(result)}`)
+    return result
+  }
+  const fund = async (address: string, usdcMicros: number): Promise<void> => {
+    await command({ kind: 'credit', address, usdcMicros, gasMicros: 0 })
+    await command({ kind: 'approve', address, usdcAllowanceMicros: Number.MAX_SAFE_INTEGER })
+  }
+  return {
+    predex, base, dataDir, command, fund,
+    async createMarket(overrides = {}) {
+      const ids = newMarketIds()
+      await command({ kind: 'createMarket', market: {
+        ...ids, question: `Test market ${ids.marketId}?`, slug: `test-${ids.marketId}`, description: 'made by a test',
+        tickSizeMicros: 10_000, minOrderSizeMicros: 5 * USDC, feeRateBps: 0, negRisk: false, endDateMs: 0, status: 'Active',
+        ...overrides,
+      } })
+      return predex.context.read.markets.get(ids.marketId)!
+    },
+    async trader(usdcMicros = 0) {
+      const wallet = Wallet.random()
+      const address = wallet.address.toLowerCase()
+      const response = await fetch(`${base}/auth/api-key`, { method: 'POST', headers: l1Headers(wallet, CHAIN_ID, nowSec()) })
+      if (response.status !== 200) throw new Error(`api key: ${response.status} ${await response.text()}`)
+      const credentials = (await response.json()) as ApiCredentials
+      if (usdcMicros > 0) await fund(address, usdcMicros)
+      return { wallet, address, credentials }
+    },
+    async account(address) {
+      const answer = await host.query({ kind: 'account', address })
+      if (answer.kind !== 'account') throw new Error('unexpected answer')
+      const a = answer.account
+      return {
+        usdcMicros: a?.usdcMicros ?? 0,
+        heldMicros: a?.usdcHeldMicros ?? 0,
+        shares: new Map((a?.shares ?? []).map((s) => [s.tokenId, s.balanceMicros])),
+      }
+    },
+    async stop() {
+      await predex.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export function nowSec(): number {
+  return Math.floor(Date.now() / 1000)
+}
+
+/** An L2-authenticated request; returns status and parsed body. */
+export async function l2(server: TestServer, trader: Trader, method: string, path: string, body?: unknown,
+  family: HeaderFamily = 'EXCHANGE'): Promise<{ status: number; body: any }> {
+  const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body)
+  const headers = l2Headers(trader.credentials, trader.address, method, path.split('?')[0]!, text, nowSec(), family)
+  return send(server, method, path, text, headers)
+}
+
+/** An unauthenticated request. */
+export async function get(server: TestServer, path: string): Promise<{ status: number; body: any }> {
+  return send(server, 'GET', path, '', {})
+}
+
+export async function send(server: TestServer, method: string, path: string, text: string,
+  headers: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(server.base + path, {
+    method, headers: text === '' ? headers : { 'content-type': 'application/json', ...headers }, body: text === '' ? undefined : text,
+  })
+  const raw = await response.text()
+  let parsed: unknown = raw
+  try {
+    parsed = raw === '' ? null : JSON.parse(raw)
+  } catch {
+    // not JSON: keep the text (e.g. /metrics)
+  }
+  return { status: response.status, body: parsed, headers: response.headers }
+}

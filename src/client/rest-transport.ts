@@ -1,7 +1,7 @@
 /**
  * The SDK's HTTP transport: JSON requests with L1 or L2 headers made for each request, errors
  * turned into a typed `PredexApiError` with the server's code and context. The typed methods
- * for each endpoint of the native API are added as the endpoints land (the REST face).
+ * for each endpoint of the native API are in predex-client.ts.
  */
 import type { Wallet } from './wallet.js'
 import { l1Headers, l2Headers, type ApiCredentials, type HeaderFamily } from './headers.js'
@@ -33,9 +33,13 @@ export class RestTransport {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
   }
 
-  /** Sends a request; `path` may carry a query string, which the HMAC does not cover. */
-  async request<T>(method: string, path: string, auth: Auth, body?: unknown): Promise<T> {
-    const text = body === undefined ? '' : JSON.stringify(body)
+  /** Sends a request with a JSON body; `path` may carry a query string, which the HMAC does not cover. */
+  request<T>(method: string, path: string, auth: Auth, body?: unknown): Promise<T> {
+    return this.requestText<T>(method, path, auth, body === undefined ? '' : JSON.stringify(body))
+  }
+
+  /** Sends exactly `text` as the body (signed orders travel as written, and the HMAC covers these bytes). */
+  async requestText<T>(method: string, path: string, auth: Auth, text: string): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' }
     if (text !== '') headers['content-type'] = 'application/json'
     Object.assign(headers, this.authHeaders(method, path.split('?')[0]!, text, auth))

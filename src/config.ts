@@ -113,7 +113,8 @@ export function configOf(argv: readonly string[], env: Readonly<Record<string, s
       continue
     }
     const value = inline ?? argv[++i]
-    if (value === undefined) throw new ConfigError(`${flag} needs a value`)
+    // `--data-dir --no-demo` is a missing value, not a directory named "--no-demo" (use `--flag=--x` for that).
+    if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new ConfigError(`${flag} needs a value`)
     config[setting.key] = parseNamed(setting, value, flag)
   }
   return config as unknown as Config

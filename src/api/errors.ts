@@ -146,9 +146,10 @@ export class ApiError extends Error {
     return CATALOGUE[this.code].http
   }
 
-  /** `{error, code, ...context}`. */
+  /** `{error, code, ...context}`; a context field named `error` or `code` never replaces them. */
   body(): Record<string, unknown> {
-    return { error: this.message, code: this.code, ...(this.context ?? {}) }
+    const { error: _error, code: _code, ...context } = this.context ?? {}
+    return { error: this.message, code: this.code, ...context }
   }
 }
 

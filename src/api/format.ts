@@ -25,7 +25,8 @@ function priceOf(read: ReadModel, tokenId: string): string | null {
 
 /** The native market record (api.md, "markets"). */
 export function nativeMarket(read: ReadModel, market: MarketRecord): Record<string, unknown> {
-  const yesBook = read.book(market.yesTokenId)
+  // Best bid and ask of Yes as a taker can trade them: implied liquidity of No included (as /price).
+  const yesBook = read.unifiedBook(market.yesTokenId)
   const volume = (read.tokenStats.get(market.yesTokenId)?.volumeMicros ?? 0) + (read.tokenStats.get(market.noTokenId)?.volumeMicros ?? 0)
   return {
     id: market.marketId,

@@ -11,6 +11,10 @@ import type { MarketRecord } from '../engine/event.js'
 import { ApiCode, ApiError } from './errors.js'
 import { Code, CODE_MESSAGES } from '../engine/codes.js'
 import { addressOf, integerOf, requireObject, requireString } from './wire.js'
+import { checkOrderShape } from '../engine/order-shape.js'
+import { GTD_MARGIN_MS, MICROS_PER_LOT, MICROS_PER_PIP, ORDER_AMOUNT_MICROS_MAX, PIPS_PER_UNIT } from '../engine/limits.js'
+import { mulPipsDivCeil, mulPipsDivFloor } from '../engine/units.js'
+import type { ContextValue } from '../engine/result.js'
 
 const UINT256_DIGITS_MAX = 78
 const TIME_IN_FORCE: readonly string[] = ['GTC', 'GTD', 'FOK', 'FAK']
@@ -121,5 +125,67 @@ export function orderInputOf(wire: WireOrder, orderId: string, apiKey: string): 
     feeRateBps: small(wire.struct.feeRateBps, 'feeRateBps'),
     timeInForce: wire.orderType,
     postOnly: wire.postOnly,
+  }
+}
+
+/**
+ * The engine's placement checks that need only the order, its market and the clock
+ * (docs/engine.md, "Validation": shape, market status, post-only type, expiration, fee rate,
+ * amount bounds, price, lots, tick, minimum size), run before the order becomes a command, so
+ * that an order that can only be refused is not journaled (reliability-anchors.md 4.2: the
+ * journal does not advance on rejected input). Same codes, messages and context as the engine,
+ * which checks again and stays the authority; balances, the book and duplicates are its alone.
+ * `nowMs` is read before the engine stamps the command (its clock never goes back), so an order
+ * refused here for its expiration would be refused there too.
+ */
+export function checkOrderRules(input: OrderInput, market: MarketRecord, nowMs: number): void {
+  const refuse = (code: Code, context: Readonly<Record<string, ContextValue>> | null): never => {
+    throw new ApiError(code, CODE_MESSAGES[code], context)
+  }
+  const shape = checkOrderShape(input)
+  if (shape !== null) refuse(shape.code, shape.context)
+  if (market.status !== 'Active') {
+    refuse(market.status === 'Upcoming' ? Code.MARKET_NOT_READY : market.status === 'Paused' ? Code.MARKET_CANCEL_ONLY : Code.MARKET_CLOSED,
+      { marketId: market.marketId, status: market.status })
+  }
+  const isImmediate = input.timeInForce === 'FOK' || input.timeInForce === 'FAK'
+  if (input.postOnly && isImmediate) refuse(Code.INVALID_POST_ONLY_ORDER_TYPE, { timeInForce: input.timeInForce })
+  if (input.timeInForce === 'GTD') {
+    const earliestMs = nowMs + GTD_MARGIN_MS
+    if (input.expirationSec * 1000 < earliestMs) {
+      refuse(Code.INVALID_ORDER_EXPIRATION, { expirationSec: input.expirationSec, earliestSec: Math.ceil(earliestMs / 1000) })
+    }
+  } else if (input.expirationSec !== 0) {
+    refuse(Code.INVALID_ORDER_EXPIRATION, { expirationSec: input.expirationSec, earliestSec: 0 })
+  }
+  if (input.feeRateBps !== market.feeRateBps) {
+    refuse(Code.INVALID_ORDER_FEE_RATE, { feeRateBps: input.feeRateBps, marketFeeRateBps: market.feeRateBps })
+  }
+  const ma = input.makerAmountMicros
+  const ta = input.takerAmountMicros
+  if (ma > ORDER_AMOUNT_MICROS_MAX) refuse(Code.INVALID_ORDER_SIZE_MAX, { field: 'makerAmountMicros' })
+  if (ta > ORDER_AMOUNT_MICROS_MAX) refuse(Code.INVALID_ORDER_SIZE_MAX, { field: 'takerAmountMicros' })
+  const isBuy = input.side === 'BUY'
+  if (isBuy ? ma >= ta : ta >= ma) refuse(Code.INVALID_ORDER_PRICE, null)
+  const sharesMicros = isBuy ? ta : ma
+  if (!(isImmediate && isBuy) && sharesMicros % MICROS_PER_LOT !== 0) {
+    refuse(Code.INVALID_ORDER_AMOUNTS, { field: isBuy ? 'takerAmountMicros' : 'makerAmountMicros', lotMicros: MICROS_PER_LOT })
+  }
+  if (isImmediate) {
+    if (isBuy) {
+      const pips = mulPipsDivFloor(ma, ta)
+      if (pips < 1) refuse(Code.INVALID_ORDER_PRICE, null)
+      if (ma < pips) refuse(Code.INVALID_ORDER_MIN_SIZE, { budgetMicros: ma, minBudgetMicros: pips })
+    } else if (mulPipsDivCeil(ta, ma) >= PIPS_PER_UNIT) {
+      refuse(Code.INVALID_ORDER_PRICE, null)
+    }
+    return
+  }
+  const lots = sharesMicros / MICROS_PER_LOT
+  const usdcMicros = isBuy ? ma : ta
+  const tickPips = market.tickSizeMicros / MICROS_PER_PIP
+  if (usdcMicros % lots !== 0 || (usdcMicros / lots) % tickPips !== 0) refuse(Code.INVALID_ORDER_MIN_TICK_SIZE, { tickSizeMicros: market.tickSizeMicros })
+  if (lots * MICROS_PER_LOT < market.minOrderSizeMicros) {
+    refuse(Code.INVALID_ORDER_MIN_SIZE, { sizeMicros: lots * MICROS_PER_LOT, minOrderSizeMicros: market.minOrderSizeMicros })
   }
 }

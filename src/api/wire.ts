@@ -62,6 +62,11 @@ export function integerOf(text: unknown, field: string, max: number = Number.MAX
   return Number(value)
 }
 
+/** A query integer that may be absent (unix seconds and the like); malformed is a 400. */
+export function optionalInteger(text: string | null, field: string): number | null {
+  return text === null || text === '' ? null : integerOf(text, field)
+}
+
 /** Micro-units as a human decimal string: 550000 -> "0.55", 10000000 -> "10". */
 export function decimalOfMicros(micros: number): string {
   const negative = micros < 0

@@ -146,6 +146,8 @@ export interface MarketUpdated {
   readonly tickSizeMicros: number
   readonly feeRateBps: number
   readonly winningOutcome: Outcome | null
+  /** The command time of the resolution; 0 until resolved (so read models need no clock). */
+  readonly resolvedMs: number
 }
 
 export type LedgerAction = 'credit' | 'split' | 'merge' | 'redeem'

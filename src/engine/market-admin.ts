@@ -162,5 +162,6 @@ function emitMarketUpdated(engine: Engine, market: Market): void {
     tickSizeMicros: market.tickPips * MICROS_PER_PIP,
     feeRateBps: market.feeRateBps,
     winningOutcome: market.winningOutcome,
+    resolvedMs: market.resolvedMs,
   })
 }

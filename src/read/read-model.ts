@@ -29,6 +29,8 @@ export interface OrderRecord {
   readonly expirationSec: number
   readonly createdMs: number
   readonly seq: number
+  /** Its place among the orders its command accepted (a batch accepts several in one seq). */
+  readonly acceptIndex?: number
   sizeMatchedMicros: number
   remainingMicros: number
   status: OrderStatus
@@ -71,9 +73,12 @@ export class ReadModel {
   /** Orders and trades changed since the last `drainChanges` (for persistence). */
   private changedOrders = new Set<string>()
   private newTrades: TradeRecord[] = []
+  /** Orders accepted so far by the command being projected. */
+  private acceptedInCommand = 0
 
   /** Projects the events of one command, in order. */
   apply(seq: number, events: readonly EngineEvent[]): void {
+    this.acceptedInCommand = 0
     for (const event of events) this.project(seq, event)
     if (seq > this.seq) this.seq = seq
   }
@@ -85,7 +90,7 @@ export class ReadModel {
         const market = this.markets.get(event.marketId)
         if (market === undefined) return
         return this.putMarket({ ...market, status: event.status, tickSizeMicros: event.tickSizeMicros,
-          feeRateBps: event.feeRateBps, winningOutcome: event.winningOutcome })
+          feeRateBps: event.feeRateBps, winningOutcome: event.winningOutcome, resolvedMs: event.resolvedMs })
       }
       case 'orderAccepted': return this.onAccepted(seq, event)
       case 'orderUpdate': {
@@ -106,7 +111,8 @@ export class ReadModel {
 
   private onAccepted(seq: number, event: Extract<EngineEvent, { type: 'orderAccepted' }>): void {
     const { type: _type, timeMs, ...fields } = event
-    const order: OrderRecord = { ...fields, createdMs: timeMs, seq, sizeMatchedMicros: 0, remainingMicros: event.originalSizeMicros,
+    const order: OrderRecord = { ...fields, createdMs: timeMs, seq, acceptIndex: this.acceptedInCommand++, sizeMatchedMicros: 0,
+      remainingMicros: event.originalSizeMicros,
       status: 'LIVE', reason: null, associateTrades: [] }
     this.orders.set(order.orderId, order)
     push(this.ordersByMaker, order.maker, order.orderId)
@@ -226,7 +232,8 @@ export class ReadModel {
 
   /** Loads persisted records (start-up), rebuilding the indexes. */
   load(orders: Iterable<OrderRecord>, trades: Iterable<TradeRecord>): void {
-    const sortedOrders = [...orders].sort((a, b) => a.seq - b.seq)
+    // Acceptance order: by command, then by place within the command (the orders of a batch).
+    const sortedOrders = [...orders].sort((a, b) => a.seq - b.seq || (a.acceptIndex ?? 0) - (b.acceptIndex ?? 0))
     for (const order of sortedOrders) {
       this.orders.set(order.orderId, order)
       push(this.ordersByMaker, order.maker, order.orderId)

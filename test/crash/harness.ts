@@ -6,8 +6,6 @@
  * hash the restarted engine reported, with every invariant holding.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { Engine } from '../../src/engine/engine.js'
 import { checkInvariants } from '../../src/engine/invariants.js'
@@ -17,6 +15,7 @@ import type { Command, UnstampedCommand } from '../../src/engine/command.js'
 import { Journal, unsealed } from '../../src/journal/journal.js'
 import { decodeStampedCommand, writeCommand } from '../../src/ring/command-codec.js'
 import { commandOf } from './load.js'
+import { freshCompiled } from '../compiled.js'
 
 /**
  * The child runs from the compiled build when it is up to date (npm test builds first): a
@@ -24,20 +23,8 @@ import { commandOf } from './load.js'
  * and the test starts the child more than twenty times. Otherwise it runs from the sources.
  */
 function childCommand(): string[] {
-  const root = new URL('../../', import.meta.url).pathname
-  const compiled = join(root, 'dist/test/crash/crash-child.js')
-  if (existsSync(compiled) && statSync(compiled).mtimeMs >= newestSourceMs(root)) return [compiled]
-  return [...process.execArgv, new URL('./crash-child.ts', import.meta.url).pathname]
-}
-
-function newestSourceMs(root: string): number {
-  let newest = 0
-  for (const dir of ['src', 'test/crash']) {
-    for (const name of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })) {
-      if (name.endsWith('.ts')) newest = Math.max(newest, statSync(join(root, dir, name)).mtimeMs)
-    }
-  }
-  return newest
+  const compiled = freshCompiled('test/crash/crash-child.js', ['src', 'test/crash'])
+  return compiled !== null ? [compiled] : [...process.execArgv, new URL('./crash-child.ts', import.meta.url).pathname]
 }
 
 const CHILD_COMMAND = childCommand()

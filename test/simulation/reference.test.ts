@@ -581,7 +581,8 @@ t.test('split, merge, resolve, redeem: conservation at every step', (t) => {
   // The cancels come first, then marketUpdated; then Bob's released hold and the book.
   t.strictSame(resolved.events.slice(0, 2), [
     update('0xb2', BOB, 'CANCELED', 0, 0, 'market-resolved'),
-    { type: 'marketUpdated', marketId: M.id, status: 'Resolved', tickSizeMicros: 10_000, feeRateBps: 0, winningOutcome: 'Yes' },
+    { type: 'marketUpdated', marketId: M.id, status: 'Resolved', tickSizeMicros: 10_000, feeRateBps: 0, winningOutcome: 'Yes',
+      resolvedMs: h.timeMs },
   ])
   // Alice: 50 Yes + 70 No; Bob: 120 Yes + 100 No.
   const alice = h.run({ kind: 'redeem', address: ALICE, marketId: M.id })

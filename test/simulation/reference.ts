@@ -1026,6 +1026,7 @@ export class ReferenceEngine {
       tickSizeMicros: market.tickPips * MICROS_PER_PIP,
       feeRateBps: market.feeRateBps,
       winningOutcome: market.winningOutcome,
+      resolvedMs: market.resolvedMs,
     })
   }
 

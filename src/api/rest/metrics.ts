@@ -15,6 +15,7 @@ interface RouteSeries {
 export class Metrics {
   private readonly routes = new Map<string, RouteSeries>()
   private readonly gauges = new Map<string, { help: string; read: () => number }>()
+  private readonly commit: RouteSeries = { counts: new Map(), buckets: BUCKETS_MS.map(() => 0), sumMs: 0, count: 0 }
 
   observe(route: string, status: number, ms: number): void {
     let series = this.routes.get(route)
@@ -28,11 +29,23 @@ export class Metrics {
     series.count++
   }
 
+  /**
+   * Time from submitting a command to its acknowledgement, which the host releases only after
+   * the journal's group commit: the journal commit latency as the front end sees it.
+   */
+  observeCommit(ms: number): void {
+    const series = this.commit
+    for (let i = 0; i < BUCKETS_MS.length; i++) if (ms <= BUCKETS_MS[i]!) series.buckets[i]!++
+    series.sumMs += ms
+    series.count++
+  }
+
   gauge(name: string, help: string, read: () => number): void {
     this.gauges.set(name, { help, read })
   }
 
-  text(): string {
+  /** The text format; `counters` are read at scrape time by the caller (e.g. commands applied). */
+  text(counters: readonly { name: string; help: string; value: number }[] = []): string {
     const lines = ['# HELP predex_http_requests_total HTTP requests by route and status.', '# TYPE predex_http_requests_total counter']
     for (const [route, series] of this.routes) {
       for (const [status, count] of series.counts) lines.push(`predex_http_requests_total{route="${route}",status="${status}"} ${count}`)
@@ -45,6 +58,12 @@ export class Metrics {
       lines.push(`predex_http_request_duration_ms_count{route="${route}"} ${series.count}`)
     }
     for (const [name, gauge] of this.gauges) lines.push(`# HELP ${name} ${gauge.help}`, `# TYPE ${name} gauge`, `${name} ${gauge.read()}`)
+    for (const counter of counters) lines.push(`# HELP ${counter.name} ${counter.help}`, `# TYPE ${counter.name} counter`, `${counter.name} ${counter.value}`)
+    const commit = 'predex_journal_commit_latency_ms'
+    lines.push(`# HELP ${commit} Time from submitting a command to its acknowledgement, released after the journal's group commit.`,
+      `# TYPE ${commit} histogram`)
+    BUCKETS_MS.forEach((le, i) => lines.push(`${commit}_bucket{le="${le}"} ${this.commit.buckets[i]}`))
+    lines.push(`${commit}_bucket{le="+Inf"} ${this.commit.count}`, `${commit}_sum ${this.commit.sumMs.toFixed(3)}`, `${commit}_count ${this.commit.count}`)
     return lines.join('\n') + '\n'
   }
 }

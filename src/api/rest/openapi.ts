@@ -5,10 +5,14 @@
  */
 import type { Route } from './route.js'
 
+/** The interface's version (the seed: "The interface description carries version 1.0.0"), not the server's. */
+export const API_VERSION = '1.0.0'
+
+/** L2 is the seed's `hmac_signature` scheme. */
 const SECURITY: Readonly<Record<string, unknown[]>> = {
   none: [],
   l1: [{ l1: [] }],
-  l2: [{ l2: [] }],
+  l2: [{ hmac_signature: [] }],
   admin: [{ admin: [] }],
 }
 
@@ -34,6 +38,9 @@ export function openApiDocument<C>(routes: readonly Route<C>[], version: string)
       }),
       responses: {
         200: { description: route.openapi.response, content: { 'application/json': { schema: { description: route.openapi.response } } } },
+        ...(route.auth === 'none' ? {} : {
+          401: { description: 'authentication failed', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        }),
         default: { description: 'error: {error, code, ...context}', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },
     }
@@ -48,7 +55,7 @@ export function openApiDocument<C>(routes: readonly Route<C>[], version: string)
       },
       securitySchemes: {
         l1: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE', description: 'EIP-712 ClobAuth signature with EXCHANGE-ADDRESS, -TIMESTAMP, -NONCE (or POLY_*)' },
-        l2: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE', description: 'HMAC-SHA256 over timestamp + METHOD + path + body, with EXCHANGE-ADDRESS, -TIMESTAMP, -API-KEY, -PASSPHRASE (or POLY_*)' },
+        hmac_signature: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE', description: 'HMAC-SHA256 over timestamp + METHOD + path + body, with EXCHANGE-ADDRESS, -TIMESTAMP, -API-KEY, -PASSPHRASE (or POLY_*)' },
         admin: { type: 'apiKey', in: 'header', name: 'EXCHANGE-ADMIN-KEY' },
       },
     },

@@ -1,6 +1,6 @@
 /** The route table: every REST route of Predex, native and /compat, in one list. */
 import type { ApiContext } from '../context.js'
-import { openApiDocument } from './openapi.js'
+import { API_VERSION, openApiDocument } from './openapi.js'
 import type { Route } from './route.js'
 import { accountRoutes } from './routes/account.js'
 import { authRoutes } from './routes/auth-keys.js'
@@ -16,7 +16,7 @@ const baseRoutes: Route<ApiContext>[] = [
 const openApiRoute: Route<ApiContext> = {
   method: 'GET', path: '/openapi.json', auth: 'none', bodyMax: 0, surface: 'native',
   openapi: { tag: 'health', summary: 'This document: OpenAPI 3.1 of the native API', response: 'OpenAPI document' },
-  handler: (_request, _identity, context) => ({ body: openApiDocument(allRoutes, context.version) }),
+  handler: () => ({ body: openApiDocument(allRoutes, API_VERSION) }),
 }
 
 export const allRoutes: Route<ApiContext>[] = [...baseRoutes, openApiRoute]

@@ -155,7 +155,7 @@ export class RestServer<C> {
     if (headerBytes > HEADERS_BYTES_MAX) throw new ApiError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${HEADERS_BYTES_MAX} bytes`)
     const params: string[] = []
     const count = (route.path.match(/:/g) ?? []).length
-    for (let i = 0; i < count; i++) params.push(decodeURIComponent(req.getParameter(i) ?? ''))
+    for (let i = 0; i < count; i++) params.push(decodedParameter(req.getParameter(i) ?? ''))
     const url = req.getUrl()
     return {
       method: route.method,
@@ -249,13 +249,27 @@ export class RestServer<C> {
       state.aborted = true
     })
     const url = req.getUrl()
-    const path = url.startsWith('/compat/') ? url.slice('/compat'.length) : url
+    const compat = url.startsWith('/compat/')
+    const path = compat ? url.slice('/compat'.length) : url
     const method = req.getMethod().toUpperCase() as Method
-    const known = this.options.routes.filter((route) => matches(route.path, path))
-    const error = known.length > 0
-      ? new ApiError(ApiCode.METHOD_NOT_ALLOWED, `${method} is not allowed on ${url}; allowed: ${known.map((r) => r.method).join(', ')}`)
+    // Only the routes of this surface (a compat-only path is not found natively, and the reverse).
+    const allowed = [...new Set(this.options.routes
+      .filter((route) => (route.surface ?? 'both') !== (compat ? 'native' : 'compat') && matches(route.path, path))
+      .map((route) => route.method))]
+    const error = allowed.length > 0 && !allowed.includes(method)
+      ? new ApiError(ApiCode.METHOD_NOT_ALLOWED, `${method} is not allowed on ${url}; allowed: ${allowed.join(', ')}`)
       : new ApiError(ApiCode.NOT_FOUND, `no such endpoint: ${method} ${url}`)
-    this.respond(res, state, { status: error.status, body: error.body() }, null, performance.now())
+    const headers: Record<string, string> = error.code === ApiCode.METHOD_NOT_ALLOWED ? { allow: allowed.join(', ') } : {}
+    this.respond(res, state, { status: error.status, body: error.body(), headers }, null, performance.now())
+  }
+}
+
+/** A path parameter, percent-decoded; a broken escape (`%E0%A4%A`) is bad input, not a 500. */
+function decodedParameter(raw: string): string {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    throw new ApiError(ApiCode.INVALID_PARAMETER, 'a path parameter has a broken percent-encoding', { field: 'path' })
   }
 }
 

@@ -494,7 +494,8 @@ t.test('resolve and redeem: winners pay 1 USDC, losers 0, both burned', (t) => {
 
   const resolve = h.apply({ kind: 'resolveMarket', marketId: m.marketId, outcome: 'Yes' })
   t.strictSame(resolve.result, { ok: true })
-  t.strictSame(resolve.events, [{ type: 'marketUpdated', marketId: m.marketId, status: 'Resolved', tickSizeMicros: 10_000, feeRateBps: 0, winningOutcome: 'Yes' }])
+  t.strictSame(resolve.events, [{ type: 'marketUpdated', marketId: m.marketId, status: 'Resolved', tickSizeMicros: 10_000, feeRateBps: 0, winningOutcome: 'Yes',
+    resolvedMs: h.timeMs }])
 
   // Split is refused once resolved; merge is still allowed.
   const split = refusedUnchanged(t, h, () => h.apply({ kind: 'split', address: alice, marketId: m.marketId, amountMicros: USDC }), 'split after resolution')

@@ -5,7 +5,7 @@
  * order, setTickSize and setFeeRate, and the marketCreated / marketUpdated events.
  */
 import t, { type Test } from 'tap'
-import { Harness, addressOf, USDC } from '../../harness.js'
+import { Harness, addressOf, T0_MS, USDC } from '../../harness.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
 import type { MarketInput, MarketStatus } from '../../../src/engine/command.js'
@@ -85,8 +85,10 @@ function inputOf(id: string, overrides: Record<string, unknown> = {}): MarketInp
   } as MarketInput
 }
 
-function updated(marketId: string, status: MarketStatus, tickSizeMicros = 10_000, feeRateBps = 0, winningOutcome: 'Yes' | 'No' | null = null) {
-  return { type: 'marketUpdated', marketId, status, tickSizeMicros, feeRateBps, winningOutcome }
+/** A marketUpdated event; a resolved market carries its resolution's command time (the harness clock). */
+function updated(marketId: string, status: MarketStatus, tickSizeMicros = 10_000, feeRateBps = 0, winningOutcome: 'Yes' | 'No' | null = null,
+  resolvedMs = winningOutcome === null ? 0 : T0_MS) {
+  return { type: 'marketUpdated', marketId, status, tickSizeMicros, feeRateBps, winningOutcome, resolvedMs }
 }
 
 function orderIdOf(applied: ApplyResult): string {
@@ -249,7 +251,7 @@ t.test('resolveMarket: from every status but Resolved', (t) => {
     h.timeMs += 1_000
     const applied = run()
     t.strictSame(applied.result, { ok: true }, `resolve from ${from}`)
-    t.strictSame(applied.events, [updated(id, 'Resolved', 10_000, 0, 'No')], `resolve from ${from}: event`)
+    t.strictSame(applied.events, [updated(id, 'Resolved', 10_000, 0, 'No', h.timeMs)], `resolve from ${from}: event`)
     t.match(marketOf(h, id), { status: 'Resolved', winningOutcome: 'No' })
   }
   t.end()

@@ -6,17 +6,22 @@ const GET = 'GET' as const
 
 export const healthRoutes: Route<ApiContext>[] = [
   { method: GET, path: '/health', auth: 'none', bodyMax: 0, surface: 'native',
-    openapi: { tag: 'health', summary: 'Liveness, engine sequence, uptime, version', response: '{status, version, seq, uptimeSec, pendingRequests, ringBytesUsed}' },
-    handler: (_request, _identity, context) => ({ body: {
-      status: 'ok', version: context.version, seq: context.read.seq, uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000),
-      ...context.host.load,
-    } }) },
+    openapi: { tag: 'health', summary: 'Liveness, engine sequence, journal lag, uptime, version',
+      response: '{status, version, seq, journalLag, uptimeSec, pendingRequests, ringBytesUsed, ringBytes}' },
+    handler: (_request, _identity, context) => {
+      const load = context.host.load
+      // Commands are acknowledged only once journaled: those pending are the journal's lag.
+      return { body: { status: 'ok', version: context.version, seq: context.read.seq, journalLag: load.pendingRequests,
+        uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000), ...load } }
+    } },
   { method: GET, path: '/ready', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: '200 once recovery is done and commands are accepted', response: '{ready: true, seq}' },
     handler: (_request, _identity, context) => ({ body: { ready: true, seq: context.read.seq } }) },
   { method: GET, path: '/metrics', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: 'Prometheus metrics (text format)', response: 'text/plain' },
-    handler: (_request, _identity, context) => ({ body: context.metrics.text(), raw: true }) },
+    handler: (_request, _identity, context) => ({ body: context.metrics.text([
+      { name: 'predex_engine_commands_total', help: 'Commands applied and durable (the engine sequence); rate() gives commands/s.', value: context.read.seq },
+    ]), raw: true }) },
   { method: GET, path: '/time', auth: 'none', bodyMax: 0,
     openapi: { tag: 'health', summary: 'Server time, unix seconds (a bare JSON integer)', response: 'integer' },
     handler: (_request, _identity, context) => ({ body: Math.floor(context.nowMs() / 1000) }) },

@@ -9,7 +9,7 @@ import type { BookView } from '../../../engine/view.js'
 import type { ApiContext } from '../../context.js'
 import { ApiCode, ApiError } from '../../errors.js'
 import { bookSummary, tickText } from '../../format.js'
-import { decimalOfMicros, parseJsonBody, tokenIdOf } from '../../wire.js'
+import { decimalOfMicros, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { Route } from '../route.js'
 import { marketOfToken, tokenItems, tokenQuery } from './common.js'
 
@@ -129,8 +129,8 @@ export const marketDataRoutes: Route<ApiContext>[] = [
     handler: (request, _identity, context) => {
       const tokenId = tokenIdOf(request.query.get('market'), 'market')
       marketOfToken(context, tokenId)
-      const start = Number(request.query.get('startTs') ?? 0) * 1000
-      const end = Number(request.query.get('endTs') ?? Number.MAX_SAFE_INTEGER / 1000) * 1000
+      const start = (optionalInteger(request.query.get('startTs'), 'startTs') ?? 0) * 1000
+      const end = (optionalInteger(request.query.get('endTs'), 'endTs') ?? Number.MAX_SAFE_INTEGER / 1000) * 1000
       const history = [...context.read.trades.values()]
         .filter((trade) => trade.tokenId === tokenId && trade.timeMs >= start && trade.timeMs <= end)
         .map((trade) => ({ t: Math.floor(trade.timeMs / 1000), p: Number(decimalOfMicros(trade.priceMicros)) }))

@@ -10,8 +10,8 @@ import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX } from '../../../limits.js'
 import type { ApiContext } from '../../context.js'
 import { ApiCode, ApiError } from '../../errors.js'
 import { orderInfo, tradeInfo } from '../../format.js'
-import { checkOwnership, orderInputOf, parseWireOrder, verifySignature } from '../../order-wire.js'
-import { decimalOfMicros, limitOf, page, parseJsonBody, tokenIdOf } from '../../wire.js'
+import { checkOrderRules, checkOwnership, orderInputOf, parseWireOrder, verifySignature } from '../../order-wire.js'
+import { decimalOfMicros, limitOf, optionalInteger, page, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { Identity, RestRequest, Route } from '../route.js'
 import { identityOf, marketById, marketOfToken, rejectionError } from './common.js'
 import type { OrderRecord } from '../../../read/read-model.js'
@@ -26,7 +26,11 @@ async function verified(body: unknown, identity: Identity, context: ApiContext):
   checkOwnership(wire, identity.apiKey!, identity.address)
   const market = marketOfToken(context, wire.struct.tokenId)
   const orderId = await verifySignature(wire, market, context.pool, context.isLinked)
-  return orderInputOf(wire, orderId, identity.apiKey!)
+  const input = orderInputOf(wire, orderId, identity.apiKey!)
+  // Refused here, an order costs no journaled command; an order the engine knows already is its to
+  // answer (INVALID_ORDER_DUPLICATED with the order's status), whatever its market's rules are now.
+  if (!context.read.orders.has(orderId)) checkOrderRules(input, market, context.nowMs())
+  return input
 }
 
 /** POST /order's answer: Polymarket's placement fields plus `order_id`. */
@@ -53,7 +57,10 @@ function failed(error: ApiError, orderId: string): Record<string, unknown> {
 }
 
 async function submit(context: ApiContext, command: UnstampedCommand): Promise<CommandResult> {
-  return (await context.host.submit(command)).result
+  const started = performance.now()
+  const { result } = await context.host.submit(command)
+  context.metrics.observeCommit(performance.now() - started)
+  return result
 }
 
 function cancelBody(result: Canceled): Record<string, unknown> {
@@ -182,12 +189,12 @@ export const tradingRoutes: Route<ApiContext>[] = [
       const id = request.query.get('id')
       const marketId = marketFilter(context, request, 'market')
       const tokenId = request.query.get('asset_id')
-      const before = request.query.get('before')
-      const after = request.query.get('after')
+      const before = optionalInteger(request.query.get('before'), 'before')
+      const after = optionalInteger(request.query.get('after'), 'after')
       const trades = (context.read.tradesByAddress.get(address) ?? []).map((tradeId) => context.read.trades.get(tradeId)!)
         .filter((t) => (id === null || t.tradeId === id) && (marketId === null || t.marketId === marketId) &&
           (tokenId === null || tokenId === '' || t.tokenId === tokenId || t.makerTokenId === tokenId) &&
-          (before === null || t.timeMs < Number(before) * 1000) && (after === null || t.timeMs > Number(after) * 1000))
+          (before === null || t.timeMs < before * 1000) && (after === null || t.timeMs > after * 1000))
       const limit = limitOf(request.query.get('limit'))
       const { data, nextCursor } = page(trades, request.query.get('next_cursor'), limit)
       return { body: { limit, count: data.length, next_cursor: nextCursor, data: data.map((t) => tradeInfo(context.read, t, address, request.compat)) } }
@@ -225,18 +232,20 @@ function asApiError(error: unknown): ApiError {
 async function availableUsdc(context: ApiContext, address: string): Promise<string> {
   const answer = await context.host.query({ kind: 'account', address })
   const account = answer.kind === 'account' ? answer.account : null
-  return String(account === null ? 0 : account.usdcMicros - account.usdcHeldMicros)
+  // The engine's own rule (docs/engine.md, "Holds"): available = min(balance, allowance) - held.
+  return String(account === null ? 0 : Math.max(0, Math.min(account.usdcMicros, account.usdcAllowanceMicros) - account.usdcHeldMicros))
 }
 
 async function dryRun(body: unknown, identity: Identity, context: ApiContext): Promise<Record<string, unknown>> {
-  const checks: { check: string; ok: boolean; message: string }[] = []
+  const checks: { check: string; ok: boolean; message: string; code?: string }[] = []
   const step = async <T>(check: string, run: () => Promise<T> | T): Promise<T | null> => {
     try {
       const value = await run()
       checks.push({ check, ok: true, message: 'ok' })
       return value
     } catch (error) {
-      checks.push({ check, ok: false, message: (error as Error).message })
+      const code = (error as { code?: unknown }).code
+      checks.push({ check, ok: false, message: (error as Error).message, ...(typeof code === 'string' ? { code } : {}) })
       return null
     }
   }
@@ -244,14 +253,13 @@ async function dryRun(body: unknown, identity: Identity, context: ApiContext): P
   let orderId: string | null = null
   if (wire !== null) {
     await step('ownership', () => checkOwnership(wire, identity.apiKey!, identity.address))
-    const market = await step('market', () => {
-      const found = marketOfToken(context, wire.struct.tokenId)
-      if (found.status !== 'Active') throw new ApiError('MARKET_NOT_READY', `the market is ${found.status}: it does not accept orders`)
-      if (Number(wire.struct.feeRateBps) !== found.feeRateBps) throw new ApiError('INVALID_ORDER_FEE_RATE', `the market's fee rate is ${found.feeRateBps} bps`)
-      return found
-    })
+    const market = await step('market', () => marketOfToken(context, wire.struct.tokenId))
     if (market !== null) orderId = await step('signature', () => verifySignature(wire, market, context.pool, context.isLinked))
+    if (market !== null && orderId !== null) {
+      const id = orderId
+      await step('rules', () => checkOrderRules(orderInputOf(wire, id, identity.apiKey!), market, context.nowMs()))
+    }
   }
   return { valid: checks.every((c) => c.ok), orderID: orderId, checks,
-    note: 'balance, tick, size and book checks run in the engine when the order is placed' }
+    note: 'balance, allowance, duplicate and book checks run in the engine when the order is placed' }
 }

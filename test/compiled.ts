@@ -1,0 +1,27 @@
+/**
+ * The compiled build, when it is up to date: `npm test` builds first, and a TypeScript start
+ * costs seconds of transpiling in every process and worker thread (the engine worker, the
+ * verification pool). Tests that start whole servers or child processes use the build when no
+ * source is newer than it, and the sources otherwise (a developer running one file after an edit).
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+
+export const ROOT = new URL('../', import.meta.url).pathname
+
+/** The path of `dist/<compiled>` if it is newer than every .ts file under `sourceDirs`, else null. */
+export function freshCompiled(compiled: string, sourceDirs: readonly string[]): string | null {
+  const path = join(ROOT, 'dist', compiled)
+  if (!existsSync(path)) return null
+  return statSync(path).mtimeMs >= newestSourceMs(sourceDirs) ? path : null
+}
+
+function newestSourceMs(sourceDirs: readonly string[]): number {
+  let newest = 0
+  for (const dir of sourceDirs) {
+    for (const name of readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })) {
+      if (name.endsWith('.ts')) newest = Math.max(newest, statSync(join(ROOT, dir, name)).mtimeMs)
+    }
+  }
+  return newest
+}

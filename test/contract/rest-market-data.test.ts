@@ -1,0 +1,227 @@
+/**
+ * Contract of the native market-data endpoints over loopback (seed: "Further endpoints";
+ * api.md: book shape as the reference's OrderBookSummary, best level last, hash, ms timestamp;
+ * /price side=buy best bid, sell best ask, any case): /book, /book/unified (implied liquidity
+ * from the complementary token), POST /books, /midpoint, POST /midpoints, /price, POST /prices,
+ * /spread, /last-trade-price, /tick-size, /fee-rate. Public: no authentication.
+ */
+import { createHash } from 'node:crypto'
+import t from 'tap'
+import { USDC, get, placeLimit, send, startServer } from '../rest-harness.js'
+
+const server = await startServer()
+t.teardown(() => server.stop())
+
+const post = (path: string, body: unknown) => send(server, 'POST', path, JSON.stringify(body), {})
+
+const BOOK_KEYS = ['market', 'asset_id', 'timestamp', 'hash', 'bids', 'asks', 'min_order_size', 'tick_size', 'neg_risk', 'last_trade_price']
+
+/** The book's hash as clob-client computes it: SHA-1 of the JSON with hash "", keys in order. */
+function hashOf(book: Record<string, unknown>): string {
+  return createHash('sha1').update(JSON.stringify({ ...book, hash: '' })).digest('hex')
+}
+
+// Market A (tick 0.01, no fee) with a book on both tokens; market B (tick 0.001, 100 bps, neg
+// risk) with no orders.
+const market = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
+const empty = await server.createMarket({ tickSizeMicros: 1_000, feeRateBps: 100, negRisk: true, minOrderSizeMicros: 10 * USDC })
+const yes = market.yesTokenId
+const no = market.noTokenId
+const maker = await server.trader(1_000 * USDC)
+const maker2 = await server.trader(1_000 * USDC)
+const taker = await server.trader(1_000 * USDC)
+await server.command({ kind: 'split', address: maker.address, marketId: market.marketId, amountMicros: 100 * USDC })
+await server.command({ kind: 'split', address: maker2.address, marketId: market.marketId, amountMicros: 100 * USDC })
+
+// Yes book: bids 0.40 x 10, 0.38 x 5; asks 0.60 x 10, 0.65 x 3.
+// No book: bid 0.35 x 7 (a Yes ask at 0.65), ask 0.55 x 6 (a Yes bid at 0.45).
+const orders = [
+  [maker, { side: 'BUY', price: '0.40', size: '10' }],
+  [maker, { side: 'BUY', price: '0.38', size: '5' }],
+  [maker, { side: 'SELL', price: '0.60', size: '10' }],
+  [maker2, { side: 'SELL', price: '0.65', size: '3' }],
+  [maker2, { outcome: 'No', side: 'BUY', price: '0.35', size: '7' }],
+  [maker2, { outcome: 'No', side: 'SELL', price: '0.55', size: '6' }],
+] as const
+for (const [trader, order] of orders) {
+  const placed = await placeLimit(server, trader, market, order)
+  if (placed.status !== 200 || placed.body.status !== 'live') throw new Error(`setup order: ${JSON.stringify(placed.body)}`)
+}
+
+t.test('GET /book: the token\'s own book as an OrderBookSummary, best level last', async (t) => {
+  const before = Date.now()
+  const book = await get(server, `/book?token_id=${yes}`)
+  t.equal(book.status, 200)
+  t.same(Object.keys(book.body), BOOK_KEYS, 'the keys, in the order the hash covers')
+  t.equal(book.body.market, market.conditionId)
+  t.equal(book.body.asset_id, yes)
+  t.match(book.body.timestamp, /^\d{13}$/, 'milliseconds, as a string')
+  t.ok(Number(book.body.timestamp) >= before - 1000 && Number(book.body.timestamp) <= Date.now() + 1000)
+  t.match(book.body.hash, /^[0-9a-f]{40}$/)
+  t.equal(book.body.hash, hashOf(book.body), 'hash as clob-client computes it')
+  t.same(book.body.bids, [{ price: '0.38', size: '5' }, { price: '0.4', size: '10' }], 'bids ascending: best last')
+  t.same(book.body.asks, [{ price: '0.65', size: '3' }, { price: '0.6', size: '10' }], 'asks descending: best last')
+  t.equal(book.body.min_order_size, '1')
+  t.equal(book.body.tick_size, '0.01')
+  t.equal(book.body.neg_risk, false)
+  t.equal(book.body.last_trade_price, '')
+
+  const noBook = await get(server, `/book?token_id=${no}`)
+  t.equal(noBook.body.asset_id, no)
+  t.equal(noBook.body.market, market.conditionId)
+  t.same(noBook.body.bids, [{ price: '0.35', size: '7' }], 'only No orders')
+  t.same(noBook.body.asks, [{ price: '0.55', size: '6' }])
+  t.equal(noBook.body.hash, hashOf(noBook.body))
+
+  const other = await get(server, `/book?token_id=${empty.yesTokenId}`)
+  t.same(other.body.bids, [])
+  t.same(other.body.asks, [])
+  t.equal(other.body.tick_size, '0.001')
+  t.equal(other.body.min_order_size, '10')
+  t.equal(other.body.neg_risk, true)
+})
+
+t.test('GET /book/unified: own orders plus the complementary token\'s, at 1 - price', async (t) => {
+  const unified = await get(server, `/book/unified?token_id=${yes}`)
+  t.equal(unified.status, 200)
+  t.same(Object.keys(unified.body), BOOK_KEYS)
+  t.equal(unified.body.asset_id, yes)
+  t.equal(unified.body.hash, hashOf(unified.body))
+  // No ask 0.55 x 6 -> Yes bid 0.45 x 6; No bid 0.35 x 7 -> Yes ask 0.65 x 7, on top of the own 0.65 x 3.
+  t.same(unified.body.bids, [{ price: '0.38', size: '5' }, { price: '0.4', size: '10' }, { price: '0.45', size: '6' }])
+  t.same(unified.body.asks, [{ price: '0.65', size: '10' }, { price: '0.6', size: '10' }])
+  const unifiedNo = await get(server, `/book/unified?token_id=${no}`)
+  // Yes ask 0.60 x 10 -> No bid 0.40; Yes ask 0.65 x 3 -> No bid 0.35 (+7 own); Yes bids 0.40, 0.38 -> No asks 0.60, 0.62.
+  t.same(unifiedNo.body.bids, [{ price: '0.35', size: '10' }, { price: '0.4', size: '10' }])
+  t.same(unifiedNo.body.asks, [{ price: '0.62', size: '5' }, { price: '0.6', size: '10' }, { price: '0.55', size: '6' }])
+  t.equal(unifiedNo.body.asset_id, no)
+  // The own book is unchanged by the unified view.
+  t.same((await get(server, `/book?token_id=${yes}`)).body.bids, [{ price: '0.38', size: '5' }, { price: '0.4', size: '10' }])
+})
+
+t.test('POST /books: an array of OrderBookSummary, one per item, in order', async (t) => {
+  const books = await post('/books', [{ token_id: no }, { token_id: yes, side: 'BUY' }, { token_id: empty.noTokenId }])
+  t.equal(books.status, 200)
+  t.ok(Array.isArray(books.body))
+  t.same(books.body.map((b: any) => b.asset_id), [no, yes, empty.noTokenId])
+  for (const book of books.body) {
+    t.same(Object.keys(book), BOOK_KEYS)
+    t.equal(book.hash, hashOf(book))
+  }
+  t.same(books.body[0].bids, [{ price: '0.35', size: '7' }])
+  t.same(books.body[1].asks, [{ price: '0.65', size: '3' }, { price: '0.6', size: '10' }])
+  t.equal(books.body[2].market, empty.conditionId)
+  t.same((await post('/books', [])).body, [])
+  const unknown = await post('/books', [{ token_id: yes }, { token_id: '123' }])
+  t.equal(unknown.status, 404)
+  t.equal(unknown.body.code, 'TOKEN_NOT_FOUND')
+  for (const bad of [{ token_id: yes }, [{ id: yes }], [yes], 'x']) {
+    const response = await post('/books', bad)
+    t.equal(response.status, 400, JSON.stringify(bad))
+    t.equal(response.body.code, 'INVALID_PARAMETER')
+  }
+})
+
+t.test('GET /midpoint and POST /midpoints: mid of the best bid and ask (implied liquidity included)', async (t) => {
+  const mid = await get(server, `/midpoint?token_id=${yes}`)
+  t.equal(mid.status, 200)
+  t.equal(mid.body.mid, '0.525', '(0.45 + 0.60) / 2')
+  t.equal((await get(server, `/midpoint?token_id=${no}`)).body.mid, '0.475', '(0.40 + 0.55) / 2')
+  t.equal((await get(server, `/midpoint?token_id=${empty.yesTokenId}`)).body.mid, null, 'no quotes: null')
+  const mids = await post('/midpoints', [{ token_id: yes }, { token_id: no }, { token_id: empty.yesTokenId }])
+  t.equal(mids.status, 200)
+  t.same(mids.body, { [yes]: '0.525', [no]: '0.475', [empty.yesTokenId]: null })
+})
+
+t.test('GET /price and POST /prices: side=buy the best bid, side=sell the best ask, any case', async (t) => {
+  for (const side of ['buy', 'BUY', 'Buy']) {
+    const price = await get(server, `/price?token_id=${yes}&side=${side}`)
+    t.equal(price.status, 200)
+    t.same(price.body, { price: '0.45' }, side)
+  }
+  for (const side of ['sell', 'SELL']) t.same((await get(server, `/price?token_id=${yes}&side=${side}`)).body, { price: '0.6' }, side)
+  t.same((await get(server, `/price?token_id=${no}&side=buy`)).body, { price: '0.4' })
+  t.same((await get(server, `/price?token_id=${no}&side=sell`)).body, { price: '0.55' })
+  t.same((await get(server, `/price?token_id=${empty.yesTokenId}&side=buy`)).body, { price: null })
+  for (const side of ['', 'bid', 'x']) {
+    const bad = await get(server, `/price?token_id=${yes}&side=${side}`)
+    t.equal(bad.status, 400, `side=${side}`)
+    t.equal(bad.body.code, 'INVALID_PARAMETER')
+  }
+  t.equal((await get(server, `/price?token_id=${yes}`)).status, 400, 'side is required')
+
+  const prices = await post('/prices', [{ token_id: yes, side: 'BUY' }, { token_id: yes, side: 'sell' }, { token_id: no, side: 'BUY' }])
+  t.equal(prices.status, 200)
+  t.same(prices.body, { [yes]: { BUY: '0.45', SELL: '0.6' }, [no]: { BUY: '0.4' } })
+  const noSide = await post('/prices', [{ token_id: yes }])
+  t.equal(noSide.status, 400)
+  t.equal(noSide.body.code, 'INVALID_PARAMETER')
+})
+
+t.test('GET /spread: best ask minus best bid', async (t) => {
+  const spread = await get(server, `/spread?token_id=${yes}`)
+  t.equal(spread.status, 200)
+  t.same(spread.body, { spread: '0.15' })
+  t.same((await get(server, `/spread?token_id=${no}`)).body, { spread: '0.15' })
+  t.same((await get(server, `/spread?token_id=${empty.yesTokenId}`)).body, { spread: null })
+})
+
+t.test('GET /tick-size and GET /fee-rate: the market\'s terms as numbers', async (t) => {
+  const tick = await get(server, `/tick-size?token_id=${yes}`)
+  t.equal(tick.status, 200)
+  t.same(tick.body, { minimum_tick_size: 0.01 })
+  t.equal(typeof tick.body.minimum_tick_size, 'number')
+  t.same((await get(server, `/tick-size?token_id=${no}`)).body, { minimum_tick_size: 0.01 })
+  t.same((await get(server, `/tick-size?token_id=${empty.noTokenId}`)).body, { minimum_tick_size: 0.001 })
+  const fee = await get(server, `/fee-rate?token_id=${yes}`)
+  t.equal(fee.status, 200)
+  t.same(fee.body, { base_fee: 0 })
+  t.same((await get(server, `/fee-rate?token_id=${empty.yesTokenId}`)).body, { base_fee: 100 })
+  t.ok(Number.isInteger((await get(server, `/fee-rate?token_id=${empty.yesTokenId}`)).body.base_fee))
+})
+
+t.test('GET /last-trade-price: null before any trade, then the price and the taker side', async (t) => {
+  const before = await get(server, `/last-trade-price?token_id=${yes}`)
+  t.equal(before.status, 200)
+  t.same(before.body, { price: null, side: null })
+  // The taker buys 4 Yes at 0.60 (the best ask): one trade.
+  const bought = await placeLimit(server, taker, market, { side: 'BUY', price: '0.60', size: '4' })
+  t.equal(bought.body.status, 'matched')
+  t.same((await get(server, `/last-trade-price?token_id=${yes}`)).body, { price: '0.6', side: 'BUY' })
+  const book = (await get(server, `/book?token_id=${yes}`)).body
+  t.same(book.asks, [{ price: '0.65', size: '3' }, { price: '0.6', size: '6' }], 'the filled level shrank')
+  t.equal(book.last_trade_price, '0.6')
+  t.equal(book.hash, hashOf(book))
+  // The taker sells 2 Yes at 0.40: the best bid is the No ask at 0.55 (a merge at Yes 0.45).
+  const sold = await placeLimit(server, taker, market, { side: 'SELL', price: '0.40', size: '2' })
+  t.equal(sold.body.status, 'matched')
+  t.same((await get(server, `/last-trade-price?token_id=${yes}`)).body, { price: '0.45', side: 'SELL' })
+  t.same((await get(server, `/last-trade-price?token_id=${no}`)).body, { price: '0.55', side: 'SELL' },
+    'the No maker sold at its own price')
+  t.same((await get(server, `/book?token_id=${no}`)).body.asks, [{ price: '0.55', size: '4' }])
+})
+
+t.test('every token read: token_id required (400), unknown token (404), no authentication needed', async (t) => {
+  for (const path of ['/book', '/book/unified', '/midpoint', '/price', '/spread', '/last-trade-price', '/tick-size', '/fee-rate']) {
+    const side = path === '/price' ? '&side=buy' : ''
+    const missing = await get(server, `${path}?${side.slice(1)}`)
+    t.equal(missing.status, 400, `${path} without token_id`)
+    t.equal(missing.body.code, 'INVALID_PARAMETER', path)
+    t.equal(typeof missing.body.error, 'string')
+    const unknown = await get(server, `${path}?token_id=424242${side}`)
+    t.equal(unknown.status, 404, `${path} unknown token`)
+    t.equal(unknown.body.code, 'TOKEN_NOT_FOUND', path)
+    const invalid = await get(server, `${path}?token_id=${encodeURIComponent('a b')}${side}`)
+    t.equal(invalid.status, 400, `${path} malformed token`)
+  }
+  for (const path of ['/midpoints', '/prices']) {
+    const unknown = await post(path, [{ token_id: '424242', side: 'BUY' }])
+    t.equal(unknown.status, 404, path)
+    t.equal(unknown.body.code, 'TOKEN_NOT_FOUND')
+    const bad = await post(path, { token_id: yes })
+    t.equal(bad.status, 400, path)
+    const notJson = await send(server, 'POST', path, '[{', {})
+    t.equal(notJson.status, 400)
+    t.equal(notJson.body.code, 'BAD_JSON')
+  }
+})

@@ -16,6 +16,7 @@ import { ReadModel } from './read/read-model.js'
 import { ReadStore } from './read/read-store.js'
 import { Metrics } from './api/rest/metrics.js'
 import { RestServer } from './api/rest/server.js'
+import { RateLimiter } from './api/rate-limit.js'
 import { allRoutes } from './api/rest/routes.js'
 import type { ApiContext } from './api/context.js'
 import { createDemo } from './demo.js'
@@ -58,8 +59,11 @@ export async function startPredex(config: Config, log: (line: string) => void): 
     routes: allRoutes, context, metrics, log,
     auth: { chainId: config.chainId, window: { pastSec: config.authPastSec, futureSec: config.authFutureSec }, adminKey,
       lookup: (apiKey) => credentials.lookup(apiKey), nowSec: () => Math.floor(Date.now() / 1000) },
+    rateLimiter: config.rateLimits ? new RateLimiter() : null,
+    nowMs: () => performance.now(),
   })
   const port = await server.listen(config.host, config.port)
+  if (!config.rateLimits) log('WARNING: rate limits are off (--rate-limits false): benchmarks only, never in production.')
   if (!(await server.probeUnderscoreHeaders(config.host))) {
     log('WARNING: this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
       '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')

@@ -22,6 +22,8 @@ export interface Config {
   readonly faucetCooldownSec: number
   readonly authPastSec: number
   readonly authFutureSec: number
+  /** Per-key and per-address request budgets (limits.ts RATE_RULES); off only for benchmarks. */
+  readonly rateLimits: boolean
 }
 
 interface Setting {
@@ -44,6 +46,12 @@ function integer(min: number, max: number): (text: string) => number {
     if (value < min || value > max) throw new ConfigError(`expected ${min}..${max}, got ${value}`)
     return value
   }
+}
+
+function boolean(text: string): boolean {
+  if (['1', 'true', 'on', 'yes'].includes(text)) return true
+  if (['0', 'false', 'off', 'no'].includes(text)) return false
+  throw new ConfigError(`expected true or false, got "${text}"`)
 }
 
 const SETTINGS: readonly Setting[] = [
@@ -71,11 +79,9 @@ const SETTINGS: readonly Setting[] = [
       return text
     } },
   { key: 'demo', flag: '--demo', env: 'DEMO', help: 'create the demo markets (--no-demo: never)', defaultText: 'on when the data directory is new',
-    parse: (text) => {
-      if (['1', 'true', 'on', 'yes'].includes(text)) return true
-      if (['0', 'false', 'off', 'no'].includes(text)) return false
-      throw new ConfigError(`expected true or false, got "${text}"`)
-    } },
+    parse: boolean },
+  { key: 'rateLimits', flag: '--rate-limits', env: 'RATE_LIMITS', help: 'answer 429 past the per-key and per-address budgets (off: benchmarks only)',
+    defaultText: 'true', parse: boolean },
   { key: 'faucetAmountUsdc', flag: '--faucet-amount', env: null, help: 'USDC per faucet request', defaultText: '1000', parse: integer(1, 1_000_000) },
   { key: 'faucetCooldownSec', flag: '--faucet-cooldown', env: null, help: 'seconds between faucet requests of one address', defaultText: '60',
     parse: integer(0, 86_400) },
@@ -88,7 +94,7 @@ const SETTINGS: readonly Setting[] = [
 const DEFAULTS: Config = {
   dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null,
   sigWorkers: availableParallelism(), durability: 'sync', demo: null, faucetAmountUsdc: 1000, faucetCooldownSec: 60,
-  authPastSec: 60, authFutureSec: 10,
+  authPastSec: 60, authFutureSec: 10, rateLimits: true,
 }
 
 /** The configuration from argv and env, or 'help'. Throws ConfigError naming the setting. */

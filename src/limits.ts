@@ -4,6 +4,7 @@
  * has its bound here; when one is reached the caller gets a fast, explicit error.
  */
 import { assert } from './engine/assert.js'
+import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX } from './engine/limits.js'
 
 export * from './engine/limits.js'
 
@@ -38,3 +39,78 @@ export const VERIFY_QUEUE_MAX = 256
 export const SIGNER_CACHE_ENTRIES_MAX = 64
 /** Verifications of one signer before its key is precomputed (the table costs tens of ms). */
 export const SIGNER_HOT_AFTER = 8
+
+// ---- REST face ---------------------------------------------------------------------------------
+
+/** Body of one order (a signed order is about 1 KiB of JSON). */
+export const REST_ORDER_BODY_BYTES_MAX = 16 * 1024
+/** Body of a batch: up to BATCH_ORDERS_MAX orders, or a batch read of up to REST_BATCH_ITEMS_MAX tokens. */
+export const REST_BATCH_BODY_BYTES_MAX = 64 * 1024
+/** Body of a cancel by ids: up to CANCEL_IDS_MAX order ids of 66 characters each. */
+export const REST_CANCEL_BODY_BYTES_MAX = 128 * 1024
+/** Bodies of the small requests (cancel-all, cancel-market, API key calls). */
+export const REST_SMALL_BODY_BYTES_MAX = 4 * 1024
+/** Characters of a query string. */
+export const REST_QUERY_LENGTH_MAX = 4_096
+/** Bytes of all header names and values of one request. */
+export const REST_HEADERS_BYTES_MAX = 16 * 1024
+/** Nesting depth of a JSON body. */
+export const JSON_DEPTH_MAX = 16
+/** Items in a batch market-data read (`POST /books`, `/prices`, ...). */
+export const REST_BATCH_ITEMS_MAX = 500
+/** Page size of every paginated read, when not asked, and at most. */
+export const PAGE_LIMIT_DEFAULT = 100
+export const PAGE_LIMIT_MAX = 500
+/** Requests in flight that the server waits for when it shuts down. */
+export const SHUTDOWN_DRAIN_MS_MAX = 5_000
+
+assert(REST_CANCEL_BODY_BYTES_MAX >= CANCEL_IDS_MAX * 80, 'a full cancel-by-ids body fits')
+assert(REST_BATCH_BODY_BYTES_MAX >= BATCH_ORDERS_MAX * 2 * 1024, 'a full order batch fits')
+assert(PAGE_LIMIT_DEFAULT <= PAGE_LIMIT_MAX, 'the default page fits the maximum')
+
+// ---- Rate limits -------------------------------------------------------------------------------
+//
+// Token buckets mirroring Polymarket's published limits (reliability-anchors.md, "Rate
+// limiting"), so clients tuned for it keep working, and answering 429 with Retry-After at once
+// instead of queueing. Budgets are per API key for authenticated routes, per client address
+// otherwise; cancels have their own, larger budgets so a throttled client can always cut risk.
+
+export interface RateRule {
+  /** Requests allowed in a burst, refilled evenly over `burstWindowMs`. */
+  readonly burst: number
+  readonly burstWindowMs: number
+  /** An optional longer-term budget, refilled evenly over `sustainedWindowMs`. */
+  readonly sustained?: number
+  readonly sustainedWindowMs?: number
+}
+
+const TEN_SECONDS_MS = 10_000
+const TEN_MINUTES_MS = 600_000
+
+export const RATE_RULES = {
+  /** Every request, per client address. */
+  general: { burst: 9_000, burstWindowMs: TEN_SECONDS_MS },
+  /** POST /order. */
+  order: { burst: 3_500, burstWindowMs: TEN_SECONDS_MS, sustained: 36_000, sustainedWindowMs: TEN_MINUTES_MS },
+  /** POST /orders and DELETE /orders (each its own bucket). */
+  batch: { burst: 1_000, burstWindowMs: TEN_SECONDS_MS, sustained: 15_000, sustainedWindowMs: TEN_MINUTES_MS },
+  /** DELETE /order. */
+  cancel: { burst: 3_000, burstWindowMs: TEN_SECONDS_MS, sustained: 30_000, sustainedWindowMs: TEN_MINUTES_MS },
+  /** DELETE /cancel-all and /cancel-market-orders. */
+  cancelAll: { burst: 250, burstWindowMs: TEN_SECONDS_MS, sustained: 6_000, sustainedWindowMs: TEN_MINUTES_MS },
+  /** API key endpoints; the L1 ones are counted per client address before the signature is recovered. */
+  apiKey: { burst: 100, burstWindowMs: TEN_SECONDS_MS },
+  /** GET /balance-allowance. */
+  balance: { burst: 200, burstWindowMs: TEN_SECONDS_MS },
+  /** GET /balance-allowance/update. */
+  balanceUpdate: { burst: 50, burstWindowMs: TEN_SECONDS_MS },
+  /** Failed authentications per (client address, claimed key or wallet); exhausting it blocks that pair. */
+  authFailure: { burst: 100, burstWindowMs: TEN_SECONDS_MS },
+} as const satisfies Record<string, RateRule>
+
+export type RateClass = keyof typeof RATE_RULES
+
+/** How long a (client address, claimed key) pair is refused after exhausting its failure budget. */
+export const AUTH_FAILURE_BLOCK_MS = 60_000
+/** Rate-limited keys remembered at once (least recently used go first). */
+export const RATE_LIMIT_KEYS_MAX = 100_000

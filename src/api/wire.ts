@@ -5,9 +5,9 @@
  */
 import { ApiCode, ApiError } from './errors.js'
 import { isAddress } from '../crypto/address.js'
+import { JSON_DEPTH_MAX, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../limits.js'
 
 const MICROS = 1_000_000n
-const JSON_DEPTH_MAX = 16
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
 /** Parses a JSON body: BAD_JSON for anything that is not JSON, FORBIDDEN_KEY for prototype keys. */
@@ -126,9 +126,9 @@ export function page<T>(items: readonly T[], cursor: string | null, limit: numbe
   return { data, nextCursor: cursorOfOffset(next) }
 }
 
-/** The page size from a `limit` query parameter: default 100, at most 500. */
-export function limitOf(text: string | null, fallback = 100, max = 500): number {
+/** The page size from a `limit` query parameter: PAGE_LIMIT_DEFAULT when absent, at most PAGE_LIMIT_MAX. */
+export function limitOf(text: string | null, fallback = PAGE_LIMIT_DEFAULT, max = PAGE_LIMIT_MAX): number {
   if (text === null || text === '') return fallback
-  if (!/^\d{1,4}$/.test(text) || Number(text) < 1) throw new ApiError(ApiCode.INVALID_PARAMETER, 'limit must be 1..500', { field: 'limit' })
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1) throw new ApiError(ApiCode.INVALID_PARAMETER, `limit must be 1..${max}`, { field: 'limit' })
   return Math.min(Number(text), max)
 }

@@ -55,3 +55,11 @@ const NAMES: Readonly<Record<string, string>> = {
 function missingOf(headers: Readonly<Record<string, string | undefined>>): string[] {
   return Object.entries(headers).filter(([, value]) => value === undefined || value === '').map(([name]) => NAMES[name]!)
 }
+
+/**
+ * Who a request claims to be, before any check: its API key, else its wallet address (lower
+ * case), else "". Rate limiting counts failed authentications against this claim.
+ */
+export function claimedSubject(get: HeaderGetter): string {
+  return either(get, 'api_key') ?? either(get, 'address')?.toLowerCase() ?? ''
+}

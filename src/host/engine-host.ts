@@ -212,6 +212,11 @@ export class EngineHost {
     this.queries.clear()
   }
 
+  /** Why the engine takes no commands (failed or stopping), or null while it does. */
+  get unavailableReason(): string | null {
+    return this.unavailable()?.message ?? null
+  }
+
   private unavailable(): ServiceError | null {
     if (this.failure !== null) return this.failure
     if (!this.accepting) return new ServiceError(ServiceCode.ENGINE_UNAVAILABLE, 'the engine is stopping')

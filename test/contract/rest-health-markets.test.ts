@@ -271,3 +271,13 @@ t.test('GET /markets/resolving: markets being resolved only; a resolved market c
   const at = Date.parse(done.body.resolution.resolved_at)
   t.ok(at >= beforeResolution - 1000 && at <= afterResolution + 1000, `resolved_at is the time of resolution (${done.body.resolution.resolved_at})`)
 })
+
+// Last: it stops the engine under the running server.
+t.test('GET /ready: 503 NOT_READY once the engine takes no commands; /health still answers', async (t) => {
+  await server.predex.context.host.stop()
+  const ready = await get(server, '/ready')
+  t.equal(ready.status, 503)
+  t.equal(ready.body.code, 'NOT_READY')
+  t.match(ready.body.error, /stopping|stopped/)
+  t.equal((await get(server, '/health')).status, 200, 'liveness is not readiness')
+})

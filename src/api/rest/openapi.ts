@@ -4,6 +4,7 @@
  * against the running server).
  */
 import type { Route } from './route.js'
+import { RATE_RULES } from '../../limits.js'
 
 /** The interface's version (the seed: "The interface description carries version 1.0.0"), not the server's. */
 export const API_VERSION = '1.0.0'
@@ -41,6 +42,11 @@ export function openApiDocument<C>(routes: readonly Route<C>[], version: string)
         ...(route.auth === 'none' ? {} : {
           401: { description: 'authentication failed', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
         }),
+        429: {
+          description: `RATE_LIMITED: past the budget${route.rate === undefined ? ' of the client address' : ` "${route.rate}" (${RATE_RULES[route.rate].burst} per ${RATE_RULES[route.rate].burstWindowMs / 1000} s)`}; wait Retry-After seconds`,
+          headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds' } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
         default: { description: 'error: {error, code, ...context}', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },
     }

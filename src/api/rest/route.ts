@@ -4,6 +4,7 @@
  * GET /openapi.json, so they cannot drift apart.
  */
 import type { HeaderGetter } from '../../auth/headers.js'
+import type { RateClass } from '../../limits.js'
 
 export type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH'
 export type AuthLevel = 'none' | 'l1' | 'l2' | 'admin'
@@ -59,6 +60,8 @@ export interface Route<C> {
   readonly bodyMax: number
   readonly handler: Handler<C>
   readonly openapi: OpenApiInfo
+  /** Its own rate budget (limits.ts RATE_RULES), besides the general one every request counts against. */
+  readonly rate?: RateClass
   /** Only under /compat (Polymarket-only endpoints), or only native. */
   readonly surface?: 'native' | 'compat' | 'both'
 }

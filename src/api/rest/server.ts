@@ -13,11 +13,13 @@ import { verifyL1 } from '../../auth/l1.js'
 import { verifyL2, type ApiCredential } from '../../auth/l2.js'
 import type { TimestampWindow } from '../../auth/failure.js'
 import { ApiCode, ApiError, CATALOGUE } from '../errors.js'
+import { AUTH_FAILURE_BLOCK_MS, RATE_RULES, REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, SHUTDOWN_DRAIN_MS_MAX, type RateRule }
+  from '../../limits.js'
+import { claimedSubject } from '../../auth/headers.js'
+import type { RateLimiter } from '../rate-limit.js'
 import type { Identity, Method, Reply, RestRequest, Route } from './route.js'
 import type { Metrics } from './metrics.js'
 
-export const QUERY_LENGTH_MAX = 4_096
-export const HEADERS_BYTES_MAX = 16_384
 
 export interface AuthServices {
   readonly chainId: number
@@ -33,6 +35,9 @@ export interface ServerOptions<C> {
   readonly auth: AuthServices
   readonly metrics: Metrics
   readonly log: (line: string) => void
+  /** Null: no rate limits (benchmarks that drive one key from one address far past Polymarket's budgets). */
+  readonly rateLimiter: RateLimiter | null
+  readonly nowMs: () => number
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
@@ -97,7 +102,7 @@ export class RestServer<C> {
   }
 
   /** Stops accepting connections, then waits (bounded) for requests in flight. */
-  async close(waitMs = 5_000): Promise<void> {
+  async close(waitMs = SHUTDOWN_DRAIN_MS_MAX): Promise<void> {
     this.closing = true
     if (this.listenSocket !== null) uWS.us_listen_socket_close(this.listenSocket)
     this.listenSocket = null
@@ -124,7 +129,9 @@ export class RestServer<C> {
     const started = performance.now()
     let request: RestRequest
     try {
-      request = this.copyRequest(req, route, compat)
+      request = this.copyRequest(req, route, compat, Buffer.from(res.getRemoteAddressAsText()).toString())
+      // Before the body is read: a client over its budget costs as little as possible.
+      this.limit('general', RATE_RULES.general, request.remoteAddress)
     } catch (error) {
       this.respond(res, state, errorReply(error, this.options.log), route, started)
       return
@@ -142,9 +149,9 @@ export class RestServer<C> {
       () => this.respond(res, state, tooLarge(route.bodyMax), route, started, true))
   }
 
-  private copyRequest(req: HttpRequest, route: Route<C>, compat: boolean): RestRequest {
+  private copyRequest(req: HttpRequest, route: Route<C>, compat: boolean, remoteAddress: string): RestRequest {
     const query = req.getQuery() ?? ''
-    if (query.length > QUERY_LENGTH_MAX) throw new ApiError(ApiCode.QUERY_TOO_LONG, `the query is longer than ${QUERY_LENGTH_MAX} characters`)
+    if (query.length > REST_QUERY_LENGTH_MAX) throw new ApiError(ApiCode.QUERY_TOO_LONG, `the query is longer than ${REST_QUERY_LENGTH_MAX} characters`)
     const headers = new Map<string, string>()
     let headerBytes = 0
     req.forEach((key, value) => {
@@ -152,7 +159,7 @@ export class RestServer<C> {
       // uWS lower-cases names with `| 0x20`, which turns `_` into DEL (scripts/patch-uws.mjs).
       headers.set(key.includes('\x7f') ? key.replace(/\x7f/g, '_') : key, value)
     })
-    if (headerBytes > HEADERS_BYTES_MAX) throw new ApiError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${HEADERS_BYTES_MAX} bytes`)
+    if (headerBytes > REST_HEADERS_BYTES_MAX) throw new ApiError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${REST_HEADERS_BYTES_MAX} bytes`)
     const params: string[] = []
     const count = (route.path.match(/:/g) ?? []).length
     for (let i = 0; i < count; i++) params.push(decodedParameter(req.getParameter(i) ?? ''))
@@ -165,7 +172,7 @@ export class RestServer<C> {
       headers: (name) => headers.get(name),
       body: new Uint8Array(0),
       compat,
-      remoteAddress: '',
+      remoteAddress,
     }
   }
 
@@ -199,10 +206,57 @@ export class RestServer<C> {
   private async run(request: RestRequest, route: Route<C>): Promise<Reply> {
     try {
       if (this.closing) throw new ApiError(ApiCode.NOT_READY, 'the server is shutting down')
-      const identity = this.authenticate(request, route)
+      const identity = this.authenticated(request, route)
       return await route.handler(request, identity, this.options.context)
     } catch (error) {
       return errorReply(error, this.options.log)
+    }
+  }
+
+  /**
+   * Authenticates `request` under the rate limits: a (client address, claimed key) pair that
+   * failed too often is refused before any check; L1 routes count against the client address
+   * before the (costly) signature recovery, L2 routes against the API key once it is proven.
+   */
+  private authenticated(request: RestRequest, route: Route<C>): Identity | null {
+    const rule = route.rate === undefined ? null : RATE_RULES[route.rate]
+    const bucket = `${route.method} ${route.path}`
+    if (route.auth === 'none') {
+      if (rule !== null) this.limit(bucket, rule, request.remoteAddress)
+      return null
+    }
+    const failures = `${request.remoteAddress} ${route.auth === 'admin' ? 'admin' : claimedSubject(request.headers)}`
+    const limiter = this.options.rateLimiter
+    const blockedSec = limiter?.blockedFor(failures, this.options.nowMs()) ?? null
+    if (blockedSec !== null) {
+      throw rateLimited(blockedSec, RATE_RULES.authFailure, 'too many failed authentications; blocked for a while')
+    }
+    if (route.auth === 'l1' && rule !== null) this.limit(bucket, rule, request.remoteAddress)
+    let identity: Identity | null
+    try {
+      identity = this.authenticate(request, route)
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) this.countFailure(failures)
+      throw error
+    }
+    if (route.auth === 'l2' && rule !== null) this.limit(bucket, rule, identity!.apiKey!)
+    return identity
+  }
+
+  /** Takes one request from `subject`'s budget for `bucket`, or throws RATE_LIMITED. */
+  private limit(bucket: string, rule: RateRule, subject: string): void {
+    const waitSec = this.options.rateLimiter?.take(`${bucket} ${subject}`, rule, this.options.nowMs()) ?? null
+    if (waitSec !== null) throw rateLimited(waitSec, rule, `rate limit of ${bucket === 'general' ? 'all requests' : bucket} exceeded`)
+  }
+
+  /** Counts a failed authentication; exhausting the budget blocks the pair for AUTH_FAILURE_BLOCK_MS. */
+  private countFailure(failures: string): void {
+    const limiter = this.options.rateLimiter
+    if (limiter === null) return
+    const nowMs = this.options.nowMs()
+    if (limiter.take(failures, RATE_RULES.authFailure, nowMs) !== null) {
+      limiter.block(failures, RATE_RULES.authFailure, nowMs + AUTH_FAILURE_BLOCK_MS, nowMs)
+      this.options.log(`rate limit: blocked ${failures} for ${AUTH_FAILURE_BLOCK_MS / 1000} s after repeated authentication failures`)
     }
   }
 
@@ -277,6 +331,10 @@ function matches(pattern: string, path: string): boolean {
   const a = pattern.split('/')
   const b = path.split('/')
   return a.length === b.length && a.every((part, i) => part.startsWith(':') || part === b[i])
+}
+
+function rateLimited(retryAfterSeconds: number, rule: RateRule, message: string): ApiError {
+  return new ApiError(ApiCode.RATE_LIMITED, message, { retryAfterSeconds, limit: rule.burst, windowSeconds: rule.burstWindowMs / 1000 })
 }
 
 function tooLarge(bodyMax: number): Reply {

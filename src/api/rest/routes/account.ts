@@ -24,7 +24,7 @@ function conditional(tokenText: string | null, account: AccountSummary | null, u
 }
 
 export const accountRoutes: Route<ApiContext>[] = [
-  { method: 'GET', path: '/balance-allowance', auth: 'l2', bodyMax: 0,
+  { method: 'GET', path: '/balance-allowance', auth: 'l2', bodyMax: 0, rate: 'balance',
     openapi: { tag: 'account', summary: "The caller's balance and allowance of USDC or of one outcome token (6-decimal integers)",
       query: { asset_type: 'required: COLLATERAL or CONDITIONAL', token_id: 'required for CONDITIONAL', signature_type: 'ignored (0, 1 or 2)' },
       response: '{balance, allowance, allowances: {<exchange>: amount}}' },
@@ -44,7 +44,7 @@ export const accountRoutes: Route<ApiContext>[] = [
       const allowances = { [contracts.exchange]: String(allowance), [contracts.negRiskExchange]: String(allowance) }
       return { body: { balance: String(balance), allowance: String(allowance), allowances } }
     } },
-  { method: 'GET', path: '/balance-allowance/update', auth: 'l2', bodyMax: 0, surface: 'compat',
+  { method: 'GET', path: '/balance-allowance/update', auth: 'l2', bodyMax: 0, rate: 'balanceUpdate', surface: 'compat',
     openapi: { tag: 'account', summary: 'Asks the server to refresh its cached on-chain balance: nothing to do here (the ledger is the chain)',
       response: 'null' },
     handler: () => ({ body: null }) },

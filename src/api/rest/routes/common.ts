@@ -6,6 +6,7 @@ import { ApiCode, ApiError } from '../../errors.js'
 import type { ApiContext } from '../../context.js'
 import type { Identity, RestRequest } from '../route.js'
 import { tokenIdOf } from '../../wire.js'
+import { REST_BATCH_ITEMS_MAX } from '../../../limits.js'
 
 export function marketOfToken(context: ApiContext, tokenId: string): MarketRecord {
   const marketId = context.read.tokens.get(tokenId)
@@ -40,10 +41,12 @@ export function identityOf(identity: Identity | null): Identity {
   return identity
 }
 
-/** Parses `[{token_id, side?}]` bodies of the batch market-data reads (at most 500 items). */
+/** Parses `[{token_id, side?}]` bodies of the batch market-data reads (at most REST_BATCH_ITEMS_MAX items). */
 export function tokenItems(body: unknown): { token_id: string; side?: string }[] {
   if (!Array.isArray(body)) throw new ApiError(ApiCode.INVALID_PARAMETER, 'the body must be an array of {token_id}', { field: 'body' })
-  if (body.length > 500) throw new ApiError(ApiCode.INVALID_PARAMETER, 'Payload exceeds the limit: at most 500 items', { max: 500 })
+  if (body.length > REST_BATCH_ITEMS_MAX) {
+    throw new ApiError(ApiCode.INVALID_PARAMETER, `Payload exceeds the limit: at most ${REST_BATCH_ITEMS_MAX} items`, { max: REST_BATCH_ITEMS_MAX })
+  }
   return body.map((item: unknown) => {
     const object = item as { token_id?: unknown; side?: unknown }
     if (object === null || typeof object !== 'object') throw new ApiError(ApiCode.INVALID_PARAMETER, 'each item must be {token_id}')

@@ -1,6 +1,7 @@
 /** Health, readiness, metrics and the server clock. */
 import type { ApiContext } from '../../context.js'
 import type { Route } from '../route.js'
+import { ApiCode, ApiError } from '../../errors.js'
 
 const GET = 'GET' as const
 
@@ -15,8 +16,13 @@ export const healthRoutes: Route<ApiContext>[] = [
         uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000), ...load } }
     } },
   { method: GET, path: '/ready', auth: 'none', bodyMax: 0, surface: 'native',
-    openapi: { tag: 'health', summary: '200 once recovery is done and commands are accepted', response: '{ready: true, seq}' },
-    handler: (_request, _identity, context) => ({ body: { ready: true, seq: context.read.seq } }) },
+    openapi: { tag: 'health', summary: '200 while commands are accepted; 503 NOT_READY when the engine failed or is stopping',
+      response: '{ready: true, seq}' },
+    handler: (_request, _identity, context) => {
+      const reason = context.host.unavailableReason
+      if (reason !== null) throw new ApiError(ApiCode.NOT_READY, `not ready: ${reason}`)
+      return { body: { ready: true, seq: context.read.seq } }
+    } },
   { method: GET, path: '/metrics', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: 'Prometheus metrics (text format)', response: 'text/plain' },
     handler: (_request, _identity, context) => ({ body: context.metrics.text([

@@ -11,11 +11,11 @@ import { ApiCode, ApiError } from '../../errors.js'
 import { bookSummary, tickText } from '../../format.js'
 import { decimalOfMicros, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { Route } from '../route.js'
+import { REST_BATCH_BODY_BYTES_MAX } from '../../../limits.js'
 import { marketOfToken, tokenItems, tokenQuery } from './common.js'
 
 const GET = 'GET' as const
 const POST = 'POST' as const
-const BATCH_BODY_MAX = 64 * 1024
 
 interface Quote {
   readonly bid: number | null
@@ -66,7 +66,7 @@ export const marketDataRoutes: Route<ApiContext>[] = [
     openapi: { tag: 'market-data', summary: "A token's book with the implied liquidity of the other token", query: { token_id: 'required: the token id' },
       response: 'OrderBookSummary' },
     handler: (request, _identity, context) => ({ body: summary(context, context.read.unifiedBook(tokenQuery(request, context).tokenId)!) }) },
-  { method: POST, path: '/books', auth: 'none', bodyMax: BATCH_BODY_MAX,
+  { method: POST, path: '/books', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
     openapi: { tag: 'market-data', summary: 'Books of several tokens', body: '[{token_id}] (at most 500)', response: '[OrderBookSummary]' },
     handler: (request, _identity, context) => ({ body: tokenItems(parseJsonBody(request.body)).map((item) => {
       marketOfToken(context, item.token_id)
@@ -78,7 +78,7 @@ export const marketDataRoutes: Route<ApiContext>[] = [
       const mid = midpointOf(quoteOf(context, tokenQuery(request, context).tokenId))
       return { body: { mid, mid_price: mid } }
     } },
-  { method: POST, path: '/midpoints', auth: 'none', bodyMax: BATCH_BODY_MAX,
+  { method: POST, path: '/midpoints', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
     openapi: { tag: 'market-data', summary: 'Midpoints of several tokens', body: '[{token_id}]', response: '{<token_id>: mid}' },
     handler: (request, _identity, context) => ({ body: Object.fromEntries(tokenItems(parseJsonBody(request.body))
       .map((item) => [item.token_id, midpointOf(quoteOf(context, item.token_id))])) }) },
@@ -89,7 +89,7 @@ export const marketDataRoutes: Route<ApiContext>[] = [
       const quote = quoteOf(context, tokenQuery(request, context).tokenId)
       return { body: { price: price(sideOf(request.query.get('side')) === 'BUY' ? quote.bid : quote.ask) } }
     } },
-  { method: POST, path: '/prices', auth: 'none', bodyMax: BATCH_BODY_MAX,
+  { method: POST, path: '/prices', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
     openapi: { tag: 'market-data', summary: 'Prices of several tokens and sides', body: '[{token_id, side}]', response: '{<token_id>: {BUY, SELL}}' },
     handler: (request, _identity, context) => {
       const prices: Record<string, Record<string, string | null>> = {}
@@ -103,14 +103,14 @@ export const marketDataRoutes: Route<ApiContext>[] = [
   { method: GET, path: '/spread', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: 'Best ask minus best bid', query: { token_id: 'required' }, response: '{spread}' },
     handler: (request, _identity, context) => ({ body: { spread: spreadOf(quoteOf(context, tokenQuery(request, context).tokenId)) } }) },
-  { method: POST, path: '/spreads', auth: 'none', bodyMax: BATCH_BODY_MAX, surface: 'compat',
+  { method: POST, path: '/spreads', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX, surface: 'compat',
     openapi: { tag: 'market-data', summary: 'Spreads of several tokens', body: '[{token_id}]', response: '{<token_id>: spread}' },
     handler: (request, _identity, context) => ({ body: Object.fromEntries(tokenItems(parseJsonBody(request.body))
       .map((item) => [item.token_id, spreadOf(quoteOf(context, item.token_id))])) }) },
   { method: GET, path: '/last-trade-price', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: 'Price and taker side of the last trade', query: { token_id: 'required' }, response: '{price, side}' },
     handler: (request, _identity, context) => ({ body: lastTrade(context, tokenQuery(request, context).tokenId) }) },
-  { method: POST, path: '/last-trades-prices', auth: 'none', bodyMax: BATCH_BODY_MAX, surface: 'compat',
+  { method: POST, path: '/last-trades-prices', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX, surface: 'compat',
     openapi: { tag: 'market-data', summary: 'Last trade prices of several tokens', body: '[{token_id}]', response: '[{token_id, price, side}]' },
     handler: (request, _identity, context) => ({ body: tokenItems(parseJsonBody(request.body))
       .map((item) => ({ token_id: item.token_id, ...lastTrade(context, item.token_id) })) }) },

@@ -6,7 +6,8 @@
  */
 import type { OrderInput, UnstampedCommand } from '../../../engine/command.js'
 import type { BatchPlaced, Canceled, CommandResult, OrderPlaced, PlaceResult } from '../../../engine/result.js'
-import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX } from '../../../limits.js'
+import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, REST_BATCH_BODY_BYTES_MAX, REST_CANCEL_BODY_BYTES_MAX, REST_ORDER_BODY_BYTES_MAX,
+  REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import type { ApiContext } from '../../context.js'
 import { ApiCode, ApiError } from '../../errors.js'
 import { orderInfo, tradeInfo } from '../../format.js'
@@ -15,10 +16,6 @@ import { decimalOfMicros, limitOf, optionalInteger, page, parseJsonBody, tokenId
 import type { Identity, RestRequest, Route } from '../route.js'
 import { identityOf, marketById, marketOfToken, rejectionError } from './common.js'
 import type { OrderRecord } from '../../../read/read-model.js'
-
-const ORDER_BODY_MAX = 16 * 1024
-const BATCH_BODY_MAX = 64 * 1024
-const CANCEL_BODY_MAX = 128 * 1024
 
 /** Verifies one wire order; the engine's input, or the error to report for it. */
 async function verified(body: unknown, identity: Identity, context: ApiContext): Promise<OrderInput> {
@@ -89,7 +86,7 @@ function marketFilter(context: ApiContext, request: RestRequest, name: string): 
 }
 
 export const tradingRoutes: Route<ApiContext>[] = [
-  { method: 'POST', path: '/order', auth: 'l2', bodyMax: ORDER_BODY_MAX,
+  { method: 'POST', path: '/order', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order',
     openapi: { tag: 'trading', summary: 'Place one signed order', body: '{order: SignedOrder, owner, orderType, postOnly?}',
       response: '{success, errorMsg, order_id, orderID, status, makingAmount, takingAmount, transactionsHashes, tradeIDs}' },
     handler: async (request, identity, context) => {
@@ -98,7 +95,7 @@ export const tradingRoutes: Route<ApiContext>[] = [
       if (!result.ok) throw rejectionError(result as never)
       return { body: placed(result as OrderPlaced, input) }
     } },
-  { method: 'POST', path: '/orders', auth: 'l2', bodyMax: BATCH_BODY_MAX,
+  { method: 'POST', path: '/orders', auth: 'l2', bodyMax: REST_BATCH_BODY_BYTES_MAX, rate: 'batch',
     openapi: { tag: 'trading', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders, each on its own`, body: '[{order, owner, orderType, postOnly?}]',
       response: 'native: {total_successful, total_failed, results}; compat: [result]' },
     handler: async (request, identity, context) => {
@@ -126,14 +123,14 @@ export const tradingRoutes: Route<ApiContext>[] = [
       const successful = results.filter((r) => r.success === true).length
       return { body: { total_successful: successful, total_failed: results.length - successful, results } }
     } },
-  { method: 'DELETE', path: '/order', auth: 'l2', bodyMax: ORDER_BODY_MAX,
+  { method: 'DELETE', path: '/order', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'cancel',
     openapi: { tag: 'trading', summary: 'Cancel one order', body: '{orderID}', response: '{canceled: [id], not_canceled: {id: reason}}' },
     handler: async (request, identity, context) => {
       const body = parseJsonBody(request.body) as { orderID?: unknown; orderId?: unknown } | null
       const orderId = orderIdOf(body?.orderID ?? body?.orderId)
       return { body: await cancel(context, { kind: 'cancelOrder', address: identityOf(identity).address, orderId }) }
     } },
-  { method: 'DELETE', path: '/orders', auth: 'l2', bodyMax: CANCEL_BODY_MAX,
+  { method: 'DELETE', path: '/orders', auth: 'l2', bodyMax: REST_CANCEL_BODY_BYTES_MAX, rate: 'batch',
     openapi: { tag: 'trading', summary: `Cancel several orders (at most ${CANCEL_IDS_MAX})`, body: '[orderID]', response: '{canceled, not_canceled}' },
     handler: async (request, identity, context) => {
       const body = parseJsonBody(request.body)
@@ -143,10 +140,10 @@ export const tradingRoutes: Route<ApiContext>[] = [
       }
       return { body: await cancel(context, { kind: 'cancelOrders', address: identityOf(identity).address, orderIds: body.map(orderIdOf) }) }
     } },
-  { method: 'DELETE', path: '/cancel-all', auth: 'l2', bodyMax: 1024,
+  { method: 'DELETE', path: '/cancel-all', auth: 'l2', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'cancelAll',
     openapi: { tag: 'trading', summary: "Cancel all of the caller's open orders", response: '{canceled, not_canceled}' },
     handler: async (_request, identity, context) => ({ body: await cancel(context, { kind: 'cancelAll', address: identityOf(identity).address }) }) },
-  { method: 'DELETE', path: '/cancel-market-orders', auth: 'l2', bodyMax: 4096,
+  { method: 'DELETE', path: '/cancel-market-orders', auth: 'l2', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'cancelAll',
     openapi: { tag: 'trading', summary: "Cancel the caller's open orders in a market and/or token", body: '{market?, asset_id?}', response: '{canceled, not_canceled}' },
     handler: async (request, identity, context) => {
       const body = (request.body.length === 0 ? {} : parseJsonBody(request.body)) as { market?: unknown; asset_id?: unknown }
@@ -217,7 +214,7 @@ export const tradingRoutes: Route<ApiContext>[] = [
         created_at: Math.floor(o.createdMs / 1000),
       })) } }
     } },
-  { method: 'POST', path: '/order/verify', auth: 'l2', bodyMax: ORDER_BODY_MAX, surface: 'native',
+  { method: 'POST', path: '/order/verify', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order', surface: 'native',
     openapi: { tag: 'trading', summary: 'Dry run: checks a signed order (shape, ownership, market, signature) and places nothing',
       body: '{order, owner, orderType, postOnly?}', response: '{valid, orderID, checks: [{check, ok, message}]}' },
     handler: async (request, identity, context) => ({ body: await dryRun(parseJsonBody(request.body), identityOf(identity), context) }) },

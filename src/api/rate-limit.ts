@@ -1,0 +1,91 @@
+/**
+ * Rate limits: token buckets per (class, key), a burst bucket and optionally a sustained one,
+ * mirroring Polymarket's published limits (reliability-anchors.md, "Rate limiting"), so a client
+ * that is too fast gets 429 with `Retry-After` at once rather than silent queueing it cannot tell
+ * from slowness. Cancels have their own, larger budgets, so a throttled client can always reduce
+ * its risk. Authentication failures have a bucket of their own: exhausting it blocks the claimed
+ * key (or address) for a while, so guessing costs the guesser, not the engine.
+ *
+ * The table of keys is bounded (least recently used goes first); time comes from the caller.
+ */
+import { RATE_LIMIT_KEYS_MAX, type RateRule } from '../limits.js'
+
+interface Bucket {
+  tokens: number
+  updatedMs: number
+}
+
+interface Entry {
+  readonly burst: Bucket
+  readonly sustained: Bucket | null
+  blockedUntilMs: number
+}
+
+/** Refills `bucket` to `nowMs` at `capacity` per `windowMs`. */
+function refill(bucket: Bucket, capacity: number, windowMs: number, nowMs: number): void {
+  const elapsedMs = Math.max(0, nowMs - bucket.updatedMs)
+  bucket.tokens = Math.min(capacity, bucket.tokens + (elapsedMs * capacity) / windowMs)
+  bucket.updatedMs = nowMs
+}
+
+/** Milliseconds until `bucket` holds one whole token. */
+function waitMs(bucket: Bucket, capacity: number, windowMs: number): number {
+  return bucket.tokens >= 1 ? 0 : Math.ceil(((1 - bucket.tokens) * windowMs) / capacity)
+}
+
+export class RateLimiter {
+  private readonly entries = new Map<string, Entry>()
+
+  constructor(private readonly keysMax: number = RATE_LIMIT_KEYS_MAX) {}
+
+  /**
+   * Takes one request from `key`'s budget under `rule`: null when allowed, otherwise the seconds
+   * to wait (for `Retry-After`; nothing is taken then).
+   */
+  take(key: string, rule: RateRule, nowMs: number): number | null {
+    const entry = this.entryOf(key, rule, nowMs)
+    if (entry.blockedUntilMs > nowMs) return Math.ceil((entry.blockedUntilMs - nowMs) / 1000)
+    refill(entry.burst, rule.burst, rule.burstWindowMs, nowMs)
+    let wait = waitMs(entry.burst, rule.burst, rule.burstWindowMs)
+    if (entry.sustained !== null) {
+      refill(entry.sustained, rule.sustained!, rule.sustainedWindowMs!, nowMs)
+      wait = Math.max(wait, waitMs(entry.sustained, rule.sustained!, rule.sustainedWindowMs!))
+    }
+    if (wait > 0) return Math.max(1, Math.ceil(wait / 1000))
+    entry.burst.tokens -= 1
+    if (entry.sustained !== null) entry.sustained.tokens -= 1
+    return null
+  }
+
+  /** Seconds `key` is still blocked for, or null. */
+  blockedFor(key: string, nowMs: number): number | null {
+    const entry = this.entries.get(key)
+    return entry === undefined || entry.blockedUntilMs <= nowMs ? null : Math.ceil((entry.blockedUntilMs - nowMs) / 1000)
+  }
+
+  /** Blocks `key` until `untilMs` (every take answers with the time left). */
+  block(key: string, rule: RateRule, untilMs: number, nowMs: number): void {
+    this.entryOf(key, rule, nowMs).blockedUntilMs = untilMs
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  private entryOf(key: string, rule: RateRule, nowMs: number): Entry {
+    let entry = this.entries.get(key)
+    if (entry !== undefined) {
+      // Least recently used first: a used key moves to the end of the map's order.
+      this.entries.delete(key)
+    } else {
+      entry = {
+        burst: { tokens: rule.burst, updatedMs: nowMs },
+        sustained: rule.sustained === undefined ? null : { tokens: rule.sustained, updatedMs: nowMs },
+        blockedUntilMs: 0,
+      }
+      if (this.entries.size >= this.keysMax) this.entries.delete(this.entries.keys().next().value!)
+    }
+    this.entries.set(key, entry)
+    return entry
+  }
+}

@@ -28,6 +28,8 @@ export class Account {
   usdcAllowanceMicros = 0
   sharesApproved = false
   gasMicros = 0
+  /** The next gasless-relay nonce: relayed actions that succeeded so far (relay.ts). */
+  relayNonce = 0
   readonly shares = new Map<number, ShareBalance>()
   /** Open orders of this account, oldest first (an intrusive list through the orders). */
   openHead: Order | null = null

@@ -48,6 +48,10 @@ export const Code = {
   LEDGER_MARKET_RESOLVED: 'LEDGER_MARKET_RESOLVED',
   LEDGER_MARKET_NOT_RESOLVED: 'LEDGER_MARKET_NOT_RESOLVED',
   LEDGER_NOTHING_TO_REDEEM: 'LEDGER_NOTHING_TO_REDEEM',
+  // Gasless relay (the action's own rejections keep their ledger codes).
+  RELAY_INVALID: 'RELAY_INVALID',
+  RELAY_DEADLINE_PASSED: 'RELAY_DEADLINE_PASSED',
+  RELAY_NONCE_MISMATCH: 'RELAY_NONCE_MISMATCH',
   // API keys.
   API_KEY_EXISTS: 'API_KEY_EXISTS',
   API_KEY_NOT_FOUND: 'API_KEY_NOT_FOUND',
@@ -100,6 +104,9 @@ export const CODE_MESSAGES: Readonly<Record<Code, string>> = {
   LEDGER_MARKET_RESOLVED: 'the market is resolved',
   LEDGER_MARKET_NOT_RESOLVED: 'the market is not resolved yet',
   LEDGER_NOTHING_TO_REDEEM: 'nothing to redeem',
+  RELAY_INVALID: 'invalid relay request',
+  RELAY_DEADLINE_PASSED: 'the relay deadline has passed',
+  RELAY_NONCE_MISMATCH: 'invalid relay nonce: it must equal the next relay nonce of the owner',
   API_KEY_EXISTS: 'Could not create api key',
   API_KEY_NOT_FOUND: 'api key not found',
   API_KEY_INVALID: 'invalid api key record',

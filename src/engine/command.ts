@@ -153,6 +153,24 @@ export interface RevokeApiKey extends Stamped {
   readonly kind: 'revokeApiKey'
   readonly apiKey: string
 }
+/** The ledger actions the gasless relay may run for a wallet (api.md "Formats decided here"). */
+export type RelayAction =
+  | Omit<Approve, 'seq' | 'timeMs'>
+  | Omit<Split, 'seq' | 'timeMs'>
+  | Omit<Merge, 'seq' | 'timeMs'>
+  | Omit<Redeem, 'seq' | 'timeMs'>
+/**
+ * A wallet-signed ledger action run for its owner (`action.address`); the front end has checked
+ * the EIP-712 signature. The nonce makes each signed message usable once, across restarts.
+ */
+export interface Relay extends Stamped {
+  readonly kind: 'relay'
+  /** Must equal the owner's next relay nonce (0 for a new address); consumed only when the action succeeds. */
+  readonly nonce: number
+  /** Unix seconds: refused once the command's time is past it (timeMs > deadlineSec * 1000). */
+  readonly deadlineSec: number
+  readonly action: RelayAction
+}
 
 export type Command =
   | PlaceOrder
@@ -174,6 +192,7 @@ export type Command =
   | Redeem
   | RegisterApiKey
   | RevokeApiKey
+  | Relay
 
 export type CommandKind = Command['kind']
 

@@ -23,6 +23,7 @@ import {
 } from './market-admin.js'
 import { OrderIndex } from './order-index.js'
 import { placeOrder, placeOrders } from './placement.js'
+import { relay } from './relay.js'
 import { registerApiKey, revokeApiKey, type ApiKeyRecord } from './api-key.js'
 import type { CommandResult } from './result.js'
 import { Touches } from './touches.js'
@@ -111,6 +112,7 @@ export class Engine {
       case 'redeem': return redeem(this, command)
       case 'registerApiKey': return registerApiKey(this, command)
       case 'revokeApiKey': return revokeApiKey(this, command)
+      case 'relay': return relay(this, command)
     }
   }
 

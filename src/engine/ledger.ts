@@ -1,12 +1,13 @@
 /**
  * Ledger commands of the built-in test network: faucet credits, approvals, and the conditional
  * token operations split, merge and redeem. Each yields a `ledger` (or `allowance`) event; the
- * host gives it a transaction hash and block number.
+ * host gives it a transaction hash and block number. Approve, split, merge and redeem take their
+ * command without its stamp, so the gasless relay (relay.ts) runs the very same functions.
  */
 import type { Account, ShareBalance } from './account.js'
 import { assert } from './assert.js'
 import { Code } from './codes.js'
-import type { Approve, Credit, Merge, Redeem, Split } from './command.js'
+import type { Credit, RelayAction } from './command.js'
 import type { Engine } from './engine.js'
 import type { Market } from './market.js'
 import { BALANCE_MICROS_MAX, SUPPLY_MICROS_MAX } from './limits.js'
@@ -15,6 +16,8 @@ import { rejection } from './rejection.js'
 import type { Done, Rejection } from './result.js'
 
 const DONE: Done = { ok: true }
+
+type ActionOf<K extends RelayAction['kind']> = Extract<RelayAction, { readonly kind: K }>
 
 /**
  * Credits are the only source of USDC, so the supply bound keeps every balance, every sum of
@@ -42,7 +45,7 @@ export function credit(engine: Engine, command: Credit): Done | Rejection {
   return DONE
 }
 
-export function approve(engine: Engine, command: Approve): Done | Rejection {
+export function approve(engine: Engine, command: ActionOf<'approve'>): Done | Rejection {
   const allowance = command.usdcAllowanceMicros
   if (!isSafeCount(allowance)) return rejection(Code.LEDGER_AMOUNT_INVALID, { field: 'usdcAllowanceMicros' })
   const known = engine.accountsByAddress.get(command.address)
@@ -73,7 +76,7 @@ function holdsAboveApproval(account: Account, allowance: number): Rejection | nu
   return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: first.tokenId, heldMicros: first.heldMicros })
 }
 
-export function split(engine: Engine, command: Split): Done | Rejection {
+export function split(engine: Engine, command: ActionOf<'split'>): Done | Rejection {
   const market = engine.marketsById.get(command.marketId)
   if (market === undefined) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
   if (market.status === 'Resolved') return rejection(Code.LEDGER_MARKET_RESOLVED, { marketId: market.marketId })
@@ -90,7 +93,7 @@ export function split(engine: Engine, command: Split): Done | Rejection {
   return DONE
 }
 
-export function merge(engine: Engine, command: Merge): Done | Rejection {
+export function merge(engine: Engine, command: ActionOf<'merge'>): Done | Rejection {
   const market = engine.marketsById.get(command.marketId)
   if (market === undefined) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
   const amount = command.amountMicros
@@ -123,7 +126,7 @@ function moveFullSets(engine: Engine, account: Account, market: Market, amount: 
   market.collateralMicros += amount
 }
 
-export function redeem(engine: Engine, command: Redeem): Done | Rejection {
+export function redeem(engine: Engine, command: ActionOf<'redeem'>): Done | Rejection {
   const market = engine.marketsById.get(command.marketId)
   if (market === undefined) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
   if (market.status !== 'Resolved') {

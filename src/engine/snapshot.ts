@@ -8,6 +8,10 @@
  * Layout: magic "PDXSNAP" + version byte, then unsigned LEB128 integers, length-prefixed UTF-8
  * strings and one-byte booleans, in the order written below. Loading rebuilds every index and
  * then checks all invariants (a snapshot that loads is a sound state).
+ *
+ * Versions: 2 added each account's relay nonce (after its gas). A version-1 snapshot, written
+ * before the relay existed, still loads: its accounts have relay nonce 0. Snapshots are always
+ * written in the current version, so the state hash is the same whichever version was loaded.
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
@@ -23,7 +27,9 @@ import { Order } from './order.js'
 import { ByteReader, ByteWriter } from './bytes.js'
 
 const MAGIC = 'PDXSNAP'
-const VERSION = 1
+const VERSION = 2
+/** Versions that still load (see above). */
+const VERSIONS_READ: readonly number[] = [1, 2]
 const STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
 const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
 const OUTCOMES: readonly (Outcome | null)[] = [null, 'Yes', 'No']
@@ -68,7 +74,8 @@ export function stateHashOf(engine: Engine): string {
 export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?: number } = {}): Engine {
   const r = new ByteReader(bytes)
   assert(r.string() === MAGIC, 'snapshot magic')
-  assert(r.uint() === VERSION, 'snapshot version')
+  const version = r.uint()
+  assert(VERSIONS_READ.includes(version), 'snapshot version')
   const engine = new Engine(options)
   engine.seq = r.uint()
   engine.timeMs = r.uint()
@@ -77,7 +84,7 @@ export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?:
   engine.feesMicros = r.uint()
   for (let i = r.uint(); i > 0; i--) engine.addMarket(readMarket(r, engine))
   const storedHolds: StoredHold[] = []
-  for (let i = r.uint(); i > 0; i--) readAccount(r, engine, storedHolds)
+  for (let i = r.uint(); i > 0; i--) readAccount(r, engine, storedHolds, version)
   for (let i = r.uint(); i > 0; i--) {
     const orderId = r.string()
     const tag = r.uint()
@@ -137,6 +144,7 @@ function writeAccount(w: ByteWriter, a: Account): void {
   for (const n of [a.usdcMicros, a.usdcHeldMicros, a.usdcAllowanceMicros]) w.uint(n)
   w.bool(a.sharesApproved)
   w.uint(a.gasMicros)
+  w.uint(a.relayNonce)
   const shares = [...a.shares.values()].filter((s) => s.balanceMicros !== 0 || s.heldMicros !== 0)
   shares.sort((x, y) => x.tokenIndex - y.tokenIndex)
   w.uint(shares.length)
@@ -154,13 +162,14 @@ interface StoredHold {
   readonly heldMicros: number
 }
 
-function readAccount(r: ByteReader, engine: Engine, storedHolds: StoredHold[]): void {
+function readAccount(r: ByteReader, engine: Engine, storedHolds: StoredHold[], version: number): void {
   const account = engine.accountOf(r.string())
   account.usdcMicros = r.uint()
   storedHolds.push({ account, shares: null, heldMicros: r.uint() })
   account.usdcAllowanceMicros = r.uint()
   account.sharesApproved = r.bool()
   account.gasMicros = r.uint()
+  if (version >= 2) account.relayNonce = r.uint()
   for (let i = r.uint(); i > 0; i--) {
     const tokenIndex = r.uint()
     const market = engine.markets[Math.floor(tokenIndex / 2)]!

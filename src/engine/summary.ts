@@ -18,6 +18,8 @@ export interface AccountSummary {
   readonly usdcAllowanceMicros: number
   readonly sharesApproved: boolean
   readonly gasMicros: number
+  /** The next relay nonce: how many relayed actions of this address succeeded. */
+  readonly relayNonce: number
   /** Tokens with a non-zero balance or hold, sorted by token id. */
   readonly shares: readonly ShareSummary[]
 }

@@ -96,6 +96,7 @@ export function accountSummaryOf(account: Account): AccountSummary {
     usdcAllowanceMicros: account.usdcAllowanceMicros,
     sharesApproved: account.sharesApproved,
     gasMicros: account.gasMicros,
+    relayNonce: account.relayNonce,
     shares,
   }
 }

@@ -4,13 +4,15 @@
  * command is its kind's index, then its fields in the order of the kind's schema. Each leaf value
  * carries a one-byte type tag, so the codec is faithful for any value: numbers as float64 (so
  * 0.5 or NaN round-trip exactly) and even a value of the wrong type, which the engine must see
- * in order to reject it, comes back as it went in.
+ * in order to reject it, comes back as it went in. A relay's action is a command of its own,
+ * nested: a marker, then (for an object of a relayable kind) that kind's tag and fields, or else
+ * the value as a leaf, so that a malformed action also reaches the engine as it was sent.
  */
 import { assert } from '../engine/assert.js'
 import { ByteReader, ByteWriter } from '../engine/bytes.js'
 import type { Command, CommandKind, MarketInput, OrderInput, UnstampedCommand } from '../engine/command.js'
 
-type FieldType = 'string' | 'number' | 'boolean' | 'strings' | 'order' | 'orders' | 'market'
+type FieldType = 'string' | 'number' | 'boolean' | 'strings' | 'order' | 'orders' | 'market' | 'action'
 type Schema = readonly (readonly [string, FieldType])[]
 
 const ORDER: Schema = [
@@ -47,7 +49,13 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
   ['redeem', [['address', 'string'], ['marketId', 'string']]],
   ['registerApiKey', [['apiKey', 'string'], ['address', 'string'], ['secret', 'string'], ['passphrase', 'string'], ['nonce', 'number']]],
   ['revokeApiKey', [['apiKey', 'string']]],
+  ['relay', [['nonce', 'number'], ['deadlineSec', 'number'], ['action', 'action']]],
 ]
+
+/** The kinds a relay may carry as its action (RelayAction). */
+const RELAYABLE: ReadonlySet<unknown> = new Set<CommandKind>(['approve', 'split', 'merge', 'redeem'])
+const ACTION_LEAF = 0
+const ACTION_COMMAND = 1
 
 // writeOrder/readOrder follow ORDER field by field; this keeps the table the single description.
 assert(ORDER.map(([name]) => name).join() ===
@@ -156,7 +164,27 @@ function writeValue(w: ByteWriter, type: FieldType, value: unknown): void {
       return
     }
     case 'market': return writeFields(w, MARKET, value as unknown as Fields)
+    case 'action': return writeAction(w, value)
   }
+}
+
+function writeAction(w: ByteWriter, value: unknown): void {
+  if (typeof value === 'object' && value !== null && RELAYABLE.has((value as Fields).kind)) {
+    w.uint(ACTION_COMMAND)
+    writeCommand(w, value as UnstampedCommand)
+  } else {
+    w.uint(ACTION_LEAF)
+    writeLeaf(w, value)
+  }
+}
+
+function readAction(r: ByteReader): unknown {
+  const marker = r.uint()
+  if (marker === ACTION_LEAF) return readLeaf(r)
+  assert(marker === ACTION_COMMAND, `a known action marker: ${marker}`)
+  const action = readCommand(r)
+  assert(RELAYABLE.has(action.kind), `a relayable action kind: ${action.kind}`)
+  return action
 }
 
 /**
@@ -216,6 +244,7 @@ function readValue(r: ByteReader, type: FieldType): unknown {
     case 'order': return readOrder(r)
     case 'orders': return Array.from({ length: r.uint() }, () => readOrder(r))
     case 'market': return readFields(r, MARKET) as unknown as MarketInput
+    case 'action': return readAction(r)
   }
 }
 

@@ -664,6 +664,38 @@ t.test('market creation and API keys', (t) => {
   t.end()
 })
 
+t.test('relay: shape, deadline, nonce, then the action; the nonce moves only on success', (t) => {
+  const h = setup([ALICE])
+  const account = (address: string) => h.summary().accounts.find((a) => a.address === address)
+  // Each command comes 1 s after the last; a deadline of the next command's second is in time.
+  const inTime = (): number => (h.timeMs + 1_000) / 1_000
+  const approveBob = { kind: 'approve', address: BOB, usdcAllowanceMicros: 5 * USDC } as const
+  t.match(h.run({ kind: 'relay', nonce: 0, deadlineSec: inTime(), action: approveBob }), {
+    result: { ok: true }, events: [{ type: 'allowance', address: BOB, usdcAllowanceMicros: 5 * USDC, sharesApproved: true }],
+  })
+  t.match(account(BOB), { usdcAllowanceMicros: 5 * USDC, relayNonce: 1 })
+  t.match(h.run({ kind: 'relay', nonce: 0, deadlineSec: inTime(), action: approveBob }).result,
+    { code: 'RELAY_NONCE_MISMATCH', context: { expected: 1, nonce: 0 } })
+  const late = inTime() - 1
+  t.match(h.run({ kind: 'relay', nonce: 1, deadlineSec: late, action: approveBob }).result,
+    { code: 'RELAY_DEADLINE_PASSED', context: { deadlineSec: late, nowSec: late + 1 } })
+  t.match(h.run({ kind: 'relay', nonce: 1.5, deadlineSec: -1, action: approveBob }).result, { code: 'RELAY_INVALID', context: { field: 'nonce' } })
+  // ALICE holds 900 USDC after her setup split; 901 is refused as by split itself, nonce kept.
+  const tooMuch = { kind: 'split', address: ALICE, marketId: M.id, amountMicros: 901 * USDC } as const
+  t.match(h.run({ kind: 'relay', nonce: 0, deadlineSec: inTime(), action: tooMuch }).result,
+    { code: 'LEDGER_INSUFFICIENT_BALANCE', context: { asset: 'USDC', requiredMicros: 901 * USDC, availableMicros: 900 * USDC } })
+  t.match(account(ALICE), { usdcMicros: 900 * USDC, relayNonce: 0 })
+  t.match(h.run({ kind: 'relay', nonce: 0, deadlineSec: inTime(), action: { ...tooMuch, amountMicros: 900 * USDC } }).events, [
+    { type: 'ledger', action: 'split', address: ALICE, marketId: M.id, amountMicros: 900 * USDC, payoutMicros: 0 },
+    { type: 'balance', address: ALICE, asset: 'USDC', balanceMicros: 0 },
+  ])
+  t.match(account(ALICE), { usdcMicros: 0, relayNonce: 1 })
+  t.match(h.run({ kind: 'relay', nonce: 0, deadlineSec: inTime(), action: { kind: 'redeem', address: CAROL, marketId: M.id } }).result,
+    { code: 'LEDGER_MARKET_NOT_RESOLVED' })
+  t.equal(account(CAROL), undefined, 'a refused relay creates no account')
+  t.end()
+})
+
 // ---------------------------------------------------------------------------------------------
 // The seeded workload against the reference
 // ---------------------------------------------------------------------------------------------

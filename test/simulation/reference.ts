@@ -16,8 +16,8 @@
  *
  * Accounts (summary().accounts): docs/engine.md creates an account with the first accepted
  * command that gives it something (a credit, an approval, a fill). A fill needs funds, which only
- * a credit brings, so here an account appears with an accepted `credit` or `approve`; rejected
- * commands, cancels and API keys create nothing.
+ * a credit brings, so here an account appears with an accepted `credit` or `approve` (relayed or
+ * not); rejected commands, cancels and API keys create nothing.
  * SPEC: addresses in ledger and cancel commands are not validated (no rule or code is given for
  * a malformed one).
  *
@@ -36,6 +36,7 @@ import type {
   Outcome,
   Redeem,
   RegisterApiKey,
+  Relay,
   ResolveMarket,
   RevokeApiKey,
   SetFeeRate,
@@ -138,6 +139,8 @@ interface AccountState {
   allowance: bigint
   sharesApproved: boolean
   gas: bigint
+  /** Relayed actions that succeeded: the next relay nonce. */
+  relayNonce: number
   /** Token id -> share balance (no entry when 0). */
   readonly shares: Map<string, bigint>
 }
@@ -455,6 +458,8 @@ export class ReferenceEngine {
         return this.registerApiKey(command, step)
       case 'revokeApiKey':
         return this.revokeApiKey(command, step)
+      case 'relay':
+        return this.relay(command, step)
     }
   }
 
@@ -1169,6 +1174,45 @@ export class ReferenceEngine {
   }
 
   // -------------------------------------------------------------------------------------------
+  // Relay: shape, deadline, nonce, then the action as its own command; the nonce moves on success
+  // -------------------------------------------------------------------------------------------
+
+  private relay(c: Relay, step: Step): CommandResult {
+    if (!isNonNegativeInt(c.nonce)) return relayInvalid('nonce')
+    if (!isNonNegativeInt(c.deadlineSec)) return relayInvalid('deadlineSec')
+    const raw: unknown = c.action
+    const kind = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).kind : undefined
+    if (kind !== 'approve' && kind !== 'split' && kind !== 'merge' && kind !== 'redeem') return relayInvalid('action')
+    // "timeMs > deadlineSec * 1000" in exact integers: the instant of the deadline itself is in time.
+    const now = BigInt(this.timeMs)
+    if (now > BigInt(c.deadlineSec) * 1000n) {
+      return rejection(refuse(Code.RELAY_DEADLINE_PASSED, { deadlineSec: c.deadlineSec, nowSec: num(now / 1000n) }))
+    }
+    const owner = c.action.address
+    const expected = this.accounts.get(owner)?.relayNonce ?? 0
+    if (c.nonce !== expected) return rejection(refuse(Code.RELAY_NONCE_MISMATCH, { expected, nonce: c.nonce }))
+    const inner = { ...c.action, seq: c.seq, timeMs: c.timeMs }
+    let result: CommandResult
+    switch (inner.kind) {
+      case 'approve':
+        result = this.approve(inner, step)
+        break
+      case 'split':
+        result = this.split(inner, step)
+        break
+      case 'merge':
+        result = this.merge(inner, step)
+        break
+      case 'redeem':
+        result = this.redeem(inner, step)
+        break
+    }
+    // A refused action left everything as it was, the nonce included.
+    if (result.ok) this.mustAccount(owner).relayNonce += 1
+    return result
+  }
+
+  // -------------------------------------------------------------------------------------------
   // API keys
   // -------------------------------------------------------------------------------------------
 
@@ -1207,7 +1251,7 @@ export class ReferenceEngine {
   private openAccount(address: string): AccountState {
     let a = this.accounts.get(address)
     if (a === undefined) {
-      a = { usdc: 0n, allowance: 0n, sharesApproved: false, gas: 0n, shares: new Map() }
+      a = { usdc: 0n, allowance: 0n, sharesApproved: false, gas: 0n, relayNonce: 0, shares: new Map() }
       this.accounts.set(address, a)
     }
     return a
@@ -1378,6 +1422,7 @@ export class ReferenceEngine {
       usdcAllowanceMicros: num(a.allowance),
       sharesApproved: a.sharesApproved,
       gasMicros: num(a.gas),
+      relayNonce: a.relayNonce,
       shares,
     }
   }
@@ -1539,6 +1584,10 @@ function isFeeRate(rate: unknown): boolean {
 
 function ledgerInvalid(field: string): Rejection {
   return rejection(refuse(Code.LEDGER_AMOUNT_INVALID, { field }))
+}
+
+function relayInvalid(field: string): Rejection {
+  return rejection(refuse(Code.RELAY_INVALID, { field }))
 }
 
 function balanceLimit(asset: string): Rejection {

@@ -8,16 +8,23 @@
  * The stream: a setup (markets, API keys, credits, approvals, splits), then a mix dominated by
  * GTC limit orders around a moving mid on both tokens and both sides (so normal, mint and merge
  * matches all happen), with cancels, batches, immediate orders, post-only and GTD orders,
- * self-trades, duplicates, invalid inputs for every validation step, ledger operations, admin
- * changes, and every `lifecycleEvery` commands one market is closed, resolved, redeemed and
- * replaced by a fresh one.
+ * self-trades, duplicates, invalid inputs for every validation step, ledger operations (also
+ * through the gasless relay: mostly the owner's next nonce before the deadline, sometimes a
+ * replayed or future nonce, a passed deadline or a malformed request), admin changes, and every
+ * `lifecycleEvery` commands one market is closed, resolved, redeemed and replaced by a fresh one.
  */
 import type {
+  Approve,
   Command,
   MarketInput,
   MarketStatus,
+  Merge,
   OrderInput,
   Outcome,
+  Redeem,
+  Relay,
+  RelayAction,
+  Split,
   TimeInForce,
 } from '../../src/engine/command.js'
 import type { EngineEvent, OrderStatus } from '../../src/engine/event.js'
@@ -75,6 +82,9 @@ export const TARGETED_CODES: readonly Code[] = [
   Code.LEDGER_MARKET_RESOLVED,
   Code.LEDGER_MARKET_NOT_RESOLVED,
   Code.LEDGER_NOTHING_TO_REDEEM,
+  Code.RELAY_INVALID,
+  Code.RELAY_DEADLINE_PASSED,
+  Code.RELAY_NONCE_MISMATCH,
   Code.API_KEY_EXISTS,
   Code.API_KEY_NOT_FOUND,
   Code.API_KEY_INVALID,
@@ -149,6 +159,7 @@ type Kind =
   | 'redeem'
   | 'credit'
   | 'approve'
+  | 'relay'
   | 'expire'
   | 'tickSize'
   | 'feeRate'
@@ -180,6 +191,10 @@ export class Workload {
   private pendingInput = new Map<string, OrderInput>()
   private nonce = 0
   private lifecycles = 0
+  /** Address -> its next relay nonce (relays the engine accepted). */
+  private readonly relayNonces = new Map<string, number>()
+  /** Relays the engine accepted, to replay some of them (RELAY_NONCE_MISMATCH). */
+  private readonly relayed: Omit<Relay, 'seq' | 'timeMs'>[] = []
 
   constructor(options: WorkloadOptions) {
     this.rng = new Random(options.seed)
@@ -202,6 +217,12 @@ export class Workload {
     this.pendingInput = new Map(ordersOf(command).map((o) => [o.orderId, o]))
     for (const e of events) this.learn(e)
     this.rememberSent(command, result)
+    if (command.kind === 'relay' && result.ok) {
+      const owner = command.action.address
+      this.relayNonces.set(owner, (this.relayNonces.get(owner) ?? 0) + 1)
+      this.relayed.push({ kind: 'relay', nonce: command.nonce, deadlineSec: command.deadlineSec, action: command.action })
+      if (this.relayed.length > RECENT_MAX) this.relayed.shift()
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -337,6 +358,7 @@ export class Workload {
       redeem: 0.3,
       credit: 1.5,
       approve: 1,
+      relay: 1.5,
       expire: 1,
       tickSize: 0.3,
       feeRate: 0.3,
@@ -383,6 +405,8 @@ export class Workload {
         return this.credit(s)
       case 'approve':
         return this.approve(s)
+      case 'relay':
+        return this.relay(s)
       case 'expire':
         return { kind: 'expire', ...s }
       case 'tickSize':
@@ -810,6 +834,47 @@ export class Workload {
     return { kind: 'approve', ...s, address: a.address, usdcAllowanceMicros: allowance }
   }
 
+  /**
+   * A gasless relay of a ledger action built as the standalone command would be (so it meets the
+   * same rejections), mostly with the owner's next nonce and a deadline ahead; sometimes a
+   * replayed, stale or future nonce, a passed deadline, or a malformed request.
+   */
+  private relay(s: Stamp): Command {
+    const r = this.rng.int(0, 99)
+    if (r < 4 && this.relayed.length > 0) return { ...this.rng.pick(this.relayed), ...s } // a replay
+    const action = r < 7 ? this.freshApproval() : this.relayAction(s)
+    const next = this.relayNonces.get(action.address) ?? 0
+    const nowSec = Math.floor(s.timeMs / 1000)
+    let nonce = next
+    let deadlineSec = nowSec + this.rng.int(1, 3_600)
+    if (r >= 7 && r < 12) nonce = next > 0 && this.rng.chance(0.6) ? next - this.rng.int(1, Math.min(next, 3)) : next + this.rng.int(1, 3)
+    else if (r < 16) deadlineSec = nowSec - this.rng.int(1, 600) // passed
+    else if (r < 20) deadlineSec = this.rng.chance(0.5) ? nowSec : Math.ceil(s.timeMs / 1000) // at the deadline: in time only at its exact millisecond
+    else if (r < 23) return this.malformedRelay(s, action, next, deadlineSec)
+    return { kind: 'relay', ...s, nonce, deadlineSec, action }
+  }
+
+  /** An address never seen before approves through the relay: its first nonce is 0. */
+  private freshApproval(): RelayAction {
+    return { kind: 'approve', address: this.address(), usdcAllowanceMicros: this.rng.chance(0.8) ? ALLOWANCE_MICROS_UNLIMITED : this.rng.int(0, 1_000) * MICROS_PER_UNIT }
+  }
+
+  /** One ledger action as the standalone builders make it, without its stamp. */
+  private relayAction(s: Stamp): RelayAction {
+    const kind = this.rng.weighted({ approve: 25, split: 35, merge: 25, redeem: 15 })
+    const command = kind === 'approve' ? this.approve(s) : kind === 'split' ? this.split(s) : kind === 'merge' ? this.merge(s) : this.redeem(s)
+    return unstamped(command as Approve | Split | Merge | Redeem)
+  }
+
+  private malformedRelay(s: Stamp, action: RelayAction, nonce: number, deadlineSec: number): Command {
+    const r = this.rng.int(0, 5)
+    if (r === 0) return { kind: 'relay', ...s, nonce: this.rng.pick([-1, 1.5, Number.NaN]), deadlineSec, action }
+    if (r === 1) return { kind: 'relay', ...s, nonce, deadlineSec: this.rng.pick([-1, 2.5, Number.MAX_SAFE_INTEGER + 2]), action }
+    // An action the relay may not run (a faucet credit), or no action at all.
+    const bad: unknown = r === 2 ? { kind: 'credit', address: action.address, usdcMicros: MICROS_PER_UNIT, gasMicros: 0 } : r === 3 ? null : 'approve'
+    return { kind: 'relay', ...s, nonce, deadlineSec, action: bad as RelayAction }
+  }
+
   // -------------------------------------------------------------------------------------------
   // Markets (admin)
   // -------------------------------------------------------------------------------------------
@@ -1115,6 +1180,11 @@ export class Workload {
 
 function clamp(v: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, v))
+}
+
+function unstamped(command: Approve | Split | Merge | Redeem): RelayAction {
+  const { seq: _seq, timeMs: _timeMs, ...action } = command
+  return action
 }
 
 function ordersOf(command: Command): readonly OrderInput[] {

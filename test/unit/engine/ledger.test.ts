@@ -92,7 +92,7 @@ t.test('credit: amounts, gas, events and the credited total', (t) => {
   ])
   t.strictSame(accountOf(h, alice), {
     address: alice, usdcMicros: 5_000_000, usdcHeldMicros: 0, usdcAllowanceMicros: 0,
-    sharesApproved: false, gasMicros: 7, shares: [],
+    sharesApproved: false, gasMicros: 7, relayNonce: 0, shares: [],
   })
   t.equal(summaryOf(h.engine).creditedMicros, 5_000_000)
 

@@ -8,7 +8,7 @@ import { decodeStampedCommand, encodeStampedCommand } from '../../../src/ring/co
 import { AssertionError } from '../../../src/engine/assert.js'
 import { Workload } from '../../simulation/workload.js'
 import { Engine } from '../../../src/engine/engine.js'
-import type { Command } from '../../../src/engine/command.js'
+import type { Command, RelayAction } from '../../../src/engine/command.js'
 
 t.test('every workload command round-trips', (t) => {
   const seed = 77
@@ -28,6 +28,46 @@ t.test('every workload command round-trips', (t) => {
     workload.observe(command, applied.result, applied.events)
   }
   t.ok(kinds.size >= 18, `kinds seen: ${[...kinds].join(', ')}`)
+  t.ok(kinds.has('relay'), 'relays among them')
+  t.end()
+})
+
+t.test('relay: each action kind round-trips nested, and a malformed action as it was sent', (t) => {
+  const stamp = { seq: 7, timeMs: 1_700_000_000_123 }
+  const actions: readonly RelayAction[] = [
+    { kind: 'approve', address: '0xabc', usdcAllowanceMicros: Number.MAX_SAFE_INTEGER },
+    { kind: 'split', address: '0xabc', marketId: 'm-1', amountMicros: 2_500_001 },
+    { kind: 'merge', address: '0xabc', marketId: 'm-1', amountMicros: 0.5 },
+    { kind: 'redeem', address: '0xabc', marketId: 'm-1' },
+  ]
+  for (const action of actions) {
+    const command: Command = { kind: 'relay', ...stamp, nonce: 3, deadlineSec: 1_700_000_600, action }
+    t.strictSame(sortKeys(decodeStampedCommand(encodeStampedCommand(command))), sortKeys(command), `relay of ${action.kind}`)
+  }
+  // The engine must see what was sent in order to refuse it (RELAY_INVALID {field: 'action'}).
+  const malformed: readonly unknown[] = [
+    null, undefined, 'approve', 5, { kind: 'credit', address: '0xabc', usdcMicros: 1, gasMicros: 0 }, { kind: 'relay' }, {},
+  ]
+  for (const action of malformed) {
+    const command = { kind: 'relay', ...stamp, nonce: -1, deadlineSec: Number.NaN, action } as unknown as Command
+    const decoded = decodeStampedCommand(encodeStampedCommand(command)) as unknown as { nonce: number; deadlineSec: number; action: unknown }
+    t.strictSame(decoded.action, action, `action ${JSON.stringify(action) ?? 'undefined'}`)
+    t.equal(decoded.nonce, -1)
+    t.ok(Number.isNaN(decoded.deadlineSec))
+  }
+  // A relayable action with a field of the wrong type keeps it too.
+  const loose = { kind: 'relay', ...stamp, nonce: 0, deadlineSec: 1, action: { kind: 'split', address: 7, marketId: null, amountMicros: '1' } } as unknown as Command
+  t.strictSame(sortKeys(decodeStampedCommand(encodeStampedCommand(loose))), sortKeys(loose), 'wrong-typed action fields')
+  t.end()
+})
+
+t.test('existing kinds keep their tags (journals written before the relay still decode)', (t) => {
+  // Bytes of `{kind: 'redeem', seq: 1, timeMs: 2, address: 'a', marketId: 'b'}`: seq, time, tag 16,
+  // then two string leaves (value tag 0, length, text).
+  const redeem = Uint8Array.from([1, 2, 16, 0, 1, 0x61, 0, 1, 0x62])
+  t.strictSame(decodeStampedCommand(redeem), { kind: 'redeem', seq: 1, timeMs: 2, address: 'a', marketId: 'b' })
+  t.strictSame([...encodeStampedCommand({ kind: 'revokeApiKey', seq: 1, timeMs: 2, apiKey: 'k' })].slice(0, 3), [1, 2, 18], 'revokeApiKey is still tag 18')
+  t.equal(encodeStampedCommand({ kind: 'relay', seq: 1, timeMs: 2, nonce: 0, deadlineSec: 0, action: { kind: 'redeem', address: 'a', marketId: 'b' } })[2], 19, 'relay is the new tag 19')
   t.end()
 })
 

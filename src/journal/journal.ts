@@ -54,6 +54,9 @@ export class Journal {
   private constructor(private readonly options: JournalOptions) {
     this.root = open({
       path: options.path,
+      // A directory, always: lmdb-js takes a path with a dot in its last part ("./my.data",
+      // mktemp's "/tmp/tmp.x1Y2") for a file unless told, and then cannot open it.
+      noSubdir: false,
       // overlappingSync: commit first, flush after. With separateFlushed, each write's promise
       // carries `flushed`, taken when the write is issued: the flush of *its* transaction.
       // (db.flushed is looked up lazily, when awaited; awaited after the commit it can name a

@@ -15,7 +15,8 @@ import { ServiceError } from '../../../src/errors.js'
 const alice = '0x' + '1'.padStart(40, '0')
 
 function dataDir(t: { teardown: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'predex-host-'))
+  // A dot in the name, as mktemp's: lmdb-js would take such a path for a file unless told (journal.ts).
+  const dir = mkdtempSync(join(tmpdir(), 'predex.host-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   return dir
 }

@@ -40,7 +40,7 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   store.loadInto(read)
   await loadReadModel(host, read, config.dataDir, log)
   host.subscribe((outcomes) => {
-    for (const outcome of outcomes) read.apply(outcome.seq, outcome.events)
+    for (const outcome of outcomes) read.apply(outcome.seq, outcome.events, outcome.timeMs)
     store.save(read)
   })
   const credentials = await CredentialStore.load(host)
@@ -53,6 +53,7 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   const context: ApiContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: Date.now(), metrics,
     nowMs: () => Date.now(), isLinked: () => false,
+    faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000 },
   }
   if (config.demo ?? isNew) await createDemo(context, config.dataDir, log)
   const server = new RestServer({

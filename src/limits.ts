@@ -104,6 +104,8 @@ export const RATE_RULES = {
   balance: { burst: 200, burstWindowMs: TEN_SECONDS_MS },
   /** GET /balance-allowance/update. */
   balanceUpdate: { burst: 50, burstWindowMs: TEN_SECONDS_MS },
+  /** POST /faucet and POST /relay, per client address (a relay costs a signature recovery on the front end's thread). */
+  testnet: { burst: 100, burstWindowMs: TEN_SECONDS_MS },
   /** Failed authentications per (client address, claimed key or wallet); exhausting it blocks that pair. */
   authFailure: { burst: 100, burstWindowMs: TEN_SECONDS_MS },
 } as const satisfies Record<string, RateRule>
@@ -114,3 +116,8 @@ export type RateClass = keyof typeof RATE_RULES
 export const AUTH_FAILURE_BLOCK_MS = 60_000
 /** Rate-limited keys remembered at once (least recently used go first). */
 export const RATE_LIMIT_KEYS_MAX = 100_000
+
+// ---- Test network ------------------------------------------------------------------------------
+
+/** Test gas a new address receives with its first faucet credit (0.1 ETH, in 10^-6 units). */
+export const FAUCET_GAS_MICROS = 100_000

@@ -26,6 +26,7 @@ export const ApiCode = {
   NOT_OWNER: 'NOT_OWNER',
   ORDER_UNKNOWN: 'ORDER_UNKNOWN',
   RATE_LIMITED: 'RATE_LIMITED',
+  FAUCET_COOLDOWN: 'FAUCET_COOLDOWN',
   NOT_READY: 'NOT_READY',
   INTERNAL: 'INTERNAL',
 } as const
@@ -134,6 +135,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   NOT_OWNER: { http: 403, grpc: Grpc.PERMISSION_DENIED },
   ORDER_UNKNOWN: NOT_FOUND,
   RATE_LIMITED: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
+  FAUCET_COOLDOWN: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   NOT_READY: UNAVAILABLE,
   INTERNAL: { http: 500, grpc: Grpc.INTERNAL },
 }

@@ -9,6 +9,7 @@ import type { MarketRecord } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
 import type { OrderRecord, ReadModel, TradeRecord } from '../read/read-model.js'
 import { decimalOfMicros } from './wire.js'
+import { transactionOf } from '../chain/transaction.js'
 
 export function tickText(tickSizeMicros: number): string {
   return decimalOfMicros(tickSizeMicros)
@@ -119,7 +120,7 @@ export function orderInfo(read: ReadModel, order: OrderRecord, compat: boolean):
 }
 
 /** A trade as Polymarket reports it, from `forAddress`'s point of view (trader_side). */
-export function tradeInfo(read: ReadModel, trade: TradeRecord, forAddress: string, compat: boolean): Record<string, unknown> {
+export function tradeInfo(read: ReadModel, trade: TradeRecord, forAddress: string, compat: boolean, chainId: number): Record<string, unknown> {
   const market = read.markets.get(trade.marketId)
   const seconds = String(Math.floor(trade.timeMs / 1000))
   return {
@@ -139,7 +140,7 @@ export function tradeInfo(read: ReadModel, trade: TradeRecord, forAddress: strin
     bucket_index: 0,
     owner: trade.takerOwner,
     maker_address: trade.takerAddress,
-    transaction_hash: '',
+    transaction_hash: transactionOf(chainId, trade.seq).transactionHash,
     trader_side: trade.takerAddress === forAddress ? 'TAKER' : 'MAKER',
     match_type: trade.matchType,
     fee: decimalOfMicros(trade.feeMicros),

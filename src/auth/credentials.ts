@@ -28,6 +28,11 @@ export class CredentialStore {
     return store
   }
 
+  /** Live credentials. */
+  get size(): number {
+    return this.byKey.size
+  }
+
   lookup(apiKey: string): ApiCredential | undefined {
     return this.byKey.get(apiKey)
   }

@@ -100,6 +100,8 @@ export interface Trade {
   readonly outcome: 'Yes' | 'No'
   readonly trader_side: 'TAKER' | 'MAKER'
   readonly match_type: string
+  /** The settlement transaction on the test network (the command that matched it). */
+  readonly transaction_hash: string
   readonly maker_orders: readonly { order_id: string; maker_address: string; matched_amount: string; price: string; asset_id: string; side: Side }[]
 }
 
@@ -193,7 +195,62 @@ export interface ClientOptions {
   /** The credentials' address, when there is no wallet (defaults to the wallet's). */
   readonly address?: string
   readonly headerFamily?: HeaderFamily
+  /** Needed for the admin endpoints (`EXCHANGE-ADMIN-KEY`). */
+  readonly adminKey?: string
+  /** Seconds a relay message stays valid (its deadline from now); 300 by default. */
+  readonly relayValidSec?: number
 }
+
+export interface FaucetResult {
+  readonly address: string
+  readonly usdc_credited: string
+  readonly eth_credited: string
+  readonly transaction_hash: string
+  readonly block_number: number
+}
+
+export interface WalletStatus {
+  readonly address: string
+  readonly eth_balance: string
+  readonly usdc_balance: string
+  readonly available_usdc: string
+  readonly allowance: string
+  readonly shares_approved: boolean
+  readonly relay_nonce: number
+}
+
+export interface RelayResult {
+  readonly transaction_hash: string
+  readonly block_number: number
+  readonly status: 'CONFIRMED'
+}
+
+export interface NewMarket {
+  readonly question: string
+  readonly slug?: string
+  readonly description?: string
+  readonly tick_size?: TickSize
+  readonly min_order_size?: string
+  readonly fee_rate_bps?: number
+  readonly neg_risk?: boolean
+  readonly end_date?: string
+  readonly status?: 'Active' | 'Upcoming'
+}
+
+export interface LedgerEvent {
+  readonly transaction_hash: string
+  readonly block_number: number
+  readonly log_index: number
+  readonly action: 'credit' | 'approve' | 'split' | 'merge' | 'redeem'
+  readonly address: string
+  readonly market_id: string | null
+  readonly condition_id: string | null
+  readonly amount: string
+  readonly payout: string
+  readonly timestamp: string
+}
+
+export type MarketStatus = 'Upcoming' | 'Active' | 'Paused' | 'Closed' | 'Resolving' | 'Resolved'
 
 interface Terms {
   readonly tickSize: TickSize
@@ -321,6 +378,60 @@ export class PredexClient {
   // Account.
   balanceAllowance(assetType: 'COLLATERAL' | 'CONDITIONAL', tokenId?: string): Promise<BalanceAllowance> {
     return this.transport.request('GET', `/balance-allowance${query({ asset_type: assetType, token_id: tokenId })}`, this.l2())
+  }
+
+  // Test network.
+  /** Test USDC (and test gas for a new address) for `address` (the wallet's by default). */
+  faucet(amountUsdc?: string, address: string = this.wallet().address): Promise<FaucetResult> {
+    return this.post('/faucet', { address, ...(amountUsdc === undefined ? {} : { amount: amountUsdc }) }, { kind: 'none' })
+  }
+  walletStatus(address: string = this.wallet().address): Promise<WalletStatus> {
+    return this.get(`/wallet-status${query({ address })}`)
+  }
+  async relayNonce(address: string = this.wallet().address): Promise<number> {
+    return (await this.get<{ nonce: number }>(`/relay/nonce${query({ address })}`)).nonce
+  }
+  /** Approves the exchange for `usdcMicros` of USDC (and, if not zero, all outcome tokens), gasless. */
+  approve(usdcMicros: bigint | number): Promise<RelayResult> {
+    return this.relay('approve', '0x' + '0'.repeat(64), BigInt(usdcMicros))
+  }
+  /** Splits `amountMicros` USDC into as many Yes and No shares of the market with `conditionId`. */
+  split(conditionId: string, amountMicros: bigint | number): Promise<RelayResult> { return this.relay('split', conditionId, BigInt(amountMicros)) }
+  /** Merges `amountMicros` Yes and No shares back into USDC. */
+  merge(conditionId: string, amountMicros: bigint | number): Promise<RelayResult> { return this.relay('merge', conditionId, BigInt(amountMicros)) }
+  /** Redeems every share of a resolved market. */
+  redeem(conditionId: string): Promise<RelayResult> { return this.relay('redeem', conditionId, 0n) }
+
+  /** Signs a Relay message with the wallet (next nonce, deadline from relayValidSec) and submits it. */
+  async relay(action: 'approve' | 'split' | 'merge' | 'redeem', conditionId: string, amount: bigint): Promise<RelayResult> {
+    const wallet = this.wallet()
+    const nonce = await this.relayNonce(wallet.address)
+    const deadline = Math.floor(Date.now() / 1000) + (this.options.relayValidSec ?? 300)
+    const message = { owner: wallet.address.toLowerCase(), action, conditionId, amount: amount.toString(), nonce: String(nonce),
+      deadline: String(deadline) }
+    const signature = wallet.signRelay(message, this.chainId)
+    return this.post('/relay', { owner: message.owner, action, condition_id: conditionId, amount: message.amount, nonce: message.nonce,
+      deadline: message.deadline, signature }, { kind: 'none' })
+  }
+
+  /** An address's ledger events (credit, approve, split, merge, redeem) with their transactions, oldest first. */
+  userEvents(address: string = this.wallet().address, page: { limit?: number; nextCursor?: string } = {}): Promise<Page<LedgerEvent>> {
+    return this.get(`/users/${address}/events${query({ limit: page.limit, next_cursor: page.nextCursor })}`)
+  }
+
+  // Admin.
+  createMarket(market: NewMarket): Promise<Market> { return this.post('/admin/markets', market, this.admin()) }
+  updateMarket(id: string, change: { status?: Exclude<MarketStatus, 'Resolved'>; tick_size?: TickSize; fee_rate_bps?: number }): Promise<Market> {
+    return this.transport.request('PATCH', `/admin/markets/${encodeURIComponent(id)}`, this.admin(), change)
+  }
+  resolveMarket(id: string, outcome: 'Yes' | 'No'): Promise<Market> {
+    return this.post(`/admin/markets/${encodeURIComponent(id)}/resolve`, { outcome }, this.admin())
+  }
+  adminStats(): Promise<Record<string, unknown>> { return this.transport.request('GET', '/admin/stats', this.admin()) }
+
+  private admin(): Auth {
+    if (this.options.adminKey === undefined) throw new Error('this client has no admin key: pass adminKey')
+    return { kind: 'admin', adminKey: this.options.adminKey }
   }
 
   private async follow<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): Promise<T[]> {

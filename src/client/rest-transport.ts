@@ -17,6 +17,7 @@ export type Auth =
   | { readonly kind: 'none' }
   | { readonly kind: 'l1'; readonly wallet: Wallet; readonly chainId: number; readonly nonce?: number }
   | { readonly kind: 'l2'; readonly credentials: ApiCredentials; readonly address: string }
+  | { readonly kind: 'admin'; readonly adminKey: string }
 
 export interface TransportOptions {
   /** e.g. http://127.0.0.1:8080 (no trailing slash needed). */
@@ -58,6 +59,7 @@ export class RestTransport {
     const family = this.options.headerFamily ?? 'EXCHANGE'
     if (auth.kind === 'l1') return l1Headers(auth.wallet, auth.chainId, now, auth.nonce ?? 0, family)
     if (auth.kind === 'l2') return l2Headers(auth.credentials, auth.address, method, path, body, now, family)
+    if (auth.kind === 'admin') return { 'EXCHANGE-ADMIN-KEY': auth.adminKey }
     return {}
   }
 }

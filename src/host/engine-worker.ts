@@ -99,7 +99,7 @@ class EngineWorker {
       group.records.push(sealInPlace(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes, SEAL_BYTES)))
       this.ring.advance()
       const { result, events } = this.engine.apply(stamped)
-      group.outcomes.push({ requestId, seq: stamped.seq, result, events: this.eventsWanted ? events : NO_EVENTS })
+      group.outcomes.push({ requestId, seq: stamped.seq, timeMs: stamped.timeMs, result, events: this.eventsWanted ? events : NO_EVENTS })
       applied++
     }
     // durability=async (benchmarks only): release at once, without waiting for the disk.

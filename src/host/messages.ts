@@ -27,6 +27,8 @@ export interface WorkerOptions {
 export interface Outcome {
   readonly requestId: number
   readonly seq: number
+  /** The command's time as the host stamped it (journaled with it). */
+  readonly timeMs: number
   readonly result: CommandResult
   readonly events: readonly EngineEvent[]
 }

@@ -29,7 +29,7 @@ export function catchUp(dataDir: string, model: ReadModel, upToSeq: number): num
       if (record.seq > upToSeq) break
       const { events } = engine.apply(record.command)
       if (record.seq > model.seq) {
-        model.apply(record.seq, events)
+        model.apply(record.seq, events, record.command.timeMs)
         projected++
       }
     }

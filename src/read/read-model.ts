@@ -42,6 +42,25 @@ export interface TradeRecord extends Trade {
   readonly seq: number
 }
 
+/**
+ * A ledger operation of the test network as it happened (an on-chain event): faucet credit,
+ * approval, split, merge, redemption. Its transaction is its command's (src/chain/transaction.ts).
+ */
+export interface LedgerRecord {
+  readonly seq: number
+  /** Its place among the ledger records of its command. */
+  readonly index: number
+  readonly timeMs: number
+  readonly action: 'credit' | 'approve' | 'split' | 'merge' | 'redeem'
+  readonly address: string
+  /** Empty for credits and approvals. */
+  readonly marketId: string
+  /** credit: USDC; approve: the USDC allowance; split/merge: full sets; redeem: shares burned. */
+  readonly amountMicros: number
+  /** credit: test gas; redeem: USDC paid out; otherwise 0. */
+  readonly payoutMicros: number
+}
+
 export interface TokenStats {
   lastTradePriceMicros: number | null
   lastTradeSide: Side | null
@@ -69,16 +88,24 @@ export class ReadModel {
   /** address (lower-case) -> trade ids (as taker or maker), oldest first. */
   readonly tradesByAddress = new Map<string, string[]>()
   readonly tokenStats = new Map<string, TokenStats>()
+  /** address (lower-case) -> its ledger operations, oldest first. */
+  readonly ledgerByAddress = new Map<string, LedgerRecord[]>()
   private readonly books = new Map<string, TokenBook>()
   /** Orders and trades changed since the last `drainChanges` (for persistence). */
   private changedOrders = new Set<string>()
   private newTrades: TradeRecord[] = []
+  private newLedger: LedgerRecord[] = []
+  /** Time and ledger records so far of the command being projected. */
+  private commandTimeMs = 0
+  private ledgerInCommand = 0
   /** Orders accepted so far by the command being projected. */
   private acceptedInCommand = 0
 
   /** Projects the events of one command, in order. */
-  apply(seq: number, events: readonly EngineEvent[]): void {
+  apply(seq: number, events: readonly EngineEvent[], timeMs: number): void {
     this.acceptedInCommand = 0
+    this.ledgerInCommand = 0
+    this.commandTimeMs = timeMs
     for (const event of events) this.project(seq, event)
     if (seq > this.seq) this.seq = seq
   }
@@ -105,6 +132,8 @@ export class ReadModel {
       }
       case 'trade': return this.onTrade(seq, event)
       case 'bookLevel': return this.onBookLevel(event.marketId, event.tokenId, event.side, event.priceMicros, event.sizeMicros)
+      case 'ledger': return this.onLedger(seq, event.action, event.address, event.marketId, event.amountMicros, event.payoutMicros)
+      case 'allowance': return this.onLedger(seq, 'approve', event.address, '', event.usdcAllowanceMicros, 0)
       default: return
     }
   }
@@ -133,6 +162,14 @@ export class ReadModel {
     }
     this.stat(trade.tokenId, trade.priceMicros, trade.side, trade.sizeMicros)
     if (trade.makerTokenId !== trade.tokenId) this.stat(trade.makerTokenId, trade.makerPriceMicros, trade.makerSide, trade.sizeMicros)
+  }
+
+  private onLedger(seq: number, action: LedgerRecord['action'], address: string, marketId: string, amountMicros: number,
+    payoutMicros: number): void {
+    const record: LedgerRecord = { seq, index: this.ledgerInCommand++, timeMs: this.commandTimeMs, action, address, marketId,
+      amountMicros, payoutMicros }
+    push(this.ledgerByAddress, address, record)
+    this.newLedger.push(record)
   }
 
   private stat(tokenId: string, priceMicros: number, side: Side, sizeMicros: number): void {
@@ -222,16 +259,19 @@ export class ReadModel {
   }
 
   /** Orders and trades changed since the last call, for the store. */
-  drainChanges(): { orders: OrderRecord[]; trades: TradeRecord[] } {
+  drainChanges(): { orders: OrderRecord[]; trades: TradeRecord[]; ledger: LedgerRecord[] } {
     const orders = [...this.changedOrders].map((id) => this.orders.get(id)!)
     const trades = this.newTrades
+    const ledger = this.newLedger
     this.changedOrders = new Set()
     this.newTrades = []
-    return { orders, trades }
+    this.newLedger = []
+    return { orders, trades, ledger }
   }
 
   /** Loads persisted records (start-up), rebuilding the indexes. */
-  load(orders: Iterable<OrderRecord>, trades: Iterable<TradeRecord>): void {
+  load(orders: Iterable<OrderRecord>, trades: Iterable<TradeRecord>, ledger: Iterable<LedgerRecord> = []): void {
+    for (const record of [...ledger].sort((a, b) => a.seq - b.seq || a.index - b.index)) push(this.ledgerByAddress, record.address, record)
     // Acceptance order: by command, then by place within the command (the orders of a batch).
     const sortedOrders = [...orders].sort((a, b) => a.seq - b.seq || (a.acceptIndex ?? 0) - (b.acceptIndex ?? 0))
     for (const order of sortedOrders) {
@@ -249,7 +289,7 @@ export class ReadModel {
   }
 }
 
-function push(index: Map<string, string[]>, key: string, value: string): void {
+function push<T>(index: Map<string, T[]>, key: string, value: T): void {
   let list = index.get(key)
   if (list === undefined) {
     list = []

@@ -6,18 +6,20 @@
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { join } from 'node:path'
-import type { OrderRecord, ReadModel, TradeRecord } from './read-model.js'
+import type { LedgerRecord, OrderRecord, ReadModel, TradeRecord } from './read-model.js'
 
 export class ReadStore {
   private readonly root: RootDatabase
   private readonly orders: Database<OrderRecord, string>
   private readonly trades: Database<TradeRecord, string>
+  private readonly ledger: Database<LedgerRecord, string>
   private readonly meta: Database<number, string>
 
   constructor(dataDir: string) {
-    this.root = open({ path: join(dataDir, 'read'), maxDbs: 4 })
+    this.root = open({ path: join(dataDir, 'read'), noSubdir: false, maxDbs: 5 })
     this.orders = this.root.openDB<OrderRecord, string>({ name: 'orders' })
     this.trades = this.root.openDB<TradeRecord, string>({ name: 'trades' })
+    this.ledger = this.root.openDB<LedgerRecord, string>({ name: 'ledger' })
     this.meta = this.root.openDB<number, string>({ name: 'meta' })
   }
 
@@ -31,6 +33,7 @@ export class ReadStore {
     model.load(
       [...this.orders.getRange({})].map((entry) => entry.value),
       [...this.trades.getRange({})].map((entry) => entry.value),
+      [...this.ledger.getRange({})].map((entry) => entry.value),
     )
     const seq = this.storedSeq()
     model.seq = seq
@@ -39,7 +42,8 @@ export class ReadStore {
 
   /** Writes what changed since the last save, with the model's seq, as one transaction. */
   save(model: ReadModel): void {
-    const { orders, trades } = model.drainChanges()
+    const { orders, trades, ledger } = model.drainChanges()
+    for (const record of ledger) void this.ledger.put(`${record.seq}/${record.index}`, record)
     for (const order of orders) void this.orders.put(order.orderId, order)
     for (const trade of trades) void this.trades.put(trade.tradeId, trade)
     void this.meta.put('seq', model.seq)

@@ -8,9 +8,15 @@ import { healthRoutes } from './routes/health.js'
 import { marketDataRoutes } from './routes/market-data.js'
 import { marketRoutes } from './routes/markets.js'
 import { tradingRoutes } from './routes/trading.js'
+import { adminRoutes } from './routes/admin.js'
+import { faucetRoutes } from './routes/faucet.js'
+import { relayRoutes } from './routes/relay.js'
+import { walletRoutes } from './routes/wallet.js'
+import { userRoutes } from './routes/users.js'
 
 const baseRoutes: Route<ApiContext>[] = [
   ...healthRoutes, ...marketRoutes, ...marketDataRoutes, ...authRoutes, ...tradingRoutes, ...accountRoutes,
+  ...walletRoutes, ...faucetRoutes, ...relayRoutes, ...adminRoutes, ...userRoutes,
 ]
 
 const openApiRoute: Route<ApiContext> = {

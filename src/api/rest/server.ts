@@ -346,7 +346,7 @@ function tooLarge(bodyMax: number): Reply {
 export function errorReply(error: unknown, log: (line: string) => void): Reply {
   if (error instanceof ApiError) {
     const headers: Record<string, string> = {}
-    if (error.code === ApiCode.RATE_LIMITED && typeof error.context?.retryAfterSeconds === 'number') {
+    if (error.status === 429 && typeof error.context?.retryAfterSeconds === 'number') {
       headers['retry-after'] = String(error.context.retryAfterSeconds)
     }
     return { status: CATALOGUE[error.code].http, body: error.body(), headers }

@@ -2,6 +2,9 @@
 import { Code, CODE_MESSAGES } from '../../../engine/codes.js'
 import type { MarketRecord } from '../../../engine/event.js'
 import type { Rejection } from '../../../engine/result.js'
+import type { UnstampedCommand } from '../../../engine/command.js'
+import type { Outcome } from '../../../host/messages.js'
+import type { AccountSummary } from '../../../engine/summary.js'
 import { ApiCode, ApiError } from '../../errors.js'
 import type { ApiContext } from '../../context.js'
 import type { Identity, RestRequest } from '../route.js'
@@ -29,6 +32,25 @@ export function marketById(context: ApiContext, id: string): MarketRecord {
   const market = read.markets.get(id) ?? read.marketsByConditionId.get(id) ?? read.marketsBySlug.get(id)
   if (market === undefined) throw new ApiError(Code.MARKET_NOT_FOUND, CODE_MESSAGES.MARKET_NOT_FOUND, { id })
   return market
+}
+
+/** Submits one engine command and waits until it is durable; the commit latency goes to the metrics. */
+export async function submitCommand(context: ApiContext, command: UnstampedCommand): Promise<Outcome> {
+  const started = performance.now()
+  const outcome = await context.host.submit(command)
+  context.metrics.observeCommit(performance.now() - started)
+  return outcome
+}
+
+/** The engine's exact account of `address` (null: it never appeared), read once everything before is durable. */
+export async function accountOf(context: ApiContext, address: string): Promise<AccountSummary | null> {
+  const answer = await context.host.query({ kind: 'account', address })
+  return answer.kind === 'account' ? answer.account : null
+}
+
+/** USDC a new order may hold, by the engine's rule (docs/engine.md, "Holds"): min(balance, allowance) - held. */
+export function availableUsdcMicros(account: AccountSummary | null): number {
+  return account === null ? 0 : Math.max(0, Math.min(account.usdcMicros, account.usdcAllowanceMicros) - account.usdcHeldMicros)
 }
 
 export function rejectionError(rejection: Rejection): ApiError {

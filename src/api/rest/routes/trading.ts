@@ -14,7 +14,8 @@ import { orderInfo, tradeInfo } from '../../format.js'
 import { checkOrderRules, checkOwnership, orderInputOf, parseWireOrder, verifySignature } from '../../order-wire.js'
 import { decimalOfMicros, limitOf, optionalInteger, page, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { Identity, RestRequest, Route } from '../route.js'
-import { identityOf, marketById, marketOfToken, rejectionError } from './common.js'
+import { accountOf, availableUsdcMicros, identityOf, marketById, marketOfToken, rejectionError, submitCommand } from './common.js'
+import { transactionOf } from '../../../chain/transaction.js'
 import type { OrderRecord } from '../../../read/read-model.js'
 
 /** Verifies one wire order; the engine's input, or the error to report for it. */
@@ -31,7 +32,7 @@ async function verified(body: unknown, identity: Identity, context: ApiContext):
 }
 
 /** POST /order's answer: Polymarket's placement fields plus `order_id`. */
-function placed(result: OrderPlaced, input: OrderInput): Record<string, unknown> {
+function placed(result: OrderPlaced, input: OrderInput, transactionHash: string): Record<string, unknown> {
   const filled = result.makingMicros > 0
   const status = result.status === 'LIVE' ? 'live' : filled ? 'matched' : 'unmatched'
   return {
@@ -44,7 +45,8 @@ function placed(result: OrderPlaced, input: OrderInput): Record<string, unknown>
     takingAmount: filled ? decimalOfMicros(result.takingMicros) : '',
     fee: decimalOfMicros(result.feeMicros),
     side: input.side,
-    transactionsHashes: [],
+    // The command that matched it settles its trades (src/chain/transaction.ts).
+    transactionsHashes: result.tradeIds.length > 0 ? [transactionHash] : [],
     tradeIDs: result.tradeIds,
   }
 }
@@ -54,10 +56,7 @@ function failed(error: ApiError, orderId: string): Record<string, unknown> {
 }
 
 async function submit(context: ApiContext, command: UnstampedCommand): Promise<CommandResult> {
-  const started = performance.now()
-  const { result } = await context.host.submit(command)
-  context.metrics.observeCommit(performance.now() - started)
-  return result
+  return (await submitCommand(context, command)).result
 }
 
 function cancelBody(result: Canceled): Record<string, unknown> {
@@ -91,9 +90,9 @@ export const tradingRoutes: Route<ApiContext>[] = [
       response: '{success, errorMsg, order_id, orderID, status, makingAmount, takingAmount, transactionsHashes, tradeIDs}' },
     handler: async (request, identity, context) => {
       const input = await verified(parseJsonBody(request.body), identityOf(identity), context)
-      const result = await submit(context, { kind: 'placeOrder', order: input })
+      const { result, seq } = await submitCommand(context, { kind: 'placeOrder', order: input })
       if (!result.ok) throw rejectionError(result as never)
-      return { body: placed(result as OrderPlaced, input) }
+      return { body: placed(result as OrderPlaced, input, transactionOf(context.chainId, seq).transactionHash) }
     } },
   { method: 'POST', path: '/orders', auth: 'l2', bodyMax: REST_BATCH_BODY_BYTES_MAX, rate: 'batch',
     openapi: { tag: 'trading', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders, each on its own`, body: '[{order, owner, orderType, postOnly?}]',
@@ -107,8 +106,10 @@ export const tradingRoutes: Route<ApiContext>[] = [
       const checked = await Promise.allSettled(body.map((item) => verified(item, identityOf(identity), context)))
       const inputs = checked.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []))
       let placedResults: readonly PlaceResult[] = []
+      let transactionHash = ''
       if (inputs.length > 0) {
-        const result = await submit(context, { kind: 'placeOrders', orders: inputs })
+        const { result, seq } = await submitCommand(context, { kind: 'placeOrders', orders: inputs })
+        transactionHash = transactionOf(context.chainId, seq).transactionHash
         if (!result.ok) throw rejectionError(result as never)
         placedResults = (result as BatchPlaced).results
       }
@@ -117,7 +118,7 @@ export const tradingRoutes: Route<ApiContext>[] = [
         if (c.status === 'rejected') return failed(asApiError(c.reason), '')
         const input = inputs[next]!
         const outcome = placedResults[next++]!
-        return outcome.ok ? placed(outcome, input) : failed(rejectionError(outcome), outcome.orderId)
+        return outcome.ok ? placed(outcome, input, transactionHash) : failed(rejectionError(outcome), outcome.orderId)
       })
       if (request.compat) return { body: results }
       const successful = results.filter((r) => r.success === true).length
@@ -194,7 +195,7 @@ export const tradingRoutes: Route<ApiContext>[] = [
           (before === null || t.timeMs < before * 1000) && (after === null || t.timeMs > after * 1000))
       const limit = limitOf(request.query.get('limit'))
       const { data, nextCursor } = page(trades, request.query.get('next_cursor'), limit)
-      return { body: { limit, count: data.length, next_cursor: nextCursor, data: data.map((t) => tradeInfo(context.read, t, address, request.compat)) } }
+      return { body: { limit, count: data.length, next_cursor: nextCursor, data: data.map((t) => tradeInfo(context.read, t, address, request.compat, context.chainId)) } }
     } },
   { method: 'GET', path: '/orders', auth: 'l2', bodyMax: 0, surface: 'native',
     openapi: { tag: 'trading', summary: "The caller's orders", query: { market_id: 'market', status: 'open, matched, canceled or all (default all)',
@@ -227,10 +228,7 @@ function asApiError(error: unknown): ApiError {
 }
 
 async function availableUsdc(context: ApiContext, address: string): Promise<string> {
-  const answer = await context.host.query({ kind: 'account', address })
-  const account = answer.kind === 'account' ? answer.account : null
-  // The engine's own rule (docs/engine.md, "Holds"): available = min(balance, allowance) - held.
-  return String(account === null ? 0 : Math.max(0, Math.min(account.usdcMicros, account.usdcAllowanceMicros) - account.usdcHeldMicros))
+  return String(availableUsdcMicros(await accountOf(context, address)))
 }
 
 async function dryRun(body: unknown, identity: Identity, context: ApiContext): Promise<Record<string, unknown>> {

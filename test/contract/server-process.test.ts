@@ -1,0 +1,108 @@
+/**
+ * The server as a user runs it (`npm start` = node dist/src/main.js): a child process on a new
+ * data directory, port chosen by the OS. It checks the first-start promise of the README (demo
+ * markets with a real two-sided book, admin key printed once), `--help` and a bad flag, and the
+ * graceful stop: on SIGTERM in-flight requests are answered, every acknowledged faucet credit is
+ * there after a restart, and the process exits 0 by itself. Bounded: each wait has a deadline.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { Wallet } from '../../src/client/wallet.js'
+import { freshCompiled } from '../compiled.js'
+
+const MAIN = freshCompiled('src/main.js', ['src'])
+const COMMAND = MAIN !== null ? [MAIN] : [...process.execArgv, new URL('../../src/main.ts', import.meta.url).pathname]
+const START_MS_MAX = 60_000
+
+interface Running {
+  readonly child: ChildProcess
+  readonly base: string
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+}
+
+function run(args: readonly string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [...COMMAND, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}
+
+async function start(dataDir: string): Promise<Running> {
+  const started = run(['--data-dir', dataDir, '--port', '0', '--sig-workers', '1'])
+  const deadline = Date.now() + START_MS_MAX
+  for (;;) {
+    const match = /REST listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(started.output())
+    if (match !== null) return { ...started, base: match[1]! }
+    if (started.child.exitCode !== null || Date.now() > deadline) {
+      started.child.kill('SIGKILL')
+      throw new Error(`the server did not start:\n${started.output()}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+async function stop(running: Running, t: Test): Promise<number | null> {
+  running.child.kill('SIGTERM')
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), 20_000)
+  const code = await running.exited
+  clearTimeout(timer)
+  t.match(running.output(), /SIGTERM: stopping/)
+  t.match(running.output(), /stopped cleanly/)
+  return code
+}
+
+const json = async (url: string, init?: RequestInit): Promise<any> => (await fetch(url, init)).json()
+
+t.test('--help prints every flag and exits 0; a bad flag exits 2 naming it', async (t) => {
+  const help = run(['--help'])
+  t.equal(await help.exited, 0)
+  for (const flag of ['--data-dir', '--port', '--admin-key', '--faucet-cooldown', '--rate-limits', '--no-demo']) t.match(help.output(), flag)
+  const bad = run(['--port', 'eighty'])
+  t.equal(await bad.exited, 2)
+  t.match(bad.output(), /--port: expected an integer, got "eighty"/)
+})
+
+t.test('first start: demo markets with a two-sided book, admin key printed once; SIGTERM drains and exits 0', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'predex.process-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const first = await start(dataDir)
+  const adminKey = readFileSync(join(dataDir, 'admin-key'), 'utf8').trim()
+  t.match(first.output(), `(shown once): ${adminKey}`, 'the generated admin key is printed')
+  const markets = await json(`${first.base}/markets`)
+  t.equal(markets.data.length, 3, 'three demo markets')
+  const book = await json(`${first.base}/book?token_id=${markets.data[0].yes_token_id}`)
+  t.ok(book.bids.length > 0 && book.asks.length > 0, 'the demo book has bids and asks')
+
+  // Five credits answered before the stop, twenty more in flight when SIGTERM arrives: each one
+  // answered 200 must be there after the restart.
+  const faucet = async (address: string): Promise<number> =>
+    (await fetch(`${first.base}/faucet`, { method: 'POST', body: JSON.stringify({ address }) })).status
+  const before = Array.from({ length: 5 }, () => Wallet.random().address.toLowerCase())
+  t.same(await Promise.all(before.map(faucet)), [200, 200, 200, 200, 200])
+  const addresses = Array.from({ length: 20 }, () => Wallet.random().address.toLowerCase())
+  const answers = addresses.map((address) => fetch(`${first.base}/faucet`, { method: 'POST', body: JSON.stringify({ address }) })
+    .then(async (response) => ({ address, status: response.status, body: await response.json() as any }))
+    .catch(() => ({ address, status: 0, body: null })))
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  const code = await stop(first, t)
+  t.equal(code, 0, 'exits 0 by itself')
+  const settled = await Promise.all(answers)
+  const credited = [...before.map((address) => ({ address })), ...settled.filter((a) => a.status === 200)]
+  t.comment(`${credited.length - before.length} of the ${addresses.length} in-flight credits were answered before the stop`)
+  t.ok(settled.every((a) => a.status === 200 || a.status === 0 || a.status === 503), 'each request answered, refused (503), or never accepted')
+
+  const second = await start(dataDir)
+  t.notMatch(second.output(), /shown once/, 'the admin key is not printed again')
+  t.equal((await json(`${second.base}/markets`)).data.length, 3, 'no second demo set')
+  for (const { address } of credited) {
+    const status = await json(`${second.base}/wallet-status?address=${address}`)
+    t.equal(status.usdc_balance, '1000', `acknowledged credit of ${address} survived the stop`)
+  }
+  t.equal(await stop(second, t), 0)
+})

@@ -38,7 +38,8 @@ async function ledgerState(): Promise<string> {
 }
 
 /** Engine codes: refusals the engine makes (journaled, state unchanged); all others never reach it. */
-const ENGINE_CODES = new Set(['LEDGER_INSUFFICIENT_BALANCE', 'MARKET_INVALID', 'MARKET_EXISTS', 'MARKET_STATUS_TRANSITION'])
+const ENGINE_CODES = new Set(['LEDGER_INSUFFICIENT_BALANCE', 'MARKET_INVALID', 'MARKET_EXISTS', 'MARKET_STATUS_TRANSITION',
+  'MARKET_TICK_SIZE_OFF_GRID'])
 
 /** Sends a request that must be refused with `status` and `code`; checks nothing changed; returns the body. */
 async function refused(t: Test, label: string, status: number, code: string, method: string, path: string, body: unknown,
@@ -157,4 +158,25 @@ t.test('orders on a market that is not Active are refused before the engine, eac
   await admin.resolveMarket(lifecycle.id, 'No')
   await attempt('Resolved', 'MARKET_CLOSED')
   t.same(await admin.resolvingMarkets(), [], 'resolved: no longer resolving')
+})
+
+t.test('admin changes tick size and fee rate; a tick the resting orders are not on is refused, naming what was applied', async (t) => {
+  const changing = await admin.createMarket({ question: 'Ticks?', tick_size: '0.01' })
+  const changed = await admin.updateMarket(changing.id, { tick_size: '0.001', fee_rate_bps: 25 })
+  t.match(changed, { tick_size: '0.001', fee_rate_bps: 25 })
+  t.same(await (await fetch(`${server.base}/tick-size?token_id=${changing.yes_token_id}`)).json(), { minimum_tick_size: 0.001 })
+  t.same(await (await fetch(`${server.base}/fee-rate?token_id=${changing.yes_token_id}`)).json(), { base_fee: 25 })
+  // An order at 0.505 rests on the 0.001 grid; back to 0.01 would leave it off the grid.
+  const trader = new PredexClient({ baseUrl: server.base, wallet: ownerWallet })
+  await trader.createApiKey()
+  const resting = await trader.placeLimitOrder({ tokenId: changing.yes_token_id, side: 'BUY', price: '0.505', size: '10' })
+  t.equal(resting.status, 'live')
+  const offGrid = await refused(t, 'tick off the grid', 400, 'MARKET_TICK_SIZE_OFF_GRID', 'PATCH', `/admin/markets/${changing.id}`,
+    { fee_rate_bps: 30, tick_size: '0.01' }, { 'EXCHANGE-ADMIN-KEY': adminKey })
+  t.same(offGrid.applied, [], 'the tick size goes first: nothing applied')
+  const partly = await send(server, 'PATCH', `/admin/markets/${changing.id}`, JSON.stringify({ fee_rate_bps: 30, status: 'Upcoming' }),
+    { 'EXCHANGE-ADMIN-KEY': adminKey })
+  t.equal(partly.status, 400)
+  t.match(partly.body, { code: 'MARKET_STATUS_TRANSITION', field: 'status', applied: ['fee_rate_bps'] }, 'the fee rate was applied, the status not')
+  t.equal((await admin.market(changing.id)).fee_rate_bps, 30)
 })

@@ -12,8 +12,17 @@ import type { Route } from '../route.js'
 import { accountOf, rejectionError, submitCommand } from './common.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 
-/** Addresses with a faucet request in flight: a second one waits out the cooldown like any other. */
-const inFlight = new Set<string>()
+/** Per server: addresses with a faucet request in flight (a second one waits out the cooldown like any other). */
+const inFlightByServer = new WeakMap<ApiContext, Set<string>>()
+
+function inFlightOf(context: ApiContext): Set<string> {
+  let inFlight = inFlightByServer.get(context)
+  if (inFlight === undefined) {
+    inFlight = new Set()
+    inFlightByServer.set(context, inFlight)
+  }
+  return inFlight
+}
 
 /** Milliseconds until `address` may use the faucet again (0: now), from its last credit in the ledger. */
 function cooldownLeftMs(context: ApiContext, address: string): number {
@@ -39,6 +48,7 @@ function amountOf(value: unknown, context: ApiContext): number {
 async function faucet(context: ApiContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const address = addressOf(body.address, 'address')
   const usdcMicros = amountOf(body.amount, context)
+  const inFlight = inFlightOf(context)
   const waitMs = inFlight.has(address) ? context.faucet.cooldownMs : cooldownLeftMs(context, address)
   if (waitMs > 0) {
     const retryAfterSeconds = Math.ceil(waitMs / 1000)

@@ -225,7 +225,7 @@ export class RestServer<C> {
       if (rule !== null) this.limit(bucket, rule, request.remoteAddress)
       return null
     }
-    const failures = `${request.remoteAddress} ${route.auth === 'admin' ? 'admin' : claimedSubject(request.headers)}`
+    const failures = `auth-failures ${request.remoteAddress} ${route.auth === 'admin' ? 'admin' : claimedSubject(request.headers)}`
     const limiter = this.options.rateLimiter
     const blockedSec = limiter?.blockedFor(failures, this.options.nowMs()) ?? null
     if (blockedSec !== null) {

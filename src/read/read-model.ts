@@ -91,6 +91,8 @@ export class ReadModel {
   /** address (lower-case) -> its ledger operations, oldest first. */
   readonly ledgerByAddress = new Map<string, LedgerRecord[]>()
   private readonly books = new Map<string, TokenBook>()
+  /** Token id -> a counter bumped whenever anything of its book summary may change (levels, last trade, market). */
+  private readonly versions = new Map<string, number>()
   /** Orders and trades changed since the last `drainChanges` (for persistence). */
   private changedOrders = new Set<string>()
   private newTrades: TradeRecord[] = []
@@ -173,6 +175,7 @@ export class ReadModel {
   }
 
   private stat(tokenId: string, priceMicros: number, side: Side, sizeMicros: number): void {
+    this.bump(tokenId)
     const stats = this.statsOf(tokenId)
     stats.lastTradePriceMicros = priceMicros
     stats.lastTradeSide = side
@@ -190,7 +193,17 @@ export class ReadModel {
     return stats
   }
 
+  /** Changes whenever the token's book, its last trade or its market changes (for caches of formatted books). */
+  versionOf(tokenId: string): number {
+    return this.versions.get(tokenId) ?? 0
+  }
+
+  private bump(tokenId: string): void {
+    this.versions.set(tokenId, this.versionOf(tokenId) + 1)
+  }
+
   private onBookLevel(marketId: string, tokenId: string, side: Side, priceMicros: number, sizeMicros: number): void {
+    this.bump(tokenId)
     const book = this.bookOf(tokenId, marketId)
     const levels = side === 'BUY' ? book.bids : book.asks
     if (sizeMicros === 0) levels.delete(priceMicros)
@@ -212,12 +225,15 @@ export class ReadModel {
     this.marketsBySlug.set(market.slug, market)
     this.tokens.set(market.yesTokenId, market.marketId)
     this.tokens.set(market.noTokenId, market.marketId)
+    this.bump(market.yesTokenId)
+    this.bump(market.noTokenId)
     this.bookOf(market.yesTokenId, market.marketId)
     this.bookOf(market.noTokenId, market.marketId)
   }
 
   /** Replaces a token's book (start-up: the engine's own view). */
   setBook(view: BookView): void {
+    this.bump(view.tokenId)
     const book = this.bookOf(view.tokenId, view.marketId)
     book.bids.clear()
     book.asks.clear()

@@ -225,3 +225,30 @@ t.test('every token read: token_id required (400), unknown token (404), no authe
     t.equal(notJson.body.code, 'BAD_JSON')
   }
 })
+
+t.test('book answers reused within a millisecond are never stale: a change shows in the next read', async (t) => {
+  const watched = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
+  const trader = await server.trader(100 * USDC)
+  // The server's clock stands still for this test: every read is "in the same millisecond", so
+  // only the book's own versions can tell a reusable answer from a stale one.
+  const context = server.predex.context as { nowMs: () => number }
+  const clock = context.nowMs
+  const frozenMs = clock()
+  context.nowMs = () => frozenMs
+  t.teardown(() => {
+    context.nowMs = clock
+  })
+  const reads = await Promise.all(Array.from({ length: 20 }, () => get(server, `/book?token_id=${watched.yesTokenId}`)))
+  t.ok(reads.every((read) => read.status === 200 && read.body.bids.length === 0), 'an empty book, read 20 times at once')
+  for (const read of reads) t.equal(read.body.hash, hashOf(read.body), 'every answer carries the hash of its own content')
+  for (const [i, price] of ['0.30', '0.31', '0.32'].entries()) {
+    const placed = await placeLimit(server, trader, watched, { side: 'BUY', price, size: '1' })
+    t.equal(placed.status, 200)
+    const own = await get(server, `/book?token_id=${watched.yesTokenId}`)
+    t.equal(own.body.bids.length, i + 1, `own book right after order ${i + 1}`)
+    const unified = await get(server, `/book/unified?token_id=${watched.noTokenId}`)
+    t.equal(unified.body.asks.length, i + 1, `the other token's unified book right after order ${i + 1}`)
+    t.equal(unified.body.hash, hashOf(unified.body))
+    t.equal(unified.body.timestamp, String(frozenMs), 'the same millisecond')
+  }
+})

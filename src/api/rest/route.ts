@@ -29,6 +29,8 @@ export interface Reply {
   readonly headers?: Readonly<Record<string, string>>
   /** Send the body as it is (text), not as JSON. */
   readonly raw?: boolean
+  /** The body already serialized as JSON (a cached answer): sent as it is, as application/json. */
+  readonly json?: string
 }
 
 export interface Identity {

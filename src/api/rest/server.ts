@@ -288,7 +288,7 @@ export class RestServer<C> {
     const status = reply.status ?? 200
     this.options.metrics.observe(route === null ? 'unmatched' : `${route.method} ${route.path}`, status, performance.now() - started)
     if (state.aborted) return
-    const body = reply.raw === true ? String(reply.body) : JSON.stringify(reply.body)
+    const body = reply.json ?? (reply.raw === true ? String(reply.body) : JSON.stringify(reply.body))
     res.cork(() => {
       res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`)
       res.writeHeader('content-type', reply.raw === true ? 'text/plain; version=0.0.4' : 'application/json')

@@ -10,7 +10,8 @@ import type { ApiContext } from '../../context.js'
 import { ApiCode, ApiError } from '../../errors.js'
 import { bookSummary, tickText } from '../../format.js'
 import { decimalOfMicros, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
-import type { Route } from '../route.js'
+import type { Reply, Route } from '../route.js'
+import type { ReadModel } from '../../../read/read-model.js'
 import { REST_BATCH_BODY_BYTES_MAX } from '../../../limits.js'
 import { marketOfToken, tokenItems, tokenQuery } from './common.js'
 
@@ -57,15 +58,43 @@ function summary(context: ApiContext, book: BookView): Record<string, unknown> {
   return bookSummary(context.read, book, context.nowMs())
 }
 
+/**
+ * Books as sent, per token and kind, reused while nothing in them changed (the read model's
+ * versions of the token, and of the other token for the unified book) within one millisecond:
+ * the summary carries a millisecond timestamp and a hash over it, so that is as long as an
+ * answer stays exact. Under load most reads of a book find it ready; at most two entries per token.
+ */
+const bookCaches = new WeakMap<ReadModel, Map<string, { key: string; json: string }>>()
+
+function cachedBook(context: ApiContext, tokenId: string, unified: boolean): Reply {
+  const read = context.read
+  const market = marketOfToken(context, tokenId)
+  const other = tokenId === market.yesTokenId ? market.noTokenId : market.yesTokenId
+  const nowMs = context.nowMs()
+  const key = `${nowMs} ${read.versionOf(tokenId)} ${unified ? read.versionOf(other) : -1}`
+  let cache = bookCaches.get(read)
+  if (cache === undefined) {
+    cache = new Map()
+    bookCaches.set(read, cache)
+  }
+  const id = unified ? `u${tokenId}` : tokenId
+  const hit = cache.get(id)
+  if (hit?.key === key) return { body: null, json: hit.json }
+  const book = unified ? read.unifiedBook(tokenId)! : read.book(tokenId)!
+  const json = JSON.stringify(bookSummary(read, book, nowMs))
+  cache.set(id, { key, json })
+  return { body: null, json }
+}
+
 export const marketDataRoutes: Route<ApiContext>[] = [
   { method: GET, path: '/book', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: "A token's own book (best level last)", query: { token_id: 'required: the token id' },
       response: 'OrderBookSummary {market, asset_id, timestamp, hash, bids, asks, min_order_size, tick_size, neg_risk, last_trade_price}' },
-    handler: (request, _identity, context) => ({ body: summary(context, context.read.book(tokenQuery(request, context).tokenId)!) }) },
+    handler: (request, _identity, context) => cachedBook(context, tokenQuery(request, context).tokenId, false) },
   { method: GET, path: '/book/unified', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'market-data', summary: "A token's book with the implied liquidity of the other token", query: { token_id: 'required: the token id' },
       response: 'OrderBookSummary' },
-    handler: (request, _identity, context) => ({ body: summary(context, context.read.unifiedBook(tokenQuery(request, context).tokenId)!) }) },
+    handler: (request, _identity, context) => cachedBook(context, tokenQuery(request, context).tokenId, true) },
   { method: POST, path: '/books', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
     openapi: { tag: 'market-data', summary: 'Books of several tokens', body: '[{token_id}] (at most 500)', response: '[OrderBookSummary]' },
     handler: (request, _identity, context) => ({ body: tokenItems(parseJsonBody(request.body)).map((item) => {

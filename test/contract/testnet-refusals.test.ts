@@ -38,7 +38,7 @@ async function ledgerState(): Promise<string> {
 }
 
 /** Engine codes: refusals the engine makes (journaled, state unchanged); all others never reach it. */
-const ENGINE_CODES = new Set(['LEDGER_INSUFFICIENT_BALANCE', 'MARKET_INVALID', 'MARKET_EXISTS', 'MARKET_STATUS_TRANSITION',
+const ENGINE_CODES = new Set(['LEDGER_INSUFFICIENT_BALANCE', 'MARKET_EXISTS', 'MARKET_STATUS_TRANSITION',
   'MARKET_TICK_SIZE_OFF_GRID'])
 
 /** Sends a request that must be refused with `status` and `code`; checks nothing changed; returns the body. */
@@ -118,8 +118,13 @@ t.test('admin: no key or a wrong one is 401; bad bodies 400; unknown market 404;
   await refused(t, 'wrong key', 401, 'AUTH_ADMIN_KEY', 'POST', '/admin/markets', { question: 'x?' }, { 'EXCHANGE-ADMIN-KEY': adminKey + 'x' })
   await refused(t, 'stats without key', 401, 'AUTH_ADMIN_KEY', 'GET', '/admin/stats', undefined)
   const key = { 'EXCHANGE-ADMIN-KEY': adminKey }
-  const tick = await refused(t, 'bad tick', 400, 'MARKET_INVALID', 'POST', '/admin/markets', { question: 'x?', tick_size: '0.02' }, key)
-  t.equal(tick.field, 'tickSizeMicros')
+  const tick = await refused(t, 'bad tick', 400, 'INVALID_PARAMETER', 'POST', '/admin/markets', { question: 'x?', tick_size: '0.02' }, key)
+  t.match(tick, { field: 'tick_size', allowed: ['0.1', '0.01', '0.001', '0.0001'] })
+  const fee = await refused(t, 'fee above the maximum', 400, 'INVALID_PARAMETER', 'POST', '/admin/markets', { question: 'x?', fee_rate_bps: 1001 }, key)
+  t.equal(fee.field, 'fee_rate_bps')
+  const size = await refused(t, 'size off the lot', 400, 'INVALID_PARAMETER', 'POST', '/admin/markets', { question: 'x?', min_order_size: '0.001' }, key)
+  t.equal(size.field, 'min_order_size')
+  await refused(t, 'PATCH with a bad tick', 400, 'INVALID_PARAMETER', 'PATCH', `/admin/markets/${market.id}`, { tick_size: '0.5' }, key)
   await refused(t, 'no question', 400, 'INVALID_PARAMETER', 'POST', '/admin/markets', { slug: 'no-question' }, key)
   await refused(t, 'slug taken', 409, 'MARKET_EXISTS', 'POST', '/admin/markets', { question: 'Refusals?' }, key)
   await refused(t, 'bad end date', 400, 'INVALID_PARAMETER', 'POST', '/admin/markets', { question: 'y?', end_date: 'tomorrow' }, key)

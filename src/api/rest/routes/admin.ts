@@ -5,7 +5,8 @@
  */
 import type { MarketStatus, Outcome, UnstampedCommand } from '../../../engine/command.js'
 import type { MarketRecord } from '../../../engine/event.js'
-import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
+import { FEE_RATE_BPS_MAX, MICROS_PER_LOT, MICROS_PER_PIP, ORDER_AMOUNT_MICROS_MAX, REST_SMALL_BODY_BYTES_MAX, TICK_PIPS_ALLOWED }
+  from '../../../limits.js'
 import { newMarketIds } from '../../market-ids.js'
 import type { ApiContext } from '../../context.js'
 import { ApiCode, ApiError } from '../../errors.js'
@@ -48,8 +49,29 @@ function booleanOf(value: unknown, field: string): boolean {
   return value
 }
 
+// The market's terms are checked here as the engine would, so that bad admin input is answered
+// at once and never becomes a journaled (refused) command; the engine checks them again.
+const TICK_SIZES_MICROS = TICK_PIPS_ALLOWED.map((pips) => pips * MICROS_PER_PIP)
+
 function feeRateOf(value: unknown): number {
-  return integerOf(value, 'fee_rate_bps')
+  return integerOf(value, 'fee_rate_bps', FEE_RATE_BPS_MAX)
+}
+
+function tickSizeOf(value: unknown): number {
+  const micros = microsOfDecimal(value, 'tick_size')
+  if (!TICK_SIZES_MICROS.includes(micros)) {
+    throw new ApiError(ApiCode.INVALID_PARAMETER, `tick_size must be one of ${TICK_SIZES_MICROS.map(decimalOfMicros).join(', ')}`,
+      { field: 'tick_size', allowed: TICK_SIZES_MICROS.map(decimalOfMicros) })
+  }
+  return micros
+}
+
+function minOrderSizeOf(value: unknown): number {
+  const micros = microsOfDecimal(value, 'min_order_size')
+  if (micros % MICROS_PER_LOT !== 0 || micros > ORDER_AMOUNT_MICROS_MAX) {
+    throw invalid('min_order_size', `min_order_size must be a multiple of ${decimalOfMicros(MICROS_PER_LOT)} shares, at most ${decimalOfMicros(ORDER_AMOUNT_MICROS_MAX)}`)
+  }
+  return micros
 }
 
 async function run(context: ApiContext, command: UnstampedCommand): Promise<void> {
@@ -71,8 +93,8 @@ async function createMarket(context: ApiContext, body: Record<string, unknown>):
   await run(context, { kind: 'createMarket', market: {
     ...ids, question, slug,
     description: optionalText(body.description, 'description', 4_096) ?? '',
-    tickSizeMicros: microsOfDecimal(body.tick_size ?? '0.01', 'tick_size'),
-    minOrderSizeMicros: microsOfDecimal(body.min_order_size ?? '5', 'min_order_size'),
+    tickSizeMicros: tickSizeOf(body.tick_size ?? '0.01'),
+    minOrderSizeMicros: minOrderSizeOf(body.min_order_size ?? '5'),
     feeRateBps: feeRateOf(body.fee_rate_bps ?? 0),
     negRisk: booleanOf(body.neg_risk ?? false, 'neg_risk'),
     endDateMs: endDateMsOf(body.end_date),
@@ -90,7 +112,7 @@ async function updateMarket(context: ApiContext, market: MarketRecord, body: Rec
   const commands: { field: string; command: UnstampedCommand }[] = []
   const marketId = market.marketId
   if (body.tick_size !== undefined) {
-    commands.push({ field: 'tick_size', command: { kind: 'setTickSize', marketId, tickSizeMicros: microsOfDecimal(body.tick_size, 'tick_size') } })
+    commands.push({ field: 'tick_size', command: { kind: 'setTickSize', marketId, tickSizeMicros: tickSizeOf(body.tick_size) } })
   }
   if (body.fee_rate_bps !== undefined) commands.push({ field: 'fee_rate_bps', command: { kind: 'setFeeRate', marketId, feeRateBps: feeRateOf(body.fee_rate_bps) } })
   if (body.status !== undefined) {

@@ -121,3 +121,6 @@ export const RATE_LIMIT_KEYS_MAX = 100_000
 
 /** Test gas a new address receives with its first faucet credit (0.1 ETH, in 10^-6 units). */
 export const FAUCET_GAS_MICROS = 100_000
+
+/** Intervals one GET /ticks request may span (from..to); wider ranges are refused, not truncated. */
+export const CANDLES_MAX = 1_000

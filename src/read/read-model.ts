@@ -61,6 +61,13 @@ export interface LedgerRecord {
   readonly payoutMicros: number
 }
 
+/** One trade as seen from one token: its price on that token (a mint or merge trade prices the other token at 1 - p). */
+export interface Tick {
+  readonly timeMs: number
+  readonly priceMicros: number
+  readonly sizeMicros: number
+}
+
 export interface TokenStats {
   lastTradePriceMicros: number | null
   lastTradeSide: Side | null
@@ -88,6 +95,8 @@ export class ReadModel {
   /** address (lower-case) -> trade ids (as taker or maker), oldest first. */
   readonly tradesByAddress = new Map<string, string[]>()
   readonly tokenStats = new Map<string, TokenStats>()
+  /** Token id -> its trades' prices and sizes in time order (price history and candles). */
+  readonly ticksByToken = new Map<string, Tick[]>()
   /** address (lower-case) -> its ledger operations, oldest first. */
   readonly ledgerByAddress = new Map<string, LedgerRecord[]>()
   private readonly books = new Map<string, TokenBook>()
@@ -162,8 +171,8 @@ export class ReadModel {
       order.associateTrades.push(trade.tradeId)
       this.changedOrders.add(orderId)
     }
-    this.stat(trade.tokenId, trade.priceMicros, trade.side, trade.sizeMicros)
-    if (trade.makerTokenId !== trade.tokenId) this.stat(trade.makerTokenId, trade.makerPriceMicros, trade.makerSide, trade.sizeMicros)
+    this.stat(trade.tokenId, trade.priceMicros, trade.side, trade.sizeMicros, trade.timeMs)
+    if (trade.makerTokenId !== trade.tokenId) this.stat(trade.makerTokenId, trade.makerPriceMicros, trade.makerSide, trade.sizeMicros, trade.timeMs)
   }
 
   private onLedger(seq: number, action: LedgerRecord['action'], address: string, marketId: string, amountMicros: number,
@@ -174,8 +183,9 @@ export class ReadModel {
     this.newLedger.push(record)
   }
 
-  private stat(tokenId: string, priceMicros: number, side: Side, sizeMicros: number): void {
+  private stat(tokenId: string, priceMicros: number, side: Side, sizeMicros: number, timeMs: number): void {
     this.bump(tokenId)
+    push(this.ticksByToken, tokenId, { timeMs, priceMicros, sizeMicros })
     const stats = this.statsOf(tokenId)
     stats.lastTradePriceMicros = priceMicros
     stats.lastTradeSide = side
@@ -299,8 +309,8 @@ export class ReadModel {
       this.trades.set(trade.tradeId, trade)
       push(this.tradesByAddress, trade.takerAddress, trade.tradeId)
       if (trade.makerAddress !== trade.takerAddress) push(this.tradesByAddress, trade.makerAddress, trade.tradeId)
-      this.stat(trade.tokenId, trade.priceMicros, trade.side, trade.sizeMicros)
-      if (trade.makerTokenId !== trade.tokenId) this.stat(trade.makerTokenId, trade.makerPriceMicros, trade.makerSide, trade.sizeMicros)
+      this.stat(trade.tokenId, trade.priceMicros, trade.side, trade.sizeMicros, trade.timeMs)
+      if (trade.makerTokenId !== trade.tokenId) this.stat(trade.makerTokenId, trade.makerPriceMicros, trade.makerSide, trade.sizeMicros, trade.timeMs)
     }
   }
 }

@@ -252,3 +252,39 @@ t.test('book answers reused within a millisecond are never stale: a change shows
     t.equal(unified.body.timestamp, String(frozenMs), 'the same millisecond')
   }
 })
+
+t.test('GET /ticks/:symbol: candles from trades, by token id or slug, with the other side of mint trades', async (t) => {
+  const traded = await server.createMarket({ minOrderSizeMicros: 1 * USDC, slug: 'ticks-market' })
+  const [alice, bob, carol] = [await server.trader(100 * USDC), await server.trader(100 * USDC), await server.trader(100 * USDC)]
+  const trade = async (maker: typeof alice, makerOrder: Parameters<typeof placeLimit>[3], taker: typeof alice, takerOrder: Parameters<typeof placeLimit>[3]) => {
+    t.equal((await placeLimit(server, maker, traded, makerOrder)).body.status, 'live')
+    t.equal((await placeLimit(server, taker, traded, takerOrder)).body.status, 'matched')
+  }
+  // A mint: Yes bought at 0.40 by Alice, No at 0.60 by Bob (10 each). Then Yes 4 at 0.45 and Yes 2 at 0.42 (maker prices).
+  await trade(alice, { side: 'BUY', price: '0.40', size: '10' }, bob, { outcome: 'No', side: 'BUY', price: '0.60', size: '10' })
+  await trade(alice, { side: 'SELL', price: '0.45', size: '4' }, carol, { side: 'BUY', price: '0.45', size: '4' })
+  await trade(alice, { side: 'SELL', price: '0.42', size: '2' }, carol, { side: 'BUY', price: '0.50', size: '2' })
+
+  const bySlug = await get(server, '/ticks/ticks-market?interval=1d')
+  t.equal(bySlug.status, 200)
+  t.equal(bySlug.body.length, 1, 'one day, one candle')
+  t.match(bySlug.body[0], { open: '0.4', high: '0.45', low: '0.4', close: '0.42', volume: '16' }, 'the Yes token: 10 + 4 + 2 shares')
+  t.equal(bySlug.body[0].t % 86_400, 0, 't is the start of the day, unix seconds')
+  t.same((await get(server, `/ticks/${traded.yesTokenId}?interval=1d`)).body, bySlug.body, 'the slug stands for the Yes token')
+  const no = await get(server, `/ticks/${traded.noTokenId}?interval=1d`)
+  t.same(no.body.map((c: any) => [c.open, c.close, c.volume]), [['0.6', '0.6', '10']], 'the No side of the mint trade')
+  const minutes = await get(server, `/ticks/${traded.yesTokenId}?interval=1m`)
+  t.equal(minutes.body.reduce((sum: number, c: any) => sum + Number(c.volume), 0), 16, 'minute candles add up to the same volume')
+  const history = await get(server, `/compat/prices-history?market=${traded.noTokenId}`)
+  t.same(history.body.history.map((h: any) => h.p), [0.6], 'compat price history sees the mint trade on the No token too')
+
+  const nowSec = Math.floor(Date.now() / 1000)
+  t.same((await get(server, `/ticks/${traded.yesTokenId}?interval=1d&from=${nowSec + 86_400}&to=${nowSec + 2 * 86_400}`)).body, [], 'no trades, no candles')
+  for (const [query, field] of [['interval=2m', 'interval'], [`interval=1m&from=${nowSec - 2_000 * 60}&to=${nowSec}`, 'from'],
+    [`from=${nowSec}&to=${nowSec - 60}`, 'from'], ['to=soon', 'to']] as const) {
+    const refused = await get(server, `/ticks/${traded.yesTokenId}?${query}`)
+    t.equal(refused.status, 400, query)
+    t.equal(refused.body.field, field)
+  }
+  t.equal((await get(server, '/ticks/no-such-market')).status, 404, 'an unknown symbol')
+})

@@ -12,7 +12,8 @@ import { bookSummary, tickText } from '../../format.js'
 import { decimalOfMicros, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { Reply, Route } from '../route.js'
 import type { ReadModel } from '../../../read/read-model.js'
-import { REST_BATCH_BODY_BYTES_MAX } from '../../../limits.js'
+import { CANDLES_MAX, REST_BATCH_BODY_BYTES_MAX } from '../../../limits.js'
+import { candlesOf, firstTickAtOrAfter } from '../../candles.js'
 import { marketOfToken, tokenItems, tokenQuery } from './common.js'
 
 const GET = 'GET' as const
@@ -159,10 +160,39 @@ export const marketDataRoutes: Route<ApiContext>[] = [
       const tokenId = tokenIdOf(request.query.get('market'), 'market')
       marketOfToken(context, tokenId)
       const start = (optionalInteger(request.query.get('startTs'), 'startTs') ?? 0) * 1000
-      const end = (optionalInteger(request.query.get('endTs'), 'endTs') ?? Number.MAX_SAFE_INTEGER / 1000) * 1000
-      const history = [...context.read.trades.values()]
-        .filter((trade) => trade.tokenId === tokenId && trade.timeMs >= start && trade.timeMs <= end)
-        .map((trade) => ({ t: Math.floor(trade.timeMs / 1000), p: Number(decimalOfMicros(trade.priceMicros)) }))
+      const end = (optionalInteger(request.query.get('endTs'), 'endTs') ?? Math.floor(Number.MAX_SAFE_INTEGER / 1000)) * 1000
+      // Every trade that priced this token (a mint or merge trade prices it from the other side), in time order.
+      const ticks = context.read.ticksByToken.get(tokenId) ?? []
+      const history: { t: number; p: number }[] = []
+      for (let i = firstTickAtOrAfter(ticks, start); i < ticks.length && ticks[i]!.timeMs <= end; i++) {
+        history.push({ t: Math.floor(ticks[i]!.timeMs / 1000), p: Number(decimalOfMicros(ticks[i]!.priceMicros)) })
+      }
       return { body: { history } }
     } },
+  { method: GET, path: '/ticks/:symbol', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'market-data', summary: 'Candles (OHLCV) from trades, for a token id or a market slug (its Yes token); intervals without trades are left out',
+      query: { interval: '1m, 5m, 1h (default) or 1d', from: 'unix seconds (default: to minus 500 intervals)', to: 'unix seconds (default: now)' },
+      response: '[{t (unix seconds, start of the interval), open, high, low, close, volume (shares)}]' },
+    handler: (request, _identity, context) => ({ body: ticks(context, request.params[0]!, request.query) }) },
 ]
+
+const INTERVALS_SEC: Readonly<Record<string, number>> = { '1m': 60, '5m': 300, '1h': 3_600, '1d': 86_400 }
+
+function ticks(context: ApiContext, symbol: string, query: URLSearchParams): Record<string, unknown>[] {
+  const market = context.read.marketsBySlug.get(symbol)
+  const tokenId = market !== undefined ? market.yesTokenId : tokenIdOf(symbol, 'symbol')
+  marketOfToken(context, tokenId)
+  const intervalText = query.get('interval') ?? '1h'
+  const intervalSec = INTERVALS_SEC[intervalText]
+  if (intervalSec === undefined) throw new ApiError(ApiCode.INVALID_PARAMETER, 'interval must be 1m, 5m, 1h or 1d', { field: 'interval' })
+  const toSec = optionalInteger(query.get('to'), 'to') ?? Math.floor(context.nowMs() / 1000)
+  const fromSec = optionalInteger(query.get('from'), 'from') ?? Math.max(0, toSec - 500 * intervalSec)
+  if (fromSec > toSec) throw new ApiError(ApiCode.INVALID_PARAMETER, 'from must not be after to', { field: 'from' })
+  if ((toSec - fromSec) / intervalSec > CANDLES_MAX) {
+    throw new ApiError(ApiCode.INVALID_PARAMETER, `the range spans more than ${CANDLES_MAX} intervals: narrow it or use a longer interval`,
+      { field: 'from', candlesMax: CANDLES_MAX })
+  }
+  const candles = candlesOf(context.read.ticksByToken.get(tokenId) ?? [], fromSec * 1000, (toSec + 1) * 1000, intervalSec * 1000)
+  return candles.map((c) => ({ t: c.startMs / 1000, open: decimalOfMicros(c.openMicros), high: decimalOfMicros(c.highMicros),
+    low: decimalOfMicros(c.lowMicros), close: decimalOfMicros(c.closeMicros), volume: decimalOfMicros(c.volumeMicros) }))
+}

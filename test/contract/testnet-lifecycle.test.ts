@@ -157,3 +157,41 @@ t.test('the admin statistics count what happened', async (t) => {
   const stats = await admin.adminStats()
   t.match(stats, { markets: 1, markets_by_status: { Resolved: 1 }, trades: 2, orders: 5, open_orders: 0 })
 })
+
+t.test("portfolio history: every position change with the running USDC balance, ending at the engine's balances", async (t) => {
+  const history = await (await fetch(`${server.base}/users/${aliceWallet.address}/portfolio-history`)).json() as any
+  t.equal(history.address, aliceWallet.address.toLowerCase())
+  const yes = market.yes_token_id
+  const no = market.no_token_id
+  t.same(history.milestones.map((m: any) => [m.kind, m.token_id, m.shares, m.price, m.usdc_delta, m.usdc_balance, m.positions]), [
+    ['deposit', null, '0', null, '1000', '1000', {}],
+    ['buy', yes, '100', '0.4', '-40', '960', { [yes]: '100' }],
+    ['mint', null, '50', null, '-50', '910', { [yes]: '150', [no]: '50' }],
+    ['merge', null, '20', null, '20', '930', { [yes]: '130', [no]: '30' }],
+    ['sell', no, '30', '0.35', '10.5', '940.5', { [yes]: '130' }],
+    ['redemption', null, '130', null, '130', '1070.5', {}],
+  ], 'worked out by hand from the steps above')
+  t.equal(history.milestones.at(-1).usdc_balance, (await alice.walletStatus()).usdc_balance, 'the replay ends at the engine balance')
+  const bobHistory = await (await fetch(`${server.base}/users/${bobWallet.address}/portfolio-history`)).json() as any
+  t.same(bobHistory.milestones.map((m: any) => [m.kind, m.usdc_balance]),
+    [['deposit', '1000'], ['buy', '940'], ['buy', '929.5'], ['redemption', '929.5']], 'the cancelled order moved nothing')
+  const activity = await (await fetch(`${server.base}/users/${aliceWallet.address}/activity?limit=2`)).json() as any
+  t.same(activity.data.map((m: any) => m.kind), ['redemption', 'sell'], 'activity: newest first, paginated')
+})
+
+t.test('profile, trades, orders, balances and redemptions of an address, public and without API keys', async (t) => {
+  const get = async (path: string): Promise<any> => (await fetch(`${server.base}${path}`)).json()
+  const alicePath = `/users/${aliceWallet.address.toLowerCase()}`
+  // Realized by average cost: merge +1.333334 (Yes) + 0 (No); sell No -4.5; redeem Yes +73.666666: 70.5 in all.
+  t.match(await get(alicePath), { trades_count: 2, volume: '50.5', markets_traded: 1, realized_pnl: '70.5', open_orders_count: 0 })
+  t.match(await get(`/users/${bobWallet.address}`), { trades_count: 2, volume: '70.5', realized_pnl: '-70.5' }, 'losing shares redeemed for nothing')
+  const trades = await get(`${alicePath}/trades`)
+  t.equal(trades.data.length, 2)
+  t.notOk(JSON.stringify(trades).includes('"owner"'), 'no API key in public trades')
+  t.same((await get(`${alicePath}/balances`)), { address: aliceWallet.address.toLowerCase(), usdc: '1070.5', usdc_held: '0', tokens: [] })
+  const redemptions = await get(`${alicePath}/redemptions`)
+  t.same(redemptions.data.map((r: any) => [r.action, r.amount, r.payout]), [['redeem', '130', '130']])
+  const fresh = await get(`/users/${Wallet.random().address}`)
+  t.match(fresh, { first_seen: null, trades_count: 0, volume: '0', realized_pnl: '0' }, 'an unknown address: nothing, not an error')
+  t.equal((await fetch(`${server.base}/users/0x1234/trades`)).status, 400, 'a bad address is 400')
+})

@@ -176,6 +176,9 @@ t.test('admin changes tick size and fee rate; a tick the resting orders are not 
   await trader.createApiKey()
   const resting = await trader.placeLimitOrder({ tokenId: changing.yes_token_id, side: 'BUY', price: '0.505', size: '10' })
   t.equal(resting.status, 'live')
+  const publicOrders = await (await fetch(`${server.base}/users/${ownerAddress}/orders`)).json() as any
+  t.ok(publicOrders.data.some((o: any) => o.id === resting.order_id), 'the open order is in the public list')
+  t.notOk(JSON.stringify(publicOrders).includes('"owner"'), 'without the API key')
   const offGrid = await refused(t, 'tick off the grid', 400, 'MARKET_TICK_SIZE_OFF_GRID', 'PATCH', `/admin/markets/${changing.id}`,
     { fee_rate_bps: 30, tick_size: '0.01' }, { 'EXCHANGE-ADMIN-KEY': adminKey })
   t.same(offGrid.applied, [], 'the tick size goes first: nothing applied')

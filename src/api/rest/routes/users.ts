@@ -1,13 +1,17 @@
 /**
- * Users' public data (api.md, "users"). So far the ledger's on-chain event history of an
- * address: every credit, approval, split, merge and redemption with its transaction, as a block
- * explorer would list them. Profiles, activity and portfolio history come with their own issue.
+ * Users' public data (api.md, "users"), for any address, without authentication, as a block
+ * explorer would show it: profile and stats, activity, open orders, trades, balances,
+ * redemptions, the ledger's on-chain events, and the portfolio history (read/portfolio.ts).
+ * Nothing private is shown: orders and trades leave out the `owner` (the API key).
  */
 import { transactionOf } from '../../../chain/transaction.js'
 import type { ApiContext } from '../../context.js'
+import { orderInfo, tradeInfo } from '../../format.js'
 import { addressOf, decimalOfMicros, limitOf, page } from '../../wire.js'
-import type { Route } from '../route.js'
+import type { RestRequest, Route } from '../route.js'
 import type { LedgerRecord } from '../../../read/read-model.js'
+import { portfolioOf, type Milestone } from '../../../read/portfolio.js'
+import { accountOf } from './common.js'
 
 function eventInfo(context: ApiContext, record: LedgerRecord): Record<string, unknown> {
   const { transactionHash, blockNumber } = transactionOf(context.chainId, record.seq)
@@ -20,15 +24,118 @@ function eventInfo(context: ApiContext, record: LedgerRecord): Record<string, un
   }
 }
 
+/** A signed decimal string of micro-units. */
+function signedDecimal(micros: number): string {
+  return micros < 0 ? '-' + decimalOfMicros(-micros) : decimalOfMicros(micros)
+}
+
+function milestoneInfo(context: ApiContext, m: Milestone): Record<string, unknown> {
+  return {
+    time: new Date(m.timeMs).toISOString(), kind: m.kind, market_id: m.marketId === '' ? null : m.marketId,
+    token_id: m.tokenId === '' ? null : m.tokenId, shares: decimalOfMicros(m.sharesMicros),
+    price: m.priceMicros === null ? null : decimalOfMicros(m.priceMicros), usdc_delta: signedDecimal(m.usdcDeltaMicros),
+    usdc_balance: signedDecimal(m.usdcBalanceMicros),
+    positions: Object.fromEntries(Object.entries(m.positions).map(([token, shares]) => [token, signedDecimal(shares)])),
+    transaction_hash: transactionOf(context.chainId, m.seq).transactionHash, block_number: m.seq,
+  }
+}
+
+/** Removes every `owner` (an API key) from a formatted order or trade. */
+function withoutOwners(value: Record<string, unknown>): Record<string, unknown> {
+  const { owner: _owner, ...rest } = value
+  if (Array.isArray(rest.maker_orders)) {
+    rest.maker_orders = rest.maker_orders.map((m: Record<string, unknown>) => withoutOwners(m))
+  }
+  return rest
+}
+
+function paged<T>(request: RestRequest, items: readonly T[], format: (item: T) => Record<string, unknown>): Record<string, unknown> {
+  const limit = limitOf(request.query.get('limit'))
+  const { data, nextCursor } = page(items, request.query.get('next_cursor'), limit)
+  return { limit, count: data.length, next_cursor: nextCursor, data: data.map(format) }
+}
+
+function profile(context: ApiContext, address: string): Record<string, unknown> {
+  const read = context.read
+  const trades = (read.tradesByAddress.get(address) ?? []).map((id) => read.trades.get(id)!)
+  const orders = (read.ordersByMaker.get(address) ?? []).map((id) => read.orders.get(id)!)
+  const ledger = read.ledgerByAddress.get(address) ?? []
+  const firstMs = Math.min(trades[0]?.timeMs ?? Infinity, orders[0]?.createdMs ?? Infinity, ledger[0]?.timeMs ?? Infinity)
+  let volumeMicros = 0
+  for (const trade of trades) {
+    const taker = trade.takerAddress === address
+    volumeMicros += ((taker ? trade.priceMicros : trade.makerPriceMicros) / 100) * (trade.sizeMicros / 10_000)
+  }
+  const portfolio = portfolioOf(read, address)
+  return {
+    address, first_seen: Number.isFinite(firstMs) ? new Date(firstMs).toISOString() : null, trades_count: trades.length,
+    volume: decimalOfMicros(volumeMicros), markets_traded: new Set(trades.map((t) => t.marketId)).size,
+    realized_pnl: signedDecimal(portfolio.realizedPnlMicros), open_orders_count: orders.filter((o) => o.status === 'LIVE').length,
+  }
+}
+
 export const userRoutes: Route<ApiContext>[] = [
+  { method: 'GET', path: '/users/:address', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'users', summary: 'Profile and stats: first seen, trades, volume (USDC), markets traded, realized P&L (average cost), open orders',
+      response: '{address, first_seen, trades_count, volume, markets_traded, realized_pnl, open_orders_count}' },
+    handler: (request, _identity, context) => ({ body: profile(context, addressOf(request.params[0], 'address')) }) },
+  { method: 'GET', path: '/users/:address/portfolio-history', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'users', summary: 'Position-changing events (buy, sell, mint, merge, redemption, deposit) with the running USDC balance and positions, oldest first',
+      response: '{address, milestones: [{time, kind, market_id, token_id, shares, price, usdc_delta, usdc_balance, positions: {token_id: shares}, transaction_hash, block_number}]}' },
+    handler: (request, _identity, context) => {
+      const address = addressOf(request.params[0], 'address')
+      return { body: { address, milestones: portfolioOf(context.read, address).milestones.map((m) => milestoneInfo(context, m)) } }
+    } },
+  { method: 'GET', path: '/users/:address/activity', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'users', summary: 'The portfolio history newest first, paginated', query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
+      response: '{limit, count, next_cursor, data: [milestone]}' },
+    handler: (request, _identity, context) => {
+      const milestones = [...portfolioOf(context.read, addressOf(request.params[0], 'address')).milestones].reverse()
+      return { body: paged(request, milestones, (m) => milestoneInfo(context, m)) }
+    } },
+  { method: 'GET', path: '/users/:address/orders', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'users', summary: 'Open orders of an address, oldest first (without the API key)', query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
+      response: '{limit, count, next_cursor, data: [OrderInfo without owner]}' },
+    handler: (request, _identity, context) => {
+      const read = context.read
+      const open = (read.ordersByMaker.get(addressOf(request.params[0], 'address')) ?? []).map((id) => read.orders.get(id)!).filter((o) => o.status === 'LIVE')
+      return { body: paged(request, open, (o) => withoutOwners(orderInfo(read, o, false))) }
+    } },
+  { method: 'GET', path: '/users/:address/trades', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'users', summary: 'Trades of an address as taker or maker, oldest first (without API keys)', query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
+      response: '{limit, count, next_cursor, data: [Trade without owners]}' },
+    handler: (request, _identity, context) => {
+      const read = context.read
+      const address = addressOf(request.params[0], 'address')
+      const trades = (read.tradesByAddress.get(address) ?? []).map((id) => read.trades.get(id)!)
+      return { body: paged(request, trades, (trade) => withoutOwners(tradeInfo(read, trade, address, false, context.chainId))) }
+    } },
+  { method: 'GET', path: '/users/:address/balances', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'users', summary: 'USDC and outcome-token balances of an address, exact, from the engine',
+      response: '{address, usdc, usdc_held, tokens: [{token_id, market_id, outcome, shares, held}]}' },
+    handler: async (request, _identity, context) => {
+      const address = addressOf(request.params[0], 'address')
+      const account = await accountOf(context, address)
+      const tokens = (account?.shares ?? []).map((s) => {
+        const market = context.read.markets.get(context.read.tokens.get(s.tokenId) ?? '')
+        return { token_id: s.tokenId, market_id: market?.marketId ?? null, outcome: market === undefined ? null : s.tokenId === market.yesTokenId ? 'Yes' : 'No',
+          shares: decimalOfMicros(s.balanceMicros), held: decimalOfMicros(s.heldMicros) }
+      })
+      return { body: { address, usdc: decimalOfMicros(account?.usdcMicros ?? 0), usdc_held: decimalOfMicros(account?.usdcHeldMicros ?? 0), tokens } }
+    } },
+  { method: 'GET', path: '/users/:address/redemptions', auth: 'none', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'users', summary: 'Redemptions of an address, oldest first', query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
+      response: '{limit, count, next_cursor, data: [ledger event]}' },
+    handler: (request, _identity, context) => {
+      const redemptions = (context.read.ledgerByAddress.get(addressOf(request.params[0], 'address')) ?? []).filter((r) => r.action === 'redeem')
+      return { body: paged(request, redemptions, (record) => eventInfo(context, record)) }
+    } },
   { method: 'GET', path: '/users/:address/events', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: "An address's ledger events on the test network (credit, approve, split, merge, redeem), oldest first",
       query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [{transaction_hash, block_number, log_index, action, address, market_id, condition_id, amount, payout, timestamp}]}' },
     handler: (request, _identity, context) => {
       const address = addressOf(request.params[0], 'address')
-      const limit = limitOf(request.query.get('limit'))
-      const { data, nextCursor } = page(context.read.ledgerByAddress.get(address) ?? [], request.query.get('next_cursor'), limit)
-      return { body: { limit, count: data.length, next_cursor: nextCursor, data: data.map((record) => eventInfo(context, record)) } }
+      return { body: paged(request, context.read.ledgerByAddress.get(address) ?? [], (record) => eventInfo(context, record)) }
     } },
 ]

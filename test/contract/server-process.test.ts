@@ -104,5 +104,10 @@ t.test('first start: demo markets with a two-sided book, admin key printed once;
     const status = await json(`${second.base}/wallet-status?address=${address}`)
     t.equal(status.usdc_balance, '1000', `acknowledged credit of ${address} survived the stop`)
   }
+  // The read model's records too (stored in their own LMDB, or projected again from the journal).
+  const history = await json(`${second.base}/users/${before[0]}/portfolio-history`)
+  t.same(history.milestones.map((m: any) => [m.kind, m.usdc_balance]), [['deposit', '1000']], 'the history survived the restart')
+  const events = await json(`${second.base}/users/${before[0]}/events`)
+  t.equal(events.data[0]?.action, 'credit')
   t.equal(await stop(second, t), 0)
 })

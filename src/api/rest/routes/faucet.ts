@@ -4,13 +4,12 @@
  * A credit is a journaled engine command like any other; its answer carries the transaction.
  */
 import { transactionOf } from '../../../chain/transaction.js'
-import { FAUCET_GAS_MICROS } from '../../../limits.js'
+import { FAUCET_GAS_MICROS, REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import type { ApiContext } from '../../context.js'
 import { ApiCode, ApiError } from '../../errors.js'
 import { addressOf, decimalOfMicros, microsOfDecimal, parseJsonBody, requireObject } from '../../wire.js'
 import type { Route } from '../route.js'
 import { accountOf, rejectionError, submitCommand } from './common.js'
-import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 
 /** Per server: addresses with a faucet request in flight (a second one waits out the cooldown like any other). */
 const inFlightByServer = new WeakMap<ApiContext, Set<string>>()

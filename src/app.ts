@@ -20,6 +20,7 @@ import { RateLimiter } from './api/rate-limit.js'
 import { allRoutes } from './api/rest/routes.js'
 import type { ApiContext } from './api/context.js'
 import { createDemo } from './demo.js'
+import { MarketChannel } from './api/ws/market-channel.js'
 
 export const VERSION = '0.1.0'
 
@@ -39,9 +40,12 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   const store = new ReadStore(config.dataDir)
   store.loadInto(read)
   await loadReadModel(host, read, config.dataDir, log)
+  // Set once the REST server (and its WebSocket channel) exists; events before that have no listener.
+  let marketChannel: MarketChannel | null = null
   host.subscribe((outcomes) => {
     for (const outcome of outcomes) read.apply(outcome.seq, outcome.events, outcome.timeMs)
     store.save(read)
+    marketChannel?.publish(outcomes)
   })
   const credentials = await CredentialStore.load(host)
   const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers })
@@ -63,6 +67,8 @@ export async function startPredex(config: Config, log: (line: string) => void): 
     rateLimiter: config.rateLimits ? new RateLimiter() : null,
     nowMs: () => performance.now(),
   })
+  marketChannel = new MarketChannel(server.uws, context)
+  server.uws.ws('/ws/market', marketChannel.behavior())
   const port = await server.listen(config.host, config.port)
   if (!config.rateLimits) log('WARNING: rate limits are off (--rate-limits false): benchmarks only, never in production.')
   if (!(await server.probeUnderscoreHeaders(config.host))) {
@@ -72,6 +78,7 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
+      marketChannel?.closeAll()
       await server.close()
       await host.stop()
       await pool.close()

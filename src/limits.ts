@@ -124,3 +124,14 @@ export const FAUCET_GAS_MICROS = 100_000
 
 /** Intervals one GET /ticks request may span (from..to); wider ranges are refused, not truncated. */
 export const CANDLES_MAX = 1_000
+
+// ---- WebSocket streams -------------------------------------------------------------------------
+
+/** Largest message a client may send (subscriptions). */
+export const WS_MESSAGE_BYTES_MAX = 16 * 1024
+/** Bytes queued for one socket; past this the slow consumer is dropped (closed), not waited for. */
+export const WS_BACKPRESSURE_BYTES_MAX = 1024 * 1024
+/** Assets one market-channel socket may follow. */
+export const WS_SUBSCRIPTIONS_MAX = 500
+/** Seconds without a frame before the socket is closed (clients send PING every 10 s). */
+export const WS_IDLE_TIMEOUT_SEC = 60

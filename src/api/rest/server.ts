@@ -63,6 +63,11 @@ export class RestServer<C> {
     this.app.any('/*', (res, req) => this.notFound(res, req))
   }
 
+  /** The uWS app, for the WebSocket channels that share this port. */
+  get uws(): TemplatedApp {
+    return this.app
+  }
+
   /** Listens on host:port (0: any free port); resolves with the port. */
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {

@@ -21,6 +21,7 @@ import { allRoutes } from './api/rest/routes.js'
 import type { ApiContext } from './api/context.js'
 import { createDemo } from './demo.js'
 import { MarketChannel } from './api/ws/market-channel.js'
+import { UserChannel } from './api/ws/user-channel.js'
 
 export const VERSION = '0.1.0'
 
@@ -42,10 +43,12 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   await loadReadModel(host, read, config.dataDir, log)
   // Set once the REST server (and its WebSocket channel) exists; events before that have no listener.
   let marketChannel: MarketChannel | null = null
+  let userChannel: UserChannel | null = null
   host.subscribe((outcomes) => {
     for (const outcome of outcomes) read.apply(outcome.seq, outcome.events, outcome.timeMs)
     store.save(read)
     marketChannel?.publish(outcomes)
+    userChannel?.publish(outcomes)
   })
   const credentials = await CredentialStore.load(host)
   const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers })
@@ -69,6 +72,8 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   })
   marketChannel = new MarketChannel(server.uws, context)
   server.uws.ws('/ws/market', marketChannel.behavior())
+  userChannel = new UserChannel(context)
+  server.uws.ws('/ws/user', userChannel.behavior())
   const port = await server.listen(config.host, config.port)
   if (!config.rateLimits) log('WARNING: rate limits are off (--rate-limits false): benchmarks only, never in production.')
   if (!(await server.probeUnderscoreHeaders(config.host))) {
@@ -79,6 +84,7 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       marketChannel?.closeAll()
+      userChannel?.closeAll()
       await server.close()
       await host.stop()
       await pool.close()

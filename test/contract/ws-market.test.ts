@@ -7,6 +7,7 @@
  */
 import t from 'tap'
 import WebSocket from 'ws'
+import { WsClient } from '../ws-client.js'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { USDC, placeLimit, startServer } from '../rest-harness.js'
 
@@ -16,51 +17,7 @@ const market = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
 const yes = market.yesTokenId
 const no = market.noTokenId
 const wsUrl = `ws://127.0.0.1:${server.predex.port}/ws/market`
-
-/** A client that queues every frame, text, with a wait for the next ones. */
-class Client {
-  readonly frames: string[] = []
-  private waiters: (() => void)[] = []
-  readonly closed: Promise<number>
-
-  constructor(readonly socket: WebSocket) {
-    socket.on('message', (data) => {
-      this.frames.push(data.toString())
-      for (const wake of this.waiters.splice(0)) wake()
-    })
-    this.closed = new Promise((resolve) => socket.on('close', (code) => resolve(code)))
-  }
-
-  static async open(): Promise<Client> {
-    const socket = new WebSocket(wsUrl)
-    await new Promise((resolve, reject) => {
-      socket.once('open', resolve)
-      socket.once('error', reject)
-    })
-    return new Client(socket)
-  }
-
-  send(value: unknown): void {
-    this.socket.send(typeof value === 'string' ? value : JSON.stringify(value))
-  }
-
-  /** The next frame (text), waiting at most `timeoutMs`. */
-  async next(timeoutMs = 5_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs
-    while (this.frames.length === 0) {
-      if (Date.now() > deadline) throw new Error('no frame in time')
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve)
-        setTimeout(resolve, 50)
-      })
-    }
-    return this.frames.shift()!
-  }
-
-  async json(): Promise<any> {
-    return JSON.parse(await this.next())
-  }
-}
+const Client = { open: (): Promise<WsClient> => WsClient.open(wsUrl) }
 
 t.test('PING is answered PONG; a subscription gets one book snapshot per asset, best level last', async (t) => {
   const client = await Client.open()
@@ -139,7 +96,9 @@ t.test('a client that stops reading is dropped at the backpressure bound; others
   const requests = Math.ceil((16 * 1024 * 1024) / snapshotBytes)
   for (let i = 0; i < requests && slow.socket.readyState === WebSocket.OPEN; i++) slow.send({ type: 'market', assets_ids: [yes] })
   ;(slow.socket as unknown as { _socket: { resume(): void } })._socket.resume()
-  const code = await Promise.race([slow.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 30_000))])
+  let timer: NodeJS.Timeout | undefined
+  const code = await Promise.race([slow.closed, new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), 30_000) })])
+  clearTimeout(timer)
   t.not(code, null, `the slow consumer was closed by the server (code ${code})`)
   t.ok(slow.frames.length < requests, `it got ${slow.frames.length} of ${requests} snapshots, not all`)
   fast.send('PING')

@@ -1,0 +1,173 @@
+/**
+ * The user channel over WebSocket (`/ws/user`), Polymarket's protocol (clob-compat.md 8.3): a
+ * client authenticates with its API key, secret and passphrase in the first message, optionally
+ * names the markets (condition ids) it wants, and gets its own `order` events (PLACEMENT,
+ * UPDATE, CANCELLATION) and `trade` events (as taker or maker), in the read model's formats.
+ *
+ * Each socket numbers its messages (`seq` 1, 2, ...) so a gap shows at once. Trades settle
+ * atomically here, so a trade is sent once, `status: "CONFIRMED"` (Polymarket sends MATCHED,
+ * MINED, CONFIRMED). A failed authentication is answered with an error event and the socket is
+ * closed; slow readers are dropped at the same backlog bound as the market channel.
+ */
+import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
+import type { EngineEvent } from '../../engine/event.js'
+import type { Outcome } from '../../host/messages.js'
+import { equalSecrets } from '../../crypto/hmac.js'
+import { WS_BACKPRESSURE_BYTES_MAX, WS_IDLE_TIMEOUT_SEC, WS_MESSAGE_BYTES_MAX, WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
+import type { ApiContext } from '../context.js'
+import { ApiCode, ApiError } from '../errors.js'
+import { orderInfo, tradeInfo } from '../format.js'
+import { decimalOfMicros, parseJsonBody } from '../wire.js'
+
+interface SocketData {
+  /** Lower-case wallet address once authenticated. */
+  address: string | null
+  /** Condition ids followed; empty: all of the user's markets. */
+  readonly markets: Set<string>
+  seq: number
+}
+
+export class UserChannel {
+  /** Address -> its authenticated sockets. */
+  private readonly socketsByAddress = new Map<string, Set<WebSocket<SocketData>>>()
+  private readonly sockets = new Set<WebSocket<SocketData>>()
+
+  constructor(private readonly context: ApiContext) {}
+
+  behavior(): WebSocketBehavior<SocketData> {
+    return {
+      compression: 0,
+      maxPayloadLength: WS_MESSAGE_BYTES_MAX,
+      maxBackpressure: WS_BACKPRESSURE_BYTES_MAX,
+      // A flag, though this build types it as a number.
+      closeOnBackpressureLimit: 1,
+      idleTimeout: WS_IDLE_TIMEOUT_SEC,
+      upgrade: (res, req, context) => {
+        res.upgrade<SocketData>({ address: null, markets: new Set(), seq: 0 }, req.getHeader('sec-websocket-key'),
+          req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context)
+      },
+      open: (ws) => void this.sockets.add(ws),
+      close: (ws) => this.forget(ws),
+      message: (ws, message) => this.onMessage(ws, Buffer.from(message).toString('utf8')),
+    }
+  }
+
+  closeAll(): void {
+    for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down')
+  }
+
+  /** Sends the users' order and trade events of durable commands (after the read model applied them). */
+  publish(outcomes: readonly Outcome[]): void {
+    if (this.socketsByAddress.size === 0) return
+    for (const outcome of outcomes) {
+      for (const event of outcome.events) this.publishEvent(event, String(outcome.timeMs))
+    }
+  }
+
+  private publishEvent(event: EngineEvent, timestamp: string): void {
+    const read = this.context.read
+    const attach = (address: string): boolean => this.socketsByAddress.has(address)
+    switch (event.type) {
+      case 'orderAccepted':
+      case 'orderUpdate': {
+        if (!attach(event.maker)) return
+        const order = read.orders.get(event.orderId)
+        if (order === undefined) return
+        const type = event.type === 'orderAccepted' ? 'PLACEMENT' : event.status === 'CANCELED' ? 'CANCELLATION' : 'UPDATE'
+        // The read model holds the order as it is after the whole command: report this event's own state.
+        const state = event.type === 'orderUpdate'
+          ? { status: event.status, size_matched: decimalOfMicros(event.sizeMatchedMicros) }
+          : { status: 'LIVE', size_matched: '0' }
+        const market = read.markets.get(order.marketId)
+        this.sendTo(order.maker, market?.conditionId ?? '', { event_type: 'order', type, ...orderInfo(read, order, true), ...state,
+          order_owner: order.owner, timestamp })
+        return
+      }
+      case 'trade': {
+        const trade = read.trades.get(event.tradeId)
+        if (trade === undefined) return
+        const conditionId = read.markets.get(trade.marketId)?.conditionId ?? ''
+        for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
+          if (!attach(address)) continue
+          this.sendTo(address, conditionId, { event_type: 'trade', type: 'TRADE', ...tradeInfo(read, trade, address, true, this.context.chainId),
+            trade_owner: address === trade.takerAddress ? trade.takerOwner : trade.makerOwner, timestamp })
+        }
+        return
+      }
+      default: return
+    }
+  }
+
+  private sendTo(address: string, conditionId: string, event: Record<string, unknown>): void {
+    for (const ws of this.socketsByAddress.get(address) ?? []) {
+      const data = ws.getUserData()
+      if (data.markets.size > 0 && !data.markets.has(conditionId)) continue
+      data.seq++
+      ws.send(JSON.stringify({ ...event, seq: data.seq }))
+    }
+  }
+
+  private onMessage(ws: WebSocket<SocketData>, text: string): void {
+    if (text === 'PING') {
+      ws.send('PONG')
+      return
+    }
+    const data = ws.getUserData()
+    try {
+      const body = parseJsonBody(Buffer.from(text))
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(ApiCode.BAD_REQUEST, 'a subscription is a JSON object')
+      const request = body as { type?: unknown; operation?: unknown; auth?: unknown; markets?: unknown }
+      const markets = this.marketsOf(request.markets)
+      if (data.address === null) {
+        if (String(request.type ?? '').toLowerCase() !== 'user') {
+          throw new ApiError(ApiCode.BAD_REQUEST, 'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
+        }
+        data.address = this.authenticate(request.auth)
+        let sockets = this.socketsByAddress.get(data.address)
+        if (sockets === undefined) this.socketsByAddress.set(data.address, sockets = new Set())
+        sockets.add(ws)
+        for (const market of markets) data.markets.add(market)
+      } else if (String(request.operation ?? 'subscribe').toLowerCase() === 'unsubscribe') {
+        for (const market of markets) data.markets.delete(market)
+      } else {
+        for (const market of markets) data.markets.add(market)
+      }
+      if (data.markets.size > WS_SUBSCRIPTIONS_MAX) throw new ApiError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} markets per connection`)
+    } catch (error) {
+      const apiError = error instanceof ApiError ? error : new ApiError(ApiCode.BAD_REQUEST, String(error))
+      ws.send(JSON.stringify({ event_type: 'error', ...apiError.body() }))
+      if (data.address === null) ws.end(1008, 'authentication failed')
+    }
+  }
+
+  private marketsOf(value: unknown): string[] {
+    if (value === undefined || value === null) return []
+    if (!Array.isArray(value) || value.some((market) => typeof market !== 'string')) {
+      throw new ApiError(ApiCode.INVALID_PARAMETER, 'markets must be an array of condition ids', { field: 'markets' })
+    }
+    return (value as string[]).map((market) => market.toLowerCase())
+  }
+
+  /** The wallet address of a valid {apiKey, secret, passphrase}; constant-time comparisons. */
+  private authenticate(auth: unknown): string {
+    const given = (auth ?? {}) as { apiKey?: unknown; secret?: unknown; passphrase?: unknown }
+    if (typeof given.apiKey !== 'string' || typeof given.secret !== 'string' || typeof given.passphrase !== 'string') {
+      throw new ApiError('AUTH_HEADERS_MISSING', 'auth must carry apiKey, secret and passphrase')
+    }
+    const credential = this.context.credentials.lookup(given.apiKey)
+    if (credential === undefined) throw new ApiError('AUTH_UNKNOWN_KEY', 'unknown API key')
+    if (!equalSecrets(given.secret, credential.secret) || !equalSecrets(given.passphrase, credential.passphrase)) {
+      throw new ApiError('AUTH_PASSPHRASE', 'the secret or passphrase does not match the API key')
+    }
+    return credential.address
+  }
+
+  private forget(ws: WebSocket<SocketData>): void {
+    this.sockets.delete(ws)
+    const address = ws.getUserData().address
+    if (address === null) return
+    const sockets = this.socketsByAddress.get(address)
+    sockets?.delete(ws)
+    if (sockets?.size === 0) this.socketsByAddress.delete(address)
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The user channel (`/ws/user`) over loopback: authentication by API key, secret and
+ * passphrase; a user's own order events (PLACEMENT, UPDATE, CANCELLATION) and trades (as taker
+ * and as maker), numbered per socket without gaps; the markets filter; and a wrong secret
+ * answered with an error event and a closed socket.
+ */
+import t from 'tap'
+import { USDC, l2, placeLimit, startServer, type Trader } from '../rest-harness.js'
+import { WsClient } from '../ws-client.js'
+
+const server = await startServer()
+t.teardown(() => server.stop())
+const market = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
+const other = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
+const url = `ws://127.0.0.1:${server.predex.port}/ws/user`
+const alice = await server.trader(100 * USDC)
+const bob = await server.trader(100 * USDC)
+
+async function subscribe(trader: Trader, markets: string[] = []): Promise<WsClient> {
+  const client = await WsClient.open(url)
+  client.send({ type: 'user', auth: trader.credentials, markets })
+  client.send('PING')
+  if ((await client.next()) !== 'PONG') throw new Error('expected PONG after the subscription')
+  return client
+}
+
+t.test("a user's orders and trades, in order, each with the socket's next seq", async (t) => {
+  const aliceSocket = await subscribe(alice)
+  const bobSocket = await subscribe(bob)
+  const onlyOther = await subscribe(alice, [other.conditionId])
+  t.teardown(() => [aliceSocket, bobSocket, onlyOther].forEach((c) => c.socket.close()))
+  const resting = await placeLimit(server, alice, market, { side: 'BUY', price: '0.40', size: '10' })
+  const placement = await aliceSocket.json()
+  t.match(placement, { event_type: 'order', type: 'PLACEMENT', id: resting.signed.orderId, status: 'LIVE', side: 'BUY', price: '0.4',
+    original_size: '10', size_matched: '0', market: market.conditionId, seq: 1 })
+  t.equal(placement.order_owner, alice.credentials.apiKey)
+  // Bob sells 4 Yes? He has none: he buys No at 0.60 instead (a mint), filling 4 of Alice's 10.
+  await placeLimit(server, bob, market, { outcome: 'No', side: 'BUY', price: '0.60', size: '4' }, 'FAK')
+  const aliceEvents = [await aliceSocket.json(), await aliceSocket.json()]
+  t.same(aliceEvents.map((e) => [e.event_type, e.type, e.seq]), [['trade', 'TRADE', 2], ['order', 'UPDATE', 3]], 'maker: the trade, then the fill')
+  t.match(aliceEvents[0], { trader_side: 'MAKER', status: 'CONFIRMED', size: '4', market: market.conditionId })
+  t.match(aliceEvents[0].transaction_hash, /^0x[0-9a-f]{64}$/)
+  t.match(aliceEvents[1], { id: resting.signed.orderId, status: 'LIVE', size_matched: '4' })
+  const bobEvents = [await bobSocket.json(), await bobSocket.json(), await bobSocket.json()]
+  t.same(bobEvents.map((e) => [e.event_type, e.type, e.seq]), [['order', 'PLACEMENT', 1], ['trade', 'TRADE', 2], ['order', 'UPDATE', 3]])
+  t.match(bobEvents[1], { trader_side: 'TAKER', side: 'BUY', price: '0.6' })
+  t.match(bobEvents[2], { status: 'MATCHED', size_matched: '4' })
+  const cancel = await l2(server, alice, 'DELETE', '/order', { orderID: resting.signed.orderId })
+  t.same(cancel.body.canceled, [resting.signed.orderId])
+  t.match(await aliceSocket.json(), { event_type: 'order', type: 'CANCELLATION', status: 'CANCELED', seq: 4 })
+  onlyOther.send('PING')
+  t.equal(await onlyOther.next(), 'PONG', 'a socket following another market got none of this')
+})
+
+t.test('authentication: a wrong secret or an unknown key is an error event and a closed socket', async (t) => {
+  for (const [label, auth, code] of [
+    ['wrong secret', { ...alice.credentials, secret: Buffer.alloc(32, 1).toString('base64url') }, 'AUTH_PASSPHRASE'],
+    ['unknown key', { ...alice.credentials, apiKey: '00000000-0000-4000-8000-000000000000' }, 'AUTH_UNKNOWN_KEY'],
+    ['no auth', undefined, 'AUTH_HEADERS_MISSING'],
+  ] as const) {
+    const client = await WsClient.open(url)
+    client.send({ type: 'user', auth, markets: [] })
+    t.match(await client.json(), { event_type: 'error', code }, label)
+    t.equal(await client.closed, 1008, `${label}: closed`)
+  }
+  const client = await WsClient.open(url)
+  client.send({ type: 'market', assets_ids: [] })
+  t.match(await client.json(), { event_type: 'error', code: 'BAD_REQUEST', field: 'type' })
+  t.equal(await client.closed, 1008)
+})

@@ -14,11 +14,12 @@ import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import type { EngineEvent, MarketRecord } from '../../engine/event.js'
 import type { Outcome } from '../../host/messages.js'
 import { transactionOf } from '../../chain/transaction.js'
-import { WS_BACKPRESSURE_BYTES_MAX, WS_IDLE_TIMEOUT_SEC, WS_MESSAGE_BYTES_MAX, WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
+import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ApiContext } from '../context.js'
 import { ApiCode, ApiError } from '../errors.js'
 import { bookSummary, tickText } from '../format.js'
-import { decimalOfMicros, parseJsonBody } from '../wire.js'
+import { decimalOfMicros } from '../wire.js'
+import { channelBehavior } from './socket.js'
 
 interface SocketData {
   readonly assets: Set<string>
@@ -36,21 +37,12 @@ export class MarketChannel {
   }
 
   behavior(): WebSocketBehavior<SocketData> {
-    return {
-      compression: 0,
-      maxPayloadLength: WS_MESSAGE_BYTES_MAX,
-      maxBackpressure: WS_BACKPRESSURE_BYTES_MAX,
-      // A flag, though this build types it as a number.
-      closeOnBackpressureLimit: 1,
-      idleTimeout: WS_IDLE_TIMEOUT_SEC,
-      upgrade: (res, req, context) => {
-        res.upgrade<SocketData>({ assets: new Set() }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
-          req.getHeader('sec-websocket-extensions'), context)
-      },
+    return channelBehavior<SocketData>({
+      data: () => ({ assets: new Set() }),
       open: (ws) => void this.sockets.add(ws),
       close: (ws) => void this.sockets.delete(ws),
-      message: (ws, message) => this.onMessage(ws, Buffer.from(message).toString('utf8')),
-    }
+      message: (ws, body) => this.onMessage(ws, body),
+    })
   }
 
   /** Closes every socket (server shutdown). */
@@ -63,30 +55,19 @@ export class MarketChannel {
     for (const outcome of outcomes) this.publishCommand(outcome.seq, outcome.timeMs, outcome.events)
   }
 
-  private onMessage(ws: WebSocket<SocketData>, text: string): void {
-    if (text === 'PING') {
-      ws.send('PONG')
-      return
+  private onMessage(ws: WebSocket<SocketData>, body: Record<string, unknown>): void {
+    const request = body as { type?: unknown; operation?: unknown; assets_ids?: unknown; initial_dump?: unknown }
+    const operation = typeof request.operation === 'string' ? request.operation.toLowerCase() : 'subscribe'
+    if (request.operation === undefined && String(request.type ?? 'market').toLowerCase() !== 'market') {
+      throw new ApiError(ApiCode.BAD_REQUEST, 'this is the market channel: type must be "market"', { field: 'type' })
     }
-    try {
-      const body = parseJsonBody(Buffer.from(text))
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(ApiCode.BAD_REQUEST, 'a subscription is a JSON object')
-      const request = body as { type?: unknown; operation?: unknown; assets_ids?: unknown; initial_dump?: unknown }
-      const operation = typeof request.operation === 'string' ? request.operation.toLowerCase() : 'subscribe'
-      if (request.operation === undefined && String(request.type ?? 'market').toLowerCase() !== 'market') {
-        throw new ApiError(ApiCode.BAD_REQUEST, 'this is the market channel: type must be "market"', { field: 'type' })
-      }
-      const assets = this.assetsOf(request.assets_ids)
-      if (operation === 'unsubscribe') {
-        for (const asset of assets) this.unsubscribe(ws, asset)
-      } else if (operation === 'subscribe') {
-        this.subscribe(ws, assets, request.initial_dump !== false)
-      } else {
-        throw new ApiError(ApiCode.BAD_REQUEST, 'operation must be "subscribe" or "unsubscribe"', { field: 'operation' })
-      }
-    } catch (error) {
-      const apiError = error instanceof ApiError ? error : new ApiError(ApiCode.BAD_REQUEST, String(error))
-      ws.send(JSON.stringify({ event_type: 'error', ...apiError.body() }))
+    const assets = this.assetsOf(request.assets_ids)
+    if (operation === 'unsubscribe') {
+      for (const asset of assets) this.unsubscribe(ws, asset)
+    } else if (operation === 'subscribe') {
+      this.subscribe(ws, assets, request.initial_dump !== false)
+    } else {
+      throw new ApiError(ApiCode.BAD_REQUEST, 'operation must be "subscribe" or "unsubscribe"', { field: 'operation' })
     }
   }
 

@@ -13,11 +13,12 @@ import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import type { EngineEvent } from '../../engine/event.js'
 import type { Outcome } from '../../host/messages.js'
 import { equalSecrets } from '../../crypto/hmac.js'
-import { WS_BACKPRESSURE_BYTES_MAX, WS_IDLE_TIMEOUT_SEC, WS_MESSAGE_BYTES_MAX, WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
+import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ApiContext } from '../context.js'
 import { ApiCode, ApiError } from '../errors.js'
 import { orderInfo, tradeInfo } from '../format.js'
-import { decimalOfMicros, parseJsonBody } from '../wire.js'
+import { decimalOfMicros } from '../wire.js'
+import { channelBehavior } from './socket.js'
 
 interface SocketData {
   /** Lower-case wallet address once authenticated. */
@@ -35,21 +36,16 @@ export class UserChannel {
   constructor(private readonly context: ApiContext) {}
 
   behavior(): WebSocketBehavior<SocketData> {
-    return {
-      compression: 0,
-      maxPayloadLength: WS_MESSAGE_BYTES_MAX,
-      maxBackpressure: WS_BACKPRESSURE_BYTES_MAX,
-      // A flag, though this build types it as a number.
-      closeOnBackpressureLimit: 1,
-      idleTimeout: WS_IDLE_TIMEOUT_SEC,
-      upgrade: (res, req, context) => {
-        res.upgrade<SocketData>({ address: null, markets: new Set(), seq: 0 }, req.getHeader('sec-websocket-key'),
-          req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context)
-      },
+    return channelBehavior<SocketData>({
+      data: () => ({ address: null, markets: new Set(), seq: 0 }),
       open: (ws) => void this.sockets.add(ws),
       close: (ws) => this.forget(ws),
-      message: (ws, message) => this.onMessage(ws, Buffer.from(message).toString('utf8')),
-    }
+      message: (ws, body) => this.onMessage(ws, body),
+      // The first message must authenticate: a socket that failed it is closed.
+      afterError: (ws) => {
+        if (ws.getUserData().address === null) ws.end(1008, 'authentication failed')
+      },
+    })
   }
 
   closeAll(): void {
@@ -107,37 +103,25 @@ export class UserChannel {
     }
   }
 
-  private onMessage(ws: WebSocket<SocketData>, text: string): void {
-    if (text === 'PING') {
-      ws.send('PONG')
-      return
-    }
+  private onMessage(ws: WebSocket<SocketData>, body: Record<string, unknown>): void {
     const data = ws.getUserData()
-    try {
-      const body = parseJsonBody(Buffer.from(text))
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(ApiCode.BAD_REQUEST, 'a subscription is a JSON object')
-      const request = body as { type?: unknown; operation?: unknown; auth?: unknown; markets?: unknown }
-      const markets = this.marketsOf(request.markets)
-      if (data.address === null) {
-        if (String(request.type ?? '').toLowerCase() !== 'user') {
-          throw new ApiError(ApiCode.BAD_REQUEST, 'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
-        }
-        data.address = this.authenticate(request.auth)
-        let sockets = this.socketsByAddress.get(data.address)
-        if (sockets === undefined) this.socketsByAddress.set(data.address, sockets = new Set())
-        sockets.add(ws)
-        for (const market of markets) data.markets.add(market)
-      } else if (String(request.operation ?? 'subscribe').toLowerCase() === 'unsubscribe') {
-        for (const market of markets) data.markets.delete(market)
-      } else {
-        for (const market of markets) data.markets.add(market)
+    const request = body as { type?: unknown; operation?: unknown; auth?: unknown; markets?: unknown }
+    const markets = this.marketsOf(request.markets)
+    if (data.address === null) {
+      if (String(request.type ?? '').toLowerCase() !== 'user') {
+        throw new ApiError(ApiCode.BAD_REQUEST, 'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
       }
-      if (data.markets.size > WS_SUBSCRIPTIONS_MAX) throw new ApiError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} markets per connection`)
-    } catch (error) {
-      const apiError = error instanceof ApiError ? error : new ApiError(ApiCode.BAD_REQUEST, String(error))
-      ws.send(JSON.stringify({ event_type: 'error', ...apiError.body() }))
-      if (data.address === null) ws.end(1008, 'authentication failed')
+      data.address = this.authenticate(request.auth)
+      let sockets = this.socketsByAddress.get(data.address)
+      if (sockets === undefined) this.socketsByAddress.set(data.address, sockets = new Set())
+      sockets.add(ws)
+      for (const market of markets) data.markets.add(market)
+    } else if (String(request.operation ?? 'subscribe').toLowerCase() === 'unsubscribe') {
+      for (const market of markets) data.markets.delete(market)
+    } else {
+      for (const market of markets) data.markets.add(market)
     }
+    if (data.markets.size > WS_SUBSCRIPTIONS_MAX) throw new ApiError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} markets per connection`)
   }
 
   private marketsOf(value: unknown): string[] {

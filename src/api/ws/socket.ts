@@ -1,0 +1,54 @@
+/**
+ * What the WebSocket channels share: the bounds of a socket (limits.ts), the upgrade with the
+ * socket's own data, text `PING` answered `PONG`, JSON messages parsed by the one set of wire
+ * rules, and any error answered as `{"event_type": "error", "error", "code", ...}` from the
+ * catalogue.
+ */
+import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
+import { WS_BACKPRESSURE_BYTES_MAX, WS_IDLE_TIMEOUT_SEC, WS_MESSAGE_BYTES_MAX } from '../../limits.js'
+import { ApiCode, ApiError } from '../errors.js'
+import { parseJsonBody } from '../wire.js'
+
+export interface ChannelHandlers<T> {
+  /** The data of a new socket. */
+  readonly data: () => T
+  readonly open: (ws: WebSocket<T>) => void
+  readonly close: (ws: WebSocket<T>) => void
+  /** A JSON object from the client; throw an ApiError to answer with an error event. */
+  readonly message: (ws: WebSocket<T>, body: Record<string, unknown>) => void
+  /** After an error event was sent (the user channel closes an unauthenticated socket). */
+  readonly afterError?: (ws: WebSocket<T>) => void
+}
+
+export function channelBehavior<T>(handlers: ChannelHandlers<T>): WebSocketBehavior<T> {
+  return {
+    compression: 0,
+    maxPayloadLength: WS_MESSAGE_BYTES_MAX,
+    maxBackpressure: WS_BACKPRESSURE_BYTES_MAX,
+    // A flag, though this build types it as a number: a reader past the bound is closed.
+    closeOnBackpressureLimit: 1,
+    idleTimeout: WS_IDLE_TIMEOUT_SEC,
+    upgrade: (res, req, context) => {
+      res.upgrade<T>(handlers.data(), req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'), context)
+    },
+    open: handlers.open,
+    close: handlers.close,
+    message: (ws, message) => {
+      const text = Buffer.from(message).toString('utf8')
+      if (text === 'PING') {
+        ws.send('PONG')
+        return
+      }
+      try {
+        const body = parseJsonBody(Buffer.from(text))
+        if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(ApiCode.BAD_REQUEST, 'a subscription is a JSON object')
+        handlers.message(ws, body as Record<string, unknown>)
+      } catch (error) {
+        const apiError = error instanceof ApiError ? error : new ApiError(ApiCode.BAD_REQUEST, String(error))
+        ws.send(JSON.stringify({ event_type: 'error', ...apiError.body() }))
+        handlers.afterError?.(ws)
+      }
+    },
+  }
+}

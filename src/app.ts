@@ -63,16 +63,17 @@ export async function startPredex(config: Config, log: (line: string) => void): 
     faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000 },
   }
   if (config.demo ?? isNew) await createDemo(context, config.dataDir, log)
+  const rateLimiter = config.rateLimits ? new RateLimiter() : null
   const server = new RestServer({
     routes: allRoutes, context, metrics, log,
     auth: { chainId: config.chainId, window: { pastSec: config.authPastSec, futureSec: config.authFutureSec }, adminKey,
       lookup: (apiKey) => credentials.lookup(apiKey), nowSec: () => Math.floor(Date.now() / 1000) },
-    rateLimiter: config.rateLimits ? new RateLimiter() : null,
+    rateLimiter,
     nowMs: () => performance.now(),
   })
   marketChannel = new MarketChannel(server.uws, context)
   server.uws.ws('/ws/market', marketChannel.behavior())
-  userChannel = new UserChannel(context)
+  userChannel = new UserChannel(context, rateLimiter, () => performance.now())
   server.uws.ws('/ws/user', userChannel.behavior())
   const port = await server.listen(config.host, config.port)
   if (!config.rateLimits) log('WARNING: rate limits are off (--rate-limits false): benchmarks only, never in production.')

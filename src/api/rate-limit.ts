@@ -8,7 +8,12 @@
  *
  * The table of keys is bounded (least recently used goes first); time comes from the caller.
  */
-import { RATE_LIMIT_KEYS_MAX, type RateRule } from '../limits.js'
+import { AUTH_FAILURE_BLOCK_MS, RATE_LIMIT_KEYS_MAX, RATE_RULES, type RateRule } from '../limits.js'
+
+/** The failure budget's key: per client address and claimed identity (an API key, a wallet, "admin"). */
+export function authFailureKey(remoteAddress: string, claimed: string): string {
+  return `auth-failures ${remoteAddress} ${claimed}`
+}
 
 interface Bucket {
   tokens: number
@@ -66,6 +71,16 @@ export class RateLimiter {
   /** Blocks `key` until `untilMs` (every take answers with the time left). */
   block(key: string, rule: RateRule, untilMs: number, nowMs: number): void {
     this.entryOf(key, rule, nowMs).blockedUntilMs = untilMs
+  }
+
+  /**
+   * Counts a failed authentication under `key` (authFailureKey); exhausting RATE_RULES.authFailure
+   * blocks the key for AUTH_FAILURE_BLOCK_MS. True when this failure started a block.
+   */
+  recordAuthFailure(key: string, nowMs: number): boolean {
+    if (this.take(key, RATE_RULES.authFailure, nowMs) === null) return false
+    this.block(key, RATE_RULES.authFailure, nowMs + AUTH_FAILURE_BLOCK_MS, nowMs)
+    return true
   }
 
   get size(): number {

@@ -7,6 +7,7 @@
 import t from 'tap'
 import { USDC, l2, placeLimit, startServer, type Trader } from '../rest-harness.js'
 import { WsClient } from '../ws-client.js'
+import { RATE_RULES } from '../../src/limits.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())
@@ -67,4 +68,25 @@ t.test('authentication: a wrong secret or an unknown key is an error event and a
   client.send({ type: 'market', assets_ids: [] })
   t.match(await client.json(), { event_type: 'error', code: 'BAD_REQUEST', field: 'type' })
   t.equal(await client.closed, 1008)
+})
+
+// Last: it blocks Bob's key from this address.
+t.test('failed WebSocket authentications count against the same budget as REST: then both refuse the key', async (t) => {
+  const wrong = { ...bob.credentials, secret: Buffer.alloc(32, 2).toString('base64url') }
+  const codes: string[] = []
+  for (let i = 0; i < RATE_RULES.authFailure.burst + 5; i++) {
+    const client = await WsClient.open(url)
+    client.send({ type: 'user', auth: wrong })
+    codes.push((await client.json()).code)
+    await client.closed
+  }
+  t.ok(codes.slice(0, RATE_RULES.authFailure.burst).every((code) => code === 'AUTH_PASSPHRASE'), 'each failure answered first')
+  t.equal(codes.at(-1), 'RATE_LIMITED', 'then the pair is blocked')
+  const right = await WsClient.open(url)
+  right.send({ type: 'user', auth: bob.credentials })
+  t.match(await right.json(), { event_type: 'error', code: 'RATE_LIMITED' }, 'even the right secret, during the block')
+  const rest = await l2(server, bob, 'GET', '/balance-allowance?asset_type=COLLATERAL')
+  t.equal(rest.status, 429, 'and the REST face refuses the key from this address too')
+  const aliceRest = await l2(server, alice, 'GET', '/balance-allowance?asset_type=COLLATERAL')
+  t.equal(aliceRest.status, 200, 'another key is unaffected')
 })

@@ -16,7 +16,7 @@ import { ApiCode, ApiError, CATALOGUE } from '../errors.js'
 import { AUTH_FAILURE_BLOCK_MS, RATE_RULES, REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, SHUTDOWN_DRAIN_MS_MAX, type RateRule }
   from '../../limits.js'
 import { claimedSubject } from '../../auth/headers.js'
-import type { RateLimiter } from '../rate-limit.js'
+import { authFailureKey, type RateLimiter } from '../rate-limit.js'
 import type { Identity, Method, Reply, RestRequest, Route } from './route.js'
 import type { Metrics } from './metrics.js'
 
@@ -230,7 +230,7 @@ export class RestServer<C> {
       if (rule !== null) this.limit(bucket, rule, request.remoteAddress)
       return null
     }
-    const failures = `auth-failures ${request.remoteAddress} ${route.auth === 'admin' ? 'admin' : claimedSubject(request.headers)}`
+    const failures = authFailureKey(request.remoteAddress, route.auth === 'admin' ? 'admin' : claimedSubject(request.headers))
     const limiter = this.options.rateLimiter
     const blockedSec = limiter?.blockedFor(failures, this.options.nowMs()) ?? null
     if (blockedSec !== null) {
@@ -256,11 +256,7 @@ export class RestServer<C> {
 
   /** Counts a failed authentication; exhausting the budget blocks the pair for AUTH_FAILURE_BLOCK_MS. */
   private countFailure(failures: string): void {
-    const limiter = this.options.rateLimiter
-    if (limiter === null) return
-    const nowMs = this.options.nowMs()
-    if (limiter.take(failures, RATE_RULES.authFailure, nowMs) !== null) {
-      limiter.block(failures, RATE_RULES.authFailure, nowMs + AUTH_FAILURE_BLOCK_MS, nowMs)
+    if (this.options.rateLimiter?.recordAuthFailure(failures, this.options.nowMs()) === true) {
       this.options.log(`rate limit: blocked ${failures} for ${AUTH_FAILURE_BLOCK_MS / 1000} s after repeated authentication failures`)
     }
   }

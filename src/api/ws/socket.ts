@@ -10,8 +10,8 @@ import { ApiCode, ApiError } from '../errors.js'
 import { parseJsonBody } from '../wire.js'
 
 export interface ChannelHandlers<T> {
-  /** The data of a new socket. */
-  readonly data: () => T
+  /** The data of a new socket, from the client's address. */
+  readonly data: (remoteAddress: string) => T
   readonly open: (ws: WebSocket<T>) => void
   readonly close: (ws: WebSocket<T>) => void
   /** A JSON object from the client; throw an ApiError to answer with an error event. */
@@ -29,7 +29,7 @@ export function channelBehavior<T>(handlers: ChannelHandlers<T>): WebSocketBehav
     closeOnBackpressureLimit: 1,
     idleTimeout: WS_IDLE_TIMEOUT_SEC,
     upgrade: (res, req, context) => {
-      res.upgrade<T>(handlers.data(), req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
+      res.upgrade<T>(handlers.data(Buffer.from(res.getRemoteAddressAsText()).toString()), req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
         req.getHeader('sec-websocket-extensions'), context)
     },
     open: handlers.open,

@@ -19,8 +19,10 @@ import { ApiCode, ApiError } from '../errors.js'
 import { orderInfo, tradeInfo } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
 import { channelBehavior } from './socket.js'
+import { authFailureKey, type RateLimiter } from '../rate-limit.js'
 
 interface SocketData {
+  readonly remoteAddress: string
   /** Lower-case wallet address once authenticated. */
   address: string | null
   /** Condition ids followed; empty: all of the user's markets. */
@@ -33,11 +35,15 @@ export class UserChannel {
   private readonly socketsByAddress = new Map<string, Set<WebSocket<SocketData>>>()
   private readonly sockets = new Set<WebSocket<SocketData>>()
 
-  constructor(private readonly context: ApiContext) {}
+  /**
+   * `limiter`: the REST face's, so failed authentications here and there share one budget per
+   * (client address, API key) and one block.
+   */
+  constructor(private readonly context: ApiContext, private readonly limiter: RateLimiter | null, private readonly nowMs: () => number) {}
 
   behavior(): WebSocketBehavior<SocketData> {
     return channelBehavior<SocketData>({
-      data: () => ({ address: null, markets: new Set(), seq: 0 }),
+      data: (remoteAddress) => ({ remoteAddress, address: null, markets: new Set(), seq: 0 }),
       open: (ws) => void this.sockets.add(ws),
       close: (ws) => this.forget(ws),
       message: (ws, body) => this.onMessage(ws, body),
@@ -111,7 +117,7 @@ export class UserChannel {
       if (String(request.type ?? '').toLowerCase() !== 'user') {
         throw new ApiError(ApiCode.BAD_REQUEST, 'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
       }
-      data.address = this.authenticate(request.auth)
+      data.address = this.authenticateLimited(data.remoteAddress, request.auth)
       let sockets = this.socketsByAddress.get(data.address)
       if (sockets === undefined) this.socketsByAddress.set(data.address, sockets = new Set())
       sockets.add(ws)
@@ -130,6 +136,22 @@ export class UserChannel {
       throw new ApiError(ApiCode.INVALID_PARAMETER, 'markets must be an array of condition ids', { field: 'markets' })
     }
     return (value as string[]).map((market) => market.toLowerCase())
+  }
+
+  /** authenticate() under the rate limits: a blocked (address, key) pair is refused before any check. */
+  private authenticateLimited(remoteAddress: string, auth: unknown): string {
+    const apiKey = (auth as { apiKey?: unknown } | null)?.apiKey
+    const key = authFailureKey(remoteAddress, typeof apiKey === 'string' ? apiKey : '')
+    const blockedSec = this.limiter?.blockedFor(key, this.nowMs()) ?? null
+    if (blockedSec !== null) {
+      throw new ApiError(ApiCode.RATE_LIMITED, 'too many failed authentications; blocked for a while', { retryAfterSeconds: blockedSec })
+    }
+    try {
+      return this.authenticate(auth)
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) this.limiter?.recordAuthFailure(key, this.nowMs())
+      throw error
+    }
   }
 
   /** The wallet address of a valid {apiKey, secret, passphrase}; constant-time comparisons. */

@@ -7,26 +7,12 @@
  * each user's orders and trades, last trade prices and volumes, the markets, and each token's
  * own book (from `bookLevel` events).
  */
-import type { Outcome as MarketOutcome, Side, TimeInForce } from '../engine/command.js'
-import type { CancelReason, EngineEvent, MarketRecord, OrderStatus, Trade } from '../engine/event.js'
+import type { Side } from '../engine/command.js'
+import type { CancelReason, EngineEvent, MarketRecord, OrderAccepted, OrderStatus, Trade } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
 
-export interface OrderRecord {
-  readonly orderId: string
-  readonly marketId: string
-  readonly tokenId: string
-  readonly outcome: MarketOutcome
-  readonly side: Side
-  readonly owner: string
-  readonly maker: string
-  readonly signer: string
-  readonly priceMicros: number
-  readonly originalSizeMicros: number
-  readonly makerAmountMicros: number
-  readonly takerAmountMicros: number
-  readonly timeInForce: TimeInForce
-  readonly postOnly: boolean
-  readonly expirationSec: number
+/** An accepted order as the read model keeps it: the acceptance event's fields, then its changing state. */
+export interface OrderRecord extends Omit<OrderAccepted, 'type' | 'timeMs'> {
   readonly createdMs: number
   readonly seq: number
   /** Its place among the orders its command accepted (a batch accepts several in one seq). */
@@ -149,7 +135,7 @@ export class ReadModel {
     }
   }
 
-  private onAccepted(seq: number, event: Extract<EngineEvent, { type: 'orderAccepted' }>): void {
+  private onAccepted(seq: number, event: OrderAccepted): void {
     const { type: _type, timeMs, ...fields } = event
     const order: OrderRecord = { ...fields, createdMs: timeMs, seq, acceptIndex: this.acceptedInCommand++, sizeMatchedMicros: 0,
       remainingMicros: event.originalSizeMicros,

@@ -96,16 +96,11 @@ export class Ring {
 
   /** Consumer: takes the oldest record (a copy), or null when the queue is empty. */
   read(): Uint8Array | null {
-    const tail = Atomics.load(this.header, TAIL) >>> 0
-    const head = Atomics.load(this.header, HEAD) >>> 0
-    if (head === tail) return null
-    const mask = this.capacity - 1
-    const at = tail & mask
-    const length = this.view.getUint32(at, true)
-    assert(LENGTH_BYTES + length <= ((head - tail) >>> 0), 'a published record is complete')
-    const payload = this.copyOut((at + LENGTH_BYTES) & mask, length)
-    Atomics.store(this.header, TAIL, (tail + LENGTH_BYTES + align4(length)) | 0)
-    Atomics.notify(this.header, TAIL)
+    const record = this.peek()
+    if (record === null) return null
+    // peek() gives a view into the ring (or, for a record that wraps, a copy already).
+    const payload = record.buffer === this.buffer ? record.slice() : record
+    this.advance()
     return payload
   }
 

@@ -19,6 +19,7 @@ import { bookOf } from '../src/engine/view.js'
 import { generateStream, type Stream } from './engine-stream.js'
 import { engineCommands, peerCalls, setupCommands, YES, type PeerCall } from './engine-adapters.js'
 import { percentile, summarize, type Summary } from './stats.js'
+import { BenchFlags } from './flags.js'
 
 interface Options {
   readonly quick: boolean
@@ -31,21 +32,9 @@ interface Options {
 const TRADERS_PER_SIDE = 50
 
 function parseOptions(argv: readonly string[]): Options {
-  const quick = argv.includes('--quick')
-  const value = (flag: string, fallback: number): number => {
-    const index = argv.indexOf(flag)
-    if (index < 0) return fallback
-    const parsed = Number(argv[index + 1])
-    if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new Error(`${flag} needs a positive integer`)
-    return parsed
-  }
-  return {
-    quick,
-    json: argv.includes('--json'),
-    runs: value('--runs', quick ? 3 : 5),
-    commands: value('--commands', quick ? 200_000 : 1_000_000),
-    seed: value('--seed', 42),
-  }
+  const flags = new BenchFlags(argv)
+  return { quick: flags.quick, json: flags.json, runs: flags.integer('--runs', flags.quick ? 3 : 5),
+    commands: flags.integer('--commands', flags.quick ? 200_000 : 1_000_000), seed: flags.integer('--seed', 42) }
 }
 
 const log = (line: string): void => void process.stderr.write(line + '\n')

@@ -20,6 +20,7 @@ import type { Durability } from '../src/journal/journal.js'
 import { generateStream } from './engine-stream.js'
 import { engineCommands, setupCommands } from './engine-adapters.js'
 import { percentile, summarize, type Summary } from './stats.js'
+import { BenchFlags } from './flags.js'
 
 interface Options {
   readonly quick: boolean
@@ -33,16 +34,9 @@ const WINDOW = 4_096
 const log = (line: string): void => void process.stderr.write(line + '\n')
 
 function parseOptions(argv: readonly string[]): Options {
-  const quick = argv.includes('--quick')
-  const value = (flag: string, fallback: number): number => {
-    const index = argv.indexOf(flag)
-    if (index < 0) return fallback
-    const parsed = Number(argv[index + 1])
-    if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new Error(`${flag} needs a positive integer`)
-    return parsed
-  }
-  return { quick, json: argv.includes('--json'), runs: value('--runs', quick ? 3 : 5),
-    commands: value('--commands', quick ? 200_000 : 1_000_000), seed: value('--seed', 42) }
+  const flags = new BenchFlags(argv)
+  return { quick: flags.quick, json: flags.json, runs: flags.integer('--runs', flags.quick ? 3 : 5),
+    commands: flags.integer('--commands', flags.quick ? 200_000 : 1_000_000), seed: flags.integer('--seed', 42) }
 }
 
 function unstamped(command: Command): UnstampedCommand {

@@ -23,6 +23,7 @@ import { orderBody, signLimitOrder, type MarketTerms, type SignedOrder } from '.
 import { Wallet } from '../src/client/wallet.js'
 import { VerifierPool } from '../src/crypto/verifier-pool.js'
 import { closedLoop, openLoop, type LoadResult } from './http-load.js'
+import { BenchFlags } from './flags.js'
 
 const CHAIN_ID = 80002
 const TRADERS = 8
@@ -142,10 +143,9 @@ async function setUp(base: string, adminKey: string): Promise<{ traders: Trader[
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2)
-  const quick = argv.includes('--quick')
-  const secondsAt = argv.indexOf('--seconds')
-  const seconds = secondsAt >= 0 ? Number(argv[secondsAt + 1]) : quick ? 3 : 8
+  const flags = new BenchFlags()
+  const quick = flags.quick
+  const seconds = flags.number('--seconds', quick ? 3 : 8)
   const cores = availableParallelism()
   log(`# REST end to end (workload 4): ${seconds} s per figure, ${CONNECTIONS} keep-alive connections, ${cores} cores, Node ${process.version}`)
 
@@ -231,7 +231,7 @@ async function main(): Promise<void> {
     mkdirSync(results, { recursive: true })
     writeFileSync(new URL('rest.json', results), JSON.stringify(report, null, 2) + '\n')
     writeFileSync(new URL('rest.md', results), markdown + '\n')
-    if (argv.includes('--json')) {
+    if (flags.json) {
       const { statuses: _statuses, ...line } = report
       console.log(JSON.stringify(line))
     }

@@ -16,6 +16,7 @@ import { SignerCache } from '../src/crypto/signer-cache.js'
 import { verifyOrder, type OrderToVerify } from '../src/crypto/verify-order.js'
 import { VerifierPool } from '../src/crypto/verifier-pool.js'
 import { SIGNER_CACHE_ENTRIES_MAX, SIGNER_HOT_AFTER } from '../src/limits.js'
+import { BenchFlags } from './flags.js'
 
 const CHAIN = 80002
 const log = (line: string): void => void process.stderr.write(line + '\n')
@@ -78,10 +79,9 @@ async function poolRate(orders: readonly OrderToVerify[], threads: number, useCa
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2)
-  const quick = argv.includes('--quick')
-  const secondsIndex = argv.indexOf('--seconds')
-  const seconds = secondsIndex >= 0 ? Number(argv[secondsIndex + 1]) : quick ? 1.5 : 4
+  const flags = new BenchFlags()
+  const quick = flags.quick
+  const seconds = flags.number('--seconds', quick ? 1.5 : 4)
   const cores = availableParallelism()
   log(`signing orders (many signers, and one market maker)...`)
   const manySigners = signedOrders(512, 512)
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     `Plain recovery on one thread: ${report.plain_recover_per_s}/s; cached signer: ${report.cached_verify_per_s}/s ` +
     `(${report.cache_speedup} x, target >= 3 x: ${report.cache_speedup >= 3 ? 'met' : 'NOT met'}); ` +
     `pool: ${report.pool_per_s}/s with ${report.workers} thread(s) and the cache, ${report.pool_plain_per_s}/s plain.\n`)
-  if (argv.includes('--json')) {
+  if (flags.json) {
     const { pools: _pools, ...line } = report
     console.log(JSON.stringify(line))
   }

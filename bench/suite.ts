@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus } from 'node:os'
+import { BenchFlags } from './flags.js'
 
 interface Workload {
   readonly name: string
@@ -71,10 +72,9 @@ function run(workload: Workload, quick: boolean): Promise<Figures> {
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2)
-  const quick = argv.includes('--quick')
-  const onlyAt = argv.indexOf('--only')
-  const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : null
+  const flags = new BenchFlags()
+  const quick = flags.quick
+  const only = flags.list('--only')
   const chosen = WORKLOADS.filter((w) => only === null || only.includes(w.name))
   const started = Date.now()
   const figures: Record<string, Figures> = {}

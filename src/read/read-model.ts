@@ -237,6 +237,16 @@ export class ReadModel {
     for (const level of view.asks) book.asks.set(level.priceMicros, level.sizeMicros)
   }
 
+  /** The best bid and ask of a token's own book (null: that side is empty), without sorting it. */
+  bestPrices(tokenId: string): { bidMicros: number | null; askMicros: number | null } {
+    const book = this.books.get(tokenId)
+    let bidMicros: number | null = null
+    let askMicros: number | null = null
+    for (const price of book?.bids.keys() ?? []) if (bidMicros === null || price > bidMicros) bidMicros = price
+    for (const price of book?.asks.keys() ?? []) if (askMicros === null || price < askMicros) askMicros = price
+    return { bidMicros, askMicros }
+  }
+
   /** A token's own book, best first, or null for an unknown token. */
   book(tokenId: string): BookView | null {
     const book = this.books.get(tokenId)

@@ -106,6 +106,15 @@ export class MarketChannel {
     return { event_type: 'book', ...summary, seq: this.seqByAsset.get(assetId) ?? 0 }
   }
 
+  /**
+   * Whether anyone follows `assetId`. Events nobody would receive are not built (they cost a
+   * JSON string each, on the front end's thread, for every order); the seq then counts only
+   * what was sent, which is all a subscriber's snapshot-then-events continuity needs.
+   */
+  private listened(assetId: string): boolean {
+    return this.app.numSubscribers(topicOf(assetId)) > 0
+  }
+
   private send(assetId: string, event: Record<string, unknown>): void {
     const seq = (this.seqByAsset.get(assetId) ?? 0) + 1
     this.seqByAsset.set(assetId, seq)
@@ -120,6 +129,7 @@ export class MarketChannel {
     for (const event of events) {
       switch (event.type) {
         case 'bookLevel': {
+          if (!this.listened(event.tokenId)) break
           let entry = changes.get(event.tokenId)
           if (entry === undefined) changes.set(event.tokenId, entry = { marketId: event.marketId, levels: [] })
           entry.levels.push({ asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros), size: decimalOfMicros(event.sizeMicros), side: event.side })
@@ -129,9 +139,11 @@ export class MarketChannel {
           const market = read.markets.get(event.marketId)
           const common = { event_type: 'last_trade_price', market: market?.conditionId ?? event.marketId, fee_rate_bps: String(event.feeRateBps),
             size: decimalOfMicros(event.sizeMicros), timestamp, transaction_hash: transactionOf(this.context.chainId, seq).transactionHash }
-          this.send(event.tokenId, { ...common, asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros), side: event.side })
+          if (this.listened(event.tokenId)) {
+            this.send(event.tokenId, { ...common, asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros), side: event.side })
+          }
           // A mint or merge trade also prices the other token, at its maker's price.
-          if (event.makerTokenId !== event.tokenId) {
+          if (event.makerTokenId !== event.tokenId && this.listened(event.makerTokenId)) {
             this.send(event.makerTokenId, { ...common, asset_id: event.makerTokenId, price: decimalOfMicros(event.makerPriceMicros), side: event.makerSide })
           }
           break
@@ -142,9 +154,8 @@ export class MarketChannel {
       }
     }
     for (const [assetId, { marketId, levels }] of changes) {
-      const book = read.book(assetId)
-      const best = { best_bid: book?.bids[0] === undefined ? '0' : decimalOfMicros(book.bids[0].priceMicros),
-        best_ask: book?.asks[0] === undefined ? '1' : decimalOfMicros(book.asks[0].priceMicros) }
+      const { bidMicros, askMicros } = read.bestPrices(assetId)
+      const best = { best_bid: bidMicros === null ? '0' : decimalOfMicros(bidMicros), best_ask: askMicros === null ? '1' : decimalOfMicros(askMicros) }
       this.send(assetId, { event_type: 'price_change', market: read.markets.get(marketId)?.conditionId ?? marketId, timestamp,
         price_changes: levels.map((level) => ({ ...level, ...best })) })
     }

@@ -8,6 +8,15 @@ import { FEE_RATE_BPS_MAX, ORDER_AMOUNT_MICROS_MAX, PIPS_PER_UNIT } from './limi
 const BPS_PER_UNIT = 10_000
 const FEE_SPLIT = 10_000
 
+/**
+ * USDC of `sizeMicros` shares at `priceMicros`, exact: prices are whole pips (100 micro-USDC)
+ * and sizes whole lots (10 000 micro-shares), so pips x lots is the micro-USDC amount.
+ */
+export function notionalMicros(priceMicros: number, sizeMicros: number): number {
+  assert(priceMicros % 100 === 0 && sizeMicros % 10_000 === 0, 'a price on the pip grid and a size in whole lots')
+  return (priceMicros / 100) * (sizeMicros / 10_000)
+}
+
 /** floor(a * 10_000 / b): the limit price in pips of an immediate BUY (a USDC, b shares). */
 export function mulPipsDivFloor(a: number, b: number): number {
   return mulPipsDiv(a, b, false)

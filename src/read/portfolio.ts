@@ -18,6 +18,7 @@
  * staying with the shares kept, so no micro-unit is created or lost).
  */
 import type { LedgerRecord, ReadModel, TradeRecord } from './read-model.js'
+import { notionalMicros } from '../engine/units.js'
 
 export type MilestoneKind = 'buy' | 'sell' | 'mint' | 'merge' | 'redemption' | 'deposit'
 
@@ -43,11 +44,6 @@ export interface Portfolio {
   readonly realizedPnlMicros: number
 }
 
-/** USDC of `sizeMicros` shares at `priceMicros`: both are multiples of 100 and 10 000, so exact. */
-function notional(priceMicros: number, sizeMicros: number): number {
-  return (priceMicros / 100) * (sizeMicros / 10_000)
-}
-
 type Entry = { readonly seq: number; readonly order: number; readonly trade?: TradeRecord; readonly ledger?: LedgerRecord }
 
 class Replay {
@@ -65,7 +61,7 @@ class Replay {
     const tokenId = taker ? trade.tokenId : trade.makerTokenId
     const side = taker ? trade.side : trade.makerSide
     const price = taker ? trade.priceMicros : trade.makerPriceMicros
-    const value = notional(price, trade.sizeMicros)
+    const value = notionalMicros(price, trade.sizeMicros)
     const fee = taker ? trade.feeMicros : 0
     if (side === 'BUY') {
       this.move(tokenId, trade.sizeMicros, value + fee)

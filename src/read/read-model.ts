@@ -10,6 +10,7 @@
 import type { Side } from '../engine/command.js'
 import type { CancelReason, EngineEvent, MarketRecord, OrderAccepted, OrderStatus, Trade } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
+import { notionalMicros } from '../engine/units.js'
 
 /** An accepted order as the read model keeps it: the acceptance event's fields, then its changing state. */
 export interface OrderRecord extends Omit<OrderAccepted, 'type' | 'timeMs'> {
@@ -175,9 +176,7 @@ export class ReadModel {
     const stats = this.statsOf(tokenId)
     stats.lastTradePriceMicros = priceMicros
     stats.lastTradeSide = side
-    // USDC notional, exact: price (micro-USDC per share) x shares (micro) / 10^6; both are
-    // multiples of 100 and 10 000, so the product is an integer number of micro-USDC.
-    stats.volumeMicros += (priceMicros / 100) * (sizeMicros / 10_000)
+    stats.volumeMicros += notionalMicros(priceMicros, sizeMicros)
   }
 
   statsOf(tokenId: string): TokenStats {

@@ -12,6 +12,7 @@ import type { RestRequest, Route } from '../route.js'
 import type { LedgerRecord } from '../../../read/read-model.js'
 import { portfolioOf, type Milestone } from '../../../read/portfolio.js'
 import { accountOf } from './common.js'
+import { notionalMicros } from '../../../engine/units.js'
 
 function eventInfo(context: ApiContext, record: LedgerRecord): Record<string, unknown> {
   const { transactionHash, blockNumber } = transactionOf(context.chainId, record.seq)
@@ -64,7 +65,7 @@ function profile(context: ApiContext, address: string): Record<string, unknown> 
   let volumeMicros = 0
   for (const trade of trades) {
     const taker = trade.takerAddress === address
-    volumeMicros += ((taker ? trade.priceMicros : trade.makerPriceMicros) / 100) * (trade.sizeMicros / 10_000)
+    volumeMicros += notionalMicros(taker ? trade.priceMicros : trade.makerPriceMicros, trade.sizeMicros)
   }
   const portfolio = portfolioOf(read, address)
   return {

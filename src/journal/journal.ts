@@ -17,10 +17,12 @@
  * trusted: recovery stops with an error naming the sequence number (fail closed).
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
+import { mkdirSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
 import { assert } from '../engine/assert.js'
 import type { Command } from '../engine/command.js'
 import { decodeStampedCommand } from '../ring/command-codec.js'
+import { DirectoryLock } from './directory-lock.js'
 
 export type Durability = 'sync' | 'async'
 
@@ -51,7 +53,7 @@ export class Journal {
   private readonly commands: Database<Buffer, number>
   private readonly snapshots: Database<Buffer, number>
 
-  private constructor(private readonly options: JournalOptions) {
+  private constructor(private readonly options: JournalOptions, private readonly lock: DirectoryLock) {
     this.root = open({
       path: options.path,
       // A directory, always: lmdb-js takes a path with a dot in its last part ("./my.data",
@@ -70,8 +72,20 @@ export class Journal {
     this.snapshots = this.root.openDB<Buffer, number>({ name: 'snapshots', encoding: 'binary' })
   }
 
+  /**
+   * Opens the journal of `options.path`, read-only or not, after taking the directory's lock: a
+   * directory another live process has open is refused (DataDirectoryInUseError), because an
+   * LMDB open beside a writer can lose the writer's latest transaction (directory-lock.ts).
+   */
   static open(options: JournalOptions): Journal {
-    return new Journal(options)
+    if (options.readOnly !== true) mkdirSync(options.path, { recursive: true })
+    const lock = DirectoryLock.acquire(options.path)
+    try {
+      return new Journal(options, lock)
+    } catch (error) {
+      lock.release()
+      throw error
+    }
   }
 
   /** Sequence number of the last command record (0 when empty), damaged or not. */
@@ -137,7 +151,11 @@ export class Journal {
   }
 
   async close(): Promise<void> {
-    await this.root.close()
+    try {
+      await this.root.close()
+    } finally {
+      this.lock.release()
+    }
   }
 
   private dropTornTail(seq: number): void {

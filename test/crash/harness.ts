@@ -65,6 +65,10 @@ export class Child {
     return this.exited
   }
 
+  get pid(): number {
+    return this.process.pid!
+  }
+
   get errors(): string {
     return this.stderr
   }

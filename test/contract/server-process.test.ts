@@ -109,5 +109,11 @@ t.test('first start: demo markets with a two-sided book, admin key printed once;
   t.same(history.milestones.map((m: any) => [m.kind, m.usdc_balance]), [['deposit', '1000']], 'the history survived the restart')
   const events = await json(`${second.base}/users/${before[0]}/events`)
   t.equal(events.data[0]?.action, 'credit')
+
+  // A second server on the same data directory would corrupt the journal (docs/host.md): refused.
+  const intruder = run(['--data-dir', dataDir, '--port', '0', '--sig-workers', '1'])
+  t.equal(await intruder.exited, 1, 'a second server on the directory exits 1')
+  t.match(intruder.output(), `in use by process ${second.child.pid}`, 'naming the process that has it')
+  t.equal((await json(`${second.base}/markets`)).data.length, 3, 'the running server is untouched')
   t.equal(await stop(second, t), 0)
 })

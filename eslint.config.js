@@ -19,7 +19,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['src/engine/**/*.ts'],
+    files: ['src/engine/**/*.ts', 'src/stdx/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       'no-restricted-imports': ['error', {

@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { Engine } from '../src/engine/engine.js'
 import type { Command, UnstampedCommand } from '../src/engine/command.js'
 import { EngineHost } from '../src/host/engine-host.js'
-import { ServiceError } from '../src/errors.js'
+import { PredexError } from '../src/errors.js'
 import type { Durability } from '../src/journal/journal.js'
 import { generateStream } from './engine-stream.js'
 import { engineCommands, setupCommands } from './engine-adapters.js'
@@ -94,7 +94,7 @@ async function openLoop(host: EngineHost, commands: readonly UnstampedCommand[],
         host.submit(commands[index]!).then(() => {
           latencies[index] = performance.now() - due
           if (++done === count) resolve()
-        }, (error: unknown) => reject(error instanceof ServiceError ? new Error(`${error.code} at ${rate}/s`) : error))
+        }, (error: unknown) => reject(error instanceof PredexError ? new Error(`${error.code} at ${rate}/s`) : error))
       }
       if (next < count) setImmediate(tick)
     }

@@ -1,9 +1,37 @@
 /**
- * Errors of the service around the engine, with stable codes. The engine's own rejections are
- * results (src/engine/codes.ts), not exceptions; these are the conditions in which the service
- * cannot take a command at all. The API's error catalogue maps every code to its HTTP and gRPC
- * status (503 for all of these).
+ * THE error catalogue of Predex: every code any part can answer with (the engine's rejections,
+ * the service's conditions, authentication failures, and the faces' own input errors), each with
+ * its HTTP status and gRPC status. REST, WebSocket and gRPC all answer from here; the typing makes
+ * a code without a mapping a compile error, and a test checks the table.
+ *
+ * Error bodies: `{"error": "<message>", "code": "<CODE>", ...context}` (api.md).
  */
+import { Code, CODE_MESSAGES } from './engine/codes.js'
+import { AuthCode } from './auth/failure.js'
+
+/** Codes of the API layer itself: bad input that never reaches the engine. */
+export const ApiCode = {
+  BAD_JSON: 'BAD_JSON',
+  BAD_REQUEST: 'BAD_REQUEST',
+  INVALID_PARAMETER: 'INVALID_PARAMETER',
+  FORBIDDEN_KEY: 'FORBIDDEN_KEY',
+  BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  HEADERS_TOO_LARGE: 'HEADERS_TOO_LARGE',
+  QUERY_TOO_LONG: 'QUERY_TOO_LONG',
+  NOT_FOUND: 'NOT_FOUND',
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  INVALID_SIGNATURE: 'INVALID_SIGNATURE',
+  NOT_OWNER: 'NOT_OWNER',
+  ORDER_UNKNOWN: 'ORDER_UNKNOWN',
+  RATE_LIMITED: 'RATE_LIMITED',
+  FAUCET_COOLDOWN: 'FAUCET_COOLDOWN',
+  NOT_READY: 'NOT_READY',
+  INTERNAL: 'INTERNAL',
+} as const
+
+export type ApiCode = (typeof ApiCode)[keyof typeof ApiCode]
+
 export const ServiceCode = {
   /** The command queue or the pending-request table is full: retry shortly. */
   ENGINE_BUSY: 'ENGINE_BUSY',
@@ -15,14 +43,140 @@ export const ServiceCode = {
 
 export type ServiceCode = (typeof ServiceCode)[keyof typeof ServiceCode]
 
-export class ServiceError extends Error {
-  override readonly name = 'ServiceError'
+export type ErrorCode = Code | ServiceCode | AuthCode | ApiCode
 
-  constructor(
-    readonly code: ServiceCode,
-    message: string,
-    readonly context: Readonly<Record<string, string | number | boolean>> | null = null,
-  ) {
+/** gRPC status codes (grpc/status.h). */
+export const Grpc = {
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const
+
+export interface CatalogueEntry {
+  readonly http: number
+  readonly grpc: number
+}
+
+const BAD: CatalogueEntry = { http: 400, grpc: Grpc.INVALID_ARGUMENT }
+const RULE: CatalogueEntry = { http: 400, grpc: Grpc.FAILED_PRECONDITION }
+const UNAUTHENTICATED: CatalogueEntry = { http: 401, grpc: Grpc.UNAUTHENTICATED }
+const NOT_FOUND: CatalogueEntry = { http: 404, grpc: Grpc.NOT_FOUND }
+const UNAVAILABLE: CatalogueEntry = { http: 503, grpc: Grpc.UNAVAILABLE }
+
+export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
+  // Engine: order shape and rules (400), duplicates (409), cancel-only (503).
+  INVALID_ORDER_PAYLOAD: BAD,
+  INVALID_ORDER_AMOUNTS: BAD,
+  INVALID_ORDER_PRICE: BAD,
+  INVALID_ORDER_MIN_TICK_SIZE: BAD,
+  INVALID_ORDER_MIN_SIZE: BAD,
+  INVALID_ORDER_SIZE_MAX: BAD,
+  INVALID_ORDER_EXPIRATION: BAD,
+  INVALID_ORDER_FEE_RATE: BAD,
+  INVALID_ORDER_DUPLICATED: { http: 409, grpc: Grpc.ALREADY_EXISTS },
+  INVALID_ORDER_NOT_ENOUGH_BALANCE: RULE,
+  INVALID_POST_ONLY_ORDER_TYPE: BAD,
+  INVALID_POST_ONLY_ORDER: RULE,
+  FOK_ORDER_NOT_FILLED: RULE,
+  FAK_ORDER_NOT_FILLED: RULE,
+  TOKEN_NOT_FOUND: NOT_FOUND,
+  MARKET_NOT_READY: RULE,
+  MARKET_CANCEL_ONLY: UNAVAILABLE,
+  MARKET_CLOSED: RULE,
+  BATCH_TOO_LARGE: BAD,
+  ENGINE_ORDERS_FULL: UNAVAILABLE,
+  ORDER_NOT_FOUND: NOT_FOUND,
+  ORDER_ALREADY_MATCHED: RULE,
+  ORDER_ALREADY_CANCELED: RULE,
+  CANCEL_TOO_MANY: BAD,
+  MARKET_NOT_FOUND: NOT_FOUND,
+  MARKET_EXISTS: { http: 409, grpc: Grpc.ALREADY_EXISTS },
+  MARKET_INVALID: BAD,
+  MARKET_STATUS_TRANSITION: RULE,
+  MARKET_TICK_SIZE_INVALID: BAD,
+  MARKET_TICK_SIZE_OFF_GRID: RULE,
+  MARKET_FEE_RATE_INVALID: BAD,
+  MARKETS_FULL: UNAVAILABLE,
+  LEDGER_AMOUNT_INVALID: BAD,
+  LEDGER_BALANCE_LIMIT: RULE,
+  LEDGER_INSUFFICIENT_BALANCE: RULE,
+  LEDGER_ALLOWANCE_BELOW_HOLDS: RULE,
+  LEDGER_MARKET_RESOLVED: RULE,
+  LEDGER_MARKET_NOT_RESOLVED: RULE,
+  LEDGER_NOTHING_TO_REDEEM: RULE,
+  RELAY_INVALID: BAD,
+  RELAY_DEADLINE_PASSED: RULE,
+  RELAY_NONCE_MISMATCH: RULE,
+  API_KEY_EXISTS: { http: 400, grpc: Grpc.ALREADY_EXISTS },
+  API_KEY_NOT_FOUND: NOT_FOUND,
+  API_KEY_INVALID: BAD,
+  // Service.
+  ENGINE_BUSY: UNAVAILABLE,
+  ENGINE_UNAVAILABLE: UNAVAILABLE,
+  SIGNATURE_POOL_BUSY: UNAVAILABLE,
+  // Authentication.
+  AUTH_HEADERS_MISSING: UNAUTHENTICATED,
+  AUTH_TIMESTAMP: UNAUTHENTICATED,
+  AUTH_L1_SIGNATURE: UNAUTHENTICATED,
+  AUTH_UNKNOWN_KEY: UNAUTHENTICATED,
+  AUTH_PASSPHRASE: UNAUTHENTICATED,
+  AUTH_ADDRESS: UNAUTHENTICATED,
+  AUTH_SIGNATURE: UNAUTHENTICATED,
+  AUTH_ADMIN_KEY: UNAUTHENTICATED,
+  // API input.
+  BAD_JSON: BAD,
+  BAD_REQUEST: BAD,
+  INVALID_PARAMETER: BAD,
+  FORBIDDEN_KEY: BAD,
+  BODY_TOO_LARGE: { http: 413, grpc: Grpc.RESOURCE_EXHAUSTED },
+  HEADERS_TOO_LARGE: { http: 431, grpc: Grpc.RESOURCE_EXHAUSTED },
+  QUERY_TOO_LONG: { http: 414, grpc: Grpc.INVALID_ARGUMENT },
+  NOT_FOUND,
+  METHOD_NOT_ALLOWED: { http: 405, grpc: Grpc.UNIMPLEMENTED },
+  UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: Grpc.INVALID_ARGUMENT },
+  INVALID_SIGNATURE: BAD,
+  NOT_OWNER: { http: 403, grpc: Grpc.PERMISSION_DENIED },
+  ORDER_UNKNOWN: NOT_FOUND,
+  RATE_LIMITED: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
+  FAUCET_COOLDOWN: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
+  NOT_READY: UNAVAILABLE,
+  INTERNAL: { http: 500, grpc: Grpc.INTERNAL },
+}
+
+/**
+ * The one error type of Predex: a catalogue code, a message, and context fields. Services and
+ * the host throw it; every face turns it into its answer (REST body and status, WebSocket error
+ * event, gRPC status and details) from the catalogue.
+ */
+export class PredexError extends Error {
+  override readonly name = 'PredexError'
+  constructor(readonly code: ErrorCode, message: string, readonly context: Readonly<Record<string, unknown>> | null = null) {
     super(message)
   }
+
+  get status(): number {
+    return CATALOGUE[this.code].http
+  }
+
+  /** `{error, code, ...context}`; a context field named `error` or `code` never replaces them. */
+  body(): Record<string, unknown> {
+    const { error: _error, code: _code, ...context } = this.context ?? {}
+    return { error: this.message, code: this.code, ...context }
+  }
 }
+
+export function engineError(code: Code, message: string = CODE_MESSAGES[code], context: Readonly<Record<string, unknown>> | null = null): PredexError {
+  return new PredexError(code, message, context)
+}
+
+/** All codes of every source, for the catalogue test. */
+export const ALL_CODES: readonly ErrorCode[] = [
+  ...Object.values(Code), ...Object.values(ServiceCode), ...Object.values(AuthCode), ...Object.values(ApiCode),
+]

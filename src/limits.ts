@@ -3,7 +3,7 @@
  * stays self-contained and pure) and the bounds of everything around it. Every queue in Predex
  * has its bound here; when one is reached the caller gets a fast, explicit error.
  */
-import { assert } from './engine/assert.js'
+import { assert } from './stdx/assert.js'
 import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX } from './engine/limits.js'
 
 export * from './engine/limits.js'

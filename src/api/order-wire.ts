@@ -8,7 +8,7 @@ import type { OrderStruct } from '../crypto/eip712.js'
 import { checkSignatureType, type Verdict } from '../crypto/verify-order.js'
 import type { VerifierPool } from '../crypto/verifier-pool.js'
 import type { MarketRecord } from '../engine/event.js'
-import { ApiCode, ApiError } from './errors.js'
+import { ApiCode, PredexError } from '../errors.js'
 import { Code, CODE_MESSAGES } from '../engine/codes.js'
 import { addressOf, integerOf, requireObject, requireString } from './wire.js'
 import { checkOrderShape } from '../engine/order-shape.js'
@@ -33,15 +33,15 @@ export function parseWireOrder(body: unknown): WireOrder {
   const order = requireObject(top.order, 'order')
   const orderType = top.orderType ?? 'GTC'
   if (typeof orderType !== 'string' || !TIME_IN_FORCE.includes(orderType)) {
-    throw new ApiError(Code.INVALID_ORDER_PAYLOAD, 'orderType must be GTC, GTD, FOK or FAK', { field: 'orderType' })
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'orderType must be GTC, GTD, FOK or FAK', { field: 'orderType' })
   }
   const postOnly = top.postOnly ?? false
-  if (typeof postOnly !== 'boolean') throw new ApiError(Code.INVALID_ORDER_PAYLOAD, 'postOnly must be a boolean', { field: 'postOnly' })
+  if (typeof postOnly !== 'boolean') throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'postOnly must be a boolean', { field: 'postOnly' })
   const side = order.side
-  if (side !== 'BUY' && side !== 'SELL') throw new ApiError(Code.INVALID_ORDER_PAYLOAD, 'side must be BUY or SELL', { field: 'side' })
+  if (side !== 'BUY' && side !== 'SELL') throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'side must be BUY or SELL', { field: 'side' })
   const signatureType = order.signatureType
   if (signatureType !== 0 && signatureType !== 1 && signatureType !== 2) {
-    throw new ApiError(Code.INVALID_ORDER_PAYLOAD, 'signatureType must be 0, 1 or 2', { field: 'signatureType' })
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'signatureType must be 0, 1 or 2', { field: 'signatureType' })
   }
   const struct: OrderStruct = {
     salt: uint256(order.salt, 'salt'),
@@ -65,7 +65,7 @@ export function parseWireOrder(body: unknown): WireOrder {
 function uint256(value: unknown, field: string): string {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value)
   if (typeof value !== 'string' || !/^\d+$/.test(value) || value.length > UINT256_DIGITS_MAX || BigInt(value) >= 1n << 256n) {
-    throw new ApiError(Code.INVALID_ORDER_PAYLOAD, `${field} must be a decimal uint256`, { field })
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, `${field} must be a decimal uint256`, { field })
   }
   return BigInt(value).toString()
 }
@@ -74,7 +74,7 @@ function addressOrPayload(value: unknown, field: string): string {
   try {
     return addressOf(value, field)
   } catch {
-    throw new ApiError(Code.INVALID_ORDER_PAYLOAD, `${field} must be an address`, { field })
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, `${field} must be an address`, { field })
   }
 }
 
@@ -83,9 +83,9 @@ function addressOrPayload(value: unknown, field: string): string {
  * key's address. (The maker may be a registered proxy or Safe: checkSignatureType.)
  */
 export function checkOwnership(wire: WireOrder, apiKey: string, address: string): void {
-  if (wire.owner !== apiKey) throw new ApiError(ApiCode.NOT_OWNER, 'the order owner has to be the owner of the API KEY', { owner: wire.owner })
+  if (wire.owner !== apiKey) throw new PredexError(ApiCode.NOT_OWNER, 'the order owner has to be the owner of the API KEY', { owner: wire.owner })
   if (wire.struct.signer !== address) {
-    throw new ApiError(ApiCode.NOT_OWNER, 'the order signer address has to be the address of the API KEY', { signer: wire.struct.signer, address })
+    throw new PredexError(ApiCode.NOT_OWNER, 'the order signer address has to be the address of the API KEY', { signer: wire.struct.signer, address })
   }
 }
 
@@ -99,15 +99,15 @@ export async function verifySignature(wire: WireOrder, market: MarketRecord, poo
   return verdict.orderId
 }
 
-function signatureError(verdict: Extract<Verdict, { ok: false }>): ApiError {
-  return new ApiError(ApiCode.INVALID_SIGNATURE, verdict.message, { check: verdict.check, ...verdict.context })
+function signatureError(verdict: Extract<Verdict, { ok: false }>): PredexError {
+  return new PredexError(ApiCode.INVALID_SIGNATURE, verdict.message, { check: verdict.check, ...verdict.context })
 }
 
 /** The engine's order from a verified wire order. Amounts beyond a safe integer are refused here. */
 export function orderInputOf(wire: WireOrder, orderId: string, apiKey: string): OrderInput {
   const amount = (text: string, field: string): number => {
     if (text.length > 16 || BigInt(text) > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new ApiError(Code.INVALID_ORDER_SIZE_MAX, CODE_MESSAGES.INVALID_ORDER_SIZE_MAX, { field })
+      throw new PredexError(Code.INVALID_ORDER_SIZE_MAX, CODE_MESSAGES.INVALID_ORDER_SIZE_MAX, { field })
     }
     return Number(text)
   }
@@ -140,7 +140,7 @@ export function orderInputOf(wire: WireOrder, orderId: string, apiKey: string): 
  */
 export function checkOrderRules(input: OrderInput, market: MarketRecord, nowMs: number): void {
   const refuse = (code: Code, context: Readonly<Record<string, ContextValue>> | null): never => {
-    throw new ApiError(code, CODE_MESSAGES[code], context)
+    throw new PredexError(code, CODE_MESSAGES[code], context)
   }
   const shape = checkOrderShape(input)
   if (shape !== null) refuse(shape.code, shape.context)

@@ -3,7 +3,7 @@
  * and back, addresses, token ids, cursors, and the JSON body rules (no `__proto__`,
  * `constructor` or `prototype` keys, bounded depth). REST, WebSocket and gRPC all use these.
  */
-import { ApiCode, ApiError } from './errors.js'
+import { ApiCode, PredexError } from '../errors.js'
 import { isAddress } from '../crypto/address.js'
 import { JSON_DEPTH_MAX, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../limits.js'
 
@@ -16,7 +16,7 @@ export function parseJsonBody(body: Uint8Array): unknown {
   try {
     value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'))
   } catch {
-    throw new ApiError(ApiCode.BAD_JSON, 'the body is not valid JSON')
+    throw new PredexError(ApiCode.BAD_JSON, 'the body is not valid JSON')
   }
   checkKeys(value, 0)
   return value
@@ -24,13 +24,13 @@ export function parseJsonBody(body: Uint8Array): unknown {
 
 function checkKeys(value: unknown, depth: number): void {
   if (value === null || typeof value !== 'object') return
-  if (depth > JSON_DEPTH_MAX) throw new ApiError(ApiCode.BAD_JSON, `the body nests deeper than ${JSON_DEPTH_MAX} levels`)
+  if (depth > JSON_DEPTH_MAX) throw new PredexError(ApiCode.BAD_JSON, `the body nests deeper than ${JSON_DEPTH_MAX} levels`)
   if (Array.isArray(value)) {
     for (const item of value) checkKeys(item, depth + 1)
     return
   }
   for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) throw new ApiError(ApiCode.FORBIDDEN_KEY, `the key "${key}" is not allowed`, { key })
+    if (FORBIDDEN_KEYS.has(key)) throw new PredexError(ApiCode.FORBIDDEN_KEY, `the key "${key}" is not allowed`, { key })
     checkKeys((value as Record<string, unknown>)[key], depth + 1)
   }
 }
@@ -42,12 +42,12 @@ function checkKeys(value: unknown, depth: number): void {
 export function microsOfDecimal(text: unknown, field: string): number {
   if (typeof text === 'number' && Number.isFinite(text)) text = String(text)
   if (typeof text !== 'string' || !/^\d{1,15}(\.\d+)?$/.test(text)) {
-    throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be a decimal number such as "0.55"`, { field })
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be a decimal number such as "0.55"`, { field })
   }
   const [whole, fraction = ''] = text.split('.')
-  if (fraction.length > 6) throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} has more than 6 decimal places`, { field, decimalsMax: 6 })
+  if (fraction.length > 6) throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} has more than 6 decimal places`, { field, decimalsMax: 6 })
   const micros = BigInt(whole!) * MICROS + BigInt(fraction.padEnd(6, '0'))
-  if (micros > BigInt(Number.MAX_SAFE_INTEGER)) throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} is too large`, { field })
+  if (micros > BigInt(Number.MAX_SAFE_INTEGER)) throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} is too large`, { field })
   return Number(micros)
 }
 
@@ -55,10 +55,10 @@ export function microsOfDecimal(text: unknown, field: string): number {
 export function integerOf(text: unknown, field: string, max: number = Number.MAX_SAFE_INTEGER): number {
   if (typeof text === 'number' && Number.isSafeInteger(text) && text >= 0) text = String(text)
   if (typeof text !== 'string' || !/^\d{1,20}$/.test(text)) {
-    throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be a non-negative integer`, { field })
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be a non-negative integer`, { field })
   }
   const value = BigInt(text)
-  if (value > BigInt(max)) throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} is larger than ${max}`, { field, max })
+  if (value > BigInt(max)) throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} is larger than ${max}`, { field, max })
   return Number(value)
 }
 
@@ -77,28 +77,28 @@ export function decimalOfMicros(micros: number): string {
 }
 
 export function addressOf(text: unknown, field: string): string {
-  if (!isAddress(text)) throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be an address (0x and 40 hex digits)`, { field })
+  if (!isAddress(text)) throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be an address (0x and 40 hex digits)`, { field })
   return text.toLowerCase()
 }
 
 /** A token id: a decimal uint256 (or, for markets created by tests, any short id). */
 export function tokenIdOf(text: unknown, field = 'token_id'): string {
   if (typeof text !== 'string' || text.length === 0 || text.length > 128 || !/^[0-9A-Za-z_-]+$/.test(text)) {
-    throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be a token id`, { field })
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be a token id`, { field })
   }
   return text
 }
 
 export function requireString(value: unknown, field: string, lengthMax = 256): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > lengthMax) {
-    throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be a non-empty string of at most ${lengthMax} characters`, { field })
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be a non-empty string of at most ${lengthMax} characters`, { field })
   }
   return value
 }
 
 export function requireObject(value: unknown, field: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ApiError(ApiCode.INVALID_PARAMETER, `${field} must be an object`, { field })
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be an object`, { field })
   }
   return value as Record<string, unknown>
 }
@@ -110,7 +110,7 @@ export const CURSOR_END = 'LTE='
 export function offsetOfCursor(cursor: string | null): number {
   if (cursor === null || cursor === '') return 0
   const text = Buffer.from(cursor, 'base64').toString('utf8')
-  if (!/^\d{1,9}$/.test(text)) throw new ApiError(ApiCode.INVALID_PARAMETER, 'next_cursor is not a cursor of this API', { field: 'next_cursor' })
+  if (!/^\d{1,9}$/.test(text)) throw new PredexError(ApiCode.INVALID_PARAMETER, 'next_cursor is not a cursor of this API', { field: 'next_cursor' })
   return Number(text)
 }
 
@@ -129,6 +129,6 @@ export function page<T>(items: readonly T[], cursor: string | null, limit: numbe
 /** The page size from a `limit` query parameter: PAGE_LIMIT_DEFAULT when absent, at most PAGE_LIMIT_MAX. */
 export function limitOf(text: string | null, fallback = PAGE_LIMIT_DEFAULT, max = PAGE_LIMIT_MAX): number {
   if (text === null || text === '') return fallback
-  if (!/^\d{1,4}$/.test(text) || Number(text) < 1) throw new ApiError(ApiCode.INVALID_PARAMETER, `limit must be 1..${max}`, { field: 'limit' })
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1) throw new PredexError(ApiCode.INVALID_PARAMETER, `limit must be 1..${max}`, { field: 'limit' })
   return Math.min(Number(text), max)
 }

@@ -7,7 +7,7 @@
  */
 import { Piscina } from 'piscina'
 import { availableParallelism } from 'node:os'
-import { ServiceCode, ServiceError } from '../errors.js'
+import { ServiceCode, PredexError } from '../errors.js'
 import { VERIFY_BATCH_MAX, VERIFY_QUEUE_MAX } from '../limits.js'
 import type { OrderToVerify, Verdict } from './verify-order.js'
 import type { VerifyTask } from './verify-worker.js'
@@ -51,7 +51,7 @@ export class VerifierPool {
 
   verify(order: OrderToVerify): Promise<Verdict> {
     if (this.pool.queueSize >= this.queueMax) {
-      return Promise.reject(new ServiceError(ServiceCode.SIGNATURE_POOL_BUSY,
+      return Promise.reject(new PredexError(ServiceCode.SIGNATURE_POOL_BUSY,
         'signature verification is at capacity: retry shortly', { queueMax: this.queueMax }))
     }
     return new Promise<Verdict>((resolve, reject) => {
@@ -78,7 +78,7 @@ export class VerifierPool {
     this.pool.run(task).then(
       (verdicts) => batch.forEach((waiting, i) => waiting.resolve(verdicts[i]!)),
       (error: unknown) => {
-        const failure = new ServiceError(ServiceCode.SIGNATURE_POOL_BUSY, `signature verification failed: ${String(error)}`)
+        const failure = new PredexError(ServiceCode.SIGNATURE_POOL_BUSY, `signature verification failed: ${String(error)}`)
         for (const waiting of batch) waiting.reject(failure)
       },
     )

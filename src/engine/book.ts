@@ -8,7 +8,7 @@
  * keeps 2 x 101 slots. The best bid and ask are tracked; when a best level empties, the next one
  * is found by stepping along the grid (at most 10 000 steps, usually a few).
  */
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 import { PIPS_PER_UNIT } from './limits.js'
 import type { Market } from './market.js'
 import type { Order } from './order.js'

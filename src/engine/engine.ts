@@ -6,7 +6,7 @@
  */
 import { Account } from './account.js'
 import { emitAggregates } from './aggregate.js'
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 import { cancelAll, cancelMarketOrders, cancelOrder, cancelOrders } from './cancel.js'
 import type { Command } from './command.js'
 import type { EngineEvent } from './event.js'

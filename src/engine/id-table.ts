@@ -10,7 +10,7 @@
  * purpose; the seed does not affect the engine's state, snapshots or events, only this layout.
  * Entries keep their insertion order, which is what snapshots write.
  */
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 
 const CAPACITY_MIN = 1 << 15
 

@@ -2,7 +2,7 @@
  * Identifiers the engine makes. They derive from the command's sequence number only, so a
  * replay makes the same ones (no randomness in the engine).
  */
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 
 /**
  * The id of the k-th trade (from 0) of the command with sequence number `seq`, shaped as a

@@ -6,7 +6,7 @@
  * AssertionError naming the first violation.
  */
 import type { Account } from './account.js'
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 import type { Engine } from './engine.js'
 import { MICROS_PER_LOT, PIPS_PER_UNIT } from './limits.js'
 import type { Market } from './market.js'

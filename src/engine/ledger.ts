@@ -5,7 +5,7 @@
  * command without its stamp, so the gasless relay (relay.ts) runs the very same functions.
  */
 import type { Account, ShareBalance } from './account.js'
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 import { Code } from './codes.js'
 import type { Credit, RelayAction } from './command.js'
 import type { Engine } from './engine.js'

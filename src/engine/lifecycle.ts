@@ -3,7 +3,7 @@
  * holds follow the order: resting puts them in place, ending releases what is left.
  */
 import type { Account } from './account.js'
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 import type { Engine } from './engine.js'
 import { endedEntry } from './order-index.js'
 import type { CancelReason, OrderStatus } from './event.js'

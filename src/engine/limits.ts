@@ -8,7 +8,7 @@
  * an integer number of lots (1 lot = 0.01 share = 10 000 micro-shares), so that
  * `pips x lots = micro-USDC` exactly. Every product below is proved to stay under 2^53.
  */
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 
 /** Micro-units in one USDC or one share. */
 export const MICROS_PER_UNIT = 1_000_000

@@ -4,7 +4,7 @@
  * fill as a normal, mint or merge match (docs/engine.md, "Matching").
  */
 import type { Account, ShareBalance } from './account.js'
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 import type { Level } from './book.js'
 import type { Engine } from './engine.js'
 import type { MatchType } from './event.js'

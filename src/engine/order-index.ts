@@ -3,7 +3,7 @@
  * hot Map), ended ones to a small number in an IdTable (large, cold): `account index * 4 +
  * status`. Duplicates are detected against both, and cancels of ended orders answer from it.
  */
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 import type { OrderStatus } from './event.js'
 import { IdTable } from './id-table.js'
 import type { Order } from './order.js'

@@ -5,7 +5,7 @@
  * as the standalone command (same function, same events, same rejections), and only when the
  * action succeeds consumes the nonce. A rejected relay changes nothing.
  */
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 import { Code } from './codes.js'
 import type { Relay, RelayAction } from './command.js'
 import type { Engine } from './engine.js'

@@ -16,7 +16,7 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Account, ShareBalance } from './account.js'
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 import type { MarketStatus, Outcome, TimeInForce } from './command.js'
 import { Engine } from './engine.js'
 import { checkInvariants } from './invariants.js'
@@ -24,7 +24,7 @@ import { rest } from './lifecycle.js'
 import { Market } from './market.js'
 import { addressNonceKey } from './api-key.js'
 import { Order } from './order.js'
-import { ByteReader, ByteWriter } from './bytes.js'
+import { ByteReader, ByteWriter } from '../stdx/bytes.js'
 
 const MAGIC = 'PDXSNAP'
 const VERSION = 2

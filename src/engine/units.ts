@@ -2,7 +2,7 @@
  * Exact integer arithmetic on the engine's units. Every helper states how it rounds; inputs are
  * asserted to lie within the bounds that make the result exact in a double.
  */
-import { assert } from './assert.js'
+import { assert } from '../stdx/assert.js'
 import { FEE_RATE_BPS_MAX, ORDER_AMOUNT_MICROS_MAX, PIPS_PER_UNIT } from './limits.js'
 
 const BPS_PER_UNIT = 10_000

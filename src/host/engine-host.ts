@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads'
 import { randomInt } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import type { UnstampedCommand } from '../engine/command.js'
-import { ServiceCode, ServiceError } from '../errors.js'
+import { ServiceCode, PredexError } from '../errors.js'
 import type { Durability } from '../journal/journal.js'
 import {
   COMMAND_BYTES_MAX,
@@ -59,7 +59,7 @@ export class EngineHost {
   private nextRequestId = 1
   private nextQueryId = 1
   private accepting = true
-  private failure: ServiceError | null = null
+  private failure: PredexError | null = null
   private stopped: Promise<void> | null = null
   private resolveStopped: (() => void) | null = null
 
@@ -118,7 +118,7 @@ export class EngineHost {
     const requestId = this.nextRequestId++
     const record = encodeRequest(requestId, command)
     if (record.length > COMMAND_BYTES_MAX) {
-      return Promise.reject(new ServiceError(ServiceCode.ENGINE_BUSY, 'the command is too large', { bytesMax: COMMAND_BYTES_MAX }))
+      return Promise.reject(new PredexError(ServiceCode.ENGINE_BUSY, 'the command is too large', { bytesMax: COMMAND_BYTES_MAX }))
     }
     if (!this.ring.tryWrite(record)) return Promise.reject(busy('the command queue is full'))
     return new Promise<Outcome>((resolve, reject) => this.pending.set(requestId, { resolve, reject }))
@@ -205,7 +205,7 @@ export class EngineHost {
   /** Fail-stop: nothing more is accepted, and everyone waiting learns the engine is gone. */
   private fail(reason: string): void {
     if (this.failure !== null) return
-    this.failure = new ServiceError(ServiceCode.ENGINE_UNAVAILABLE, reason)
+    this.failure = new PredexError(ServiceCode.ENGINE_UNAVAILABLE, reason)
     this.accepting = false
     for (const waiting of [...this.pending.values(), ...this.queries.values()]) waiting.reject(this.failure)
     this.pending.clear()
@@ -217,9 +217,9 @@ export class EngineHost {
     return this.unavailable()?.message ?? null
   }
 
-  private unavailable(): ServiceError | null {
+  private unavailable(): PredexError | null {
     if (this.failure !== null) return this.failure
-    if (!this.accepting) return new ServiceError(ServiceCode.ENGINE_UNAVAILABLE, 'the engine is stopping')
+    if (!this.accepting) return new PredexError(ServiceCode.ENGINE_UNAVAILABLE, 'the engine is stopping')
     return null
   }
 
@@ -253,8 +253,8 @@ async function startup(worker: Worker): Promise<Extract<FromWorker, { type: 'rea
   }
 }
 
-function busy(message: string): ServiceError {
-  return new ServiceError(ServiceCode.ENGINE_BUSY, `${message}: retry shortly`)
+function busy(message: string): PredexError {
+  return new PredexError(ServiceCode.ENGINE_BUSY, `${message}: retry shortly`)
 }
 
 /** The worker's file: the .ts source under the test loader, the compiled .js otherwise. */

@@ -1,10 +1,10 @@
 /**
  * A ring record: the request id (so the result finds its caller) and the unstamped command.
  */
-import { ByteWriter } from '../engine/bytes.js'
+import { ByteWriter } from '../stdx/bytes.js'
 import type { UnstampedCommand } from '../engine/command.js'
-import { assert } from '../engine/assert.js'
-import { readCommand, readerOf, writeCommand } from '../ring/command-codec.js'
+import { assert } from '../stdx/assert.js'
+import { readCommand, readerOf, writeCommand } from '../codec/command-codec.js'
 
 // One writer, reused: the record is copied into the ring before the next encode.
 const writer = new ByteWriter(1024)

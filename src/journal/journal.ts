@@ -19,9 +19,9 @@
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { mkdirSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
-import { assert } from '../engine/assert.js'
+import { assert } from '../stdx/assert.js'
 import type { Command } from '../engine/command.js'
-import { decodeStampedCommand } from '../ring/command-codec.js'
+import { decodeStampedCommand } from '../codec/command-codec.js'
 import { DirectoryLock } from './directory-lock.js'
 
 export type Durability = 'sync' | 'async'

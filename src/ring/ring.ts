@@ -10,7 +10,7 @@
  * bytes; positions are byte counters that wrap at 2^32, so `head - tail` is the bytes in use.
  * A full queue refuses the write (the caller answers "engine busy"): it never grows.
  */
-import { assert } from '../engine/assert.js'
+import { assert } from '../stdx/assert.js'
 
 const HEADER_BYTES = 128
 const HEAD = 0

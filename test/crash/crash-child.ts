@@ -7,7 +7,7 @@
  * Arguments: <dataDir> <seed> <firstIndex> <count> [unsafeAckBeforeJournalMs]
  */
 import { EngineHost } from '../../src/host/engine-host.js'
-import { ServiceError } from '../../src/errors.js'
+import { PredexError } from '../../src/errors.js'
 import { commandOf } from './load.js'
 
 const [dataDir, seedText, firstText, countText, unsafeText] = process.argv.slice(2)
@@ -34,7 +34,7 @@ async function lane(): Promise<void> {
         process.stdout.write(`ack ${index} ${outcome.seq}\n`)
         break
       } catch (error) {
-        if (!(error instanceof ServiceError && error.code === 'ENGINE_BUSY')) throw error
+        if (!(error instanceof PredexError && error.code === 'ENGINE_BUSY')) throw error
         await new Promise((resolve) => setTimeout(resolve, 5))
       }
     }

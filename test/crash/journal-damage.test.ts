@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { open } from 'lmdb'
 import { EngineHost } from '../../src/host/engine-host.js'
-import { ServiceError } from '../../src/errors.js'
+import { PredexError } from '../../src/errors.js'
 import { checkJournal, random } from './harness.js'
 import { commandOf } from './load.js'
 
@@ -74,7 +74,7 @@ t.test('a journal write that fails stops the engine', async (t) => {
   }))
   const failed = outcomes.filter((o) => o.status === 'rejected')
   t.ok(failed.length > 0, `${failed.length} of 40 pending or later commands failed`)
-  t.ok(failed.every((o) => o.reason instanceof ServiceError && o.reason.code === 'ENGINE_UNAVAILABLE'), 'with ENGINE_UNAVAILABLE')
+  t.ok(failed.every((o) => o.reason instanceof PredexError && o.reason.code === 'ENGINE_UNAVAILABLE'), 'with ENGINE_UNAVAILABLE')
   await t.rejects(host.submit(commandOf(seed, 99)), { code: 'ENGINE_UNAVAILABLE' }, 'and nothing more is accepted')
   await host.stop()
 })

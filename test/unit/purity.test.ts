@@ -8,9 +8,12 @@
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join, resolve, sep } from 'node:path'
 
-const ENGINE_DIR = new URL('../../src/engine/', import.meta.url).pathname
+const SRC_DIR = new URL('../../src/', import.meta.url).pathname
+const ENGINE_DIR = join(SRC_DIR, 'engine')
+/** The pure helpers the engine may use besides itself (assert, bytes). */
+const STDX_DIR = join(SRC_DIR, 'stdx')
 const BANNED_PACKAGES = [/^node:/, /^lmdb($|\/)/, /^uWebSockets\.js($|\/)/, /^@grpc\//, /^piscina($|\/)/]
 const BANNED_GLOBALS = [/\bDate\b/, /\bperformance\b/, /\bMath\s*\.\s*random\b/, /\bprocess\b/, /\bsetTimeout\b/, /\bsetInterval\b/]
 
@@ -29,12 +32,19 @@ function importsOf(source: string): string[] {
   return specifiers
 }
 
-/** Every violation in one source file, as readable strings. */
-function violationsOf(source: string): string[] {
+/**
+ * Every violation in one source file, as readable strings. With `dir` (the file's folder), a
+ * relative import must stay inside src/engine or src/stdx.
+ */
+function violationsOf(source: string, dir: string | null = null): string[] {
   const violations: string[] = []
   for (const specifier of importsOf(source)) {
     if (BANNED_PACKAGES.some((p) => p.test(specifier)) || builtinModules.includes(specifier)) {
       violations.push(`imports ${specifier}`)
+    }
+    if (dir !== null && specifier.startsWith('.')) {
+      const target = resolve(dir, specifier)
+      if (![ENGINE_DIR, STDX_DIR].some((allowed) => target.startsWith(allowed + sep))) violations.push(`imports ${specifier}`)
     }
   }
   const code = codeOnly(source).replace(/'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"/g, (m) => ' '.repeat(m.length))
@@ -59,15 +69,21 @@ t.test('the checker catches every kind of violation', (t) => {
   for (const source of bad) t.not(violationsOf(source).length, 0, `flags: ${source}`)
   t.same(violationsOf("// Date.now() is not called here\nconst s = 'Math.random'\nimport { x } from './date.js'"), [],
     'comments, strings and local modules are fine')
+  t.same(violationsOf("import { x } from './date.js'\nimport { assert } from '../stdx/assert.js'", ENGINE_DIR), [],
+    'the engine may import itself and src/stdx')
+  t.not(violationsOf("import { Journal } from '../journal/journal.js'", ENGINE_DIR).length, 0,
+    'flags an engine import from outside src/engine and src/stdx')
   t.end()
 })
 
-t.test('src/engine is pure', (t) => {
-  const files = readdirSync(ENGINE_DIR, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'))
-  t.ok(files.length > 10, `found the engine's files (${files.length})`)
-  for (const name of files) {
-    const violations = violationsOf(readFileSync(join(ENGINE_DIR, name), 'utf8'))
-    t.same(violations, [], `src/engine/${name}`)
-  }
-  t.end()
-})
+for (const [dir, filesMin] of [[ENGINE_DIR, 10], [STDX_DIR, 2]] as const) {
+  t.test(`${dir.slice(SRC_DIR.length)} is pure and imports only src/engine and src/stdx`, (t) => {
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'))
+    t.ok(files.length >= filesMin, `found its files (${files.length})`)
+    for (const name of files) {
+      const path = join(dir, name)
+      t.same(violationsOf(readFileSync(path, 'utf8'), dirname(path)), [], path.slice(SRC_DIR.length))
+    }
+    t.end()
+  })
+}

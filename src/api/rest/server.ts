@@ -12,7 +12,7 @@ import { verifyAdmin } from '../../auth/admin.js'
 import { verifyL1 } from '../../auth/l1.js'
 import { verifyL2, type ApiCredential } from '../../auth/l2.js'
 import type { TimestampWindow } from '../../auth/failure.js'
-import { ApiCode, ApiError, CATALOGUE } from '../errors.js'
+import { ApiCode, PredexError, CATALOGUE } from '../../errors.js'
 import { AUTH_FAILURE_BLOCK_MS, RATE_RULES, REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, SHUTDOWN_DRAIN_MS_MAX, type RateRule }
   from '../../limits.js'
 import { claimedSubject } from '../../auth/headers.js'
@@ -156,7 +156,7 @@ export class RestServer<C> {
 
   private copyRequest(req: HttpRequest, route: Route<C>, compat: boolean, remoteAddress: string): RestRequest {
     const query = req.getQuery() ?? ''
-    if (query.length > REST_QUERY_LENGTH_MAX) throw new ApiError(ApiCode.QUERY_TOO_LONG, `the query is longer than ${REST_QUERY_LENGTH_MAX} characters`)
+    if (query.length > REST_QUERY_LENGTH_MAX) throw new PredexError(ApiCode.QUERY_TOO_LONG, `the query is longer than ${REST_QUERY_LENGTH_MAX} characters`)
     const headers = new Map<string, string>()
     let headerBytes = 0
     req.forEach((key, value) => {
@@ -164,7 +164,7 @@ export class RestServer<C> {
       // uWS lower-cases names with `| 0x20`, which turns `_` into DEL (scripts/patch-uws.mjs).
       headers.set(key.includes('\x7f') ? key.replace(/\x7f/g, '_') : key, value)
     })
-    if (headerBytes > REST_HEADERS_BYTES_MAX) throw new ApiError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${REST_HEADERS_BYTES_MAX} bytes`)
+    if (headerBytes > REST_HEADERS_BYTES_MAX) throw new PredexError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${REST_HEADERS_BYTES_MAX} bytes`)
     const params: string[] = []
     const count = (route.path.match(/:/g) ?? []).length
     for (let i = 0; i < count; i++) params.push(decodedParameter(req.getParameter(i) ?? ''))
@@ -210,7 +210,7 @@ export class RestServer<C> {
 
   private async run(request: RestRequest, route: Route<C>): Promise<Reply> {
     try {
-      if (this.closing) throw new ApiError(ApiCode.NOT_READY, 'the server is shutting down')
+      if (this.closing) throw new PredexError(ApiCode.NOT_READY, 'the server is shutting down')
       const identity = this.authenticated(request, route)
       return await route.handler(request, identity, this.options.context)
     } catch (error) {
@@ -241,7 +241,7 @@ export class RestServer<C> {
     try {
       identity = this.authenticate(request, route)
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) this.countFailure(failures)
+      if (error instanceof PredexError && error.status === 401) this.countFailure(failures)
       throw error
     }
     if (route.auth === 'l2' && rule !== null) this.limit(bucket, rule, identity!.apiKey!)
@@ -267,18 +267,18 @@ export class RestServer<C> {
       case 'none': return null
       case 'admin': {
         const result = verifyAdmin(request.headers, auth.adminKey)
-        if (!result.ok) throw new ApiError(result.code, result.message, result.context)
+        if (!result.ok) throw new PredexError(result.code, result.message, result.context)
         return null
       }
       case 'l1': {
         const result = verifyL1(request.headers, auth.chainId, auth.nowSec(), auth.window)
-        if (!result.ok) throw new ApiError(result.code, result.message, result.context)
+        if (!result.ok) throw new PredexError(result.code, result.message, result.context)
         return { apiKey: null, address: result.address, nonce: result.nonce }
       }
       case 'l2': {
         const result = verifyL2({ method: request.method, path: request.path, body: request.body, headers: request.headers },
           auth.lookup, auth.nowSec(), auth.window)
-        if (!result.ok) throw new ApiError(result.code, result.message, result.context)
+        if (!result.ok) throw new PredexError(result.code, result.message, result.context)
         return { apiKey: result.apiKey, address: result.address, nonce: 0 }
       }
     }
@@ -312,8 +312,8 @@ export class RestServer<C> {
       .filter((route) => (route.surface ?? 'both') !== (compat ? 'native' : 'compat') && matches(route.path, path))
       .map((route) => route.method))]
     const error = allowed.length > 0 && !allowed.includes(method)
-      ? new ApiError(ApiCode.METHOD_NOT_ALLOWED, `${method} is not allowed on ${url}; allowed: ${allowed.join(', ')}`)
-      : new ApiError(ApiCode.NOT_FOUND, `no such endpoint: ${method} ${url}`)
+      ? new PredexError(ApiCode.METHOD_NOT_ALLOWED, `${method} is not allowed on ${url}; allowed: ${allowed.join(', ')}`)
+      : new PredexError(ApiCode.NOT_FOUND, `no such endpoint: ${method} ${url}`)
     const headers: Record<string, string> = error.code === ApiCode.METHOD_NOT_ALLOWED ? { allow: allowed.join(', ') } : {}
     this.respond(res, state, { status: error.status, body: error.body(), headers }, null, performance.now())
   }
@@ -324,7 +324,7 @@ function decodedParameter(raw: string): string {
   try {
     return decodeURIComponent(raw)
   } catch {
-    throw new ApiError(ApiCode.INVALID_PARAMETER, 'a path parameter has a broken percent-encoding', { field: 'path' })
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'a path parameter has a broken percent-encoding', { field: 'path' })
   }
 }
 
@@ -334,18 +334,18 @@ function matches(pattern: string, path: string): boolean {
   return a.length === b.length && a.every((part, i) => part.startsWith(':') || part === b[i])
 }
 
-function rateLimited(retryAfterSeconds: number, rule: RateRule, message: string): ApiError {
-  return new ApiError(ApiCode.RATE_LIMITED, message, { retryAfterSeconds, limit: rule.burst, windowSeconds: rule.burstWindowMs / 1000 })
+function rateLimited(retryAfterSeconds: number, rule: RateRule, message: string): PredexError {
+  return new PredexError(ApiCode.RATE_LIMITED, message, { retryAfterSeconds, limit: rule.burst, windowSeconds: rule.burstWindowMs / 1000 })
 }
 
 function tooLarge(bodyMax: number): Reply {
-  const error = new ApiError(ApiCode.BODY_TOO_LARGE, `the body is larger than ${bodyMax} bytes`, { bytesMax: bodyMax })
+  const error = new PredexError(ApiCode.BODY_TOO_LARGE, `the body is larger than ${bodyMax} bytes`, { bytesMax: bodyMax })
   return { status: error.status, body: error.body() }
 }
 
 /** Any thrown error as a reply: catalogue errors as themselves, anything else a logged 500. */
 export function errorReply(error: unknown, log: (line: string) => void): Reply {
-  if (error instanceof ApiError) {
+  if (error instanceof PredexError) {
     const headers: Record<string, string> = {}
     if (error.status === 429 && typeof error.context?.retryAfterSeconds === 'number') {
       headers['retry-after'] = String(error.context.retryAfterSeconds)
@@ -354,10 +354,10 @@ export function errorReply(error: unknown, log: (line: string) => void): Reply {
   }
   const code = (error as { code?: unknown }).code
   if (typeof code === 'string' && code in CATALOGUE) {
-    const known = new ApiError(code as keyof typeof CATALOGUE, (error as Error).message, (error as { context?: Record<string, unknown> }).context ?? null)
+    const known = new PredexError(code as keyof typeof CATALOGUE, (error as Error).message, (error as { context?: Record<string, unknown> }).context ?? null)
     return { status: known.status, body: known.body() }
   }
   log(`internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`)
-  const internal = new ApiError(ApiCode.INTERNAL, 'internal error')
+  const internal = new PredexError(ApiCode.INTERNAL, 'internal error')
   return { status: 500, body: internal.body() }
 }

@@ -16,7 +16,7 @@ import type { Outcome } from '../../host/messages.js'
 import { transactionOf } from '../../chain/transaction.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ApiContext } from '../context.js'
-import { ApiCode, ApiError } from '../errors.js'
+import { ApiCode, PredexError } from '../../errors.js'
 import { bookSummary, tickText } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
 import { channelBehavior } from './socket.js'
@@ -59,7 +59,7 @@ export class MarketChannel {
     const request = body as { type?: unknown; operation?: unknown; assets_ids?: unknown; initial_dump?: unknown }
     const operation = typeof request.operation === 'string' ? request.operation.toLowerCase() : 'subscribe'
     if (request.operation === undefined && String(request.type ?? 'market').toLowerCase() !== 'market') {
-      throw new ApiError(ApiCode.BAD_REQUEST, 'this is the market channel: type must be "market"', { field: 'type' })
+      throw new PredexError(ApiCode.BAD_REQUEST, 'this is the market channel: type must be "market"', { field: 'type' })
     }
     const assets = this.assetsOf(request.assets_ids)
     if (operation === 'unsubscribe') {
@@ -67,16 +67,16 @@ export class MarketChannel {
     } else if (operation === 'subscribe') {
       this.subscribe(ws, assets, request.initial_dump !== false)
     } else {
-      throw new ApiError(ApiCode.BAD_REQUEST, 'operation must be "subscribe" or "unsubscribe"', { field: 'operation' })
+      throw new PredexError(ApiCode.BAD_REQUEST, 'operation must be "subscribe" or "unsubscribe"', { field: 'operation' })
     }
   }
 
   private assetsOf(value: unknown): string[] {
     if (!Array.isArray(value) || value.some((asset) => typeof asset !== 'string')) {
-      throw new ApiError(ApiCode.INVALID_PARAMETER, 'assets_ids must be an array of token ids', { field: 'assets_ids' })
+      throw new PredexError(ApiCode.INVALID_PARAMETER, 'assets_ids must be an array of token ids', { field: 'assets_ids' })
     }
     const unknown = value.find((asset: string) => !this.context.read.tokens.has(asset))
-    if (unknown !== undefined) throw new ApiError('TOKEN_NOT_FOUND', 'no market has this token id', { asset_id: unknown })
+    if (unknown !== undefined) throw new PredexError('TOKEN_NOT_FOUND', 'no market has this token id', { asset_id: unknown })
     return [...new Set(value as string[])]
   }
 
@@ -84,7 +84,7 @@ export class MarketChannel {
     const data = ws.getUserData()
     const added = assets.filter((asset) => !data.assets.has(asset))
     if (data.assets.size + added.length > WS_SUBSCRIPTIONS_MAX) {
-      throw new ApiError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} assets per connection`, { max: WS_SUBSCRIPTIONS_MAX })
+      throw new PredexError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} assets per connection`, { max: WS_SUBSCRIPTIONS_MAX })
     }
     for (const asset of added) {
       data.assets.add(asset)

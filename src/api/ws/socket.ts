@@ -6,7 +6,7 @@
  */
 import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import { WS_BACKPRESSURE_BYTES_MAX, WS_IDLE_TIMEOUT_SEC, WS_MESSAGE_BYTES_MAX } from '../../limits.js'
-import { ApiCode, ApiError } from '../errors.js'
+import { ApiCode, PredexError } from '../../errors.js'
 import { parseJsonBody } from '../wire.js'
 
 export interface ChannelHandlers<T> {
@@ -14,7 +14,7 @@ export interface ChannelHandlers<T> {
   readonly data: (remoteAddress: string) => T
   readonly open: (ws: WebSocket<T>) => void
   readonly close: (ws: WebSocket<T>) => void
-  /** A JSON object from the client; throw an ApiError to answer with an error event. */
+  /** A JSON object from the client; throw an PredexError to answer with an error event. */
   readonly message: (ws: WebSocket<T>, body: Record<string, unknown>) => void
   /** After an error event was sent (the user channel closes an unauthenticated socket). */
   readonly afterError?: (ws: WebSocket<T>) => void
@@ -42,10 +42,10 @@ export function channelBehavior<T>(handlers: ChannelHandlers<T>): WebSocketBehav
       }
       try {
         const body = parseJsonBody(Buffer.from(text))
-        if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(ApiCode.BAD_REQUEST, 'a subscription is a JSON object')
+        if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PredexError(ApiCode.BAD_REQUEST, 'a subscription is a JSON object')
         handlers.message(ws, body as Record<string, unknown>)
       } catch (error) {
-        const apiError = error instanceof ApiError ? error : new ApiError(ApiCode.BAD_REQUEST, String(error))
+        const apiError = error instanceof PredexError ? error : new PredexError(ApiCode.BAD_REQUEST, String(error))
         ws.send(JSON.stringify({ event_type: 'error', ...apiError.body() }))
         handlers.afterError?.(ws)
       }

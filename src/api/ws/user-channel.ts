@@ -15,7 +15,7 @@ import type { Outcome } from '../../host/messages.js'
 import { equalSecrets } from '../../crypto/hmac.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ApiContext } from '../context.js'
-import { ApiCode, ApiError } from '../errors.js'
+import { ApiCode, PredexError } from '../../errors.js'
 import { orderInfo, tradeInfo } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
 import { channelBehavior } from './socket.js'
@@ -115,7 +115,7 @@ export class UserChannel {
     const markets = this.marketsOf(request.markets)
     if (data.address === null) {
       if (String(request.type ?? '').toLowerCase() !== 'user') {
-        throw new ApiError(ApiCode.BAD_REQUEST, 'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
+        throw new PredexError(ApiCode.BAD_REQUEST, 'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
       }
       data.address = this.authenticateLimited(data.remoteAddress, request.auth)
       let sockets = this.socketsByAddress.get(data.address)
@@ -127,13 +127,13 @@ export class UserChannel {
     } else {
       for (const market of markets) data.markets.add(market)
     }
-    if (data.markets.size > WS_SUBSCRIPTIONS_MAX) throw new ApiError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} markets per connection`)
+    if (data.markets.size > WS_SUBSCRIPTIONS_MAX) throw new PredexError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} markets per connection`)
   }
 
   private marketsOf(value: unknown): string[] {
     if (value === undefined || value === null) return []
     if (!Array.isArray(value) || value.some((market) => typeof market !== 'string')) {
-      throw new ApiError(ApiCode.INVALID_PARAMETER, 'markets must be an array of condition ids', { field: 'markets' })
+      throw new PredexError(ApiCode.INVALID_PARAMETER, 'markets must be an array of condition ids', { field: 'markets' })
     }
     return (value as string[]).map((market) => market.toLowerCase())
   }
@@ -144,12 +144,12 @@ export class UserChannel {
     const key = authFailureKey(remoteAddress, typeof apiKey === 'string' ? apiKey : '')
     const blockedSec = this.limiter?.blockedFor(key, this.nowMs()) ?? null
     if (blockedSec !== null) {
-      throw new ApiError(ApiCode.RATE_LIMITED, 'too many failed authentications; blocked for a while', { retryAfterSeconds: blockedSec })
+      throw new PredexError(ApiCode.RATE_LIMITED, 'too many failed authentications; blocked for a while', { retryAfterSeconds: blockedSec })
     }
     try {
       return this.authenticate(auth)
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) this.limiter?.recordAuthFailure(key, this.nowMs())
+      if (error instanceof PredexError && error.status === 401) this.limiter?.recordAuthFailure(key, this.nowMs())
       throw error
     }
   }
@@ -158,12 +158,12 @@ export class UserChannel {
   private authenticate(auth: unknown): string {
     const given = (auth ?? {}) as { apiKey?: unknown; secret?: unknown; passphrase?: unknown }
     if (typeof given.apiKey !== 'string' || typeof given.secret !== 'string' || typeof given.passphrase !== 'string') {
-      throw new ApiError('AUTH_HEADERS_MISSING', 'auth must carry apiKey, secret and passphrase')
+      throw new PredexError('AUTH_HEADERS_MISSING', 'auth must carry apiKey, secret and passphrase')
     }
     const credential = this.context.credentials.lookup(given.apiKey)
-    if (credential === undefined) throw new ApiError('AUTH_UNKNOWN_KEY', 'unknown API key')
+    if (credential === undefined) throw new PredexError('AUTH_UNKNOWN_KEY', 'unknown API key')
     if (!equalSecrets(given.secret, credential.secret) || !equalSecrets(given.passphrase, credential.passphrase)) {
-      throw new ApiError('AUTH_PASSPHRASE', 'the secret or passphrase does not match the API key')
+      throw new PredexError('AUTH_PASSPHRASE', 'the secret or passphrase does not match the API key')
     }
     return credential.address
   }

@@ -1,6 +1,6 @@
 /** Candles from ticks: boundaries, empty intervals, exact sums (worked out by hand). */
 import t from 'tap'
-import { candlesOf, firstTickAtOrAfter } from '../../../src/api/candles.js'
+import { candlesOf, firstTickAtOrAfter } from '../../../src/read/candles.js'
 
 const MINUTE = 60_000
 // Minute 0: 0.40 x 1, 0.45 x 2, 0.38 x 3; minute 1: nothing; minute 2: 0.50 x 4 at its very start, 0.49 x 5.

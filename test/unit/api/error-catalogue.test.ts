@@ -1,14 +1,14 @@
 /**
- * The one error catalogue (src/api/errors.ts): every code of every source (the engine's
+ * The one error catalogue (src/errors.ts): every code of every source (the engine's
  * rejections, the service's conditions, authentication failures, the API's own input errors) is
  * in it exactly once, with an HTTP status api.md allows and a gRPC status that says the same
  * thing; an error's body is `{error, code, ...context}`; and the statuses api.md fixes hold.
  */
 import t from 'tap'
-import { ALL_CODES, ApiCode, ApiError, CATALOGUE, Grpc, engineError, type ErrorCode } from '../../../src/api/errors.js'
+import { ALL_CODES, ApiCode, PredexError, CATALOGUE, Grpc, engineError, type ErrorCode } from '../../../src/errors.js'
 import { errorReply } from '../../../src/api/rest/server.js'
 import { Code, CODE_MESSAGES } from '../../../src/engine/codes.js'
-import { ServiceCode, ServiceError } from '../../../src/errors.js'
+import { ServiceCode } from '../../../src/errors.js'
 import { AuthCode } from '../../../src/auth/failure.js'
 
 const HTTP_ALLOWED = new Set([400, 401, 403, 404, 405, 409, 413, 414, 415, 429, 431, 500, 503])
@@ -71,14 +71,14 @@ t.test('the engine\'s codes, ServiceCode and AuthCode are all in the catalogue',
 })
 
 t.test('a catalogue error\'s body is {error, code, ...context} and its status is the catalogue\'s', async (t) => {
-  const error = new ApiError(Code.INVALID_ORDER_NOT_ENOUGH_BALANCE, 'not enough balance / allowance',
+  const error = new PredexError(Code.INVALID_ORDER_NOT_ENOUGH_BALANCE, 'not enough balance / allowance',
     { asset: 'USDC', requiredMicros: 5, availableMicros: 1, heldMicros: 0 })
   t.equal(error.status, 400)
   t.same(error.body(), { error: 'not enough balance / allowance', code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', asset: 'USDC',
     requiredMicros: 5, availableMicros: 1, heldMicros: 0 })
   t.same(Object.keys(error.body()).slice(0, 2), ['error', 'code'], 'error and code come first')
-  t.same(new ApiError(ApiCode.NOT_FOUND, 'no such endpoint').body(), { error: 'no such endpoint', code: 'NOT_FOUND' }, 'no context: two fields')
-  const sneaky = new ApiError(ApiCode.BAD_REQUEST, 'the message', { code: 'OK', error: 'nothing', field: 'x' })
+  t.same(new PredexError(ApiCode.NOT_FOUND, 'no such endpoint').body(), { error: 'no such endpoint', code: 'NOT_FOUND' }, 'no context: two fields')
+  const sneaky = new PredexError(ApiCode.BAD_REQUEST, 'the message', { code: 'OK', error: 'nothing', field: 'x' })
   t.same(sneaky.body(), { error: 'the message', code: 'BAD_REQUEST', field: 'x' }, 'a context cannot replace error or code')
   t.same(engineError(Code.TOKEN_NOT_FOUND).body(), { error: CODE_MESSAGES.TOKEN_NOT_FOUND, code: 'TOKEN_NOT_FOUND' },
     'engine errors default to the engine\'s message')
@@ -90,15 +90,15 @@ t.test('errorReply: catalogue errors as themselves, coded errors from other laye
   const log = (line: string): void => {
     logged.push(line)
   }
-  const apiReply = errorReply(new ApiError(ApiCode.RATE_LIMITED, 'slow down', { retryAfterSeconds: 7 }), log)
+  const apiReply = errorReply(new PredexError(ApiCode.RATE_LIMITED, 'slow down', { retryAfterSeconds: 7 }), log)
   t.equal(apiReply.status, 429)
   t.same(apiReply.body, { error: 'slow down', code: 'RATE_LIMITED', retryAfterSeconds: 7 })
   t.equal(apiReply.headers?.['retry-after'], '7', '429 carries Retry-After')
 
-  const service = errorReply(new ServiceError(ServiceCode.ENGINE_UNAVAILABLE, 'the engine is stopping'), log)
+  const service = errorReply(new PredexError(ServiceCode.ENGINE_UNAVAILABLE, 'the engine is stopping'), log)
   t.equal(service.status, 503)
   t.same(service.body, { error: 'the engine is stopping', code: 'ENGINE_UNAVAILABLE' })
-  const busy = errorReply(new ServiceError(ServiceCode.SIGNATURE_POOL_BUSY, 'busy', { queued: 64 }), log)
+  const busy = errorReply(new PredexError(ServiceCode.SIGNATURE_POOL_BUSY, 'busy', { queued: 64 }), log)
   t.equal(busy.status, 503)
   t.same(busy.body, { error: 'busy', code: 'SIGNATURE_POOL_BUSY', queued: 64 })
   t.same(logged, [], 'known errors are not logged as internal')

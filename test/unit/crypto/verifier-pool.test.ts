@@ -10,7 +10,7 @@ import { orderDigest, type OrderStruct } from '../../../src/crypto/eip712.js'
 import { fromHex, toHex } from '../../../src/crypto/hex.js'
 import { signDigest } from '../../../src/crypto/signature.js'
 import { addressOfPublicKey } from '../../../src/crypto/address.js'
-import { ServiceError } from '../../../src/errors.js'
+import { PredexError } from '../../../src/errors.js'
 
 const KEY = fromHex('0x' + '44'.repeat(32))
 const SIGNER = addressOfPublicKey(secp256k1.getPublicKey(KEY, false))
@@ -41,7 +41,7 @@ t.test('a full queue refuses at once', async (t) => {
   const o = order(99)
   const signature = signDigest(orderDigest(o, 80002, false), KEY)
   const results = await Promise.allSettled(Array.from({ length: 50 }, () => pool.verify({ order: o, signature, negRisk: false })))
-  const busy = results.filter((r) => r.status === 'rejected' && r.reason instanceof ServiceError && r.reason.code === 'SIGNATURE_POOL_BUSY')
+  const busy = results.filter((r) => r.status === 'rejected' && r.reason instanceof PredexError && r.reason.code === 'SIGNATURE_POOL_BUSY')
   const verified = results.filter((r) => r.status === 'fulfilled' && r.value.ok)
   t.ok(busy.length > 0, `${busy.length} of 50 refused as busy`)
   t.equal(busy.length + verified.length, 50, 'every other one verified')

@@ -16,7 +16,7 @@ import type { ContextValue } from '../../../src/engine/result.js'
 import type { StateSummary } from '../../../src/engine/summary.js'
 import { decodeSnapshot, encodeSnapshot, stateHashOf } from '../../../src/engine/snapshot.js'
 import { summaryOf } from '../../../src/engine/view.js'
-import { AssertionError } from '../../../src/engine/assert.js'
+import { AssertionError } from '../../../src/stdx/assert.js'
 import { ALLOWANCE_MICROS_UNLIMITED } from '../../../src/engine/limits.js'
 
 const alice = addressOf(1)

@@ -8,7 +8,7 @@ import { Harness, USDC, addressOf } from '../../harness.js'
 import { Engine } from '../../../src/engine/engine.js'
 import { decodeSnapshot, encodeSnapshot, stateHashOf } from '../../../src/engine/snapshot.js'
 import { summaryOf } from '../../../src/engine/view.js'
-import { AssertionError } from '../../../src/engine/assert.js'
+import { AssertionError } from '../../../src/stdx/assert.js'
 
 const alice = addressOf(1)
 const bob = addressOf(2)

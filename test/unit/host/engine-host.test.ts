@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { EngineHost } from '../../../src/host/engine-host.js'
 import type { UnstampedCommand } from '../../../src/engine/command.js'
 import type { Outcome } from '../../../src/host/messages.js'
-import { ServiceError } from '../../../src/errors.js'
+import { PredexError } from '../../../src/errors.js'
 
 const alice = '0x' + '1'.padStart(40, '0')
 
@@ -48,7 +48,7 @@ t.test('submit, results, events, queries, restart', async (t) => {
   t.same(account.kind === 'account' && account.account?.usdcMicros, 5_020_100)
   const before = await host.query({ kind: 'stateHash' })
   await host.stop()
-  await t.rejects(host.submit({ kind: 'expire' }), ServiceError, 'a stopped host refuses commands')
+  await t.rejects(host.submit({ kind: 'expire' }), PredexError, 'a stopped host refuses commands')
 
   const again = await EngineHost.start({ dataDir: dir, snapshotEveryCommands: 50, hashSeed: 2 })
   t.equal(again.recovered.seq, 202, 'the restarted engine has every command')
@@ -64,7 +64,7 @@ t.test('a full ring answers ENGINE_BUSY at once and nothing is lost', async (t) 
   let busy = 0
   for (let i = 0; i < 2_000; i++) {
     submitted.push(host.submit({ kind: 'credit', address: alice, usdcMicros: 1, gasMicros: 0 }).catch((error: unknown) => {
-      if (error instanceof ServiceError && error.code === 'ENGINE_BUSY') busy++
+      if (error instanceof PredexError && error.code === 'ENGINE_BUSY') busy++
       else throw error
     }))
   }

@@ -4,8 +4,8 @@
  * rather than decoding into something else.
  */
 import t from 'tap'
-import { decodeStampedCommand, encodeStampedCommand } from '../../../src/ring/command-codec.js'
-import { AssertionError } from '../../../src/engine/assert.js'
+import { decodeStampedCommand, encodeStampedCommand } from '../../../src/codec/command-codec.js'
+import { AssertionError } from '../../../src/stdx/assert.js'
 import { Workload } from '../../simulation/workload.js'
 import { Engine } from '../../../src/engine/engine.js'
 import type { Command, RelayAction } from '../../../src/engine/command.js'

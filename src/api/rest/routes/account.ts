@@ -5,7 +5,7 @@
 import { Code } from '../../../engine/codes.js'
 import { contractsOf } from '../../../crypto/contracts.js'
 import type { ApiContext } from '../../context.js'
-import { ApiCode, ApiError } from '../../errors.js'
+import { ApiCode, PredexError } from '../../../errors.js'
 import { tokenIdOf } from '../../wire.js'
 import type { Route } from '../route.js'
 import type { AccountSummary } from '../../../engine/summary.js'
@@ -15,7 +15,7 @@ import { identityOf, marketOfToken } from './common.js'
 function conditional(tokenText: string | null, account: AccountSummary | null, usdcAllowance: number,
   context: ApiContext): { balance: number; allowance: number } {
   const tokenId = tokenIdOf(tokenText)
-  if (context.read.tokens.get(tokenId) === undefined) throw new ApiError(Code.TOKEN_NOT_FOUND, 'Invalid token id', { tokenId })
+  if (context.read.tokens.get(tokenId) === undefined) throw new PredexError(Code.TOKEN_NOT_FOUND, 'Invalid token id', { tokenId })
   marketOfToken(context, tokenId)
   return {
     balance: account?.shares.find((s) => s.tokenId === tokenId)?.balanceMicros ?? 0,
@@ -32,7 +32,7 @@ export const accountRoutes: Route<ApiContext>[] = [
       const { address } = identityOf(identity)
       const assetType = (request.query.get('asset_type') ?? '').toUpperCase()
       if (assetType !== 'COLLATERAL' && assetType !== 'CONDITIONAL') {
-        throw new ApiError(ApiCode.INVALID_PARAMETER, 'Invalid asset type: use COLLATERAL or CONDITIONAL', { field: 'asset_type' })
+        throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid asset type: use COLLATERAL or CONDITIONAL', { field: 'asset_type' })
       }
       const answer = await context.host.query({ kind: 'account', address })
       const account = answer.kind === 'account' ? answer.account : null

@@ -7,9 +7,9 @@ import type { MarketStatus, Outcome, UnstampedCommand } from '../../../engine/co
 import type { MarketRecord } from '../../../engine/event.js'
 import { FEE_RATE_BPS_MAX, MICROS_PER_LOT, MICROS_PER_PIP, ORDER_AMOUNT_MICROS_MAX, REST_SMALL_BODY_BYTES_MAX, TICK_PIPS_ALLOWED }
   from '../../../limits.js'
-import { newMarketIds } from '../../market-ids.js'
+import { newMarketIds } from '../../../service/market-ids.js'
 import type { ApiContext } from '../../context.js'
-import { ApiCode, ApiError } from '../../errors.js'
+import { ApiCode, PredexError } from '../../../errors.js'
 import { nativeMarket } from '../../format.js'
 import { decimalOfMicros, integerOf, microsOfDecimal, parseJsonBody, requireObject, requireString } from '../../wire.js'
 import type { Route } from '../route.js'
@@ -19,8 +19,8 @@ const STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Clos
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/
 const SLUG_LENGTH_MAX = 96
 
-function invalid(field: string, message: string): ApiError {
-  return new ApiError(ApiCode.INVALID_PARAMETER, message, { field })
+function invalid(field: string, message: string): PredexError {
+  return new PredexError(ApiCode.INVALID_PARAMETER, message, { field })
 }
 
 function optionalText(value: unknown, field: string, lengthMax: number): string | null {
@@ -60,7 +60,7 @@ function feeRateOf(value: unknown): number {
 function tickSizeOf(value: unknown): number {
   const micros = microsOfDecimal(value, 'tick_size')
   if (!TICK_SIZES_MICROS.includes(micros)) {
-    throw new ApiError(ApiCode.INVALID_PARAMETER, `tick_size must be one of ${TICK_SIZES_MICROS.map(decimalOfMicros).join(', ')}`,
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `tick_size must be one of ${TICK_SIZES_MICROS.map(decimalOfMicros).join(', ')}`,
       { field: 'tick_size', allowed: TICK_SIZES_MICROS.map(decimalOfMicros) })
   }
   return micros
@@ -81,7 +81,7 @@ async function run(context: ApiContext, command: UnstampedCommand): Promise<void
 
 function recordOf(context: ApiContext, marketId: string): Record<string, unknown> {
   const market = context.read.markets.get(marketId)
-  if (market === undefined) throw new ApiError(ApiCode.INTERNAL, 'the market is journaled but not in the read model')
+  if (market === undefined) throw new PredexError(ApiCode.INTERNAL, 'the market is journaled but not in the read model')
   return nativeMarket(context.read, market)
 }
 
@@ -128,7 +128,7 @@ async function updateMarket(context: ApiContext, market: MarketRecord, body: Rec
     const { result } = await submitCommand(context, command)
     if (!result.ok) {
       const error = rejectionError(result as never)
-      throw new ApiError(error.code, error.message, { ...error.context, field, applied })
+      throw new PredexError(error.code, error.message, { ...error.context, field, applied })
     }
     applied.push(field)
   }
@@ -137,7 +137,7 @@ async function updateMarket(context: ApiContext, market: MarketRecord, body: Rec
 
 async function stats(context: ApiContext): Promise<Record<string, unknown>> {
   const answer = await context.host.query({ kind: 'status' })
-  if (answer.kind !== 'status') throw new ApiError(ApiCode.INTERNAL, 'unexpected answer to status')
+  if (answer.kind !== 'status') throw new PredexError(ApiCode.INTERNAL, 'unexpected answer to status')
   const byStatus = Object.fromEntries(STATUSES.map((status) => [status, 0]))
   for (const market of context.read.markets.values()) byStatus[market.status]!++
   let volumeMicros = 0

@@ -4,7 +4,7 @@
  * usable (it is journaled before the answer).
  */
 import type { ApiContext } from '../../context.js'
-import { ApiError } from '../../errors.js'
+import { PredexError } from '../../../errors.js'
 import { Code } from '../../../engine/codes.js'
 import type { Route } from '../route.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
@@ -25,7 +25,7 @@ export const authRoutes: Route<ApiContext>[] = [
     handler: (_request, identity, context) => {
       const { address, nonce } = identityOf(identity)
       const credential = context.credentials.derive(address, nonce)
-      if (credential === undefined) throw new ApiError(Code.API_KEY_NOT_FOUND, 'Could not derive api key!', { nonce })
+      if (credential === undefined) throw new PredexError(Code.API_KEY_NOT_FOUND, 'Could not derive api key!', { nonce })
       return { body: credentialBody(credential) }
     } },
   { method: 'GET', path: '/auth/api-keys', auth: 'l2', rate: 'apiKey', bodyMax: 0,

@@ -5,7 +5,7 @@ import type { Rejection } from '../../../engine/result.js'
 import type { UnstampedCommand } from '../../../engine/command.js'
 import type { Outcome } from '../../../host/messages.js'
 import type { AccountSummary } from '../../../engine/summary.js'
-import { ApiCode, ApiError } from '../../errors.js'
+import { ApiCode, PredexError } from '../../../errors.js'
 import type { ApiContext } from '../../context.js'
 import type { Identity, RestRequest } from '../route.js'
 import { tokenIdOf } from '../../wire.js'
@@ -14,14 +14,14 @@ import { REST_BATCH_ITEMS_MAX } from '../../../limits.js'
 export function marketOfToken(context: ApiContext, tokenId: string): MarketRecord {
   const marketId = context.read.tokens.get(tokenId)
   const market = marketId === undefined ? undefined : context.read.markets.get(marketId)
-  if (market === undefined) throw new ApiError(Code.TOKEN_NOT_FOUND, 'No orderbook exists for the requested token id', { tokenId })
+  if (market === undefined) throw new PredexError(Code.TOKEN_NOT_FOUND, 'No orderbook exists for the requested token id', { tokenId })
   return market
 }
 
 /** The `token_id` query parameter of a market-data read, and its market. */
 export function tokenQuery(request: RestRequest, context: ApiContext): { tokenId: string; market: MarketRecord } {
   const raw = request.query.get('token_id')
-  if (raw === null || raw === '') throw new ApiError(ApiCode.INVALID_PARAMETER, 'Invalid token id: token_id is required', { field: 'token_id' })
+  if (raw === null || raw === '') throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid token id: token_id is required', { field: 'token_id' })
   const tokenId = tokenIdOf(raw)
   return { tokenId, market: marketOfToken(context, tokenId) }
 }
@@ -30,7 +30,7 @@ export function tokenQuery(request: RestRequest, context: ApiContext): { tokenId
 export function marketById(context: ApiContext, id: string): MarketRecord {
   const read = context.read
   const market = read.markets.get(id) ?? read.marketsByConditionId.get(id) ?? read.marketsBySlug.get(id)
-  if (market === undefined) throw new ApiError(Code.MARKET_NOT_FOUND, CODE_MESSAGES.MARKET_NOT_FOUND, { id })
+  if (market === undefined) throw new PredexError(Code.MARKET_NOT_FOUND, CODE_MESSAGES.MARKET_NOT_FOUND, { id })
   return market
 }
 
@@ -53,25 +53,25 @@ export function availableUsdcMicros(account: AccountSummary | null): number {
   return account === null ? 0 : Math.max(0, Math.min(account.usdcMicros, account.usdcAllowanceMicros) - account.usdcHeldMicros)
 }
 
-export function rejectionError(rejection: Rejection): ApiError {
-  return new ApiError(rejection.code, rejection.message, rejection.context)
+export function rejectionError(rejection: Rejection): PredexError {
+  return new PredexError(rejection.code, rejection.message, rejection.context)
 }
 
 /** The identity an L1/L2 route always has (the server authenticated it). */
 export function identityOf(identity: Identity | null): Identity {
-  if (identity === null) throw new ApiError(ApiCode.INTERNAL, 'route without identity')
+  if (identity === null) throw new PredexError(ApiCode.INTERNAL, 'route without identity')
   return identity
 }
 
 /** Parses `[{token_id, side?}]` bodies of the batch market-data reads (at most REST_BATCH_ITEMS_MAX items). */
 export function tokenItems(body: unknown): { token_id: string; side?: string }[] {
-  if (!Array.isArray(body)) throw new ApiError(ApiCode.INVALID_PARAMETER, 'the body must be an array of {token_id}', { field: 'body' })
+  if (!Array.isArray(body)) throw new PredexError(ApiCode.INVALID_PARAMETER, 'the body must be an array of {token_id}', { field: 'body' })
   if (body.length > REST_BATCH_ITEMS_MAX) {
-    throw new ApiError(ApiCode.INVALID_PARAMETER, `Payload exceeds the limit: at most ${REST_BATCH_ITEMS_MAX} items`, { max: REST_BATCH_ITEMS_MAX })
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `Payload exceeds the limit: at most ${REST_BATCH_ITEMS_MAX} items`, { max: REST_BATCH_ITEMS_MAX })
   }
   return body.map((item: unknown) => {
     const object = item as { token_id?: unknown; side?: unknown }
-    if (object === null || typeof object !== 'object') throw new ApiError(ApiCode.INVALID_PARAMETER, 'each item must be {token_id}')
+    if (object === null || typeof object !== 'object') throw new PredexError(ApiCode.INVALID_PARAMETER, 'each item must be {token_id}')
     return { token_id: tokenIdOf(object.token_id), ...(typeof object.side === 'string' ? { side: object.side } : {}) }
   })
 }

@@ -6,7 +6,7 @@
 import { transactionOf } from '../../../chain/transaction.js'
 import { FAUCET_GAS_MICROS, REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import type { ApiContext } from '../../context.js'
-import { ApiCode, ApiError } from '../../errors.js'
+import { ApiCode, PredexError } from '../../../errors.js'
 import { addressOf, decimalOfMicros, microsOfDecimal, parseJsonBody, requireObject } from '../../wire.js'
 import type { Route } from '../route.js'
 import { accountOf, rejectionError, submitCommand } from './common.js'
@@ -38,7 +38,7 @@ function amountOf(value: unknown, context: ApiContext): number {
   if (value === undefined || value === null) return max
   const micros = microsOfDecimal(value, 'amount')
   if (micros === 0 || micros > max) {
-    throw new ApiError(ApiCode.INVALID_PARAMETER, `amount must be more than 0 and at most ${decimalOfMicros(max)} USDC`,
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `amount must be more than 0 and at most ${decimalOfMicros(max)} USDC`,
       { field: 'amount', max: decimalOfMicros(max) })
   }
   return micros
@@ -51,7 +51,7 @@ async function faucet(context: ApiContext, body: Record<string, unknown>): Promi
   const waitMs = inFlight.has(address) ? context.faucet.cooldownMs : cooldownLeftMs(context, address)
   if (waitMs > 0) {
     const retryAfterSeconds = Math.ceil(waitMs / 1000)
-    throw new ApiError(ApiCode.FAUCET_COOLDOWN, `this address used the faucet recently: try again in ${retryAfterSeconds} s`,
+    throw new PredexError(ApiCode.FAUCET_COOLDOWN, `this address used the faucet recently: try again in ${retryAfterSeconds} s`,
       { address, retryAfterSeconds })
   }
   inFlight.add(address)

@@ -1,7 +1,7 @@
 /** Health, readiness, metrics and the server clock. */
 import type { ApiContext } from '../../context.js'
 import type { Route } from '../route.js'
-import { ApiCode, ApiError } from '../../errors.js'
+import { ApiCode, PredexError } from '../../../errors.js'
 
 const GET = 'GET' as const
 
@@ -20,7 +20,7 @@ export const healthRoutes: Route<ApiContext>[] = [
       response: '{ready: true, seq}' },
     handler: (_request, _identity, context) => {
       const reason = context.host.unavailableReason
-      if (reason !== null) throw new ApiError(ApiCode.NOT_READY, `not ready: ${reason}`)
+      if (reason !== null) throw new PredexError(ApiCode.NOT_READY, `not ready: ${reason}`)
       return { body: { ready: true, seq: context.read.seq } }
     } },
   { method: GET, path: '/metrics', auth: 'none', bodyMax: 0, surface: 'native',

@@ -7,13 +7,13 @@
  */
 import type { BookView } from '../../../engine/view.js'
 import type { ApiContext } from '../../context.js'
-import { ApiCode, ApiError } from '../../errors.js'
+import { ApiCode, PredexError } from '../../../errors.js'
 import { bookSummary, tickText } from '../../format.js'
 import { decimalOfMicros, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { Reply, Route } from '../route.js'
 import type { ReadModel } from '../../../read/read-model.js'
 import { CANDLES_MAX, REST_BATCH_BODY_BYTES_MAX } from '../../../limits.js'
-import { candlesOf, firstTickAtOrAfter } from '../../candles.js'
+import { candlesOf, firstTickAtOrAfter } from '../../../read/candles.js'
 import { marketOfToken, tokenItems, tokenQuery } from './common.js'
 
 const GET = 'GET' as const
@@ -45,7 +45,7 @@ function spreadOf(quote: Quote): string | null {
 
 function sideOf(text: string | null | undefined): 'BUY' | 'SELL' {
   const side = (text ?? '').toUpperCase()
-  if (side !== 'BUY' && side !== 'SELL') throw new ApiError(ApiCode.INVALID_PARAMETER, 'Invalid side: use BUY or SELL', { field: 'side' })
+  if (side !== 'BUY' && side !== 'SELL') throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid side: use BUY or SELL', { field: 'side' })
   return side
 }
 
@@ -184,12 +184,12 @@ function ticks(context: ApiContext, symbol: string, query: URLSearchParams): Rec
   marketOfToken(context, tokenId)
   const intervalText = query.get('interval') ?? '1h'
   const intervalSec = INTERVALS_SEC[intervalText]
-  if (intervalSec === undefined) throw new ApiError(ApiCode.INVALID_PARAMETER, 'interval must be 1m, 5m, 1h or 1d', { field: 'interval' })
+  if (intervalSec === undefined) throw new PredexError(ApiCode.INVALID_PARAMETER, 'interval must be 1m, 5m, 1h or 1d', { field: 'interval' })
   const toSec = optionalInteger(query.get('to'), 'to') ?? Math.floor(context.nowMs() / 1000)
   const fromSec = optionalInteger(query.get('from'), 'from') ?? Math.max(0, toSec - 500 * intervalSec)
-  if (fromSec > toSec) throw new ApiError(ApiCode.INVALID_PARAMETER, 'from must not be after to', { field: 'from' })
+  if (fromSec > toSec) throw new PredexError(ApiCode.INVALID_PARAMETER, 'from must not be after to', { field: 'from' })
   if ((toSec - fromSec) / intervalSec > CANDLES_MAX) {
-    throw new ApiError(ApiCode.INVALID_PARAMETER, `the range spans more than ${CANDLES_MAX} intervals: narrow it or use a longer interval`,
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `the range spans more than ${CANDLES_MAX} intervals: narrow it or use a longer interval`,
       { field: 'from', candlesMax: CANDLES_MAX })
   }
   const candles = candlesOf(context.read.ticksByToken.get(tokenId) ?? [], fromSec * 1000, (toSec + 1) * 1000, intervalSec * 1000)

@@ -15,7 +15,7 @@ import { Code } from '../../../engine/codes.js'
 import type { RelayAction } from '../../../engine/command.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import type { ApiContext } from '../../context.js'
-import { ApiCode, ApiError } from '../../errors.js'
+import { ApiCode, PredexError } from '../../../errors.js'
 import { addressOf, integerOf, parseJsonBody, requireObject } from '../../wire.js'
 import type { Route } from '../route.js'
 import { accountOf, rejectionError, submitCommand } from './common.js'
@@ -34,8 +34,8 @@ interface RelayRequest {
   readonly signature: string
 }
 
-function invalid(field: string, message: string): ApiError {
-  return new ApiError(ApiCode.INVALID_PARAMETER, message, { field })
+function invalid(field: string, message: string): PredexError {
+  return new PredexError(ApiCode.INVALID_PARAMETER, message, { field })
 }
 
 /** A uint256 as the message carries it: a decimal string (or a safe integer). */
@@ -68,10 +68,10 @@ function parseRelay(body: Record<string, unknown>): RelayRequest {
 /** The signer must be `owner`; the error names the failed check and, for another signer, who signed. */
 function checkSignature(relay: RelayRequest, chainId: number): void {
   const parsed = parseSignature(relay.signature)
-  if (typeof parsed === 'string') throw new ApiError(ApiCode.INVALID_SIGNATURE, `invalid relay signature: ${parsed}`, { check: parsed })
+  if (typeof parsed === 'string') throw new PredexError(ApiCode.INVALID_SIGNATURE, `invalid relay signature: ${parsed}`, { check: parsed })
   const signer = recoverAddress(relayDigest(relay.struct, chainId), parsed)
   if (signer !== relay.struct.owner) {
-    throw new ApiError(ApiCode.INVALID_SIGNATURE, 'invalid relay signature: not signed by owner (other message, domain or chain, or another wallet)',
+    throw new PredexError(ApiCode.INVALID_SIGNATURE, 'invalid relay signature: not signed by owner (other message, domain or chain, or another wallet)',
       { check: 'signature-signer', owner: relay.struct.owner, signer })
   }
 }
@@ -84,7 +84,7 @@ function actionOf(relay: RelayRequest, context: ApiContext): RelayAction {
     return { kind: 'approve', address, usdcAllowanceMicros }
   }
   const market = context.read.marketsByConditionId.get(relay.struct.conditionId)
-  if (market === undefined) throw new ApiError(Code.MARKET_NOT_FOUND, 'no market has this condition id', { conditionId: relay.struct.conditionId })
+  if (market === undefined) throw new PredexError(Code.MARKET_NOT_FOUND, 'no market has this condition id', { conditionId: relay.struct.conditionId })
   if (relay.action === 'redeem') return { kind: 'redeem', address, marketId: market.marketId }
   if (relay.amount > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid('amount', 'amount is too large')
   return { kind: relay.action, address, marketId: market.marketId, amountMicros: Number(relay.amount) }
@@ -96,12 +96,12 @@ async function relay(context: ApiContext, body: Record<string, unknown>): Promis
   // The engine's rule: past the deadline once the time is beyond its first millisecond.
   const nowMs = context.nowMs()
   if (nowMs > request.deadlineSec * 1000) {
-    throw new ApiError(Code.RELAY_DEADLINE_PASSED, 'the relay message is past its deadline',
+    throw new PredexError(Code.RELAY_DEADLINE_PASSED, 'the relay message is past its deadline',
       { deadlineSec: request.deadlineSec, nowSec: Math.floor(nowMs / 1000) })
   }
   const expected = (await accountOf(context, request.struct.owner))?.relayNonce ?? 0
   if (request.nonce !== expected) {
-    throw new ApiError(Code.RELAY_NONCE_MISMATCH, `wrong relay nonce: the next one of this owner is ${expected}`, { expected, nonce: request.nonce })
+    throw new PredexError(Code.RELAY_NONCE_MISMATCH, `wrong relay nonce: the next one of this owner is ${expected}`, { expected, nonce: request.nonce })
   }
   const action = actionOf(request, context)
   const { result, seq } = await submitCommand(context, { kind: 'relay', nonce: request.nonce, deadlineSec: request.deadlineSec, action })

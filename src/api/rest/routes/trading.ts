@@ -9,7 +9,7 @@ import type { BatchPlaced, Canceled, CommandResult, OrderPlaced, PlaceResult } f
 import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, REST_BATCH_BODY_BYTES_MAX, REST_CANCEL_BODY_BYTES_MAX, REST_ORDER_BODY_BYTES_MAX,
   REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import type { ApiContext } from '../../context.js'
-import { ApiCode, ApiError } from '../../errors.js'
+import { ApiCode, PredexError } from '../../../errors.js'
 import { orderInfo, tradeInfo } from '../../format.js'
 import { checkOrderRules, checkOwnership, orderInputOf, parseWireOrder, verifySignature } from '../../order-wire.js'
 import { decimalOfMicros, limitOf, optionalInteger, page, parseJsonBody, tokenIdOf } from '../../wire.js'
@@ -51,7 +51,7 @@ function placed(result: OrderPlaced, input: OrderInput, transactionHash: string)
   }
 }
 
-function failed(error: ApiError, orderId: string): Record<string, unknown> {
+function failed(error: PredexError, orderId: string): Record<string, unknown> {
   return { success: false, errorMsg: error.message, orderID: orderId, order_id: orderId, code: error.code, ...(error.context ?? {}) }
 }
 
@@ -70,7 +70,7 @@ async function cancel(context: ApiContext, command: UnstampedCommand): Promise<R
 }
 
 function orderIdOf(value: unknown): string {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) throw new ApiError(ApiCode.INVALID_PARAMETER, 'Invalid orderID', { field: 'orderID' })
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid orderID', { field: 'orderID' })
   return value.toLowerCase()
 }
 
@@ -99,9 +99,9 @@ export const tradingRoutes: Route<ApiContext>[] = [
       response: 'native: {total_successful, total_failed, results}; compat: [result]' },
     handler: async (request, identity, context) => {
       const body = parseJsonBody(request.body)
-      if (!Array.isArray(body)) throw new ApiError(ApiCode.INVALID_PARAMETER, 'the body must be an array of orders', { field: 'body' })
+      if (!Array.isArray(body)) throw new PredexError(ApiCode.INVALID_PARAMETER, 'the body must be an array of orders', { field: 'body' })
       if (body.length > BATCH_ORDERS_MAX) {
-        throw new ApiError('BATCH_TOO_LARGE', `Too many orders in payload: ${body.length}, max allowed: ${BATCH_ORDERS_MAX}`, { max: BATCH_ORDERS_MAX })
+        throw new PredexError('BATCH_TOO_LARGE', `Too many orders in payload: ${body.length}, max allowed: ${BATCH_ORDERS_MAX}`, { max: BATCH_ORDERS_MAX })
       }
       const checked = await Promise.allSettled(body.map((item) => verified(item, identityOf(identity), context)))
       const inputs = checked.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []))
@@ -135,9 +135,9 @@ export const tradingRoutes: Route<ApiContext>[] = [
     openapi: { tag: 'trading', summary: `Cancel several orders (at most ${CANCEL_IDS_MAX})`, body: '[orderID]', response: '{canceled, not_canceled}' },
     handler: async (request, identity, context) => {
       const body = parseJsonBody(request.body)
-      if (!Array.isArray(body)) throw new ApiError(ApiCode.INVALID_PARAMETER, 'the body must be an array of order ids', { field: 'body' })
+      if (!Array.isArray(body)) throw new PredexError(ApiCode.INVALID_PARAMETER, 'the body must be an array of order ids', { field: 'body' })
       if (body.length > CANCEL_IDS_MAX) {
-        throw new ApiError('CANCEL_TOO_MANY', `Too many orders in payload, max allowed: ${CANCEL_IDS_MAX}`, { max: CANCEL_IDS_MAX })
+        throw new PredexError('CANCEL_TOO_MANY', `Too many orders in payload, max allowed: ${CANCEL_IDS_MAX}`, { max: CANCEL_IDS_MAX })
       }
       return { body: await cancel(context, { kind: 'cancelOrders', address: identityOf(identity).address, orderIds: body.map(orderIdOf) }) }
     } },
@@ -158,7 +158,7 @@ export const tradingRoutes: Route<ApiContext>[] = [
       const { address } = identityOf(identity)
       const order = context.read.orders.get(request.params[0]!.toLowerCase())
       if (order === undefined || (order.maker !== address && order.signer !== address)) {
-        throw new ApiError(ApiCode.ORDER_UNKNOWN, 'order not found', { orderID: request.params[0]! })
+        throw new PredexError(ApiCode.ORDER_UNKNOWN, 'order not found', { orderID: request.params[0]! })
       }
       return { body: orderInfo(context.read, order, request.compat) }
     } },
@@ -206,7 +206,7 @@ export const tradingRoutes: Route<ApiContext>[] = [
       const marketId = marketFilter(context, request, 'market_id')
       const status = (request.query.get('status') ?? 'all').toLowerCase()
       const wanted: Record<string, string | null> = { open: 'LIVE', matched: 'MATCHED', canceled: 'CANCELED', all: null }
-      if (!(status in wanted)) throw new ApiError(ApiCode.INVALID_PARAMETER, 'status must be open, matched, canceled or all', { field: 'status' })
+      if (!(status in wanted)) throw new PredexError(ApiCode.INVALID_PARAMETER, 'status must be open, matched, canceled or all', { field: 'status' })
       const orders = ordersOf(context, address, (o) => (marketId === null || o.marketId === marketId) && (wanted[status] === null || o.status === wanted[status]))
       const { data, nextCursor } = page(orders, request.query.get('next_cursor'), limitOf(request.query.get('limit')))
       return { body: { next_cursor: nextCursor, data: data.map((o) => ({
@@ -221,10 +221,10 @@ export const tradingRoutes: Route<ApiContext>[] = [
     handler: async (request, identity, context) => ({ body: await dryRun(parseJsonBody(request.body), identityOf(identity), context) }) },
 ]
 
-function asApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error
+function asApiError(error: unknown): PredexError {
+  if (error instanceof PredexError) return error
   const code = (error as { code?: unknown }).code
-  return new ApiError(typeof code === 'string' ? code as never : ApiCode.INTERNAL, (error as Error).message)
+  return new PredexError(typeof code === 'string' ? code as never : ApiCode.INTERNAL, (error as Error).message)
 }
 
 async function availableUsdc(context: ApiContext, address: string): Promise<string> {

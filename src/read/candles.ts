@@ -3,7 +3,7 @@
  * interval that had at least one trade, with the first, highest, lowest and last price and the
  * shares traded. Exact: prices and sizes stay integers in micro-units.
  */
-import type { Tick } from '../read/read-model.js'
+import type { Tick } from './read-model.js'
 
 export interface Candle {
   /** Start of the interval, unix milliseconds. */

@@ -8,8 +8,8 @@
  * nested: a marker, then (for an object of a relayable kind) that kind's tag and fields, or else
  * the value as a leaf, so that a malformed action also reaches the engine as it was sent.
  */
-import { assert } from '../engine/assert.js'
-import { ByteReader, ByteWriter } from '../engine/bytes.js'
+import { assert } from '../stdx/assert.js'
+import { ByteReader, ByteWriter } from '../stdx/bytes.js'
 import type { Command, CommandKind, MarketInput, OrderInput, UnstampedCommand } from '../engine/command.js'
 
 type FieldType = 'string' | 'number' | 'boolean' | 'strings' | 'order' | 'orders' | 'market' | 'action'

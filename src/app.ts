@@ -18,7 +18,7 @@ import { Metrics } from './api/rest/metrics.js'
 import { RestServer } from './api/rest/server.js'
 import { RateLimiter } from './api/rate-limit.js'
 import { allRoutes } from './api/rest/routes.js'
-import type { ApiContext } from './api/context.js'
+import type { ServiceContext } from './service/context.js'
 import { createDemo } from './demo.js'
 import { MarketChannel } from './api/ws/market-channel.js'
 import { UserChannel } from './api/ws/user-channel.js'
@@ -28,7 +28,7 @@ export const VERSION = '0.1.0'
 export interface Predex {
   readonly port: number
   readonly adminKey: string
-  readonly context: ApiContext
+  readonly context: ServiceContext
   stop(): Promise<void>
 }
 
@@ -57,7 +57,7 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   metrics.gauge('predex_engine_pending_requests', 'Commands submitted and not yet answered', () => host.load.pendingRequests)
   metrics.gauge('predex_engine_ring_bytes_used', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
   metrics.gauge('predex_signature_queue', 'Verification tasks waiting for a thread', () => pool.queueSize)
-  const context: ApiContext = {
+  const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: Date.now(), metrics,
     nowMs: () => Date.now(), isLinked: () => false,
     faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000 },

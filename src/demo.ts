@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { UnstampedCommand } from './engine/command.js'
-import type { ApiContext } from './api/context.js'
+import type { ServiceContext } from './service/context.js'
 import { newMarketIds } from './service/market-ids.js'
 import { signLimitOrder, type MarketTerms } from './client/orders.js'
 import { Wallet } from './client/wallet.js'
@@ -55,7 +55,7 @@ function quotes(midCents: number): { outcome: 'Yes' | 'No'; side: 'BUY' | 'SELL'
   ]
 }
 
-export async function createDemo(context: ApiContext, dataDir: string, log: (line: string) => void): Promise<void> {
+export async function createDemo(context: ServiceContext, dataDir: string, log: (line: string) => void): Promise<void> {
   const wallet = demoWallet(dataDir)
   const address = wallet.address.toLowerCase()
   const missing = DEMO_MARKETS.filter((demo) => !context.read.marketsBySlug.has(demo.slug))
@@ -82,7 +82,7 @@ export async function createDemo(context: ApiContext, dataDir: string, log: (lin
   log(`demo: ${missing.length} markets created; demo account ${wallet.address} quotes both outcomes of each`)
 }
 
-async function createMarket(context: ApiContext, demo: DemoMarket): Promise<MarketRecord> {
+async function createMarket(context: ServiceContext, demo: DemoMarket): Promise<MarketRecord> {
   const ids = newMarketIds()
   await must(context, {
     kind: 'createMarket',
@@ -97,7 +97,7 @@ async function createMarket(context: ApiContext, demo: DemoMarket): Promise<Mark
 }
 
 /** Submits a demo command; the demo set is all or nothing, so any refusal stops the start. */
-async function must(context: ApiContext, command: UnstampedCommand): Promise<void> {
+async function must(context: ServiceContext, command: UnstampedCommand): Promise<void> {
   const { result } = await context.host.submit(command)
   if (!result.ok) throw new Error(`demo: the engine refused ${command.kind}: ${JSON.stringify(result)}`)
   if ('results' in result) {

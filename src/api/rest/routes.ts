@@ -1,5 +1,5 @@
 /** The route table: every REST route of Predex, native and /compat, in one list. */
-import type { ApiContext } from '../context.js'
+import type { ServiceContext } from '../../service/context.js'
 import { API_VERSION, openApiDocument } from './openapi.js'
 import type { Route } from './route.js'
 import { accountRoutes } from './routes/account.js'
@@ -14,15 +14,15 @@ import { relayRoutes } from './routes/relay.js'
 import { walletRoutes } from './routes/wallet.js'
 import { userRoutes } from './routes/users.js'
 
-const baseRoutes: Route<ApiContext>[] = [
+const baseRoutes: Route<ServiceContext>[] = [
   ...healthRoutes, ...marketRoutes, ...marketDataRoutes, ...authRoutes, ...tradingRoutes, ...accountRoutes,
   ...walletRoutes, ...faucetRoutes, ...relayRoutes, ...adminRoutes, ...userRoutes,
 ]
 
-const openApiRoute: Route<ApiContext> = {
+const openApiRoute: Route<ServiceContext> = {
   method: 'GET', path: '/openapi.json', auth: 'none', bodyMax: 0, surface: 'native',
   openapi: { tag: 'health', summary: 'This document: OpenAPI 3.1 of the native API', response: 'OpenAPI document' },
   handler: () => ({ body: openApiDocument(allRoutes, API_VERSION) }),
 }
 
-export const allRoutes: Route<ApiContext>[] = [...baseRoutes, openApiRoute]
+export const allRoutes: Route<ServiceContext>[] = [...baseRoutes, openApiRoute]

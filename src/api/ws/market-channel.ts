@@ -15,7 +15,7 @@ import type { EngineEvent, MarketRecord } from '../../engine/event.js'
 import type { Outcome } from '../../host/messages.js'
 import { transactionOf } from '../../chain/transaction.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
-import type { ApiContext } from '../context.js'
+import type { ServiceContext } from '../../service/context.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { bookSummary, tickText } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
@@ -32,7 +32,7 @@ export class MarketChannel {
   private readonly tickByMarket = new Map<string, number>()
   private readonly sockets = new Set<WebSocket<SocketData>>()
 
-  constructor(private readonly app: TemplatedApp, private readonly context: ApiContext) {
+  constructor(private readonly app: TemplatedApp, private readonly context: ServiceContext) {
     for (const market of context.read.markets.values()) this.tickByMarket.set(market.marketId, market.tickSizeMicros)
   }
 

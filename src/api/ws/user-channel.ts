@@ -14,7 +14,7 @@ import type { EngineEvent } from '../../engine/event.js'
 import type { Outcome } from '../../host/messages.js'
 import { equalSecrets } from '../../crypto/hmac.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
-import type { ApiContext } from '../context.js'
+import type { ServiceContext } from '../../service/context.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { orderInfo, tradeInfo } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
@@ -39,7 +39,7 @@ export class UserChannel {
    * `limiter`: the REST face's, so failed authentications here and there share one budget per
    * (client address, API key) and one block.
    */
-  constructor(private readonly context: ApiContext, private readonly limiter: RateLimiter | null, private readonly nowMs: () => number) {}
+  constructor(private readonly context: ServiceContext, private readonly limiter: RateLimiter | null, private readonly nowMs: () => number) {}
 
   behavior(): WebSocketBehavior<SocketData> {
     return channelBehavior<SocketData>({

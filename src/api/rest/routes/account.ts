@@ -4,7 +4,7 @@
  */
 import { Code } from '../../../engine/codes.js'
 import { contractsOf } from '../../../crypto/contracts.js'
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { tokenIdOf } from '../../wire.js'
 import type { Route } from '../route.js'
@@ -13,7 +13,7 @@ import { identityOf, marketOfToken } from './common.js'
 
 /** An outcome token's balance; its allowance is the exchange's approval for all outcome tokens. */
 function conditional(tokenText: string | null, account: AccountSummary | null, usdcAllowance: number,
-  context: ApiContext): { balance: number; allowance: number } {
+  context: ServiceContext): { balance: number; allowance: number } {
   const tokenId = tokenIdOf(tokenText)
   if (context.read.tokens.get(tokenId) === undefined) throw new PredexError(Code.TOKEN_NOT_FOUND, 'Invalid token id', { tokenId })
   marketOfToken(context, tokenId)
@@ -23,7 +23,7 @@ function conditional(tokenText: string | null, account: AccountSummary | null, u
   }
 }
 
-export const accountRoutes: Route<ApiContext>[] = [
+export const accountRoutes: Route<ServiceContext>[] = [
   { method: 'GET', path: '/balance-allowance', auth: 'l2', bodyMax: 0, rate: 'balance',
     openapi: { tag: 'account', summary: "The caller's balance and allowance of USDC or of one outcome token (6-decimal integers)",
       query: { asset_type: 'required: COLLATERAL or CONDITIONAL', token_id: 'required for CONDITIONAL', signature_type: 'ignored (0, 1 or 2)' },

@@ -8,7 +8,7 @@ import type { MarketRecord } from '../../../engine/event.js'
 import { FEE_RATE_BPS_MAX, MICROS_PER_LOT, MICROS_PER_PIP, ORDER_AMOUNT_MICROS_MAX, REST_SMALL_BODY_BYTES_MAX, TICK_PIPS_ALLOWED }
   from '../../../limits.js'
 import { newMarketIds } from '../../../service/market-ids.js'
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { nativeMarket } from '../../format.js'
 import { decimalOfMicros, integerOf, microsOfDecimal, parseJsonBody, requireObject, requireString } from '../../wire.js'
@@ -74,18 +74,18 @@ function minOrderSizeOf(value: unknown): number {
   return micros
 }
 
-async function run(context: ApiContext, command: UnstampedCommand): Promise<void> {
+async function run(context: ServiceContext, command: UnstampedCommand): Promise<void> {
   const { result } = await submitCommand(context, command)
   if (!result.ok) throw rejectionError(result as never)
 }
 
-function recordOf(context: ApiContext, marketId: string): Record<string, unknown> {
+function recordOf(context: ServiceContext, marketId: string): Record<string, unknown> {
   const market = context.read.markets.get(marketId)
   if (market === undefined) throw new PredexError(ApiCode.INTERNAL, 'the market is journaled but not in the read model')
   return nativeMarket(context.read, market)
 }
 
-async function createMarket(context: ApiContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function createMarket(context: ServiceContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const question = requireString(body.question, 'question', 4_096)
   const slug = optionalText(body.slug, 'slug', SLUG_LENGTH_MAX) ?? slugOf(question)
   if (!/^[a-z0-9][a-z0-9-]*$/.test(slug)) throw invalid('slug', 'slug must be lower-case letters, digits and "-"')
@@ -108,7 +108,7 @@ async function createMarket(context: ApiContext, body: Record<string, unknown>):
  * market reopened with a new tick opens on it). All fields are checked first; if the engine
  * refuses one, the ones before it stay applied and the error says which were (`applied`).
  */
-async function updateMarket(context: ApiContext, market: MarketRecord, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function updateMarket(context: ServiceContext, market: MarketRecord, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const commands: { field: string; command: UnstampedCommand }[] = []
   const marketId = market.marketId
   if (body.tick_size !== undefined) {
@@ -135,7 +135,7 @@ async function updateMarket(context: ApiContext, market: MarketRecord, body: Rec
   return recordOf(context, marketId)
 }
 
-async function stats(context: ApiContext): Promise<Record<string, unknown>> {
+async function stats(context: ServiceContext): Promise<Record<string, unknown>> {
   const answer = await context.host.query({ kind: 'status' })
   if (answer.kind !== 'status') throw new PredexError(ApiCode.INTERNAL, 'unexpected answer to status')
   const byStatus = Object.fromEntries(STATUSES.map((status) => [status, 0]))
@@ -151,7 +151,7 @@ async function stats(context: ApiContext): Promise<Record<string, unknown>> {
   }
 }
 
-export const adminRoutes: Route<ApiContext>[] = [
+export const adminRoutes: Route<ServiceContext>[] = [
   { method: 'POST', path: '/admin/markets', auth: 'admin', bodyMax: REST_SMALL_BODY_BYTES_MAX * 4, surface: 'native',
     openapi: { tag: 'admin', summary: 'Lists a new market (201 with its full record)',
       body: '{question, slug?, description?, tick_size: "0.01", min_order_size: "5", fee_rate_bps: 0, neg_risk: false, end_date?, status?: Active|Upcoming}',

@@ -3,7 +3,7 @@
  * with L2. Create is idempotent: the same address and nonce give the same credential, at once
  * usable (it is journaled before the answer).
  */
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import { PredexError } from '../../../errors.js'
 import { Code } from '../../../engine/codes.js'
 import type { Route } from '../route.js'
@@ -13,7 +13,7 @@ import { identityOf } from './common.js'
 const credentialBody = (c: { apiKey: string; secret: string; passphrase: string }) =>
   ({ apiKey: c.apiKey, secret: c.secret, passphrase: c.passphrase })
 
-export const authRoutes: Route<ApiContext>[] = [
+export const authRoutes: Route<ServiceContext>[] = [
   { method: 'POST', path: '/auth/api-key', auth: 'l1', rate: 'apiKey', bodyMax: REST_SMALL_BODY_BYTES_MAX,
     openapi: { tag: 'auth', summary: 'Create (or return) the API credential of the wallet and nonce (L1)', response: '{apiKey, secret, passphrase}' },
     handler: async (_request, identity, context) => {

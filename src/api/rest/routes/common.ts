@@ -6,12 +6,12 @@ import type { UnstampedCommand } from '../../../engine/command.js'
 import type { Outcome } from '../../../host/messages.js'
 import type { AccountSummary } from '../../../engine/summary.js'
 import { ApiCode, PredexError } from '../../../errors.js'
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import type { Identity, RestRequest } from '../route.js'
 import { tokenIdOf } from '../../wire.js'
 import { REST_BATCH_ITEMS_MAX } from '../../../limits.js'
 
-export function marketOfToken(context: ApiContext, tokenId: string): MarketRecord {
+export function marketOfToken(context: ServiceContext, tokenId: string): MarketRecord {
   const marketId = context.read.tokens.get(tokenId)
   const market = marketId === undefined ? undefined : context.read.markets.get(marketId)
   if (market === undefined) throw new PredexError(Code.TOKEN_NOT_FOUND, 'No orderbook exists for the requested token id', { tokenId })
@@ -19,7 +19,7 @@ export function marketOfToken(context: ApiContext, tokenId: string): MarketRecor
 }
 
 /** The `token_id` query parameter of a market-data read, and its market. */
-export function tokenQuery(request: RestRequest, context: ApiContext): { tokenId: string; market: MarketRecord } {
+export function tokenQuery(request: RestRequest, context: ServiceContext): { tokenId: string; market: MarketRecord } {
   const raw = request.query.get('token_id')
   if (raw === null || raw === '') throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid token id: token_id is required', { field: 'token_id' })
   const tokenId = tokenIdOf(raw)
@@ -27,7 +27,7 @@ export function tokenQuery(request: RestRequest, context: ApiContext): { tokenId
 }
 
 /** A market by UUID, condition id or slug. */
-export function marketById(context: ApiContext, id: string): MarketRecord {
+export function marketById(context: ServiceContext, id: string): MarketRecord {
   const read = context.read
   const market = read.markets.get(id) ?? read.marketsByConditionId.get(id) ?? read.marketsBySlug.get(id)
   if (market === undefined) throw new PredexError(Code.MARKET_NOT_FOUND, CODE_MESSAGES.MARKET_NOT_FOUND, { id })
@@ -35,7 +35,7 @@ export function marketById(context: ApiContext, id: string): MarketRecord {
 }
 
 /** Submits one engine command and waits until it is durable; the commit latency goes to the metrics. */
-export async function submitCommand(context: ApiContext, command: UnstampedCommand): Promise<Outcome> {
+export async function submitCommand(context: ServiceContext, command: UnstampedCommand): Promise<Outcome> {
   const started = performance.now()
   const outcome = await context.host.submit(command)
   context.metrics.observeCommit(performance.now() - started)
@@ -43,7 +43,7 @@ export async function submitCommand(context: ApiContext, command: UnstampedComma
 }
 
 /** The engine's exact account of `address` (null: it never appeared), read once everything before is durable. */
-export async function accountOf(context: ApiContext, address: string): Promise<AccountSummary | null> {
+export async function accountOf(context: ServiceContext, address: string): Promise<AccountSummary | null> {
   const answer = await context.host.query({ kind: 'account', address })
   return answer.kind === 'account' ? answer.account : null
 }

@@ -5,16 +5,16 @@
  */
 import { transactionOf } from '../../../chain/transaction.js'
 import { FAUCET_GAS_MICROS, REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { addressOf, decimalOfMicros, microsOfDecimal, parseJsonBody, requireObject } from '../../wire.js'
 import type { Route } from '../route.js'
 import { accountOf, rejectionError, submitCommand } from './common.js'
 
 /** Per server: addresses with a faucet request in flight (a second one waits out the cooldown like any other). */
-const inFlightByServer = new WeakMap<ApiContext, Set<string>>()
+const inFlightByServer = new WeakMap<ServiceContext, Set<string>>()
 
-function inFlightOf(context: ApiContext): Set<string> {
+function inFlightOf(context: ServiceContext): Set<string> {
   let inFlight = inFlightByServer.get(context)
   if (inFlight === undefined) {
     inFlight = new Set()
@@ -24,7 +24,7 @@ function inFlightOf(context: ApiContext): Set<string> {
 }
 
 /** Milliseconds until `address` may use the faucet again (0: now), from its last credit in the ledger. */
-function cooldownLeftMs(context: ApiContext, address: string): number {
+function cooldownLeftMs(context: ServiceContext, address: string): number {
   const ledger = context.read.ledgerByAddress.get(address) ?? []
   for (let i = ledger.length - 1; i >= 0; i--) {
     const record = ledger[i]!
@@ -33,7 +33,7 @@ function cooldownLeftMs(context: ApiContext, address: string): number {
   return 0
 }
 
-function amountOf(value: unknown, context: ApiContext): number {
+function amountOf(value: unknown, context: ServiceContext): number {
   const max = context.faucet.amountMicrosMax
   if (value === undefined || value === null) return max
   const micros = microsOfDecimal(value, 'amount')
@@ -44,7 +44,7 @@ function amountOf(value: unknown, context: ApiContext): number {
   return micros
 }
 
-async function faucet(context: ApiContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function faucet(context: ServiceContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const address = addressOf(body.address, 'address')
   const usdcMicros = amountOf(body.amount, context)
   const inFlight = inFlightOf(context)
@@ -69,7 +69,7 @@ async function faucet(context: ApiContext, body: Record<string, unknown>): Promi
   }
 }
 
-export const faucetRoutes: Route<ApiContext>[] = [
+export const faucetRoutes: Route<ServiceContext>[] = [
   { method: 'POST', path: '/faucet', auth: 'none', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'testnet', surface: 'native',
     openapi: { tag: 'faucet', summary: 'Test USDC (and test gas for a new address); one request per address per cooldown',
       body: '{address, amount?: "1000" (USDC, at most the configured faucet amount)}',

@@ -1,11 +1,11 @@
 /** Health, readiness, metrics and the server clock. */
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import type { Route } from '../route.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 
 const GET = 'GET' as const
 
-export const healthRoutes: Route<ApiContext>[] = [
+export const healthRoutes: Route<ServiceContext>[] = [
   { method: GET, path: '/health', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: 'Liveness, engine sequence, journal lag, uptime, version',
       response: '{status, version, seq, journalLag, uptimeSec, pendingRequests, ringBytesUsed, ringBytes}' },

@@ -6,7 +6,7 @@
  * with no orders gives null rather than an error.
  */
 import type { BookView } from '../../../engine/view.js'
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { bookSummary, tickText } from '../../format.js'
 import { decimalOfMicros, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
@@ -24,7 +24,7 @@ interface Quote {
   readonly ask: number | null
 }
 
-function quoteOf(context: ApiContext, tokenId: string): Quote {
+function quoteOf(context: ServiceContext, tokenId: string): Quote {
   marketOfToken(context, tokenId)
   const book = context.read.unifiedBook(tokenId)!
   return { bid: book.bids[0]?.priceMicros ?? null, ask: book.asks[0]?.priceMicros ?? null }
@@ -49,13 +49,13 @@ function sideOf(text: string | null | undefined): 'BUY' | 'SELL' {
   return side
 }
 
-function lastTrade(context: ApiContext, tokenId: string): { price: string | null; side: string | null } {
+function lastTrade(context: ServiceContext, tokenId: string): { price: string | null; side: string | null } {
   marketOfToken(context, tokenId)
   const stats = context.read.tokenStats.get(tokenId)
   return { price: price(stats?.lastTradePriceMicros ?? null), side: stats?.lastTradeSide ?? null }
 }
 
-function summary(context: ApiContext, book: BookView): Record<string, unknown> {
+function summary(context: ServiceContext, book: BookView): Record<string, unknown> {
   return bookSummary(context.read, book, context.nowMs())
 }
 
@@ -67,7 +67,7 @@ function summary(context: ApiContext, book: BookView): Record<string, unknown> {
  */
 const bookCaches = new WeakMap<ReadModel, Map<string, { key: string; json: string }>>()
 
-function cachedBook(context: ApiContext, tokenId: string, unified: boolean): Reply {
+function cachedBook(context: ServiceContext, tokenId: string, unified: boolean): Reply {
   const read = context.read
   const market = marketOfToken(context, tokenId)
   const other = tokenId === market.yesTokenId ? market.noTokenId : market.yesTokenId
@@ -87,7 +87,7 @@ function cachedBook(context: ApiContext, tokenId: string, unified: boolean): Rep
   return { body: null, json }
 }
 
-export const marketDataRoutes: Route<ApiContext>[] = [
+export const marketDataRoutes: Route<ServiceContext>[] = [
   { method: GET, path: '/book', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: "A token's own book (best level last)", query: { token_id: 'required: the token id' },
       response: 'OrderBookSummary {market, asset_id, timestamp, hash, bids, asks, min_order_size, tick_size, neg_risk, last_trade_price}' },
@@ -178,7 +178,7 @@ export const marketDataRoutes: Route<ApiContext>[] = [
 
 const INTERVALS_SEC: Readonly<Record<string, number>> = { '1m': 60, '5m': 300, '1h': 3_600, '1d': 86_400 }
 
-function ticks(context: ApiContext, symbol: string, query: URLSearchParams): Record<string, unknown>[] {
+function ticks(context: ServiceContext, symbol: string, query: URLSearchParams): Record<string, unknown>[] {
   const market = context.read.marketsBySlug.get(symbol)
   const tokenId = market !== undefined ? market.yesTokenId : tokenIdOf(symbol, 'symbol')
   marketOfToken(context, tokenId)

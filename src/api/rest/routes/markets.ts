@@ -1,6 +1,6 @@
 /** Markets: list, one by UUID, condition id or slug, upcoming, resolving. */
 import type { MarketRecord } from '../../../engine/event.js'
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import { compatMarket, nativeMarket } from '../../format.js'
 import { limitOf, page } from '../../wire.js'
 import type { RestRequest, Route } from '../route.js'
@@ -8,17 +8,17 @@ import { marketById } from './common.js'
 
 const GET = 'GET' as const
 
-function formatted(context: ApiContext, request: RestRequest, market: MarketRecord): Record<string, unknown> {
+function formatted(context: ServiceContext, request: RestRequest, market: MarketRecord): Record<string, unknown> {
   return request.compat ? compatMarket(context.read, market) : nativeMarket(context.read, market)
 }
 
-function listing(context: ApiContext, request: RestRequest, markets: readonly MarketRecord[]): Record<string, unknown> {
+function listing(context: ServiceContext, request: RestRequest, markets: readonly MarketRecord[]): Record<string, unknown> {
   const limit = limitOf(request.query.get('limit'))
   const { data, nextCursor } = page(markets, request.query.get('next_cursor'), limit)
   return { limit, count: data.length, next_cursor: nextCursor, data: data.map((m) => formatted(context, request, m)) }
 }
 
-export const marketRoutes: Route<ApiContext>[] = [
+export const marketRoutes: Route<ServiceContext>[] = [
   { method: GET, path: '/markets', auth: 'none', bodyMax: 0,
     openapi: { tag: 'markets', summary: 'All markets, paginated', query: { next_cursor: 'cursor (MA== first, LTE= end)', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [Market]}' },

@@ -14,7 +14,7 @@ import { parseSignature, recoverAddress } from '../../../crypto/signature.js'
 import { Code } from '../../../engine/codes.js'
 import type { RelayAction } from '../../../engine/command.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { addressOf, integerOf, parseJsonBody, requireObject } from '../../wire.js'
 import type { Route } from '../route.js'
@@ -77,7 +77,7 @@ function checkSignature(relay: RelayRequest, chainId: number): void {
 }
 
 /** The engine's action; amounts must fit its safe integers (an approval above them means "unlimited"). */
-function actionOf(relay: RelayRequest, context: ApiContext): RelayAction {
+function actionOf(relay: RelayRequest, context: ServiceContext): RelayAction {
   const address = relay.struct.owner
   if (relay.action === 'approve') {
     const usdcAllowanceMicros = relay.amount > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(relay.amount)
@@ -90,7 +90,7 @@ function actionOf(relay: RelayRequest, context: ApiContext): RelayAction {
   return { kind: relay.action, address, marketId: market.marketId, amountMicros: Number(relay.amount) }
 }
 
-async function relay(context: ApiContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function relay(context: ServiceContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const request = parseRelay(body)
   checkSignature(request, context.chainId)
   // The engine's rule: past the deadline once the time is beyond its first millisecond.
@@ -110,7 +110,7 @@ async function relay(context: ApiContext, body: Record<string, unknown>): Promis
   return { transaction_hash: transactionHash, block_number: blockNumber, status: 'CONFIRMED' }
 }
 
-export const relayRoutes: Route<ApiContext>[] = [
+export const relayRoutes: Route<ServiceContext>[] = [
   { method: 'GET', path: '/relay/nonce', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'faucet', summary: 'The next relay nonce of an address (0 for a new one)', query: { address: 'required: 0x address' },
       response: '{address, nonce}' },

@@ -8,7 +8,7 @@ import type { OrderInput, UnstampedCommand } from '../../../engine/command.js'
 import type { BatchPlaced, Canceled, CommandResult, OrderPlaced, PlaceResult } from '../../../engine/result.js'
 import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, REST_BATCH_BODY_BYTES_MAX, REST_CANCEL_BODY_BYTES_MAX, REST_ORDER_BODY_BYTES_MAX,
   REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { orderInfo, tradeInfo } from '../../format.js'
 import { checkOrderRules, checkOwnership, orderInputOf, parseWireOrder, verifySignature } from '../../order-wire.js'
@@ -19,7 +19,7 @@ import { transactionOf } from '../../../chain/transaction.js'
 import type { OrderRecord } from '../../../read/read-model.js'
 
 /** Verifies one wire order; the engine's input, or the error to report for it. */
-async function verified(body: unknown, identity: Identity, context: ApiContext): Promise<OrderInput> {
+async function verified(body: unknown, identity: Identity, context: ServiceContext): Promise<OrderInput> {
   const wire = parseWireOrder(body)
   checkOwnership(wire, identity.apiKey!, identity.address)
   const market = marketOfToken(context, wire.struct.tokenId)
@@ -55,7 +55,7 @@ function failed(error: PredexError, orderId: string): Record<string, unknown> {
   return { success: false, errorMsg: error.message, orderID: orderId, order_id: orderId, code: error.code, ...(error.context ?? {}) }
 }
 
-async function submit(context: ApiContext, command: UnstampedCommand): Promise<CommandResult> {
+async function submit(context: ServiceContext, command: UnstampedCommand): Promise<CommandResult> {
   return (await submitCommand(context, command)).result
 }
 
@@ -63,7 +63,7 @@ function cancelBody(result: Canceled): Record<string, unknown> {
   return { canceled: result.canceled, not_canceled: Object.fromEntries(result.notCanceled.map((n) => [n.orderId, n.reason])) }
 }
 
-async function cancel(context: ApiContext, command: UnstampedCommand): Promise<Record<string, unknown>> {
+async function cancel(context: ServiceContext, command: UnstampedCommand): Promise<Record<string, unknown>> {
   const result = await submit(context, command)
   if (!result.ok) throw rejectionError(result as never)
   return cancelBody(result as Canceled)
@@ -75,16 +75,16 @@ function orderIdOf(value: unknown): string {
 }
 
 /** The caller's orders, oldest first, filtered. */
-function ordersOf(context: ApiContext, address: string, filter: (order: OrderRecord) => boolean): OrderRecord[] {
+function ordersOf(context: ServiceContext, address: string, filter: (order: OrderRecord) => boolean): OrderRecord[] {
   return (context.read.ordersByMaker.get(address) ?? []).map((id) => context.read.orders.get(id)!).filter(filter)
 }
 
-function marketFilter(context: ApiContext, request: RestRequest, name: string): string | null {
+function marketFilter(context: ServiceContext, request: RestRequest, name: string): string | null {
   const value = request.query.get(name)
   return value === null || value === '' ? null : marketById(context, value).marketId
 }
 
-export const tradingRoutes: Route<ApiContext>[] = [
+export const tradingRoutes: Route<ServiceContext>[] = [
   { method: 'POST', path: '/order', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order',
     openapi: { tag: 'trading', summary: 'Place one signed order', body: '{order: SignedOrder, owner, orderType, postOnly?}',
       response: '{success, errorMsg, order_id, orderID, status, makingAmount, takingAmount, transactionsHashes, tradeIDs}' },
@@ -227,11 +227,11 @@ function asApiError(error: unknown): PredexError {
   return new PredexError(typeof code === 'string' ? code as never : ApiCode.INTERNAL, (error as Error).message)
 }
 
-async function availableUsdc(context: ApiContext, address: string): Promise<string> {
+async function availableUsdc(context: ServiceContext, address: string): Promise<string> {
   return String(availableUsdcMicros(await accountOf(context, address)))
 }
 
-async function dryRun(body: unknown, identity: Identity, context: ApiContext): Promise<Record<string, unknown>> {
+async function dryRun(body: unknown, identity: Identity, context: ServiceContext): Promise<Record<string, unknown>> {
   const checks: { check: string; ok: boolean; message: string; code?: string }[] = []
   const step = async <T>(check: string, run: () => Promise<T> | T): Promise<T | null> => {
     try {

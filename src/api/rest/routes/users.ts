@@ -5,7 +5,7 @@
  * Nothing private is shown: orders and trades leave out the `owner` (the API key).
  */
 import { transactionOf } from '../../../chain/transaction.js'
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import { orderInfo, tradeInfo } from '../../format.js'
 import { addressOf, decimalOfMicros, limitOf, page } from '../../wire.js'
 import type { RestRequest, Route } from '../route.js'
@@ -14,7 +14,7 @@ import { portfolioOf, type Milestone } from '../../../read/portfolio.js'
 import { accountOf } from './common.js'
 import { notionalMicros } from '../../../engine/units.js'
 
-function eventInfo(context: ApiContext, record: LedgerRecord): Record<string, unknown> {
+function eventInfo(context: ServiceContext, record: LedgerRecord): Record<string, unknown> {
   const { transactionHash, blockNumber } = transactionOf(context.chainId, record.seq)
   const market = record.marketId === '' ? undefined : context.read.markets.get(record.marketId)
   return {
@@ -30,7 +30,7 @@ function signedDecimal(micros: number): string {
   return micros < 0 ? '-' + decimalOfMicros(-micros) : decimalOfMicros(micros)
 }
 
-function milestoneInfo(context: ApiContext, m: Milestone): Record<string, unknown> {
+function milestoneInfo(context: ServiceContext, m: Milestone): Record<string, unknown> {
   return {
     time: new Date(m.timeMs).toISOString(), kind: m.kind, market_id: m.marketId === '' ? null : m.marketId,
     token_id: m.tokenId === '' ? null : m.tokenId, shares: decimalOfMicros(m.sharesMicros),
@@ -56,7 +56,7 @@ function paged<T>(request: RestRequest, items: readonly T[], format: (item: T) =
   return { limit, count: data.length, next_cursor: nextCursor, data: data.map(format) }
 }
 
-function profile(context: ApiContext, address: string): Record<string, unknown> {
+function profile(context: ServiceContext, address: string): Record<string, unknown> {
   const read = context.read
   const trades = (read.tradesByAddress.get(address) ?? []).map((id) => read.trades.get(id)!)
   const orders = (read.ordersByMaker.get(address) ?? []).map((id) => read.orders.get(id)!)
@@ -75,7 +75,7 @@ function profile(context: ApiContext, address: string): Record<string, unknown> 
   }
 }
 
-export const userRoutes: Route<ApiContext>[] = [
+export const userRoutes: Route<ServiceContext>[] = [
   { method: 'GET', path: '/users/:address', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'Profile and stats: first seen, trades, volume (USDC), markets traded, realized P&L (average cost), open orders',
       response: '{address, first_seen, trades_count, volume, markets_traded, realized_pnl, open_orders_count}' },

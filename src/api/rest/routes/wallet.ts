@@ -1,10 +1,10 @@
 /** A wallet's balances on the test network, public (as a block explorer shows them). */
-import type { ApiContext } from '../../context.js'
+import type { ServiceContext } from '../../../service/context.js'
 import { addressOf, decimalOfMicros } from '../../wire.js'
 import type { Route } from '../route.js'
 import { accountOf, availableUsdcMicros } from './common.js'
 
-export const walletRoutes: Route<ApiContext>[] = [
+export const walletRoutes: Route<ServiceContext>[] = [
   { method: 'GET', path: '/wallet-status', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'account', summary: "A wallet's test gas, USDC, USDC an order may still hold, and allowance to the exchange (decimals)",
       query: { address: 'required: 0x address' },

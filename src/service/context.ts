@@ -1,14 +1,15 @@
 /**
- * What the faces' handlers work with: the engine host, the read model, the credentials, the
- * verification pool and the configuration that matters to them.
+ * What the services work with: the engine host, the read model, the credentials, the
+ * verification pool, the clock and the configuration that matters to them. Faces hold one and
+ * pass it to the services; they never reach into it for the engine themselves.
  */
 import type { CredentialStore } from '../auth/credentials.js'
 import type { VerifierPool } from '../crypto/verifier-pool.js'
 import type { EngineHost } from '../host/engine-host.js'
 import type { ReadModel } from '../read/read-model.js'
-import type { Metrics } from './rest/metrics.js'
+import type { Metrics } from '../api/rest/metrics.js'
 
-export interface ApiContext {
+export interface ServiceContext {
   readonly host: EngineHost
   readonly read: ReadModel
   readonly credentials: CredentialStore

@@ -4,6 +4,7 @@
  * it (`stamp`), so the engine can emit one `balance` event per changed balance per command.
  */
 import type { Order } from './order.js'
+import { availableUsdcMicros } from './rules.js'
 
 /** One account's balance of one outcome token. */
 export class ShareBalance {
@@ -44,9 +45,9 @@ export class Account {
     readonly address: string,
   ) {}
 
-  /** USDC that a new order may hold: min(balance, allowance) - held. */
+  /** USDC that a new order may hold (the rulebook's rule, which the faces show too). */
   usdcAvailableMicros(): number {
-    return Math.min(this.usdcMicros, this.usdcAllowanceMicros) - this.usdcHeldMicros
+    return availableUsdcMicros(this)
   }
 
   /** The balance of a token, created empty on first use. */

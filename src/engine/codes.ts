@@ -77,7 +77,7 @@ export const CODE_MESSAGES: Readonly<Record<Code, string>> = {
   FOK_ORDER_NOT_FILLED: "order couldn't be fully filled. FOK orders are fully filled or killed.",
   FAK_ORDER_NOT_FILLED:
     'no orders found to match with FAK order. FAK orders are partially filled or killed if no match is found.',
-  TOKEN_NOT_FOUND: 'Invalid token id',
+  TOKEN_NOT_FOUND: 'No orderbook exists for the requested token id',
   MARKET_NOT_READY: 'the market is not yet ready to process new orders',
   MARKET_CANCEL_ONLY:
     'Trading is currently cancel-only. New orders are not accepted, but cancels are allowed.',

@@ -15,17 +15,10 @@ import type {
 import type { Engine } from './engine.js'
 import type { CancelReason } from './event.js'
 import { cancelResting } from './lifecycle.js'
-import {
-  FEE_RATE_BPS_MAX,
-  MARKETS_MAX,
-  MICROS_PER_LOT,
-  MICROS_PER_PIP,
-  ORDER_AMOUNT_MICROS_MAX,
-  TEXT_LENGTH_MAX,
-  TICK_PIPS_ALLOWED,
-} from './limits.js'
+import { MARKETS_MAX, MICROS_PER_PIP, TEXT_LENGTH_MAX } from './limits.js'
 import { Market, isTransitionAllowed } from './market.js'
 import { isId, isSafeCount } from './order-shape.js'
+import { isFeeRateBps, isMinOrderSizeMicros, isTickSizeMicros } from './rules.js'
 import type { Order } from './order.js'
 import { rejection } from './rejection.js'
 import type { Done, Rejection } from './result.js'
@@ -54,10 +47,6 @@ function isText(value: unknown, emptyAllowed: boolean): boolean {
   return typeof value === 'string' && value.length <= TEXT_LENGTH_MAX && (emptyAllowed || value.length > 0)
 }
 
-export function isTickSizeMicros(value: unknown): value is number {
-  return typeof value === 'number' && TICK_PIPS_ALLOWED.some((pips) => pips * MICROS_PER_PIP === value)
-}
-
 function firstBadMarketField(input: MarketInput): string | null {
   if (!isId(input.marketId)) return 'marketId'
   if (!isId(input.conditionId)) return 'conditionId'
@@ -67,11 +56,8 @@ function firstBadMarketField(input: MarketInput): string | null {
   if (!isId(input.yesTokenId)) return 'yesTokenId'
   if (!isId(input.noTokenId) || input.noTokenId === input.yesTokenId) return 'noTokenId'
   if (!isTickSizeMicros(input.tickSizeMicros)) return 'tickSizeMicros'
-  const minSize = input.minOrderSizeMicros
-  if (!isSafeCount(minSize) || minSize % MICROS_PER_LOT !== 0 || minSize > ORDER_AMOUNT_MICROS_MAX) {
-    return 'minOrderSizeMicros'
-  }
-  if (!isSafeCount(input.feeRateBps) || input.feeRateBps > FEE_RATE_BPS_MAX) return 'feeRateBps'
+  if (!isMinOrderSizeMicros(input.minOrderSizeMicros)) return 'minOrderSizeMicros'
+  if (!isFeeRateBps(input.feeRateBps)) return 'feeRateBps'
   if (typeof input.negRisk !== 'boolean') return 'negRisk'
   if (!isSafeCount(input.endDateMs)) return 'endDateMs'
   if (input.status !== 'Active' && input.status !== 'Upcoming') return 'status'
@@ -122,7 +108,7 @@ export function setFeeRate(engine: Engine, command: SetFeeRate): Done | Rejectio
   const market = engine.marketsById.get(command.marketId)
   if (market === undefined) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
   const feeRateBps = command.feeRateBps
-  if (!isSafeCount(feeRateBps) || feeRateBps > FEE_RATE_BPS_MAX) {
+  if (!isFeeRateBps(feeRateBps)) {
     return rejection(Code.MARKET_FEE_RATE_INVALID, { feeRateBps: Number(feeRateBps) })
   }
   if (feeRateBps === market.feeRateBps) return DONE

@@ -64,6 +64,11 @@ export class Market {
     this.book = new Book(this, tickPips, touches)
   }
 
+  /** The tick in micro-units, as the rulebook and the records speak of it. */
+  get tickSizeMicros(): number {
+    return this.tickPips * MICROS_PER_PIP
+  }
+
   tokenIdOf(isNo: boolean): string {
     return isNo ? this.noTokenId : this.yesTokenId
   }

@@ -7,9 +7,8 @@ import { Code } from './codes.js'
 import type { OrderInput } from './command.js'
 import { ID_LENGTH_MAX } from './limits.js'
 import { rejection } from './rejection.js'
+import { isTimeInForce } from './rules.js'
 import type { Rejection } from './result.js'
-
-const TIME_IN_FORCE: readonly unknown[] = ['GTC', 'GTD', 'FOK', 'FAK']
 
 export function isId(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= ID_LENGTH_MAX
@@ -36,7 +35,7 @@ function firstBadField(input: OrderInput): string | null {
   if (!isId(input.signer)) return 'signer'
   if (!isId(input.tokenId)) return 'tokenId'
   if (input.side !== 'BUY' && input.side !== 'SELL') return 'side'
-  if (!TIME_IN_FORCE.includes(input.timeInForce)) return 'timeInForce'
+  if (!isTimeInForce(input.timeInForce)) return 'timeInForce'
   if (!isSafePositive(input.makerAmountMicros)) return 'makerAmountMicros'
   if (!isSafePositive(input.takerAmountMicros)) return 'takerAmountMicros'
   if (!isSafeCount(input.expirationSec)) return 'expirationSec'

@@ -9,22 +9,15 @@ import type { OrderInput } from './command.js'
 import type { Engine, TokenRef } from './engine.js'
 import type { OrderStatus } from './event.js'
 import { emitOrderUpdate, rest } from './lifecycle.js'
-import {
-  BATCH_ORDERS_MAX,
-  GTD_MARGIN_MS,
-  MICROS_PER_LOT,
-  MICROS_PER_PIP,
-  ORDER_AMOUNT_MICROS_MAX,
-  ORDERS_OPEN_MAX,
-  PIPS_PER_UNIT,
-} from './limits.js'
+import { BATCH_ORDERS_MAX, MICROS_PER_LOT, MICROS_PER_PIP, ORDERS_OPEN_MAX } from './limits.js'
 import { Fills, hasMatch, walk, wouldFillEntirely } from './matching.js'
 import { Order } from './order.js'
 import type { BatchPlaced, OrderPlaced, PlaceResult, Rejection } from './result.js'
 import { rejection } from './rejection.js'
 import { endedEntry, orderStatusOf } from './order-index.js'
 import { checkOrderShape } from './order-shape.js'
-import { feeBoundOf, mulPipsDivCeil, mulPipsDivFloor } from './units.js'
+import { checkOrderTerms } from './rules.js'
+import { feeBoundOf } from './units.js'
 
 /** An order that passed the checks that need no book: what acceptance needs to know. */
 interface Terms {
@@ -69,7 +62,10 @@ function reject(engine: Engine, input: OrderInput, why: Rejection): PlaceResult 
   return { ...why, orderId }
 }
 
-/** Steps 1 to 13: the checks that depend on the order and its market only. */
+/**
+ * Steps 1 to 13: the shape, then the two checks that need the engine's state (duplicate, token),
+ * then the rulebook's checks on the order and its market, the same ones a face pre-checks.
+ */
 function checkTerms(engine: Engine, input: OrderInput): Terms | Rejection {
   const shape = checkOrderShape(input)
   if (shape !== null) return shape
@@ -80,80 +76,9 @@ function checkTerms(engine: Engine, input: OrderInput): Terms | Rejection {
   }
   const token = engine.tokens.get(input.tokenId)
   if (token === undefined) return rejection(Code.TOKEN_NOT_FOUND, { tokenId: input.tokenId })
-  const market = token.market
-  if (market.status !== 'Active') {
-    const code = market.status === 'Upcoming' ? Code.MARKET_NOT_READY
-      : market.status === 'Paused' ? Code.MARKET_CANCEL_ONLY : Code.MARKET_CLOSED
-    return rejection(code, { marketId: market.marketId, status: market.status })
-  }
-  const isImmediate = input.timeInForce === 'FOK' || input.timeInForce === 'FAK'
-  if (input.postOnly && isImmediate) {
-    return rejection(Code.INVALID_POST_ONLY_ORDER_TYPE, { timeInForce: input.timeInForce })
-  }
-  const expiration = checkExpiration(engine, input)
-  if (expiration !== null) return expiration
-  if (input.feeRateBps !== market.feeRateBps) {
-    return rejection(Code.INVALID_ORDER_FEE_RATE,
-      { feeRateBps: input.feeRateBps, marketFeeRateBps: market.feeRateBps })
-  }
-  return checkAmounts(input, token, isImmediate)
-}
-
-function checkExpiration(engine: Engine, input: OrderInput): Rejection | null {
-  if (input.timeInForce === 'GTD') {
-    const earliestMs = engine.timeMs + GTD_MARGIN_MS
-    if (input.expirationSec * 1000 >= earliestMs) return null
-    return rejection(Code.INVALID_ORDER_EXPIRATION,
-      { expirationSec: input.expirationSec, earliestSec: Math.ceil(earliestMs / 1000) })
-  }
-  if (input.expirationSec === 0) return null
-  return rejection(Code.INVALID_ORDER_EXPIRATION, { expirationSec: input.expirationSec, earliestSec: 0 })
-}
-
-/** Steps 8 to 13: amount bounds, price range, lots, tick or usable limit, minimum size. */
-function checkAmounts(input: OrderInput, token: TokenRef, isImmediate: boolean): Terms | Rejection {
-  const ma = input.makerAmountMicros
-  const ta = input.takerAmountMicros
-  if (ma > ORDER_AMOUNT_MICROS_MAX) return rejection(Code.INVALID_ORDER_SIZE_MAX, { field: 'makerAmountMicros' })
-  if (ta > ORDER_AMOUNT_MICROS_MAX) return rejection(Code.INVALID_ORDER_SIZE_MAX, { field: 'takerAmountMicros' })
-  const isBuy = input.side === 'BUY'
-  if (isBuy ? ma >= ta : ta >= ma) return rejection(Code.INVALID_ORDER_PRICE, null)
-  const sharesField = isBuy ? 'takerAmountMicros' : 'makerAmountMicros'
-  const sharesMicros = isBuy ? ta : ma
-  const isBudget = isImmediate && isBuy
-  if (!isBudget && sharesMicros % MICROS_PER_LOT !== 0) {
-    return rejection(Code.INVALID_ORDER_AMOUNTS, { field: sharesField, lotMicros: MICROS_PER_LOT })
-  }
-  if (isImmediate) return immediateTerms(input, token, isBuy)
-  return restingTerms(input, token, isBuy, sharesMicros / MICROS_PER_LOT)
-}
-
-function restingTerms(input: OrderInput, token: TokenRef, isBuy: boolean, lots: number): Terms | Rejection {
-  const market = token.market
-  const usdcMicros = isBuy ? input.makerAmountMicros : input.takerAmountMicros
-  const pips = usdcMicros / lots
-  if (usdcMicros % lots !== 0 || pips % market.tickPips !== 0) {
-    return rejection(Code.INVALID_ORDER_MIN_TICK_SIZE, { tickSizeMicros: market.tickPips * MICROS_PER_PIP })
-  }
-  if (lots * MICROS_PER_LOT < market.minOrderSizeMicros) {
-    return rejection(Code.INVALID_ORDER_MIN_SIZE,
-      { sizeMicros: lots * MICROS_PER_LOT, minOrderSizeMicros: market.minOrderSizeMicros })
-  }
-  return { input, token, isBuy, isImmediate: false, lots, pips }
-}
-
-function immediateTerms(input: OrderInput, token: TokenRef, isBuy: boolean): Terms | Rejection {
-  const ma = input.makerAmountMicros
-  const ta = input.takerAmountMicros
-  if (isBuy) {
-    const pips = mulPipsDivFloor(ma, ta)
-    if (pips < 1) return rejection(Code.INVALID_ORDER_PRICE, null)
-    if (ma < pips) return rejection(Code.INVALID_ORDER_MIN_SIZE, { budgetMicros: ma, minBudgetMicros: pips })
-    return { input, token, isBuy, isImmediate: true, lots: 0, pips }
-  }
-  const pips = mulPipsDivCeil(ta, ma)
-  if (pips >= PIPS_PER_UNIT) return rejection(Code.INVALID_ORDER_PRICE, null)
-  return { input, token, isBuy, isImmediate: true, lots: ma / MICROS_PER_LOT, pips }
+  const terms = checkOrderTerms(input, token.market, engine.timeMs)
+  if (!terms.ok) return terms
+  return { input, token, isBuy: terms.isBuy, isImmediate: terms.isImmediate, lots: terms.lots, pips: terms.pips }
 }
 
 /** Step 14: the account can hold what the order may spend. */

@@ -12,22 +12,17 @@ import type { Engine } from './engine.js'
 import { approve, merge, redeem, split } from './ledger.js'
 import { isSafeCount } from './order-shape.js'
 import { rejection } from './rejection.js'
+import { checkRelayTiming, isRelayActionKind } from './rules.js'
 import type { Done, Rejection } from './result.js'
-
-const ACTION_KINDS: readonly unknown[] = ['approve', 'split', 'merge', 'redeem']
 
 export function relay(engine: Engine, command: Relay): Done | Rejection {
   const { nonce, deadlineSec, action } = command
   if (!isSafeCount(nonce)) return rejection(Code.RELAY_INVALID, { field: 'nonce' })
   if (!isSafeCount(deadlineSec)) return rejection(Code.RELAY_INVALID, { field: 'deadlineSec' })
   if (!isRelayAction(action)) return rejection(Code.RELAY_INVALID, { field: 'action' })
-  // Valid through the instant deadlineSec * 1000 itself; one millisecond later it has passed.
-  // (Both sides are below 2^53 or the product is above every safe time: the comparison is exact.)
-  if (command.timeMs > deadlineSec * 1000) {
-    return rejection(Code.RELAY_DEADLINE_PASSED, { deadlineSec, nowSec: Math.floor(command.timeMs / 1000) })
-  }
   const expected = engine.accountsByAddress.get(action.address)?.relayNonce ?? 0
-  if (nonce !== expected) return rejection(Code.RELAY_NONCE_MISMATCH, { expected, nonce })
+  const timing = checkRelayTiming(nonce, deadlineSec, command.timeMs, expected)
+  if (timing !== null) return timing
   const result = run(engine, action)
   if (!result.ok) return result
   // Every action that succeeds has an account: approve creates one; split, merge and redeem
@@ -49,5 +44,5 @@ function run(engine: Engine, action: RelayAction): Done | Rejection {
 
 /** Inputs may be anything at run time: the action must be an object of one of the four kinds. */
 function isRelayAction(action: unknown): action is RelayAction {
-  return typeof action === 'object' && action !== null && ACTION_KINDS.includes((action as { kind?: unknown }).kind)
+  return typeof action === 'object' && action !== null && isRelayActionKind((action as { kind?: unknown }).kind)
 }

@@ -1,0 +1,198 @@
+/**
+ * The rulebook: every business rule that a face may want to check before the engine does, written
+ * once. The engine calls these functions on its own state; a face calls the very same ones to
+ * refuse a doomed request before it is journaled (reliability-anchors.md 4.2), and turns the
+ * Rejection into a catalogue error. So the two can never disagree on a code, a message or a
+ * context. Pure: no state but what is passed in, no clock but `nowMs`.
+ */
+import { Code } from './codes.js'
+import type { MarketStatus, OrderInput, RelayAction, TimeInForce } from './command.js'
+import {
+  FEE_RATE_BPS_MAX,
+  GTD_MARGIN_MS,
+  MICROS_PER_LOT,
+  MICROS_PER_PIP,
+  ORDER_AMOUNT_MICROS_MAX,
+  PIPS_PER_UNIT,
+  TICK_PIPS_ALLOWED,
+} from './limits.js'
+import { checkOrderShape, isSafeCount } from './order-shape.js'
+import { rejection } from './rejection.js'
+import type { Rejection } from './result.js'
+import { mulPipsDivCeil, mulPipsDivFloor } from './units.js'
+
+// ---- Orders (docs/engine.md, "Validation") ------------------------------------------------------
+
+export const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
+
+export function isTimeInForce(value: unknown): value is TimeInForce {
+  return (TIME_IN_FORCE as readonly unknown[]).includes(value)
+}
+
+/** What the order rules need of a market: the engine's Market and the read model's record both are one. */
+export interface MarketTerms {
+  readonly marketId: string
+  readonly status: MarketStatus
+  readonly tickSizeMicros: number
+  readonly minOrderSizeMicros: number
+  readonly feeRateBps: number
+}
+
+/** An order that passed the rules of steps 4 to 13: what acceptance needs to know. */
+export interface OrderTerms {
+  readonly ok: true
+  readonly isBuy: boolean
+  readonly isImmediate: boolean
+  /** Lots (SELL, resting BUY) or 0 (immediate BUY, which has a budget instead). */
+  readonly lots: number
+  /** Native limit price in pips. */
+  readonly pips: number
+}
+
+/**
+ * The rules that need only the order, its market and the clock: step 1 (shape) and steps 4 to 13.
+ * Steps 2 (duplicate) and 3 (token) and everything from 14 on need the engine's state: they are
+ * the engine's alone. This is what a face pre-checks.
+ */
+export function checkOrderOnMarket(input: OrderInput, market: MarketTerms, nowMs: number): OrderTerms | Rejection {
+  return checkOrderShape(input) ?? checkOrderTerms(input, market, nowMs)
+}
+
+/** Steps 4 to 13: market status, post-only type, expiration, fee rate, then the amounts. */
+export function checkOrderTerms(input: OrderInput, market: MarketTerms, nowMs: number): OrderTerms | Rejection {
+  const status = checkMarketOpen(market)
+  if (status !== null) return status
+  const isImmediate = input.timeInForce === 'FOK' || input.timeInForce === 'FAK'
+  if (input.postOnly && isImmediate) {
+    return rejection(Code.INVALID_POST_ONLY_ORDER_TYPE, { timeInForce: input.timeInForce })
+  }
+  const expiration = checkExpiration(input, nowMs)
+  if (expiration !== null) return expiration
+  if (input.feeRateBps !== market.feeRateBps) {
+    return rejection(Code.INVALID_ORDER_FEE_RATE,
+      { feeRateBps: input.feeRateBps, marketFeeRateBps: market.feeRateBps })
+  }
+  return checkAmounts(input, market, isImmediate)
+}
+
+/** Step 4: only an Active market takes new orders. */
+export function checkMarketOpen(market: MarketTerms): Rejection | null {
+  if (market.status === 'Active') return null
+  const code = market.status === 'Upcoming' ? Code.MARKET_NOT_READY
+    : market.status === 'Paused' ? Code.MARKET_CANCEL_ONLY : Code.MARKET_CLOSED
+  return rejection(code, { marketId: market.marketId, status: market.status })
+}
+
+/**
+ * Step 6. A face passes the time it reads before the engine stamps the command; the engine's
+ * clock never goes back, so an order refused at the edge for its expiration is refused there too.
+ */
+export function checkExpiration(input: OrderInput, nowMs: number): Rejection | null {
+  if (input.timeInForce === 'GTD') {
+    const earliestMs = nowMs + GTD_MARGIN_MS
+    if (input.expirationSec * 1000 >= earliestMs) return null
+    return rejection(Code.INVALID_ORDER_EXPIRATION,
+      { expirationSec: input.expirationSec, earliestSec: Math.ceil(earliestMs / 1000) })
+  }
+  if (input.expirationSec === 0) return null
+  return rejection(Code.INVALID_ORDER_EXPIRATION, { expirationSec: input.expirationSec, earliestSec: 0 })
+}
+
+/** Steps 8 to 13: amount bounds, price range, lots, tick or usable limit, minimum size. */
+function checkAmounts(input: OrderInput, market: MarketTerms, isImmediate: boolean): OrderTerms | Rejection {
+  const ma = input.makerAmountMicros
+  const ta = input.takerAmountMicros
+  if (ma > ORDER_AMOUNT_MICROS_MAX) return rejection(Code.INVALID_ORDER_SIZE_MAX, { field: 'makerAmountMicros' })
+  if (ta > ORDER_AMOUNT_MICROS_MAX) return rejection(Code.INVALID_ORDER_SIZE_MAX, { field: 'takerAmountMicros' })
+  const isBuy = input.side === 'BUY'
+  if (isBuy ? ma >= ta : ta >= ma) return rejection(Code.INVALID_ORDER_PRICE, null)
+  const sharesMicros = isBuy ? ta : ma
+  const isBudget = isImmediate && isBuy
+  if (!isBudget && sharesMicros % MICROS_PER_LOT !== 0) {
+    const field = isBuy ? 'takerAmountMicros' : 'makerAmountMicros'
+    return rejection(Code.INVALID_ORDER_AMOUNTS, { field, lotMicros: MICROS_PER_LOT })
+  }
+  if (isImmediate) return immediateTerms(input, isBuy)
+  return restingTerms(input, market, isBuy, sharesMicros / MICROS_PER_LOT)
+}
+
+function restingTerms(input: OrderInput, market: MarketTerms, isBuy: boolean, lots: number): OrderTerms | Rejection {
+  const usdcMicros = isBuy ? input.makerAmountMicros : input.takerAmountMicros
+  const pips = usdcMicros / lots
+  if (usdcMicros % lots !== 0 || pips % (market.tickSizeMicros / MICROS_PER_PIP) !== 0) {
+    return rejection(Code.INVALID_ORDER_MIN_TICK_SIZE, { tickSizeMicros: market.tickSizeMicros })
+  }
+  if (lots * MICROS_PER_LOT < market.minOrderSizeMicros) {
+    return rejection(Code.INVALID_ORDER_MIN_SIZE,
+      { sizeMicros: lots * MICROS_PER_LOT, minOrderSizeMicros: market.minOrderSizeMicros })
+  }
+  return { ok: true, isBuy, isImmediate: false, lots, pips }
+}
+
+/** An immediate order's limit must be usable; an immediate BUY's budget must buy one lot at it. */
+function immediateTerms(input: OrderInput, isBuy: boolean): OrderTerms | Rejection {
+  const ma = input.makerAmountMicros
+  const ta = input.takerAmountMicros
+  if (isBuy) {
+    const pips = mulPipsDivFloor(ma, ta)
+    if (pips < 1) return rejection(Code.INVALID_ORDER_PRICE, null)
+    if (ma < pips) return rejection(Code.INVALID_ORDER_MIN_SIZE, { budgetMicros: ma, minBudgetMicros: pips })
+    return { ok: true, isBuy, isImmediate: true, lots: 0, pips }
+  }
+  const pips = mulPipsDivCeil(ta, ma)
+  if (pips >= PIPS_PER_UNIT) return rejection(Code.INVALID_ORDER_PRICE, null)
+  return { ok: true, isBuy, isImmediate: true, lots: ma / MICROS_PER_LOT, pips }
+}
+
+// ---- Holds (docs/engine.md, "Holds") --------------------------------------------------------------
+
+/** The USDC side of an account, as the engine's Account and its AccountSummary both carry it. */
+export interface UsdcFunds {
+  readonly usdcMicros: number
+  readonly usdcAllowanceMicros: number
+  readonly usdcHeldMicros: number
+}
+
+/** USDC that a new order may hold: min(balance, allowance) - held (never below 0; null: unknown account). */
+export function availableUsdcMicros(funds: UsdcFunds | null): number {
+  if (funds === null) return 0
+  return Math.max(0, Math.min(funds.usdcMicros, funds.usdcAllowanceMicros) - funds.usdcHeldMicros)
+}
+
+// ---- Market terms (docs/engine.md, "Markets") -----------------------------------------------------
+
+export const TICK_SIZES_MICROS: readonly number[] = TICK_PIPS_ALLOWED.map((pips) => pips * MICROS_PER_PIP)
+
+export function isTickSizeMicros(value: unknown): value is number {
+  return typeof value === 'number' && TICK_SIZES_MICROS.includes(value)
+}
+
+/** A minimum order size: whole lots, no larger than the largest order. */
+export function isMinOrderSizeMicros(value: unknown): value is number {
+  return isSafeCount(value) && value % MICROS_PER_LOT === 0 && value <= ORDER_AMOUNT_MICROS_MAX
+}
+
+export function isFeeRateBps(value: unknown): value is number {
+  return isSafeCount(value) && value <= FEE_RATE_BPS_MAX
+}
+
+// ---- Relay (docs/engine.md, "Relay") ----------------------------------------------------------------
+
+export const RELAY_ACTION_KINDS = ['approve', 'split', 'merge', 'redeem'] as const satisfies readonly RelayAction['kind'][]
+
+export function isRelayActionKind(value: unknown): value is RelayAction['kind'] {
+  return (RELAY_ACTION_KINDS as readonly unknown[]).includes(value)
+}
+
+/**
+ * Steps 2 and 3 of a relay: the deadline, then the owner's nonce. A deadline is an instant: the
+ * relay is in time through the millisecond deadlineSec * 1000 itself. (Both sides are below 2^53,
+ * or the product is above every safe time: the comparison is exact.)
+ */
+export function checkRelayTiming(nonce: number, deadlineSec: number, nowMs: number, expectedNonce: number): Rejection | null {
+  if (nowMs > deadlineSec * 1000) {
+    return rejection(Code.RELAY_DEADLINE_PASSED, { deadlineSec, nowSec: Math.floor(nowMs / 1000) })
+  }
+  if (nonce !== expectedNonce) return rejection(Code.RELAY_NONCE_MISMATCH, { expected: expectedNonce, nonce })
+  return null
+}

@@ -16,7 +16,9 @@ import { ReadModel } from './read/read-model.js'
 import { ReadStore } from './read/read-store.js'
 import { Metrics } from './api/rest/metrics.js'
 import { RestServer } from './api/rest/server.js'
-import { RateLimiter } from './api/rate-limit.js'
+import { RateLimiter } from './auth/rate-limit.js'
+import { Gate } from './auth/gate.js'
+import { FanOut } from './api/fanout.js'
 import { allRoutes } from './api/rest/routes.js'
 import type { ServiceContext } from './service/context.js'
 import { createDemo } from './demo.js'
@@ -41,15 +43,8 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   const store = new ReadStore(config.dataDir)
   store.loadInto(read)
   await loadReadModel(host, read, config.dataDir, log)
-  // Set once the REST server (and its WebSocket channel) exists; events before that have no listener.
-  let marketChannel: MarketChannel | null = null
-  let userChannel: UserChannel | null = null
-  host.subscribe((outcomes) => {
-    for (const outcome of outcomes) read.apply(outcome.seq, outcome.events, outcome.timeMs)
-    store.save(read)
-    marketChannel?.publish(outcomes)
-    userChannel?.publish(outcomes)
-  })
+  // From here on every durable outcome reaches the read model; the channels register once they exist.
+  const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
   const credentials = await CredentialStore.load(host)
   const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers })
   const metrics = new Metrics()
@@ -63,18 +58,19 @@ export async function startPredex(config: Config, log: (line: string) => void): 
     faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000 },
   }
   if (config.demo ?? isNew) await createDemo(context, config.dataDir, log)
-  const rateLimiter = config.rateLimits ? new RateLimiter() : null
-  const server = new RestServer({
-    routes: allRoutes, context, metrics, log,
-    auth: { chainId: config.chainId, window: { pastSec: config.authPastSec, futureSec: config.authFutureSec }, adminKey,
-      lookup: (apiKey) => credentials.lookup(apiKey), nowSec: () => Math.floor(Date.now() / 1000) },
-    rateLimiter,
-    nowMs: () => performance.now(),
+  const gate = new Gate({
+    chainId: config.chainId, window: { pastSec: config.authPastSec, futureSec: config.authFutureSec }, adminKey,
+    lookup: (apiKey) => credentials.lookup(apiKey), log,
+    clock: { nowSec: () => Math.floor(Date.now() / 1000), nowMs: () => performance.now() },
+    limiter: config.rateLimits ? new RateLimiter() : null,
   })
-  marketChannel = new MarketChannel(server.uws, context)
+  const server = new RestServer({ routes: allRoutes, context, metrics, log, gate })
+  const marketChannel = new MarketChannel(server.uws, context)
   server.uws.ws('/ws/market', marketChannel.behavior())
-  userChannel = new UserChannel(context, rateLimiter, () => performance.now())
+  fanOut.register(marketChannel)
+  const userChannel = new UserChannel(context, gate)
   server.uws.ws('/ws/user', userChannel.behavior())
+  fanOut.register(userChannel)
   const port = await server.listen(config.host, config.port)
   if (!config.rateLimits) log('WARNING: rate limits are off (--rate-limits false): benchmarks only, never in production.')
   if (!(await server.probeUnderscoreHeaders(config.host))) {
@@ -84,8 +80,8 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
-      marketChannel?.closeAll()
-      userChannel?.closeAll()
+      marketChannel.closeAll()
+      userChannel.closeAll()
       await server.close()
       await host.stop()
       await pool.close()

@@ -1,6 +1,7 @@
 /**
  * L2 authentication (reference section 2.2): an API key, its passphrase, the owner's address and
- * an HMAC over `timestamp + METHOD + path + raw body`. Checks run in this order, and the failure
+ * an HMAC over the timestamp and the signed message, which each face defines (REST:
+ * `METHOD + path + raw body`; gRPC: the full method name + the request bytes). Checks run in this order, and the failure
  * names the one that failed: headers present, timestamp within the window, key known,
  * passphrase, address, HMAC (the last three in constant time). The same L2 headers may be used
  * again within the window: clob-client reuses them for every page of a listing.
@@ -27,6 +28,17 @@ export interface L2Request {
   readonly headers: HeaderGetter
 }
 
+/** What the HMAC covers after the timestamp: `head`, then the raw `body` bytes as received. */
+export interface L2Message {
+  readonly head: string
+  readonly body: Uint8Array | string
+}
+
+/** REST's signed message: `METHOD + path + body` (Polymarket's). */
+export function restL2Message(method: string, path: string, body: Uint8Array | string): L2Message {
+  return { head: method.toUpperCase() + path, body }
+}
+
 export interface L2Identity {
   readonly ok: true
   readonly apiKey: string
@@ -35,7 +47,13 @@ export interface L2Identity {
 
 export function verifyL2(request: L2Request, lookup: (apiKey: string) => ApiCredential | undefined, nowSec: number,
   window: TimestampWindow): L2Identity | AuthFailure {
-  const headers = l2HeadersOf(request.headers)
+  return verifyL2Message(request.headers, restL2Message(request.method, request.path, request.body), lookup, nowSec, window)
+}
+
+/** verifyL2 over any face's signed message. */
+export function verifyL2Message(get: HeaderGetter, message: L2Message, lookup: (apiKey: string) => ApiCredential | undefined,
+  nowSec: number, window: TimestampWindow): L2Identity | AuthFailure {
+  const headers = l2HeadersOf(get)
   if (Array.isArray(headers)) return authFailure(AuthCode.AUTH_HEADERS_MISSING, `missing L2 headers: ${headers.join(', ')}`)
   const stale = checkTimestamp(headers.timestamp, nowSec, window)
   if (stale !== null) return stale
@@ -47,7 +65,8 @@ export function verifyL2(request: L2Request, lookup: (apiKey: string) => ApiCred
   if (normalAddress(headers.address) !== credential.address) {
     return authFailure(AuthCode.AUTH_ADDRESS, 'Unauthorized/Invalid api key: the address is not the owner of the key')
   }
-  const expected = l2Signature(credential.secret, headers.timestamp, request.method, request.path, request.body)
+  // No method argument: the message's head already holds what follows the timestamp.
+  const expected = l2Signature(credential.secret, headers.timestamp, '', message.head, message.body)
   if (!equalSecrets(headers.signature, expected)) {
     return authFailure(AuthCode.AUTH_SIGNATURE,
       'Unauthorized/Invalid api key: the HMAC does not match (it covers timestamp + METHOD + path, without the query, + the raw body)')

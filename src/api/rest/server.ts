@@ -1,6 +1,7 @@
 /**
  * The REST face on uWebSockets.js: thin. It copies a request out of uWS (headers, query,
- * parameters and the body, capped while it streams in), authenticates it, calls the route's
+ * parameters and the body, capped while it streams in), passes it through the gate
+ * (src/auth/gate.ts: authentication and rate limits), calls the route's
  * handler, and writes the reply corked, never after an abort. Every error is a JSON body from the
  * catalogue; an unexpected exception is a 500 with no internals, logged. Native routes live at
  * `/`, Polymarket's surface at `/compat` (the HMAC covers the path without the prefix).
@@ -8,36 +9,20 @@
 import { connect } from 'node:net'
 import uWS from 'uWebSockets.js'
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js'
-import { verifyAdmin } from '../../auth/admin.js'
-import { verifyL1 } from '../../auth/l1.js'
-import { verifyL2, type ApiCredential } from '../../auth/l2.js'
-import type { TimestampWindow } from '../../auth/failure.js'
+import { restL2Message } from '../../auth/l2.js'
+import type { Credentials, Gate } from '../../auth/gate.js'
 import { ApiCode, PredexError, CATALOGUE } from '../../errors.js'
-import { AUTH_FAILURE_BLOCK_MS, RATE_RULES, REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, SHUTDOWN_DRAIN_MS_MAX, type RateRule }
-  from '../../limits.js'
-import { claimedSubject } from '../../auth/headers.js'
-import { authFailureKey, type RateLimiter } from '../rate-limit.js'
-import type { Identity, Method, Reply, RestRequest, Route } from './route.js'
+import { REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, SHUTDOWN_DRAIN_MS_MAX } from '../../limits.js'
+import type { AuthLevel, Identity, Method, Reply, RestRequest, Route } from './route.js'
 import type { Metrics } from './metrics.js'
-
-
-export interface AuthServices {
-  readonly chainId: number
-  readonly window: TimestampWindow
-  readonly adminKey: string
-  readonly lookup: (apiKey: string) => ApiCredential | undefined
-  readonly nowSec: () => number
-}
 
 export interface ServerOptions<C> {
   readonly routes: readonly Route<C>[]
   readonly context: C
-  readonly auth: AuthServices
+  /** Authentication and rate limits (src/auth/gate.ts). */
+  readonly gate: Gate
   readonly metrics: Metrics
   readonly log: (line: string) => void
-  /** Null: no rate limits (benchmarks that drive one key from one address far past Polymarket's budgets). */
-  readonly rateLimiter: RateLimiter | null
-  readonly nowMs: () => number
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
@@ -136,7 +121,7 @@ export class RestServer<C> {
     try {
       request = this.copyRequest(req, route, compat, Buffer.from(res.getRemoteAddressAsText()).toString())
       // Before the body is read: a client over its budget costs as little as possible.
-      this.limit('general', RATE_RULES.general, request.remoteAddress)
+      this.options.gate.admit(request.remoteAddress)
     } catch (error) {
       this.respond(res, state, errorReply(error, this.options.log), route, started)
       return
@@ -218,70 +203,13 @@ export class RestServer<C> {
     }
   }
 
-  /**
-   * Authenticates `request` under the rate limits: a (client address, claimed key) pair that
-   * failed too often is refused before any check; L1 routes count against the client address
-   * before the (costly) signature recovery, L2 routes against the API key once it is proven.
-   */
+  /** The gate's answer for `request` (its credentials extracted as `route` declares them). */
   private authenticated(request: RestRequest, route: Route<C>): Identity | null {
-    const rule = route.rate === undefined ? null : RATE_RULES[route.rate]
-    const bucket = `${route.method} ${route.path}`
-    if (route.auth === 'none') {
-      if (rule !== null) this.limit(bucket, rule, request.remoteAddress)
-      return null
-    }
-    const failures = authFailureKey(request.remoteAddress, route.auth === 'admin' ? 'admin' : claimedSubject(request.headers))
-    const limiter = this.options.rateLimiter
-    const blockedSec = limiter?.blockedFor(failures, this.options.nowMs()) ?? null
-    if (blockedSec !== null) {
-      throw rateLimited(blockedSec, RATE_RULES.authFailure, 'too many failed authentications; blocked for a while')
-    }
-    if (route.auth === 'l1' && rule !== null) this.limit(bucket, rule, request.remoteAddress)
-    let identity: Identity | null
-    try {
-      identity = this.authenticate(request, route)
-    } catch (error) {
-      if (error instanceof PredexError && error.status === 401) this.countFailure(failures)
-      throw error
-    }
-    if (route.auth === 'l2' && rule !== null) this.limit(bucket, rule, identity!.apiKey!)
-    return identity
-  }
-
-  /** Takes one request from `subject`'s budget for `bucket`, or throws RATE_LIMITED. */
-  private limit(bucket: string, rule: RateRule, subject: string): void {
-    const waitSec = this.options.rateLimiter?.take(`${bucket} ${subject}`, rule, this.options.nowMs()) ?? null
-    if (waitSec !== null) throw rateLimited(waitSec, rule, `rate limit of ${bucket === 'general' ? 'all requests' : bucket} exceeded`)
-  }
-
-  /** Counts a failed authentication; exhausting the budget blocks the pair for AUTH_FAILURE_BLOCK_MS. */
-  private countFailure(failures: string): void {
-    if (this.options.rateLimiter?.recordAuthFailure(failures, this.options.nowMs()) === true) {
-      this.options.log(`rate limit: blocked ${failures} for ${AUTH_FAILURE_BLOCK_MS / 1000} s after repeated authentication failures`)
-    }
-  }
-
-  private authenticate(request: RestRequest, route: Route<C>): Identity | null {
-    const auth = this.options.auth
-    switch (route.auth) {
-      case 'none': return null
-      case 'admin': {
-        const result = verifyAdmin(request.headers, auth.adminKey)
-        if (!result.ok) throw new PredexError(result.code, result.message, result.context)
-        return null
-      }
-      case 'l1': {
-        const result = verifyL1(request.headers, auth.chainId, auth.nowSec(), auth.window)
-        if (!result.ok) throw new PredexError(result.code, result.message, result.context)
-        return { apiKey: null, address: result.address, nonce: result.nonce }
-      }
-      case 'l2': {
-        const result = verifyL2({ method: request.method, path: request.path, body: request.body, headers: request.headers },
-          auth.lookup, auth.nowSec(), auth.window)
-        if (!result.ok) throw new PredexError(result.code, result.message, result.context)
-        return { apiKey: result.apiKey, address: result.address, nonce: 0 }
-      }
-    }
+    return this.options.gate.pass({
+      credentials: credentialsOf(request, route.auth),
+      remoteAddress: request.remoteAddress,
+      rate: route.rate === undefined ? null : { bucket: `${route.method} ${route.path}`, rule: route.rate },
+    })
   }
 
   private respond(res: HttpResponse, state: { aborted: boolean }, reply: Reply, route: Route<C> | null, started: number,
@@ -334,8 +262,14 @@ function matches(pattern: string, path: string): boolean {
   return a.length === b.length && a.every((part, i) => part.startsWith(':') || part === b[i])
 }
 
-function rateLimited(retryAfterSeconds: number, rule: RateRule, message: string): PredexError {
-  return new PredexError(ApiCode.RATE_LIMITED, message, { retryAfterSeconds, limit: rule.burst, windowSeconds: rule.burstWindowMs / 1000 })
+/** What the gate checks at level `auth`: the headers, and for L2 the message the HMAC covers (the path without /compat). */
+function credentialsOf(request: RestRequest, auth: AuthLevel): Credentials {
+  switch (auth) {
+    case 'none': return { kind: 'none' }
+    case 'admin': return { kind: 'admin', headers: request.headers }
+    case 'l1': return { kind: 'l1', headers: request.headers }
+    case 'l2': return { kind: 'l2', headers: request.headers, message: restL2Message(request.method, request.path, request.body) }
+  }
 }
 
 function tooLarge(bodyMax: number): Reply {

@@ -12,14 +12,13 @@
 import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import type { EngineEvent } from '../../engine/event.js'
 import type { Outcome } from '../../host/messages.js'
-import { equalSecrets } from '../../crypto/hmac.js'
+import type { Gate } from '../../auth/gate.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ServiceContext } from '../../service/context.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { orderInfo, tradeInfo } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
 import { channelBehavior } from './socket.js'
-import { authFailureKey, type RateLimiter } from '../rate-limit.js'
 
 interface SocketData {
   readonly remoteAddress: string
@@ -36,10 +35,10 @@ export class UserChannel {
   private readonly sockets = new Set<WebSocket<SocketData>>()
 
   /**
-   * `limiter`: the REST face's, so failed authentications here and there share one budget per
+   * `gate`: the REST face's, so failed authentications here and there share one budget per
    * (client address, API key) and one block.
    */
-  constructor(private readonly context: ServiceContext, private readonly limiter: RateLimiter | null, private readonly nowMs: () => number) {}
+  constructor(private readonly context: ServiceContext, private readonly gate: Gate) {}
 
   behavior(): WebSocketBehavior<SocketData> {
     return channelBehavior<SocketData>({
@@ -117,7 +116,7 @@ export class UserChannel {
       if (String(request.type ?? '').toLowerCase() !== 'user') {
         throw new PredexError(ApiCode.BAD_REQUEST, 'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
       }
-      data.address = this.authenticateLimited(data.remoteAddress, request.auth)
+      data.address = this.authenticate(data.remoteAddress, request.auth)
       let sockets = this.socketsByAddress.get(data.address)
       if (sockets === undefined) this.socketsByAddress.set(data.address, sockets = new Set())
       sockets.add(ws)
@@ -138,34 +137,12 @@ export class UserChannel {
     return (value as string[]).map((market) => market.toLowerCase())
   }
 
-  /** authenticate() under the rate limits: a blocked (address, key) pair is refused before any check. */
-  private authenticateLimited(remoteAddress: string, auth: unknown): string {
-    const apiKey = (auth as { apiKey?: unknown } | null)?.apiKey
-    const key = authFailureKey(remoteAddress, typeof apiKey === 'string' ? apiKey : '')
-    const blockedSec = this.limiter?.blockedFor(key, this.nowMs()) ?? null
-    if (blockedSec !== null) {
-      throw new PredexError(ApiCode.RATE_LIMITED, 'too many failed authentications; blocked for a while', { retryAfterSeconds: blockedSec })
-    }
-    try {
-      return this.authenticate(auth)
-    } catch (error) {
-      if (error instanceof PredexError && error.status === 401) this.limiter?.recordAuthFailure(key, this.nowMs())
-      throw error
-    }
-  }
-
-  /** The wallet address of a valid {apiKey, secret, passphrase}; constant-time comparisons. */
-  private authenticate(auth: unknown): string {
+  /** The wallet address of a valid {apiKey, secret, passphrase}, through the gate (its blocks and failure budget). */
+  private authenticate(remoteAddress: string, auth: unknown): string {
     const given = (auth ?? {}) as { apiKey?: unknown; secret?: unknown; passphrase?: unknown }
-    if (typeof given.apiKey !== 'string' || typeof given.secret !== 'string' || typeof given.passphrase !== 'string') {
-      throw new PredexError('AUTH_HEADERS_MISSING', 'auth must carry apiKey, secret and passphrase')
-    }
-    const credential = this.context.credentials.lookup(given.apiKey)
-    if (credential === undefined) throw new PredexError('AUTH_UNKNOWN_KEY', 'unknown API key')
-    if (!equalSecrets(given.secret, credential.secret) || !equalSecrets(given.passphrase, credential.passphrase)) {
-      throw new PredexError('AUTH_PASSPHRASE', 'the secret or passphrase does not match the API key')
-    }
-    return credential.address
+    const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
+    const credential = { apiKey: text(given.apiKey), secret: text(given.secret), passphrase: text(given.passphrase) }
+    return this.gate.pass({ credentials: { kind: 'secret', credential }, remoteAddress, rate: null })!.address
   }
 
   private forget(ws: WebSocket<SocketData>): void {

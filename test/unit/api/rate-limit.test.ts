@@ -3,7 +3,7 @@
  * budget, Retry-After, blocking, and the bound on remembered keys.
  */
 import t from 'tap'
-import { RateLimiter } from '../../../src/api/rate-limit.js'
+import { RateLimiter } from '../../../src/auth/rate-limit.js'
 import { RATE_RULES, type RateRule } from '../../../src/limits.js'
 
 const BURST_3_PER_SEC: RateRule = { burst: 3, burstWindowMs: 1_000 }

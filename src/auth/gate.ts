@@ -1,0 +1,155 @@
+/**
+ * The gate: authentication, rate limits and failure blocking, once for every face. A face
+ * extracts what the client presented (headers, the signed message, a credential in a first
+ * message) and the client's address, and asks the gate; the gate answers with the identity or
+ * throws a catalogue error (401 with its AuthCode, 429 RATE_LIMITED with `retryAfterSeconds`).
+ * It knows no transport: REST and the WebSocket user channel use it, gRPC will.
+ *
+ * Order of the checks, so that abuse costs the abuser and not the server: a (client address,
+ * claimed identity) pair that failed too often is refused before any check; L1 requests count
+ * against the client address before the (costly) signature recovery, L2 requests against the
+ * API key once it is proven. Both clocks are injected: wall-clock seconds for the signed
+ * timestamps, monotonic milliseconds for the budgets.
+ */
+import { ApiCode, PredexError } from '../errors.js'
+import { AUTH_FAILURE_BLOCK_MS, RATE_RULES, type RateClass, type RateRule } from '../limits.js'
+import { verifyAdmin } from './admin.js'
+import type { AuthFailure, TimestampWindow } from './failure.js'
+import { claimedSubject, type HeaderGetter } from './headers.js'
+import { verifyL1 } from './l1.js'
+import { verifyL2Message, type ApiCredential, type L2Message } from './l2.js'
+import { authFailureKey, type RateLimiter } from './rate-limit.js'
+import { verifySecret, type SecretCredential } from './secret.js'
+
+/** Who passed the gate. */
+export interface Identity {
+  /** L2 and secret: the API key used; L1: none. */
+  readonly apiKey: string | null
+  /** Lower-case address of the authenticated wallet. */
+  readonly address: string
+  /** L1: the nonce signed; otherwise 0. */
+  readonly nonce: number
+}
+
+export interface GateClock {
+  /** Wall-clock unix seconds: signed timestamps are checked against it. */
+  readonly nowSec: () => number
+  /** Monotonic milliseconds: budgets refill and blocks end on it. */
+  readonly nowMs: () => number
+}
+
+export interface GateOptions {
+  readonly chainId: number
+  readonly window: TimestampWindow
+  readonly adminKey: string
+  readonly lookup: (apiKey: string) => ApiCredential | undefined
+  readonly clock: GateClock
+  /** Null: no rate limits and no blocking (benchmarks that drive one key far past Polymarket's budgets). */
+  readonly limiter: RateLimiter | null
+  readonly log: (line: string) => void
+}
+
+/** What the client presented, as the face extracted it. */
+export type Credentials =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'admin'; readonly headers: HeaderGetter }
+  | { readonly kind: 'l1'; readonly headers: HeaderGetter }
+  /** `message`: what the face's HMAC covers after the timestamp (restL2Message for REST). */
+  | { readonly kind: 'l2'; readonly headers: HeaderGetter; readonly message: L2Message }
+  | { readonly kind: 'secret'; readonly credential: SecretCredential }
+
+export interface Passage {
+  readonly credentials: Credentials
+  /** The client's network address: the key of the general, unauthenticated and L1 budgets. */
+  readonly remoteAddress: string
+  /** The operation's own budget, if it has one; `bucket` names it in keys and messages ("POST /order"). */
+  readonly rate: { readonly bucket: string; readonly rule: RateClass } | null
+}
+
+export class Gate {
+  constructor(private readonly options: GateOptions) {}
+
+  /**
+   * Takes one request from the client address's general budget, before anything else is read
+   * (a client over its budget costs as little as possible); throws RATE_LIMITED.
+   */
+  admit(remoteAddress: string): void {
+    this.limit('general', RATE_RULES.general, remoteAddress)
+  }
+
+  /** The identity of `passage` (null without credentials), or throws a 401 or a 429. */
+  pass(passage: Passage): Identity | null {
+    const { credentials, remoteAddress, rate } = passage
+    const rule = rate === null ? null : RATE_RULES[rate.rule]
+    const bucket = rate?.bucket ?? ''
+    if (credentials.kind === 'none') {
+      if (rule !== null) this.limit(bucket, rule, remoteAddress)
+      return null
+    }
+    const failures = authFailureKey(remoteAddress, claimOf(credentials))
+    const blockedSec = this.options.limiter?.blockedFor(failures, this.options.clock.nowMs()) ?? null
+    if (blockedSec !== null) {
+      throw rateLimited(blockedSec, RATE_RULES.authFailure, 'too many failed authentications; blocked for a while')
+    }
+    if (credentials.kind === 'l1' && rule !== null) this.limit(bucket, rule, remoteAddress)
+    const identity = this.verify(credentials)
+    if ('ok' in identity) {
+      this.countFailure(failures)
+      throw new PredexError(identity.code, identity.message, identity.context)
+    }
+    if (credentials.kind === 'l2' && rule !== null) this.limit(bucket, rule, identity.apiKey!)
+    return credentials.kind === 'admin' ? null : identity
+  }
+
+  /** Checks the credentials alone: the identity, or the failed check. */
+  private verify(credentials: Exclude<Credentials, { kind: 'none' }>): Identity | AuthFailure {
+    const { chainId, window, adminKey, lookup, clock } = this.options
+    switch (credentials.kind) {
+      case 'admin': {
+        const result = verifyAdmin(credentials.headers, adminKey)
+        return result.ok ? { apiKey: null, address: '', nonce: 0 } : result
+      }
+      case 'l1': {
+        const result = verifyL1(credentials.headers, chainId, clock.nowSec(), window)
+        return result.ok ? { apiKey: null, address: result.address, nonce: result.nonce } : result
+      }
+      case 'l2': {
+        const result = verifyL2Message(credentials.headers, credentials.message, lookup, clock.nowSec(), window)
+        return result.ok ? { apiKey: result.apiKey, address: result.address, nonce: 0 } : result
+      }
+      case 'secret': {
+        const result = verifySecret(credentials.credential, lookup)
+        return result.ok ? { apiKey: result.credential.apiKey, address: result.credential.address, nonce: 0 } : result
+      }
+    }
+  }
+
+  /** Takes one request from `subject`'s budget for `bucket`, or throws RATE_LIMITED. */
+  private limit(bucket: string, rule: RateRule, subject: string): void {
+    const waitSec = this.options.limiter?.take(`${bucket} ${subject}`, rule, this.options.clock.nowMs()) ?? null
+    if (waitSec !== null) throw rateLimited(waitSec, rule, `rate limit of ${bucket === 'general' ? 'all requests' : bucket} exceeded`)
+  }
+
+  /** Counts a failed authentication; exhausting the budget blocks the pair for AUTH_FAILURE_BLOCK_MS. */
+  private countFailure(failures: string): void {
+    if (this.options.limiter?.recordAuthFailure(failures, this.options.clock.nowMs()) === true) {
+      this.options.log(`rate limit: blocked ${failures} for ${AUTH_FAILURE_BLOCK_MS / 1000} s after repeated authentication failures`)
+    }
+  }
+}
+
+/**
+ * Who the credentials claim to be, before any check: failures are counted per (client address,
+ * claim), so one client guessing cannot block another, nor one key's owner elsewhere.
+ */
+function claimOf(credentials: Exclude<Credentials, { kind: 'none' }>): string {
+  switch (credentials.kind) {
+    case 'admin': return 'admin'
+    case 'secret': return credentials.credential.apiKey ?? ''
+    default: return claimedSubject(credentials.headers)
+  }
+}
+
+function rateLimited(retryAfterSeconds: number, rule: RateRule, message: string): PredexError {
+  return new PredexError(ApiCode.RATE_LIMITED, message, { retryAfterSeconds, limit: rule.burst, windowSeconds: rule.burstWindowMs / 1000 })
+}

@@ -6,8 +6,9 @@
  * group grows, so under load each transaction carries more commands instead of queueing more
  * small transactions behind the disk. A group's results and events are released only when its
  * transaction is durable (durability `sync`; with `async`, for benchmarks only, as soon as they
- * are applied). Any journal error or broken assertion stops the worker (fail-stop): it never
- * carries on in a state nobody can vouch for.
+ * are applied); only the event kinds the main thread reads cross (messages.ts, EVENTS_CROSSING).
+ * Any journal error or broken assertion stops the worker (fail-stop): it never carries on in a
+ * state nobody can vouch for.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { setImmediate as nextTurn } from 'node:timers/promises'
@@ -20,7 +21,7 @@ import { recover } from '../journal/recovery.js'
 import { BATCH_COMMANDS_MAX, SNAPSHOTS_KEPT } from '../limits.js'
 import { stampEncodedCommand } from '../codec/command-codec.js'
 import { Ring } from '../ring/ring.js'
-import type { FromWorker, Outcome, ToWorker, WorkerOptions } from './messages.js'
+import { crossingEvents, type FromWorker, type Outcome, type ToWorker, type WorkerOptions } from './messages.js'
 import { answer } from './query.js'
 import { decodeRequest } from './request-codec.js'
 
@@ -99,7 +100,8 @@ class EngineWorker {
       group.records.push(sealInPlace(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes, SEAL_BYTES)))
       this.ring.advance()
       const { result, events } = this.engine.apply(stamped)
-      group.outcomes.push({ requestId, seq: stamped.seq, timeMs: stamped.timeMs, result, events: this.eventsWanted ? events : NO_EVENTS })
+      group.outcomes.push({ requestId, seq: stamped.seq, timeMs: stamped.timeMs, result,
+        events: this.eventsWanted ? crossingEvents(events) : NO_EVENTS })
       applied++
     }
     // durability=async (benchmarks only): release at once, without waiting for the disk.

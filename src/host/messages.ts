@@ -21,8 +21,9 @@ export interface WorkerOptions {
 }
 
 /**
- * One command's outcome: its request, its seq, its result and its events (empty while nobody
- * subscribes to events: copying them between threads is the host's largest cost per command).
+ * One command's outcome: its request, its seq, its result and its events: only the kinds that
+ * cross (EVENTS_CROSSING), and none while nobody subscribes to events. Copying them between
+ * threads (structured clone) is the host's largest cost per command.
  */
 export interface Outcome {
   readonly requestId: number
@@ -31,6 +32,35 @@ export interface Outcome {
   readonly timeMs: number
   readonly result: CommandResult
   readonly events: readonly EngineEvent[]
+}
+
+/**
+ * Which event kinds the worker posts to the main thread: those someone there reads. Readers are
+ * the read model (src/read/read-model.ts: markets, orders, trades, books, ledger, allowances) and
+ * the WebSocket channels (src/api/ws: orders, trades, book levels, market changes), both fed by
+ * src/api/fanout.ts. Nobody there reads `balance` (one per account and asset a command touches,
+ * the most numerous kind: balances are queried from the engine), `orderRejected` (the refusal
+ * is the command's result) or `apiKey` (the credential store changes keys itself), so they stay
+ * on the worker. The read model's catch-up replays the journal with an engine of its own and is
+ * not affected. A new reader of a kind turns it on here; a new kind must be decided here.
+ */
+export const EVENTS_CROSSING: Readonly<Record<EngineEvent['type'], boolean>> = {
+  orderAccepted: true,
+  orderUpdate: true,
+  trade: true,
+  bookLevel: true,
+  marketCreated: true,
+  marketUpdated: true,
+  ledger: true,
+  allowance: true,
+  balance: false,
+  orderRejected: false,
+  apiKey: false,
+}
+
+/** The events of one command that cross to the main thread, in their order. */
+export function crossingEvents(events: readonly EngineEvent[]): readonly EngineEvent[] {
+  return events.filter((event) => EVENTS_CROSSING[event.type])
 }
 
 export type FromWorker =

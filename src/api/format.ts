@@ -2,7 +2,8 @@
  * Wire shapes: the seed's (native) and Polymarket's (compat) forms of markets, orders, trades and
  * books, from the read model's records. Both surfaces share one implementation; this file holds
  * all their differences (api.md: `market` is the UUID natively and the condition id in compat;
- * `expiration` is milliseconds or null natively, seconds with "0" for none in compat).
+ * `expiration` is milliseconds or null natively, seconds with "0" for none in compat). The shapes
+ * themselves are declared in src/api/shapes/, which the SDK shares.
  */
 import { createHash } from 'node:crypto'
 import type { MarketRecord } from '../engine/event.js'
@@ -10,6 +11,10 @@ import type { BookView } from '../engine/view.js'
 import type { OrderRecord, ReadModel, TradeRecord } from '../read/read-model.js'
 import { decimalOfMicros } from './wire.js'
 import { transactionOf } from '../chain/transaction.js'
+import type { BookLevel, OrderBookSummary } from './shapes/book.js'
+import type { CompatMarket, NativeMarket } from './shapes/market.js'
+import type { CompatOrder, NativeOrder, PublicOrder } from './shapes/order.js'
+import type { PublicTrade, Trade } from './shapes/trade.js'
 
 export function tickText(tickSizeMicros: number): string {
   return decimalOfMicros(tickSizeMicros)
@@ -24,11 +29,15 @@ function priceOf(read: ReadModel, tokenId: string): string | null {
   return price === undefined || price === null ? null : decimalOfMicros(price)
 }
 
+function volumeMicrosOf(read: ReadModel, tokenId: string): number {
+  return read.tokenStats.get(tokenId)?.volumeMicros ?? 0
+}
+
 /** The native market record (api.md, "markets"). */
-export function nativeMarket(read: ReadModel, market: MarketRecord): Record<string, unknown> {
+export function nativeMarket(read: ReadModel, market: MarketRecord): NativeMarket {
   // Best bid and ask of Yes as a taker can trade them: implied liquidity of No included (as /price).
   const yesBook = read.unifiedBook(market.yesTokenId)
-  const volume = (read.tokenStats.get(market.yesTokenId)?.volumeMicros ?? 0) + (read.tokenStats.get(market.noTokenId)?.volumeMicros ?? 0)
+  const volume = volumeMicrosOf(read, market.yesTokenId) + volumeMicrosOf(read, market.noTokenId)
   return {
     id: market.marketId,
     condition_id: market.conditionId,
@@ -48,7 +57,8 @@ export function nativeMarket(read: ReadModel, market: MarketRecord): Record<stri
     neg_risk: market.negRisk,
     end_date: isoOfMs(market.endDateMs),
     created_at: new Date(market.createdMs).toISOString(),
-    resolution: market.winningOutcome === null ? null : { outcome: market.winningOutcome, resolved_at: new Date(market.resolvedMs).toISOString() },
+    resolution: market.winningOutcome === null ? null
+      : { outcome: market.winningOutcome, resolved_at: new Date(market.resolvedMs).toISOString() },
     best_bid: yesBook?.bids[0] === undefined ? null : decimalOfMicros(yesBook.bids[0].priceMicros),
     best_ask: yesBook?.asks[0] === undefined ? null : decimalOfMicros(yesBook.asks[0].priceMicros),
     last_trade_price: priceOf(read, market.yesTokenId),
@@ -57,7 +67,7 @@ export function nativeMarket(read: ReadModel, market: MarketRecord): Record<stri
 }
 
 /** Polymarket's Market object (reference section 5.1). */
-export function compatMarket(read: ReadModel, market: MarketRecord): Record<string, unknown> {
+export function compatMarket(read: ReadModel, market: MarketRecord): CompatMarket {
   const trading = market.status === 'Active'
   const closed = market.status === 'Closed' || market.status === 'Resolving' || market.status === 'Resolved'
   return {
@@ -89,22 +99,39 @@ export function compatMarket(read: ReadModel, market: MarketRecord): Record<stri
     rewards: { rates: null, min_size: 0, max_spread: 0 },
     is_50_50_outcome: false,
     tokens: [
-      { token_id: market.yesTokenId, outcome: 'Yes', price: Number(priceOf(read, market.yesTokenId) ?? 0), winner: market.winningOutcome === 'Yes' },
-      { token_id: market.noTokenId, outcome: 'No', price: Number(priceOf(read, market.noTokenId) ?? 0), winner: market.winningOutcome === 'No' },
+      { token_id: market.yesTokenId, outcome: 'Yes', price: Number(priceOf(read, market.yesTokenId) ?? 0),
+        winner: market.winningOutcome === 'Yes' },
+      { token_id: market.noTokenId, outcome: 'No', price: Number(priceOf(read, market.noTokenId) ?? 0),
+        winner: market.winningOutcome === 'No' },
     ],
     tags: [],
   }
 }
 
 /** OrderInfo: the seed's shape natively, Polymarket's OpenOrder in compat. */
-export function orderInfo(read: ReadModel, order: OrderRecord, compat: boolean): Record<string, unknown> {
-  const market = read.markets.get(order.marketId)
+export function orderInfo(read: ReadModel, order: OrderRecord, compat: true): CompatOrder
+export function orderInfo(read: ReadModel, order: OrderRecord, compat: false): NativeOrder
+export function orderInfo(read: ReadModel, order: OrderRecord, compat: boolean): NativeOrder | CompatOrder
+export function orderInfo(read: ReadModel, order: OrderRecord, compat: boolean): NativeOrder | CompatOrder {
+  if (compat) {
+    const conditionId = read.markets.get(order.marketId)?.conditionId ?? order.marketId
+    return orderFields(order, conditionId, String(order.expirationSec))
+  }
+  const expiration = order.expirationSec === 0 ? null : String(order.expirationSec * 1000)
+  return { ...orderFields(order, order.marketId, expiration), order_hash: order.orderId,
+    size_remaining: decimalOfMicros(order.remainingMicros) }
+}
+
+type OrderFields<E> = Omit<NativeOrder, 'expiration' | 'order_hash' | 'size_remaining'> & { readonly expiration: E }
+
+/** The fields both surfaces share, in the order sent, with the surface's market id and expiration in their places. */
+function orderFields<E extends string | null>(order: OrderRecord, market: string, expiration: E): OrderFields<E> {
   return {
     id: order.orderId,
     status: order.status,
     owner: order.owner,
     maker_address: order.maker,
-    market: compat ? market?.conditionId ?? order.marketId : order.marketId,
+    market,
     asset_id: order.tokenId,
     side: order.side,
     original_size: decimalOfMicros(order.originalSizeMicros),
@@ -113,14 +140,20 @@ export function orderInfo(read: ReadModel, order: OrderRecord, compat: boolean):
     associate_trades: order.associateTrades,
     outcome: order.outcome,
     created_at: Math.floor(order.createdMs / 1000),
-    expiration: compat ? String(order.expirationSec) : order.expirationSec === 0 ? null : String(order.expirationSec * 1000),
+    expiration,
     order_type: order.timeInForce,
-    ...(compat ? {} : { order_hash: order.orderId, size_remaining: decimalOfMicros(order.remainingMicros) }),
   }
 }
 
+/** An order as shown to anyone (GET /users/:address/orders): without `owner`, the API key. */
+export function publicOrder(order: NativeOrder): PublicOrder {
+  const { owner: _owner, ...rest } = order
+  return rest
+}
+
 /** A trade as Polymarket reports it, from `forAddress`'s point of view (trader_side). */
-export function tradeInfo(read: ReadModel, trade: TradeRecord, forAddress: string, compat: boolean, chainId: number): Record<string, unknown> {
+export function tradeInfo(read: ReadModel, trade: TradeRecord, forAddress: string, compat: boolean,
+  chainId: number): Trade {
   const market = read.markets.get(trade.marketId)
   const seconds = String(Math.floor(trade.timeMs / 1000))
   return {
@@ -158,20 +191,31 @@ export function tradeInfo(read: ReadModel, trade: TradeRecord, forAddress: strin
   }
 }
 
+/** A trade as shown to anyone (GET /users/:address/trades): without the API keys of taker and maker. */
+export function publicTrade(trade: Trade): PublicTrade {
+  const { owner: _owner, maker_orders: [maker], ...rest } = trade
+  const { owner: _makerOwner, ...publicMaker } = maker
+  return { ...rest, maker_orders: [publicMaker] }
+}
+
+function levelOf(level: { readonly priceMicros: number; readonly sizeMicros: number }): BookLevel {
+  return { price: decimalOfMicros(level.priceMicros), size: decimalOfMicros(level.sizeMicros) }
+}
+
 /**
  * Polymarket's OrderBookSummary: bids ascending and asks descending (best level last), the
  * timestamp in milliseconds, and the hash as clob-client computes it: SHA-1 of the JSON of the
  * object with `hash` empty, keys in this order.
  */
-export function bookSummary(read: ReadModel, book: BookView, nowMs: number): Record<string, unknown> {
+export function bookSummary(read: ReadModel, book: BookView, nowMs: number): OrderBookSummary {
   const market = read.markets.get(book.marketId)!
-  const summary: Record<string, unknown> = {
+  const summary: { -readonly [K in keyof OrderBookSummary]: OrderBookSummary[K] } = {
     market: market.conditionId,
     asset_id: book.tokenId,
     timestamp: String(nowMs),
     hash: '',
-    bids: [...book.bids].reverse().map((l) => ({ price: decimalOfMicros(l.priceMicros), size: decimalOfMicros(l.sizeMicros) })),
-    asks: [...book.asks].reverse().map((l) => ({ price: decimalOfMicros(l.priceMicros), size: decimalOfMicros(l.sizeMicros) })),
+    bids: [...book.bids].reverse().map(levelOf),
+    asks: [...book.asks].reverse().map(levelOf),
     min_order_size: decimalOfMicros(market.minOrderSizeMicros),
     tick_size: tickText(market.tickSizeMicros),
     neg_risk: market.negRisk,

@@ -1,0 +1,58 @@
+/**
+ * Answers to placing and cancelling orders (reference section 5.3): Polymarket's placement fields
+ * plus `order_id`; a batch's orders each stand alone, refused ones carrying the catalogue code.
+ */
+import type { Decimal, Hash, Side } from './vocabulary.js'
+
+/** POST /order (an order the engine accepted), and accepted items of POST /orders. */
+export type OrderPlacement = {
+  readonly success: true
+  readonly errorMsg: ''
+  readonly order_id: Hash
+  readonly orderID: Hash
+  /** live: resting; matched: filled on entry (fully or partly); unmatched: ended without a fill. */
+  readonly status: 'live' | 'matched' | 'unmatched'
+  /** What the order gave (USDC for a buy, shares for a sell); "" when nothing matched. */
+  readonly makingAmount: Decimal | ''
+  /** What the order got; "" when nothing matched. */
+  readonly takingAmount: Decimal | ''
+  /** USDC paid by the order as taker. */
+  readonly fee: Decimal
+  readonly side: Side
+  /** The settlement transaction when it traded (the command that matched it), else empty. */
+  readonly transactionsHashes: readonly Hash[]
+  readonly tradeIDs: readonly string[]
+}
+
+/**
+ * A refused item of POST /orders: the error's message and catalogue code, then its context
+ * (the same fields as the error body of a single POST /order, e.g. `required`, `available`).
+ * `orderID` is "" when the order was refused before its hash was known.
+ */
+export type OrderRefusal = {
+  readonly success: false
+  readonly errorMsg: string
+  readonly orderID: Hash | ''
+  readonly order_id: Hash | ''
+  readonly code: string
+  readonly [context: string]: unknown
+}
+
+export type PlacementResult = OrderPlacement | OrderRefusal
+
+/** POST /orders, native. */
+export type BatchPlacement = {
+  readonly total_successful: number
+  readonly total_failed: number
+  readonly results: readonly PlacementResult[]
+}
+
+/** POST /compat/orders: one result per order, in the order sent. */
+export type CompatBatchPlacement = readonly PlacementResult[]
+
+/** DELETE /order, /orders, /cancel-all, /compat/cancel-market-orders. */
+export type CancelResult = {
+  readonly canceled: readonly Hash[]
+  /** Order id -> why it was not cancelled (not found, not the caller's, already ended). */
+  readonly not_canceled: Readonly<Record<Hash, string>>
+}

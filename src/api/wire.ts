@@ -67,6 +67,21 @@ export function optionalInteger(text: string | null, field: string): number | nu
   return text === null || text === '' ? null : integerOf(text, field)
 }
 
+const UINT256_DIGITS_MAX = 78
+const UINT256_LIMIT = 1n << 256n
+
+/**
+ * A uint256 as the wire carries it: a decimal string, or a safe JSON integer (clob-client sends
+ * the salt as a number). Parsed once, to a BigInt; null when it is not one, so that each format
+ * refuses it with its own code and words.
+ */
+export function uint256Of(value: unknown): bigint | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : null
+  if (typeof value !== 'string' || value.length > UINT256_DIGITS_MAX || !/^\d+$/.test(value)) return null
+  const parsed = BigInt(value)
+  return parsed < UINT256_LIMIT ? parsed : null
+}
+
 /** Micro-units as a human decimal string: 550000 -> "0.55", 10000000 -> "10". */
 export function decimalOfMicros(micros: number): string {
   const negative = micros < 0

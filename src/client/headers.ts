@@ -5,12 +5,10 @@
  */
 import { l2Signature } from '../crypto/hmac.js'
 import type { Wallet } from './wallet.js'
+import type { ApiCredentials } from '../api/shapes/credential.js'
 
-export interface ApiCredentials {
-  readonly apiKey: string
-  readonly secret: string
-  readonly passphrase: string
-}
+/** What POST /auth/api-key answers (src/api/shapes/credential.ts): the L2 headers are made from it. */
+export type { ApiCredentials } from '../api/shapes/credential.js'
 
 export type HeaderFamily = 'POLY' | 'EXCHANGE'
 
@@ -18,7 +16,8 @@ function named(family: HeaderFamily, suffix: string): string {
   return family === 'POLY' ? `POLY_${suffix}` : `EXCHANGE-${suffix.replace(/_/g, '-')}`
 }
 
-export function l1Headers(wallet: Wallet, chainId: number, timestampSec: number, nonce = 0, family: HeaderFamily = 'POLY'): Record<string, string> {
+export function l1Headers(wallet: Wallet, chainId: number, timestampSec: number, nonce = 0,
+  family: HeaderFamily = 'POLY'): Record<string, string> {
   return {
     [named(family, 'ADDRESS')]: wallet.address,
     [named(family, 'SIGNATURE')]: wallet.signClobAuth(timestampSec, nonce, chainId),

@@ -8,7 +8,8 @@
  * Market orders: BUY maker = amount of USDC to spend, taker = amount / price (shares);
  * SELL maker = shares, taker = shares x price.
  */
-import { compare, decimalOf, decimalPlaces, decimalText, divideUp, multiply, roundTo, toMicros, type Decimal } from './decimal.js'
+import { compare, decimalOf, decimalPlaces, decimalText, divideUp, multiply, roundTo, toMicros, type Decimal }
+  from './decimal.js'
 
 export type TickSize = '0.1' | '0.01' | '0.001' | '0.0001'
 export type Side = 'BUY' | 'SELL'
@@ -64,11 +65,14 @@ export function limitOrderAmounts(side: Side, size: number | string, price: numb
 }
 
 /** A market order: BUY spends `amount` USDC, SELL sells `amount` shares, at `price` or better. */
-export function marketOrderAmounts(side: Side, amount: number | string, price: number | string, tick: TickSize): Amounts {
+export function marketOrderAmounts(side: Side, amount: number | string, price: number | string,
+  tick: TickSize): Amounts {
   checkPrice(price, tick)
   const config = ROUNDING[tick]
   const rawPrice = roundTo(decimalOf(price), config.price, 'down')
   const rawAmount = roundTo(decimalOf(amount), config.size, 'down')
-  if (side === 'BUY') return amountsOf(rawAmount, fixUp(divideUp(rawAmount, rawPrice, config.amount + 4), config.amount))
+  if (side === 'BUY') {
+    return amountsOf(rawAmount, fixUp(divideUp(rawAmount, rawPrice, config.amount + 4), config.amount))
+  }
   return amountsOf(rawAmount, fixUp(multiply(rawAmount, rawPrice), config.amount))
 }

@@ -51,12 +51,15 @@ export interface OrderOptions {
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
 
-export function signLimitOrder(wallet: Wallet, terms: MarketTerms, order: LimitOrder, options: OrderOptions = {}): SignedOrder {
+export function signLimitOrder(wallet: Wallet, terms: MarketTerms, order: LimitOrder,
+  options: OrderOptions = {}): SignedOrder {
   const amounts = limitOrderAmounts(order.side, order.size, order.price, terms.tickSize)
-  return sign(wallet, terms, order.tokenId, order.side, amounts.makerAmount, amounts.takerAmount, order.expiration ?? 0, options)
+  return sign(wallet, terms, order.tokenId, order.side, amounts.makerAmount, amounts.takerAmount, order.expiration ?? 0,
+    options)
 }
 
-export function signMarketOrder(wallet: Wallet, terms: MarketTerms, order: MarketOrder, options: OrderOptions = {}): SignedOrder {
+export function signMarketOrder(wallet: Wallet, terms: MarketTerms, order: MarketOrder,
+  options: OrderOptions = {}): SignedOrder {
   const amounts = marketOrderAmounts(order.side, order.amount, order.price, terms.tickSize)
   return sign(wallet, terms, order.tokenId, order.side, amounts.makerAmount, amounts.takerAmount, 0, options)
 }
@@ -87,7 +90,8 @@ export function orderBody(signed: SignedOrder, owner: string, orderType: OrderTy
   return JSON.stringify({
     deferExec: false,
     order: {
-      salt: Number(o.salt), maker: o.maker, signer: o.signer, taker: o.taker, tokenId: o.tokenId, makerAmount: o.makerAmount,
+      salt: Number(o.salt), maker: o.maker, signer: o.signer, taker: o.taker, tokenId: o.tokenId,
+      makerAmount: o.makerAmount,
       takerAmount: o.takerAmount, side: o.side === 0 ? 'BUY' : 'SELL', expiration: o.expiration, nonce: o.nonce,
       feeRateBps: o.feeRateBps, signatureType: o.signatureType, signature: signed.signature,
     },

@@ -10,151 +10,35 @@ import type { Side, TickSize } from './order-amounts.js'
 import { RestTransport, type Auth } from './rest-transport.js'
 import type { ApiCredentials, HeaderFamily } from './headers.js'
 import type { Wallet } from './wallet.js'
+import type { NativeBodies, NativeRoute } from '../api/shapes/bodies.js'
+import type { MarketStatus } from '../api/shapes/vocabulary.js'
+import type { Page } from '../api/shapes/page.js'
 
-export interface Market {
-  readonly id: string
-  readonly condition_id: string
-  readonly question: string
-  readonly slug: string
-  readonly description: string
-  readonly status: 'Upcoming' | 'Active' | 'Paused' | 'Closed' | 'Resolving' | 'Resolved'
-  readonly yes_token_id: string
-  readonly no_token_id: string
-  readonly tokens: readonly { token_id: string; outcome: 'Yes' | 'No'; price: string | null }[]
-  readonly tick_size: string
-  readonly min_order_size: string
-  readonly fee_rate_bps: number
-  readonly neg_risk: boolean
-  readonly end_date: string | null
-  readonly created_at: string
-  readonly resolution: { outcome: 'Yes' | 'No'; resolved_at: string } | null
-  readonly best_bid: string | null
-  readonly best_ask: string | null
-  readonly last_trade_price: string | null
-  readonly volume: string
-}
+/** The body route `R` answers with (src/api/shapes/bodies.ts): every method below returns one. */
+export type Body<R extends NativeRoute> = NativeBodies[R]
 
-export interface Page<T> {
-  readonly limit: number
-  readonly count: number
-  readonly next_cursor: string
-  readonly data: readonly T[]
-}
-
-export interface BookLevel {
-  readonly price: string
-  readonly size: string
-}
-
-/** Polymarket's OrderBookSummary: best level last. */
-export interface OrderBook {
-  readonly market: string
-  readonly asset_id: string
-  readonly timestamp: string
-  readonly hash: string
-  readonly bids: readonly BookLevel[]
-  readonly asks: readonly BookLevel[]
-  readonly min_order_size: string
-  readonly tick_size: string
-  readonly neg_risk: boolean
-  readonly last_trade_price: string
-}
-
-/** The seed's OrderInfo. */
-export interface OrderInfo {
-  readonly id: string
-  readonly status: string
-  readonly owner: string
-  readonly maker_address: string
-  readonly market: string
-  readonly asset_id: string
-  readonly side: Side
-  readonly original_size: string
-  readonly size_matched: string
-  readonly size_remaining: string
-  readonly price: string
-  readonly associate_trades: readonly string[] | null
-  readonly outcome: 'Yes' | 'No'
-  readonly created_at: number
-  readonly expiration: string | null
-  readonly order_type: OrderType
-  readonly order_hash: string | null
-}
-
-export interface OrdersResponse extends Page<OrderInfo> {
-  readonly available_usdc: string
-}
-
-export interface Trade {
-  readonly id: string
-  readonly taker_order_id: string
-  readonly market: string
-  readonly asset_id: string
-  readonly side: Side
-  readonly size: string
-  readonly price: string
-  readonly fee: string
-  readonly fee_rate_bps: string
-  readonly status: string
-  readonly match_time: string
-  readonly outcome: 'Yes' | 'No'
-  readonly trader_side: 'TAKER' | 'MAKER'
-  readonly match_type: string
-  /** The settlement transaction on the test network (the command that matched it). */
-  readonly transaction_hash: string
-  readonly maker_orders: readonly { order_id: string; maker_address: string; matched_amount: string; price: string; asset_id: string; side: Side }[]
-}
-
-export interface ClientOrder {
-  readonly id: string
-  readonly market_id: string
-  readonly token_id: string
-  readonly outcome: 'Yes' | 'No'
-  readonly side: Side
-  readonly price: string
-  readonly size: string
-  readonly size_remaining: string
-  readonly status: string
-  readonly created_at: number
-}
-
-export interface Placement {
-  readonly success: boolean
-  readonly errorMsg: string
-  readonly order_id: string
-  readonly orderID: string
-  readonly status: 'live' | 'matched' | 'unmatched' | string
-  readonly makingAmount: string
-  readonly takingAmount: string
-  readonly transactionsHashes: readonly string[]
-  readonly tradeIDs: readonly string[]
-  /** Present when `success` is false: the catalogue code. */
-  readonly code?: string
-}
-
-export interface BatchPlacement {
-  readonly total_successful: number
-  readonly total_failed: number
-  readonly results: readonly Placement[]
-}
-
-export interface CancelResult {
-  readonly canceled: readonly string[]
-  readonly not_canceled: Readonly<Record<string, string>>
-}
-
-export interface BalanceAllowance {
-  /** Micro-units, as a string. */
-  readonly balance: string
-  readonly allowance: string
-  readonly allowances: Readonly<Record<string, string>>
-}
-
-export interface VerifyResult {
-  readonly valid: boolean
-  readonly orderID: string | null
-  readonly checks: readonly { check: string; ok: boolean; message: string }[]
-}
+// The shapes, for the SDK's users; and the names this module gave them before they were shared.
+export type * from '../api/shapes/account.js'
+export type * from '../api/shapes/admin.js'
+export type * from '../api/shapes/book.js'
+export type * from '../api/shapes/credential.js'
+export type * from '../api/shapes/health.js'
+export type * from '../api/shapes/market.js'
+export type * from '../api/shapes/order.js'
+export type * from '../api/shapes/page.js'
+export type * from '../api/shapes/placement.js'
+export type * from '../api/shapes/price.js'
+export type * from '../api/shapes/testnet.js'
+export type * from '../api/shapes/trade.js'
+export type * from '../api/shapes/user.js'
+export type { MarketStatus } from '../api/shapes/vocabulary.js'
+export type Market = Body<'GET /markets/:id'>
+export type OrderBook = Body<'GET /book'>
+export type OrderInfo = Body<'GET /data/order/:id'>
+export type OrdersResponse = Body<'GET /data/orders'>
+export type Placement = Body<'POST /order'>
+export type FaucetResult = Body<'POST /faucet'>
+export type RelayResult = Body<'POST /relay'>
 
 export interface LimitOrderRequest {
   readonly tokenId: string
@@ -201,30 +85,6 @@ export interface ClientOptions {
   readonly relayValidSec?: number
 }
 
-export interface FaucetResult {
-  readonly address: string
-  readonly usdc_credited: string
-  readonly eth_credited: string
-  readonly transaction_hash: string
-  readonly block_number: number
-}
-
-export interface WalletStatus {
-  readonly address: string
-  readonly eth_balance: string
-  readonly usdc_balance: string
-  readonly available_usdc: string
-  readonly allowance: string
-  readonly shares_approved: boolean
-  readonly relay_nonce: number
-}
-
-export interface RelayResult {
-  readonly transaction_hash: string
-  readonly block_number: number
-  readonly status: 'CONFIRMED'
-}
-
 export interface NewMarket {
   readonly question: string
   readonly slug?: string
@@ -237,20 +97,32 @@ export interface NewMarket {
   readonly status?: 'Active' | 'Upcoming'
 }
 
-export interface LedgerEvent {
-  readonly transaction_hash: string
-  readonly block_number: number
-  readonly log_index: number
-  readonly action: 'credit' | 'approve' | 'split' | 'merge' | 'redeem'
-  readonly address: string
-  readonly market_id: string | null
-  readonly condition_id: string | null
-  readonly amount: string
-  readonly payout: string
-  readonly timestamp: string
+export interface PageRequest {
+  readonly limit?: number
+  /** From the previous page (`MA==` or absent: the first). */
+  readonly nextCursor?: string
 }
 
-export type MarketStatus = 'Upcoming' | 'Active' | 'Paused' | 'Closed' | 'Resolving' | 'Resolved'
+export interface OrderFilter {
+  /** UUID, condition id or slug. */
+  readonly market?: string
+  readonly assetId?: string
+}
+
+export interface TradeFilter extends OrderFilter, PageRequest {
+  readonly id?: string
+  /** Unix seconds. */
+  readonly before?: number
+  readonly after?: number
+}
+
+export interface MarketChange {
+  readonly status?: Exclude<MarketStatus, 'Resolved'>
+  readonly tick_size?: TickSize
+  readonly fee_rate_bps?: number
+}
+
+const NO_AUTH: Auth = { kind: 'none' }
 
 interface Terms {
   readonly tickSize: TickSize
@@ -273,161 +145,234 @@ export class PredexClient {
   }
 
   // Health.
-  health(): Promise<{ status: string; version: string; seq: number; uptimeSec: number }> { return this.get('/health') }
-  ready(): Promise<{ ready: boolean }> { return this.get('/ready') }
+  health(): Promise<Body<'GET /health'>> { return this.get('/health') }
+  ready(): Promise<Body<'GET /ready'>> { return this.get('/ready') }
   /** Prometheus text. */
-  metrics(): Promise<string> { return this.get('/metrics') }
-  serverTime(): Promise<number> { return this.get('/time') }
-  openApi(): Promise<Record<string, unknown>> { return this.get('/openapi.json') }
+  metrics(): Promise<Body<'GET /metrics'>> { return this.get('/metrics') }
+  /** Unix seconds. */
+  serverTime(): Promise<Body<'GET /time'>> { return this.get('/time') }
+  openApi(): Promise<Body<'GET /openapi.json'>> { return this.get('/openapi.json') }
 
   // Markets.
-  markets(page: { limit?: number; nextCursor?: string } = {}): Promise<Page<Market>> {
-    return this.get(`/markets${query({ limit: page.limit, next_cursor: page.nextCursor })}`)
+  markets(page: PageRequest = {}): Promise<Body<'GET /markets'>> {
+    return this.get(`/markets${pageQuery(page)}`)
   }
   /** By UUID, condition id or slug. */
-  market(id: string): Promise<Market> { return this.get(`/markets/${encodeURIComponent(id)}`) }
-  upcomingMarkets(limit?: number): Promise<Market[]> { return this.get(`/markets/upcoming${query({ limit })}`) }
-  resolvingMarkets(): Promise<Market[]> { return this.get('/markets/resolving') }
+  market(id: string): Promise<Body<'GET /markets/:id'>> { return this.get(`/markets/${encodeURIComponent(id)}`) }
+  upcomingMarkets(limit?: number): Promise<Body<'GET /markets/upcoming'>> {
+    return this.get(`/markets/upcoming${query({ limit })}`)
+  }
+  resolvingMarkets(): Promise<Body<'GET /markets/resolving'>> { return this.get('/markets/resolving') }
 
   // Market data.
-  book(tokenId: string): Promise<OrderBook> { return this.get(`/book${query({ token_id: tokenId })}`) }
-  unifiedBook(tokenId: string): Promise<OrderBook> { return this.get(`/book/unified${query({ token_id: tokenId })}`) }
-  books(tokenIds: readonly string[]): Promise<OrderBook[]> { return this.post('/books', tokenIds.map((token_id) => ({ token_id })), { kind: 'none' }) }
-  midpoint(tokenId: string): Promise<{ mid: string | null }> { return this.get(`/midpoint${query({ token_id: tokenId })}`) }
-  midpoints(tokenIds: readonly string[]): Promise<Record<string, string | null>> {
-    return this.post('/midpoints', tokenIds.map((token_id) => ({ token_id })), { kind: 'none' })
+  book(tokenId: string): Promise<Body<'GET /book'>> { return this.get(`/book${tokenQuery(tokenId)}`) }
+  unifiedBook(tokenId: string): Promise<Body<'GET /book/unified'>> {
+    return this.get(`/book/unified${tokenQuery(tokenId)}`)
+  }
+  books(tokenIds: readonly string[]): Promise<Body<'POST /books'>> {
+    return this.post('/books', tokenItems(tokenIds), NO_AUTH)
+  }
+  midpoint(tokenId: string): Promise<Body<'GET /midpoint'>> { return this.get(`/midpoint${tokenQuery(tokenId)}`) }
+  midpoints(tokenIds: readonly string[]): Promise<Body<'POST /midpoints'>> {
+    return this.post('/midpoints', tokenItems(tokenIds), NO_AUTH)
   }
   /** BUY: the best bid; SELL: the best ask. */
-  price(tokenId: string, side: Side): Promise<{ price: string | null }> { return this.get(`/price${query({ token_id: tokenId, side })}`) }
-  prices(items: readonly { tokenId: string; side: Side }[]): Promise<Record<string, Partial<Record<Side, string | null>>>> {
-    return this.post('/prices', items.map((i) => ({ token_id: i.tokenId, side: i.side })), { kind: 'none' })
+  price(tokenId: string, side: Side): Promise<Body<'GET /price'>> {
+    return this.get(`/price${query({ token_id: tokenId, side })}`)
   }
-  spread(tokenId: string): Promise<{ spread: string | null }> { return this.get(`/spread${query({ token_id: tokenId })}`) }
-  lastTradePrice(tokenId: string): Promise<{ price: string | null; side: Side | null }> {
-    return this.get(`/last-trade-price${query({ token_id: tokenId })}`)
+  prices(items: readonly { tokenId: string; side: Side }[]): Promise<Body<'POST /prices'>> {
+    return this.post('/prices', items.map((i) => ({ token_id: i.tokenId, side: i.side })), NO_AUTH)
   }
-  tickSize(tokenId: string): Promise<{ minimum_tick_size: number }> { return this.get(`/tick-size${query({ token_id: tokenId })}`) }
-  feeRate(tokenId: string): Promise<{ base_fee: number }> { return this.get(`/fee-rate${query({ token_id: tokenId })}`) }
+  spread(tokenId: string): Promise<Body<'GET /spread'>> { return this.get(`/spread${tokenQuery(tokenId)}`) }
+  lastTradePrice(tokenId: string): Promise<Body<'GET /last-trade-price'>> {
+    return this.get(`/last-trade-price${tokenQuery(tokenId)}`)
+  }
+  tickSize(tokenId: string): Promise<Body<'GET /tick-size'>> { return this.get(`/tick-size${tokenQuery(tokenId)}`) }
+  feeRate(tokenId: string): Promise<Body<'GET /fee-rate'>> { return this.get(`/fee-rate${tokenQuery(tokenId)}`) }
+  negRisk(tokenId: string): Promise<Body<'GET /neg-risk'>> { return this.get(`/neg-risk${tokenQuery(tokenId)}`) }
+  /** OHLCV candles of a token id or a market slug (its Yes token); `from` and `to` in unix seconds. */
+  candles(symbol: string, range: { interval?: '1m' | '5m' | '1h' | '1d'; from?: number; to?: number } = {}):
+    Promise<Body<'GET /ticks/:symbol'>> {
+    const parameters = query({ interval: range.interval, from: range.from, to: range.to })
+    return this.get(`/ticks/${encodeURIComponent(symbol)}${parameters}`)
+  }
 
   // Auth.
   /** Creates (or returns) the credential of the wallet and nonce, and uses it from now on. */
-  async createApiKey(nonce = 0): Promise<ApiCredentials> {
-    const credentials = await this.transport.request<ApiCredentials>('POST', '/auth/api-key', this.l1(nonce))
+  async createApiKey(nonce = 0): Promise<Body<'POST /auth/api-key'>> {
+    const credentials = await this.transport.request<Body<'POST /auth/api-key'>>('POST', '/auth/api-key',
+      this.l1(nonce))
     this.credentials = credentials
     return credentials
   }
-  async deriveApiKey(nonce = 0): Promise<ApiCredentials> {
-    const credentials = await this.transport.request<ApiCredentials>('GET', '/auth/derive-api-key', this.l1(nonce))
+  async deriveApiKey(nonce = 0): Promise<Body<'GET /auth/derive-api-key'>> {
+    const credentials = await this.transport.request<Body<'GET /auth/derive-api-key'>>('GET', '/auth/derive-api-key',
+      this.l1(nonce))
     this.credentials = credentials
     return credentials
   }
-  apiKeys(): Promise<{ apiKeys: string[] }> { return this.transport.request('GET', '/auth/api-keys', this.l2()) }
-  deleteApiKey(): Promise<{ deleted: boolean }> { return this.transport.request('DELETE', '/auth/api-key', this.l2()) }
+  apiKeys(): Promise<Body<'GET /auth/api-keys'>> { return this.transport.request('GET', '/auth/api-keys', this.l2()) }
+  deleteApiKey(): Promise<Body<'DELETE /auth/api-key'>> {
+    return this.transport.request('DELETE', '/auth/api-key', this.l2())
+  }
 
   // Trading.
   /** Signs a limit order with the market's terms and places it. */
-  async placeLimitOrder(request: LimitOrderRequest): Promise<Placement> {
+  async placeLimitOrder(request: LimitOrderRequest): Promise<Body<'POST /order'>> {
     const signed = signLimitOrder(this.wallet(), await this.termsOf(request.tokenId), request)
-    return this.placeOrder({ signed, orderType: request.orderType ?? (request.expiration ? 'GTD' : 'GTC'), postOnly: request.postOnly })
+    const orderType = request.orderType ?? (request.expiration ? 'GTD' : 'GTC')
+    return this.placeOrder({ signed, orderType, postOnly: request.postOnly })
   }
   /** Signs a market order (FOK by default) and places it. */
-  async placeMarketOrder(request: MarketOrderRequest): Promise<Placement> {
+  async placeMarketOrder(request: MarketOrderRequest): Promise<Body<'POST /order'>> {
     const signed = signMarketOrder(this.wallet(), await this.termsOf(request.tokenId), request)
     return this.placeOrder({ signed, orderType: request.orderType ?? 'FOK' })
   }
-  placeOrder(order: SignedOrderRequest): Promise<Placement> {
-    return this.postText('/order', orderBody(order.signed, this.creds().apiKey, order.orderType, order.postOnly ?? false))
+  /** A refused order is a PredexApiError (a batch reports refusals in its results instead). */
+  placeOrder(order: SignedOrderRequest): Promise<Body<'POST /order'>> {
+    return this.postText('/order', this.orderText(order))
   }
   /** At most 10; each order stands alone. */
-  placeOrders(orders: readonly SignedOrderRequest[]): Promise<BatchPlacement> {
-    const body = `[${orders.map((o) => orderBody(o.signed, this.creds().apiKey, o.orderType, o.postOnly ?? false)).join(',')}]`
-    return this.postText('/orders', body)
+  placeOrders(orders: readonly SignedOrderRequest[]): Promise<Body<'POST /orders'>> {
+    return this.postText('/orders', `[${orders.map((o) => this.orderText(o)).join(',')}]`)
   }
-  verifyOrder(order: SignedOrderRequest): Promise<VerifyResult> {
-    return this.postText('/order/verify', orderBody(order.signed, this.creds().apiKey, order.orderType, order.postOnly ?? false))
+  verifyOrder(order: SignedOrderRequest): Promise<Body<'POST /order/verify'>> {
+    return this.postText('/order/verify', this.orderText(order))
   }
   /** Signs an order with the market's terms without placing it (for placeOrders or verifyOrder). */
   async signLimitOrder(request: LimitOrderRequest): Promise<SignedOrder> {
     return signLimitOrder(this.wallet(), await this.termsOf(request.tokenId), request)
   }
-  cancelOrder(orderId: string): Promise<CancelResult> { return this.transport.request('DELETE', '/order', this.l2(), { orderID: orderId }) }
-  cancelOrders(orderIds: readonly string[]): Promise<CancelResult> { return this.transport.request('DELETE', '/orders', this.l2(), orderIds) }
-  cancelAll(): Promise<CancelResult> { return this.transport.request('DELETE', '/cancel-all', this.l2()) }
-  order(orderId: string): Promise<OrderInfo> { return this.transport.request('GET', `/data/order/${orderId}`, this.l2()) }
+  cancelOrder(orderId: string): Promise<Body<'DELETE /order'>> {
+    return this.transport.request('DELETE', '/order', this.l2(), { orderID: orderId })
+  }
+  cancelOrders(orderIds: readonly string[]): Promise<Body<'DELETE /orders'>> {
+    return this.transport.request('DELETE', '/orders', this.l2(), orderIds)
+  }
+  cancelAll(): Promise<Body<'DELETE /cancel-all'>> { return this.transport.request('DELETE', '/cancel-all', this.l2()) }
+  /** The caller's open orders in a market (UUID, condition id or slug) and/or of one token. */
+  cancelMarketOrders(filter: { market?: string; assetId?: string }): Promise<Body<'DELETE /cancel-market-orders'>> {
+    return this.transport.request('DELETE', '/cancel-market-orders', this.l2(), { market: filter.market,
+      asset_id: filter.assetId })
+  }
+  order(orderId: string): Promise<Body<'GET /data/order/:id'>> {
+    return this.transport.request('GET', `/data/order/${orderId}`, this.l2())
+  }
   /** One page of the caller's open orders. */
-  openOrders(filter: { id?: string; market?: string; assetId?: string; limit?: number; nextCursor?: string } = {}): Promise<OrdersResponse> {
-    return this.transport.request('GET', `/data/orders${query({ id: filter.id, market: filter.market, asset_id: filter.assetId,
-      limit: filter.limit, next_cursor: filter.nextCursor })}`, this.l2())
+  openOrders(filter: OrderFilter & PageRequest & { id?: string } = {}): Promise<Body<'GET /data/orders'>> {
+    return this.transport.request('GET', `/data/orders${query({ id: filter.id, market: filter.market,
+      asset_id: filter.assetId, limit: filter.limit, next_cursor: filter.nextCursor })}`, this.l2())
   }
   /** Every open order, following the cursor to the end. */
-  async allOpenOrders(filter: { market?: string; assetId?: string } = {}): Promise<OrderInfo[]> {
+  async allOpenOrders(filter: OrderFilter = {}): Promise<Body<'GET /data/order/:id'>[]> {
     return this.follow((nextCursor) => this.openOrders({ ...filter, nextCursor }))
   }
-  trades(filter: { id?: string; market?: string; assetId?: string; before?: number; after?: number; limit?: number; nextCursor?: string } = {}):
-    Promise<Page<Trade>> {
-    return this.transport.request('GET', `/data/trades${query({ id: filter.id, market: filter.market, asset_id: filter.assetId,
-      before: filter.before, after: filter.after, limit: filter.limit, next_cursor: filter.nextCursor })}`, this.l2())
+  trades(filter: TradeFilter = {}): Promise<Body<'GET /data/trades'>> {
+    return this.transport.request('GET', `/data/trades${query({ id: filter.id, market: filter.market,
+      asset_id: filter.assetId, before: filter.before, after: filter.after, limit: filter.limit,
+      next_cursor: filter.nextCursor })}`, this.l2())
   }
   /** The client listing: orders of any status, filtered by market and status. */
-  orders(filter: { marketId?: string; status?: 'open' | 'matched' | 'canceled' | 'all'; limit?: number; nextCursor?: string } = {}):
-    Promise<{ next_cursor: string; data: ClientOrder[] }> {
-    return this.transport.request('GET', `/orders${query({ market_id: filter.marketId, status: filter.status, limit: filter.limit,
-      next_cursor: filter.nextCursor })}`, this.l2())
+  orders(filter: { marketId?: string; status?: 'open' | 'matched' | 'canceled' | 'all' } & PageRequest = {}):
+    Promise<Body<'GET /orders'>> {
+    return this.transport.request('GET', `/orders${query({ market_id: filter.marketId, status: filter.status,
+      limit: filter.limit, next_cursor: filter.nextCursor })}`, this.l2())
   }
 
   // Account.
-  balanceAllowance(assetType: 'COLLATERAL' | 'CONDITIONAL', tokenId?: string): Promise<BalanceAllowance> {
-    return this.transport.request('GET', `/balance-allowance${query({ asset_type: assetType, token_id: tokenId })}`, this.l2())
+  balanceAllowance(assetType: 'COLLATERAL' | 'CONDITIONAL', tokenId?: string): Promise<Body<'GET /balance-allowance'>> {
+    return this.transport.request('GET', `/balance-allowance${query({ asset_type: assetType, token_id: tokenId })}`,
+      this.l2())
   }
 
   // Test network.
   /** Test USDC (and test gas for a new address) for `address` (the wallet's by default). */
-  faucet(amountUsdc?: string, address: string = this.wallet().address): Promise<FaucetResult> {
-    return this.post('/faucet', { address, ...(amountUsdc === undefined ? {} : { amount: amountUsdc }) }, { kind: 'none' })
+  faucet(amountUsdc?: string, address: string = this.wallet().address): Promise<Body<'POST /faucet'>> {
+    return this.post('/faucet', { address, ...(amountUsdc === undefined ? {} : { amount: amountUsdc }) }, NO_AUTH)
   }
-  walletStatus(address: string = this.wallet().address): Promise<WalletStatus> {
+  walletStatus(address: string = this.wallet().address): Promise<Body<'GET /wallet-status'>> {
     return this.get(`/wallet-status${query({ address })}`)
   }
   async relayNonce(address: string = this.wallet().address): Promise<number> {
-    return (await this.get<{ nonce: number }>(`/relay/nonce${query({ address })}`)).nonce
+    return (await this.get<Body<'GET /relay/nonce'>>(`/relay/nonce${query({ address })}`)).nonce
   }
   /** Approves the exchange for `usdcMicros` of USDC (and, if not zero, all outcome tokens), gasless. */
-  approve(usdcMicros: bigint | number): Promise<RelayResult> {
+  approve(usdcMicros: bigint | number): Promise<Body<'POST /relay'>> {
     return this.relay('approve', '0x' + '0'.repeat(64), BigInt(usdcMicros))
   }
   /** Splits `amountMicros` USDC into as many Yes and No shares of the market with `conditionId`. */
-  split(conditionId: string, amountMicros: bigint | number): Promise<RelayResult> { return this.relay('split', conditionId, BigInt(amountMicros)) }
+  split(conditionId: string, amountMicros: bigint | number): Promise<Body<'POST /relay'>> {
+    return this.relay('split', conditionId, BigInt(amountMicros))
+  }
   /** Merges `amountMicros` Yes and No shares back into USDC. */
-  merge(conditionId: string, amountMicros: bigint | number): Promise<RelayResult> { return this.relay('merge', conditionId, BigInt(amountMicros)) }
+  merge(conditionId: string, amountMicros: bigint | number): Promise<Body<'POST /relay'>> {
+    return this.relay('merge', conditionId, BigInt(amountMicros))
+  }
   /** Redeems every share of a resolved market. */
-  redeem(conditionId: string): Promise<RelayResult> { return this.relay('redeem', conditionId, 0n) }
+  redeem(conditionId: string): Promise<Body<'POST /relay'>> { return this.relay('redeem', conditionId, 0n) }
 
   /** Signs a Relay message with the wallet (next nonce, deadline from relayValidSec) and submits it. */
-  async relay(action: 'approve' | 'split' | 'merge' | 'redeem', conditionId: string, amount: bigint): Promise<RelayResult> {
+  async relay(action: 'approve' | 'split' | 'merge' | 'redeem', conditionId: string, amount: bigint):
+    Promise<Body<'POST /relay'>> {
     const wallet = this.wallet()
     const nonce = await this.relayNonce(wallet.address)
     const deadline = Math.floor(Date.now() / 1000) + (this.options.relayValidSec ?? 300)
-    const message = { owner: wallet.address.toLowerCase(), action, conditionId, amount: amount.toString(), nonce: String(nonce),
-      deadline: String(deadline) }
+    const message = { owner: wallet.address.toLowerCase(), action, conditionId, amount: amount.toString(),
+      nonce: String(nonce), deadline: String(deadline) }
     const signature = wallet.signRelay(message, this.chainId)
-    return this.post('/relay', { owner: message.owner, action, condition_id: conditionId, amount: message.amount, nonce: message.nonce,
-      deadline: message.deadline, signature }, { kind: 'none' })
+    return this.post('/relay', { owner: message.owner, action, condition_id: conditionId, amount: message.amount,
+      nonce: message.nonce, deadline: message.deadline, signature }, NO_AUTH)
   }
 
+  // Users (public: any address, the wallet's by default).
+  user(address: string = this.wallet().address): Promise<Body<'GET /users/:address'>> {
+    return this.get(`/users/${address}`)
+  }
+  /** Position-changing events with the running USDC balance and positions, oldest first. */
+  portfolioHistory(address: string = this.wallet().address): Promise<Body<'GET /users/:address/portfolio-history'>> {
+    return this.get(`/users/${address}/portfolio-history`)
+  }
+  /** The portfolio history newest first, paginated. */
+  activity(address: string = this.wallet().address, page: PageRequest = {}):
+    Promise<Body<'GET /users/:address/activity'>> {
+    return this.get(`/users/${address}/activity${pageQuery(page)}`)
+  }
+  userOrders(address: string = this.wallet().address, page: PageRequest = {}):
+    Promise<Body<'GET /users/:address/orders'>> {
+    return this.get(`/users/${address}/orders${pageQuery(page)}`)
+  }
+  userTrades(address: string = this.wallet().address, page: PageRequest = {}):
+    Promise<Body<'GET /users/:address/trades'>> {
+    return this.get(`/users/${address}/trades${pageQuery(page)}`)
+  }
+  userBalances(address: string = this.wallet().address): Promise<Body<'GET /users/:address/balances'>> {
+    return this.get(`/users/${address}/balances`)
+  }
+  redemptions(address: string = this.wallet().address, page: PageRequest = {}):
+    Promise<Body<'GET /users/:address/redemptions'>> {
+    return this.get(`/users/${address}/redemptions${pageQuery(page)}`)
+  }
   /** An address's ledger events (credit, approve, split, merge, redeem) with their transactions, oldest first. */
-  userEvents(address: string = this.wallet().address, page: { limit?: number; nextCursor?: string } = {}): Promise<Page<LedgerEvent>> {
-    return this.get(`/users/${address}/events${query({ limit: page.limit, next_cursor: page.nextCursor })}`)
+  userEvents(address: string = this.wallet().address, page: PageRequest = {}):
+    Promise<Body<'GET /users/:address/events'>> {
+    return this.get(`/users/${address}/events${pageQuery(page)}`)
   }
 
   // Admin.
-  createMarket(market: NewMarket): Promise<Market> { return this.post('/admin/markets', market, this.admin()) }
-  updateMarket(id: string, change: { status?: Exclude<MarketStatus, 'Resolved'>; tick_size?: TickSize; fee_rate_bps?: number }): Promise<Market> {
+  createMarket(market: NewMarket): Promise<Body<'POST /admin/markets'>> {
+    return this.post('/admin/markets', market, this.admin())
+  }
+  updateMarket(id: string, change: MarketChange): Promise<Body<'PATCH /admin/markets/:id'>> {
     return this.transport.request('PATCH', `/admin/markets/${encodeURIComponent(id)}`, this.admin(), change)
   }
-  resolveMarket(id: string, outcome: 'Yes' | 'No'): Promise<Market> {
+  resolveMarket(id: string, outcome: 'Yes' | 'No'): Promise<Body<'POST /admin/markets/:id/resolve'>> {
     return this.post(`/admin/markets/${encodeURIComponent(id)}/resolve`, { outcome }, this.admin())
   }
-  adminStats(): Promise<Record<string, unknown>> { return this.transport.request('GET', '/admin/stats', this.admin()) }
+  adminStats(): Promise<Body<'GET /admin/stats'>> { return this.transport.request('GET', '/admin/stats', this.admin()) }
+
+  private orderText(order: SignedOrderRequest): string {
+    return orderBody(order.signed, this.creds().apiKey, order.orderType, order.postOnly ?? false)
+  }
 
   private admin(): Auth {
     if (this.options.adminKey === undefined) throw new Error('this client has no admin key: pass adminKey')
@@ -471,12 +416,16 @@ export class PredexClient {
   }
 
   private wallet(): Wallet {
-    if (this.options.wallet === undefined) throw new Error('this client has no wallet: pass one to sign orders or use L1')
+    if (this.options.wallet === undefined) {
+      throw new Error('this client has no wallet: pass one to sign orders or use L1')
+    }
     return this.options.wallet
   }
 
   private creds(): ApiCredentials {
-    if (this.credentials === undefined) throw new Error('this client has no API credentials: pass them, or call createApiKey()')
+    if (this.credentials === undefined) {
+      throw new Error('this client has no API credentials: pass them, or call createApiKey()')
+    }
     return this.credentials
   }
 
@@ -486,12 +435,28 @@ export class PredexClient {
 
   private l2(): Auth {
     const address = this.options.address ?? this.options.wallet?.address
-    if (address === undefined) throw new Error('this client has neither a wallet nor an address for its API credentials')
+    if (address === undefined) {
+      throw new Error('this client has neither a wallet nor an address for its API credentials')
+    }
     return { kind: 'l2', credentials: this.creds(), address }
   }
 }
 
+function tokenQuery(tokenId: string): string {
+  return query({ token_id: tokenId })
+}
+
+function pageQuery(page: PageRequest): string {
+  return query({ limit: page.limit, next_cursor: page.nextCursor })
+}
+
+function tokenItems(tokenIds: readonly string[]): { token_id: string }[] {
+  return tokenIds.map((token_id) => ({ token_id }))
+}
+
 function query(parameters: Readonly<Record<string, string | number | undefined>>): string {
-  const entries = Object.entries(parameters).filter((entry): entry is [string, string | number] => entry[1] !== undefined)
-  return entries.length === 0 ? '' : '?' + new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()
+  const entries = Object.entries(parameters)
+    .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
+    .map(([k, v]): [string, string] => [k, String(v)])
+  return entries.length === 0 ? '' : '?' + new URLSearchParams(entries).toString()
 }

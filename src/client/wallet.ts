@@ -5,7 +5,8 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { addressOfPublicKey, checksumAddress } from '../crypto/address.js'
-import { CLOB_AUTH_MESSAGE, clobAuthDigest, orderDigest, relayDigest, type OrderStruct, type RelayStruct } from '../crypto/eip712.js'
+import { CLOB_AUTH_MESSAGE, clobAuthDigest, orderDigest, relayDigest, type OrderStruct, type RelayStruct }
+  from '../crypto/eip712.js'
 import { fromHex, toHex } from '../crypto/hex.js'
 import { signDigest } from '../crypto/signature.js'
 
@@ -34,7 +35,8 @@ export class Wallet {
 
   /** The L1 (ClobAuth) signature over this address, a timestamp (unix seconds) and a nonce. */
   signClobAuth(timestampSec: number, nonce: number, chainId: number): string {
-    const digest = clobAuthDigest({ address: this.address, timestamp: String(timestampSec), nonce: String(nonce), message: CLOB_AUTH_MESSAGE }, chainId)
+    const digest = clobAuthDigest({ address: this.address, timestamp: String(timestampSec), nonce: String(nonce),
+      message: CLOB_AUTH_MESSAGE }, chainId)
     return signDigest(digest, this.privateKey)
   }
 

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads'
 import { randomInt } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import type { UnstampedCommand } from '../engine/command.js'
+import type { OutcomeOf } from './engine-door.js'
 import { ServiceCode, PredexError } from '../errors.js'
 import type { Durability } from '../journal/journal.js'
 import {
@@ -111,7 +112,7 @@ export class EngineHost {
    * Rejects at once with ENGINE_BUSY when the queue is full, ENGINE_UNAVAILABLE when the engine
    * is not running.
    */
-  submit(command: UnstampedCommand): Promise<Outcome> {
+  submit<C extends UnstampedCommand>(command: C): Promise<OutcomeOf<C['kind']>> {
     const unavailable = this.unavailable()
     if (unavailable !== null) return Promise.reject(unavailable)
     if (this.pending.size >= PENDING_REQUESTS_MAX) return Promise.reject(busy('too many requests are pending'))
@@ -121,7 +122,9 @@ export class EngineHost {
       return Promise.reject(new PredexError(ServiceCode.ENGINE_BUSY, 'the command is too large', { bytesMax: COMMAND_BYTES_MAX }))
     }
     if (!this.ring.tryWrite(record)) return Promise.reject(busy('the command queue is full'))
-    return new Promise<Outcome>((resolve, reject) => this.pending.set(requestId, { resolve, reject }))
+    // The one narrowing on the path: the engine answers a command of kind K with ResultOf[K]
+    // (engine-door.ts ties the two to the engine's functions).
+    return new Promise<Outcome>((resolve, reject) => this.pending.set(requestId, { resolve, reject })) as Promise<OutcomeOf<C['kind']>>
   }
 
   /**

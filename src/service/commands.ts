@@ -1,0 +1,32 @@
+/**
+ * Submitting engine commands for the use cases: through the typed door (the result type follows
+ * the command's kind), waiting until durable, with the commit latency recorded; and turning an
+ * engine rejection into the catalogue error every face answers with.
+ */
+import type { UnstampedCommand } from '../engine/command.js'
+import type { BatchPlaced, Canceled, CommandResult, Done, OrderPlaced, PlaceResult, Rejection } from '../engine/result.js'
+import { PredexError } from '../errors.js'
+import type { OutcomeOf } from '../host/engine-door.js'
+import type { ServiceContext } from './context.js'
+
+/** Submits one command and waits until it is durable. */
+export async function submit<C extends UnstampedCommand>(context: ServiceContext, command: C): Promise<OutcomeOf<C['kind']>> {
+  const started = performance.now()
+  const outcome = await context.host.submit(command)
+  context.metrics.observeCommit(performance.now() - started)
+  return outcome
+}
+
+export function rejectionError(rejection: Rejection): PredexError {
+  return new PredexError(rejection.code, rejection.message, rejection.context)
+}
+
+/** The result if the engine accepted the command; its rejection as a catalogue error otherwise. */
+export function accepted(result: PlaceResult): OrderPlaced
+export function accepted(result: BatchPlaced | Rejection): BatchPlaced
+export function accepted(result: Canceled | Rejection): Canceled
+export function accepted(result: Done | Rejection): Done
+export function accepted(result: CommandResult): Exclude<CommandResult, Rejection> {
+  if (result.ok) return result
+  throw rejectionError(result)
+}

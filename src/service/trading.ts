@@ -1,0 +1,189 @@
+/**
+ * Trading, for an authenticated trader (L2: an API key and its wallet): place one signed order or
+ * a batch, a dry run, cancels (one, many, all, by market), and the trader's own orders and trades.
+ * Placement is the order intake (order-intake.ts), then one engine command; every refusal is a
+ * catalogue error, and every order id stays readable after it ends, with its status and trades.
+ */
+import type { OrderInput } from '../engine/command.js'
+import type { Canceled, OrderPlaced, PlaceResult } from '../engine/result.js'
+import { ApiCode, PredexError } from '../errors.js'
+import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX } from '../limits.js'
+import { transactionOf } from '../chain/transaction.js'
+import type { CommandOf } from '../host/engine-door.js'
+import type { OrderRecord, TradeRecord } from '../read/read-model.js'
+import { accepted, rejectionError, submit } from './commands.js'
+import type { ServiceContext } from './context.js'
+import { checkedOrder, intakeSteps, type IntakeStep, type SignedOrder } from './order-intake.js'
+import { marketById } from './markets.js'
+
+/** The caller of a trading use case, as authentication established it. */
+export interface Trader {
+  readonly apiKey: string
+  /** Lower-case address of the key's wallet. */
+  readonly address: string
+}
+
+export interface Placement {
+  readonly input: OrderInput
+  readonly result: OrderPlaced
+  /** The transaction of the command that placed it: it settles the trades the order made on arrival. */
+  readonly transactionHash: string
+}
+
+export async function placeOrder(context: ServiceContext, order: SignedOrder, trader: Trader): Promise<Placement> {
+  const input = await checkedOrder(context, order, trader)
+  const { result, seq } = await submit(context, { kind: 'placeOrder', order: input })
+  return { input, result: accepted(result), transactionHash: transactionOf(context.chainId, seq).transactionHash }
+}
+
+/** One order of a batch: placed, or refused with its error (and its id once it has one). */
+export type BatchEntry =
+  | { readonly ok: true; readonly placement: Placement }
+  | { readonly ok: false; readonly error: PredexError; readonly orderId: string }
+
+/**
+ * Places up to BATCH_ORDERS_MAX orders, each on its own: an order refused before the engine (a
+ * parse error the face passes in, ownership, signature, rules) does not stop the others; the
+ * rest go to the engine as one command. The entries follow the request's order.
+ */
+export async function placeOrders(context: ServiceContext, orders: readonly (SignedOrder | PredexError)[],
+  trader: Trader): Promise<BatchEntry[]> {
+  if (orders.length > BATCH_ORDERS_MAX) {
+    throw new PredexError('BATCH_TOO_LARGE', `Too many orders in payload: ${orders.length}, max allowed: ${BATCH_ORDERS_MAX}`,
+      { max: BATCH_ORDERS_MAX })
+  }
+  const checked = await Promise.allSettled(orders.map((order) =>
+    order instanceof PredexError ? Promise.reject(order) : checkedOrder(context, order, trader)))
+  const inputs = checked.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []))
+  let results: readonly PlaceResult[] = []
+  let transactionHash = ''
+  if (inputs.length > 0) {
+    const outcome = await submit(context, { kind: 'placeOrders', orders: inputs })
+    transactionHash = transactionOf(context.chainId, outcome.seq).transactionHash
+    results = accepted(outcome.result).results
+  }
+  let next = 0
+  return checked.map((c): BatchEntry => {
+    if (c.status === 'rejected') return { ok: false, error: asPredexError(c.reason), orderId: '' }
+    const input = inputs[next]!
+    const result = results[next++]!
+    return result.ok
+      ? { ok: true, placement: { input, result, transactionHash } }
+      : { ok: false, error: rejectionError(result), orderId: result.orderId }
+  })
+}
+
+/** What a dry run found: every intake check with its verdict; nothing is placed. */
+export interface DryRun {
+  readonly valid: boolean
+  readonly orderId: string | null
+  readonly checks: readonly IntakeStep[]
+}
+
+/** The intake's checks of one order (its shape as the face parsed it, then the rest), placing nothing. */
+export async function dryRun(context: ServiceContext, order: SignedOrder | PredexError, trader: Trader): Promise<DryRun> {
+  const { checks, orderId } = await intakeSteps(context, order, trader)
+  return { valid: checks.every((c) => c.ok), orderId, checks }
+}
+
+export function cancelOrder(context: ServiceContext, trader: Trader, orderId: string): Promise<Canceled> {
+  return canceled(context, { kind: 'cancelOrder', address: trader.address, orderId })
+}
+
+export function cancelOrders(context: ServiceContext, trader: Trader, orderIds: readonly string[]): Promise<Canceled> {
+  if (orderIds.length > CANCEL_IDS_MAX) {
+    throw new PredexError('CANCEL_TOO_MANY', `Too many orders in payload, max allowed: ${CANCEL_IDS_MAX}`, { max: CANCEL_IDS_MAX })
+  }
+  return canceled(context, { kind: 'cancelOrders', address: trader.address, orderIds })
+}
+
+export function cancelAll(context: ServiceContext, trader: Trader): Promise<Canceled> {
+  return canceled(context, { kind: 'cancelAll', address: trader.address })
+}
+
+/** The trader's open orders in a market (UUID, condition id or slug) and/or a token; '' or null: any. */
+export function cancelMarketOrders(context: ServiceContext, trader: Trader, market: string | null,
+  tokenId: string | null): Promise<Canceled> {
+  const marketId = market === null || market === '' ? '' : marketById(context, market).marketId
+  return canceled(context, { kind: 'cancelMarketOrders', address: trader.address, marketId, tokenId: tokenId ?? '' })
+}
+
+type CancelCommand = CommandOf<'cancelOrder'> | CommandOf<'cancelOrders'> | CommandOf<'cancelAll'> | CommandOf<'cancelMarketOrders'>
+
+async function canceled(context: ServiceContext, command: CancelCommand): Promise<Canceled> {
+  return accepted((await submit(context, command)).result)
+}
+
+/** One of the trader's orders, open or ended; ORDER_UNKNOWN if it is not theirs. */
+export function orderOf(context: ServiceContext, trader: Trader, orderId: string): OrderRecord {
+  const order = context.read.orders.get(orderId.toLowerCase())
+  if (order === undefined || (order.maker !== trader.address && order.signer !== trader.address)) {
+    throw new PredexError(ApiCode.ORDER_UNKNOWN, 'order not found', { orderID: orderId })
+  }
+  return order
+}
+
+/** The trader's orders, oldest first, that pass `filter`. */
+function ordersWhere(context: ServiceContext, trader: Trader, filter: (order: OrderRecord) => boolean): OrderRecord[] {
+  return (context.read.ordersByMaker.get(trader.address) ?? []).map((id) => context.read.orders.get(id)!).filter(filter)
+}
+
+export interface OpenOrderFilter {
+  readonly orderId: string | null
+  /** A market's UUID, condition id or slug. */
+  readonly market: string | null
+  readonly tokenId: string | null
+}
+
+/** The trader's open orders, oldest first, filtered (a null or '' filter matches all). */
+export function openOrdersOf(context: ServiceContext, trader: Trader, filter: OpenOrderFilter): OrderRecord[] {
+  const marketId = marketIdOf(context, filter.market)
+  const orderId = filter.orderId?.toLowerCase() ?? null
+  return ordersWhere(context, trader, (o) => o.status === 'LIVE' && (orderId === null || o.orderId === orderId) &&
+    (marketId === null || o.marketId === marketId) && (filter.tokenId === null || filter.tokenId === '' || o.tokenId === filter.tokenId))
+}
+
+export type OrderStatusFilter = 'open' | 'matched' | 'canceled' | 'all'
+
+const STATUS_OF_FILTER: Readonly<Record<OrderStatusFilter, string | null>> = {
+  open: 'LIVE', matched: 'MATCHED', canceled: 'CANCELED', all: null,
+}
+
+export function isOrderStatusFilter(text: string): text is OrderStatusFilter {
+  return text in STATUS_OF_FILTER
+}
+
+/** All the trader's orders, oldest first, in a market and with a status. */
+export function ordersOf(context: ServiceContext, trader: Trader, market: string | null, status: OrderStatusFilter): OrderRecord[] {
+  const marketId = marketIdOf(context, market)
+  const wanted = STATUS_OF_FILTER[status]
+  return ordersWhere(context, trader, (o) => (marketId === null || o.marketId === marketId) && (wanted === null || o.status === wanted))
+}
+
+export interface TradeFilter {
+  readonly tradeId: string | null
+  readonly market: string | null
+  readonly tokenId: string | null
+  /** Unix seconds: trades strictly before / after. */
+  readonly beforeSec: number | null
+  readonly afterSec: number | null
+}
+
+/** The trader's trades, as taker or maker, oldest first, filtered. */
+export function tradesOf(context: ServiceContext, trader: Trader, filter: TradeFilter): TradeRecord[] {
+  const marketId = marketIdOf(context, filter.market)
+  const { tradeId, tokenId, beforeSec, afterSec } = filter
+  return (context.read.tradesByAddress.get(trader.address) ?? []).map((id) => context.read.trades.get(id)!)
+    .filter((t) => (tradeId === null || t.tradeId === tradeId) && (marketId === null || t.marketId === marketId) &&
+      (tokenId === null || tokenId === '' || t.tokenId === tokenId || t.makerTokenId === tokenId) &&
+      (beforeSec === null || t.timeMs < beforeSec * 1000) && (afterSec === null || t.timeMs > afterSec * 1000))
+}
+
+function marketIdOf(context: ServiceContext, market: string | null): string | null {
+  return market === null || market === '' ? null : marketById(context, market).marketId
+}
+
+function asPredexError(error: unknown): PredexError {
+  if (error instanceof PredexError) return error
+  return new PredexError(ApiCode.INTERNAL, (error as Error).message)
+}

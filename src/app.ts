@@ -21,7 +21,7 @@ import { Gate } from './auth/gate.js'
 import { FanOut } from './api/fanout.js'
 import { allRoutes } from './api/rest/routes.js'
 import type { ServiceContext } from './service/context.js'
-import { createDemo } from './demo.js'
+import { createDemo } from './service/demo.js'
 import { MarketChannel } from './api/ws/market-channel.js'
 import { UserChannel } from './api/ws/user-channel.js'
 

@@ -18,13 +18,12 @@ import { cancelResting } from './lifecycle.js'
 import { MARKETS_MAX, MICROS_PER_PIP, TEXT_LENGTH_MAX } from './limits.js'
 import { Market, isTransitionAllowed } from './market.js'
 import { isId, isSafeCount } from './order-shape.js'
-import { isFeeRateBps, isMinOrderSizeMicros, isTickSizeMicros } from './rules.js'
+import { isFeeRateBps, isMarketStatus, isMinOrderSizeMicros, isTickSizeMicros } from './rules.js'
 import type { Order } from './order.js'
 import { rejection } from './rejection.js'
 import type { Done, Rejection } from './result.js'
 
 const DONE: Done = { ok: true }
-const STATUSES: readonly unknown[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
 
 export function createMarket(engine: Engine, input: MarketInput): Done | Rejection {
   const field = firstBadMarketField(input)
@@ -77,7 +76,7 @@ export function setMarketStatus(engine: Engine, command: SetMarketStatus): Done 
   const market = engine.marketsById.get(command.marketId)
   if (market === undefined) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
   const to: MarketStatus = command.status
-  if (!STATUSES.includes(to)) return rejection(Code.MARKET_STATUS_TRANSITION, { from: market.status, to: String(to) })
+  if (!isMarketStatus(to)) return rejection(Code.MARKET_STATUS_TRANSITION, { from: market.status, to: String(to) })
   if (to === market.status) return DONE
   if (!isTransitionAllowed(market.status, to)) {
     return rejection(Code.MARKET_STATUS_TRANSITION, { from: market.status, to })

@@ -161,6 +161,12 @@ export function availableUsdcMicros(funds: UsdcFunds | null): number {
 
 // ---- Market terms (docs/engine.md, "Markets") -----------------------------------------------------
 
+export const MARKET_STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
+
+export function isMarketStatus(value: unknown): value is MarketStatus {
+  return (MARKET_STATUSES as readonly unknown[]).includes(value)
+}
+
 export const TICK_SIZES_MICROS: readonly number[] = TICK_PIPS_ALLOWED.map((pips) => pips * MICROS_PER_PIP)
 
 export function isTickSizeMicros(value: unknown): value is number {

@@ -6,14 +6,13 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { UnstampedCommand } from './engine/command.js'
-import type { ServiceContext } from './service/context.js'
-import { newMarketIds } from './service/market-ids.js'
-import { signLimitOrder, type MarketTerms } from './client/orders.js'
-import { Wallet } from './client/wallet.js'
-import { toHex } from './crypto/hex.js'
+import type { UnstampedCommand } from '../engine/command.js'
+import type { ServiceContext } from './context.js'
+import { createMarket } from './admin.js'
+import { signLimitOrder, type MarketTerms } from '../client/orders.js'
+import { Wallet } from '../client/wallet.js'
+import { toHex } from '../crypto/hex.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import type { MarketRecord } from './engine/event.js'
 
 const MICROS_PER_USDC = 1_000_000
 const DEMO_CREDIT_MICROS = 100_000 * MICROS_PER_USDC
@@ -64,7 +63,10 @@ export async function createDemo(context: ServiceContext, dataDir: string, log: 
   await must(context, { kind: 'credit', address, usdcMicros: DEMO_CREDIT_MICROS, gasMicros: MICROS_PER_USDC })
   await must(context, { kind: 'approve', address, usdcAllowanceMicros: Number.MAX_SAFE_INTEGER })
   for (const demo of missing) {
-    const market = await createMarket(context, demo)
+    const market = await createMarket(context, {
+      question: demo.question, slug: demo.slug, description: demo.description, tickSizeMicros: TICK_SIZE_MICROS,
+      minOrderSizeMicros: MIN_ORDER_SIZE_MICROS, feeRateBps: 0, negRisk: false, endDateMs: 0, status: 'Active',
+    })
     await must(context, { kind: 'split', address, marketId: market.marketId, amountMicros: DEMO_SPLIT_MICROS })
     const terms: MarketTerms = { tickSize: '0.01', negRisk: market.negRisk, feeRateBps: market.feeRateBps, chainId: context.chainId }
     const orders = quotes(demo.midCents).map((quote) => {
@@ -80,20 +82,6 @@ export async function createDemo(context: ServiceContext, dataDir: string, log: 
     for (let i = 0; i < orders.length; i += 10) await must(context, { kind: 'placeOrders', orders: orders.slice(i, i + 10) })
   }
   log(`demo: ${missing.length} markets created; demo account ${wallet.address} quotes both outcomes of each`)
-}
-
-async function createMarket(context: ServiceContext, demo: DemoMarket): Promise<MarketRecord> {
-  const ids = newMarketIds()
-  await must(context, {
-    kind: 'createMarket',
-    market: {
-      ...ids, question: demo.question, slug: demo.slug, description: demo.description, tickSizeMicros: TICK_SIZE_MICROS,
-      minOrderSizeMicros: MIN_ORDER_SIZE_MICROS, feeRateBps: 0, negRisk: false, endDateMs: 0, status: 'Active',
-    },
-  })
-  const market = context.read.markets.get(ids.marketId)
-  if (market === undefined) throw new Error(`demo: market ${demo.slug} was created but the read model lacks it`)
-  return market
 }
 
 /** Submits a demo command; the demo set is all or nothing, so any refusal stops the start. */

@@ -1,0 +1,157 @@
+/**
+ * Administration, for every face: list a market, change its status, tick size or fee rate,
+ * resolve it, and the exchange's statistics. Every change is one journaled engine command; the
+ * engine enforces the lifecycle (docs/engine.md, "Markets"). A market's terms are checked first
+ * with the rulebook's own functions, so that bad admin input is answered at once and never
+ * becomes a journaled (refused) command.
+ */
+import type { MarketStatus, Outcome, UnstampedCommand } from '../engine/command.js'
+import type { MarketRecord } from '../engine/event.js'
+import { isFeeRateBps, isMinOrderSizeMicros, isTickSizeMicros, MARKET_STATUSES, TICK_SIZES_MICROS } from '../engine/rules.js'
+import { decimalOfMicros } from '../engine/units.js'
+import { ApiCode, PredexError } from '../errors.js'
+import { FEE_RATE_BPS_MAX, MICROS_PER_LOT, ORDER_AMOUNT_MICROS_MAX } from '../limits.js'
+import { accepted, rejectionError, submit } from './commands.js'
+import type { ServiceContext } from './context.js'
+import { newMarketIds } from './market-ids.js'
+
+export const SLUG_LENGTH_MAX = 96
+
+function invalid(field: string, message: string, context: Readonly<Record<string, unknown>> = {}): PredexError {
+  return new PredexError(ApiCode.INVALID_PARAMETER, message, { field, ...context })
+}
+
+// ---- A market's terms, as the engine's rulebook has them, named by the admin fields -----------------
+
+function checkTickSize(tickSizeMicros: number): void {
+  if (isTickSizeMicros(tickSizeMicros)) return
+  const allowed = TICK_SIZES_MICROS.map(decimalOfMicros)
+  throw invalid('tick_size', `tick_size must be one of ${allowed.join(', ')}`, { allowed })
+}
+
+function checkFeeRate(feeRateBps: number): void {
+  if (!isFeeRateBps(feeRateBps)) throw invalid('fee_rate_bps', `fee_rate_bps is larger than ${FEE_RATE_BPS_MAX}`, { max: FEE_RATE_BPS_MAX })
+}
+
+function checkMinOrderSize(minOrderSizeMicros: number): void {
+  if (isMinOrderSizeMicros(minOrderSizeMicros)) return
+  throw invalid('min_order_size', `min_order_size must be a multiple of ${decimalOfMicros(MICROS_PER_LOT)} shares, `
+    + `at most ${decimalOfMicros(ORDER_AMOUNT_MICROS_MAX)}`)
+}
+
+function checkSlug(slug: string): void {
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(slug)) throw invalid('slug', 'slug must be lower-case letters, digits and "-"')
+}
+
+/** A slug from a question: lower case, words joined by '-', at most SLUG_LENGTH_MAX characters. */
+function slugOf(question: string): string {
+  return question.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, SLUG_LENGTH_MAX).replace(/-+$/, '')
+}
+
+/** The market as the read model holds it once its command is durable. */
+function recordOf(context: ServiceContext, marketId: string): MarketRecord {
+  const market = context.read.markets.get(marketId)
+  if (market === undefined) throw new PredexError(ApiCode.INTERNAL, 'the market is journaled but not in the read model')
+  return market
+}
+
+// ---- Use cases ------------------------------------------------------------------------------------------
+
+export interface NewMarket {
+  readonly question: string
+  /** null: made from the question. */
+  readonly slug: string | null
+  readonly description: string
+  readonly tickSizeMicros: number
+  readonly minOrderSizeMicros: number
+  readonly feeRateBps: number
+  readonly negRisk: boolean
+  /** 0: no end date. */
+  readonly endDateMs: number
+  readonly status: 'Active' | 'Upcoming'
+}
+
+/** Lists a new market with fresh ids; answers its record. */
+export async function createMarket(context: ServiceContext, market: NewMarket): Promise<MarketRecord> {
+  const slug = market.slug ?? slugOf(market.question)
+  checkSlug(slug)
+  checkTickSize(market.tickSizeMicros)
+  checkMinOrderSize(market.minOrderSizeMicros)
+  checkFeeRate(market.feeRateBps)
+  const ids = newMarketIds()
+  const { result } = await submit(context, { kind: 'createMarket', market: { ...ids, ...market, slug } })
+  accepted(result)
+  return recordOf(context, ids.marketId)
+}
+
+/** The changes of one update; absent fields stay as they are. Resolution has its own use case. */
+export interface MarketChanges {
+  readonly tickSizeMicros?: number
+  readonly feeRateBps?: number
+  readonly status?: Exclude<MarketStatus, 'Resolved'>
+}
+
+/**
+ * Applies the changes, each as its own command: tick size, fee rate, then status (so a market
+ * reopened with a new tick opens on it). All are checked first; if the engine refuses one, the
+ * ones before it stay applied and the error says which were (`applied`, by admin field name).
+ */
+export async function updateMarket(context: ServiceContext, marketId: string, changes: MarketChanges): Promise<MarketRecord> {
+  const commands: { field: string; command: UnstampedCommand }[] = []
+  if (changes.tickSizeMicros !== undefined) {
+    checkTickSize(changes.tickSizeMicros)
+    commands.push({ field: 'tick_size', command: { kind: 'setTickSize', marketId, tickSizeMicros: changes.tickSizeMicros } })
+  }
+  if (changes.feeRateBps !== undefined) {
+    checkFeeRate(changes.feeRateBps)
+    commands.push({ field: 'fee_rate_bps', command: { kind: 'setFeeRate', marketId, feeRateBps: changes.feeRateBps } })
+  }
+  if (changes.status !== undefined) commands.push({ field: 'status', command: { kind: 'setMarketStatus', marketId, status: changes.status } })
+  if (commands.length === 0) throw invalid('body', 'nothing to change: give status, tick_size or fee_rate_bps')
+  const applied: string[] = []
+  for (const { field, command } of commands) {
+    const { result } = await submit(context, command)
+    if (!result.ok) {
+      const error = rejectionError(result)
+      throw new PredexError(error.code, error.message, { ...error.context, field, applied })
+    }
+    applied.push(field)
+  }
+  return recordOf(context, marketId)
+}
+
+/** Resolves a market: cancels its open orders (releasing their holds) and opens redemption. */
+export async function resolveMarket(context: ServiceContext, marketId: string, outcome: Outcome): Promise<MarketRecord> {
+  const { result } = await submit(context, { kind: 'resolveMarket', marketId, outcome })
+  accepted(result)
+  return recordOf(context, marketId)
+}
+
+export interface ExchangeCounts {
+  readonly seq: number
+  readonly markets: number
+  readonly marketsByStatus: Readonly<Record<MarketStatus, number>>
+  readonly openOrders: number
+  readonly orders: number
+  readonly trades: number
+  readonly traders: number
+  /** Summed over tokens: each trade counts on both tokens when it mints or merges, as markets report it. */
+  readonly volumeMicros: number
+  readonly apiKeys: number
+  readonly uptimeSec: number
+}
+
+/** The exchange's counts: markets by status, orders, trades, traders, volume, API keys. */
+export async function exchangeCounts(context: ServiceContext): Promise<ExchangeCounts> {
+  const answer = await context.host.query({ kind: 'status' })
+  if (answer.kind !== 'status') throw new PredexError(ApiCode.INTERNAL, 'unexpected answer to status')
+  const marketsByStatus = Object.fromEntries(MARKET_STATUSES.map((status) => [status, 0])) as Record<MarketStatus, number>
+  for (const market of context.read.markets.values()) marketsByStatus[market.status]++
+  let volumeMicros = 0
+  for (const stats of context.read.tokenStats.values()) volumeMicros += stats.volumeMicros
+  return {
+    seq: answer.seq, markets: context.read.markets.size, marketsByStatus, openOrders: answer.openOrders,
+    orders: context.read.orders.size, trades: context.read.trades.size, traders: context.read.ordersByMaker.size,
+    volumeMicros, apiKeys: context.credentials.size, uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000),
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The built-in test network's use cases (docs/testnet.md), for every face: the faucet (new test
+ * USDC, test gas the first time, a cooldown per address and a cap per request), a wallet's
+ * balances, and the gasless relay of a wallet-signed approve, split, merge or redeem. Each change
+ * is one journaled engine command, answered with its transaction (src/chain/transaction.ts).
+ */
+import { transactionOf, type Transaction } from '../chain/transaction.js'
+import { relayDigest, type RelayStruct } from '../crypto/eip712.js'
+import { parseSignature, recoverAddress } from '../crypto/signature.js'
+import { Code } from '../engine/codes.js'
+import type { RelayAction } from '../engine/command.js'
+import { availableUsdcMicros, checkRelayTiming } from '../engine/rules.js'
+import type { AccountSummary } from '../engine/summary.js'
+import { decimalOfMicros } from '../engine/units.js'
+import { ApiCode, PredexError } from '../errors.js'
+import { FAUCET_GAS_MICROS } from '../limits.js'
+import { accepted, submit } from './commands.js'
+import type { ServiceContext } from './context.js'
+
+/** The engine's exact account of `address` (null: it never appeared), read once everything before is durable. */
+async function accountOf(context: ServiceContext, address: string): Promise<AccountSummary | null> {
+  const answer = await context.host.query({ kind: 'account', address })
+  return answer.kind === 'account' ? answer.account : null
+}
+
+// ---- Faucet -----------------------------------------------------------------------------------------
+
+export interface FaucetRequest {
+  readonly address: string
+  /** USDC asked for; null asks for the most one request may have. */
+  readonly usdcMicros: number | null
+}
+
+export interface FaucetReceipt extends Transaction {
+  readonly address: string
+  readonly usdcMicros: number
+  readonly gasMicros: number
+}
+
+/** Per server: addresses with a faucet request in flight (a second one waits out the cooldown like any other). */
+const inFlightByServer = new WeakMap<ServiceContext, Set<string>>()
+
+function inFlightOf(context: ServiceContext): Set<string> {
+  let inFlight = inFlightByServer.get(context)
+  if (inFlight === undefined) {
+    inFlight = new Set()
+    inFlightByServer.set(context, inFlight)
+  }
+  return inFlight
+}
+
+/** Milliseconds until `address` may use the faucet again (0: now), from its last credit in the ledger. */
+function cooldownLeftMs(context: ServiceContext, address: string): number {
+  const ledger = context.read.ledgerByAddress.get(address) ?? []
+  for (let i = ledger.length - 1; i >= 0; i--) {
+    const record = ledger[i]!
+    if (record.action === 'credit') return Math.max(0, record.timeMs + context.faucet.cooldownMs - context.nowMs())
+  }
+  return 0
+}
+
+function faucetAmountOf(context: ServiceContext, usdcMicros: number | null): number {
+  const max = context.faucet.amountMicrosMax
+  if (usdcMicros === null) return max
+  if (usdcMicros === 0 || usdcMicros > max) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `amount must be more than 0 and at most ${decimalOfMicros(max)} USDC`,
+      { field: 'amount', max: decimalOfMicros(max) })
+  }
+  return usdcMicros
+}
+
+/** Credits test USDC, and test gas to an address that has none; FAUCET_COOLDOWN inside the cooldown. */
+export async function faucet(context: ServiceContext, request: FaucetRequest): Promise<FaucetReceipt> {
+  const address = request.address
+  const usdcMicros = faucetAmountOf(context, request.usdcMicros)
+  const inFlight = inFlightOf(context)
+  const waitMs = inFlight.has(address) ? context.faucet.cooldownMs : cooldownLeftMs(context, address)
+  if (waitMs > 0) {
+    const retryAfterSeconds = Math.ceil(waitMs / 1000)
+    throw new PredexError(ApiCode.FAUCET_COOLDOWN, `this address used the faucet recently: try again in ${retryAfterSeconds} s`,
+      { address, retryAfterSeconds })
+  }
+  inFlight.add(address)
+  try {
+    const account = await accountOf(context, address)
+    // Gas once, for an address that has none: enough for a new wallet, not a second source of it.
+    const gasMicros = (account?.gasMicros ?? 0) === 0 ? FAUCET_GAS_MICROS : 0
+    const { result, seq } = await submit(context, { kind: 'credit', address, usdcMicros, gasMicros })
+    accepted(result)
+    return { address, usdcMicros, gasMicros, ...transactionOf(context.chainId, seq) }
+  } finally {
+    inFlight.delete(address)
+  }
+}
+
+// ---- Wallet -----------------------------------------------------------------------------------------
+
+export interface WalletBalances {
+  readonly address: string
+  readonly gasMicros: number
+  readonly usdcMicros: number
+  /** USDC a new order may still hold (the engine's rule). */
+  readonly availableUsdcMicros: number
+  readonly usdcAllowanceMicros: number
+  readonly sharesApproved: boolean
+  readonly relayNonce: number
+}
+
+/** A wallet's balances, public as a block explorer shows them; an unknown address has all zeros. */
+export async function walletBalances(context: ServiceContext, address: string): Promise<WalletBalances> {
+  const account = await accountOf(context, address)
+  return {
+    address,
+    gasMicros: account?.gasMicros ?? 0,
+    usdcMicros: account?.usdcMicros ?? 0,
+    availableUsdcMicros: availableUsdcMicros(account),
+    usdcAllowanceMicros: account?.usdcAllowanceMicros ?? 0,
+    sharesApproved: account?.sharesApproved ?? false,
+    relayNonce: account?.relayNonce ?? 0,
+  }
+}
+
+// ---- Relay ------------------------------------------------------------------------------------------
+
+/** The next relay nonce of an address (0 for a new one). */
+export async function relayNonceOf(context: ServiceContext, address: string): Promise<number> {
+  return (await accountOf(context, address))?.relayNonce ?? 0
+}
+
+/** A relay message as the face parsed it: the signed struct, and its values as numbers. */
+export interface RelayRequest {
+  /** What the wallet signed (EIP-712 `Relay`, domain "Predex Relay"), owner lower-case. */
+  readonly struct: RelayStruct
+  readonly action: RelayAction['kind']
+  readonly amount: bigint
+  readonly nonce: number
+  readonly deadlineSec: number
+  readonly signature: string
+}
+
+/**
+ * Runs a wallet-signed action for its owner. Checks, in order: the signature (INVALID_SIGNATURE
+ * naming the check), the deadline and nonce (the engine's rule, so that a stale message costs no
+ * journaled command), the market (MARKET_NOT_FOUND); then the engine checks deadline and nonce
+ * again atomically with the action, so a message runs at most once.
+ */
+export async function relay(context: ServiceContext, request: RelayRequest): Promise<Transaction> {
+  checkRelaySignature(request, context.chainId)
+  const expected = await relayNonceOf(context, request.struct.owner)
+  const timing = checkRelayTiming(request.nonce, request.deadlineSec, context.nowMs(), expected)
+  if (timing !== null) throw new PredexError(timing.code, timing.message, timing.context)
+  const action = relayActionOf(context, request)
+  const { result, seq } = await submit(context, { kind: 'relay', nonce: request.nonce, deadlineSec: request.deadlineSec, action })
+  accepted(result)
+  return transactionOf(context.chainId, seq)
+}
+
+/** The signer must be `owner`; the error names the failed check and, for another signer, who signed. */
+function checkRelaySignature(request: RelayRequest, chainId: number): void {
+  const parsed = parseSignature(request.signature)
+  if (typeof parsed === 'string') throw new PredexError(ApiCode.INVALID_SIGNATURE, `invalid relay signature: ${parsed}`, { check: parsed })
+  const signer = recoverAddress(relayDigest(request.struct, chainId), parsed)
+  if (signer !== request.struct.owner) {
+    throw new PredexError(ApiCode.INVALID_SIGNATURE,
+      'invalid relay signature: not signed by owner (other message, domain or chain, or another wallet)',
+      { check: 'signature-signer', owner: request.struct.owner, signer })
+  }
+}
+
+/** The engine's action; amounts must fit its safe integers (an approval above them means "unlimited"). */
+function relayActionOf(context: ServiceContext, request: RelayRequest): RelayAction {
+  const address = request.struct.owner
+  const safeMax = BigInt(Number.MAX_SAFE_INTEGER)
+  if (request.action === 'approve') {
+    return { kind: 'approve', address, usdcAllowanceMicros: request.amount > safeMax ? Number.MAX_SAFE_INTEGER : Number(request.amount) }
+  }
+  const conditionId = request.struct.conditionId
+  const market = context.read.marketsByConditionId.get(conditionId)
+  if (market === undefined) throw new PredexError(Code.MARKET_NOT_FOUND, 'no market has this condition id', { conditionId })
+  if (request.action === 'redeem') return { kind: 'redeem', address, marketId: market.marketId }
+  if (request.amount > safeMax) throw new PredexError(ApiCode.INVALID_PARAMETER, 'amount is too large', { field: 'amount' })
+  return { kind: request.action, address, marketId: market.marketId, amountMicros: Number(request.amount) }
+}

@@ -5,7 +5,9 @@ import type { HeaderGetter } from './headers.js'
 
 export function verifyAdmin(get: HeaderGetter, adminKey: string): { ok: true } | AuthFailure {
   const given = get('exchange-admin-key')
-  if (given === undefined || given === '') return authFailure(AuthCode.AUTH_ADMIN_KEY, 'the EXCHANGE-ADMIN-KEY header is missing')
+  if (given === undefined || given === '') {
+    return authFailure(AuthCode.AUTH_ADMIN_KEY, 'the EXCHANGE-ADMIN-KEY header is missing')
+  }
   if (!equalSecrets(given, adminKey)) return authFailure(AuthCode.AUTH_ADMIN_KEY, 'the admin key is wrong')
   return { ok: true }
 }

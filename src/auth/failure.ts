@@ -45,7 +45,8 @@ export function checkTimestamp(timestamp: string, nowSec: number, window: Timest
   const delta = Number(timestamp) - nowSec
   if (delta < -window.pastSec || delta > window.futureSec) {
     return authFailure(AuthCode.AUTH_TIMESTAMP,
-      `the timestamp is outside the window (${window.pastSec} s past, ${window.futureSec} s ahead): server time ${nowSec}, ` +
+      `the timestamp is outside the window (${window.pastSec} s past, ${window.futureSec} s ahead): ` +
+      `server time ${nowSec}, ` +
       `delta ${delta} s; check the client clock or use GET /time`, { serverTime: nowSec, deltaSec: delta })
   }
   return null

@@ -127,13 +127,15 @@ export class Gate {
   /** Takes one request from `subject`'s budget for `bucket`, or throws RATE_LIMITED. */
   private limit(bucket: string, rule: RateRule, subject: string): void {
     const waitSec = this.options.limiter?.take(`${bucket} ${subject}`, rule, this.options.clock.nowMs()) ?? null
-    if (waitSec !== null) throw rateLimited(waitSec, rule, `rate limit of ${bucket === 'general' ? 'all requests' : bucket} exceeded`)
+    if (waitSec === null) return
+    throw rateLimited(waitSec, rule, `rate limit of ${bucket === 'general' ? 'all requests' : bucket} exceeded`)
   }
 
   /** Counts a failed authentication; exhausting the budget blocks the pair for AUTH_FAILURE_BLOCK_MS. */
   private countFailure(failures: string): void {
     if (this.options.limiter?.recordAuthFailure(failures, this.options.clock.nowMs()) === true) {
-      this.options.log(`rate limit: blocked ${failures} for ${AUTH_FAILURE_BLOCK_MS / 1000} s after repeated authentication failures`)
+      this.options.log(`rate limit: blocked ${failures} for ${AUTH_FAILURE_BLOCK_MS / 1000} s ` +
+        'after repeated authentication failures')
     }
   }
 }
@@ -151,5 +153,6 @@ function claimOf(credentials: Exclude<Credentials, { kind: 'none' }>): string {
 }
 
 function rateLimited(retryAfterSeconds: number, rule: RateRule, message: string): PredexError {
-  return new PredexError(ApiCode.RATE_LIMITED, message, { retryAfterSeconds, limit: rule.burst, windowSeconds: rule.burstWindowMs / 1000 })
+  const windowSeconds = rule.burstWindowMs / 1000
+  return new PredexError(ApiCode.RATE_LIMITED, message, { retryAfterSeconds, limit: rule.burst, windowSeconds })
 }

@@ -53,7 +53,9 @@ const NAMES: Readonly<Record<string, string>> = {
 }
 
 function missingOf(headers: Readonly<Record<string, string | undefined>>): string[] {
-  return Object.entries(headers).filter(([, value]) => value === undefined || value === '').map(([name]) => NAMES[name]!)
+  return Object.entries(headers)
+    .filter(([, value]) => value === undefined || value === '')
+    .map(([name]) => NAMES[name]!)
 }
 
 /**

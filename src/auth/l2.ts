@@ -1,8 +1,8 @@
 /**
  * L2 authentication (reference section 2.2): an API key, its passphrase, the owner's address and
  * an HMAC over the timestamp and the signed message, which each face defines (REST:
- * `METHOD + path + raw body`; gRPC: the full method name + the request bytes). Checks run in this order, and the failure
- * names the one that failed: headers present, timestamp within the window, key known,
+ * `METHOD + path + raw body`; gRPC: the full method name + the request bytes). Checks run in
+ * this order, and the failure names the one that failed: headers present, timestamp within the window, key known,
  * passphrase, address, HMAC (the last three in constant time). The same L2 headers may be used
  * again within the window: clob-client reuses them for every page of a listing.
  */
@@ -47,18 +47,24 @@ export interface L2Identity {
 
 export function verifyL2(request: L2Request, lookup: (apiKey: string) => ApiCredential | undefined, nowSec: number,
   window: TimestampWindow): L2Identity | AuthFailure {
-  return verifyL2Message(request.headers, restL2Message(request.method, request.path, request.body), lookup, nowSec, window)
+  const message = restL2Message(request.method, request.path, request.body)
+  return verifyL2Message(request.headers, message, lookup, nowSec, window)
 }
 
 /** verifyL2 over any face's signed message. */
-export function verifyL2Message(get: HeaderGetter, message: L2Message, lookup: (apiKey: string) => ApiCredential | undefined,
-  nowSec: number, window: TimestampWindow): L2Identity | AuthFailure {
+export function verifyL2Message(get: HeaderGetter, message: L2Message,
+  lookup: (apiKey: string) => ApiCredential | undefined, nowSec: number, window: TimestampWindow):
+  L2Identity | AuthFailure {
   const headers = l2HeadersOf(get)
-  if (Array.isArray(headers)) return authFailure(AuthCode.AUTH_HEADERS_MISSING, `missing L2 headers: ${headers.join(', ')}`)
+  if (Array.isArray(headers)) {
+    return authFailure(AuthCode.AUTH_HEADERS_MISSING, `missing L2 headers: ${headers.join(', ')}`)
+  }
   const stale = checkTimestamp(headers.timestamp, nowSec, window)
   if (stale !== null) return stale
   const credential = lookup(headers.apiKey)
-  if (credential === undefined) return authFailure(AuthCode.AUTH_UNKNOWN_KEY, 'Unauthorized/Invalid api key: unknown or revoked key')
+  if (credential === undefined) {
+    return authFailure(AuthCode.AUTH_UNKNOWN_KEY, 'Unauthorized/Invalid api key: unknown or revoked key')
+  }
   if (!equalSecrets(headers.passphrase, credential.passphrase)) {
     return authFailure(AuthCode.AUTH_PASSPHRASE, 'Unauthorized/Invalid api key: the passphrase does not match the key')
   }
@@ -69,7 +75,8 @@ export function verifyL2Message(get: HeaderGetter, message: L2Message, lookup: (
   const expected = l2Signature(credential.secret, headers.timestamp, '', message.head, message.body)
   if (!equalSecrets(headers.signature, expected)) {
     return authFailure(AuthCode.AUTH_SIGNATURE,
-      'Unauthorized/Invalid api key: the HMAC does not match (it covers timestamp + METHOD + path, without the query, + the raw body)')
+      'Unauthorized/Invalid api key: the HMAC does not match ' +
+      '(it covers timestamp + METHOD + path, without the query, + the raw body)')
   }
   return { ok: true, apiKey: credential.apiKey, address: credential.address }
 }

@@ -65,7 +65,8 @@ export class RateLimiter {
   /** Seconds `key` is still blocked for, or null. */
   blockedFor(key: string, nowMs: number): number | null {
     const entry = this.entries.get(key)
-    return entry === undefined || entry.blockedUntilMs <= nowMs ? null : Math.ceil((entry.blockedUntilMs - nowMs) / 1000)
+    if (entry === undefined || entry.blockedUntilMs <= nowMs) return null
+    return Math.ceil((entry.blockedUntilMs - nowMs) / 1000)
   }
 
   /** Blocks `key` until `untilMs` (every take answers with the time left). */

@@ -24,6 +24,8 @@ export function verifySecret(given: SecretCredential, lookup: (apiKey: string) =
   // Both compared, whatever the first gives: the time taken says nothing about which one is wrong.
   const secretOk = equalSecrets(given.secret, credential.secret)
   const passphraseOk = equalSecrets(given.passphrase, credential.passphrase)
-  if (!secretOk || !passphraseOk) return authFailure(AuthCode.AUTH_PASSPHRASE, 'the secret or passphrase does not match the API key')
+  if (!secretOk || !passphraseOk) {
+    return authFailure(AuthCode.AUTH_PASSPHRASE, 'the secret or passphrase does not match the API key')
+  }
   return { ok: true, credential }
 }

@@ -159,7 +159,9 @@ class EngineWorker {
         return
       case 'query': {
         // The answer reflects every command applied so far; release it once they are durable.
-        const reply: FromWorker = { type: 'answer', queryId: message.queryId, answer: answer(this.engine, message.query) }
+        const reply: FromWorker = {
+          type: 'answer', queryId: message.queryId, answer: answer(this.engine, message.query),
+        }
         if (this.engine.seq <= this.durableSeq) post(reply)
         else this.waitingQueries.push({ afterSeq: this.engine.seq, reply })
       }

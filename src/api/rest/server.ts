@@ -27,8 +27,9 @@ export interface ServerOptions<C> {
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   200: 'OK', 201: 'Created', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type',
-  429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 503: 'Service Unavailable',
+  405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 414: 'URI Too Long',
+  415: 'Unsupported Media Type', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
 }
 
 export class RestServer<C> {
@@ -81,7 +82,8 @@ export class RestServer<C> {
         resolve(ok)
       }
       const timer = setTimeout(() => done(false), timeoutMs)
-      socket.on('connect', () => socket.write('GET /time HTTP/1.1\r\nHost: probe\r\nPOLY_PROBE: 1\r\nConnection: close\r\n\r\n'))
+      const probe = 'GET /time HTTP/1.1\r\nHost: probe\r\nPOLY_PROBE: 1\r\nConnection: close\r\n\r\n'
+      socket.on('connect', () => socket.write(probe))
       socket.on('data', (chunk) => {
         answer += chunk.toString('latin1')
         if (answer.includes('\r\n')) done(answer.startsWith('HTTP/1.1 200'))
@@ -141,7 +143,9 @@ export class RestServer<C> {
 
   private copyRequest(req: HttpRequest, route: Route<C>, compat: boolean, remoteAddress: string): RestRequest {
     const query = req.getQuery() ?? ''
-    if (query.length > REST_QUERY_LENGTH_MAX) throw new PredexError(ApiCode.QUERY_TOO_LONG, `the query is longer than ${REST_QUERY_LENGTH_MAX} characters`)
+    if (query.length > REST_QUERY_LENGTH_MAX) {
+      throw new PredexError(ApiCode.QUERY_TOO_LONG, `the query is longer than ${REST_QUERY_LENGTH_MAX} characters`)
+    }
     const headers = new Map<string, string>()
     let headerBytes = 0
     req.forEach((key, value) => {
@@ -149,7 +153,9 @@ export class RestServer<C> {
       // uWS lower-cases names with `| 0x20`, which turns `_` into DEL (scripts/patch-uws.mjs).
       headers.set(key.includes('\x7f') ? key.replace(/\x7f/g, '_') : key, value)
     })
-    if (headerBytes > REST_HEADERS_BYTES_MAX) throw new PredexError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${REST_HEADERS_BYTES_MAX} bytes`)
+    if (headerBytes > REST_HEADERS_BYTES_MAX) {
+      throw new PredexError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${REST_HEADERS_BYTES_MAX} bytes`)
+    }
     const params: string[] = []
     const count = (route.path.match(/:/g) ?? []).length
     for (let i = 0; i < count; i++) params.push(decodedParameter(req.getParameter(i) ?? ''))
@@ -185,7 +191,8 @@ export class RestServer<C> {
     })
   }
 
-  private dispatch(res: HttpResponse, state: { aborted: boolean }, request: RestRequest, route: Route<C>, started: number): void {
+  private dispatch(res: HttpResponse, state: { aborted: boolean }, request: RestRequest, route: Route<C>,
+    started: number): void {
     this.inFlight++
     void this.run(request, route).then((reply) => {
       this.inFlight--
@@ -215,7 +222,8 @@ export class RestServer<C> {
   private respond(res: HttpResponse, state: { aborted: boolean }, reply: Reply, route: Route<C> | null, started: number,
     closeConnection = false): void {
     const status = reply.status ?? 200
-    this.options.metrics.observe(route === null ? 'unmatched' : `${route.method} ${route.path}`, status, performance.now() - started)
+    const label = route === null ? 'unmatched' : `${route.method} ${route.path}`
+    this.options.metrics.observe(label, status, performance.now() - started)
     if (state.aborted) return
     const body = reply.json ?? (reply.raw === true ? String(reply.body) : JSON.stringify(reply.body))
     res.cork(() => {
@@ -240,9 +248,11 @@ export class RestServer<C> {
       .filter((route) => (route.surface ?? 'both') !== (compat ? 'native' : 'compat') && matches(route.path, path))
       .map((route) => route.method))]
     const error = allowed.length > 0 && !allowed.includes(method)
-      ? new PredexError(ApiCode.METHOD_NOT_ALLOWED, `${method} is not allowed on ${url}; allowed: ${allowed.join(', ')}`)
+      ? new PredexError(ApiCode.METHOD_NOT_ALLOWED,
+        `${method} is not allowed on ${url}; allowed: ${allowed.join(', ')}`)
       : new PredexError(ApiCode.NOT_FOUND, `no such endpoint: ${method} ${url}`)
-    const headers: Record<string, string> = error.code === ApiCode.METHOD_NOT_ALLOWED ? { allow: allowed.join(', ') } : {}
+    const headers: Record<string, string> =
+      error.code === ApiCode.METHOD_NOT_ALLOWED ? { allow: allowed.join(', ') } : {}
     this.respond(res, state, { status: error.status, body: error.body(), headers }, null, performance.now())
   }
 }
@@ -252,7 +262,8 @@ function decodedParameter(raw: string): string {
   try {
     return decodeURIComponent(raw)
   } catch {
-    throw new PredexError(ApiCode.INVALID_PARAMETER, 'a path parameter has a broken percent-encoding', { field: 'path' })
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'a path parameter has a broken percent-encoding',
+      { field: 'path' })
   }
 }
 
@@ -262,18 +273,25 @@ function matches(pattern: string, path: string): boolean {
   return a.length === b.length && a.every((part, i) => part.startsWith(':') || part === b[i])
 }
 
-/** What the gate checks at level `auth`: the headers, and for L2 the message the HMAC covers (the path without /compat). */
+/**
+ * What the gate checks at level `auth`: the headers, and for L2 the message the HMAC covers
+ * (the path without /compat).
+ */
 function credentialsOf(request: RestRequest, auth: AuthLevel): Credentials {
   switch (auth) {
     case 'none': return { kind: 'none' }
     case 'admin': return { kind: 'admin', headers: request.headers }
     case 'l1': return { kind: 'l1', headers: request.headers }
-    case 'l2': return { kind: 'l2', headers: request.headers, message: restL2Message(request.method, request.path, request.body) }
+    case 'l2': {
+      const message = restL2Message(request.method, request.path, request.body)
+      return { kind: 'l2', headers: request.headers, message }
+    }
   }
 }
 
 function tooLarge(bodyMax: number): Reply {
-  const error = new PredexError(ApiCode.BODY_TOO_LARGE, `the body is larger than ${bodyMax} bytes`, { bytesMax: bodyMax })
+  const error = new PredexError(ApiCode.BODY_TOO_LARGE, `the body is larger than ${bodyMax} bytes`,
+    { bytesMax: bodyMax })
   return { status: error.status, body: error.body() }
 }
 
@@ -288,7 +306,8 @@ export function errorReply(error: unknown, log: (line: string) => void): Reply {
   }
   const code = (error as { code?: unknown }).code
   if (typeof code === 'string' && code in CATALOGUE) {
-    const known = new PredexError(code as keyof typeof CATALOGUE, (error as Error).message, (error as { context?: Record<string, unknown> }).context ?? null)
+    const context = (error as { context?: Record<string, unknown> }).context ?? null
+    const known = new PredexError(code as keyof typeof CATALOGUE, (error as Error).message, context)
     return { status: known.status, body: known.body() }
   }
   log(`internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`)

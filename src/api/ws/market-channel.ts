@@ -16,6 +16,7 @@ import type { Outcome } from '../../host/messages.js'
 import { transactionOf } from '../../chain/transaction.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ServiceContext } from '../../service/context.js'
+import { Code, CODE_MESSAGES } from '../../engine/codes.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { bookSummary, tickText } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
@@ -67,16 +68,21 @@ export class MarketChannel {
     } else if (operation === 'subscribe') {
       this.subscribe(ws, assets, request.initial_dump !== false)
     } else {
-      throw new PredexError(ApiCode.BAD_REQUEST, 'operation must be "subscribe" or "unsubscribe"', { field: 'operation' })
+      throw new PredexError(ApiCode.BAD_REQUEST, 'operation must be "subscribe" or "unsubscribe"',
+        { field: 'operation' })
     }
   }
 
   private assetsOf(value: unknown): string[] {
     if (!Array.isArray(value) || value.some((asset) => typeof asset !== 'string')) {
-      throw new PredexError(ApiCode.INVALID_PARAMETER, 'assets_ids must be an array of token ids', { field: 'assets_ids' })
+      throw new PredexError(ApiCode.INVALID_PARAMETER, 'assets_ids must be an array of token ids',
+        { field: 'assets_ids' })
     }
     const unknown = value.find((asset: string) => !this.context.read.tokens.has(asset))
-    if (unknown !== undefined) throw new PredexError('TOKEN_NOT_FOUND', 'no market has this token id', { asset_id: unknown })
+    // The catalogue's message, as REST's: one rule, one wording.
+    if (unknown !== undefined) {
+      throw new PredexError(Code.TOKEN_NOT_FOUND, CODE_MESSAGES.TOKEN_NOT_FOUND, { asset_id: unknown })
+    }
     return [...new Set(value as string[])]
   }
 
@@ -84,7 +90,8 @@ export class MarketChannel {
     const data = ws.getUserData()
     const added = assets.filter((asset) => !data.assets.has(asset))
     if (data.assets.size + added.length > WS_SUBSCRIPTIONS_MAX) {
-      throw new PredexError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} assets per connection`, { max: WS_SUBSCRIPTIONS_MAX })
+      throw new PredexError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} assets per connection`,
+        { max: WS_SUBSCRIPTIONS_MAX })
     }
     for (const asset of added) {
       data.assets.add(asset)
@@ -132,31 +139,39 @@ export class MarketChannel {
           if (!this.listened(event.tokenId)) break
           let entry = changes.get(event.tokenId)
           if (entry === undefined) changes.set(event.tokenId, entry = { marketId: event.marketId, levels: [] })
-          entry.levels.push({ asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros), size: decimalOfMicros(event.sizeMicros), side: event.side })
+          entry.levels.push({ asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros),
+            size: decimalOfMicros(event.sizeMicros), side: event.side })
           break
         }
         case 'trade': {
           const market = read.markets.get(event.marketId)
-          const common = { event_type: 'last_trade_price', market: market?.conditionId ?? event.marketId, fee_rate_bps: String(event.feeRateBps),
-            size: decimalOfMicros(event.sizeMicros), timestamp, transaction_hash: transactionOf(this.context.chainId, seq).transactionHash }
+          const common = { event_type: 'last_trade_price', market: market?.conditionId ?? event.marketId,
+            fee_rate_bps: String(event.feeRateBps), size: decimalOfMicros(event.sizeMicros), timestamp,
+            transaction_hash: transactionOf(this.context.chainId, seq).transactionHash }
           if (this.listened(event.tokenId)) {
-            this.send(event.tokenId, { ...common, asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros), side: event.side })
+            this.send(event.tokenId, { ...common, asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros),
+              side: event.side })
           }
           // A mint or merge trade also prices the other token, at its maker's price.
           if (event.makerTokenId !== event.tokenId && this.listened(event.makerTokenId)) {
-            this.send(event.makerTokenId, { ...common, asset_id: event.makerTokenId, price: decimalOfMicros(event.makerPriceMicros), side: event.makerSide })
+            this.send(event.makerTokenId, { ...common, asset_id: event.makerTokenId,
+              price: decimalOfMicros(event.makerPriceMicros), side: event.makerSide })
           }
           break
         }
         case 'marketCreated': this.tickByMarket.set(event.market.marketId, event.market.tickSizeMicros); break
-        case 'marketUpdated': this.onMarketUpdated(read.markets.get(event.marketId), event.tickSizeMicros, timestamp); break
+        case 'marketUpdated':
+          this.onMarketUpdated(read.markets.get(event.marketId), event.tickSizeMicros, timestamp)
+          break
         default: break
       }
     }
     for (const [assetId, { marketId, levels }] of changes) {
       const { bidMicros, askMicros } = read.bestPrices(assetId)
-      const best = { best_bid: bidMicros === null ? '0' : decimalOfMicros(bidMicros), best_ask: askMicros === null ? '1' : decimalOfMicros(askMicros) }
-      this.send(assetId, { event_type: 'price_change', market: read.markets.get(marketId)?.conditionId ?? marketId, timestamp,
+      const best = { best_bid: bidMicros === null ? '0' : decimalOfMicros(bidMicros),
+        best_ask: askMicros === null ? '1' : decimalOfMicros(askMicros) }
+      this.send(assetId, { event_type: 'price_change', market: read.markets.get(marketId)?.conditionId ?? marketId,
+        timestamp,
         price_changes: levels.map((level) => ({ ...level, ...best })) })
     }
   }
@@ -167,7 +182,8 @@ export class MarketChannel {
     this.tickByMarket.set(market.marketId, tickSizeMicros)
     if (old === undefined || old === tickSizeMicros) return
     for (const assetId of [market.yesTokenId, market.noTokenId]) {
-      this.send(assetId, { event_type: 'tick_size_change', asset_id: assetId, market: market.conditionId, old_tick_size: tickText(old),
+      this.send(assetId, { event_type: 'tick_size_change', asset_id: assetId, market: market.conditionId,
+        old_tick_size: tickText(old),
         new_tick_size: tickText(tickSizeMicros), timestamp })
     }
   }

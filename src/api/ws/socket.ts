@@ -29,7 +29,8 @@ export function channelBehavior<T>(handlers: ChannelHandlers<T>): WebSocketBehav
     closeOnBackpressureLimit: 1,
     idleTimeout: WS_IDLE_TIMEOUT_SEC,
     upgrade: (res, req, context) => {
-      res.upgrade<T>(handlers.data(Buffer.from(res.getRemoteAddressAsText()).toString()), req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
+      const data = handlers.data(Buffer.from(res.getRemoteAddressAsText()).toString())
+      res.upgrade<T>(data, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
         req.getHeader('sec-websocket-extensions'), context)
     },
     open: handlers.open,
@@ -42,7 +43,9 @@ export function channelBehavior<T>(handlers: ChannelHandlers<T>): WebSocketBehav
       }
       try {
         const body = parseJsonBody(Buffer.from(text))
-        if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PredexError(ApiCode.BAD_REQUEST, 'a subscription is a JSON object')
+        if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+          throw new PredexError(ApiCode.BAD_REQUEST, 'a subscription is a JSON object')
+        }
         handlers.message(ws, body as Record<string, unknown>)
       } catch (error) {
         const apiError = error instanceof PredexError ? error : new PredexError(ApiCode.BAD_REQUEST, String(error))

@@ -74,13 +74,15 @@ export class UserChannel {
         if (!attach(event.maker)) return
         const order = read.orders.get(event.orderId)
         if (order === undefined) return
-        const type = event.type === 'orderAccepted' ? 'PLACEMENT' : event.status === 'CANCELED' ? 'CANCELLATION' : 'UPDATE'
+        const type = event.type === 'orderAccepted' ? 'PLACEMENT'
+          : event.status === 'CANCELED' ? 'CANCELLATION' : 'UPDATE'
         // The read model holds the order as it is after the whole command: report this event's own state.
         const state = event.type === 'orderUpdate'
           ? { status: event.status, size_matched: decimalOfMicros(event.sizeMatchedMicros) }
           : { status: 'LIVE', size_matched: '0' }
         const market = read.markets.get(order.marketId)
-        this.sendTo(order.maker, market?.conditionId ?? '', { event_type: 'order', type, ...orderInfo(read, order, true), ...state,
+        const info = orderInfo(read, order, true)
+        this.sendTo(order.maker, market?.conditionId ?? '', { event_type: 'order', type, ...info, ...state,
           order_owner: order.owner, timestamp })
         return
       }
@@ -90,7 +92,8 @@ export class UserChannel {
         const conditionId = read.markets.get(trade.marketId)?.conditionId ?? ''
         for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
           if (!attach(address)) continue
-          this.sendTo(address, conditionId, { event_type: 'trade', type: 'TRADE', ...tradeInfo(read, trade, address, true, this.context.chainId),
+          const info = tradeInfo(read, trade, address, true, this.context.chainId)
+          this.sendTo(address, conditionId, { event_type: 'trade', type: 'TRADE', ...info,
             trade_owner: address === trade.takerAddress ? trade.takerOwner : trade.makerOwner, timestamp })
         }
         return
@@ -114,7 +117,8 @@ export class UserChannel {
     const markets = this.marketsOf(request.markets)
     if (data.address === null) {
       if (String(request.type ?? '').toLowerCase() !== 'user') {
-        throw new PredexError(ApiCode.BAD_REQUEST, 'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
+        throw new PredexError(ApiCode.BAD_REQUEST,
+          'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
       }
       data.address = this.authenticate(data.remoteAddress, request.auth)
       let sockets = this.socketsByAddress.get(data.address)
@@ -126,13 +130,16 @@ export class UserChannel {
     } else {
       for (const market of markets) data.markets.add(market)
     }
-    if (data.markets.size > WS_SUBSCRIPTIONS_MAX) throw new PredexError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} markets per connection`)
+    if (data.markets.size > WS_SUBSCRIPTIONS_MAX) {
+      throw new PredexError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} markets per connection`)
+    }
   }
 
   private marketsOf(value: unknown): string[] {
     if (value === undefined || value === null) return []
     if (!Array.isArray(value) || value.some((market) => typeof market !== 'string')) {
-      throw new PredexError(ApiCode.INVALID_PARAMETER, 'markets must be an array of condition ids', { field: 'markets' })
+      throw new PredexError(ApiCode.INVALID_PARAMETER, 'markets must be an array of condition ids',
+        { field: 'markets' })
     }
     return (value as string[]).map((market) => market.toLowerCase())
   }

@@ -17,10 +17,10 @@ import type { CommandResult } from '../src/engine/result.js'
 import { Wallet } from '../src/client/wallet.js'
 import { l2Headers, type ApiCredentials, type HeaderFamily } from '../src/client/headers.js'
 import { l1Headers } from '../src/client/headers.js'
-import { orderBody, signLimitOrder, type MarketTerms, type OrderType, type SignedOrder } from '../src/client/orders.js'
+import { orderBody, signLimitOrder, type OrderType, type SignedOrder } from '../src/client/orders.js'
+import { CHAIN_ID, USDC, nowSec, termsOf, type Trader } from './support/driver.js'
 
-export const USDC = 1_000_000
-export const CHAIN_ID = 80002
+export { CHAIN_ID, USDC, nowSec, termsOf, type Trader } from './support/driver.js'
 
 export interface TestServer {
   readonly predex: Predex
@@ -37,13 +37,6 @@ export interface TestServer {
   /** The engine's exact account summary. */
   account(address: string): Promise<{ usdcMicros: number; heldMicros: number; shares: Map<string, number> }>
   stop(): Promise<void>
-}
-
-export interface Trader {
-  readonly wallet: Wallet
-  /** Lower-case. */
-  readonly address: string
-  readonly credentials: ApiCredentials
 }
 
 export interface StartOptions {
@@ -117,10 +110,6 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   }
 }
 
-export function nowSec(): number {
-  return Math.floor(Date.now() / 1000)
-}
-
 /** An L2-authenticated request; returns status and parsed body. */
 export async function l2(server: TestServer, trader: Trader, method: string, path: string, body?: unknown,
   family: HeaderFamily = 'EXCHANGE'): Promise<{ status: number; body: any }> {
@@ -147,12 +136,6 @@ export async function send(server: TestServer, method: string, path: string, tex
     // not JSON: keep the text (e.g. /metrics)
   }
   return { status: response.status, body: parsed, headers: response.headers }
-}
-
-/** The terms to sign orders for `market` with (its tick, neg-risk flag and fee rate). */
-export function termsOf(market: MarketRecord): MarketTerms {
-  const tick = ({ 100_000: '0.1', 10_000: '0.01', 1_000: '0.001', 100: '0.0001' } as const)[market.tickSizeMicros as 100_000 | 10_000 | 1_000 | 100]
-  return { tickSize: tick, negRisk: market.negRisk, feeRateBps: market.feeRateBps, chainId: CHAIN_ID }
 }
 
 /** Signs a limit order of `trader` on `market` (Yes unless `outcome` says No) and posts it to POST /order. */

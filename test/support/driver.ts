@@ -1,0 +1,130 @@
+/**
+ * What a contract case needs from Predex, whatever the face: a `Driver`. A case (test/contract/
+ * cases/) speaks to a driver only, so the same case runs over REST today and over gRPC when that
+ * face comes, each face with its own driver (test/support/rest-driver.ts for REST).
+ *
+ * The contract is the native API's: requests are the native JSON request objects (a driver for
+ * another face translates them into its messages, and passes on what it cannot express as the
+ * refusal the catalogue gives), and every answer is a `Reply` with the catalogue's HTTP status and
+ * the native JSON body. A request parameter typed `unknown` is one a case may deliberately break.
+ *
+ * Setting up state (markets, funds, positions) goes straight to the engine, the same way for
+ * every face: it is the stage, not the play.
+ */
+import type { Test } from 'tap'
+import type { ApiCredentials } from '../../src/client/headers.js'
+import { orderBody, type MarketTerms, type OrderType, type SignedOrder } from '../../src/client/orders.js'
+import type { Wallet } from '../../src/client/wallet.js'
+import type { MarketInput, UnstampedCommand } from '../../src/engine/command.js'
+import type { MarketRecord } from '../../src/engine/event.js'
+import type { CommandResult } from '../../src/engine/result.js'
+
+export const USDC = 1_000_000
+export const CHAIN_ID = 80002
+
+export interface Trader {
+  readonly wallet: Wallet
+  /** Lower-case. */
+  readonly address: string
+  readonly credentials: ApiCredentials
+}
+
+/** A request made with no credentials at all. */
+export const ANONYMOUS = { anonymous: true } as const
+
+/** A request of `forged`'s, with its credentials but a signature that does not match the request. */
+export interface Forged {
+  readonly forged: Trader
+}
+
+export type Caller = Trader | typeof ANONYMOUS | Forged
+
+/** The answer to a request: the catalogue's HTTP status and the body in the native API's shape. */
+export interface Reply {
+  readonly status: number
+  readonly body: any
+}
+
+/** Query parameters of a listing (`limit`, `next_cursor`, `market`, `asset_id`, `status`, ...). */
+export type Query = Readonly<Record<string, string | number>>
+
+export type MarketOptions = Partial<Omit<MarketInput, 'marketId' | 'conditionId' | 'yesTokenId' | 'noTokenId'>>
+
+export interface AccountSummary {
+  readonly usdcMicros: number
+  readonly heldMicros: number
+  readonly shares: ReadonlyMap<string, number>
+}
+
+export interface Driver {
+  // --- Setup, through the engine.
+  /** Submits an engine command; throws if the engine refuses it. */
+  command(command: UnstampedCommand): Promise<CommandResult>
+  /** A new active market (tick 0.01, minimum size 5, no fee unless `options` say otherwise). */
+  createMarket(options?: MarketOptions): Promise<MarketRecord>
+  /** A new wallet with API credentials and, if asked, USDC (micro-units) approved for trading. */
+  trader(usdcMicros?: number): Promise<Trader>
+  /** The engine's exact account summary. */
+  account(address: string): Promise<AccountSummary>
+  /** Stops Predex and starts it again on the same data. */
+  restart(): Promise<void>
+
+  // --- Trading (api.md "trading").
+  placeOrder(caller: Caller, request: unknown): Promise<Reply>
+  placeOrders(caller: Caller, requests: unknown): Promise<Reply>
+  /** A dry run: every check of a placement, nothing placed. */
+  verifyOrder(caller: Caller, request: unknown): Promise<Reply>
+  /** `request`: `{orderID}` (or `{orderId}`). */
+  cancelOrder(caller: Caller, request: unknown): Promise<Reply>
+  /** `ids`: an array of order ids. */
+  cancelOrders(caller: Caller, ids: unknown): Promise<Reply>
+  cancelAll(caller: Caller): Promise<Reply>
+  /** One of the caller's orders, open or ended. */
+  order(caller: Caller, orderId: string): Promise<Reply>
+  /** The caller's open orders, with `available_usdc`. */
+  openOrders(caller: Caller, query?: Query): Promise<Reply>
+  /** The caller's orders, ended ones too (the client listing). */
+  orders(caller: Caller, query?: Query): Promise<Reply>
+  /** The caller's trades as taker or maker. */
+  trades(caller: Caller, query?: Query): Promise<Reply>
+
+  // --- Account and market data.
+  balance(caller: Caller, query: Query): Promise<Reply>
+  book(tokenId: string): Promise<Reply>
+  /** The book with the other outcome's implied liquidity. */
+  unifiedBook(tokenId: string): Promise<Reply>
+
+  stop(): Promise<void>
+}
+
+/** A face-neutral contract case: it sets up its own state (wallets, markets) and asserts on replies. */
+export interface ContractCase {
+  readonly name: string
+  run(t: Test, driver: Driver): Promise<void>
+}
+
+/** Runs `cases` as subtests of `t` against `driver`, one after the other. */
+export function runCases(t: Test, cases: readonly ContractCase[], driver: Driver): void {
+  const names = new Set<string>()
+  for (const contractCase of cases) {
+    if (names.has(contractCase.name)) throw new Error(`two cases named ${contractCase.name}`)
+    names.add(contractCase.name)
+    t.test(contractCase.name, (t) => contractCase.run(t, driver))
+  }
+}
+
+/** The native order request: a signed order, the API key that owns it, its type, post-only or not. */
+export function orderRequest(signed: SignedOrder, owner: string, orderType: OrderType = 'GTC', postOnly = false): unknown {
+  return JSON.parse(orderBody(signed, owner, orderType, postOnly))
+}
+
+/** The terms to sign orders for `market` with (its tick, neg-risk flag and fee rate). */
+export function termsOf(market: MarketRecord): MarketTerms {
+  const ticks = { 100_000: '0.1', 10_000: '0.01', 1_000: '0.001', 100: '0.0001' } as const
+  const tick = ticks[market.tickSizeMicros as keyof typeof ticks]
+  return { tickSize: tick, negRisk: market.negRisk, feeRateBps: market.feeRateBps, chainId: CHAIN_ID }
+}
+
+export function nowSec(): number {
+  return Math.floor(Date.now() / 1000)
+}

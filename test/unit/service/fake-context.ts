@@ -1,0 +1,44 @@
+/**
+ * A ServiceContext for unit tests of the services: a real engine applied in process (no worker,
+ * no journal), a real read model fed with each command's events, and a clock the test moves.
+ * Every command the services submit is kept, so a test can see that a refusal journaled nothing.
+ */
+import { Engine } from '../../../src/engine/engine.js'
+import type { Command, UnstampedCommand } from '../../../src/engine/command.js'
+import { answer, type Query } from '../../../src/host/query.js'
+import { ReadModel } from '../../../src/read/read-model.js'
+import type { ServiceContext } from '../../../src/service/context.js'
+
+export const T0_MS = 1_700_000_000_000
+export const USDC = 1_000_000
+export const CHAIN_ID = 31_337
+
+export interface FakeWorld {
+  readonly context: ServiceContext
+  readonly engine: Engine
+  readonly commands: Command[]
+  /** Moves the clock (the services' `nowMs` and the next command's stamp). */
+  advance(ms: number): void
+}
+
+export function fakeWorld(faucet = { amountMicrosMax: 1_000 * USDC, cooldownMs: 60_000 }): FakeWorld {
+  const engine = new Engine()
+  const read = new ReadModel()
+  const commands: Command[] = []
+  let nowMs = T0_MS
+  const host = {
+    submit: async (command: UnstampedCommand) => {
+      const stamped = { ...command, seq: engine.seq + 1, timeMs: nowMs } as Command
+      commands.push(stamped)
+      const applied = engine.apply(stamped)
+      read.apply(stamped.seq, applied.events, stamped.timeMs)
+      return { requestId: stamped.seq, seq: stamped.seq, timeMs: stamped.timeMs, result: applied.result, events: applied.events }
+    },
+    query: async (query: Query) => answer(engine, query),
+  }
+  const context = {
+    host, read, credentials: { size: 0 }, pool: null, chainId: CHAIN_ID, version: 'test', startedMs: T0_MS,
+    metrics: { observeCommit: () => undefined }, nowMs: () => nowMs, faucet, isLinked: () => false,
+  } as unknown as ServiceContext
+  return { context, engine, commands, advance: (ms) => { nowMs += ms } }
+}

@@ -4,6 +4,7 @@
  * Placement is the order intake (order-intake.ts), then one engine command; every refusal is a
  * catalogue error, and every order id stays readable after it ends, with its status and trades.
  */
+import { Code } from '../engine/codes.js'
 import type { OrderInput } from '../engine/command.js'
 import type { Canceled, OrderPlaced, PlaceResult } from '../engine/result.js'
 import { ApiCode, PredexError } from '../errors.js'
@@ -48,10 +49,7 @@ export type BatchEntry =
  */
 export async function placeOrders(context: ServiceContext, orders: readonly (SignedOrder | PredexError)[],
   trader: Trader): Promise<BatchEntry[]> {
-  if (orders.length > BATCH_ORDERS_MAX) {
-    throw new PredexError('BATCH_TOO_LARGE', `Too many orders in payload: ${orders.length}, max allowed: ${BATCH_ORDERS_MAX}`,
-      { max: BATCH_ORDERS_MAX })
-  }
+  checkBatchSize(orders.length)
   const checked = await Promise.allSettled(orders.map((order) =>
     order instanceof PredexError ? Promise.reject(order) : checkedOrder(context, order, trader)))
   const inputs = checked.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []))
@@ -73,6 +71,21 @@ export async function placeOrders(context: ServiceContext, orders: readonly (Sig
   })
 }
 
+/** At most BATCH_ORDERS_MAX orders in a batch (a face may check before it parses them). */
+export function checkBatchSize(count: number): void {
+  if (count > BATCH_ORDERS_MAX) {
+    throw new PredexError(Code.BATCH_TOO_LARGE, `Too many orders in payload: ${count}, max allowed: ${BATCH_ORDERS_MAX}`,
+      { max: BATCH_ORDERS_MAX })
+  }
+}
+
+/** At most CANCEL_IDS_MAX ids in one cancel (a face may check before it parses them). */
+export function checkCancelCount(count: number): void {
+  if (count > CANCEL_IDS_MAX) {
+    throw new PredexError(Code.CANCEL_TOO_MANY, `Too many orders in payload, max allowed: ${CANCEL_IDS_MAX}`, { max: CANCEL_IDS_MAX })
+  }
+}
+
 /** What a dry run found: every intake check with its verdict; nothing is placed. */
 export interface DryRun {
   readonly valid: boolean
@@ -91,9 +104,7 @@ export function cancelOrder(context: ServiceContext, trader: Trader, orderId: st
 }
 
 export function cancelOrders(context: ServiceContext, trader: Trader, orderIds: readonly string[]): Promise<Canceled> {
-  if (orderIds.length > CANCEL_IDS_MAX) {
-    throw new PredexError('CANCEL_TOO_MANY', `Too many orders in payload, max allowed: ${CANCEL_IDS_MAX}`, { max: CANCEL_IDS_MAX })
-  }
+  checkCancelCount(orderIds.length)
   return canceled(context, { kind: 'cancelOrders', address: trader.address, orderIds })
 }
 

@@ -1,7 +1,7 @@
 /** Health, readiness, metrics and the server clock. */
 import type { ServiceContext } from '../../../service/context.js'
 import type { Route } from '../route.js'
-import { ApiCode, PredexError } from '../../../errors.js'
+import { healthOf, readySeq } from '../../../service/health.js'
 
 const GET = 'GET' as const
 
@@ -9,20 +9,11 @@ export const healthRoutes: Route<ServiceContext>[] = [
   { method: GET, path: '/health', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: 'Liveness, engine sequence, journal lag, uptime, version',
       response: '{status, version, seq, journalLag, uptimeSec, pendingRequests, ringBytesUsed, ringBytes}' },
-    handler: (_request, _identity, context) => {
-      const load = context.host.load
-      // Commands are acknowledged only once journaled: those pending are the journal's lag.
-      return { body: { status: 'ok', version: context.version, seq: context.read.seq, journalLag: load.pendingRequests,
-        uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000), ...load } }
-    } },
+    handler: (_request, _identity, context) => ({ body: { status: 'ok', ...healthOf(context) } }) },
   { method: GET, path: '/ready', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: '200 while commands are accepted; 503 NOT_READY when the engine failed or is stopping',
       response: '{ready: true, seq}' },
-    handler: (_request, _identity, context) => {
-      const reason = context.host.unavailableReason
-      if (reason !== null) throw new PredexError(ApiCode.NOT_READY, `not ready: ${reason}`)
-      return { body: { ready: true, seq: context.read.seq } }
-    } },
+    handler: (_request, _identity, context) => ({ body: { ready: true, seq: readySeq(context) } }) },
   { method: GET, path: '/metrics', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: 'Prometheus metrics (text format)', response: 'text/plain' },
     handler: (_request, _identity, context) => ({ body: context.metrics.text([

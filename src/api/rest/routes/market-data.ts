@@ -5,58 +5,41 @@
  * and spreads read the unified book: they are the prices a taker can actually trade at. A side
  * with no orders gives null rather than an error.
  */
-import type { BookView } from '../../../engine/view.js'
 import type { ServiceContext } from '../../../service/context.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { bookSummary, tickText } from '../../format.js'
 import { decimalOfMicros, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { Reply, Route } from '../route.js'
 import type { ReadModel } from '../../../read/read-model.js'
-import { CANDLES_MAX, REST_BATCH_BODY_BYTES_MAX } from '../../../limits.js'
-import { candlesOf, firstTickAtOrAfter } from '../../../read/candles.js'
-import { marketOfToken, tokenItems, tokenQuery } from './common.js'
+import { REST_BATCH_BODY_BYTES_MAX } from '../../../limits.js'
+import * as marketData from '../../../service/market-data.js'
+import { marketOfToken } from '../../../service/markets.js'
+import { tokenItems, tokenQuery } from './common.js'
 
 const GET = 'GET' as const
 const POST = 'POST' as const
-
-interface Quote {
-  readonly bid: number | null
-  readonly ask: number | null
-}
-
-function quoteOf(context: ServiceContext, tokenId: string): Quote {
-  marketOfToken(context, tokenId)
-  const book = context.read.unifiedBook(tokenId)!
-  return { bid: book.bids[0]?.priceMicros ?? null, ask: book.asks[0]?.priceMicros ?? null }
-}
 
 function price(micros: number | null): string | null {
   return micros === null ? null : decimalOfMicros(micros)
 }
 
-function midpointOf(quote: Quote): string | null {
-  // Both are multiples of 100 micro-USDC, so their half-sum is an exact number of micro-USDC.
-  return quote.bid === null || quote.ask === null ? null : decimalOfMicros((quote.bid + quote.ask) / 2)
+function midpoint(context: ServiceContext, tokenId: string): string | null {
+  return price(marketData.midpointMicrosOf(marketData.quoteOf(context, tokenId)))
 }
 
-function spreadOf(quote: Quote): string | null {
-  return quote.bid === null || quote.ask === null ? null : decimalOfMicros(quote.ask - quote.bid)
+function spread(context: ServiceContext, tokenId: string): string | null {
+  return price(marketData.spreadMicrosOf(marketData.quoteOf(context, tokenId)))
 }
 
-function sideOf(text: string | null | undefined): 'BUY' | 'SELL' {
+function sideOf(text: string | null | undefined): marketData.Side {
   const side = (text ?? '').toUpperCase()
   if (side !== 'BUY' && side !== 'SELL') throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid side: use BUY or SELL', { field: 'side' })
   return side
 }
 
 function lastTrade(context: ServiceContext, tokenId: string): { price: string | null; side: string | null } {
-  marketOfToken(context, tokenId)
-  const stats = context.read.tokenStats.get(tokenId)
-  return { price: price(stats?.lastTradePriceMicros ?? null), side: stats?.lastTradeSide ?? null }
-}
-
-function summary(context: ServiceContext, book: BookView): Record<string, unknown> {
-  return bookSummary(context.read, book, context.nowMs())
+  const last = marketData.lastTradeOf(context, tokenId)
+  return { price: price(last.priceMicros), side: last.side }
 }
 
 /**
@@ -69,10 +52,8 @@ const bookCaches = new WeakMap<ReadModel, Map<string, { key: string; json: strin
 
 function cachedBook(context: ServiceContext, tokenId: string, unified: boolean): Reply {
   const read = context.read
-  const market = marketOfToken(context, tokenId)
-  const other = tokenId === market.yesTokenId ? market.noTokenId : market.yesTokenId
   const nowMs = context.nowMs()
-  const key = `${nowMs} ${read.versionOf(tokenId)} ${unified ? read.versionOf(other) : -1}`
+  const key = `${nowMs} ${marketData.bookVersionOf(context, tokenId, unified)}`
   let cache = bookCaches.get(read)
   if (cache === undefined) {
     cache = new Map()
@@ -81,8 +62,7 @@ function cachedBook(context: ServiceContext, tokenId: string, unified: boolean):
   const id = unified ? `u${tokenId}` : tokenId
   const hit = cache.get(id)
   if (hit?.key === key) return { body: null, json: hit.json }
-  const book = unified ? read.unifiedBook(tokenId)! : read.book(tokenId)!
-  const json = JSON.stringify(bookSummary(read, book, nowMs))
+  const json = JSON.stringify(bookSummary(read, marketData.bookOf(context, tokenId, unified).book, nowMs))
   cache.set(id, { key, json })
   return { body: null, json }
 }
@@ -98,45 +78,43 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
     handler: (request, _identity, context) => cachedBook(context, tokenQuery(request, context).tokenId, true) },
   { method: POST, path: '/books', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
     openapi: { tag: 'market-data', summary: 'Books of several tokens', body: '[{token_id}] (at most 500)', response: '[OrderBookSummary]' },
-    handler: (request, _identity, context) => ({ body: tokenItems(parseJsonBody(request.body)).map((item) => {
-      marketOfToken(context, item.token_id)
-      return summary(context, context.read.book(item.token_id)!)
-    }) }) },
+    handler: (request, _identity, context) => ({ body: tokenItems(parseJsonBody(request.body))
+      .map((item) => bookSummary(context.read, marketData.bookOf(context, item.token_id, false).book, context.nowMs())) }) },
   { method: GET, path: '/midpoint', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: 'Midpoint of the best bid and ask', query: { token_id: 'required' }, response: '{mid}' },
     handler: (request, _identity, context) => {
-      const mid = midpointOf(quoteOf(context, tokenQuery(request, context).tokenId))
+      const mid = midpoint(context, tokenQuery(request, context).tokenId)
       return { body: { mid, mid_price: mid } }
     } },
   { method: POST, path: '/midpoints', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
     openapi: { tag: 'market-data', summary: 'Midpoints of several tokens', body: '[{token_id}]', response: '{<token_id>: mid}' },
     handler: (request, _identity, context) => ({ body: Object.fromEntries(tokenItems(parseJsonBody(request.body))
-      .map((item) => [item.token_id, midpointOf(quoteOf(context, item.token_id))])) }) },
+      .map((item) => [item.token_id, midpoint(context, item.token_id)])) }) },
   { method: GET, path: '/price', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: 'Best price: side=buy gives the best bid, side=sell the best ask',
       query: { token_id: 'required', side: 'required: buy or sell (any case)' }, response: '{price}' },
     handler: (request, _identity, context) => {
-      const quote = quoteOf(context, tokenQuery(request, context).tokenId)
-      return { body: { price: price(sideOf(request.query.get('side')) === 'BUY' ? quote.bid : quote.ask) } }
+      const { tokenId } = tokenQuery(request, context)
+      return { body: { price: price(marketData.priceOf(context, tokenId, sideOf(request.query.get('side')))) } }
     } },
   { method: POST, path: '/prices', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
     openapi: { tag: 'market-data', summary: 'Prices of several tokens and sides', body: '[{token_id, side}]', response: '{<token_id>: {BUY, SELL}}' },
     handler: (request, _identity, context) => {
       const prices: Record<string, Record<string, string | null>> = {}
       for (const item of tokenItems(parseJsonBody(request.body))) {
-        const quote = quoteOf(context, item.token_id)
+        marketData.quoteOf(context, item.token_id)
         const side = sideOf(item.side)
-        prices[item.token_id] = { ...prices[item.token_id], [side]: price(side === 'BUY' ? quote.bid : quote.ask) }
+        prices[item.token_id] = { ...prices[item.token_id], [side]: price(marketData.priceOf(context, item.token_id, side)) }
       }
       return { body: prices }
     } },
   { method: GET, path: '/spread', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: 'Best ask minus best bid', query: { token_id: 'required' }, response: '{spread}' },
-    handler: (request, _identity, context) => ({ body: { spread: spreadOf(quoteOf(context, tokenQuery(request, context).tokenId)) } }) },
+    handler: (request, _identity, context) => ({ body: { spread: spread(context, tokenQuery(request, context).tokenId) } }) },
   { method: POST, path: '/spreads', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX, surface: 'compat',
     openapi: { tag: 'market-data', summary: 'Spreads of several tokens', body: '[{token_id}]', response: '{<token_id>: spread}' },
     handler: (request, _identity, context) => ({ body: Object.fromEntries(tokenItems(parseJsonBody(request.body))
-      .map((item) => [item.token_id, spreadOf(quoteOf(context, item.token_id))])) }) },
+      .map((item) => [item.token_id, spread(context, item.token_id)])) }) },
   { method: GET, path: '/last-trade-price', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: 'Price and taker side of the last trade', query: { token_id: 'required' }, response: '{price, side}' },
     handler: (request, _identity, context) => ({ body: lastTrade(context, tokenQuery(request, context).tokenId) }) },
@@ -161,12 +139,8 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
       marketOfToken(context, tokenId)
       const start = (optionalInteger(request.query.get('startTs'), 'startTs') ?? 0) * 1000
       const end = (optionalInteger(request.query.get('endTs'), 'endTs') ?? Math.floor(Number.MAX_SAFE_INTEGER / 1000)) * 1000
-      // Every trade that priced this token (a mint or merge trade prices it from the other side), in time order.
-      const ticks = context.read.ticksByToken.get(tokenId) ?? []
-      const history: { t: number; p: number }[] = []
-      for (let i = firstTickAtOrAfter(ticks, start); i < ticks.length && ticks[i]!.timeMs <= end; i++) {
-        history.push({ t: Math.floor(ticks[i]!.timeMs / 1000), p: Number(decimalOfMicros(ticks[i]!.priceMicros)) })
-      }
+      const history = marketData.priceHistoryOf(context, tokenId, start, end)
+        .map((point) => ({ t: Math.floor(point.timeMs / 1000), p: Number(decimalOfMicros(point.priceMicros)) }))
       return { body: { history } }
     } },
   { method: GET, path: '/ticks/:symbol', auth: 'none', bodyMax: 0, surface: 'native',
@@ -176,23 +150,10 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
     handler: (request, _identity, context) => ({ body: ticks(context, request.params[0]!, request.query) }) },
 ]
 
-const INTERVALS_SEC: Readonly<Record<string, number>> = { '1m': 60, '5m': 300, '1h': 3_600, '1d': 86_400 }
-
 function ticks(context: ServiceContext, symbol: string, query: URLSearchParams): Record<string, unknown>[] {
-  const market = context.read.marketsBySlug.get(symbol)
-  const tokenId = market !== undefined ? market.yesTokenId : tokenIdOf(symbol, 'symbol')
-  marketOfToken(context, tokenId)
-  const intervalText = query.get('interval') ?? '1h'
-  const intervalSec = INTERVALS_SEC[intervalText]
-  if (intervalSec === undefined) throw new PredexError(ApiCode.INVALID_PARAMETER, 'interval must be 1m, 5m, 1h or 1d', { field: 'interval' })
-  const toSec = optionalInteger(query.get('to'), 'to') ?? Math.floor(context.nowMs() / 1000)
-  const fromSec = optionalInteger(query.get('from'), 'from') ?? Math.max(0, toSec - 500 * intervalSec)
-  if (fromSec > toSec) throw new PredexError(ApiCode.INVALID_PARAMETER, 'from must not be after to', { field: 'from' })
-  if ((toSec - fromSec) / intervalSec > CANDLES_MAX) {
-    throw new PredexError(ApiCode.INVALID_PARAMETER, `the range spans more than ${CANDLES_MAX} intervals: narrow it or use a longer interval`,
-      { field: 'from', candlesMax: CANDLES_MAX })
-  }
-  const candles = candlesOf(context.read.ticksByToken.get(tokenId) ?? [], fromSec * 1000, (toSec + 1) * 1000, intervalSec * 1000)
+  const tokenId = marketData.yesTokenOfSlug(context, symbol) ?? tokenIdOf(symbol, 'symbol')
+  const candles = marketData.candles(context, { tokenId, interval: query.get('interval') ?? '1h',
+    fromSec: optionalInteger(query.get('from'), 'from'), toSec: optionalInteger(query.get('to'), 'to') })
   return candles.map((c) => ({ t: c.startMs / 1000, open: decimalOfMicros(c.openMicros), high: decimalOfMicros(c.highMicros),
     low: decimalOfMicros(c.lowMicros), close: decimalOfMicros(c.closeMicros), volume: decimalOfMicros(c.volumeMicros) }))
 }

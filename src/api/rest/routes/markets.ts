@@ -1,10 +1,10 @@
-/** Markets: list, one by UUID, condition id or slug, upcoming, resolving. */
+/** Markets over REST (src/service/markets.ts): list, one by UUID, condition id or slug, upcoming, resolving. */
 import type { MarketRecord } from '../../../engine/event.js'
 import type { ServiceContext } from '../../../service/context.js'
 import { compatMarket, nativeMarket } from '../../format.js'
 import { limitOf, page } from '../../wire.js'
 import type { RestRequest, Route } from '../route.js'
-import { marketById } from './common.js'
+import { allMarkets, marketById, resolvingMarkets, upcomingMarkets } from '../../../service/markets.js'
 
 const GET = 'GET' as const
 
@@ -22,18 +22,14 @@ export const marketRoutes: Route<ServiceContext>[] = [
   { method: GET, path: '/markets', auth: 'none', bodyMax: 0,
     openapi: { tag: 'markets', summary: 'All markets, paginated', query: { next_cursor: 'cursor (MA== first, LTE= end)', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [Market]}' },
-    handler: (request, _identity, context) => ({ body: listing(context, request, [...context.read.markets.values()]) }) },
+    handler: (request, _identity, context) => ({ body: listing(context, request, allMarkets(context)) }) },
   { method: GET, path: '/markets/upcoming', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'markets', summary: 'Markets listed but not trading yet', query: { limit: 'at most this many (default 100, max 500)' }, response: '[Market]' },
-    handler: (request, _identity, context) => {
-      const limit = limitOf(request.query.get('limit'))
-      const upcoming = [...context.read.markets.values()].filter((m) => m.status === 'Upcoming').slice(0, limit)
-      return { body: upcoming.map((m) => formatted(context, request, m)) }
-    } },
+    handler: (request, _identity, context) =>
+      ({ body: upcomingMarkets(context, limitOf(request.query.get('limit'))).map((m) => formatted(context, request, m)) }) },
   { method: GET, path: '/markets/resolving', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'markets', summary: 'Markets whose outcome is proposed', response: '[Market]' },
-    handler: (request, _identity, context) => ({ body: [...context.read.markets.values()]
-      .filter((m) => m.status === 'Resolving').map((m) => formatted(context, request, m)) }) },
+    handler: (request, _identity, context) => ({ body: resolvingMarkets(context).map((m) => formatted(context, request, m)) }) },
   { method: GET, path: '/markets/:id', auth: 'none', bodyMax: 0,
     openapi: { tag: 'markets', summary: 'One market by UUID, condition id or slug', response: 'Market' },
     handler: (request, _identity, context) => ({ body: formatted(context, request, marketById(context, request.params[0]!)) }) },

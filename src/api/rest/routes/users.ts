@@ -10,9 +10,8 @@ import { orderInfo, tradeInfo } from '../../format.js'
 import { addressOf, decimalOfMicros, limitOf, page } from '../../wire.js'
 import type { RestRequest, Route } from '../route.js'
 import type { LedgerRecord } from '../../../read/read-model.js'
-import { portfolioOf, type Milestone } from '../../../read/portfolio.js'
-import { accountOf } from './common.js'
-import { notionalMicros } from '../../../engine/units.js'
+import type { Milestone } from '../../../read/portfolio.js'
+import * as users from '../../../service/users.js'
 
 function eventInfo(context: ServiceContext, record: LedgerRecord): Record<string, unknown> {
   const { transactionHash, blockNumber } = transactionOf(context.chainId, record.seq)
@@ -56,22 +55,11 @@ function paged<T>(request: RestRequest, items: readonly T[], format: (item: T) =
   return { limit, count: data.length, next_cursor: nextCursor, data: data.map(format) }
 }
 
-function profile(context: ServiceContext, address: string): Record<string, unknown> {
-  const read = context.read
-  const trades = (read.tradesByAddress.get(address) ?? []).map((id) => read.trades.get(id)!)
-  const orders = (read.ordersByMaker.get(address) ?? []).map((id) => read.orders.get(id)!)
-  const ledger = read.ledgerByAddress.get(address) ?? []
-  const firstMs = Math.min(trades[0]?.timeMs ?? Infinity, orders[0]?.createdMs ?? Infinity, ledger[0]?.timeMs ?? Infinity)
-  let volumeMicros = 0
-  for (const trade of trades) {
-    const taker = trade.takerAddress === address
-    volumeMicros += notionalMicros(taker ? trade.priceMicros : trade.makerPriceMicros, trade.sizeMicros)
-  }
-  const portfolio = portfolioOf(read, address)
+function profileInfo(profile: users.Profile): Record<string, unknown> {
   return {
-    address, first_seen: Number.isFinite(firstMs) ? new Date(firstMs).toISOString() : null, trades_count: trades.length,
-    volume: decimalOfMicros(volumeMicros), markets_traded: new Set(trades.map((t) => t.marketId)).size,
-    realized_pnl: signedDecimal(portfolio.realizedPnlMicros), open_orders_count: orders.filter((o) => o.status === 'LIVE').length,
+    address: profile.address, first_seen: profile.firstSeenMs === null ? null : new Date(profile.firstSeenMs).toISOString(),
+    trades_count: profile.tradesCount, volume: decimalOfMicros(profile.volumeMicros), markets_traded: profile.marketsTraded,
+    realized_pnl: signedDecimal(profile.realizedPnlMicros), open_orders_count: profile.openOrdersCount,
   }
 }
 
@@ -79,56 +67,51 @@ export const userRoutes: Route<ServiceContext>[] = [
   { method: 'GET', path: '/users/:address', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'Profile and stats: first seen, trades, volume (USDC), markets traded, realized P&L (average cost), open orders',
       response: '{address, first_seen, trades_count, volume, markets_traded, realized_pnl, open_orders_count}' },
-    handler: (request, _identity, context) => ({ body: profile(context, addressOf(request.params[0], 'address')) }) },
+    handler: (request, _identity, context) => ({ body: profileInfo(users.profileOf(context, addressOf(request.params[0], 'address'))) }) },
   { method: 'GET', path: '/users/:address/portfolio-history', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'Position-changing events (buy, sell, mint, merge, redemption, deposit) with the running USDC balance and positions, oldest first',
       response: '{address, milestones: [{time, kind, market_id, token_id, shares, price, usdc_delta, usdc_balance, positions: {token_id: shares}, transaction_hash, block_number}]}' },
     handler: (request, _identity, context) => {
       const address = addressOf(request.params[0], 'address')
-      return { body: { address, milestones: portfolioOf(context.read, address).milestones.map((m) => milestoneInfo(context, m)) } }
+      return { body: { address, milestones: users.milestonesOf(context, address).map((m) => milestoneInfo(context, m)) } }
     } },
   { method: 'GET', path: '/users/:address/activity', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'The portfolio history newest first, paginated', query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [milestone]}' },
     handler: (request, _identity, context) => {
-      const milestones = [...portfolioOf(context.read, addressOf(request.params[0], 'address')).milestones].reverse()
+      const milestones = [...users.milestonesOf(context, addressOf(request.params[0], 'address'))].reverse()
       return { body: paged(request, milestones, (m) => milestoneInfo(context, m)) }
     } },
   { method: 'GET', path: '/users/:address/orders', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'Open orders of an address, oldest first (without the API key)', query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [OrderInfo without owner]}' },
     handler: (request, _identity, context) => {
-      const read = context.read
-      const open = (read.ordersByMaker.get(addressOf(request.params[0], 'address')) ?? []).map((id) => read.orders.get(id)!).filter((o) => o.status === 'LIVE')
-      return { body: paged(request, open, (o) => withoutOwners(orderInfo(read, o, false))) }
+      const open = users.openOrdersOfAddress(context, addressOf(request.params[0], 'address'))
+      return { body: paged(request, open, (o) => withoutOwners(orderInfo(context.read, o, false))) }
     } },
   { method: 'GET', path: '/users/:address/trades', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'Trades of an address as taker or maker, oldest first (without API keys)', query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [Trade without owners]}' },
     handler: (request, _identity, context) => {
-      const read = context.read
       const address = addressOf(request.params[0], 'address')
-      const trades = (read.tradesByAddress.get(address) ?? []).map((id) => read.trades.get(id)!)
-      return { body: paged(request, trades, (trade) => withoutOwners(tradeInfo(read, trade, address, false, context.chainId))) }
+      const trades = users.tradesOfAddress(context, address)
+      return { body: paged(request, trades, (trade) => withoutOwners(tradeInfo(context.read, trade, address, false, context.chainId))) }
     } },
   { method: 'GET', path: '/users/:address/balances', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'USDC and outcome-token balances of an address, exact, from the engine',
       response: '{address, usdc, usdc_held, tokens: [{token_id, market_id, outcome, shares, held}]}' },
     handler: async (request, _identity, context) => {
       const address = addressOf(request.params[0], 'address')
-      const account = await accountOf(context, address)
-      const tokens = (account?.shares ?? []).map((s) => {
-        const market = context.read.markets.get(context.read.tokens.get(s.tokenId) ?? '')
-        return { token_id: s.tokenId, market_id: market?.marketId ?? null, outcome: market === undefined ? null : s.tokenId === market.yesTokenId ? 'Yes' : 'No',
-          shares: decimalOfMicros(s.balanceMicros), held: decimalOfMicros(s.heldMicros) }
-      })
-      return { body: { address, usdc: decimalOfMicros(account?.usdcMicros ?? 0), usdc_held: decimalOfMicros(account?.usdcHeldMicros ?? 0), tokens } }
+      const balances = await users.balancesOf(context, address)
+      const tokens = balances.tokens.map((t) => ({ token_id: t.tokenId, market_id: t.marketId, outcome: t.outcome,
+        shares: decimalOfMicros(t.balanceMicros), held: decimalOfMicros(t.heldMicros) }))
+      return { body: { address, usdc: decimalOfMicros(balances.usdcMicros), usdc_held: decimalOfMicros(balances.usdcHeldMicros), tokens } }
     } },
   { method: 'GET', path: '/users/:address/redemptions', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'Redemptions of an address, oldest first', query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [ledger event]}' },
     handler: (request, _identity, context) => {
-      const redemptions = (context.read.ledgerByAddress.get(addressOf(request.params[0], 'address')) ?? []).filter((r) => r.action === 'redeem')
+      const redemptions = users.redemptionsOf(context, addressOf(request.params[0], 'address'))
       return { body: paged(request, redemptions, (record) => eventInfo(context, record)) }
     } },
   { method: 'GET', path: '/users/:address/events', auth: 'none', bodyMax: 0, surface: 'native',
@@ -137,6 +120,6 @@ export const userRoutes: Route<ServiceContext>[] = [
       response: '{limit, count, next_cursor, data: [{transaction_hash, block_number, log_index, action, address, market_id, condition_id, amount, payout, timestamp}]}' },
     handler: (request, _identity, context) => {
       const address = addressOf(request.params[0], 'address')
-      return { body: paged(request, context.read.ledgerByAddress.get(address) ?? [], (record) => eventInfo(context, record)) }
+      return { body: paged(request, users.ledgerOf(context, address), (record) => eventInfo(context, record)) }
     } },
 ]

@@ -1,0 +1,80 @@
+/**
+ * The layers (docs/layers.md): faces translate, services hold the use cases, the engine's
+ * rulebook holds each rule once. A face (src/api/**) may use the services, the catalogue, the
+ * limits, the auth gate and the engine's rulebook and codes (the edge pre-checks with the same
+ * functions the engine runs); it may name the engine's and the host's data types, but it never
+ * calls the engine, the host or the journal. A service never imports a face.
+ */
+import t from 'tap'
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+const SRC = new URL('../../src/', import.meta.url).pathname
+
+/** Modules of the engine a face may import values from: the rulebook and the codes. */
+const ENGINE_MODULES_FOR_FACES = ['engine/rules.ts', 'engine/codes.ts']
+
+interface Import {
+  readonly target: string
+  readonly typeOnly: boolean
+  readonly line: number
+}
+
+/** The relative imports of a source file, resolved to paths under src/ ('engine/rules.ts'). */
+function importsOf(path: string, source: string): Import[] {
+  const imports: Import[] = []
+  const pattern = /^(import|export)\s+(type\s+)?[^'"]*?from\s+['"](\.[^'"]+)['"]/gm
+  for (const match of source.matchAll(pattern)) {
+    const resolved = resolve(dirname(path), match[3]!).replace(/\.js$/, '.ts')
+    const line = source.slice(0, match.index).split('\n').length
+    imports.push({ target: relative(SRC, resolved), typeOnly: match[2] !== undefined, line })
+  }
+  return imports
+}
+
+/** What a file of `layer` may not import, as readable violations. */
+export function violationsOf(file: string, source: string): string[] {
+  const layer = file.split('/')[0]
+  const violations: string[] = []
+  for (const { target, typeOnly, line } of importsOf(join(SRC, file), source)) {
+    const where = `${file}:${line} imports ${target}`
+    if (layer === 'api') {
+      if (target.startsWith('journal/')) violations.push(`${where}: a face never touches the journal`)
+      else if (!typeOnly && target.startsWith('host/')) violations.push(`${where}: a face reaches the engine through the services`)
+      else if (!typeOnly && target.startsWith('engine/') && !ENGINE_MODULES_FOR_FACES.includes(target)) {
+        violations.push(`${where}: a face may use only the engine's rulebook and codes`)
+      }
+    }
+    if (layer === 'service' && target.startsWith('api/')) violations.push(`${where}: a service never imports a face`)
+  }
+  return violations
+}
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(join(SRC, dir), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts')).map((name) => join(dir, name))
+}
+
+t.test('the checker catches each kind of crossing', (t) => {
+  t.same(violationsOf('api/rest/routes/x.ts', "import { Engine } from '../../../engine/engine.js'").length, 1, 'a face calling the engine')
+  t.same(violationsOf('api/rest/routes/x.ts', "import { Journal } from '../../../journal/journal.js'").length, 1, 'a face on the journal')
+  t.same(violationsOf('api/rest/routes/x.ts', "import type { Journal } from '../../../journal/journal.js'").length, 1,
+    'even for a type')
+  t.same(violationsOf('api/ws/x.ts', "import { EngineHost } from '../../host/engine-host.js'").length, 1, 'a face on the host')
+  t.same(violationsOf('service/x.ts', "import { parseJsonBody } from '../api/wire.js'").length, 1, 'a service importing a face')
+  t.same(violationsOf('api/rest/routes/x.ts', [
+    "import type { MarketRecord } from '../../../engine/event.js'",
+    "import { isTimeInForce } from '../../../engine/rules.js'",
+    "import { Code } from '../../../engine/codes.js'",
+    "import * as trading from '../../../service/trading.js'",
+  ].join('\n')), [], 'data types, the rulebook, the codes and the services are fine')
+  t.end()
+})
+
+t.test('faces translate and services hold the use cases', (t) => {
+  const files = [...sourcesUnder('api'), ...sourcesUnder('service')]
+  t.ok(files.length > 20, `read ${files.length} files of src/api and src/service`)
+  const violations = files.flatMap((file) => violationsOf(file, readFileSync(join(SRC, file), 'utf8')))
+  t.same(violations, [], 'no face calls the engine, the host or the journal; no service imports a face')
+  t.end()
+})

@@ -6,7 +6,8 @@
  * The contract is the native API's: requests are the native JSON request objects (a driver for
  * another face translates them into its messages, and passes on what it cannot express as the
  * refusal the catalogue gives), and every answer is a `Reply` with the catalogue's HTTP status and
- * the native JSON body. A request parameter typed `unknown` is one a case may deliberately break.
+ * the native JSON body. A request parameter typed `unknown` is one a case may deliberately break
+ * (`RawText` for a body that does not even parse).
  *
  * Setting up state (markets, funds, positions) goes straight to the engine, the same way for
  * every face: it is the stage, not the play.
@@ -88,13 +89,33 @@ export interface Driver {
   /** The caller's trades as taker or maker. */
   trades(caller: Caller, query?: Query): Promise<Reply>
 
-  // --- Account and market data.
+  // --- Account.
   balance(caller: Caller, query: Query): Promise<Reply>
-  book(tokenId: string): Promise<Reply>
-  /** The book with the other outcome's implied liquidity. */
-  unifiedBook(tokenId: string): Promise<Reply>
+
+  // --- Market data (public).
+  /** A read of one token; `query` holds `token_id` (and `side` for a price). */
+  tokenRead(read: TokenRead, query: Query): Promise<Reply>
+  /** A read of several tokens; `items`: an array of `{token_id, side?}`. */
+  tokensRead(read: TokensRead, items: unknown): Promise<Reply>
+  /** OHLCV candles of a token id or a market's slug (`interval`, `from`, `to`). */
+  candles(symbol: string, query?: Query): Promise<Reply>
+  /** Polymarket's price history of a token (`market`, ...), as the compat surface answers it. */
+  priceHistory(query: Query): Promise<Reply>
+
+  /** Replaces the services' clock (`null`: the real one again), for a case that needs time to stand still or move. */
+  setNowMs(nowMs: (() => number) | null): void
 
   stop(): Promise<void>
+}
+
+/** The reads of one token: its book, the book with the other outcome's implied liquidity, quotes, terms. */
+export type TokenRead = 'book' | 'unifiedBook' | 'midpoint' | 'price' | 'spread' | 'lastTradePrice' | 'tickSize' | 'feeRate'
+
+export type TokensRead = 'books' | 'midpoints' | 'prices'
+
+/** A body that is not even the wire's syntax (text that is not JSON): each face answers its own decoding error. */
+export class RawText {
+  constructor(readonly text: string) {}
 }
 
 /** A face-neutral contract case: it sets up its own state (wallets, markets) and asserts on replies. */

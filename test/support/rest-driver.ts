@@ -5,7 +5,13 @@
  */
 import { l2Headers } from '../../src/client/headers.js'
 import { send, startServer, type TestServer } from '../rest-harness.js'
-import { nowSec, type Caller, type Driver, type Query, type Reply, type Trader } from './driver.js'
+import { nowSec, RawText, type Caller, type Driver, type Query, type Reply, type TokenRead, type TokensRead, type Trader } from './driver.js'
+
+const TOKEN_READ_PATHS: Readonly<Record<TokenRead, string>> = {
+  book: '/book', unifiedBook: '/book/unified', midpoint: '/midpoint', price: '/price', spread: '/spread',
+  lastTradePrice: '/last-trade-price', tickSize: '/tick-size', feeRate: '/fee-rate',
+}
+const TOKENS_READ_PATHS: Readonly<Record<TokensRead, string>> = { books: '/books', midpoints: '/midpoints', prices: '/prices' }
 
 export async function startRestDriver(): Promise<Driver> {
   return new RestDriver(await startServer())
@@ -72,17 +78,34 @@ class RestDriver implements Driver {
     return this.call(caller, 'GET', '/balance-allowance' + queryString(query))
   }
 
-  book(tokenId: string): Promise<Reply> {
-    return this.call(null, 'GET', `/book?token_id=${tokenId}`)
+  tokenRead(read: TokenRead, query: Query): Promise<Reply> {
+    return this.call(null, 'GET', TOKEN_READ_PATHS[read] + queryString(query))
   }
 
-  unifiedBook(tokenId: string): Promise<Reply> {
-    return this.call(null, 'GET', `/book/unified?token_id=${tokenId}`)
+  tokensRead(read: TokensRead, items: unknown): Promise<Reply> {
+    return this.call(null, 'POST', TOKENS_READ_PATHS[read], items)
   }
 
-  /** A request as `caller` (null: a public route); a body other than a string is sent as JSON. */
+  candles(symbol: string, query: Query = {}): Promise<Reply> {
+    return this.call(null, 'GET', `/ticks/${encodeURIComponent(symbol)}` + queryString(query))
+  }
+
+  priceHistory(query: Query): Promise<Reply> {
+    return this.call(null, 'GET', '/compat/prices-history' + queryString(query))
+  }
+
+  setNowMs(nowMs: (() => number) | null): void {
+    // The services read the clock off their context at every call: swapping it is enough.
+    const context = this.server.predex.context as { nowMs: () => number }
+    this.realNowMs ??= context.nowMs
+    context.nowMs = nowMs ?? this.realNowMs
+  }
+
+  private realNowMs: (() => number) | null = null
+
+  /** A request as `caller` (null: a public route); the body is sent as JSON, a `RawText` as it is. */
   private async call(caller: Caller | null, method: string, path: string, body?: unknown): Promise<Reply> {
-    const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body)
+    const text = body === undefined ? '' : body instanceof RawText ? body.text : JSON.stringify(body)
     const { status, body: answer } = await send(this.server, method, path, text, headersOf(caller, method, path, text))
     return { status, body: answer }
   }
@@ -103,6 +126,6 @@ function forgedHeaders(trader: Trader): Record<string, string> {
 }
 
 function queryString(query: Query): string {
-  const entries = Object.entries(query).map(([key, value]): [string, string] => [key, String(value)])
-  return entries.length === 0 ? '' : '?' + new URLSearchParams(entries).toString()
+  const pairs = Object.entries(query).map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`)
+  return pairs.length === 0 ? '' : '?' + pairs.join('&')
 }

@@ -445,7 +445,7 @@ export const tradingCases: readonly ContractCase[] = [
         t.equal(typeof result.errorMsg, 'string')
         t.equal(typeof result.orderID, 'string')
       }
-      t.same((await d.book(market.yesTokenId)).body.bids, [{ price: '0.3', size: '5' }, { price: '0.31', size: '5' }],
+      t.same((await d.tokenRead('book', { token_id: market.yesTokenId })).body.bids, [{ price: '0.3', size: '5' }, { price: '0.31', size: '5' }],
         'the two good orders rest')
       t.equal((await d.account(alice.address)).heldMicros, 3_050_000)
 
@@ -786,7 +786,7 @@ export const tradingCases: readonly ContractCase[] = [
         trades: (await d.trades(bob)).body,
         open: (await d.openOrders(alice)).body,
         listing: (await d.orders(alice)).body,
-        book: { ...(await d.unifiedBook(market.noTokenId)).body, timestamp: '', hash: '' },
+        book: { ...(await d.tokenRead('unifiedBook', { token_id: market.noTokenId })).body, timestamp: '', hash: '' },
         balance: (await d.balance(alice, { asset_type: 'COLLATERAL' })).body,
       })
       const before = await reads()

@@ -1,5 +1,5 @@
 /**
- * One rulebook: for a table of orders, markets and times, the edge pre-check (order-wire.ts
+ * One rulebook: for a table of orders, markets and times, the edge pre-check (signed-order.ts
  * `checkOrderRules`, what a face runs before journaling) and the engine give the same answer:
  * the same code, message and context when the rule refuses, and no edge refusal when only the
  * engine's own state (duplicates, balances, the book) refuses. The comparison is shown to fail
@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { Harness, USDC, addressOf } from '../../harness.js'
-import { checkOrderRules } from '../../../src/api/order-wire.js'
+import { checkOrderRules } from '../../../src/service/signed-order.js'
 import { PredexError } from '../../../src/errors.js'
 import { checkOrderOnMarket, type MarketTerms } from '../../../src/engine/rules.js'
 import type { OrderInput, Side, TimeInForce } from '../../../src/engine/command.js'

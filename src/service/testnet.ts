@@ -10,18 +10,12 @@ import { parseSignature, recoverAddress } from '../crypto/signature.js'
 import { Code } from '../engine/codes.js'
 import type { RelayAction } from '../engine/command.js'
 import { availableUsdcMicros, checkRelayTiming } from '../engine/rules.js'
-import type { AccountSummary } from '../engine/summary.js'
 import { decimalOfMicros } from '../engine/units.js'
 import { ApiCode, PredexError } from '../errors.js'
 import { FAUCET_GAS_MICROS } from '../limits.js'
+import { accountOf } from './account.js'
 import { accepted, submit } from './commands.js'
 import type { ServiceContext } from './context.js'
-
-/** The engine's exact account of `address` (null: it never appeared), read once everything before is durable. */
-async function accountOf(context: ServiceContext, address: string): Promise<AccountSummary | null> {
-  const answer = await context.host.query({ kind: 'account', address })
-  return answer.kind === 'account' ? answer.account : null
-}
 
 // ---- Faucet -----------------------------------------------------------------------------------------
 

@@ -20,9 +20,13 @@ export function parseWireOrder(body: unknown): WireOrder {
     throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'orderType must be GTC, GTD, FOK or FAK', { field: 'orderType' })
   }
   const postOnly = top.postOnly ?? false
-  if (typeof postOnly !== 'boolean') throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'postOnly must be a boolean', { field: 'postOnly' })
+  if (typeof postOnly !== 'boolean') {
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'postOnly must be a boolean', { field: 'postOnly' })
+  }
   const side = order.side
-  if (side !== 'BUY' && side !== 'SELL') throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'side must be BUY or SELL', { field: 'side' })
+  if (side !== 'BUY' && side !== 'SELL') {
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'side must be BUY or SELL', { field: 'side' })
+  }
   const signatureType = order.signatureType
   if (signatureType !== 0 && signatureType !== 1 && signatureType !== 2) {
     throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'signatureType must be 0, 1 or 2', { field: 'signatureType' })
@@ -50,7 +54,9 @@ export function parseWireOrder(body: unknown): WireOrder {
 /** A uint256 field of the order; INVALID_ORDER_PAYLOAD naming the field otherwise. */
 function uint256(value: unknown, field: string): bigint {
   const parsed = uint256Of(value)
-  if (parsed === null) throw new PredexError(Code.INVALID_ORDER_PAYLOAD, `${field} must be a decimal uint256`, { field })
+  if (parsed === null) {
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, `${field} must be a decimal uint256`, { field })
+  }
   return parsed
 }
 

@@ -38,7 +38,9 @@ function pushChangedBalances(engine: Engine): void {
   const events = engine.events
   for (let i = 0; i < touches.accountCount; i++) {
     const account = touches.accounts[i]!
-    if (account.usdcMicros === account.usdcBeforeMicros && account.usdcHeldMicros === account.usdcHeldBeforeMicros) continue
+    const unchanged = account.usdcMicros === account.usdcBeforeMicros
+      && account.usdcHeldMicros === account.usdcHeldBeforeMicros
+    if (unchanged) continue
     events.push({ type: 'balance', address: account.address, asset: 'USDC',
       balanceMicros: account.usdcMicros, heldMicros: account.usdcHeldMicros })
   }

@@ -39,7 +39,8 @@ export function registerApiKey(engine: Engine, command: RegisterApiKey): Done | 
   }
   engine.apiKeys.set(record.apiKey, record)
   engine.apiKeysByAddressNonce.set(slot, record.apiKey)
-  engine.emit({ type: 'apiKey', action: 'registered', apiKey: record.apiKey, address: record.address, nonce: record.nonce })
+  const { apiKey, address, nonce } = record
+  engine.emit({ type: 'apiKey', action: 'registered', apiKey, address, nonce })
   return { ok: true }
 }
 
@@ -48,7 +49,8 @@ export function revokeApiKey(engine: Engine, command: RevokeApiKey): Done | Reje
   if (record === undefined) return rejection(Code.API_KEY_NOT_FOUND, null)
   engine.apiKeys.delete(record.apiKey)
   engine.apiKeysByAddressNonce.delete(addressNonceKey(record.address, record.nonce))
-  engine.emit({ type: 'apiKey', action: 'revoked', apiKey: record.apiKey, address: record.address, nonce: record.nonce })
+  const { apiKey, address, nonce } = record
+  engine.emit({ type: 'apiKey', action: 'revoked', apiKey, address, nonce })
   return { ok: true }
 }
 

@@ -82,7 +82,9 @@ export class IdTable {
    */
   private hashOf(key: string): number {
     let hash = Math.imul((0x811c9dc5 ^ this.seed) | 0, 0x01000193) ^ key.length
-    for (let i = Math.max(0, key.length - 16); i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193)
+    for (let i = Math.max(0, key.length - 16); i < key.length; i++) {
+      hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193)
+    }
     hash ^= hash >>> 16
     hash = Math.imul(hash, 0x85ebca6b)
     hash ^= hash >>> 13

@@ -36,7 +36,8 @@ export function checkInvariants(engine: Engine): void {
   }
   assert(engine.feesMicros >= 0, 'fees are not negative')
   assert(usdcTotal + collateral + engine.feesMicros === engine.creditedMicros,
-    `USDC conservation: balances ${usdcTotal} + collateral ${collateral} + fees ${engine.feesMicros} != credited ${engine.creditedMicros}`)
+    `USDC conservation: balances ${usdcTotal} + collateral ${collateral} + fees ${engine.feesMicros}`
+      + ` != credited ${engine.creditedMicros}`)
 }
 
 function addHold(order: Order, usdcHeld: Map<Account, number>, sharesHeld: Map<Account, Map<number, number>>): void {
@@ -56,7 +57,8 @@ function checkAccount(account: Account, usdcHeld: number, sharesHeld: Map<number
     `${where}: USDC amounts are not negative`)
   assert(account.gasMicros >= 0, `${where}: gas is not negative`)
   assert(account.usdcHeldMicros === usdcHeld, `${where}: USDC held ${account.usdcHeldMicros} != orders ${usdcHeld}`)
-  assert(usdcHeld <= Math.min(account.usdcMicros, account.usdcAllowanceMicros), `${where}: USDC held within balance and allowance`)
+  assert(usdcHeld <= Math.min(account.usdcMicros, account.usdcAllowanceMicros),
+    `${where}: USDC held within balance and allowance`)
   assert(account.sharesApproved === account.usdcAllowanceMicros > 0, `${where}: share approval follows the allowance`)
   for (const shares of account.shares.values()) {
     const held = sharesHeld?.get(shares.tokenIndex) ?? 0

@@ -35,7 +35,9 @@ export function credit(engine: Engine, command: Credit): Done | Rejection {
     engine.creditedMicros + usdcMicros > SUPPLY_MICROS_MAX) {
     return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: 'USDC' })
   }
-  if ((known?.gasMicros ?? 0) + gasMicros > BALANCE_MICROS_MAX) return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: 'GAS' })
+  if ((known?.gasMicros ?? 0) + gasMicros > BALANCE_MICROS_MAX) {
+    return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: 'GAS' })
+  }
   const account = engine.accountOf(command.address)
   engine.touches.account(account)
   account.usdcMicros += usdcMicros

@@ -120,7 +120,9 @@ export function resolveMarket(engine: Engine, command: ResolveMarket): Done | Re
   const market = engine.marketsById.get(command.marketId)
   if (market === undefined) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
   if (command.outcome !== 'Yes' && command.outcome !== 'No') return rejection(Code.MARKET_INVALID, { field: 'outcome' })
-  if (market.status === 'Resolved') return rejection(Code.MARKET_STATUS_TRANSITION, { from: 'Resolved', to: 'Resolved' })
+  if (market.status === 'Resolved') {
+    return rejection(Code.MARKET_STATUS_TRANSITION, { from: 'Resolved', to: 'Resolved' })
+  }
   cancelMarket(engine, market, 'market-resolved')
   market.status = 'Resolved'
   market.winningOutcome = command.outcome

@@ -161,7 +161,8 @@ export function availableUsdcMicros(funds: UsdcFunds | null): number {
 
 // ---- Market terms (docs/engine.md, "Markets") -----------------------------------------------------
 
-export const MARKET_STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
+export const MARKET_STATUSES: readonly MarketStatus[] =
+  ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
 
 export function isMarketStatus(value: unknown): value is MarketStatus {
   return (MARKET_STATUSES as readonly unknown[]).includes(value)
@@ -184,7 +185,8 @@ export function isFeeRateBps(value: unknown): value is number {
 
 // ---- Relay (docs/engine.md, "Relay") ----------------------------------------------------------------
 
-export const RELAY_ACTION_KINDS = ['approve', 'split', 'merge', 'redeem'] as const satisfies readonly RelayAction['kind'][]
+export const RELAY_ACTION_KINDS =
+  ['approve', 'split', 'merge', 'redeem'] as const satisfies readonly RelayAction['kind'][]
 
 export function isRelayActionKind(value: unknown): value is RelayAction['kind'] {
   return (RELAY_ACTION_KINDS as readonly unknown[]).includes(value)
@@ -195,7 +197,8 @@ export function isRelayActionKind(value: unknown): value is RelayAction['kind'] 
  * relay is in time through the millisecond deadlineSec * 1000 itself. (Both sides are below 2^53,
  * or the product is above every safe time: the comparison is exact.)
  */
-export function checkRelayTiming(nonce: number, deadlineSec: number, nowMs: number, expectedNonce: number): Rejection | null {
+export function checkRelayTiming(nonce: number, deadlineSec: number, nowMs: number,
+  expectedNonce: number): Rejection | null {
   if (nowMs > deadlineSec * 1000) {
     return rejection(Code.RELAY_DEADLINE_PASSED, { deadlineSec, nowSec: Math.floor(nowMs / 1000) })
   }

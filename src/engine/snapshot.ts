@@ -30,6 +30,7 @@ const MAGIC = 'PDXSNAP'
 const VERSION = 2
 /** Versions that still load (see above). */
 const VERSIONS_READ: readonly number[] = [1, 2]
+// Encoding tables (a value is written as its index), not the rulebook's lists: never reorder them.
 const STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
 const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
 const OUTCOMES: readonly (Outcome | null)[] = [null, 'Yes', 'No']

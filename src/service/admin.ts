@@ -7,7 +7,13 @@
  */
 import type { MarketStatus, Outcome, UnstampedCommand } from '../engine/command.js'
 import type { MarketRecord } from '../engine/event.js'
-import { isFeeRateBps, isMinOrderSizeMicros, isTickSizeMicros, MARKET_STATUSES, TICK_SIZES_MICROS } from '../engine/rules.js'
+import {
+  isFeeRateBps,
+  isMinOrderSizeMicros,
+  isTickSizeMicros,
+  MARKET_STATUSES,
+  TICK_SIZES_MICROS,
+} from '../engine/rules.js'
 import { decimalOfMicros } from '../engine/units.js'
 import { ApiCode, PredexError } from '../errors.js'
 import { FEE_RATE_BPS_MAX, MICROS_PER_LOT, ORDER_AMOUNT_MICROS_MAX } from '../limits.js'
@@ -30,7 +36,8 @@ function checkTickSize(tickSizeMicros: number): void {
 }
 
 function checkFeeRate(feeRateBps: number): void {
-  if (!isFeeRateBps(feeRateBps)) throw invalid('fee_rate_bps', `fee_rate_bps is larger than ${FEE_RATE_BPS_MAX}`, { max: FEE_RATE_BPS_MAX })
+  if (isFeeRateBps(feeRateBps)) return
+  throw invalid('fee_rate_bps', `fee_rate_bps is larger than ${FEE_RATE_BPS_MAX}`, { max: FEE_RATE_BPS_MAX })
 }
 
 function checkMinOrderSize(minOrderSizeMicros: number): void {
@@ -45,7 +52,8 @@ function checkSlug(slug: string): void {
 
 /** A slug from a question: lower case, words joined by '-', at most SLUG_LENGTH_MAX characters. */
 function slugOf(question: string): string {
-  return question.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, SLUG_LENGTH_MAX).replace(/-+$/, '')
+  const words = question.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')
+  return words.slice(0, SLUG_LENGTH_MAX).replace(/-+$/, '')
 }
 
 /** The market as the read model holds it once its command is durable. */
@@ -96,17 +104,21 @@ export interface MarketChanges {
  * reopened with a new tick opens on it). All are checked first; if the engine refuses one, the
  * ones before it stay applied and the error says which were (`applied`, by admin field name).
  */
-export async function updateMarket(context: ServiceContext, marketId: string, changes: MarketChanges): Promise<MarketRecord> {
+export async function updateMarket(context: ServiceContext, marketId: string,
+  changes: MarketChanges): Promise<MarketRecord> {
   const commands: { field: string; command: UnstampedCommand }[] = []
   if (changes.tickSizeMicros !== undefined) {
     checkTickSize(changes.tickSizeMicros)
-    commands.push({ field: 'tick_size', command: { kind: 'setTickSize', marketId, tickSizeMicros: changes.tickSizeMicros } })
+    const tickSizeMicros = changes.tickSizeMicros
+    commands.push({ field: 'tick_size', command: { kind: 'setTickSize', marketId, tickSizeMicros } })
   }
   if (changes.feeRateBps !== undefined) {
     checkFeeRate(changes.feeRateBps)
     commands.push({ field: 'fee_rate_bps', command: { kind: 'setFeeRate', marketId, feeRateBps: changes.feeRateBps } })
   }
-  if (changes.status !== undefined) commands.push({ field: 'status', command: { kind: 'setMarketStatus', marketId, status: changes.status } })
+  if (changes.status !== undefined) {
+    commands.push({ field: 'status', command: { kind: 'setMarketStatus', marketId, status: changes.status } })
+  }
   if (commands.length === 0) throw invalid('body', 'nothing to change: give status, tick_size or fee_rate_bps')
   const applied: string[] = []
   for (const { field, command } of commands) {
@@ -121,7 +133,8 @@ export async function updateMarket(context: ServiceContext, marketId: string, ch
 }
 
 /** Resolves a market: cancels its open orders (releasing their holds) and opens redemption. */
-export async function resolveMarket(context: ServiceContext, marketId: string, outcome: Outcome): Promise<MarketRecord> {
+export async function resolveMarket(context: ServiceContext, marketId: string,
+  outcome: Outcome): Promise<MarketRecord> {
   const { result } = await submit(context, { kind: 'resolveMarket', marketId, outcome })
   accepted(result)
   return recordOf(context, marketId)
@@ -145,13 +158,15 @@ export interface ExchangeCounts {
 export async function exchangeCounts(context: ServiceContext): Promise<ExchangeCounts> {
   const answer = await context.host.query({ kind: 'status' })
   if (answer.kind !== 'status') throw new PredexError(ApiCode.INTERNAL, 'unexpected answer to status')
-  const marketsByStatus = Object.fromEntries(MARKET_STATUSES.map((status) => [status, 0])) as Record<MarketStatus, number>
+  const marketsByStatus = {} as Record<MarketStatus, number>
+  for (const status of MARKET_STATUSES) marketsByStatus[status] = 0
   for (const market of context.read.markets.values()) marketsByStatus[market.status]++
   let volumeMicros = 0
   for (const stats of context.read.tokenStats.values()) volumeMicros += stats.volumeMicros
   return {
     seq: answer.seq, markets: context.read.markets.size, marketsByStatus, openOrders: answer.openOrders,
     orders: context.read.orders.size, trades: context.read.trades.size, traders: context.read.ordersByMaker.size,
-    volumeMicros, apiKeys: context.credentials.size, uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000),
+    volumeMicros, apiKeys: context.credentials.size,
+    uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000),
   }
 }

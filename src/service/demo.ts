@@ -68,10 +68,12 @@ export async function createDemo(context: ServiceContext, dataDir: string, log: 
       minOrderSizeMicros: MIN_ORDER_SIZE_MICROS, feeRateBps: 0, negRisk: false, endDateMs: 0, status: 'Active',
     })
     await must(context, { kind: 'split', address, marketId: market.marketId, amountMicros: DEMO_SPLIT_MICROS })
-    const terms: MarketTerms = { tickSize: '0.01', negRisk: market.negRisk, feeRateBps: market.feeRateBps, chainId: context.chainId }
+    const terms: MarketTerms =
+      { tickSize: '0.01', negRisk: market.negRisk, feeRateBps: market.feeRateBps, chainId: context.chainId }
     const orders = quotes(demo.midCents).map((quote) => {
       const tokenId = quote.outcome === 'Yes' ? market.yesTokenId : market.noTokenId
-      const signed = signLimitOrder(wallet, terms, { tokenId, side: quote.side, price: (quote.cents / 100).toFixed(2), size: LEVEL_SIZE_SHARES })
+      const price = (quote.cents / 100).toFixed(2)
+      const signed = signLimitOrder(wallet, terms, { tokenId, side: quote.side, price, size: LEVEL_SIZE_SHARES })
       return {
         orderId: signed.orderId, owner: credential.apiKey, maker: address, signer: address, tokenId, side: quote.side,
         makerAmountMicros: Number(signed.order.makerAmount), takerAmountMicros: Number(signed.order.takerAmount),
@@ -79,7 +81,9 @@ export async function createDemo(context: ServiceContext, dataDir: string, log: 
       }
     })
     // Batches hold at most ten orders, each standing alone.
-    for (let i = 0; i < orders.length; i += 10) await must(context, { kind: 'placeOrders', orders: orders.slice(i, i + 10) })
+    for (let i = 0; i < orders.length; i += 10) {
+      await must(context, { kind: 'placeOrders', orders: orders.slice(i, i + 10) })
+    }
   }
   log(`demo: ${missing.length} markets created; demo account ${wallet.address} quotes both outcomes of each`)
 }

@@ -25,7 +25,14 @@ export interface SignedOrder {
   /** The API key the order claims as its owner. */
   readonly owner: string
   /** The uint256 fields the engine takes as numbers, parsed once by the face. */
-  readonly amounts: { readonly maker: bigint; readonly taker: bigint; readonly expiration: bigint; readonly feeRateBps: bigint }
+  readonly amounts: SignedAmounts
+}
+
+export interface SignedAmounts {
+  readonly maker: bigint
+  readonly taker: bigint
+  readonly expiration: bigint
+  readonly feeRateBps: bigint
 }
 
 /**
@@ -34,7 +41,8 @@ export interface SignedOrder {
  */
 export function checkOwnership(order: SignedOrder, apiKey: string, address: string): void {
   if (order.owner !== apiKey) {
-    throw new PredexError(ApiCode.NOT_OWNER, 'the order owner has to be the owner of the API KEY', { owner: order.owner })
+    throw new PredexError(ApiCode.NOT_OWNER, 'the order owner has to be the owner of the API KEY',
+      { owner: order.owner })
   }
   if (order.struct.signer !== address) {
     throw new PredexError(ApiCode.NOT_OWNER, 'the order signer address has to be the address of the API KEY',
@@ -58,17 +66,20 @@ function signatureError(verdict: Extract<Verdict, { ok: false }>): PredexError {
 
 /** An amount as the engine takes it: beyond a safe integer, the order is above the maximum size. */
 function amountOf(value: bigint, field: string): number {
-  if (value > SAFE_INTEGER_MAX) throw new PredexError(Code.INVALID_ORDER_SIZE_MAX, CODE_MESSAGES.INVALID_ORDER_SIZE_MAX, { field })
+  if (value > SAFE_INTEGER_MAX) {
+    throw new PredexError(Code.INVALID_ORDER_SIZE_MAX, CODE_MESSAGES.INVALID_ORDER_SIZE_MAX, { field })
+  }
   return Number(value)
 }
 
-/** A small field (expiration, fee rate) as a number; beyond a safe integer, refused in the words of the wire's integers. */
+/** A small field (expiration, fee rate) as a number; beyond a safe integer, refused as the wire refuses integers. */
 function integerOf(value: bigint, field: string): number {
   if (value <= SAFE_INTEGER_MAX) return Number(value)
   if (value.toString().length > INTEGER_DIGITS_MAX) {
     throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be a non-negative integer`, { field })
   }
-  throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} is larger than ${Number.MAX_SAFE_INTEGER}`, { field, max: Number.MAX_SAFE_INTEGER })
+  const max = Number.MAX_SAFE_INTEGER
+  throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} is larger than ${max}`, { field, max })
 }
 
 /** The engine's order from a verified signed order. */

@@ -57,8 +57,9 @@ function faucetAmountOf(context: ServiceContext, usdcMicros: number | null): num
   const max = context.faucet.amountMicrosMax
   if (usdcMicros === null) return max
   if (usdcMicros === 0 || usdcMicros > max) {
-    throw new PredexError(ApiCode.INVALID_PARAMETER, `amount must be more than 0 and at most ${decimalOfMicros(max)} USDC`,
-      { field: 'amount', max: decimalOfMicros(max) })
+    const maxText = decimalOfMicros(max)
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `amount must be more than 0 and at most ${maxText} USDC`,
+      { field: 'amount', max: maxText })
   }
   return usdcMicros
 }
@@ -71,7 +72,8 @@ export async function faucet(context: ServiceContext, request: FaucetRequest): P
   const waitMs = inFlight.has(address) ? context.faucet.cooldownMs : cooldownLeftMs(context, address)
   if (waitMs > 0) {
     const retryAfterSeconds = Math.ceil(waitMs / 1000)
-    throw new PredexError(ApiCode.FAUCET_COOLDOWN, `this address used the faucet recently: try again in ${retryAfterSeconds} s`,
+    throw new PredexError(ApiCode.FAUCET_COOLDOWN,
+      `this address used the faucet recently: try again in ${retryAfterSeconds} s`,
       { address, retryAfterSeconds })
   }
   inFlight.add(address)
@@ -144,7 +146,8 @@ export async function relay(context: ServiceContext, request: RelayRequest): Pro
   const timing = checkRelayTiming(request.nonce, request.deadlineSec, context.nowMs(), expected)
   if (timing !== null) throw new PredexError(timing.code, timing.message, timing.context)
   const action = relayActionOf(context, request)
-  const { result, seq } = await submit(context, { kind: 'relay', nonce: request.nonce, deadlineSec: request.deadlineSec, action })
+  const { nonce, deadlineSec } = request
+  const { result, seq } = await submit(context, { kind: 'relay', nonce, deadlineSec, action })
   accepted(result)
   return transactionOf(context.chainId, seq)
 }
@@ -152,7 +155,9 @@ export async function relay(context: ServiceContext, request: RelayRequest): Pro
 /** The signer must be `owner`; the error names the failed check and, for another signer, who signed. */
 function checkRelaySignature(request: RelayRequest, chainId: number): void {
   const parsed = parseSignature(request.signature)
-  if (typeof parsed === 'string') throw new PredexError(ApiCode.INVALID_SIGNATURE, `invalid relay signature: ${parsed}`, { check: parsed })
+  if (typeof parsed === 'string') {
+    throw new PredexError(ApiCode.INVALID_SIGNATURE, `invalid relay signature: ${parsed}`, { check: parsed })
+  }
   const signer = recoverAddress(relayDigest(request.struct, chainId), parsed)
   if (signer !== request.struct.owner) {
     throw new PredexError(ApiCode.INVALID_SIGNATURE,
@@ -166,12 +171,17 @@ function relayActionOf(context: ServiceContext, request: RelayRequest): RelayAct
   const address = request.struct.owner
   const safeMax = BigInt(Number.MAX_SAFE_INTEGER)
   if (request.action === 'approve') {
-    return { kind: 'approve', address, usdcAllowanceMicros: request.amount > safeMax ? Number.MAX_SAFE_INTEGER : Number(request.amount) }
+    const usdcAllowanceMicros = request.amount > safeMax ? Number.MAX_SAFE_INTEGER : Number(request.amount)
+    return { kind: 'approve', address, usdcAllowanceMicros }
   }
   const conditionId = request.struct.conditionId
   const market = context.read.marketsByConditionId.get(conditionId)
-  if (market === undefined) throw new PredexError(Code.MARKET_NOT_FOUND, 'no market has this condition id', { conditionId })
+  if (market === undefined) {
+    throw new PredexError(Code.MARKET_NOT_FOUND, 'no market has this condition id', { conditionId })
+  }
   if (request.action === 'redeem') return { kind: 'redeem', address, marketId: market.marketId }
-  if (request.amount > safeMax) throw new PredexError(ApiCode.INVALID_PARAMETER, 'amount is too large', { field: 'amount' })
+  if (request.amount > safeMax) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'amount is too large', { field: 'amount' })
+  }
   return { kind: request.action, address, marketId: market.marketId, amountMicros: Number(request.amount) }
 }

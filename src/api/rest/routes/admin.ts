@@ -6,8 +6,16 @@
 import type { MarketStatus, Outcome } from '../../../engine/command.js'
 import { MARKET_STATUSES } from '../../../engine/rules.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import { createMarket, exchangeCounts, resolveMarket, SLUG_LENGTH_MAX, updateMarket, type ExchangeCounts, type MarketChanges,
-  type NewMarket } from '../../../service/admin.js'
+import {
+  createMarket,
+  exchangeCounts,
+  resolveMarket,
+  SLUG_LENGTH_MAX,
+  updateMarket,
+  type ExchangeCounts,
+  type MarketChanges,
+  type NewMarket,
+} from '../../../service/admin.js'
 import type { ServiceContext } from '../../../service/context.js'
 import { marketById } from '../../../service/markets.js'
 import { ApiCode, PredexError } from '../../../errors.js'
@@ -32,12 +40,16 @@ function optionalText(value: unknown, field: string, lengthMax: number): string 
 function endDateMsOf(value: unknown): number {
   if (value === undefined || value === null) return 0
   const ms = typeof value === 'string' && ISO_DATE.test(value) ? Date.parse(value) : Number.NaN
-  if (!Number.isSafeInteger(ms) || ms < 0) throw invalid('end_date', 'end_date must be an ISO-8601 date such as "2027-01-31T00:00:00Z"')
+  if (!Number.isSafeInteger(ms) || ms < 0) {
+    throw invalid('end_date', 'end_date must be an ISO-8601 date such as "2027-01-31T00:00:00Z"')
+  }
   return ms
 }
 
 function statusOf<S extends MarketStatus>(value: unknown, allowed: readonly S[]): S {
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) throw invalid('status', `status must be one of ${allowed.join(', ')}`)
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw invalid('status', `status must be one of ${allowed.join(', ')}`)
+  }
   return value as S
 }
 
@@ -70,7 +82,9 @@ function marketChangesOf(body: Record<string, unknown>): MarketChanges {
     ...(body.status === undefined ? {} : { status: statusOf(body.status, SETTABLE_STATUSES) }),
   }
   const unknown = Object.keys(body).filter((key) => !UPDATE_FIELDS.includes(key))
-  if (unknown.length > 0) throw invalid(unknown[0]!, `unknown field ${unknown[0]}: use status, tick_size or fee_rate_bps`)
+  if (unknown.length > 0) {
+    throw invalid(unknown[0]!, `unknown field ${unknown[0]}: use status, tick_size or fee_rate_bps`)
+  }
   return changes
 }
 
@@ -85,7 +99,8 @@ function statsOf(counts: ExchangeCounts): ExchangeStats {
 export const adminRoutes: Route<ServiceContext>[] = [
   { method: 'POST', path: '/admin/markets', auth: 'admin', bodyMax: REST_SMALL_BODY_BYTES_MAX * 4, surface: 'native',
     openapi: { tag: 'admin', summary: 'Lists a new market (201 with its full record)',
-      body: '{question, slug?, description?, tick_size: "0.01", min_order_size: "5", fee_rate_bps: 0, neg_risk: false, end_date?, status?: Active|Upcoming}',
+      body: '{question, slug?, description?, tick_size: "0.01", min_order_size: "5", fee_rate_bps: 0, neg_risk: false, '
+        + 'end_date?, status?: Active|Upcoming}',
       response: 'Market (201)' },
     handler: async (request, _identity, context) => {
       const market = await createMarket(context, newMarketOf(requireObject(parseJsonBody(request.body), 'body')))
@@ -99,8 +114,10 @@ export const adminRoutes: Route<ServiceContext>[] = [
       const changes = marketChangesOf(requireObject(parseJsonBody(request.body), 'body'))
       return { body: nativeMarket(context.read, await updateMarket(context, marketId, changes)) }
     } },
-  { method: 'POST', path: '/admin/markets/:id/resolve', auth: 'admin', bodyMax: REST_SMALL_BODY_BYTES_MAX, surface: 'native',
-    openapi: { tag: 'admin', summary: 'Resolves a market: cancels its open orders (releasing their holds) and opens redemption',
+  { method: 'POST', path: '/admin/markets/:id/resolve', auth: 'admin', bodyMax: REST_SMALL_BODY_BYTES_MAX,
+    surface: 'native',
+    openapi: { tag: 'admin',
+      summary: 'Resolves a market: cancels its open orders (releasing their holds) and opens redemption',
       body: '{outcome: Yes|No}', response: 'Market' },
     handler: async (request, _identity, context) => {
       const { marketId } = marketById(context, request.params[0]!)
@@ -109,7 +126,9 @@ export const adminRoutes: Route<ServiceContext>[] = [
       return { body: nativeMarket(context.read, await resolveMarket(context, marketId, outcome as Outcome)) }
     } },
   { method: 'GET', path: '/admin/stats', auth: 'admin', bodyMax: 0, surface: 'native',
-    openapi: { tag: 'admin', summary: "The exchange's counts: markets by status, orders, trades, traders, volume, API keys",
-      response: '{seq, markets, markets_by_status, open_orders, orders, trades, traders, volume, api_keys, uptime_sec}' },
+    openapi: { tag: 'admin',
+      summary: "The exchange's counts: markets by status, orders, trades, traders, volume, API keys",
+      response: '{seq, markets, markets_by_status, open_orders, orders, trades, traders, volume, api_keys, '
+        + 'uptime_sec}' },
     handler: async (_request, _identity, context) => ({ body: statsOf(await exchangeCounts(context)) }) },
 ]

@@ -14,14 +14,23 @@ async function credit(context: ServiceContext, body: Record<string, unknown>): P
   const address = addressOf(body.address, 'address')
   const usdcMicros = body.amount === undefined || body.amount === null ? null : microsOfDecimal(body.amount, 'amount')
   const receipt = await faucet(context, { address, usdcMicros })
-  return { address, usdc_credited: decimalOfMicros(receipt.usdcMicros), eth_credited: decimalOfMicros(receipt.gasMicros),
-    transaction_hash: receipt.transactionHash, block_number: receipt.blockNumber }
+  return {
+    address,
+    usdc_credited: decimalOfMicros(receipt.usdcMicros),
+    eth_credited: decimalOfMicros(receipt.gasMicros),
+    transaction_hash: receipt.transactionHash,
+    block_number: receipt.blockNumber,
+  }
 }
 
 export const faucetRoutes: Route<ServiceContext>[] = [
-  { method: 'POST', path: '/faucet', auth: 'none', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'testnet', surface: 'native',
-    openapi: { tag: 'faucet', summary: 'Test USDC (and test gas for a new address); one request per address per cooldown',
+  { method: 'POST', path: '/faucet', auth: 'none', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'testnet',
+    surface: 'native',
+    openapi: { tag: 'faucet',
+      summary: 'Test USDC (and test gas for a new address); one request per address per cooldown',
       body: '{address, amount?: "1000" (USDC, at most the configured faucet amount)}',
-      response: '{address, usdc_credited, eth_credited, transaction_hash, block_number}; 429 FAUCET_COOLDOWN with Retry-After' },
-    handler: async (request, _identity, context) => ({ body: await credit(context, requireObject(parseJsonBody(request.body), 'body')) }) },
+      response: '{address, usdc_credited, eth_credited, transaction_hash, block_number}; '
+        + '429 FAUCET_COOLDOWN with Retry-After' },
+    handler: async (request, _identity, context) =>
+      ({ body: await credit(context, requireObject(parseJsonBody(request.body), 'body')) }) },
 ]

@@ -33,32 +33,41 @@ function parseRelay(body: Record<string, unknown>): RelayRequest {
   const action = body.action
   if (!isRelayActionKind(action)) throw invalid('action', `action must be one of ${RELAY_ACTION_KINDS.join(', ')}`)
   const conditionId = body.condition_id
-  if (typeof conditionId !== 'string' || !isHexOfLength(conditionId, 32)) throw invalid('condition_id', 'condition_id must be 0x and 64 hex digits')
-  if (action === 'approve' && conditionId !== ZERO_CONDITION) throw invalid('condition_id', 'condition_id must be zero for approve')
+  if (typeof conditionId !== 'string' || !isHexOfLength(conditionId, 32)) {
+    throw invalid('condition_id', 'condition_id must be 0x and 64 hex digits')
+  }
+  if (action === 'approve' && conditionId !== ZERO_CONDITION) {
+    throw invalid('condition_id', 'condition_id must be zero for approve')
+  }
   const amount = uint256(body.amount, 'amount')
   const nonce = integerOf(uint256(body.nonce, 'nonce').toString(), 'nonce')
   const deadlineSec = integerOf(uint256(body.deadline, 'deadline').toString(), 'deadline')
   if (typeof body.signature !== 'string') throw invalid('signature', 'signature must be 0x and 130 hex digits')
-  const struct: RelayStruct = { owner, action, conditionId: conditionId.toLowerCase(), amount: amount.toString(), nonce: String(nonce),
-    deadline: String(deadlineSec) }
+  const struct: RelayStruct = { owner, action, conditionId: conditionId.toLowerCase(), amount: amount.toString(),
+    nonce: String(nonce), deadline: String(deadlineSec) }
   return { struct, action, amount, nonce, deadlineSec, signature: body.signature }
 }
 
 export const relayRoutes: Route<ServiceContext>[] = [
   { method: 'GET', path: '/relay/nonce', auth: 'none', bodyMax: 0, surface: 'native',
-    openapi: { tag: 'faucet', summary: 'The next relay nonce of an address (0 for a new one)', query: { address: 'required: 0x address' },
+    openapi: { tag: 'faucet', summary: 'The next relay nonce of an address (0 for a new one)',
+      query: { address: 'required: 0x address' },
       response: '{address, nonce}' },
     handler: async (request, _identity, context) => {
       const address = addressOf(request.query.get('address'), 'address')
       const body: RelayNonce = { address, nonce: await relayNonceOf(context, address) }
       return { body }
     } },
-  { method: 'POST', path: '/relay', auth: 'none', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'testnet', surface: 'native',
-    openapi: { tag: 'faucet', summary: "Runs a wallet-signed approve, split, merge or redeem for the signer, without gas",
-      body: '{owner, action: approve|split|merge|redeem, condition_id, amount, nonce, deadline, signature} (EIP-712 Relay, domain "Predex Relay")',
+  { method: 'POST', path: '/relay', auth: 'none', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'testnet',
+    surface: 'native',
+    openapi: { tag: 'faucet',
+      summary: 'Runs a wallet-signed approve, split, merge or redeem for the signer, without gas',
+      body: '{owner, action: approve|split|merge|redeem, condition_id, amount, nonce, deadline, signature} '
+        + '(EIP-712 Relay, domain "Predex Relay")',
       response: '{transaction_hash, block_number, status: "CONFIRMED"}' },
     handler: async (request, _identity, context) => {
-      const { transactionHash, blockNumber } = await relay(context, parseRelay(requireObject(parseJsonBody(request.body), 'body')))
+      const message = parseRelay(requireObject(parseJsonBody(request.body), 'body'))
+      const { transactionHash, blockNumber } = await relay(context, message)
       const body: RelayReceipt = { transaction_hash: transactionHash, block_number: blockNumber, status: 'CONFIRMED' }
       return { body }
     } },

@@ -7,7 +7,8 @@ import type { Route } from '../route.js'
 
 export const walletRoutes: Route<ServiceContext>[] = [
   { method: 'GET', path: '/wallet-status', auth: 'none', bodyMax: 0, surface: 'native',
-    openapi: { tag: 'account', summary: "A wallet's test gas, USDC, USDC an order may still hold, and allowance to the exchange (decimals)",
+    openapi: { tag: 'account',
+      summary: "A wallet's test gas, USDC, USDC an order may still hold, and allowance to the exchange (decimals)",
       query: { address: 'required: 0x address' },
       response: '{address, eth_balance, usdc_balance, available_usdc, allowance, shares_approved, relay_nonce}' },
     handler: async (request, _identity, context) => {

@@ -67,7 +67,3 @@ function addressOrPayload(value: unknown, field: string): string {
     throw new PredexError(Code.INVALID_ORDER_PAYLOAD, `${field} must be an address`, { field })
   }
 }
-
-// The intake steps on a parsed order are the services' (src/service/signed-order.ts); kept here
-// under their old names for the callers not yet moved.
-export { checkOrderRules, checkOwnership, orderInputOf, verifySignature } from '../service/signed-order.js'

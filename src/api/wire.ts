@@ -82,14 +82,8 @@ export function uint256Of(value: unknown): bigint | null {
   return parsed < UINT256_LIMIT ? parsed : null
 }
 
-/** Micro-units as a human decimal string: 550000 -> "0.55", 10000000 -> "10". */
-export function decimalOfMicros(micros: number): string {
-  const negative = micros < 0
-  const digits = String(Math.abs(micros)).padStart(7, '0')
-  const whole = digits.slice(0, -6)
-  const fraction = digits.slice(-6).replace(/0+$/, '')
-  return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : '.' + fraction}`
-}
+export { decimalOfMicros } from '../stdx/decimal.js'
+
 
 export function addressOf(text: unknown, field: string): string {
   if (!isAddress(text)) throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be an address (0x and 40 hex digits)`, { field })

@@ -13,8 +13,7 @@
  * before the relay existed, still loads: its accounts have relay nonce 0. Snapshots are always
  * written in the current version, so the state hash is the same whichever version was loaded.
  */
-import { sha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex } from '@noble/hashes/utils.js'
+import { sha256Hex } from '../stdx/hash.js'
 import type { Account, ShareBalance } from './account.js'
 import { assert } from '../stdx/assert.js'
 import type { MarketStatus, Outcome, TimeInForce } from './command.js'
@@ -69,7 +68,7 @@ export function encodeSnapshot(engine: Engine): Uint8Array {
 
 /** SHA-256 of the canonical snapshot, in hex. */
 export function stateHashOf(engine: Engine): string {
-  return bytesToHex(sha256(encodeSnapshot(engine)))
+  return sha256Hex(encodeSnapshot(engine))
 }
 
 export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?: number } = {}): Engine {

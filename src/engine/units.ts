@@ -78,14 +78,4 @@ export function feeBoundOf(feeRateBps: number, costMicros: number): number {
   return feeRateBps * costHigh + Math.ceil((feeRateBps * costLow) / BPS_PER_UNIT)
 }
 
-/**
- * Micro-units as a human decimal string: 550000 -> "0.55", 10000000 -> "10". How every face and
- * every message writes an amount; exact, as the integer it comes from.
- */
-export function decimalOfMicros(micros: number): string {
-  const negative = micros < 0
-  const digits = String(Math.abs(micros)).padStart(7, '0')
-  const whole = digits.slice(0, -6)
-  const fraction = digits.slice(-6).replace(/0+$/, '')
-  return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : '.' + fraction}`
-}
+export { decimalOfMicros } from '../stdx/decimal.js'

@@ -14,7 +14,7 @@ import {
   MARKET_STATUSES,
   TICK_SIZES_MICROS,
 } from '../engine/rules.js'
-import { decimalOfMicros } from '../engine/units.js'
+import { decimalOfMicros } from '../stdx/decimal.js'
 import { ApiCode, PredexError } from '../errors.js'
 import { FEE_RATE_BPS_MAX, MICROS_PER_LOT, ORDER_AMOUNT_MICROS_MAX } from '../limits.js'
 import { accepted, rejectionError, submit } from './commands.js'

@@ -7,13 +7,12 @@
  */
 import type { OrderInput } from '../engine/command.js'
 import { PredexError } from '../errors.js'
-// The signed order as parsed from the wire, and the intake steps on it (moving into this layer).
-import { checkOrderRules, checkOwnership, orderInputOf, verifySignature, type WireOrder } from '../api/order-wire.js'
+import { checkOrderRules, checkOwnership, orderInputOf, verifySignature, type SignedOrder } from './signed-order.js'
 import type { ServiceContext } from './context.js'
 import { marketOfToken } from './markets.js'
 import type { Trader } from './trading.js'
 
-export type SignedOrder = WireOrder
+export type { SignedOrder } from './signed-order.js'
 
 /** The engine's input for a signed order that passed every intake check. */
 export async function checkedOrder(context: ServiceContext, order: SignedOrder, trader: Trader): Promise<OrderInput> {

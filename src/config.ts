@@ -55,15 +55,21 @@ function boolean(text: string): boolean {
 }
 
 const SETTINGS: readonly Setting[] = [
-  { key: 'dataDir', flag: '--data-dir', env: 'DATA_DIR', help: 'where the journal, snapshots and read models live', defaultText: './data',
+  { key: 'dataDir', flag: '--data-dir', env: 'DATA_DIR', help: 'where the journal, snapshots and read models live',
+    defaultText: './data', parse: (text) => text },
+  { key: 'port', flag: '--port', env: 'PORT', help: 'REST and WebSocket port (0: any free port)', defaultText: '8080',
+    parse: integer(0, 65535) },
+  { key: 'grpcPort', flag: '--grpc-port', env: 'GRPC_PORT', help: 'gRPC port', defaultText: '9090',
+    parse: integer(0, 65535) },
+  { key: 'host', flag: '--host', env: 'HOST', help: 'address to bind', defaultText: '127.0.0.1',
     parse: (text) => text },
-  { key: 'port', flag: '--port', env: 'PORT', help: 'REST and WebSocket port (0: any free port)', defaultText: '8080', parse: integer(0, 65535) },
-  { key: 'grpcPort', flag: '--grpc-port', env: 'GRPC_PORT', help: 'gRPC port', defaultText: '9090', parse: integer(0, 65535) },
-  { key: 'host', flag: '--host', env: 'HOST', help: 'address to bind', defaultText: '127.0.0.1', parse: (text) => text },
-  { key: 'chainId', flag: '--chain-id', env: 'CHAIN_ID', help: `chain id orders are signed for (${Object.keys(CHAINS).join(' or ')})`,
+  { key: 'chainId', flag: '--chain-id', env: 'CHAIN_ID',
+    help: `chain id orders are signed for (${Object.keys(CHAINS).join(' or ')})`,
     defaultText: '80002', parse: (text) => {
       const value = integer(1, 2 ** 31)(text)
-      if (CHAINS[value] === undefined) throw new ConfigError(`unsupported chain ${value}: use ${Object.keys(CHAINS).join(' or ')}`)
+      if (CHAINS[value] === undefined) {
+        throw new ConfigError(`unsupported chain ${value}: use ${Object.keys(CHAINS).join(' or ')}`)
+      }
       return value
     } },
   { key: 'adminKey', flag: '--admin-key', env: 'ADMIN_API_KEY', help: 'the admin API key (EXCHANGE-ADMIN-KEY)',
@@ -73,22 +79,24 @@ const SETTINGS: readonly Setting[] = [
     } },
   { key: 'sigWorkers', flag: '--sig-workers', env: 'SIG_WORKERS', help: 'signature verification threads',
     defaultText: 'number of cores', parse: integer(1, 64) },
-  { key: 'durability', flag: '--durability', env: 'DURABILITY', help: 'sync: acknowledge after the flush; async: benchmarks only',
-    defaultText: 'sync', parse: (text) => {
+  { key: 'durability', flag: '--durability', env: 'DURABILITY',
+    help: 'sync: acknowledge after the flush; async: benchmarks only', defaultText: 'sync', parse: (text) => {
       if (text !== 'sync' && text !== 'async') throw new ConfigError(`expected sync or async, got "${text}"`)
       return text
     } },
-  { key: 'demo', flag: '--demo', env: 'DEMO', help: 'create the demo markets (--no-demo: never)', defaultText: 'on when the data directory is new',
-    parse: boolean },
-  { key: 'rateLimits', flag: '--rate-limits', env: 'RATE_LIMITS', help: 'answer 429 past the per-key and per-address budgets (off: benchmarks only)',
+  { key: 'demo', flag: '--demo', env: 'DEMO', help: 'create the demo markets (--no-demo: never)',
+    defaultText: 'on when the data directory is new', parse: boolean },
+  { key: 'rateLimits', flag: '--rate-limits', env: 'RATE_LIMITS',
+    help: 'answer 429 past the per-key and per-address budgets (off: benchmarks only)',
     defaultText: 'true', parse: boolean },
-  { key: 'faucetAmountUsdc', flag: '--faucet-amount', env: null, help: 'USDC per faucet request', defaultText: '1000', parse: integer(1, 1_000_000) },
-  { key: 'faucetCooldownSec', flag: '--faucet-cooldown', env: null, help: 'seconds between faucet requests of one address', defaultText: '60',
-    parse: integer(0, 86_400) },
-  { key: 'authPastSec', flag: '--auth-window-past', env: 'AUTH_WINDOW_PAST', help: 'seconds a signed request may be old', defaultText: '60',
-    parse: integer(1, 3_600) },
-  { key: 'authFutureSec', flag: '--auth-window-future', env: 'AUTH_WINDOW_FUTURE', help: 'seconds a signed request may be ahead',
-    defaultText: '10', parse: integer(0, 3_600) },
+  { key: 'faucetAmountUsdc', flag: '--faucet-amount', env: null, help: 'USDC per faucet request', defaultText: '1000',
+    parse: integer(1, 1_000_000) },
+  { key: 'faucetCooldownSec', flag: '--faucet-cooldown', env: null,
+    help: 'seconds between faucet requests of one address', defaultText: '60', parse: integer(0, 86_400) },
+  { key: 'authPastSec', flag: '--auth-window-past', env: 'AUTH_WINDOW_PAST',
+    help: 'seconds a signed request may be old', defaultText: '60', parse: integer(1, 3_600) },
+  { key: 'authFutureSec', flag: '--auth-window-future', env: 'AUTH_WINDOW_FUTURE',
+    help: 'seconds a signed request may be ahead', defaultText: '10', parse: integer(0, 3_600) },
 ]
 
 const DEFAULTS: Config = {
@@ -111,16 +119,21 @@ export function configOf(argv: readonly string[], env: Readonly<Record<string, s
       config.demo = false
       continue
     }
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined]
     const setting = SETTINGS.find((s) => s.flag === flag)
     if (setting === undefined) throw new ConfigError(`unknown option ${arg} (see --help)`)
-    if (setting.key === 'demo' && inline === undefined && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('--'))) {
+    const next = argv[i + 1]
+    if (setting.key === 'demo' && inline === undefined && (next === undefined || next.startsWith('--'))) {
       config.demo = true
       continue
     }
     const value = inline ?? argv[++i]
     // `--data-dir --no-demo` is a missing value, not a directory named "--no-demo" (use `--flag=--x` for that).
-    if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new ConfigError(`${flag} needs a value`)
+    if (value === undefined || (inline === undefined && value.startsWith('--'))) {
+      throw new ConfigError(`${flag} needs a value`)
+    }
     config[setting.key] = parseNamed(setting, value, flag)
   }
   return config as unknown as Config
@@ -135,15 +148,18 @@ function parseNamed(setting: Setting, value: string, source: string): Config[key
 }
 
 export function helpText(): string {
-  const rows = SETTINGS.map((s) => `  ${(s.flag + (s.key === 'demo' ? ' / --no-demo' : ' <value>')).padEnd(30)} ${(s.env ?? '').padEnd(19)} ` +
-    `${s.help} (default: ${s.defaultText})`)
+  const rows = SETTINGS.map((s) => {
+    const usage = s.flag + (s.key === 'demo' ? ' / --no-demo' : ' <value>')
+    return `  ${usage.padEnd(30)} ${(s.env ?? '').padEnd(19)} ${s.help} (default: ${s.defaultText})`
+  })
   return ['Usage: npm start -- [options]', '', `  ${'flag'.padEnd(30)} ${'environment'.padEnd(19)} meaning`, ...rows,
     '', 'Flags win over environment variables.'].join('\n')
 }
 
 /** The effective configuration for the start-up log (the admin key is never printed here). */
 export function describe(config: Config): string {
-  const shown = { ...config, adminKey: config.adminKey === null ? '(from the data directory)' : '(from the configuration)',
+  const shown = { ...config,
+    adminKey: config.adminKey === null ? '(from the data directory)' : '(from the configuration)',
     demo: config.demo === null ? 'when new' : config.demo }
   return Object.entries(shown).map(([key, value]) => `${key}=${String(value)}`).join(' ')
 }

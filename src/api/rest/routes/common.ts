@@ -11,7 +11,9 @@ import type { Identity, RestRequest } from '../route.js'
 /** The `token_id` query parameter of a market-data read, and its market. */
 export function tokenQuery(request: RestRequest, context: ServiceContext): { tokenId: string; market: MarketRecord } {
   const raw = request.query.get('token_id')
-  if (raw === null || raw === '') throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid token id: token_id is required', { field: 'token_id' })
+  if (raw === null || raw === '') {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid token id: token_id is required', { field: 'token_id' })
+  }
   const tokenId = tokenIdOf(raw)
   return { tokenId, market: marketOfToken(context, tokenId) }
 }
@@ -31,13 +33,18 @@ export function traderOf(identity: Identity | null): Trader {
 
 /** Parses `[{token_id, side?}]` bodies of the batch market-data reads (at most REST_BATCH_ITEMS_MAX items). */
 export function tokenItems(body: unknown): { token_id: string; side?: string }[] {
-  if (!Array.isArray(body)) throw new PredexError(ApiCode.INVALID_PARAMETER, 'the body must be an array of {token_id}', { field: 'body' })
+  if (!Array.isArray(body)) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'the body must be an array of {token_id}', { field: 'body' })
+  }
   if (body.length > REST_BATCH_ITEMS_MAX) {
-    throw new PredexError(ApiCode.INVALID_PARAMETER, `Payload exceeds the limit: at most ${REST_BATCH_ITEMS_MAX} items`, { max: REST_BATCH_ITEMS_MAX })
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `Payload exceeds the limit: at most ${REST_BATCH_ITEMS_MAX} items`,
+      { max: REST_BATCH_ITEMS_MAX })
   }
   return body.map((item: unknown) => {
     const object = item as { token_id?: unknown; side?: unknown }
-    if (object === null || typeof object !== 'object') throw new PredexError(ApiCode.INVALID_PARAMETER, 'each item must be {token_id}')
+    if (object === null || typeof object !== 'object') {
+      throw new PredexError(ApiCode.INVALID_PARAMETER, 'each item must be {token_id}')
+    }
     return { token_id: tokenIdOf(object.token_id), ...(typeof object.side === 'string' ? { side: object.side } : {}) }
   })
 }

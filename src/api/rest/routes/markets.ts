@@ -12,7 +12,11 @@ function formatted(context: ServiceContext, request: RestRequest, market: Market
   return request.compat ? compatMarket(context.read, market) : nativeMarket(context.read, market)
 }
 
-function listing(context: ServiceContext, request: RestRequest, markets: readonly MarketRecord[]): Record<string, unknown> {
+function listing(
+  context: ServiceContext,
+  request: RestRequest,
+  markets: readonly MarketRecord[],
+): Record<string, unknown> {
   const limit = limitOf(request.query.get('limit'))
   const { data, nextCursor } = page(markets, request.query.get('next_cursor'), limit)
   return { limit, count: data.length, next_cursor: nextCursor, data: data.map((m) => formatted(context, request, m)) }
@@ -20,17 +24,23 @@ function listing(context: ServiceContext, request: RestRequest, markets: readonl
 
 export const marketRoutes: Route<ServiceContext>[] = [
   { method: GET, path: '/markets', auth: 'none', bodyMax: 0,
-    openapi: { tag: 'markets', summary: 'All markets, paginated', query: { next_cursor: 'cursor (MA== first, LTE= end)', limit: 'page size, 1..500' },
+    openapi: { tag: 'markets', summary: 'All markets, paginated',
+      query: { next_cursor: 'cursor (MA== first, LTE= end)', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [Market]}' },
     handler: (request, _identity, context) => ({ body: listing(context, request, allMarkets(context)) }) },
   { method: GET, path: '/markets/upcoming', auth: 'none', bodyMax: 0, surface: 'native',
-    openapi: { tag: 'markets', summary: 'Markets listed but not trading yet', query: { limit: 'at most this many (default 100, max 500)' }, response: '[Market]' },
-    handler: (request, _identity, context) =>
-      ({ body: upcomingMarkets(context, limitOf(request.query.get('limit'))).map((m) => formatted(context, request, m)) }) },
+    openapi: { tag: 'markets', summary: 'Markets listed but not trading yet',
+      query: { limit: 'at most this many (default 100, max 500)' }, response: '[Market]' },
+    handler: (request, _identity, context) => {
+      const upcoming = upcomingMarkets(context, limitOf(request.query.get('limit')))
+      return { body: upcoming.map((m) => formatted(context, request, m)) }
+    } },
   { method: GET, path: '/markets/resolving', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'markets', summary: 'Markets whose outcome is proposed', response: '[Market]' },
-    handler: (request, _identity, context) => ({ body: resolvingMarkets(context).map((m) => formatted(context, request, m)) }) },
+    handler: (request, _identity, context) =>
+      ({ body: resolvingMarkets(context).map((m) => formatted(context, request, m)) }) },
   { method: GET, path: '/markets/:id', auth: 'none', bodyMax: 0,
     openapi: { tag: 'markets', summary: 'One market by UUID, condition id or slug', response: 'Market' },
-    handler: (request, _identity, context) => ({ body: formatted(context, request, marketById(context, request.params[0]!)) }) },
+    handler: (request, _identity, context) =>
+      ({ body: formatted(context, request, marketById(context, request.params[0]!)) }) },
 ]

@@ -4,8 +4,14 @@
  */
 import type { Canceled } from '../../../engine/result.js'
 import { ApiCode, PredexError } from '../../../errors.js'
-import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, REST_BATCH_BODY_BYTES_MAX, REST_CANCEL_BODY_BYTES_MAX, REST_ORDER_BODY_BYTES_MAX,
-  REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
+import {
+  BATCH_ORDERS_MAX,
+  CANCEL_IDS_MAX,
+  REST_BATCH_BODY_BYTES_MAX,
+  REST_CANCEL_BODY_BYTES_MAX,
+  REST_ORDER_BODY_BYTES_MAX,
+  REST_SMALL_BODY_BYTES_MAX,
+} from '../../../limits.js'
 import type { ServiceContext } from '../../../service/context.js'
 import { availableUsdcMicrosOf } from '../../../service/account.js'
 import * as trading from '../../../service/trading.js'
@@ -37,11 +43,19 @@ function placed({ result, input, transactionHash }: Placement): Record<string, u
 }
 
 function failed(error: PredexError, orderId: string): Record<string, unknown> {
-  return { success: false, errorMsg: error.message, orderID: orderId, order_id: orderId, code: error.code, ...(error.context ?? {}) }
+  return {
+    success: false,
+    errorMsg: error.message,
+    orderID: orderId,
+    order_id: orderId,
+    code: error.code,
+    ...(error.context ?? {}),
+  }
 }
 
 function cancelBody(result: Canceled): Record<string, unknown> {
-  return { canceled: result.canceled, not_canceled: Object.fromEntries(result.notCanceled.map((n) => [n.orderId, n.reason])) }
+  const notCanceled = Object.fromEntries(result.notCanceled.map((n) => [n.orderId, n.reason]))
+  return { canceled: result.canceled, not_canceled: notCanceled }
 }
 
 function orderIdOf(value: unknown): string {
@@ -68,18 +82,23 @@ function query(request: RestRequest, name: string): string | null {
 
 export const tradingRoutes: Route<ServiceContext>[] = [
   { method: 'POST', path: '/order', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order',
-    openapi: { tag: 'trading', summary: 'Place one signed order', body: '{order: SignedOrder, owner, orderType, postOnly?}',
-      response: '{success, errorMsg, order_id, orderID, status, makingAmount, takingAmount, transactionsHashes, tradeIDs}' },
+    openapi: { tag: 'trading', summary: 'Place one signed order',
+      body: '{order: SignedOrder, owner, orderType, postOnly?}',
+      response: '{success, errorMsg, order_id, orderID, status, makingAmount, takingAmount, transactionsHashes, '
+        + 'tradeIDs}' },
     handler: async (request, identity, context) => {
       const order = parseWireOrder(parseJsonBody(request.body))
       return { body: placed(await trading.placeOrder(context, order, traderOf(identity))) }
     } },
   { method: 'POST', path: '/orders', auth: 'l2', bodyMax: REST_BATCH_BODY_BYTES_MAX, rate: 'batch',
     openapi: { tag: 'trading', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders, each on its own`,
-      body: '[{order, owner, orderType, postOnly?}]', response: 'native: {total_successful, total_failed, results}; compat: [result]' },
+      body: '[{order, owner, orderType, postOnly?}]',
+      response: 'native: {total_successful, total_failed, results}; compat: [result]' },
     handler: async (request, identity, context) => {
       const body = parseJsonBody(request.body)
-      if (!Array.isArray(body)) throw new PredexError(ApiCode.INVALID_PARAMETER, 'the body must be an array of orders', { field: 'body' })
+      if (!Array.isArray(body)) {
+        throw new PredexError(ApiCode.INVALID_PARAMETER, 'the body must be an array of orders', { field: 'body' })
+      }
       trading.checkBatchSize(body.length)
       const entries = await trading.placeOrders(context, body.map(parsedOrError), traderOf(identity))
       const results = entries.map((e) => (e.ok ? placed(e.placement) : failed(e.error, e.orderId)))
@@ -88,7 +107,8 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       return { body: { total_successful: successful, total_failed: results.length - successful, results } }
     } },
   { method: 'DELETE', path: '/order', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'cancel',
-    openapi: { tag: 'trading', summary: 'Cancel one order', body: '{orderID}', response: '{canceled: [id], not_canceled: {id: reason}}' },
+    openapi: { tag: 'trading', summary: 'Cancel one order', body: '{orderID}',
+      response: '{canceled: [id], not_canceled: {id: reason}}' },
     handler: async (request, identity, context) => {
       const body = parseJsonBody(request.body) as { orderID?: unknown; orderId?: unknown } | null
       const orderId = orderIdOf(body?.orderID ?? body?.orderId)
@@ -106,24 +126,32 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       return { body: cancelBody(await trading.cancelOrders(context, traderOf(identity), body.map(orderIdOf))) }
     } },
   { method: 'DELETE', path: '/cancel-all', auth: 'l2', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'cancelAll',
-    openapi: { tag: 'trading', summary: "Cancel all of the caller's open orders", response: '{canceled, not_canceled}' },
-    handler: async (_request, identity, context) => ({ body: cancelBody(await trading.cancelAll(context, traderOf(identity))) }) },
-  { method: 'DELETE', path: '/cancel-market-orders', auth: 'l2', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'cancelAll',
-    openapi: { tag: 'trading', summary: "Cancel the caller's open orders in a market and/or token", body: '{market?, asset_id?}',
+    openapi: { tag: 'trading', summary: "Cancel all of the caller's open orders",
       response: '{canceled, not_canceled}' },
+    handler: async (_request, identity, context) => ({
+      body: cancelBody(await trading.cancelAll(context, traderOf(identity))) }) },
+  { method: 'DELETE', path: '/cancel-market-orders', auth: 'l2', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'cancelAll',
+    openapi: { tag: 'trading', summary: "Cancel the caller's open orders in a market and/or token",
+      body: '{market?, asset_id?}', response: '{canceled, not_canceled}' },
     handler: async (request, identity, context) => {
-      const body = (request.body.length === 0 ? {} : parseJsonBody(request.body)) as { market?: unknown; asset_id?: unknown }
+      const body = (request.body.length === 0 ? {} : parseJsonBody(request.body)) as
+        { market?: unknown; asset_id?: unknown }
       const market = typeof body.market === 'string' && body.market !== '' ? body.market : null
-      const tokenId = typeof body.asset_id === 'string' && body.asset_id !== '' ? tokenIdOf(body.asset_id, 'asset_id') : null
+      const tokenId = typeof body.asset_id === 'string' && body.asset_id !== ''
+        ? tokenIdOf(body.asset_id, 'asset_id')
+        : null
       return { body: cancelBody(await trading.cancelMarketOrders(context, traderOf(identity), market, tokenId)) }
     } },
   { method: 'GET', path: '/data/order/:id', auth: 'l2', bodyMax: 0,
     openapi: { tag: 'trading', summary: "One of the caller's orders, open or ended", response: 'OrderInfo' },
-    handler: (request, identity, context) =>
-      ({ body: orderInfo(context.read, trading.orderOf(context, traderOf(identity), request.params[0]!), request.compat) }) },
+    handler: (request, identity, context) => {
+      const order = trading.orderOf(context, traderOf(identity), request.params[0]!)
+      return { body: orderInfo(context.read, order, request.compat) }
+    } },
   { method: 'GET', path: '/data/orders', auth: 'l2', bodyMax: 0,
-    openapi: { tag: 'trading', summary: "The caller's open orders", query: { id: 'one order id', market: 'market id, condition id or slug',
-      asset_id: 'token id', next_cursor: 'cursor', limit: 'page size, 1..500' },
+    openapi: { tag: 'trading', summary: "The caller's open orders",
+      query: { id: 'one order id', market: 'market id, condition id or slug', asset_id: 'token id',
+        next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: 'OrdersResponse {data: [OrderInfo], next_cursor, available_usdc}' },
     handler: async (request, identity, context) => {
       const trader = traderOf(identity)
@@ -137,14 +165,16 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       return { body }
     } },
   { method: 'GET', path: '/data/trades', auth: 'l2', bodyMax: 0,
-    openapi: { tag: 'trading', summary: "The caller's trades (as taker or maker)", query: { id: 'trade id', market: 'market',
-      asset_id: 'token id', before: 'unix seconds', after: 'unix seconds', next_cursor: 'cursor', limit: 'page size' },
+    openapi: { tag: 'trading', summary: "The caller's trades (as taker or maker)",
+      query: { id: 'trade id', market: 'market', asset_id: 'token id', before: 'unix seconds', after: 'unix seconds',
+        next_cursor: 'cursor', limit: 'page size' },
       response: '{limit, count, next_cursor, data: [Trade]}' },
     handler: (request, identity, context) => {
       const trader = traderOf(identity)
       const trades = trading.tradesOf(context, trader, {
         tradeId: request.query.get('id'), market: query(request, 'market'), tokenId: query(request, 'asset_id'),
-        beforeSec: optionalInteger(request.query.get('before'), 'before'), afterSec: optionalInteger(request.query.get('after'), 'after'),
+        beforeSec: optionalInteger(request.query.get('before'), 'before'),
+        afterSec: optionalInteger(request.query.get('after'), 'after'),
       })
       const limit = limitOf(request.query.get('limit'))
       const { data, nextCursor } = page(trades, request.query.get('next_cursor'), limit)
@@ -154,22 +184,27 @@ export const tradingRoutes: Route<ServiceContext>[] = [
   { method: 'GET', path: '/orders', auth: 'l2', bodyMax: 0, surface: 'native',
     openapi: { tag: 'trading', summary: "The caller's orders", query: { market_id: 'market',
       status: 'open, matched, canceled or all (default all)', next_cursor: 'cursor', limit: 'page size' },
-      response: '{data: [{id, market_id, token_id, outcome, side, price, size, size_remaining, status, created_at}], next_cursor}' },
+      response: '{data: [{id, market_id, token_id, outcome, side, price, size, size_remaining, status, created_at}], '
+        + 'next_cursor}' },
     handler: (request, identity, context) => {
       const status = (request.query.get('status') ?? 'all').toLowerCase()
       if (!trading.isOrderStatusFilter(status)) {
-        throw new PredexError(ApiCode.INVALID_PARAMETER, 'status must be open, matched, canceled or all', { field: 'status' })
+        throw new PredexError(ApiCode.INVALID_PARAMETER, 'status must be open, matched, canceled or all',
+          { field: 'status' })
       }
       const orders = trading.ordersOf(context, traderOf(identity), query(request, 'market_id'), status)
       const { data, nextCursor } = page(orders, request.query.get('next_cursor'), limitOf(request.query.get('limit')))
       return { body: { next_cursor: nextCursor, data: data.map((o) => ({
-        id: o.orderId, market_id: o.marketId, token_id: o.tokenId, outcome: o.outcome, side: o.side, price: decimalOfMicros(o.priceMicros),
-        size: decimalOfMicros(o.originalSizeMicros), size_remaining: decimalOfMicros(o.remainingMicros), status: o.status,
+        id: o.orderId, market_id: o.marketId, token_id: o.tokenId, outcome: o.outcome, side: o.side,
+        price: decimalOfMicros(o.priceMicros), size: decimalOfMicros(o.originalSizeMicros),
+        size_remaining: decimalOfMicros(o.remainingMicros), status: o.status,
         created_at: Math.floor(o.createdMs / 1000),
       })) } }
     } },
-  { method: 'POST', path: '/order/verify', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order', surface: 'native',
-    openapi: { tag: 'trading', summary: 'Dry run: checks a signed order (shape, ownership, market, signature) and places nothing',
+  { method: 'POST', path: '/order/verify', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order',
+    surface: 'native',
+    openapi: { tag: 'trading',
+      summary: 'Dry run: checks a signed order (shape, ownership, market, signature) and places nothing',
       body: '{order, owner, orderType, postOnly?}', response: '{valid, orderID, checks: [{check, ok, message}]}' },
     handler: async (request, identity, context) => {
       const run = await trading.dryRun(context, parsedOrError(parseJsonBody(request.body)), traderOf(identity))

@@ -44,7 +44,12 @@ export interface Portfolio {
   readonly realizedPnlMicros: number
 }
 
-type Entry = { readonly seq: number; readonly order: number; readonly trade?: TradeRecord; readonly ledger?: LedgerRecord }
+type Entry = {
+  readonly seq: number
+  readonly order: number
+  readonly trade?: TradeRecord
+  readonly ledger?: LedgerRecord
+}
 
 class Replay {
   usdc = 0
@@ -81,21 +86,21 @@ class Replay {
         const half = Math.floor(record.amountMicros / 2)
         this.move(market!.yesTokenId, record.amountMicros, half)
         this.move(market!.noTokenId, record.amountMicros, record.amountMicros - half)
-        return this.record(record.seq, record.timeMs, 'mint', record.marketId, '', record.amountMicros, null, -record.amountMicros)
+        return this.recordFullSets(record, 'mint', -record.amountMicros)
       }
       case 'merge': {
         // The USDC comes back for both tokens at once: half of it realizes each side.
         const half = Math.floor(record.amountMicros / 2)
         this.realize(market!.yesTokenId, record.amountMicros, half)
         this.realize(market!.noTokenId, record.amountMicros, record.amountMicros - half)
-        return this.record(record.seq, record.timeMs, 'merge', record.marketId, '', record.amountMicros, null, record.amountMicros)
+        return this.recordFullSets(record, 'merge', record.amountMicros)
       }
       case 'redeem': {
         const winner = market!.winningOutcome === 'No' ? market!.noTokenId : market!.yesTokenId
         const loser = winner === market!.yesTokenId ? market!.noTokenId : market!.yesTokenId
         this.realize(winner, this.positions.get(winner) ?? 0, record.payoutMicros)
         this.realize(loser, this.positions.get(loser) ?? 0, 0)
-        return this.record(record.seq, record.timeMs, 'redemption', record.marketId, '', record.amountMicros, null, record.payoutMicros)
+        return this.recordFullSets(record, 'redemption', record.payoutMicros)
       }
       case 'approve': return
     }
@@ -111,18 +116,26 @@ class Replay {
   private realize(tokenId: string, sharesMicros: number, proceedsMicros: number): void {
     const held = this.positions.get(tokenId) ?? 0
     const cost = this.cost.get(tokenId) ?? 0
-    const costOut = held <= 0 ? 0 : sharesMicros >= held ? cost : Number((BigInt(cost) * BigInt(sharesMicros)) / BigInt(held))
+    const costOut = held <= 0 ? 0
+      : sharesMicros >= held ? cost
+        : Number((BigInt(cost) * BigInt(sharesMicros)) / BigInt(held))
     this.positions.set(tokenId, held - sharesMicros)
     this.cost.set(tokenId, cost - costOut)
     this.realized += proceedsMicros - costOut
   }
 
-  private record(seq: number, timeMs: number, kind: MilestoneKind, marketId: string, tokenId: string, sharesMicros: number,
-    priceMicros: number | null, usdcDeltaMicros: number): void {
+  /** A ledger event on a market's full sets (mint, merge, redemption): no token, no price. */
+  private recordFullSets(record: LedgerRecord, kind: MilestoneKind, usdcDeltaMicros: number): void {
+    this.record(record.seq, record.timeMs, kind, record.marketId, '', record.amountMicros, null, usdcDeltaMicros)
+  }
+
+  private record(seq: number, timeMs: number, kind: MilestoneKind, marketId: string, tokenId: string,
+    sharesMicros: number, priceMicros: number | null, usdcDeltaMicros: number): void {
     this.usdc += usdcDeltaMicros
     const positions: Record<string, number> = {}
     for (const [token, shares] of this.positions) if (shares !== 0) positions[token] = shares
-    this.milestones.push({ seq, timeMs, kind, marketId, tokenId, sharesMicros, priceMicros, usdcDeltaMicros, usdcBalanceMicros: this.usdc, positions })
+    this.milestones.push({ seq, timeMs, kind, marketId, tokenId, sharesMicros, priceMicros, usdcDeltaMicros,
+      usdcBalanceMicros: this.usdc, positions })
   }
 }
 
@@ -132,7 +145,9 @@ export function portfolioOf(read: ReadModel, address: string): Portfolio {
     const trade = read.trades.get(tradeId)!
     entries.push({ seq: trade.seq, order: entries.length, trade })
   }
-  for (const record of read.ledgerByAddress.get(address) ?? []) entries.push({ seq: record.seq, order: entries.length, ledger: record })
+  for (const record of read.ledgerByAddress.get(address) ?? []) {
+    entries.push({ seq: record.seq, order: entries.length, ledger: record })
+  }
   // Journal order; within a command, trades keep their order (a taker's fills one after another).
   entries.sort((a, b) => a.seq - b.seq || a.order - b.order)
   const replay = new Replay(read)

@@ -48,7 +48,10 @@ export interface LedgerRecord {
   readonly payoutMicros: number
 }
 
-/** One trade as seen from one token: its price on that token (a mint or merge trade prices the other token at 1 - p). */
+/**
+ * One trade as seen from one token: its price on that token (a mint or merge trade prices the
+ * other token at 1 - p).
+ */
 export interface Tick {
   readonly timeMs: number
   readonly priceMicros: number
@@ -129,8 +132,10 @@ export class ReadModel {
         return
       }
       case 'trade': return this.onTrade(seq, event)
-      case 'bookLevel': return this.onBookLevel(event.marketId, event.tokenId, event.side, event.priceMicros, event.sizeMicros)
-      case 'ledger': return this.onLedger(seq, event.action, event.address, event.marketId, event.amountMicros, event.payoutMicros)
+      case 'bookLevel':
+        return this.onBookLevel(event.marketId, event.tokenId, event.side, event.priceMicros, event.sizeMicros)
+      case 'ledger':
+        return this.onLedger(seq, event.action, event.address, event.marketId, event.amountMicros, event.payoutMicros)
       case 'allowance': return this.onLedger(seq, 'approve', event.address, '', event.usdcAllowanceMicros, 0)
       default: return
     }
@@ -138,8 +143,8 @@ export class ReadModel {
 
   private onAccepted(seq: number, event: OrderAccepted): void {
     const { type: _type, timeMs, ...fields } = event
-    const order: OrderRecord = { ...fields, createdMs: timeMs, seq, acceptIndex: this.acceptedInCommand++, sizeMatchedMicros: 0,
-      remainingMicros: event.originalSizeMicros,
+    const order: OrderRecord = { ...fields, createdMs: timeMs, seq, acceptIndex: this.acceptedInCommand++,
+      sizeMatchedMicros: 0, remainingMicros: event.originalSizeMicros,
       status: 'LIVE', reason: null, associateTrades: [] }
     this.orders.set(order.orderId, order)
     push(this.ordersByMaker, order.maker, order.orderId)
@@ -158,14 +163,21 @@ export class ReadModel {
       order.associateTrades.push(trade.tradeId)
       this.changedOrders.add(orderId)
     }
+    this.statTrade(trade)
+  }
+
+  /** A trade's tick on its token and, when the maker's token differs (a mint or merge), on the maker's. */
+  private statTrade(trade: Trade): void {
     this.stat(trade.tokenId, trade.priceMicros, trade.side, trade.sizeMicros, trade.timeMs)
-    if (trade.makerTokenId !== trade.tokenId) this.stat(trade.makerTokenId, trade.makerPriceMicros, trade.makerSide, trade.sizeMicros, trade.timeMs)
+    if (trade.makerTokenId !== trade.tokenId) {
+      this.stat(trade.makerTokenId, trade.makerPriceMicros, trade.makerSide, trade.sizeMicros, trade.timeMs)
+    }
   }
 
   private onLedger(seq: number, action: LedgerRecord['action'], address: string, marketId: string, amountMicros: number,
     payoutMicros: number): void {
-    const record: LedgerRecord = { seq, index: this.ledgerInCommand++, timeMs: this.commandTimeMs, action, address, marketId,
-      amountMicros, payoutMicros }
+    const record: LedgerRecord = { seq, index: this.ledgerInCommand++, timeMs: this.commandTimeMs, action, address,
+      marketId, amountMicros, payoutMicros }
     push(this.ledgerByAddress, address, record)
     this.newLedger.push(record)
   }
@@ -265,8 +277,8 @@ export class ReadModel {
     const market = own === null ? undefined : this.markets.get(own.marketId)
     if (own === null || market === undefined) return null
     const other = this.book(tokenId === market.yesTokenId ? market.noTokenId : market.yesTokenId)!
-    const merge = (a: readonly { priceMicros: number; sizeMicros: number }[], implied: readonly { priceMicros: number; sizeMicros: number }[],
-      descending: boolean) => {
+    type Levels = readonly { priceMicros: number; sizeMicros: number }[]
+    const merge = (a: Levels, implied: Levels, descending: boolean) => {
       const levels = new Map<number, number>()
       for (const level of a) levels.set(level.priceMicros, level.sizeMicros)
       for (const level of implied) {
@@ -276,7 +288,8 @@ export class ReadModel {
       return [...levels].sort((x, y) => (descending ? y[0] - x[0] : x[0] - y[0]))
         .map(([priceMicros, sizeMicros]) => ({ priceMicros, sizeMicros }))
     }
-    return { marketId: own.marketId, tokenId, bids: merge(own.bids, other.asks, true), asks: merge(own.asks, other.bids, false) }
+    return { marketId: own.marketId, tokenId, bids: merge(own.bids, other.asks, true),
+      asks: merge(own.asks, other.bids, false) }
   }
 
   /** Orders and trades changed since the last call, for the store. */
@@ -292,7 +305,9 @@ export class ReadModel {
 
   /** Loads persisted records (start-up), rebuilding the indexes. */
   load(orders: Iterable<OrderRecord>, trades: Iterable<TradeRecord>, ledger: Iterable<LedgerRecord> = []): void {
-    for (const record of [...ledger].sort((a, b) => a.seq - b.seq || a.index - b.index)) push(this.ledgerByAddress, record.address, record)
+    for (const record of [...ledger].sort((a, b) => a.seq - b.seq || a.index - b.index)) {
+      push(this.ledgerByAddress, record.address, record)
+    }
     // Acceptance order: by command, then by place within the command (the orders of a batch).
     const sortedOrders = [...orders].sort((a, b) => a.seq - b.seq || (a.acceptIndex ?? 0) - (b.acceptIndex ?? 0))
     for (const order of sortedOrders) {
@@ -304,8 +319,7 @@ export class ReadModel {
       this.trades.set(trade.tradeId, trade)
       push(this.tradesByAddress, trade.takerAddress, trade.tradeId)
       if (trade.makerAddress !== trade.takerAddress) push(this.tradesByAddress, trade.makerAddress, trade.tradeId)
-      this.stat(trade.tokenId, trade.priceMicros, trade.side, trade.sizeMicros, trade.timeMs)
-      if (trade.makerTokenId !== trade.tokenId) this.stat(trade.makerTokenId, trade.makerPriceMicros, trade.makerSide, trade.sizeMicros, trade.timeMs)
+      this.statTrade(trade)
     }
   }
 }

@@ -46,24 +46,36 @@ export class Metrics {
 
   /** The text format; `counters` are read at scrape time by the caller (e.g. commands applied). */
   text(counters: readonly { name: string; help: string; value: number }[] = []): string {
-    const lines = ['# HELP predex_http_requests_total HTTP requests by route and status.', '# TYPE predex_http_requests_total counter']
+    const lines = ['# HELP predex_http_requests_total HTTP requests by route and status.',
+      '# TYPE predex_http_requests_total counter']
     for (const [route, series] of this.routes) {
-      for (const [status, count] of series.counts) lines.push(`predex_http_requests_total{route="${route}",status="${status}"} ${count}`)
+      for (const [status, count] of series.counts) {
+        lines.push(`predex_http_requests_total{route="${route}",status="${status}"} ${count}`)
+      }
     }
-    lines.push('# HELP predex_http_request_duration_ms Time from request to reply.', '# TYPE predex_http_request_duration_ms histogram')
+    lines.push('# HELP predex_http_request_duration_ms Time from request to reply.',
+      '# TYPE predex_http_request_duration_ms histogram')
     for (const [route, series] of this.routes) {
-      BUCKETS_MS.forEach((le, i) => lines.push(`predex_http_request_duration_ms_bucket{route="${route}",le="${le}"} ${series.buckets[i]}`))
+      BUCKETS_MS.forEach((le, i) =>
+        lines.push(`predex_http_request_duration_ms_bucket{route="${route}",le="${le}"} ${series.buckets[i]}`))
       lines.push(`predex_http_request_duration_ms_bucket{route="${route}",le="+Inf"} ${series.count}`)
       lines.push(`predex_http_request_duration_ms_sum{route="${route}"} ${series.sumMs.toFixed(3)}`)
       lines.push(`predex_http_request_duration_ms_count{route="${route}"} ${series.count}`)
     }
-    for (const [name, gauge] of this.gauges) lines.push(`# HELP ${name} ${gauge.help}`, `# TYPE ${name} gauge`, `${name} ${gauge.read()}`)
-    for (const counter of counters) lines.push(`# HELP ${counter.name} ${counter.help}`, `# TYPE ${counter.name} counter`, `${counter.name} ${counter.value}`)
+    for (const [name, gauge] of this.gauges) {
+      lines.push(`# HELP ${name} ${gauge.help}`, `# TYPE ${name} gauge`, `${name} ${gauge.read()}`)
+    }
+    for (const counter of counters) {
+      lines.push(`# HELP ${counter.name} ${counter.help}`, `# TYPE ${counter.name} counter`,
+        `${counter.name} ${counter.value}`)
+    }
     const commit = 'predex_journal_commit_latency_ms'
-    lines.push(`# HELP ${commit} Time from submitting a command to its acknowledgement, released after the journal's group commit.`,
+    lines.push(`# HELP ${commit} Time from submitting a command to its acknowledgement, `
+      + "released after the journal's group commit.",
       `# TYPE ${commit} histogram`)
     BUCKETS_MS.forEach((le, i) => lines.push(`${commit}_bucket{le="${le}"} ${this.commit.buckets[i]}`))
-    lines.push(`${commit}_bucket{le="+Inf"} ${this.commit.count}`, `${commit}_sum ${this.commit.sumMs.toFixed(3)}`, `${commit}_count ${this.commit.count}`)
+    lines.push(`${commit}_bucket{le="+Inf"} ${this.commit.count}`, `${commit}_sum ${this.commit.sumMs.toFixed(3)}`,
+      `${commit}_count ${this.commit.count}`)
     return lines.join('\n') + '\n'
   }
 }

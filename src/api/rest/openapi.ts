@@ -17,13 +17,30 @@ const SECURITY: Readonly<Record<string, unknown[]>> = {
   admin: [{ admin: [] }],
 }
 
+/** A JSON body described in words (the route table's `body` and `response` are prose, not schemas). */
+function jsonContent(description: string): Record<string, unknown> {
+  return { 'application/json': { schema: { description } } }
+}
+
+function errorContent(): Record<string, unknown> {
+  return { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
+}
+
+function rateLimitedText<C>(route: Route<C>): string {
+  const budget = route.rate === undefined
+    ? ' of the client address'
+    : ` "${route.rate}" (${RATE_RULES[route.rate].burst} per ${RATE_RULES[route.rate].burstWindowMs / 1000} s)`
+  return `RATE_LIMITED: past the budget${budget}; wait Retry-After seconds`
+}
+
 export function openApiDocument<C>(routes: readonly Route<C>[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const route of routes) {
     if (route.surface === 'compat') continue
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}')
     const parameters = [
-      ...[...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
+      ...[...route.path.matchAll(/:([A-Za-z_]+)/g)]
+        .map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
       ...Object.entries(route.openapi.query ?? {}).map(([name, description]) => ({
         name, in: 'query', required: description.startsWith('required'), description, schema: { type: 'string' },
       })),
@@ -35,33 +52,38 @@ export function openApiDocument<C>(routes: readonly Route<C>[], version: string)
       security: SECURITY[route.auth],
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.openapi.body === undefined ? {} : {
-        requestBody: { required: true, content: { 'application/json': { schema: { description: route.openapi.body } } } },
+        requestBody: { required: true, content: jsonContent(route.openapi.body) },
       }),
       responses: {
-        200: { description: route.openapi.response, content: { 'application/json': { schema: { description: route.openapi.response } } } },
+        200: { description: route.openapi.response, content: jsonContent(route.openapi.response) },
         ...(route.auth === 'none' ? {} : {
-          401: { description: 'authentication failed', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          401: { description: 'authentication failed', content: errorContent() },
         }),
         429: {
-          description: `RATE_LIMITED: past the budget${route.rate === undefined ? ' of the client address' : ` "${route.rate}" (${RATE_RULES[route.rate].burst} per ${RATE_RULES[route.rate].burstWindowMs / 1000} s)`}; wait Retry-After seconds`,
+          description: rateLimitedText(route),
           headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds' } },
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          content: errorContent(),
         },
-        default: { description: 'error: {error, code, ...context}', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        default: { description: 'error: {error, code, ...context}', content: errorContent() },
       },
     }
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Predex API', version, description: 'Binary prediction markets: native API. Polymarket CLOB surface under /compat.' },
+    info: { title: 'Predex API', version,
+      description: 'Binary prediction markets: native API. Polymarket CLOB surface under /compat.' },
     paths,
     components: {
       schemas: {
-        Error: { type: 'object', required: ['error', 'code'], properties: { error: { type: 'string' }, code: { type: 'string' } } },
+        Error: { type: 'object', required: ['error', 'code'],
+          properties: { error: { type: 'string' }, code: { type: 'string' } } },
       },
       securitySchemes: {
-        l1: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE', description: 'EIP-712 ClobAuth signature with EXCHANGE-ADDRESS, -TIMESTAMP, -NONCE (or POLY_*)' },
-        hmac_signature: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE', description: 'HMAC-SHA256 over timestamp + METHOD + path + body, with EXCHANGE-ADDRESS, -TIMESTAMP, -API-KEY, -PASSPHRASE (or POLY_*)' },
+        l1: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE',
+          description: 'EIP-712 ClobAuth signature with EXCHANGE-ADDRESS, -TIMESTAMP, -NONCE (or POLY_*)' },
+        hmac_signature: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE',
+          description: 'HMAC-SHA256 over timestamp + METHOD + path + body, with EXCHANGE-ADDRESS, -TIMESTAMP, '
+            + '-API-KEY, -PASSPHRASE (or POLY_*)' },
         admin: { type: 'apiKey', in: 'header', name: 'EXCHANGE-ADMIN-KEY' },
       },
     },

@@ -157,7 +157,11 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
  */
 export class PredexError extends Error {
   override readonly name = 'PredexError'
-  constructor(readonly code: ErrorCode, message: string, readonly context: Readonly<Record<string, unknown>> | null = null) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly context: Readonly<Record<string, unknown>> | null = null,
+  ) {
     super(message)
   }
 
@@ -172,7 +176,11 @@ export class PredexError extends Error {
   }
 }
 
-export function engineError(code: Code, message: string = CODE_MESSAGES[code], context: Readonly<Record<string, unknown>> | null = null): PredexError {
+export function engineError(
+  code: Code,
+  message: string = CODE_MESSAGES[code],
+  context: Readonly<Record<string, unknown>> | null = null,
+): PredexError {
   return new PredexError(code, message, context)
 }
 

@@ -104,7 +104,10 @@ export const RATE_RULES = {
   balance: { burst: 200, burstWindowMs: TEN_SECONDS_MS },
   /** GET /balance-allowance/update. */
   balanceUpdate: { burst: 50, burstWindowMs: TEN_SECONDS_MS },
-  /** POST /faucet and POST /relay, per client address (a relay costs a signature recovery on the front end's thread). */
+  /**
+   * POST /faucet and POST /relay, per client address (a relay costs a signature recovery on the
+   * front end's thread).
+   */
   testnet: { burst: 100, burstWindowMs: TEN_SECONDS_MS },
   /** Failed authentications per (client address, claimed key or wallet); exhausting it blocks that pair. */
   authFailure: { burst: 100, burstWindowMs: TEN_SECONDS_MS },

@@ -31,7 +31,10 @@ async function main(): Promise<number> {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${predex.port}`
   log(`REST listening on ${base} (Polymarket CLOB compatible under ${base}/compat); gRPC comes in a later release`)
   log(`try it: curl -s ${base}/markets   then   curl -s "${base}/book?token_id=<yes_token_id>"`)
-  log(`admin key: ${config.adminKey !== null ? 'from --admin-key / ADMIN_API_KEY' : `stored in ${config.dataDir}/admin-key`}`)
+  const adminKeySource = config.adminKey !== null
+    ? 'from --admin-key / ADMIN_API_KEY'
+    : `stored in ${config.dataDir}/admin-key`
+  log(`admin key: ${adminKeySource}`)
   await new Promise<void>((resolve) => {
     let stoppingSinceMs = 0
     const onSignal = (signal: NodeJS.Signals): void => {

@@ -47,7 +47,8 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
   ['split', [['address', 'string'], ['marketId', 'string'], ['amountMicros', 'number']]],
   ['merge', [['address', 'string'], ['marketId', 'string'], ['amountMicros', 'number']]],
   ['redeem', [['address', 'string'], ['marketId', 'string']]],
-  ['registerApiKey', [['apiKey', 'string'], ['address', 'string'], ['secret', 'string'], ['passphrase', 'string'], ['nonce', 'number']]],
+  ['registerApiKey',
+    [['apiKey', 'string'], ['address', 'string'], ['secret', 'string'], ['passphrase', 'string'], ['nonce', 'number']]],
   ['revokeApiKey', [['apiKey', 'string']]],
   ['relay', [['nonce', 'number'], ['deadlineSec', 'number'], ['action', 'action']]],
 ]
@@ -59,7 +60,8 @@ const ACTION_COMMAND = 1
 
 // writeOrder/readOrder follow ORDER field by field; this keeps the table the single description.
 assert(ORDER.map(([name]) => name).join() ===
-  'orderId,owner,maker,signer,tokenId,side,makerAmountMicros,takerAmountMicros,expirationSec,feeRateBps,timeInForce,postOnly',
+  'orderId,owner,maker,signer,tokenId,side,makerAmountMicros,takerAmountMicros,expirationSec,feeRateBps,'
+    + 'timeInForce,postOnly',
   'the order layout matches writeOrder and readOrder')
 
 const TAG_OF = new Map<CommandKind, number>(SCHEMAS.map(([kind], tag) => [kind, tag]))

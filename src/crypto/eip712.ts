@@ -112,7 +112,8 @@ export function clobAuthStructHash(auth: ClobAuthStruct): Uint8Array {
 
 export function relayStructHash(relay: RelayStruct): Uint8Array {
   return keccak256(concatBytes([RELAY_TYPE_HASH, wordOfAddress(relay.owner), keccakOfText(relay.action),
-    fromHex(relay.conditionId), wordOfDecimal(relay.amount), wordOfDecimal(relay.nonce), wordOfDecimal(relay.deadline)]))
+    fromHex(relay.conditionId), wordOfDecimal(relay.amount), wordOfDecimal(relay.nonce),
+    wordOfDecimal(relay.deadline)]))
 }
 
 /** keccak256(0x1901 ‖ domainSeparator ‖ structHash): what is signed. */

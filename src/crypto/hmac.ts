@@ -12,7 +12,13 @@ export function secretKey(secret: string): Buffer {
   return Buffer.from(standard, 'base64')
 }
 
-export function l2Signature(secret: string, timestamp: string, method: string, path: string, body: Uint8Array | string): string {
+export function l2Signature(
+  secret: string,
+  timestamp: string,
+  method: string,
+  path: string,
+  body: Uint8Array | string,
+): string {
   const hmac = createHmac('sha256', secretKey(secret))
   hmac.update(timestamp + method.toUpperCase() + path)
   if (body.length > 0) hmac.update(body)

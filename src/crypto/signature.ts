@@ -12,7 +12,12 @@ const N = secp256k1.Point.Fn.ORDER
 const HALF_N = N >> 1n
 
 /** Why a signature was refused before any curve work. */
-export type SignatureFault = 'signature-length' | 'signature-zero' | 'signature-range' | 'signature-high-s' | 'signature-v'
+export type SignatureFault =
+  | 'signature-length'
+  | 'signature-zero'
+  | 'signature-range'
+  | 'signature-high-s'
+  | 'signature-v'
 
 export interface ParsedSignature {
   readonly r: bigint

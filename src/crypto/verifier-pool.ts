@@ -37,7 +37,8 @@ export class VerifierPool {
     const threads = options.threads ?? availableParallelism()
     this.batchMax = options.batchMax ?? VERIFY_BATCH_MAX
     this.queueMax = options.queueMax ?? VERIFY_QUEUE_MAX
-    this.pool = new Piscina({ filename: workerUrl().href, minThreads: threads, maxThreads: threads, maxQueue: this.queueMax })
+    this.pool = new Piscina({ filename: workerUrl().href, minThreads: threads, maxThreads: threads,
+      maxQueue: this.queueMax })
   }
 
   get threads(): number {
@@ -74,11 +75,13 @@ export class VerifierPool {
     if (this.batch.length === 0) return
     const batch = this.batch
     this.batch = []
-    const task: VerifyTask = { chainId: this.options.chainId, orders: batch.map((w) => w.order), useCache: this.options.useCache ?? true }
+    const task: VerifyTask = { chainId: this.options.chainId, orders: batch.map((w) => w.order),
+      useCache: this.options.useCache ?? true }
     this.pool.run(task).then(
       (verdicts) => batch.forEach((waiting, i) => waiting.resolve(verdicts[i]!)),
       (error: unknown) => {
-        const failure = new PredexError(ServiceCode.SIGNATURE_POOL_BUSY, `signature verification failed: ${String(error)}`)
+        const failure = new PredexError(ServiceCode.SIGNATURE_POOL_BUSY,
+          `signature verification failed: ${String(error)}`)
         for (const waiting of batch) waiting.reject(failure)
       },
     )

@@ -39,15 +39,20 @@ const FAULT_MESSAGES: Readonly<Record<SignatureFault, string>> = {
  * (type 0) is made by its signer; a proxy or Safe order (1, 2) needs a maker registered for the
  * signer.
  */
-export function checkSignatureType(order: OrderStruct, isLinked: (maker: string, signer: string) => boolean): Verdict | null {
+export function checkSignatureType(
+  order: OrderStruct,
+  isLinked: (maker: string, signer: string) => boolean,
+): Verdict | null {
   const maker = normalAddress(order.maker)
   const signer = normalAddress(order.signer)
   if (order.signatureType === 0 && maker !== signer) {
-    return fail('signature-type', 'signature type 0 (EOA) requires maker == signer; a proxy or Safe wallet signs with type 1 or 2',
+    return fail('signature-type',
+      'signature type 0 (EOA) requires maker == signer; a proxy or Safe wallet signs with type 1 or 2',
       { signatureType: 0, maker, signer })
   }
   if (order.signatureType !== 0 && !isLinked(maker, signer)) {
-    return fail('signature-type', `signature type ${order.signatureType} requires the maker wallet to be registered for this signer`,
+    return fail('signature-type',
+      `signature type ${order.signatureType} requires the maker wallet to be registered for this signer`,
       { signatureType: order.signatureType, maker, signer })
   }
   return null
@@ -80,7 +85,8 @@ function diagnose(task: OrderToVerify, chainId: number, signer: string, digest: 
     if (otherChain === chainId) continue
     for (const negRisk of [task.negRisk, !task.negRisk]) {
       if (recoverAddress(orderDigest(task.order, otherChain, negRisk), signature) === signer) {
-        return fail('signature-chain', `invalid signature: signed for chain ${otherChain}, this exchange runs on chain ${chainId}`,
+        return fail('signature-chain',
+          `invalid signature: signed for chain ${otherChain}, this exchange runs on chain ${chainId}`,
           { signedForChain: otherChain, chainId })
       }
     }
@@ -90,6 +96,10 @@ function diagnose(task: OrderToVerify, chainId: number, signer: string, digest: 
     { recovered, signer })
 }
 
-function fail(check: OrderCheck, message: string, context: Readonly<Record<string, string | number | boolean>>): Verdict {
+function fail(
+  check: OrderCheck,
+  message: string,
+  context: Readonly<Record<string, string | number | boolean>>,
+): Verdict {
   return { ok: false, check, message, context }
 }

@@ -119,12 +119,14 @@ export class EngineHost {
     const requestId = this.nextRequestId++
     const record = encodeRequest(requestId, command)
     if (record.length > COMMAND_BYTES_MAX) {
-      return Promise.reject(new PredexError(ServiceCode.ENGINE_BUSY, 'the command is too large', { bytesMax: COMMAND_BYTES_MAX }))
+      return Promise.reject(
+        new PredexError(ServiceCode.ENGINE_BUSY, 'the command is too large', { bytesMax: COMMAND_BYTES_MAX }))
     }
     if (!this.ring.tryWrite(record)) return Promise.reject(busy('the command queue is full'))
     // The one narrowing on the path: the engine answers a command of kind K with ResultOf[K]
     // (engine-door.ts ties the two to the engine's functions).
-    return new Promise<Outcome>((resolve, reject) => this.pending.set(requestId, { resolve, reject })) as Promise<OutcomeOf<C['kind']>>
+    const outcome = new Promise<Outcome>((resolve, reject) => this.pending.set(requestId, { resolve, reject }))
+    return outcome as Promise<OutcomeOf<C['kind']>>
   }
 
   /**

@@ -20,17 +20,27 @@ export type Query =
   | { readonly kind: 'markets' }
 
 export type QueryAnswer =
-  | { readonly kind: 'status'; readonly seq: number; readonly timeMs: number; readonly openOrders: number; readonly markets: number }
+  | {
+    readonly kind: 'status'
+    readonly seq: number
+    readonly timeMs: number
+    readonly openOrders: number
+    readonly markets: number
+  }
   | { readonly kind: 'book'; readonly book: BookView | null }
   | { readonly kind: 'account'; readonly account: AccountSummary | null }
   | { readonly kind: 'stateHash'; readonly seq: number; readonly stateHash: string; readonly invariantsHold: boolean }
-  | { readonly kind: 'apiKeys'; readonly keys: readonly { apiKey: string; address: string; secret: string; passphrase: string; nonce: number }[] }
+  | {
+    readonly kind: 'apiKeys'
+    readonly keys: readonly { apiKey: string; address: string; secret: string; passphrase: string; nonce: number }[]
+  }
   | { readonly kind: 'markets'; readonly markets: readonly MarketRecord[] }
 
 export function answer(engine: Engine, query: Query): QueryAnswer {
   switch (query.kind) {
     case 'status':
-      return { kind: 'status', seq: engine.seq, timeMs: engine.timeMs, openOrders: engine.openOrderCount, markets: engine.markets.length }
+      return { kind: 'status', seq: engine.seq, timeMs: engine.timeMs, openOrders: engine.openOrderCount,
+        markets: engine.markets.length }
     case 'book':
       return { kind: 'book', book: bookOf(engine, query.tokenId, query.unified, query.depthMax) }
     case 'account': {
@@ -38,12 +48,13 @@ export function answer(engine: Engine, query: Query): QueryAnswer {
       return { kind: 'account', account: account === undefined ? null : accountSummaryOf(account) }
     }
     case 'stateHash':
-      return { kind: 'stateHash', seq: engine.seq, stateHash: stateHashOf(engine), invariantsHold: invariantsHold(engine) }
+      return { kind: 'stateHash', seq: engine.seq, stateHash: stateHashOf(engine),
+        invariantsHold: invariantsHold(engine) }
     case 'markets':
       return { kind: 'markets', markets: engine.markets.map((market) => market.record()) }
     case 'apiKeys':
-      return { kind: 'apiKeys', keys: [...engine.apiKeys.values()].map(({ apiKey, address, secret, passphrase, nonce }) =>
-        ({ apiKey, address, secret, passphrase, nonce })) }
+      return { kind: 'apiKeys', keys: [...engine.apiKeys.values()]
+        .map(({ apiKey, address, secret, passphrase, nonce }) => ({ apiKey, address, secret, passphrase, nonce })) }
   }
 }
 

@@ -98,7 +98,11 @@ export class Journal {
    * Appends sealed command records (`records[i]` for seq `firstSeq + i`, see `sealInPlace`)
    * and, optionally, a snapshot, in one transaction. Resolves when durable.
    */
-  append(firstSeq: number, records: readonly Buffer[], snapshot: { seq: number; bytes: Uint8Array } | null): Promise<void> {
+  append(
+    firstSeq: number,
+    records: readonly Buffer[],
+    snapshot: { seq: number; bytes: Uint8Array } | null,
+  ): Promise<void> {
     assert(!this.options.readOnly, 'the journal is open for writing')
     const writes: Promise<boolean>[] = []
     for (let i = 0; i < records.length; i++) writes.push(this.commands.put(firstSeq + i, records[i]!))

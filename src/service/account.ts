@@ -32,12 +32,16 @@ export interface BalanceAllowance {
 export async function balanceAllowanceOf(context: ServiceContext, address: string, assetType: AssetType,
   tokenId: string | null): Promise<BalanceAllowance> {
   if (assetType === 'CONDITIONAL') {
-    if (tokenId === null) throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid token id: token_id is required', { field: 'token_id' })
+    if (tokenId === null) {
+      throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid token id: token_id is required', { field: 'token_id' })
+    }
     marketOfToken(context, tokenId)
   }
   const account = await accountOf(context, address)
   const usdcAllowanceMicros = account?.usdcAllowanceMicros ?? 0
-  if (assetType === 'COLLATERAL') return { balanceMicros: account?.usdcMicros ?? 0, allowanceMicros: usdcAllowanceMicros }
+  if (assetType === 'COLLATERAL') {
+    return { balanceMicros: account?.usdcMicros ?? 0, allowanceMicros: usdcAllowanceMicros }
+  }
   return {
     balanceMicros: account?.shares.find((s) => s.tokenId === tokenId)?.balanceMicros ?? 0,
     allowanceMicros: account?.sharesApproved === true ? usdcAllowanceMicros : 0,

@@ -4,13 +4,24 @@
  * engine rejection into the catalogue error every face answers with.
  */
 import type { UnstampedCommand } from '../engine/command.js'
-import type { BatchPlaced, Canceled, CommandResult, Done, OrderPlaced, PlaceResult, Rejection } from '../engine/result.js'
+import type {
+  BatchPlaced,
+  Canceled,
+  CommandResult,
+  Done,
+  OrderPlaced,
+  PlaceResult,
+  Rejection,
+} from '../engine/result.js'
 import { PredexError } from '../errors.js'
 import type { OutcomeOf } from '../host/engine-door.js'
 import type { ServiceContext } from './context.js'
 
 /** Submits one command and waits until it is durable. */
-export async function submit<C extends UnstampedCommand>(context: ServiceContext, command: C): Promise<OutcomeOf<C['kind']>> {
+export async function submit<C extends UnstampedCommand>(
+  context: ServiceContext,
+  command: C,
+): Promise<OutcomeOf<C['kind']>> {
   const started = performance.now()
   const outcome = await context.host.submit(command)
   context.metrics.observeCommit(performance.now() - started)

@@ -19,7 +19,10 @@ export interface ServiceContext {
   readonly startedMs: number
   readonly metrics: Metrics
   readonly nowMs: () => number
-  /** The test network's faucet: the most USDC one request may ask for, and the wait between two requests of an address. */
+  /**
+   * The test network's faucet: the most USDC one request may ask for, and the wait between two
+   * requests of an address.
+   */
   readonly faucet: { readonly amountMicrosMax: number; readonly cooldownMs: number }
   /** Proxy and Safe wallets registered for a signer (none can be registered yet). */
   readonly isLinked: (maker: string, signer: string) => boolean

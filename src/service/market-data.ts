@@ -20,7 +20,11 @@ export interface Quote {
 }
 
 /** A token's book (its own orders, or unified with the other token's), and its market. */
-export function bookOf(context: ServiceContext, tokenId: string, unified: boolean): { book: BookView; market: MarketRecord } {
+export function bookOf(
+  context: ServiceContext,
+  tokenId: string,
+  unified: boolean,
+): { book: BookView; market: MarketRecord } {
   const market = marketOfToken(context, tokenId)
   const book = unified ? context.read.unifiedBook(tokenId)! : context.read.book(tokenId)!
   return { book, market }
@@ -108,13 +112,16 @@ export function candles(context: ServiceContext, query: CandleQuery): Candle[] {
   const tokenId = query.tokenId
   marketOfToken(context, tokenId)
   const intervalSec = CANDLE_INTERVALS_SEC[query.interval]
-  if (intervalSec === undefined) throw new PredexError(ApiCode.INVALID_PARAMETER, 'interval must be 1m, 5m, 1h or 1d', { field: 'interval' })
+  if (intervalSec === undefined) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'interval must be 1m, 5m, 1h or 1d', { field: 'interval' })
+  }
   const toSec = query.toSec ?? Math.floor(context.nowMs() / 1000)
   const fromSec = query.fromSec ?? Math.max(0, toSec - 500 * intervalSec)
   if (fromSec > toSec) throw new PredexError(ApiCode.INVALID_PARAMETER, 'from must not be after to', { field: 'from' })
   if ((toSec - fromSec) / intervalSec > CANDLES_MAX) {
     throw new PredexError(ApiCode.INVALID_PARAMETER,
-      `the range spans more than ${CANDLES_MAX} intervals: narrow it or use a longer interval`, { field: 'from', candlesMax: CANDLES_MAX })
+      `the range spans more than ${CANDLES_MAX} intervals: narrow it or use a longer interval`,
+      { field: 'from', candlesMax: CANDLES_MAX })
   }
   return candlesOf(context.read.ticksByToken.get(tokenId) ?? [], fromSec * 1000, (toSec + 1) * 1000, intervalSec * 1000)
 }

@@ -47,7 +47,8 @@ export async function intakeSteps(context: ServiceContext, order: SignedOrder | 
       return value
     } catch (error) {
       const code = (error as { code?: unknown }).code
-      checks.push({ check, ok: false, message: (error as Error).message, ...(typeof code === 'string' ? { code } : {}) })
+      checks.push({ check, ok: false, message: (error as Error).message,
+        ...(typeof code === 'string' ? { code } : {}) })
       return null
     }
   }

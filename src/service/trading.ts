@@ -74,15 +74,16 @@ export async function placeOrders(context: ServiceContext, orders: readonly (Sig
 /** At most BATCH_ORDERS_MAX orders in a batch (a face may check before it parses them). */
 export function checkBatchSize(count: number): void {
   if (count > BATCH_ORDERS_MAX) {
-    throw new PredexError(Code.BATCH_TOO_LARGE, `Too many orders in payload: ${count}, max allowed: ${BATCH_ORDERS_MAX}`,
-      { max: BATCH_ORDERS_MAX })
+    throw new PredexError(Code.BATCH_TOO_LARGE,
+      `Too many orders in payload: ${count}, max allowed: ${BATCH_ORDERS_MAX}`, { max: BATCH_ORDERS_MAX })
   }
 }
 
 /** At most CANCEL_IDS_MAX ids in one cancel (a face may check before it parses them). */
 export function checkCancelCount(count: number): void {
   if (count > CANCEL_IDS_MAX) {
-    throw new PredexError(Code.CANCEL_TOO_MANY, `Too many orders in payload, max allowed: ${CANCEL_IDS_MAX}`, { max: CANCEL_IDS_MAX })
+    throw new PredexError(Code.CANCEL_TOO_MANY, `Too many orders in payload, max allowed: ${CANCEL_IDS_MAX}`,
+      { max: CANCEL_IDS_MAX })
   }
 }
 
@@ -94,7 +95,11 @@ export interface DryRun {
 }
 
 /** The intake's checks of one order (its shape as the face parsed it, then the rest), placing nothing. */
-export async function dryRun(context: ServiceContext, order: SignedOrder | PredexError, trader: Trader): Promise<DryRun> {
+export async function dryRun(
+  context: ServiceContext,
+  order: SignedOrder | PredexError,
+  trader: Trader,
+): Promise<DryRun> {
   const { checks, orderId } = await intakeSteps(context, order, trader)
   return { valid: checks.every((c) => c.ok), orderId, checks }
 }
@@ -119,7 +124,11 @@ export function cancelMarketOrders(context: ServiceContext, trader: Trader, mark
   return canceled(context, { kind: 'cancelMarketOrders', address: trader.address, marketId, tokenId: tokenId ?? '' })
 }
 
-type CancelCommand = CommandOf<'cancelOrder'> | CommandOf<'cancelOrders'> | CommandOf<'cancelAll'> | CommandOf<'cancelMarketOrders'>
+type CancelCommand =
+  | CommandOf<'cancelOrder'>
+  | CommandOf<'cancelOrders'>
+  | CommandOf<'cancelAll'>
+  | CommandOf<'cancelMarketOrders'>
 
 async function canceled(context: ServiceContext, command: CancelCommand): Promise<Canceled> {
   return accepted((await submit(context, command)).result)
@@ -150,8 +159,9 @@ export interface OpenOrderFilter {
 export function openOrdersOf(context: ServiceContext, trader: Trader, filter: OpenOrderFilter): OrderRecord[] {
   const marketId = marketIdOf(context, filter.market)
   const orderId = filter.orderId?.toLowerCase() ?? null
+  const anyToken = filter.tokenId === null || filter.tokenId === ''
   return ordersWhere(context, trader, (o) => o.status === 'LIVE' && (orderId === null || o.orderId === orderId) &&
-    (marketId === null || o.marketId === marketId) && (filter.tokenId === null || filter.tokenId === '' || o.tokenId === filter.tokenId))
+    (marketId === null || o.marketId === marketId) && (anyToken || o.tokenId === filter.tokenId))
 }
 
 export type OrderStatusFilter = 'open' | 'matched' | 'canceled' | 'all'
@@ -165,10 +175,16 @@ export function isOrderStatusFilter(text: string): text is OrderStatusFilter {
 }
 
 /** All the trader's orders, oldest first, in a market and with a status. */
-export function ordersOf(context: ServiceContext, trader: Trader, market: string | null, status: OrderStatusFilter): OrderRecord[] {
+export function ordersOf(
+  context: ServiceContext,
+  trader: Trader,
+  market: string | null,
+  status: OrderStatusFilter,
+): OrderRecord[] {
   const marketId = marketIdOf(context, market)
   const wanted = STATUS_OF_FILTER[status]
-  return ordersWhere(context, trader, (o) => (marketId === null || o.marketId === marketId) && (wanted === null || o.status === wanted))
+  return ordersWhere(context, trader,
+    (o) => (marketId === null || o.marketId === marketId) && (wanted === null || o.status === wanted))
 }
 
 export interface TradeFilter {

@@ -28,7 +28,8 @@ export function profileOf(context: ServiceContext, address: string): Profile {
   const trades = tradesOfAddress(context, address)
   const orders = ordersOfAddress(context, address)
   const ledger = ledgerOf(context, address)
-  const firstMs = Math.min(trades[0]?.timeMs ?? Infinity, orders[0]?.createdMs ?? Infinity, ledger[0]?.timeMs ?? Infinity)
+  const firstMs = Math.min(trades[0]?.timeMs ?? Infinity, orders[0]?.createdMs ?? Infinity,
+    ledger[0]?.timeMs ?? Infinity)
   let volumeMicros = 0
   for (const trade of trades) {
     const taker = trade.takerAddress === address

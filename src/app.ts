@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { CredentialStore } from './auth/credentials.js'
+import { systemClock, type Clock } from './clock.js'
 import type { Config } from './config.js'
 import { VerifierPool } from './crypto/verifier-pool.js'
 import { EngineHost } from './host/engine-host.js'
@@ -34,7 +35,8 @@ export interface Predex {
   stop(): Promise<void>
 }
 
-export async function startPredex(config: Config, log: (line: string) => void): Promise<Predex> {
+/** `clock`: the wall and monotonic time of the faces and services (tests pass their own). */
+export async function startPredex(config: Config, log: (line: string) => void, clock: Clock = systemClock): Promise<Predex> {
   const isNew = !existsSync(join(config.dataDir, 'data.mdb'))
   mkdirSync(config.dataDir, { recursive: true })
   const adminKey = adminKeyOf(config, log)
@@ -53,15 +55,15 @@ export async function startPredex(config: Config, log: (line: string) => void): 
   metrics.gauge('predex_engine_ring_bytes_used', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
   metrics.gauge('predex_signature_queue', 'Verification tasks waiting for a thread', () => pool.queueSize)
   const context: ServiceContext = {
-    host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: Date.now(), metrics,
-    nowMs: () => Date.now(), isLinked: () => false,
+    host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
+    nowMs: () => clock.wallMs(), isLinked: () => false,
     faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000 },
   }
   if (config.demo ?? isNew) await createDemo(context, config.dataDir, log)
   const gate = new Gate({
     chainId: config.chainId, window: { pastSec: config.authPastSec, futureSec: config.authFutureSec }, adminKey,
     lookup: (apiKey) => credentials.lookup(apiKey), log,
-    clock: { nowSec: () => Math.floor(Date.now() / 1000), nowMs: () => performance.now() },
+    clock: { nowSec: () => Math.floor(clock.wallMs() / 1000), nowMs: () => clock.monotonicMs() },
     limiter: config.rateLimits ? new RateLimiter() : null,
   })
   const server = new RestServer({ routes: allRoutes, context, metrics, log, gate })

@@ -4,6 +4,7 @@
  * commands (credit, approve, split) until the faucet lands. Every helper returns what the engine
  * answered, so a test can assert on it.
  */
+import type { Clock } from '../src/clock.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -45,6 +46,8 @@ export interface StartOptions {
   readonly log?: (line: string) => void
   /** An existing data directory to start on (a restart); a new temporary one by default. */
   readonly dataDir?: string
+  /** The server's clock (test/support/clock.ts); the system's by default. */
+  readonly clock?: Clock
 }
 
 /**
@@ -61,7 +64,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const config = configOf(['--data-dir', dataDir, '--port', '0', '--no-demo', '--sig-workers', '1', ...(options.argv ?? [])], {})
   if (config === 'help') throw new Error('unexpected help')
   const { startPredex } = await app()
-  const predex = await startPredex(config as Config, options.log ?? (() => undefined))
+  const predex = await startPredex(config as Config, options.log ?? (() => undefined), options.clock)
   const base = `http://127.0.0.1:${predex.port}`
   const host = predex.context.host
   const command = async (c: UnstampedCommand): Promise<CommandResult> => {

@@ -36,7 +36,8 @@ export interface Predex {
 }
 
 /** `clock`: the wall and monotonic time of the faces and services (tests pass their own). */
-export async function startPredex(config: Config, log: (line: string) => void, clock: Clock = systemClock): Promise<Predex> {
+export async function startPredex(config: Config, log: (line: string) => void,
+  clock: Clock = systemClock): Promise<Predex> {
   const isNew = !existsSync(join(config.dataDir, 'data.mdb'))
   mkdirSync(config.dataDir, { recursive: true })
   const adminKey = adminKeyOf(config, log)
@@ -51,7 +52,8 @@ export async function startPredex(config: Config, log: (line: string) => void, c
   const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers })
   const metrics = new Metrics()
   metrics.gauge('predex_engine_seq', 'Sequence number of the last durable command', () => read.seq)
-  metrics.gauge('predex_engine_pending_requests', 'Commands submitted and not yet answered', () => host.load.pendingRequests)
+  metrics.gauge('predex_engine_pending_requests', 'Commands submitted and not yet answered',
+    () => host.load.pendingRequests)
   metrics.gauge('predex_engine_ring_bytes_used', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
   metrics.gauge('predex_signature_queue', 'Verification tasks waiting for a thread', () => pool.queueSize)
   const context: ServiceContext = {
@@ -74,7 +76,9 @@ export async function startPredex(config: Config, log: (line: string) => void, c
   server.uws.ws('/ws/user', userChannel.behavior())
   fanOut.register(userChannel)
   const port = await server.listen(config.host, config.port)
-  if (!config.rateLimits) log('WARNING: rate limits are off (--rate-limits false): benchmarks only, never in production.')
+  if (!config.rateLimits) {
+    log('WARNING: rate limits are off (--rate-limits false): benchmarks only, never in production.')
+  }
   if (!(await server.probeUnderscoreHeaders(config.host))) {
     log('WARNING: this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
       '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')
@@ -95,7 +99,8 @@ export async function startPredex(config: Config, log: (line: string) => void, c
 }
 
 /** Markets and books from the engine, then the events the read model missed (if any). */
-async function loadReadModel(host: EngineHost, read: ReadModel, dataDir: string, log: (line: string) => void): Promise<void> {
+async function loadReadModel(host: EngineHost, read: ReadModel, dataDir: string,
+  log: (line: string) => void): Promise<void> {
   const projected = catchUp(dataDir, read, host.recovered.seq)
   if (projected > 0) log(`read model: projected ${projected} commands it had missed`)
   read.seq = host.recovered.seq

@@ -24,13 +24,17 @@ export function parseJsonBody(body: Uint8Array): unknown {
 
 function checkKeys(value: unknown, depth: number): void {
   if (value === null || typeof value !== 'object') return
-  if (depth > JSON_DEPTH_MAX) throw new PredexError(ApiCode.BAD_JSON, `the body nests deeper than ${JSON_DEPTH_MAX} levels`)
+  if (depth > JSON_DEPTH_MAX) {
+    throw new PredexError(ApiCode.BAD_JSON, `the body nests deeper than ${JSON_DEPTH_MAX} levels`)
+  }
   if (Array.isArray(value)) {
     for (const item of value) checkKeys(item, depth + 1)
     return
   }
   for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) throw new PredexError(ApiCode.FORBIDDEN_KEY, `the key "${key}" is not allowed`, { key })
+    if (FORBIDDEN_KEYS.has(key)) {
+      throw new PredexError(ApiCode.FORBIDDEN_KEY, `the key "${key}" is not allowed`, { key })
+    }
     checkKeys((value as Record<string, unknown>)[key], depth + 1)
   }
 }
@@ -45,9 +49,14 @@ export function microsOfDecimal(text: unknown, field: string): number {
     throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be a decimal number such as "0.55"`, { field })
   }
   const [whole, fraction = ''] = text.split('.')
-  if (fraction.length > 6) throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} has more than 6 decimal places`, { field, decimalsMax: 6 })
+  if (fraction.length > 6) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER,
+      `${field} has more than 6 decimal places`, { field, decimalsMax: 6 })
+  }
   const micros = BigInt(whole!) * MICROS + BigInt(fraction.padEnd(6, '0'))
-  if (micros > BigInt(Number.MAX_SAFE_INTEGER)) throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} is too large`, { field })
+  if (micros > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} is too large`, { field })
+  }
   return Number(micros)
 }
 
@@ -58,7 +67,9 @@ export function integerOf(text: unknown, field: string, max: number = Number.MAX
     throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be a non-negative integer`, { field })
   }
   const value = BigInt(text)
-  if (value > BigInt(max)) throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} is larger than ${max}`, { field, max })
+  if (value > BigInt(max)) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} is larger than ${max}`, { field, max })
+  }
   return Number(value)
 }
 
@@ -86,7 +97,9 @@ export { decimalOfMicros } from '../stdx/decimal.js'
 
 
 export function addressOf(text: unknown, field: string): string {
-  if (!isAddress(text)) throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be an address (0x and 40 hex digits)`, { field })
+  if (!isAddress(text)) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be an address (0x and 40 hex digits)`, { field })
+  }
   return text.toLowerCase()
 }
 
@@ -100,7 +113,8 @@ export function tokenIdOf(text: unknown, field = 'token_id'): string {
 
 export function requireString(value: unknown, field: string, lengthMax = 256): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > lengthMax) {
-    throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be a non-empty string of at most ${lengthMax} characters`, { field })
+    throw new PredexError(ApiCode.INVALID_PARAMETER,
+      `${field} must be a non-empty string of at most ${lengthMax} characters`, { field })
   }
   return value
 }
@@ -119,7 +133,10 @@ export const CURSOR_END = 'LTE='
 export function offsetOfCursor(cursor: string | null): number {
   if (cursor === null || cursor === '') return 0
   const text = Buffer.from(cursor, 'base64').toString('utf8')
-  if (!/^\d{1,9}$/.test(text)) throw new PredexError(ApiCode.INVALID_PARAMETER, 'next_cursor is not a cursor of this API', { field: 'next_cursor' })
+  if (!/^\d{1,9}$/.test(text)) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER,
+      'next_cursor is not a cursor of this API', { field: 'next_cursor' })
+  }
   return Number(text)
 }
 
@@ -138,6 +155,8 @@ export function page<T>(items: readonly T[], cursor: string | null, limit: numbe
 /** The page size from a `limit` query parameter: PAGE_LIMIT_DEFAULT when absent, at most PAGE_LIMIT_MAX. */
 export function limitOf(text: string | null, fallback = PAGE_LIMIT_DEFAULT, max = PAGE_LIMIT_MAX): number {
   if (text === null || text === '') return fallback
-  if (!/^\d{1,4}$/.test(text) || Number(text) < 1) throw new PredexError(ApiCode.INVALID_PARAMETER, `limit must be 1..${max}`, { field: 'limit' })
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `limit must be 1..${max}`, { field: 'limit' })
+  }
   return Math.min(Number(text), max)
 }

@@ -18,6 +18,7 @@ export interface MarketIds {
 export function newMarketIds(): MarketIds {
   const marketId = randomUUID()
   const condition = keccakOfText(`predex:${marketId}`)
-  const token = (index: number): string => BigInt(toHex(keccak256(concatBytes([condition, wordOfBigInt(BigInt(index))])))).toString()
+  const token = (index: number): string =>
+    BigInt(toHex(keccak256(concatBytes([condition, wordOfBigInt(BigInt(index))])))).toString()
   return { marketId, conditionId: toHex(condition), yesTokenId: token(1), noTokenId: token(2) }
 }

@@ -7,7 +7,7 @@ import type { CredentialStore } from '../auth/credentials.js'
 import type { VerifierPool } from '../crypto/verifier-pool.js'
 import type { EngineHost } from '../host/engine-host.js'
 import type { ReadModel } from '../read/read-model.js'
-import type { Metrics } from '../api/rest/metrics.js'
+import type { Metrics } from '../metrics.js'
 
 export interface ServiceContext {
   readonly host: EngineHost

@@ -14,7 +14,7 @@ import type { Credentials, Gate } from '../../auth/gate.js'
 import { ApiCode, PredexError, CATALOGUE } from '../../errors.js'
 import { REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, SHUTDOWN_DRAIN_MS_MAX } from '../../limits.js'
 import type { AuthLevel, Identity, Method, Reply, RestRequest, Route } from './route.js'
-import type { Metrics } from './metrics.js'
+import type { Metrics } from '../../metrics.js'
 
 export interface ServerOptions<C> {
   readonly routes: readonly Route<C>[]

@@ -10,6 +10,8 @@
  * so a snapshot and the events after it never disagree. A client that reads too slowly is
  * closed at WS_BACKPRESSURE_BYTES_MAX rather than buffered without end.
  */
+import { bookOf } from '../../service/market-data.js'
+import { isKnownToken } from '../../service/markets.js'
 import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import type { EngineEvent, MarketRecord } from '../../engine/event.js'
 import type { Outcome } from '../../host/messages.js'
@@ -78,7 +80,7 @@ export class MarketChannel {
       throw new PredexError(ApiCode.INVALID_PARAMETER, 'assets_ids must be an array of token ids',
         { field: 'assets_ids' })
     }
-    const unknown = value.find((asset: string) => !this.context.read.tokens.has(asset))
+    const unknown = value.find((asset: string) => !isKnownToken(this.context, asset))
     // The catalogue's message, as REST's: one rule, one wording.
     if (unknown !== undefined) {
       throw new PredexError(Code.TOKEN_NOT_FOUND, CODE_MESSAGES.TOKEN_NOT_FOUND, { asset_id: unknown })
@@ -108,8 +110,7 @@ export class MarketChannel {
   }
 
   private snapshot(assetId: string): Record<string, unknown> {
-    const read = this.context.read
-    const summary = bookSummary(read, read.book(assetId)!, this.context.nowMs())
+    const summary = bookSummary(this.context.read, bookOf(this.context, assetId, false).book, this.context.nowMs())
     return { event_type: 'book', ...summary, seq: this.seqByAsset.get(assetId) ?? 0 }
   }
 

@@ -5,7 +5,7 @@
  * with the rulebook's own functions, so that bad admin input is answered at once and never
  * becomes a journaled (refused) command.
  */
-import type { MarketStatus, Outcome, UnstampedCommand } from '../engine/command.js'
+import type { MarketInput, MarketStatus, Outcome, UnstampedCommand } from '../engine/command.js'
 import type { MarketRecord } from '../engine/event.js'
 import {
   isFeeRateBps,
@@ -65,18 +65,10 @@ function recordOf(context: ServiceContext, marketId: string): MarketRecord {
 
 // ---- Use cases ------------------------------------------------------------------------------------------
 
-export interface NewMarket {
-  readonly question: string
+/** A market to list: the engine's MarketInput without its ids, which are made here. */
+export interface NewMarket extends Omit<MarketInput, 'marketId' | 'conditionId' | 'yesTokenId' | 'noTokenId' | 'slug'> {
   /** null: made from the question. */
   readonly slug: string | null
-  readonly description: string
-  readonly tickSizeMicros: number
-  readonly minOrderSizeMicros: number
-  readonly feeRateBps: number
-  readonly negRisk: boolean
-  /** 0: no end date. */
-  readonly endDateMs: number
-  readonly status: 'Active' | 'Upcoming'
 }
 
 /** Lists a new market with fresh ids; answers its record. */

@@ -16,6 +16,7 @@ import type { Test } from 'tap'
 import type { ApiCredentials } from '../../src/client/headers.js'
 import { orderBody, type MarketTerms, type OrderType, type SignedOrder } from '../../src/client/orders.js'
 import type { Wallet } from '../../src/client/wallet.js'
+import type { RelayStruct } from '../../src/crypto/eip712.js'
 import type { MarketInput, UnstampedCommand } from '../../src/engine/command.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 import type { CommandResult } from '../../src/engine/result.js'
@@ -106,6 +107,77 @@ export interface Driver {
   setNowMs(nowMs: (() => number) | null): void
 
   stop(): Promise<void>
+
+  // --- Test network, users and admin (api.md "test network", "users", "admin").
+  /** The engine's journal position and state hash: a refusal that never reaches the engine leaves both as they were. */
+  engineState(): Promise<{ readonly seq: number; readonly stateHash: string }>
+  /** Every market and `address`'s account as the engine holds them: what a refusal the engine journals leaves as it was. */
+  ledgerState(address: string): Promise<string>
+  /** Test USDC and gas; `request`: `{address, amount?}`. Public. */
+  faucet(request: unknown): Promise<Reply>
+  walletStatus(address: string): Promise<Reply>
+  relayNonce(address: string): Promise<Reply>
+  /** A signed relay request (see `relayRequest`): approve, split, merge, redeem, gasless and without credentials. */
+  relay(request: unknown): Promise<Reply>
+  /** A public read of an address (any case): its profile, history, orders, trades, balances, events. */
+  userRead(read: UserRead, address: string, query?: Query): Promise<Reply>
+  /** A market by id or slug, public. */
+  market(idOrSlug: string): Promise<Reply>
+  upcomingMarkets(query?: Query): Promise<Reply>
+  resolvingMarkets(): Promise<Reply>
+  adminCreateMarket(access: AdminAccess, request: unknown): Promise<Reply>
+  adminUpdateMarket(access: AdminAccess, idOrSlug: string, change: unknown): Promise<Reply>
+  /** `request`: `{outcome}`. */
+  adminResolveMarket(access: AdminAccess, idOrSlug: string, request: unknown): Promise<Reply>
+  adminStats(access: AdminAccess): Promise<Reply>
+
+  // --- Health and the market listing (public).
+  /** Liveness: `{status, version, seq, journalLag, uptimeSec, pendingRequests, ringBytesUsed, ...}`. */
+  health(): Promise<Reply>
+  /** Readiness: `{ready: true, seq}` while the engine takes commands, NOT_READY once it does not. */
+  ready(): Promise<Reply>
+  /** Every market, paginated (`limit`, `next_cursor`). */
+  markets(query?: Query): Promise<Reply>
+  /** The engine's record of a market as it is now (a status change included). */
+  marketRecord(marketId: string): Promise<MarketRecord | undefined>
+  /** Stops the engine under the running face; a case that does must `restart` before it ends. */
+  stopEngine(): Promise<void>
+
+  // --- API keys (api.md "auth"): L1 (a wallet's signature) to create or derive, L2 to list and revoke.
+  createApiKey(caller: L1Caller | typeof ANONYMOUS): Promise<Reply>
+  deriveApiKey(caller: L1Caller | typeof ANONYMOUS): Promise<Reply>
+  /** The caller's API keys. */
+  apiKeys(caller: Caller): Promise<Reply>
+  /** Revokes the API key the caller authenticates with. */
+  deleteApiKey(caller: Caller): Promise<Reply>
+}
+
+/**
+ * An L1 caller: `wallet` signs the ClobAuth message (EIP-712) for `nonce` (0 by default). The
+ * other fields break it on purpose: an old `timestampSec`, another `chainId`, or a claimed
+ * `address` that is not the signer's.
+ */
+export interface L1Caller {
+  readonly wallet: Wallet
+  readonly nonce?: number
+  readonly timestampSec?: number
+  readonly chainId?: number
+  readonly address?: string
+}
+
+/** An admin call with the admin key, with none, or with a wrong one. */
+export type AdminAccess = 'admin' | 'no key' | 'wrong key'
+
+/** The public reads of an address. */
+export type UserRead = 'profile' | 'portfolioHistory' | 'activity' | 'orders' | 'trades' | 'balances' | 'redemptions' | 'events'
+
+/**
+ * The native relay request for `struct`, signed by `signer` (EIP-712, for `chainId`). Signing is
+ * the chain's, not a face's: every face carries the same signed fields.
+ */
+export function relayRequest(signer: Wallet, struct: RelayStruct, chainId: number = CHAIN_ID): Record<string, string> {
+  return { owner: struct.owner, action: struct.action, condition_id: struct.conditionId, amount: struct.amount, nonce: struct.nonce,
+    deadline: struct.deadline, signature: signer.signRelay(struct, chainId) }
 }
 
 /** The reads of one token: its book, the book with the other outcome's implied liquidity, quotes, terms. */

@@ -5,13 +5,19 @@
  */
 import { l2Headers } from '../../src/client/headers.js'
 import { send, startServer, type TestServer } from '../rest-harness.js'
-import { nowSec, RawText, type Caller, type Driver, type Query, type Reply, type TokenRead, type TokensRead, type Trader } from './driver.js'
+import { nowSec, RawText, type Caller, type Driver, type Query, type Reply, type TokenRead, type TokensRead, type Trader }
+  from './driver.js'
+import type { AdminAccess, UserRead } from './driver.js'
 
 const TOKEN_READ_PATHS: Readonly<Record<TokenRead, string>> = {
   book: '/book', unifiedBook: '/book/unified', midpoint: '/midpoint', price: '/price', spread: '/spread',
   lastTradePrice: '/last-trade-price', tickSize: '/tick-size', feeRate: '/fee-rate',
 }
 const TOKENS_READ_PATHS: Readonly<Record<TokensRead, string>> = { books: '/books', midpoints: '/midpoints', prices: '/prices' }
+const USER_READ_PATHS: Readonly<Record<UserRead, string>> = {
+  profile: '', portfolioHistory: '/portfolio-history', activity: '/activity', orders: '/orders', trades: '/trades',
+  balances: '/balances', redemptions: '/redemptions', events: '/events',
+}
 
 export async function startRestDriver(): Promise<Driver> {
   return new RestDriver(await startServer())
@@ -102,6 +108,74 @@ class RestDriver implements Driver {
   }
 
   private realNowMs: (() => number) | null = null
+
+  async engineState(): Promise<{ seq: number; stateHash: string }> {
+    const answer = await this.server.predex.context.host.query({ kind: 'stateHash' })
+    if (answer.kind !== 'stateHash') throw new Error('unexpected answer')
+    return { seq: answer.seq, stateHash: answer.stateHash }
+  }
+
+  async ledgerState(address: string): Promise<string> {
+    const host = this.server.predex.context.host
+    return JSON.stringify([await host.query({ kind: 'markets' }), await host.query({ kind: 'account', address })])
+  }
+
+  faucet(request: unknown): Promise<Reply> {
+    return this.call(null, 'POST', '/faucet', request)
+  }
+
+  walletStatus(address: string): Promise<Reply> {
+    return this.call(null, 'GET', '/wallet-status' + queryString({ address }))
+  }
+
+  relayNonce(address: string): Promise<Reply> {
+    return this.call(null, 'GET', '/relay/nonce' + queryString({ address }))
+  }
+
+  relay(request: unknown): Promise<Reply> {
+    return this.call(null, 'POST', '/relay', request)
+  }
+
+  userRead(read: UserRead, address: string, query: Query = {}): Promise<Reply> {
+    return this.call(null, 'GET', `/users/${encodeURIComponent(address)}${USER_READ_PATHS[read]}` + queryString(query))
+  }
+
+  market(idOrSlug: string): Promise<Reply> {
+    return this.call(null, 'GET', `/markets/${encodeURIComponent(idOrSlug)}`)
+  }
+
+  upcomingMarkets(query: Query = {}): Promise<Reply> {
+    return this.call(null, 'GET', '/markets/upcoming' + queryString(query))
+  }
+
+  resolvingMarkets(): Promise<Reply> {
+    return this.call(null, 'GET', '/markets/resolving')
+  }
+
+  adminCreateMarket(access: AdminAccess, request: unknown): Promise<Reply> {
+    return this.adminCall(access, 'POST', '/admin/markets', request)
+  }
+
+  adminUpdateMarket(access: AdminAccess, idOrSlug: string, change: unknown): Promise<Reply> {
+    return this.adminCall(access, 'PATCH', `/admin/markets/${encodeURIComponent(idOrSlug)}`, change)
+  }
+
+  adminResolveMarket(access: AdminAccess, idOrSlug: string, request: unknown): Promise<Reply> {
+    return this.adminCall(access, 'POST', `/admin/markets/${encodeURIComponent(idOrSlug)}/resolve`, request)
+  }
+
+  adminStats(access: AdminAccess): Promise<Reply> {
+    return this.adminCall(access, 'GET', '/admin/stats')
+  }
+
+  /** A request with the EXCHANGE-ADMIN-KEY header as `access` says (a wrong key: the right one with a character more). */
+  private async adminCall(access: AdminAccess, method: string, path: string, body?: unknown): Promise<Reply> {
+    const key = this.server.predex.adminKey
+    const headers: Record<string, string> = access === 'no key' ? {} : { 'EXCHANGE-ADMIN-KEY': access === 'admin' ? key : key + 'x' }
+    const text = body === undefined ? '' : JSON.stringify(body)
+    const { status, body: answer } = await send(this.server, method, path, text, headers)
+    return { status, body: answer }
+  }
 
   /** A request as `caller` (null: a public route); the body is sent as JSON, a `RawText` as it is. */
   private async call(caller: Caller | null, method: string, path: string, body?: unknown): Promise<Reply> {

@@ -3,11 +3,13 @@
  * 0, a fresh temporary data directory), each operation its native route, authenticated with L2
  * headers.
  */
-import { l2Headers } from '../../src/client/headers.js'
+import { l1Headers, l2Headers } from '../../src/client/headers.js'
+import type { MarketRecord } from '../../src/engine/event.js'
 import { send, startServer, type TestServer } from '../rest-harness.js'
 import { nowSec, RawText, type Caller, type Driver, type Query, type Reply, type TokenRead, type TokensRead, type Trader }
   from './driver.js'
 import type { AdminAccess, UserRead } from './driver.js'
+import { CHAIN_ID, type ANONYMOUS, type L1Caller } from './driver.js'
 
 const TOKEN_READ_PATHS: Readonly<Record<TokenRead, string>> = {
   book: '/book', unifiedBook: '/book/unified', midpoint: '/midpoint', price: '/price', spread: '/spread',
@@ -183,6 +185,54 @@ class RestDriver implements Driver {
     const { status, body: answer } = await send(this.server, method, path, text, headersOf(caller, method, path, text))
     return { status, body: answer }
   }
+
+  health(): Promise<Reply> {
+    return this.call(null, 'GET', '/health')
+  }
+
+  ready(): Promise<Reply> {
+    return this.call(null, 'GET', '/ready')
+  }
+
+  markets(query: Query = {}): Promise<Reply> {
+    return this.call(null, 'GET', '/markets' + queryString(query))
+  }
+
+  async marketRecord(marketId: string): Promise<MarketRecord | undefined> {
+    return this.server.predex.context.read.markets.get(marketId)
+  }
+
+  stopEngine(): Promise<void> {
+    return this.server.predex.context.host.stop()
+  }
+
+  createApiKey(caller: L1Caller | typeof ANONYMOUS): Promise<Reply> {
+    return this.l1Call(caller, 'POST', '/auth/api-key')
+  }
+
+  deriveApiKey(caller: L1Caller | typeof ANONYMOUS): Promise<Reply> {
+    return this.l1Call(caller, 'GET', '/auth/derive-api-key')
+  }
+
+  apiKeys(caller: Caller): Promise<Reply> {
+    return this.call(caller, 'GET', '/auth/api-keys')
+  }
+
+  deleteApiKey(caller: Caller): Promise<Reply> {
+    return this.call(caller, 'DELETE', '/auth/api-key')
+  }
+
+  /** A request with the EXCHANGE-* L1 headers of `caller` (none for ANONYMOUS). */
+  private async l1Call(caller: L1Caller | typeof ANONYMOUS, method: string, path: string): Promise<Reply> {
+    const { status, body } = await send(this.server, method, path, '', 'anonymous' in caller ? {} : l1HeadersOf(caller))
+    return { status, body }
+  }
+}
+
+function l1HeadersOf(caller: L1Caller): Record<string, string> {
+  const timestampSec = caller.timestampSec ?? nowSec()
+  const headers = l1Headers(caller.wallet, caller.chainId ?? CHAIN_ID, timestampSec, caller.nonce ?? 0, 'EXCHANGE')
+  return caller.address === undefined ? headers : { ...headers, 'EXCHANGE-ADDRESS': caller.address }
 }
 
 function headersOf(caller: Caller | null, method: string, path: string, text: string): Record<string, string> {

@@ -48,6 +48,7 @@ export async function startPredex(config: Config, log: (line: string) => void,
   await loadReadModel(host, read, config.dataDir, log)
   // From here on every durable outcome reaches the read model; the channels register once they exist.
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
+  await host.eventsFlowing() // the demo's and every later command's events reach the read model
   const credentials = await CredentialStore.load(host)
   const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers })
   const metrics = new Metrics()

@@ -142,6 +142,16 @@ export class EngineHost {
     }
   }
 
+  /**
+   * Resolves once the worker produces events for subscribers: every command submitted after that
+   * carries its events. The worker reads its messages in order, so the answer to a question sent
+   * after `subscribe`'s request proves that request was read. (A command already in the ring may
+   * be applied before it: that is why a caller that must see every event awaits this first.)
+   */
+  async eventsFlowing(): Promise<void> {
+    await this.query({ kind: 'status' })
+  }
+
   /** Asks the engine; answered once everything applied before the question is durable. */
   query(query: Query): Promise<QueryAnswer> {
     const unavailable = this.unavailable()

@@ -32,6 +32,9 @@ t.test('a subscriber on the main thread gets only the crossing kinds', async (t)
   const host = await EngineHost.start({ dataDir: dir, hashSeed: 1 })
   const seen: Outcome[] = []
   host.subscribe((outcomes) => seen.push(...outcomes))
+  // Without this the credit could be applied before the worker reads the subscription, and then
+  // carry no events at all (this test failed that way on a fresh clone's CI run).
+  await host.eventsFlowing()
   await host.submit({ kind: 'credit', address: alice, usdcMicros: 5_000_000, gasMicros: 0 })
   await host.submit({ kind: 'registerApiKey', apiKey: 'k1', address: alice, secret: 's', passphrase: 'p', nonce: 0 })
   t.same(seen.map((o) => o.events.map((e) => e.type)), [['ledger'], []], 'no balance, no apiKey')

@@ -34,6 +34,7 @@ t.test('submit, results, events, queries, restart', async (t) => {
   t.equal(host.recovered.seq, 0, 'an empty data directory starts at seq 0')
   const seen: Outcome[] = []
   host.subscribe((outcomes) => seen.push(...outcomes))
+  await host.eventsFlowing() // else the first commands may be applied before the subscription is read
   t.same((await host.submit(market)).result, { ok: true })
   const credited = await host.submit({ kind: 'credit', address: alice, usdcMicros: 5_000_000, gasMicros: 0 })
   t.same([credited.seq, credited.result], [2, { ok: true }], 'the outcome carries its sequence number')

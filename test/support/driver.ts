@@ -14,7 +14,7 @@
  */
 import type { Test } from 'tap'
 import type { ApiCredentials } from '../../src/client/headers.js'
-import { orderBody, type MarketTerms, type OrderType, type SignedOrder } from '../../src/client/orders.js'
+import { orderBody, signLimitOrder, type LimitOrder, type MarketTerms, type OrderType, type SignedOrder } from '../../src/client/orders.js'
 import type { Wallet } from '../../src/client/wallet.js'
 import type { RelayStruct } from '../../src/crypto/eip712.js'
 import type { MarketInput, UnstampedCommand } from '../../src/engine/command.js'
@@ -220,4 +220,14 @@ export function termsOf(market: MarketRecord): MarketTerms {
 
 export function nowSec(): number {
   return Math.floor(Date.now() / 1000)
+}
+
+export type OutcomeOrder = Omit<LimitOrder, 'tokenId'> & { readonly outcome?: 'Yes' | 'No' }
+
+/** Signs a limit order of `trader` on `market` (Yes unless `order` says No) and places it. */
+export async function placeOn(d: Driver, trader: Trader, market: MarketRecord, order: OutcomeOrder): Promise<Reply> {
+  const { outcome, ...terms } = order
+  const tokenId = outcome === 'No' ? market.noTokenId : market.yesTokenId
+  const signed = signLimitOrder(trader.wallet, termsOf(market), { tokenId, ...terms })
+  return d.placeOrder(trader, orderRequest(signed, trader.credentials.apiKey))
 }

@@ -9,10 +9,9 @@
  * lists, counts and cursors on a fresh Predex or after other cases.
  */
 import type { Test } from 'tap'
-import { signLimitOrder, type LimitOrder } from '../../../src/client/orders.js'
 import type { MarketRecord } from '../../../src/engine/event.js'
-import { orderRequest, termsOf, USDC } from '../../support/driver.js'
-import type { ContractCase, Driver, Query, Reply, Trader } from '../../support/driver.js'
+import { placeOn, USDC } from '../../support/driver.js'
+import type { ContractCase, Driver, Query } from '../../support/driver.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const CONDITION_ID = /^0x[0-9a-f]{64}$/
@@ -108,15 +107,6 @@ class Exchange {
   }
 }
 
-type Order = Omit<LimitOrder, 'tokenId'> & { readonly outcome?: 'Yes' | 'No' }
-
-/** Signs a limit order of `trader` on `market` (Yes unless `order` says No) and places it. */
-async function place(d: Driver, trader: Trader, market: MarketRecord, order: Order): Promise<Reply> {
-  const { outcome, ...terms } = order
-  const tokenId = outcome === 'No' ? market.noTokenId : market.yesTokenId
-  const signed = signLimitOrder(trader.wallet, termsOf(market), { tokenId, ...terms })
-  return d.placeOrder(trader, orderRequest(signed, trader.credentials.apiKey))
-}
 
 export const healthMarketsCases: readonly ContractCase[] = [
   {
@@ -241,10 +231,10 @@ export const healthMarketsCases: readonly ContractCase[] = [
       const maker = await d.trader(100 * USDC)
       const taker = await d.trader(100 * USDC)
       await d.command({ kind: 'split', address: maker.address, marketId: market.marketId, amountMicros: 50 * USDC })
-      t.equal((await place(d, maker, market, { side: 'BUY', price: '0.40', size: '10' })).status, 200)
-      t.equal((await place(d, maker, market, { side: 'SELL', price: '0.62', size: '10' })).status, 200)
+      t.equal((await placeOn(d, maker, market, { side: 'BUY', price: '0.40', size: '10' })).status, 200)
+      t.equal((await placeOn(d, maker, market, { side: 'SELL', price: '0.62', size: '10' })).status, 200)
       // A bid for No at 0.35 is an ask for Yes at 0.65; an ask for No at 0.45 is a bid for Yes at 0.55.
-      t.equal((await place(d, maker, market, { outcome: 'No', side: 'SELL', price: '0.45', size: '10' })).status, 200)
+      t.equal((await placeOn(d, maker, market, { outcome: 'No', side: 'SELL', price: '0.45', size: '10' })).status, 200)
       const quoted = (await d.market(market.marketId)).body
       t.equal(quoted.best_bid, '0.55', 'best bid of Yes, implied liquidity included (what /price?side=buy says)')
       t.equal(quoted.best_ask, '0.62')
@@ -252,7 +242,7 @@ export const healthMarketsCases: readonly ContractCase[] = [
       t.equal((await d.tokenRead('price', { token_id: market.yesTokenId, side: 'sell' })).body.price, quoted.best_ask)
 
       // The taker buys 5 Yes at 0.62: a trade at 0.62.
-      const trade = await place(d, taker, market, { side: 'BUY', price: '0.62', size: '5' })
+      const trade = await placeOn(d, taker, market, { side: 'BUY', price: '0.62', size: '5' })
       t.equal(trade.body.status, 'matched')
       const traded = (await d.market(market.marketId)).body
       t.equal(traded.last_trade_price, '0.62')

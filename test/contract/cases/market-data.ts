@@ -9,10 +9,8 @@
  * both tokens, market B (tick 0.001, 100 bps, neg risk) with none.
  */
 import { createHash, randomUUID } from 'node:crypto'
-import type { LimitOrder } from '../../../src/client/orders.js'
-import { signLimitOrder } from '../../../src/client/orders.js'
 import type { MarketRecord } from '../../../src/engine/event.js'
-import { orderRequest, RawText, termsOf, USDC } from '../../support/driver.js'
+import { placeOn, RawText, USDC, type OutcomeOrder } from '../../support/driver.js'
 import type { ContractCase, Driver, Query, Reply, TokenRead, Trader } from '../../support/driver.js'
 
 const BOOK_KEYS = ['market', 'asset_id', 'timestamp', 'hash', 'bids', 'asks', 'min_order_size', 'tick_size', 'neg_risk', 'last_trade_price']
@@ -22,15 +20,6 @@ function hashOf(book: Record<string, unknown>): string {
   return createHash('sha1').update(JSON.stringify({ ...book, hash: '' })).digest('hex')
 }
 
-type Order = Omit<LimitOrder, 'tokenId'> & { readonly outcome?: 'Yes' | 'No' }
-
-/** Signs a limit order of `trader` on `market` (Yes unless `order` says No) and places it. */
-async function place(d: Driver, trader: Trader, market: MarketRecord, order: Order): Promise<Reply> {
-  const { outcome, ...terms } = order
-  const tokenId = outcome === 'No' ? market.noTokenId : market.yesTokenId
-  const signed = signLimitOrder(trader.wallet, termsOf(market), { tokenId, ...terms })
-  return d.placeOrder(trader, orderRequest(signed, trader.credentials.apiKey))
-}
 
 /** Market A's books, market B empty, and a funded taker. */
 class Books {
@@ -65,7 +54,7 @@ class Books {
       [maker2, { outcome: 'No', side: 'SELL', price: '0.55', size: '6' }],
     ] as const
     for (const [trader, order] of orders) {
-      const placed = await place(d, trader, market, order)
+      const placed = await placeOn(d, trader, market, order)
       if (placed.status !== 200 || placed.body.status !== 'live') throw new Error(`setup order: ${JSON.stringify(placed.body)}`)
     }
     return new Books(d, market, empty, taker)
@@ -244,7 +233,7 @@ export const marketDataCases: readonly ContractCase[] = [
       t.equal(before.status, 200)
       t.same(before.body, { price: null, side: null })
       // The taker buys 4 Yes at 0.60 (the best ask): one trade.
-      const bought = await place(d, taker, market, { side: 'BUY', price: '0.60', size: '4' })
+      const bought = await placeOn(d, taker, market, { side: 'BUY', price: '0.60', size: '4' })
       t.equal(bought.body.status, 'matched')
       t.same((await s.read('lastTradePrice', yes)).body, { price: '0.6', side: 'BUY' })
       const book = (await s.read('book', yes)).body
@@ -252,7 +241,7 @@ export const marketDataCases: readonly ContractCase[] = [
       t.equal(book.last_trade_price, '0.6')
       t.equal(book.hash, hashOf(book))
       // The taker sells 2 Yes at 0.40: the best bid is the No ask at 0.55 (a merge at Yes 0.45).
-      const sold = await place(d, taker, market, { side: 'SELL', price: '0.40', size: '2' })
+      const sold = await placeOn(d, taker, market, { side: 'SELL', price: '0.40', size: '2' })
       t.equal(sold.body.status, 'matched')
       t.same((await s.read('lastTradePrice', yes)).body, { price: '0.45', side: 'SELL' })
       t.same((await s.read('lastTradePrice', no)).body, { price: '0.55', side: 'SELL' }, 'the No maker sold at its own price')
@@ -306,7 +295,7 @@ export const marketDataCases: readonly ContractCase[] = [
       t.ok(reads.every((read) => read.status === 200 && read.body.bids.length === 0), 'an empty book, read 20 times at once')
       for (const read of reads) t.equal(read.body.hash, hashOf(read.body), 'every answer carries the hash of its own content')
       for (const [i, price] of ['0.30', '0.31', '0.32'].entries()) {
-        const placed = await place(d, trader, watched, { side: 'BUY', price, size: '1' })
+        const placed = await placeOn(d, trader, watched, { side: 'BUY', price, size: '1' })
         t.equal(placed.status, 200)
         const own = await d.tokenRead('book', { token_id: watched.yesTokenId })
         t.equal(own.body.bids.length, i + 1, `own book right after order ${i + 1}`)
@@ -323,9 +312,9 @@ export const marketDataCases: readonly ContractCase[] = [
       const slug = `ticks-${randomUUID()}`
       const traded = await d.createMarket({ minOrderSizeMicros: 1 * USDC, slug })
       const [alice, bob, carol] = [await d.trader(100 * USDC), await d.trader(100 * USDC), await d.trader(100 * USDC)]
-      const trade = async (maker: Trader, makerOrder: Order, taker: Trader, takerOrder: Order) => {
-        t.equal((await place(d, maker, traded, makerOrder)).body.status, 'live')
-        t.equal((await place(d, taker, traded, takerOrder)).body.status, 'matched')
+      const trade = async (maker: Trader, makerOrder: OutcomeOrder, taker: Trader, takerOrder: OutcomeOrder) => {
+        t.equal((await placeOn(d, maker, traded, makerOrder)).body.status, 'live')
+        t.equal((await placeOn(d, taker, traded, takerOrder)).body.status, 'matched')
       }
       // A mint: Yes bought at 0.40 by Alice, No at 0.60 by Bob (10 each). Then Yes 4 at 0.45 and Yes 2 at 0.42 (maker prices).
       await trade(alice, { side: 'BUY', price: '0.40', size: '10' }, bob, { outcome: 'No', side: 'BUY', price: '0.60', size: '10' })

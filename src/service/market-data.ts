@@ -91,7 +91,7 @@ export function priceHistoryOf(context: ServiceContext, tokenId: string, fromMs:
   return history
 }
 
-export const CANDLE_INTERVALS_SEC: Readonly<Record<string, number>> = { '1m': 60, '5m': 300, '1h': 3_600, '1d': 86_400 }
+const CANDLE_INTERVALS_SEC: Readonly<Record<string, number>> = { '1m': 60, '5m': 300, '1h': 3_600, '1d': 86_400 }
 
 /** The Yes token of the market with this slug, or null if no market has it. */
 export function yesTokenOfSlug(context: ServiceContext, slug: string): string | null {

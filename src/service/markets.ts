@@ -41,8 +41,3 @@ export function marketOfToken(context: ServiceContext, tokenId: string): MarketR
 export function isKnownToken(context: ServiceContext, tokenId: string): boolean {
   return context.read.tokens.has(tokenId)
 }
-
-/** The market id of an optional filter (a UUID, condition id or slug), or null when absent. */
-export function marketFilterOf(context: ServiceContext, id: string | null): string | null {
-  return id === null || id === '' ? null : marketById(context, id).marketId
-}

@@ -156,7 +156,7 @@ async function main(): Promise<void> {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'predex-bench-rest-'))
   const adminKey = 'bench-admin-key-' + 'x'.repeat(16)
-  const server = await startChild('src/main.js', ['--data-dir', dataDir, '--port', '0', '--no-demo', '--rate-limits', 'false',
+  const server = await startChild('src/main.js', ['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo', '--rate-limits', 'false',
     '--faucet-amount', '1000000', '--faucet-cooldown', '0', '--admin-key', adminKey], /REST listening on http:\/\/127\.0\.0\.1:(\d+)/)
   try {
     const base = `http://127.0.0.1:${server.port}`

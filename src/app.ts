@@ -25,11 +25,14 @@ import type { ServiceContext } from './service/context.js'
 import { createDemo } from './service/demo.js'
 import { MarketChannel } from './api/ws/market-channel.js'
 import { UserChannel } from './api/ws/user-channel.js'
+import { GrpcServer } from './api/grpc/server.js'
 
 export const VERSION = '0.1.0'
 
 export interface Predex {
   readonly port: number
+  /** The gRPC face's port (the bound one when --grpc-port 0). */
+  readonly grpcPort: number
   readonly adminKey: string
   readonly context: ServiceContext
   stop(): Promise<void>
@@ -77,6 +80,8 @@ export async function startPredex(config: Config, log: (line: string) => void,
   server.uws.ws('/ws/user', userChannel.behavior())
   fanOut.register(userChannel)
   const port = await server.listen(config.host, config.port)
+  const grpc = new GrpcServer({ context, gate, fanOut, log })
+  const grpcPort = await grpc.listen(config.host, config.grpcPort)
   if (!config.rateLimits) {
     log('WARNING: rate limits are off (--rate-limits false): benchmarks only, never in production.')
   }
@@ -89,6 +94,7 @@ export async function startPredex(config: Config, log: (line: string) => void,
     stopped ??= (async () => {
       marketChannel.closeAll()
       userChannel.closeAll()
+      await grpc.close()
       await server.close()
       await host.stop()
       await pool.close()
@@ -96,7 +102,7 @@ export async function startPredex(config: Config, log: (line: string) => void,
     })()
     return stopped
   }
-  return { port, adminKey, context, stop }
+  return { port, grpcPort, adminKey, context, stop }
 }
 
 /** Markets and books from the engine, then the events the read model missed (if any). */

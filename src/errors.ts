@@ -25,6 +25,12 @@ export const ApiCode = {
   NOT_OWNER: 'NOT_OWNER',
   ORDER_UNKNOWN: 'ORDER_UNKNOWN',
   RATE_LIMITED: 'RATE_LIMITED',
+  /** Too many long-lived streams at once (per API key or per client address). */
+  TOO_MANY_STREAMS: 'TOO_MANY_STREAMS',
+  /** A stream's client did not read fast enough: its backlog passed the bound and the stream was ended. */
+  SLOW_CONSUMER: 'SLOW_CONSUMER',
+  /** An order-entry session's request that is not valid where it comes (a second `open`, a request after `close`). */
+  SESSION_PROTOCOL: 'SESSION_PROTOCOL',
   FAUCET_COOLDOWN: 'FAUCET_COOLDOWN',
   NOT_READY: 'NOT_READY',
   INTERNAL: 'INTERNAL',
@@ -145,6 +151,9 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   NOT_OWNER: { http: 403, grpc: Grpc.PERMISSION_DENIED },
   ORDER_UNKNOWN: NOT_FOUND,
   RATE_LIMITED: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
+  TOO_MANY_STREAMS: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
+  SLOW_CONSUMER: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
+  SESSION_PROTOCOL: { http: 400, grpc: Grpc.INVALID_ARGUMENT },
   FAUCET_COOLDOWN: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   NOT_READY: UNAVAILABLE,
   INTERNAL: { http: 500, grpc: Grpc.INTERNAL },

@@ -138,3 +138,42 @@ export const WS_BACKPRESSURE_BYTES_MAX = 1024 * 1024
 export const WS_SUBSCRIPTIONS_MAX = 500
 /** Seconds without a frame before the socket is closed (clients send PING every 10 s). */
 export const WS_IDLE_TIMEOUT_SEC = 60
+
+// ---- gRPC --------------------------------------------------------------------------------------
+
+/** Largest request message (a batch of 15 signed orders is about 6 KiB). */
+export const GRPC_RECEIVE_MESSAGE_BYTES_MAX = 256 * 1024
+/** Largest response message (a book of every level of a token, a page of 500 orders). */
+export const GRPC_SEND_MESSAGE_BYTES_MAX = 8 * 1024 * 1024
+/** HTTP/2 streams (calls) open at once on one connection. */
+export const GRPC_STREAMS_PER_CONNECTION_MAX = 100
+/** Long-lived streams (order-entry sessions, user streams) open at once per API key, over all connections. */
+export const GRPC_STREAMS_PER_KEY_MAX = 16
+/** Book streams open at once per client address (they are public). */
+export const GRPC_BOOK_STREAMS_PER_ADDRESS_MAX = 32
+/** The server pings an idle connection this often, and drops it if the ping is not answered in the timeout. */
+export const GRPC_KEEPALIVE_TIME_MS = 30_000
+export const GRPC_KEEPALIVE_TIMEOUT_MS = 10_000
+/** Clients may ping at most this often (faster pingers get GOAWAY ENHANCE_YOUR_CALM from grpc-js). */
+export const GRPC_CLIENT_PING_INTERVAL_MS_MIN = 5_000
+/** On stop, calls in progress get this long to finish before the server cancels them. */
+export const GRPC_SHUTDOWN_GRACE_MS = 5_000
+/**
+ * Messages queued for one server stream the client does not read fast enough: past this the
+ * stream is ended with RESOURCE_EXHAUSTED (the client resubscribes or resumes), never waited for.
+ */
+export const GRPC_STREAM_BACKLOG_MESSAGES_MAX = 10_000
+/** Requests of one order-entry session sent and not yet answered; past this the session is ended. */
+export const ORDER_ENTRY_IN_FLIGHT_MAX = 1_000
+/** The dead-man interval of cancel on disconnect: default and bounds. */
+export const ORDER_ENTRY_DEAD_MAN_MS_DEFAULT = 10_000
+export const ORDER_ENTRY_DEAD_MAN_MS_MIN = 1_000
+export const ORDER_ENTRY_DEAD_MAN_MS_MAX = 60_000
+/** A client's request id: at most this many characters. */
+export const ORDER_ENTRY_REQUEST_ID_LENGTH_MAX = 64
+/** Tokens one book stream may follow. */
+export const BOOK_STREAM_TOKENS_MAX = 100
+/** Updates kept per wallet for user streams to resume from (older ones: the client re-reads a snapshot). */
+export const USER_FEED_RETAINED_PER_WALLET = 1_000
+/** Wallets whose recent updates are kept (least recently updated go first). */
+export const USER_FEED_WALLETS_MAX = 10_000

@@ -29,7 +29,8 @@ async function main(): Promise<number> {
   log(`config: ${describe(config)}`)
   const predex = await startPredex(config, log)
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${predex.port}`
-  log(`REST listening on ${base} (Polymarket CLOB compatible under ${base}/compat); gRPC comes in a later release`)
+  log(`REST listening on ${base} (Polymarket CLOB compatible under ${base}/compat)`)
+  log(`gRPC listening on ${config.host}:${predex.grpcPort} (predex.v1, reflection and grpc.health.v1 on; docs/grpc.md)`)
   log(`try it: curl -s ${base}/markets   then   curl -s "${base}/book?token_id=<yes_token_id>"`)
   const adminKeySource = config.adminKey !== null
     ? 'from --admin-key / ADMIN_API_KEY'

@@ -61,7 +61,7 @@ async function app(): Promise<typeof import('../src/app.js')> {
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'predex.rest-')) // a dot, as mktemp's (journal.ts)
-  const config = configOf(['--data-dir', dataDir, '--port', '0', '--no-demo', '--sig-workers', '1', ...(options.argv ?? [])], {})
+  const config = configOf(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo', '--sig-workers', '1', ...(options.argv ?? [])], {})
   if (config === 'help') throw new Error('unexpected help')
   const { startPredex } = await app()
   const predex = await startPredex(config as Config, options.log ?? (() => undefined), options.clock)

@@ -39,6 +39,11 @@ export function restL2Message(method: string, path: string, body: Uint8Array | s
   return { head: method.toUpperCase() + path, body }
 }
 
+/** gRPC's signed message: the full method name ("/predex.v1.TradingService/PlaceOrder") + the request bytes. */
+export function grpcL2Message(fullMethodName: string, requestBytes: Uint8Array): L2Message {
+  return { head: fullMethodName, body: requestBytes }
+}
+
 export interface L2Identity {
   readonly ok: true
   readonly apiKey: string

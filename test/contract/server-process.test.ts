@@ -34,7 +34,7 @@ function run(args: readonly string[]): { child: ChildProcess; output: () => stri
 }
 
 async function start(dataDir: string): Promise<Running> {
-  const started = run(['--data-dir', dataDir, '--port', '0', '--sig-workers', '1'])
+  const started = run(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--sig-workers', '1'])
   const deadline = Date.now() + START_MS_MAX
   for (;;) {
     const match = /REST listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(started.output())
@@ -111,7 +111,7 @@ t.test('first start: demo markets with a two-sided book, admin key printed once;
   t.equal(events.data[0]?.action, 'credit')
 
   // A second server on the same data directory would corrupt the journal (docs/host.md): refused.
-  const intruder = run(['--data-dir', dataDir, '--port', '0', '--sig-workers', '1'])
+  const intruder = run(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--sig-workers', '1'])
   t.equal(await intruder.exited, 1, 'a second server on the directory exits 1')
   t.match(intruder.output(), `in use by process ${second.child.pid}`, 'naming the process that has it')
   t.equal((await json(`${second.base}/markets`)).data.length, 3, 'the running server is untouched')

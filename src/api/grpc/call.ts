@@ -1,0 +1,128 @@
+/**
+ * What every gRPC call goes through before its use case: the general budget of the client
+ * address, the request's decoding (a message that does not parse is INVALID_ARGUMENT, not
+ * INTERNAL), the gate (the same L2 check as REST, over the full method name and the request
+ * bytes, with the same budgets as the REST route of the same use case), and the catalogue's
+ * status on failure. Handlers get the decoded request and the trader, and answer a message.
+ */
+import { fromBinary, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape }
+  from '@bufbuild/protobuf'
+import { create } from '@bufbuild/protobuf'
+import type { Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js'
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
+import type { Gate, Identity } from '../../auth/gate.js'
+import { grpcL2Message } from '../../auth/l2.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import type { RateClass } from '../../limits.js'
+import type { ServiceContext } from '../../service/context.js'
+import type { Trader } from '../../service/trading.js'
+import type { FanOut } from '../fanout.js'
+import { pathOf } from './definition.js'
+import { asPredexError, statusOf } from './status.js'
+
+/** What the gRPC handlers share: the services' context, the gate, the fan-out (streams), the log. */
+export interface GrpcFace {
+  readonly context: ServiceContext
+  readonly gate: Gate
+  readonly fanOut: FanOut
+  readonly log: (line: string) => void
+}
+
+/** A use case's own budget: the REST route's bucket name, so both faces draw on one budget. */
+export interface Rate {
+  readonly bucket: string
+  readonly rule: RateClass
+}
+
+export type Auth = 'none' | 'l2'
+
+export interface UnaryHandler<I extends DescMessage, O extends DescMessage> {
+  readonly auth: Auth
+  readonly rate?: Rate
+  /** `trader`: the L2 caller (null for auth 'none'). */
+  handle(request: MessageShape<I>, trader: Trader | null): Promise<MessageInitShape<O>> | MessageInitShape<O>
+}
+
+/** The client's IP address from grpc-js's peer ("127.0.0.1:5000", "[::1]:5000", "ipv4:..."). */
+export function remoteAddressOf(peer: string): string {
+  const address = peer.replace(/^ipv[46]:/, '')
+  const bracket = address.match(/^\[([^\]]+)\]/)
+  if (bracket !== null) return bracket[1]!
+  const colon = address.lastIndexOf(':')
+  return colon > 0 && address.indexOf(':') === colon ? address.slice(0, colon) : address
+}
+
+/** The request's metadata as the gate's header getter (gRPC metadata keys are lower case). */
+export function headerGetterOf(metadata: Metadata): (name: string) => string | undefined {
+  return (name) => {
+    const values = metadata.get(name)
+    return values.length === 0 ? undefined : String(values[0])
+  }
+}
+
+export interface Presented {
+  readonly metadata: Metadata
+  readonly peer: string
+}
+
+/** The gate's verdict on a call: its trader (null for auth 'none'), or a thrown catalogue error. */
+export function admit(face: GrpcFace, call: Presented, method: DescMethod, requestBytes: Uint8Array, auth: Auth,
+  rate: Rate | null): Trader | null {
+  const remoteAddress = remoteAddressOf(call.peer)
+  face.gate.admit(remoteAddress)
+  const credentials = auth === 'none' ? { kind: 'none' as const }
+    : { kind: 'l2' as const, headers: headerGetterOf(call.metadata),
+      message: grpcL2Message(pathOf(method), requestBytes) }
+  return traderOf(face.gate.pass({ credentials, remoteAddress, rate }))
+}
+
+function traderOf(identity: Identity | null): Trader | null {
+  return identity === null || identity.apiKey === null ? null : { apiKey: identity.apiKey, address: identity.address }
+}
+
+/** Decodes a request; bytes that are not the message are the client's error. */
+export function decode<I extends DescMessage>(schema: I, bytes: Uint8Array): MessageShape<I> {
+  try {
+    return fromBinary(schema, bytes)
+  } catch (error) {
+    throw new PredexError(ApiCode.BAD_REQUEST, `the request is not a valid ${schema.typeName}: ` +
+      (error instanceof Error ? error.message : String(error)))
+  }
+}
+
+/** The grpc-js handler of a unary method. */
+export function unaryCall<I extends DescMessage, O extends DescMessage>(face: GrpcFace, method: DescMethod,
+  handler: UnaryHandler<I, O>) {
+  return (call: ServerUnaryCall<Buffer, unknown>, callback: sendUnaryData<unknown>): void => {
+    void (async () => {
+      try {
+        const trader = admit(face, { metadata: call.metadata, peer: call.getPeer() }, method, call.request,
+          handler.auth, handler.rate ?? null)
+        if (handler.auth === 'l2' && trader === null) throw new PredexError(ApiCode.INTERNAL, 'no trader after L2')
+        const request = decode(method.input as I, call.request)
+        const answer = await handler.handle(request, trader)
+        if (call.cancelled) return // the deadline passed or the client went away: nobody reads the answer
+        callback(null, create(method.output as O, answer))
+      } catch (error) {
+        if (!(error instanceof PredexError)) face.log(`grpc ${pathOf(method)}: ${(error as Error).stack ?? error}`)
+        callback(statusOf(asPredexError(error)))
+      }
+    })()
+  }
+}
+
+/** A handler for every unary method of a service, by its local name (placeOrder, getBook...). */
+export type UnaryHandlers<T extends GenServiceMethods> = {
+  readonly [K in keyof T as T[K]['methodKind'] extends 'unary' ? K : never]: UnaryHandler<T[K]['input'], T[K]['output']>
+}
+
+/** The grpc-js implementation of `service`'s unary methods. */
+export function unaryService<T extends GenServiceMethods>(face: GrpcFace, service: GenService<T>,
+  handlers: UnaryHandlers<T>): UntypedServiceImplementation {
+  const implementation: UntypedServiceImplementation = {}
+  for (const method of service.methods) {
+    const handler = (handlers as Record<string, UnaryHandler<DescMessage, DescMessage> | undefined>)[method.localName]
+    if (handler !== undefined) implementation[method.localName] = unaryCall(face, method, handler)
+  }
+  return implementation
+}

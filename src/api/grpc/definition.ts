@@ -1,0 +1,42 @@
+/**
+ * grpc-js service definitions from the protobuf-es descriptors (src/gen): grpc-js needs a path and
+ * (de)serializers per method, protobuf-es has the schemas. The server side does NOT decode in
+ * the deserializer: grpc-js answers a throwing deserializer with INTERNAL, and a message that
+ * does not parse is the client's fault (INVALID_ARGUMENT); the raw bytes are also what the L2
+ * HMAC covers. So a request arrives as its bytes, and the call wrapper decodes it (call.ts).
+ */
+import type { DescMethod, DescService } from '@bufbuild/protobuf'
+import { toBinary, type Message } from '@bufbuild/protobuf'
+import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js'
+
+/** The full method name, as gRPC sends it in the `:path` header and L2 signs it: "/pkg.Service/Method". */
+export function pathOf(method: DescMethod): string {
+  return `/${method.parent.typeName}/${method.name}`
+}
+
+export function isRequestStreaming(method: DescMethod): boolean {
+  return method.methodKind === 'client_streaming' || method.methodKind === 'bidi_streaming'
+}
+
+export function isResponseStreaming(method: DescMethod): boolean {
+  return method.methodKind === 'server_streaming' || method.methodKind === 'bidi_streaming'
+}
+
+/** The server's definition: requests stay bytes, responses are protobuf-es messages of the method's output. */
+export function serverDefinitionOf(service: DescService): ServiceDefinition {
+  const definition: Record<string, MethodDefinition<Buffer, Message>> = {}
+  for (const method of service.methods) {
+    definition[method.localName] = {
+      path: pathOf(method),
+      requestStream: isRequestStreaming(method),
+      responseStream: isResponseStreaming(method),
+      requestSerialize: (bytes) => bytes,
+      requestDeserialize: (bytes) => bytes,
+      responseSerialize: (message) => Buffer.from(toBinary(method.output, message)),
+      // Never called on the server; grpc-js requires it.
+      responseDeserialize: () => { throw new Error('server definitions do not decode responses') },
+      originalName: method.localName,
+    }
+  }
+  return definition
+}

@@ -1,0 +1,68 @@
+/**
+ * The gRPC server itself: it listens beside REST, answers the standard health check (SERVING while
+ * up, and the services by name), lists predex.v1's services through server reflection as
+ * grpcurl does (grpc.reflection.v1, list_services then file_containing_symbol), and answers a
+ * method it does not have with UNIMPLEMENTED.
+ */
+import t from 'tap'
+import { credentials, loadPackageDefinition, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js'
+import { loadSync } from '@grpc/proto-loader'
+import { protoPath as healthProtoPath } from 'grpc-health-check'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { startServer } from '../rest-harness.js'
+
+const server = await startServer()
+t.teardown(() => server.stop())
+const target = `127.0.0.1:${server.predex.grpcPort}`
+
+type Callback = (error: ServiceError | null, answer: any) => void
+type AnyClient = Client & Record<string, (request: unknown, metadata: Metadata, callback: Callback) => void>
+
+function clientOf(protoFile: string, includeDir: string | null, servicePath: string[]): AnyClient {
+  const definition = loadSync(protoFile, { keepCase: true, enums: String, includeDirs: includeDir === null ? [] : [includeDir] })
+  let node: any = loadPackageDefinition(definition)
+  for (const name of servicePath) node = node[name]
+  return new node(target, credentials.createInsecure()) as AnyClient
+}
+
+function call(client: AnyClient, method: string, request: unknown): Promise<any> {
+  return new Promise((resolve, reject) => client[method]!(request, new Metadata(), (error, answer) =>
+    error === null ? resolve(answer) : reject(error)))
+}
+
+t.test('grpc.health.v1: the server and each predex.v1 service are SERVING', async (t) => {
+  const health = clientOf(healthProtoPath, null, ['grpc', 'health', 'v1', 'Health'])
+  t.teardown(() => health.close())
+  t.equal((await call(health, 'Check', { service: '' })).status, 'SERVING')
+  t.equal((await call(health, 'Check', { service: 'predex.v1.TradingService' })).status, 'SERVING')
+  await t.rejects(call(health, 'Check', { service: 'no.such.Service' }), { code: status.NOT_FOUND })
+})
+
+t.test('server reflection lists the services and serves their descriptors', async (t) => {
+  const reflectionDir = join(dirname(createRequire(import.meta.url).resolve('@grpc/reflection')), '..', 'proto')
+  const reflection = clientOf(join(reflectionDir, 'grpc/reflection/v1/reflection.proto'), reflectionDir,
+    ['grpc', 'reflection', 'v1', 'ServerReflection'])
+  t.teardown(() => reflection.close())
+  const ask = (request: Record<string, string>): Promise<any> => new Promise((resolve, reject) => {
+    const stream = (reflection as any).ServerReflectionInfo()
+    stream.on('data', (answer: unknown) => { resolve(answer); stream.end() })
+    stream.on('error', reject)
+    stream.write(request)
+  })
+  const listed = await ask({ list_services: '' })
+  const names = listed.list_services_response.service.map((s: { name: string }) => s.name).sort()
+  for (const name of ['predex.v1.AccountService', 'predex.v1.MarketDataService', 'predex.v1.OrderEntryService',
+    'predex.v1.StreamService', 'predex.v1.TradingService']) t.ok(names.includes(name), `lists ${name}`)
+  const file = await ask({ file_containing_symbol: 'predex.v1.TradingService' })
+  t.ok(file.file_descriptor_response.file_descriptor_proto.length >= 1, 'serves the descriptor of trading.proto')
+})
+
+t.test('a method the server does not have is UNIMPLEMENTED', async (t) => {
+  const client = new (loadPackageDefinition(loadSync(healthProtoPath, {})) as any).grpc.health.v1.Health(
+    target, credentials.createInsecure()) as AnyClient
+  t.teardown(() => client.close())
+  const error = await new Promise<ServiceError>((resolve) => client.makeUnaryRequest('/predex.v1.Nothing/Here',
+    (x: Buffer) => x, (x: Buffer) => x, Buffer.alloc(0), (e) => resolve(e!)))
+  t.equal(error.code, status.UNIMPLEMENTED)
+})

@@ -26,6 +26,8 @@ import { createDemo } from './service/demo.js'
 import { MarketChannel } from './api/ws/market-channel.js'
 import { UserChannel } from './api/ws/user-channel.js'
 import { GrpcServer } from './api/grpc/server.js'
+import { StreamSlots } from './api/grpc/stream-slots.js'
+import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX, GRPC_STREAMS_PER_KEY_MAX } from './limits.js'
 
 export const VERSION = '0.1.0'
 
@@ -80,7 +82,9 @@ export async function startPredex(config: Config, log: (line: string) => void,
   server.uws.ws('/ws/user', userChannel.behavior())
   fanOut.register(userChannel)
   const port = await server.listen(config.host, config.port)
-  const grpc = new GrpcServer({ context, gate, fanOut, log })
+  const grpc = new GrpcServer({ context, gate, fanOut, log,
+    keyStreams: new StreamSlots('streams of this API key', GRPC_STREAMS_PER_KEY_MAX),
+    addressStreams: new StreamSlots('book streams of this address', GRPC_BOOK_STREAMS_PER_ADDRESS_MAX) })
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
   if (!config.rateLimits) {
     log('WARNING: rate limits are off (--rate-limits false): benchmarks only, never in production.')

@@ -18,6 +18,7 @@ import type { ServiceContext } from '../../service/context.js'
 import type { Trader } from '../../service/trading.js'
 import type { FanOut } from '../fanout.js'
 import { pathOf } from './definition.js'
+import type { StreamSlots } from './stream-slots.js'
 import { asPredexError, statusOf } from './status.js'
 
 /** What the gRPC handlers share: the services' context, the gate, the fan-out (streams), the log. */
@@ -26,6 +27,10 @@ export interface GrpcFace {
   readonly gate: Gate
   readonly fanOut: FanOut
   readonly log: (line: string) => void
+  /** Order-entry sessions and user streams per API key (GRPC_STREAMS_PER_KEY_MAX, both kinds together). */
+  readonly keyStreams: StreamSlots
+  /** Book streams per client address (GRPC_BOOK_STREAMS_PER_ADDRESS_MAX). */
+  readonly addressStreams: StreamSlots
 }
 
 /** A use case's own budget: the REST route's bucket name, so both faces draw on one budget. */

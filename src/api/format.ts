@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto'
 import type { MarketRecord } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
 import type { OrderRecord, ReadModel, TradeRecord } from '../read/read-model.js'
+import type { Placement } from '../service/trading.js'
 import { decimalOfMicros } from './wire.js'
 import { transactionOf } from '../chain/transaction.js'
 import type { BookLevel, OrderBookSummary } from './shapes/book.js'
@@ -142,6 +143,36 @@ function orderFields<E extends string | null>(order: OrderRecord, market: string
     created_at: Math.floor(order.createdMs / 1000),
     expiration,
     order_type: order.timeInForce,
+  }
+}
+
+/** What a placement did, as every face reports it (REST's POST /order answer, gRPC's OrderPlacement). */
+export interface PlacementReport {
+  readonly orderId: string
+  /** live: resting; matched: filled on entry (fully or partly); unmatched: ended without a fill. */
+  readonly status: 'live' | 'matched' | 'unmatched'
+  /** What the order gave, decimal; '' when nothing matched. */
+  readonly makingAmount: string
+  /** What it got, decimal; '' when nothing matched. */
+  readonly takingAmount: string
+  readonly fee: string
+  readonly side: Placement['input']['side']
+  /** The command that matched it settles its trades (src/chain/transaction.ts): none when it did not trade. */
+  readonly transactionsHashes: string[]
+  readonly tradeIds: readonly string[]
+}
+
+export function placementReport({ result, input, transactionHash }: Placement): PlacementReport {
+  const filled = result.makingMicros > 0
+  return {
+    orderId: result.orderId,
+    status: result.status === 'LIVE' ? 'live' : filled ? 'matched' : 'unmatched',
+    makingAmount: filled ? decimalOfMicros(result.makingMicros) : '',
+    takingAmount: filled ? decimalOfMicros(result.takingMicros) : '',
+    fee: decimalOfMicros(result.feeMicros),
+    side: input.side,
+    transactionsHashes: result.tradeIds.length > 0 ? [transactionHash] : [],
+    tradeIds: result.tradeIds,
   }
 }
 

@@ -31,6 +31,21 @@ export function parseWireOrder(body: unknown): WireOrder {
   if (signatureType !== 0 && signatureType !== 1 && signatureType !== 2) {
     throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'signatureType must be 0, 1 or 2', { field: 'signatureType' })
   }
+  const { struct, amounts } = signedFieldsOf(order, side === 'BUY' ? 0 : 1, signatureType)
+  return { struct, signature: signatureOf(order.signature), orderType, postOnly, owner: ownerOf(top.owner), amounts }
+}
+
+/** The signed fields every face carries as text (uint256 decimals, addresses), keyed by their JSON names. */
+export type SignedFields = Readonly<Partial<Record<'salt' | 'maker' | 'signer' | 'taker' | 'tokenId' | 'makerAmount' |
+  'takerAmount' | 'expiration' | 'nonce' | 'feeRateBps', unknown>>>
+
+/**
+ * The struct as signed and the amounts the engine takes, from an order's fields once its face has
+ * read the side and the signature type (their wire forms differ between faces): every uint256
+ * parsed once, each failure INVALID_ORDER_PAYLOAD naming its field, in the order REST checks them.
+ */
+export function signedFieldsOf(order: SignedFields, side: 0 | 1, signatureType: 0 | 1 | 2):
+  Pick<WireOrder, 'struct' | 'amounts'> {
   const salt = uint256(order.salt, 'salt')
   const maker = addressOrPayload(order.maker, 'maker')
   const signer = addressOrPayload(order.signer, 'signer')
@@ -45,10 +60,19 @@ export function parseWireOrder(body: unknown): WireOrder {
   const struct: OrderStruct = {
     salt: salt.toString(), maker, signer, taker, tokenId: tokenId.toString(),
     makerAmount: makerAmount.toString(), takerAmount: takerAmount.toString(), expiration: expiration.toString(),
-    nonce: nonce.toString(), feeRateBps: feeRateBps.toString(), side: side === 'BUY' ? 0 : 1, signatureType,
+    nonce: nonce.toString(), feeRateBps: feeRateBps.toString(), side, signatureType,
   }
-  return { struct, signature: requireString(order.signature, 'signature', 140), orderType, postOnly,
-    owner: requireString(top.owner, 'owner', 128), amounts }
+  return { struct, amounts }
+}
+
+/** The order's signature: a non-empty string (the pool checks the rest). */
+export function signatureOf(value: unknown): string {
+  return requireString(value, 'signature', 140)
+}
+
+/** The API key the order claims as its owner. */
+export function ownerOf(value: unknown): string {
+  return requireString(value, 'owner', 128)
 }
 
 /** A uint256 field of the order; INVALID_ORDER_PAYLOAD naming the field otherwise. */

@@ -16,29 +16,27 @@ import type { ServiceContext } from '../../../service/context.js'
 import { availableUsdcMicrosOf } from '../../../service/account.js'
 import * as trading from '../../../service/trading.js'
 import type { Placement } from '../../../service/trading.js'
-import { orderInfo, tradeInfo } from '../../format.js'
+import { orderInfo, placementReport, tradeInfo } from '../../format.js'
 import { parseWireOrder } from '../../order-wire.js'
 import { decimalOfMicros, limitOf, optionalInteger, page, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { RestRequest, Route } from '../route.js'
 import { traderOf } from './common.js'
 
 /** POST /order's answer: Polymarket's placement fields plus `order_id`. */
-function placed({ result, input, transactionHash }: Placement): Record<string, unknown> {
-  const filled = result.makingMicros > 0
-  const status = result.status === 'LIVE' ? 'live' : filled ? 'matched' : 'unmatched'
+function placed(placement: Placement): Record<string, unknown> {
+  const report = placementReport(placement)
   return {
     success: true,
     errorMsg: '',
-    order_id: result.orderId,
-    orderID: result.orderId,
-    status,
-    makingAmount: filled ? decimalOfMicros(result.makingMicros) : '',
-    takingAmount: filled ? decimalOfMicros(result.takingMicros) : '',
-    fee: decimalOfMicros(result.feeMicros),
-    side: input.side,
-    // The command that matched it settles its trades (src/chain/transaction.ts).
-    transactionsHashes: result.tradeIds.length > 0 ? [transactionHash] : [],
-    tradeIDs: result.tradeIds,
+    order_id: report.orderId,
+    orderID: report.orderId,
+    status: report.status,
+    makingAmount: report.makingAmount,
+    takingAmount: report.takingAmount,
+    fee: report.fee,
+    side: report.side,
+    transactionsHashes: report.transactionsHashes,
+    tradeIDs: report.tradeIds,
   }
 }
 

@@ -1,0 +1,149 @@
+/**
+ * The services' records as proto messages, and the proto's order request as the services'
+ * SignedOrder: the one translation every gRPC handler (unary, order entry, streams) shares. Each
+ * value is the REST API's own (format.ts computes it once: decimals, ids, the native market id),
+ * so a client reading both faces sees the same numbers; the enums and integers are where the
+ * proto's types differ from JSON's.
+ */
+import type { MessageInitShape } from '@bufbuild/protobuf'
+import { Code } from '../../engine/codes.js'
+import type { TimeInForce as EngineTimeInForce } from '../../engine/command.js'
+import type { Canceled } from '../../engine/result.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import { Side, TimeInForce, type MakerOrderSchema, type OrderSchema, type TradeSchema }
+  from '../../gen/predex/v1/common_pb.js'
+import type { CancelResultSchema, OrderPlacementSchema, OrderRequest } from '../../gen/predex/v1/trading_pb.js'
+import type { OrderRecord, TradeRecord } from '../../read/read-model.js'
+import type { ServiceContext } from '../../service/context.js'
+import type { SignedOrder } from '../../service/signed-order.js'
+import type { Placement, Trader } from '../../service/trading.js'
+import { orderInfo, placementReport, tradeInfo } from '../format.js'
+import { ownerOf, signatureOf, signedFieldsOf } from '../order-wire.js'
+
+const SIDES = { BUY: Side.BUY, SELL: Side.SELL } as const
+
+/** The engine's time in force of each proto value; UNSPECIFIED is GTC (the proto's and Polymarket's default). */
+const TIMES_IN_FORCE: ReadonlyMap<number, EngineTimeInForce> = new Map([
+  [TimeInForce.UNSPECIFIED, 'GTC'], [TimeInForce.GTC, 'GTC'], [TimeInForce.GTD, 'GTD'], [TimeInForce.FOK, 'FOK'],
+  [TimeInForce.FAK, 'FAK'],
+])
+
+const TIME_IN_FORCE_VALUES: Readonly<Record<EngineTimeInForce, TimeInForce>> = {
+  GTC: TimeInForce.GTC, GTD: TimeInForce.GTD, FOK: TimeInForce.FOK, FAK: TimeInForce.FAK,
+}
+
+/** An order of the caller's (REST's native OrderInfo, GET /data/order/:id). */
+export function orderMessage(context: ServiceContext, order: OrderRecord): MessageInitShape<typeof OrderSchema> {
+  const info = orderInfo(context.read, order, false)
+  return {
+    id: info.id,
+    status: info.status,
+    owner: info.owner,
+    makerAddress: info.maker_address,
+    market: info.market,
+    assetId: info.asset_id,
+    side: SIDES[info.side],
+    originalSize: info.original_size,
+    sizeMatched: info.size_matched,
+    sizeRemaining: info.size_remaining,
+    price: info.price,
+    associateTrades: [...info.associate_trades],
+    outcome: info.outcome,
+    createdAt: BigInt(info.created_at),
+    orderType: TIME_IN_FORCE_VALUES[info.order_type],
+    ...(info.expiration === null ? {} : { expirationMs: BigInt(info.expiration) }),
+    clientOrderId: order.clientOrderId,
+  }
+}
+
+/** A trade from `viewerAddress`'s point of view (REST's native Trade, GET /data/trades). */
+export function tradeMessage(context: ServiceContext, trade: TradeRecord,
+  viewerAddress: string): MessageInitShape<typeof TradeSchema> {
+  const info = tradeInfo(context.read, trade, viewerAddress, false, context.chainId)
+  const makerOrders: MessageInitShape<typeof MakerOrderSchema>[] = info.maker_orders.map((maker) => ({
+    orderId: maker.order_id,
+    owner: maker.owner,
+    makerAddress: maker.maker_address,
+    matchedAmount: maker.matched_amount,
+    price: maker.price,
+    feeRateBps: Number(maker.fee_rate_bps),
+    assetId: maker.asset_id,
+    outcome: maker.outcome,
+    side: SIDES[maker.side],
+  }))
+  return {
+    id: info.id,
+    takerOrderId: info.taker_order_id,
+    market: info.market,
+    assetId: info.asset_id,
+    side: SIDES[info.side],
+    size: info.size,
+    feeRateBps: Number(info.fee_rate_bps),
+    price: info.price,
+    status: info.status,
+    matchTime: BigInt(info.match_time),
+    outcome: info.outcome,
+    owner: info.owner,
+    makerAddress: info.maker_address,
+    transactionHash: info.transaction_hash,
+    traderSide: info.trader_side,
+    fee: info.fee,
+    makerOrders,
+  }
+}
+
+/** An order the engine accepted, with the journal sequence number of the command that placed it. */
+export function placementMessage(placement: Placement, seq: number): MessageInitShape<typeof OrderPlacementSchema> {
+  const report = placementReport(placement)
+  return {
+    orderId: report.orderId,
+    status: report.status,
+    makingAmount: report.makingAmount,
+    takingAmount: report.takingAmount,
+    fee: report.fee,
+    side: SIDES[report.side],
+    transactionsHashes: report.transactionsHashes,
+    tradeIds: [...report.tradeIds],
+    clientOrderId: placement.input.clientOrderId,
+    engineSeq: BigInt(seq),
+  }
+}
+
+/** What a cancel did (REST's {canceled, not_canceled}), with the cancel command's sequence number. */
+export function cancelResultMessage(result: Canceled, seq: number): MessageInitShape<typeof CancelResultSchema> {
+  return {
+    canceled: [...result.canceled],
+    notCanceled: Object.fromEntries(result.notCanceled.map((n) => [n.orderId, n.reason])),
+    engineSeq: BigInt(seq),
+  }
+}
+
+/**
+ * The services' SignedOrder from an OrderRequest, with REST's checks in REST's order and REST's
+ * codes and fields (order-wire.ts): a missing order is INVALID_PARAMETER {field: 'order'}; a time
+ * in force, side or signature type outside its list, or a uint256 or address that is not one,
+ * INVALID_ORDER_PAYLOAD naming the field by its JSON name. Where the proto has a default REST
+ * lacks: TIME_IN_FORCE_UNSPECIFIED is GTC, and owner "" is the caller's key.
+ */
+export function signedOrderOf(request: OrderRequest, trader: Trader): SignedOrder {
+  const order = request.order
+  if (order === undefined) throw new PredexError(ApiCode.INVALID_PARAMETER, 'order is required', { field: 'order' })
+  const orderType = TIMES_IN_FORCE.get(request.orderType)
+  if (orderType === undefined) {
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'order_type must be GTC, GTD, FOK or FAK', { field: 'orderType' })
+  }
+  const side = order.side
+  if (side !== 0 && side !== 1) {
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'side must be 0 (buy) or 1 (sell), as signed', { field: 'side' })
+  }
+  const signatureType = order.signatureType
+  if (signatureType !== 0 && signatureType !== 1 && signatureType !== 2) {
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'signatureType must be 0, 1 or 2', { field: 'signatureType' })
+  }
+  const { struct, amounts } = signedFieldsOf(order, side, signatureType)
+  return {
+    struct, amounts, signature: signatureOf(order.signature), orderType, postOnly: request.postOnly,
+    owner: request.owner === '' ? trader.apiKey : ownerOf(request.owner),
+    clientOrderId: request.clientOrderId,
+  }
+}

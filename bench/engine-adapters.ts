@@ -90,6 +90,7 @@ function orderOf(item: Exclude<StreamItem, { kind: 'cancel' }>, onNo: boolean): 
     orderId: orderIdOf(item.id), owner: `key-${item.trader}`, maker: trader, signer: trader,
     tokenId: onNo ? NO : YES, side: isBuy ? 'BUY' : 'SELL', makerAmountMicros, takerAmountMicros,
     expirationSec: 0, feeRateBps: 0, timeInForce: item.kind === 'ioc' ? 'FAK' : 'GTC', postOnly: false,
+    clientOrderId: '',
   }
 }
 

@@ -39,6 +39,10 @@ export interface OrderOptions {
   readonly expirationSec?: number
   readonly feeRateBps?: number
   readonly orderId?: string
+  /** '' (none) unless given. */
+  readonly clientOrderId?: string
+  /** The API key that places it; `key-<maker>` unless given. */
+  readonly owner?: string
 }
 
 export class Harness {
@@ -109,7 +113,7 @@ export class Harness {
     const isBuy = options.side === 'BUY'
     return {
       orderId: options.orderId ?? `0x${(++this.orderCounter).toString(16).padStart(64, '0')}`,
-      owner: `key-${options.maker}`,
+      owner: options.owner ?? `key-${options.maker}`,
       maker: options.maker,
       signer: options.maker,
       tokenId: options.tokenId,
@@ -120,6 +124,7 @@ export class Harness {
       feeRateBps: options.feeRateBps ?? 0,
       timeInForce: options.timeInForce ?? 'GTC',
       postOnly: options.postOnly ?? false,
+      clientOrderId: options.clientOrderId ?? '',
     }
   }
 

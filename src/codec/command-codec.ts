@@ -7,18 +7,25 @@
  * in order to reject it, comes back as it went in. A relay's action is a command of its own,
  * nested: a marker, then (for an object of a relayable kind) that kind's tag and fields, or else
  * the value as a leaf, so that a malformed action also reaches the engine as it was sent.
+ *
+ * Versions live in the tags: a tag's layout never changes. When a kind gains a field it gets a
+ * new tag (appended) and is always written with it; its old tag still decodes, with the new
+ * field at its default. So tags 0 and 1 are orders as journaled before client order ids (read
+ * with clientOrderId ''), and tags 20 and 21 the same kinds with it.
  */
 import { assert } from '../stdx/assert.js'
 import { ByteReader, ByteWriter } from '../stdx/bytes.js'
 import type { Command, CommandKind, MarketInput, OrderInput, UnstampedCommand } from '../engine/command.js'
 
-type FieldType = 'string' | 'number' | 'boolean' | 'strings' | 'order' | 'orders' | 'market' | 'action'
+type FieldType =
+  | 'string' | 'number' | 'boolean' | 'strings' | 'order' | 'orders' | 'legacyOrder' | 'legacyOrders' | 'market'
+  | 'action'
 type Schema = readonly (readonly [string, FieldType])[]
 
 const ORDER: Schema = [
   ['orderId', 'string'], ['owner', 'string'], ['maker', 'string'], ['signer', 'string'], ['tokenId', 'string'],
   ['side', 'string'], ['makerAmountMicros', 'number'], ['takerAmountMicros', 'number'], ['expirationSec', 'number'],
-  ['feeRateBps', 'number'], ['timeInForce', 'string'], ['postOnly', 'boolean'],
+  ['feeRateBps', 'number'], ['timeInForce', 'string'], ['postOnly', 'boolean'], ['clientOrderId', 'string'],
 ]
 
 const MARKET: Schema = [
@@ -28,10 +35,14 @@ const MARKET: Schema = [
   ['status', 'string'],
 ]
 
-/** Every kind, in tag order (append only: the tag of a kind is its index, and journals keep it). */
+/**
+ * Every layout, in tag order (append only: the tag of a layout is its index, and journals keep
+ * it). A kind is written with its last tag; its earlier tags are older layouts that still decode.
+ */
 const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
-  ['placeOrder', [['order', 'order']]],
-  ['placeOrders', [['orders', 'orders']]],
+  // Orders without a client order id (before tags 20 and 21).
+  ['placeOrder', [['order', 'legacyOrder']]],
+  ['placeOrders', [['orders', 'legacyOrders']]],
   ['cancelOrder', [['address', 'string'], ['orderId', 'string']]],
   ['cancelOrders', [['address', 'string'], ['orderIds', 'strings']]],
   ['cancelAll', [['address', 'string']]],
@@ -51,6 +62,9 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
     [['apiKey', 'string'], ['address', 'string'], ['secret', 'string'], ['passphrase', 'string'], ['nonce', 'number']]],
   ['revokeApiKey', [['apiKey', 'string']]],
   ['relay', [['nonce', 'number'], ['deadlineSec', 'number'], ['action', 'action']]],
+  ['placeOrder', [['order', 'order']]],
+  ['placeOrders', [['orders', 'orders']]],
+  ['cancelByClientOrderId', [['address', 'string'], ['owner', 'string'], ['clientOrderIds', 'strings']]],
 ]
 
 /** The kinds a relay may carry as its action (RelayAction). */
@@ -61,9 +75,10 @@ const ACTION_COMMAND = 1
 // writeOrder/readOrder follow ORDER field by field; this keeps the table the single description.
 assert(ORDER.map(([name]) => name).join() ===
   'orderId,owner,maker,signer,tokenId,side,makerAmountMicros,takerAmountMicros,expirationSec,feeRateBps,'
-    + 'timeInForce,postOnly',
+    + 'timeInForce,postOnly,clientOrderId',
   'the order layout matches writeOrder and readOrder')
 
+/** The tag each kind is written with: its last (a Map keeps the last value set for a key). */
 const TAG_OF = new Map<CommandKind, number>(SCHEMAS.map(([kind], tag) => [kind, tag]))
 
 type Fields = Record<string, unknown>
@@ -165,6 +180,8 @@ function writeValue(w: ByteWriter, type: FieldType, value: unknown): void {
       for (const order of orders) writeOrder(w, order)
       return
     }
+    case 'legacyOrder':
+    case 'legacyOrders': return assert(false, 'old layouts are read, never written')
     case 'market': return writeFields(w, MARKET, value as unknown as Fields)
     case 'action': return writeAction(w, value)
   }
@@ -191,7 +208,8 @@ function readAction(r: ByteReader): unknown {
 
 /**
  * Orders are most of the traffic, so they have their own writer and reader (the generic ones
- * use computed property names, which V8 handles on a slow path): same layout as ORDER.
+ * use computed property names, which V8 handles on a slow path): same layout as ORDER. A legacy
+ * order (tags 0 and 1) ends before the client order id, and reads as ''.
  */
 function writeOrder(w: ByteWriter, order: OrderInput): void {
   writeLeaf(w, order.orderId)
@@ -206,9 +224,10 @@ function writeOrder(w: ByteWriter, order: OrderInput): void {
   writeLeaf(w, order.feeRateBps)
   writeLeaf(w, order.timeInForce)
   writeLeaf(w, order.postOnly)
+  writeLeaf(w, order.clientOrderId)
 }
 
-function readOrder(r: ByteReader): OrderInput {
+function readOrder(r: ByteReader, legacy: boolean): OrderInput {
   return {
     orderId: readLeaf(r) as string,
     owner: readLeaf(r) as string,
@@ -222,6 +241,7 @@ function readOrder(r: ByteReader): OrderInput {
     feeRateBps: readLeaf(r) as number,
     timeInForce: readLeaf(r) as OrderInput['timeInForce'],
     postOnly: readLeaf(r) as boolean,
+    clientOrderId: legacy ? '' : readLeaf(r) as string,
   }
 }
 
@@ -243,8 +263,10 @@ function readValue(r: ByteReader, type: FieldType): unknown {
     case 'number':
     case 'boolean': return readLeaf(r)
     case 'strings': return Array.from({ length: r.uint() }, () => readLeaf(r))
-    case 'order': return readOrder(r)
-    case 'orders': return Array.from({ length: r.uint() }, () => readOrder(r))
+    case 'order': return readOrder(r, false)
+    case 'orders': return Array.from({ length: r.uint() }, () => readOrder(r, false))
+    case 'legacyOrder': return readOrder(r, true)
+    case 'legacyOrders': return Array.from({ length: r.uint() }, () => readOrder(r, true))
     case 'market': return readFields(r, MARKET) as unknown as MarketInput
     case 'action': return readAction(r)
   }

@@ -4,7 +4,7 @@
  */
 import type { Account } from './account.js'
 import { Code } from './codes.js'
-import type { CancelAll, CancelMarketOrders, CancelOrder, CancelOrders } from './command.js'
+import type { CancelAll, CancelByClientOrderId, CancelMarketOrders, CancelOrder, CancelOrders } from './command.js'
 import type { Engine } from './engine.js'
 import type { CancelReason } from './event.js'
 import { cancelResting } from './lifecycle.js'
@@ -26,6 +26,33 @@ export function cancelOrder(engine: Engine, command: CancelOrder): Canceled {
 export function cancelOrders(engine: Engine, command: CancelOrders): Canceled | Rejection {
   if (command.orderIds.length > CANCEL_IDS_MAX) return rejection(Code.CANCEL_TOO_MANY, { max: CANCEL_IDS_MAX })
   return cancelIds(engine, command.address, command.orderIds)
+}
+
+/**
+ * Cancels the live orders of `owner` (an API key) named by their client order ids, for a requester
+ * who is their maker or signer. A client order id names a live order only (ended ones are
+ * forgotten), so one that names none answers ORDER_NOT_FOUND's message; its entry in
+ * `notCanceled` carries the client order id as it was sent, in `orderId`.
+ */
+export function cancelByClientOrderId(engine: Engine, command: CancelByClientOrderId): Canceled | Rejection {
+  if (command.clientOrderIds.length > CANCEL_IDS_MAX) {
+    return rejection(Code.CANCEL_TOO_MANY, { max: CANCEL_IDS_MAX })
+  }
+  const canceled: string[] = []
+  const notCanceled: NotCanceled[] = []
+  const seen = new Set<string>()
+  for (const clientOrderId of command.clientOrderIds) {
+    if (seen.has(clientOrderId)) continue
+    seen.add(clientOrderId)
+    const order = engine.orders.liveByClientOrderId(command.owner, clientOrderId)
+    if (order !== undefined && (order.account.address === command.address || order.signer === command.address)) {
+      cancelResting(engine, order, 'owner')
+      canceled.push(order.orderId)
+    } else {
+      notCanceled.push({ orderId: clientOrderId, reason: CODE_MESSAGES.ORDER_NOT_FOUND })
+    }
+  }
+  return { ok: true, canceled, notCanceled }
 }
 
 export function cancelAll(engine: Engine, command: CancelAll): Canceled {

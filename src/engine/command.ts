@@ -32,6 +32,13 @@ export interface OrderInput {
   readonly feeRateBps: number
   readonly timeInForce: TimeInForce
   readonly postOnly: boolean
+  /**
+   * The trader's own name for the order ('' = none): at most CLIENT_ORDER_ID_LENGTH_MAX printable
+   * ASCII characters, not signed. Unique per owner (API key) among its live orders: placing
+   * another order with it while one lives is refused with CLIENT_ORDER_ID_DUPLICATED, naming the
+   * live one; once that order has ended the id is free again.
+   */
+  readonly clientOrderId: string
 }
 
 export interface MarketInput {
@@ -75,6 +82,15 @@ export interface CancelOrders extends Stamped {
   readonly kind: 'cancelOrders'
   readonly address: string
   readonly orderIds: readonly string[]
+}
+/** Cancels the live orders of an owner (API key) by their client order ids. */
+export interface CancelByClientOrderId extends Stamped {
+  readonly kind: 'cancelByClientOrderId'
+  /** The requester: an order is cancelled only for its maker or signer, as by cancelOrders. */
+  readonly address: string
+  /** The API key whose client order ids these are (the orders' `owner`). */
+  readonly owner: string
+  readonly clientOrderIds: readonly string[]
 }
 export interface CancelAll extends Stamped { readonly kind: 'cancelAll'; readonly address: string }
 export interface CancelMarketOrders extends Stamped {
@@ -177,6 +193,7 @@ export type Command =
   | PlaceOrders
   | CancelOrder
   | CancelOrders
+  | CancelByClientOrderId
   | CancelAll
   | CancelMarketOrders
   | Expire

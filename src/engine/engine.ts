@@ -7,7 +7,7 @@
 import { Account } from './account.js'
 import { emitAggregates } from './aggregate.js'
 import { assert } from '../stdx/assert.js'
-import { cancelAll, cancelMarketOrders, cancelOrder, cancelOrders } from './cancel.js'
+import { cancelAll, cancelByClientOrderId, cancelMarketOrders, cancelOrder, cancelOrders } from './cancel.js'
 import type { Command } from './command.js'
 import type { EngineEvent } from './event.js'
 import { ExpiryQueue } from './expiry.js'
@@ -97,6 +97,7 @@ export class Engine {
       case 'placeOrders': return placeOrders(this, command.orders)
       case 'cancelOrder': return cancelOrder(this, command)
       case 'cancelOrders': return cancelOrders(this, command)
+      case 'cancelByClientOrderId': return cancelByClientOrderId(this, command)
       case 'cancelAll': return cancelAll(this, command)
       case 'cancelMarketOrders': return cancelMarketOrders(this, command)
       case 'expire': return { ok: true }

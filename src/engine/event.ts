@@ -38,6 +38,8 @@ export interface OrderAccepted {
   readonly timeInForce: TimeInForce
   readonly postOnly: boolean
   readonly expirationSec: number
+  /** The trader's own name for the order ('' = none). */
+  readonly clientOrderId: string
   readonly timeMs: number
 }
 

@@ -1,9 +1,10 @@
 /**
  * The invariants of docs/engine.md, checked from scratch against the state: conservation of
- * USDC and shares, non-negative balances, holds equal to what open orders reserve, and sound
- * books. The simulation runs this after every command; production can run it at checkpoints.
- * It recomputes everything independently of the engine's running totals, and throws an
- * AssertionError naming the first violation.
+ * USDC and shares, non-negative balances, holds equal to what open orders reserve, sound
+ * books, and the index of live orders by client order id holding exactly the resting ones. The
+ * simulation runs this after every command; production can run it at checkpoints. It recomputes
+ * everything independently of the engine's running totals, and throws an AssertionError naming
+ * the first violation.
  */
 import type { Account } from './account.js'
 import { assert } from '../stdx/assert.js'
@@ -16,10 +17,21 @@ export function checkInvariants(engine: Engine): void {
   const usdcHeld = new Map<Account, number>()
   const sharesHeld = new Map<Account, Map<number, number>>()
   let openOrders = 0
+  let withClientOrderId = 0
   for (const market of engine.markets) {
-    openOrders += checkBook(market, (order) => addHold(order, usdcHeld, sharesHeld))
+    openOrders += checkBook(market, (order) => {
+      addHold(order, usdcHeld, sharesHeld)
+      if (order.clientOrderId !== '') {
+        withClientOrderId++
+        checkClientOrderId(engine, order)
+      }
+    })
   }
   assert(openOrders === engine.openOrderCount, `open order count ${engine.openOrderCount} != ${openOrders}`)
+  assert(engine.orders.live === openOrders, `live orders ${engine.orders.live} != resting ${openOrders}`)
+  // Each resting order with a client id is found by it (above), and the index holds no other entry.
+  assert(engine.orders.liveWithClientOrderId === withClientOrderId,
+    `client order id index ${engine.orders.liveWithClientOrderId} != live orders with one ${withClientOrderId}`)
   const supply = new Map<number, number>()
   let usdcTotal = 0
   for (const account of engine.accounts) {
@@ -38,6 +50,11 @@ export function checkInvariants(engine: Engine): void {
   assert(usdcTotal + collateral + engine.feesMicros === engine.creditedMicros,
     `USDC conservation: balances ${usdcTotal} + collateral ${collateral} + fees ${engine.feesMicros}`
       + ` != credited ${engine.creditedMicros}`)
+}
+
+function checkClientOrderId(engine: Engine, order: Order): void {
+  assert(engine.orders.liveByClientOrderId(order.owner, order.clientOrderId) === order,
+    `order ${order.orderId} is found by its owner's client order id`)
 }
 
 function addHold(order: Order, usdcHeld: Map<Account, number>, sharesHeld: Map<Account, Map<number, number>>): void {

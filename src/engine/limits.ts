@@ -51,6 +51,8 @@ export const GTD_MARGIN_MS = 60_000
 export const TEXT_LENGTH_MAX = 4_096
 /** Longest identifier (market id, slug, token id, API key, address), in characters. */
 export const ID_LENGTH_MAX = 128
+/** Longest client order id (a trader's own name for an order), in characters (printable ASCII). */
+export const CLIENT_ORDER_ID_LENGTH_MAX = 64
 
 // Relationships between the limits. Each product the engine computes must be exact in a double.
 assert(MICROS_PER_PIP * MICROS_PER_LOT === MICROS_PER_UNIT * 1, 'pips x lots must equal micros')
@@ -69,6 +71,8 @@ assert(FEE_RATE_BPS_MAX * (ORDER_LOTS_MAX / 10_000) * (PIPS_PER_UNIT / 2) < Numb
 // Long division of an amount (units.ts) multiplies a remainder below the divisor by 10.
 assert(ORDER_AMOUNT_MICROS_MAX * 10 < Number.MAX_SAFE_INTEGER, 'long division stays exact')
 assert(ORDER_AMOUNT_MICROS_MAX <= BALANCE_MICROS_MAX, 'an order amount fits in a balance')
+// A client order id is a short label, never longer than an identifier.
+assert(CLIENT_ORDER_ID_LENGTH_MAX <= ID_LENGTH_MAX, 'a client order id is no longer than an id')
 // Lots fit in an Int32 slot and so do pips.
 assert(ORDER_LOTS_MAX < 2 ** 31, 'lots fit in 32 bits')
 for (const tick of TICK_PIPS_ALLOWED) assert(PIPS_PER_UNIT % tick === 0, 'ticks divide 1')

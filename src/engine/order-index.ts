@@ -2,6 +2,10 @@
  * The index of every order the engine ever accepted: live orders map to their object (a small,
  * hot Map), ended ones to a small number in an IdTable (large, cold): `account index * 4 +
  * status`. Duplicates are detected against both, and cancels of ended orders answer from it.
+ * Live orders that carry a client order id are also found by (owner, client order id): an
+ * entry comes with `setLive` and goes with `setEnded`, the only two ways an order starts and
+ * stops living, so the index holds exactly the live orders with a client id, and is rebuilt by
+ * whatever rebuilds the live orders (a snapshot load, a replay).
  */
 import { assert } from '../stdx/assert.js'
 import type { OrderStatus } from './event.js'
@@ -36,6 +40,8 @@ export class OrderIndex {
   /** Live orders by entry index (ended ones are dropped so that they can be collected). */
   private readonly liveByEntry: (Order | undefined)[] = []
   private liveCount = 0
+  /** clientKeyOf(owner, client order id) -> the live order that has it. */
+  private readonly liveByClientKey = new Map<string, Order>()
 
   constructor(hashSeed: number) {
     this.table = new IdTable(hashSeed)
@@ -56,12 +62,28 @@ export class OrderIndex {
     return value === LIVE ? this.liveByEntry[entry]! : value
   }
 
+  /** Live orders that have a client order id. */
+  get liveWithClientOrderId(): number {
+    return this.liveByClientKey.size
+  }
+
+  /** The live order of `owner` with this client order id; undefined for '' or none. */
+  liveByClientOrderId(owner: string, clientOrderId: string): Order | undefined {
+    if (clientOrderId === '') return undefined
+    return this.liveByClientKey.get(clientKeyOf(owner, clientOrderId))
+  }
+
   /** Indexes a newly accepted order as live. */
   setLive(order: Order): void {
     const entry = this.table.add(order.orderId, LIVE)
     order.indexEntry = entry
     this.liveByEntry[entry] = order
     this.liveCount++
+    if (order.clientOrderId !== '') {
+      const key = clientKeyOf(order.owner, order.clientOrderId)
+      assert(!this.liveByClientKey.has(key), 'a client order id names one live order of its owner')
+      this.liveByClientKey.set(key, order)
+    }
   }
 
   /** Records that an accepted order ended. */
@@ -70,6 +92,11 @@ export class OrderIndex {
     this.table.setValueAt(order.indexEntry, ended)
     this.liveByEntry[order.indexEntry] = undefined
     this.liveCount--
+    if (order.clientOrderId !== '') {
+      const key = clientKeyOf(order.owner, order.clientOrderId)
+      assert(this.liveByClientKey.get(key) === order, 'an ending order held its client order id')
+      this.liveByClientKey.delete(key)
+    }
   }
 
   /** Restores an ended order's entry from a snapshot. */
@@ -85,4 +112,12 @@ export class OrderIndex {
       visit(this.table.keyAt(index), value === LIVE ? this.liveByEntry[index]! : value)
     }
   }
+}
+
+/**
+ * One string for the pair: the owner's length first, so that no two pairs share a key whatever
+ * characters the owner holds (the owner is an API key; the engine only bounds its length).
+ */
+function clientKeyOf(owner: string, clientOrderId: string): string {
+  return `${owner.length}:${owner}${clientOrderId}`
 }

@@ -7,7 +7,7 @@ import { Code } from './codes.js'
 import type { OrderInput } from './command.js'
 import { ID_LENGTH_MAX } from './limits.js'
 import { rejection } from './rejection.js'
-import { isTimeInForce } from './rules.js'
+import { isClientOrderId, isTimeInForce } from './rules.js'
 import type { Rejection } from './result.js'
 
 export function isId(value: unknown): value is string {
@@ -41,5 +41,6 @@ function firstBadField(input: OrderInput): string | null {
   if (!isSafeCount(input.expirationSec)) return 'expirationSec'
   if (!isSafeCount(input.feeRateBps)) return 'feeRateBps'
   if (typeof input.postOnly !== 'boolean') return 'postOnly'
+  if (!isClientOrderId(input.clientOrderId)) return 'clientOrderId'
   return null
 }

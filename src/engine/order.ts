@@ -28,6 +28,8 @@ export class Order {
     readonly orderId: string,
     readonly orderNumber: number,
     readonly owner: string,
+    /** The trader's own name for the order ('' = none): see OrderInput. */
+    readonly clientOrderId: string,
     readonly account: Account,
     readonly signer: string,
     readonly market: Market,

@@ -63,8 +63,9 @@ function reject(engine: Engine, input: OrderInput, why: Rejection): PlaceResult 
 }
 
 /**
- * Steps 1 to 13: the shape, then the two checks that need the engine's state (duplicate, token),
- * then the rulebook's checks on the order and its market, the same ones a face pre-checks.
+ * Steps 1 to 13: the shape, then the checks that need the engine's state (duplicate id, duplicate
+ * client order id among the owner's live orders, token), then the rulebook's checks on the order
+ * and its market, the same ones a face pre-checks.
  */
 function checkTerms(engine: Engine, input: OrderInput): Terms | Rejection {
   const shape = checkOrderShape(input)
@@ -73,6 +74,12 @@ function checkTerms(engine: Engine, input: OrderInput): Terms | Rejection {
   if (known !== undefined) {
     const status = orderStatusOf(known)
     return rejection(Code.INVALID_ORDER_DUPLICATED, { orderId: input.orderId, status })
+  }
+  const twin = engine.orders.liveByClientOrderId(input.owner, input.clientOrderId)
+  if (twin !== undefined) {
+    // The original answers: a client that retries a placement learns which order it has.
+    return rejection(Code.CLIENT_ORDER_ID_DUPLICATED,
+      { orderId: twin.orderId, status: orderStatusOf(twin), clientOrderId: input.clientOrderId })
   }
   const token = engine.tokens.get(input.tokenId)
   if (token === undefined) return rejection(Code.TOKEN_NOT_FOUND, { tokenId: input.tokenId })
@@ -120,8 +127,8 @@ function newOrder(engine: Engine, terms: Terms, account: Account): Order {
   const isNo = terms.token.isNo
   const tokenIndex = market.index * 2 + (isNo ? 1 : 0)
   const order = new Order(
-    input.orderId, engine.orderNumber + 1, input.owner, account, input.signer, market, isNo,
-    terms.isBuy, terms.pips, input.timeInForce, input.postOnly, input.expirationSec,
+    input.orderId, engine.orderNumber + 1, input.owner, input.clientOrderId, account, input.signer, market,
+    isNo, terms.isBuy, terms.pips, input.timeInForce, input.postOnly, input.expirationSec,
     input.makerAmountMicros, input.takerAmountMicros,
     // A BUY may have no balance of its token yet: the new one joins the account on acceptance.
     account.shares.get(tokenIndex) ?? new ShareBalance(account, tokenIndex, market.tokenIdOf(isNo)),
@@ -209,6 +216,7 @@ function emitAccepted(engine: Engine, order: Order): void {
     timeInForce: order.timeInForce,
     postOnly: order.postOnly,
     expirationSec: order.expirationSec,
+    clientOrderId: order.clientOrderId,
     timeMs: engine.timeMs,
   })
 }

@@ -42,6 +42,7 @@ export interface BatchPlaced {
 }
 
 export interface NotCanceled {
+  /** The id as the request named it: an order id, or a client order id (cancelByClientOrderId). */
   readonly orderId: string
   readonly reason: string
 }

@@ -8,6 +8,7 @@
 import { Code } from './codes.js'
 import type { MarketStatus, OrderInput, RelayAction, TimeInForce } from './command.js'
 import {
+  CLIENT_ORDER_ID_LENGTH_MAX,
   FEE_RATE_BPS_MAX,
   GTD_MARGIN_MS,
   MICROS_PER_LOT,
@@ -27,6 +28,31 @@ export const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK'
 
 export function isTimeInForce(value: unknown): value is TimeInForce {
   return (TIME_IN_FORCE as readonly unknown[]).includes(value)
+}
+
+const PRINTABLE_ASCII_FIRST = 0x20
+const PRINTABLE_ASCII_LAST = 0x7e
+
+/**
+ * A client order id, the trader's own name for an order: '' (none), or up to
+ * CLIENT_ORDER_ID_LENGTH_MAX printable ASCII characters (space to '~'), so that it can travel in
+ * any header, log line or protobuf string unchanged. Part of the order's shape (step 1).
+ */
+export function isClientOrderId(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > CLIENT_ORDER_ID_LENGTH_MAX) return false
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i)
+    if (code < PRINTABLE_ASCII_FIRST || code > PRINTABLE_ASCII_LAST) return false
+  }
+  return true
+}
+
+/**
+ * The shape rule of a client order id on its own, for a face that takes client order ids outside
+ * an order (a cancel by client order id): the same code and context as the order's step 1.
+ */
+export function checkClientOrderId(value: unknown): Rejection | null {
+  return isClientOrderId(value) ? null : rejection(Code.INVALID_ORDER_PAYLOAD, { field: 'clientOrderId' })
 }
 
 /** What the order rules need of a market: the engine's Market and the read model's record both are one. */

@@ -9,9 +9,12 @@
  * strings and one-byte booleans, in the order written below. Loading rebuilds every index and
  * then checks all invariants (a snapshot that loads is a sound state).
  *
- * Versions: 2 added each account's relay nonce (after its gas). A version-1 snapshot, written
- * before the relay existed, still loads: its accounts have relay nonce 0. Snapshots are always
- * written in the current version, so the state hash is the same whichever version was loaded.
+ * Versions: 2 added each account's relay nonce (after its gas); 3 each live order's client order
+ * id (after its signer). Older snapshots still load: a version-1 snapshot's accounts have relay
+ * nonce 0, and the live orders of one before version 3 have no client order id (''). Snapshots
+ * are always written in the current version, so the state hash is the same whichever version was
+ * loaded. The index of live orders by client order id is derived: loading rests each live order
+ * again, which indexes it.
  */
 import { sha256Hex } from '../stdx/hash.js'
 import type { Account, ShareBalance } from './account.js'
@@ -26,9 +29,9 @@ import { Order } from './order.js'
 import { ByteReader, ByteWriter } from '../stdx/bytes.js'
 
 const MAGIC = 'PDXSNAP'
-const VERSION = 2
+const VERSION = 3
 /** Versions that still load (see above). */
-const VERSIONS_READ: readonly number[] = [1, 2]
+const VERSIONS_READ: readonly number[] = [1, 2, 3]
 // Encoding tables (a value is written as its index), not the rulebook's lists: never reorder them.
 const STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
 const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
@@ -88,7 +91,7 @@ export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?:
   for (let i = r.uint(); i > 0; i--) {
     const orderId = r.string()
     const tag = r.uint()
-    if (tag === 0) readOrder(r, engine, orderId)
+    if (tag === 0) readOrder(r, engine, orderId, version)
     else engine.orders.addEnded(orderId, tag - 1)
   }
   // Resting the orders again rebuilt every hold; it must equal what was stored (pair assertion).
@@ -180,7 +183,7 @@ function readAccount(r: ByteReader, engine: Engine, storedHolds: StoredHold[], v
 }
 
 function writeOrder(w: ByteWriter, o: Order): void {
-  for (const s of [o.owner, o.signer]) w.string(s)
+  for (const s of [o.owner, o.signer, o.clientOrderId]) w.string(s)
   for (const n of [o.orderNumber, o.account.index, o.market.index]) w.uint(n)
   w.bool(o.isNo)
   w.bool(o.isBuy)
@@ -190,8 +193,9 @@ function writeOrder(w: ByteWriter, o: Order): void {
   for (const n of [o.expirationSec, o.makerAmountMicros, o.takerAmountMicros, o.lots, o.matchedLots]) w.uint(n)
 }
 
-function readOrder(r: ByteReader, engine: Engine, orderId: string): void {
+function readOrder(r: ByteReader, engine: Engine, orderId: string, version: number): void {
   const [owner, signer] = [r.string(), r.string()]
+  const clientOrderId = version >= 3 ? r.string() : ''
   const [orderNumber, accountIndex, marketIndex] = [r.uint(), r.uint(), r.uint()]
   const account = engine.accounts[accountIndex]!
   const market = engine.markets[marketIndex]!
@@ -202,7 +206,7 @@ function readOrder(r: ByteReader, engine: Engine, orderId: string): void {
   const postOnly = r.bool()
   const [expirationSec, makerAmountMicros, takerAmountMicros] = [r.uint(), r.uint(), r.uint()]
   const tokenIndex = market.index * 2 + (isNo ? 1 : 0)
-  const order = new Order(orderId, orderNumber, owner, account, signer, market, isNo, isBuy, pips,
+  const order = new Order(orderId, orderNumber, owner, clientOrderId, account, signer, market, isNo, isBuy, pips,
     timeInForce, postOnly, expirationSec, makerAmountMicros, takerAmountMicros,
     account.sharesOf(tokenIndex, market.tokenIdOf(isNo)))
   order.lots = r.uint()

@@ -5,7 +5,13 @@
  * calls for each kind: change one and the door's type changes with it.
  */
 import type { registerApiKey, revokeApiKey } from '../engine/api-key.js'
-import type { cancelAll, cancelMarketOrders, cancelOrder, cancelOrders } from '../engine/cancel.js'
+import type {
+  cancelAll,
+  cancelByClientOrderId,
+  cancelMarketOrders,
+  cancelOrder,
+  cancelOrders,
+} from '../engine/cancel.js'
 import type { CommandKind, UnstampedCommand } from '../engine/command.js'
 import type { approve, credit, merge, redeem, split } from '../engine/ledger.js'
 import type { createMarket, resolveMarket, setFeeRate, setMarketStatus, setTickSize } from '../engine/market-admin.js'
@@ -19,6 +25,7 @@ export interface ResultOf {
   readonly placeOrders: ReturnType<typeof placeOrders>
   readonly cancelOrder: ReturnType<typeof cancelOrder>
   readonly cancelOrders: ReturnType<typeof cancelOrders>
+  readonly cancelByClientOrderId: ReturnType<typeof cancelByClientOrderId>
   readonly cancelAll: ReturnType<typeof cancelAll>
   readonly cancelMarketOrders: ReturnType<typeof cancelMarketOrders>
   readonly expire: Done

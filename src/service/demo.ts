@@ -78,6 +78,7 @@ export async function createDemo(context: ServiceContext, dataDir: string, log: 
         orderId: signed.orderId, owner: credential.apiKey, maker: address, signer: address, tokenId, side: quote.side,
         makerAmountMicros: Number(signed.order.makerAmount), takerAmountMicros: Number(signed.order.takerAmount),
         expirationSec: 0, feeRateBps: market.feeRateBps, timeInForce: 'GTC' as const, postOnly: true,
+        clientOrderId: '',
       }
     })
     // Batches hold at most ten orders, each standing alone.

@@ -26,6 +26,11 @@ export interface SignedOrder {
   readonly owner: string
   /** The uint256 fields the engine takes as numbers, parsed once by the face. */
   readonly amounts: SignedAmounts
+  /**
+   * The trader's own name for the order (not signed); absent or '' = none. Unique per API key
+   * among its live orders (the engine refuses a repeat with CLIENT_ORDER_ID_DUPLICATED).
+   */
+  readonly clientOrderId?: string
 }
 
 export interface SignedAmounts {
@@ -98,6 +103,7 @@ export function orderInputOf(order: SignedOrder, orderId: string, apiKey: string
     feeRateBps: integerOf(amounts.feeRateBps, 'feeRateBps'),
     timeInForce: order.orderType,
     postOnly: order.postOnly,
+    clientOrderId: order.clientOrderId ?? '',
   }
 }
 

@@ -56,5 +56,6 @@ function orderOf(seed: number, index: number, trader: string): OrderInput {
     orderId: orderIdOf(seed, index), owner: `key-${trader}`, maker: trader, signer: trader, tokenId: onNo ? NO : YES,
     side: isBuy ? 'BUY' : 'SELL', makerAmountMicros: isBuy ? cost : sizeMicros, takerAmountMicros: isBuy ? sizeMicros : cost,
     expirationSec: 0, feeRateBps: 10, timeInForce: mix(seed, index, 8) % 10 === 0 ? 'FAK' : 'GTC', postOnly: false,
+    clientOrderId: '',
   }
 }

@@ -136,6 +136,7 @@ function limit(
     feeRateBps: o.feeRateBps ?? 0,
     timeInForce: o.tif ?? 'GTC',
     postOnly: o.postOnly ?? false,
+    clientOrderId: '',
   }
 }
 

@@ -25,6 +25,7 @@
  */
 import type {
   Approve,
+  CancelByClientOrderId,
   CancelMarketOrders,
   Command,
   CreateMarket,
@@ -76,6 +77,7 @@ import {
   BATCH_ORDERS_MAX,
   BALANCE_MICROS_MAX,
   CANCEL_IDS_MAX,
+  CLIENT_ORDER_ID_LENGTH_MAX,
   FEE_RATE_BPS_MAX,
   GTD_MARGIN_MS,
   ID_LENGTH_MAX,
@@ -269,7 +271,13 @@ const ORDER_SHAPE: readonly (readonly [keyof OrderInput, (v: unknown) => boolean
   ['expirationSec', isNonNegativeInt],
   ['feeRateBps', isNonNegativeInt],
   ['postOnly', (v) => typeof v === 'boolean'],
+  ['clientOrderId', isClientOrderIdShape],
 ]
+
+/** '' or up to CLIENT_ORDER_ID_LENGTH_MAX characters from space to '~'. */
+function isClientOrderIdShape(v: unknown): boolean {
+  return typeof v === 'string' && v.length <= CLIENT_ORDER_ID_LENGTH_MAX && /^[ -~]*$/.test(v)
+}
 
 /** The first malformed field of an order, or null. Inputs may be anything at run time. */
 function shapeError(order: unknown): string | null {
@@ -428,6 +436,8 @@ export class ReferenceEngine {
           return rejection(refuse(Code.CANCEL_TOO_MANY, { max: CANCEL_IDS_MAX }))
         }
         return this.cancelIds(command.address, command.orderIds, step)
+      case 'cancelByClientOrderId':
+        return this.cancelClientIds(command, step)
       case 'cancelAll':
         return this.cancelWhere(command.address, 'cancel-all', () => true, step)
       case 'cancelMarketOrders':
@@ -485,6 +495,13 @@ export class ReferenceEngine {
     const prior = this.orders.get(input.orderId)
     if (prior !== undefined) {
       return refuse(Code.INVALID_ORDER_DUPLICATED, { orderId: input.orderId, status: prior.status })
+    }
+    // A client order id is taken while an order of the same owner that has it is open.
+    const twin = input.clientOrderId === '' ? undefined
+      : this.live.find((o) => o.input.owner === input.owner && o.input.clientOrderId === input.clientOrderId)
+    if (twin !== undefined) {
+      return refuse(Code.CLIENT_ORDER_ID_DUPLICATED,
+        { orderId: twin.input.orderId, status: twin.status, clientOrderId: input.clientOrderId })
     }
     const token = this.tokens.get(input.tokenId)
     if (token === undefined) return refuse(Code.TOKEN_NOT_FOUND, { tokenId: input.tokenId })
@@ -685,6 +702,7 @@ export class ReferenceEngine {
       timeInForce: input.timeInForce,
       postOnly: input.postOnly,
       expirationSec: input.expirationSec,
+      clientOrderId: input.clientOrderId,
       timeMs: this.timeMs,
     })
     const budgetCounted = plan.immediate && input.side === 'BUY'
@@ -867,6 +885,28 @@ export class ReferenceEngine {
       } else if (o !== undefined && o.status !== 'LIVE' && o.input.maker === address) {
         const code = o.status === 'MATCHED' ? Code.ORDER_ALREADY_MATCHED : Code.ORDER_ALREADY_CANCELED
         notCanceled.push({ orderId: id, reason: CODE_MESSAGES[code] })
+      } else {
+        notCanceled.push({ orderId: id, reason: CODE_MESSAGES.ORDER_NOT_FOUND })
+      }
+    }
+    return { ok: true, canceled, notCanceled }
+  }
+
+  /** By client order id: the owner's open order with it, if the requester is its maker or signer. */
+  private cancelClientIds(c: CancelByClientOrderId, step: Step): CommandResult {
+    if (c.clientOrderIds.length > CANCEL_IDS_MAX) {
+      return rejection(refuse(Code.CANCEL_TOO_MANY, { max: CANCEL_IDS_MAX }))
+    }
+    const canceled: string[] = []
+    const notCanceled: NotCanceled[] = []
+    const seen = new Set<string>()
+    for (const id of c.clientOrderIds) {
+      if (seen.has(id)) continue
+      seen.add(id)
+      const o = this.live.find((x) => x.input.owner === c.owner && id !== '' && x.input.clientOrderId === id)
+      if (o !== undefined && (o.input.maker === c.address || o.input.signer === c.address)) {
+        this.end(o, 'CANCELED', 'owner', step)
+        canceled.push(o.input.orderId)
       } else {
         notCanceled.push({ orderId: id, reason: CODE_MESSAGES.ORDER_NOT_FOUND })
       }

@@ -8,7 +8,8 @@
  * The stream: a setup (markets, API keys, credits, approvals, splits), then a mix dominated by
  * GTC limit orders around a moving mid on both tokens and both sides (so normal, mint and merge
  * matches all happen), with cancels, batches, immediate orders, post-only and GTD orders,
- * self-trades, duplicates, invalid inputs for every validation step, ledger operations (also
+ * self-trades, duplicates, client order ids (a few per API key, so that a live one is often
+ * repeated and an ended one reused) and cancels by them, invalid inputs for every validation step, ledger operations (also
  * through the gasless relay: mostly the owner's next nonce before the deadline, sometimes a
  * replayed or future nonce, a passed deadline or a malformed request), admin changes, and every
  * `lifecycleEvery` commands one market is closed, resolved, redeemed and replaced by a fresh one.
@@ -35,6 +36,7 @@ import {
   BALANCE_MICROS_MAX,
   BATCH_ORDERS_MAX,
   CANCEL_IDS_MAX,
+  CLIENT_ORDER_ID_LENGTH_MAX,
   FEE_RATE_BPS_MAX,
   GTD_MARGIN_MS,
   ID_LENGTH_MAX,
@@ -57,6 +59,7 @@ export const TARGETED_CODES: readonly Code[] = [
   Code.INVALID_ORDER_EXPIRATION,
   Code.INVALID_ORDER_FEE_RATE,
   Code.INVALID_ORDER_DUPLICATED,
+  Code.CLIENT_ORDER_ID_DUPLICATED,
   Code.INVALID_ORDER_NOT_ENOUGH_BALANCE,
   Code.INVALID_POST_ONLY_ORDER_TYPE,
   Code.INVALID_POST_ONLY_ORDER,
@@ -150,6 +153,7 @@ type Kind =
   | 'selfTrade'
   | 'cancelOrder'
   | 'cancelOrders'
+  | 'cancelByClientOrderId'
   | 'cancelAll'
   | 'cancelMarket'
   | 'invalidOrder'
@@ -170,6 +174,8 @@ type Kind =
 const START_MS = 1_700_000_000_000
 const RECENT_MAX = 400
 const TICKS_MICROS = [100_000, 10_000, 1_000, 100]
+/** Client order ids an API key uses: few, so that repeats of live ones and reuse of ended ones happen. */
+const CLIENT_ORDER_IDS_PER_KEY = 10
 
 export class Workload {
   private readonly rng: Random
@@ -349,6 +355,7 @@ export class Workload {
       selfTrade: 2,
       cancelOrder: 7 + crowded,
       cancelOrders: 2.5 + crowded / 3,
+      cancelByClientOrderId: 1.5 + crowded / 3,
       cancelAll: 0.3,
       cancelMarket: 0.8,
       invalidOrder: 7,
@@ -387,6 +394,8 @@ export class Workload {
         return this.cancelOrder(s)
       case 'cancelOrders':
         return this.cancelOrders(s)
+      case 'cancelByClientOrderId':
+        return this.cancelByClientOrderId(s)
       case 'cancelAll':
         return { kind: 'cancelAll', ...s, address: this.requester(this.account()) }
       case 'cancelMarket':
@@ -550,8 +559,14 @@ export class Workload {
       maker: a.address,
       signer: a.signer,
       feeRateBps: m.feeRateBps,
+      clientOrderId: this.rng.chance(0.15) ? this.clientOrderId() : '',
       ...o,
     }
+  }
+
+  /** One of the few client order ids every key uses (printable ASCII, a space and a tilde among them). */
+  private clientOrderId(): string {
+    return `c ${this.rng.int(1, CLIENT_ORDER_IDS_PER_KEY)}~`
   }
 
   /** A valid order with exactly one fault, aimed at one validation step. */
@@ -581,7 +596,7 @@ export class Workload {
     const field = this.rng.pick(Object.keys(loose))
     const bad: readonly unknown[] = [
       '', 'x'.repeat(ID_LENGTH_MAX + 1), 0, -1, 1.5, null, undefined, 'buy', 'IOC', 'true',
-      Number.MAX_SAFE_INTEGER + 2, Number.NaN,
+      Number.MAX_SAFE_INTEGER + 2, Number.NaN, 'y'.repeat(CLIENT_ORDER_ID_LENGTH_MAX + 1), 'tab\there', 'caf\u00e9',
     ]
     loose[field] = this.rng.pick(bad)
     return loose as unknown as OrderInput
@@ -723,6 +738,28 @@ export class Workload {
       else ids.push(`0x${this.rng.hex(32)}`)
     }
     return { kind: 'cancelOrders', ...s, address, orderIds: ids }
+  }
+
+  /**
+   * Mostly client order ids of the key's live orders, with its maker or signer asking; sometimes
+   * ids it does not use now, an other account asking, or more ids than allowed.
+   */
+  private cancelByClientOrderId(s: Stamp): Command {
+    const a = this.account()
+    if (this.rng.chance(0.01)) {
+      const clientOrderIds = Array.from({ length: CANCEL_IDS_MAX + 1 }, () => this.clientOrderId())
+      return { kind: 'cancelByClientOrderId', ...s, address: a.address, owner: a.apiKey, clientOrderIds }
+    }
+    const other = this.rng.chance(0.1) ? this.account() : a
+    const own = [...this.live.values()].filter((o) => o.input.owner === a.apiKey && o.input.clientOrderId !== '')
+    const clientOrderIds: string[] = []
+    for (let i = this.rng.int(1, 4); i > 0; i--) {
+      const r = this.rng.int(0, 9)
+      if (r < 6 && own.length > 0) clientOrderIds.push(this.rng.pick(own).input.clientOrderId)
+      else if (r < 8 || clientOrderIds.length === 0) clientOrderIds.push(this.rng.chance(0.9) ? this.clientOrderId() : '')
+      else clientOrderIds.push(this.rng.pick(clientOrderIds)) // a repeat: ignored
+    }
+    return { kind: 'cancelByClientOrderId', ...s, address: this.requester(other), owner: a.apiKey, clientOrderIds }
   }
 
   /** [requester, order id]: mostly the owner of a live order, sometimes not. */

@@ -61,6 +61,7 @@ function order(maker: string, tokenId: string, side: Side, makerAmountMicros: nu
     feeRateBps,
     timeInForce,
     postOnly: false,
+    clientOrderId: '',
   }
 }
 

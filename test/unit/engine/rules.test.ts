@@ -89,6 +89,7 @@ function randomOrder(random: () => number, n: number, nowMs: number): OrderInput
     tokenId: `${market.id}-${pick(random, ['yes', 'no'])}`, side, timeInForce,
     makerAmountMicros: pick(random, AMOUNTS), takerAmountMicros: pick(random, AMOUNTS), expirationSec,
     feeRateBps: random() < 0.8 ? market.feeRateBps : pick(random, [0, 25, 100]), postOnly: random() < 0.2,
+    clientOrderId: '',
   }
   // Now and then a shape the engine refuses at step 1.
   if (random() < 0.05) return { ...order, makerAmountMicros: 0 }

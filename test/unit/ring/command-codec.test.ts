@@ -8,7 +8,8 @@ import { decodeStampedCommand, encodeStampedCommand } from '../../../src/codec/c
 import { AssertionError } from '../../../src/stdx/assert.js'
 import { Workload } from '../../simulation/workload.js'
 import { Engine } from '../../../src/engine/engine.js'
-import type { Command, RelayAction } from '../../../src/engine/command.js'
+import type { Command, OrderInput, RelayAction } from '../../../src/engine/command.js'
+import { ByteWriter } from '../../../src/stdx/bytes.js'
 
 t.test('every workload command round-trips', (t) => {
   const seed = 77
@@ -71,6 +72,48 @@ t.test('existing kinds keep their tags (journals written before the relay still 
   t.end()
 })
 
+t.test('orders journaled before client order ids (tags 0 and 1) decode, with clientOrderId \'\'', (t) => {
+  const order: OrderInput = {
+    orderId: '0xabc', owner: 'key-1', maker: '0x01', signer: '0x01', tokenId: 't-yes', side: 'BUY',
+    makerAmountMicros: 400_000, takerAmountMicros: 1_000_000, expirationSec: 0, feeRateBps: 0, timeInForce: 'GTC',
+    postOnly: false, clientOrderId: '',
+  }
+  // The old layout, written by hand: seq 5, time 6, the tag, then the order's twelve leaves.
+  const legacy = (tag: number, count: number | null): Uint8Array => {
+    const w = new ByteWriter()
+    w.uint(5)
+    w.uint(6)
+    w.uint(tag)
+    if (count !== null) w.uint(count)
+    for (let i = 0; i < (count ?? 1); i++) writeLegacyOrder(w, order)
+    return w.finish()
+  }
+  const single = decodeStampedCommand(legacy(0, null))
+  t.strictSame(single, { kind: 'placeOrder', seq: 5, timeMs: 6, order })
+  t.equal((single as { order: OrderInput }).order.clientOrderId, '', 'no client order id')
+  const batch = decodeStampedCommand(legacy(1, 2))
+  t.strictSame(batch, { kind: 'placeOrders', seq: 5, timeMs: 6, orders: [order, order] })
+  // Orders are now written with tags 20 and 21, client order id last, and read back as they were.
+  const tagged = { ...order, clientOrderId: 'my order #1' }
+  const placeBytes = encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order: tagged })
+  t.equal(placeBytes[2], 20, 'placeOrder is written with tag 20')
+  t.strictSame((decodeStampedCommand(placeBytes) as { order: OrderInput }).order, tagged)
+  const batchBytes = encodeStampedCommand({ kind: 'placeOrders', seq: 5, timeMs: 6, orders: [tagged, order] })
+  t.equal(batchBytes[2], 21, 'placeOrders is written with tag 21')
+  t.strictSame((decodeStampedCommand(batchBytes) as { orders: OrderInput[] }).orders, [tagged, order])
+  // A legacy record is a current one with tag 0 and without the last leaf ('': string tag 0, length 0).
+  const current = encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order })
+  t.strictSame([...current.subarray(current.length - 2)], [0, 0], 'the client order id leaf comes last')
+  t.strictSame([...legacy(0, null)], [5, 6, 0, ...current.subarray(3, current.length - 2)],
+    'the same bytes but for the tag and the last leaf')
+  const cancel: Command = { kind: 'cancelByClientOrderId', seq: 1, timeMs: 2, address: '0x01', owner: 'key-1',
+    clientOrderIds: ['a', 'b c'] }
+  const cancelBytes = encodeStampedCommand(cancel)
+  t.equal(cancelBytes[2], 22, 'cancelByClientOrderId is the new tag 22')
+  t.strictSame(decodeStampedCommand(cancelBytes), cancel)
+  t.end()
+})
+
 t.test('odd numbers round-trip exactly', (t) => {
   const command: Command = { kind: 'credit', seq: 1, timeMs: 2, address: 'a', usdcMicros: 0.5, gasMicros: -0 }
   const decoded = decodeStampedCommand(encodeStampedCommand(command)) as typeof command
@@ -103,4 +146,19 @@ function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys)
   if (value === null || typeof value !== 'object') return value
   return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]))
+}
+
+/** An order as tags 0 and 1 wrote it: twelve leaves (a string: 0 then the text; a number: 1 then float64; false: 3). */
+function writeLegacyOrder(w: ByteWriter, order: OrderInput): void {
+  for (const value of [order.orderId, order.owner, order.maker, order.signer, order.tokenId, order.side]) {
+    w.uint(0)
+    w.string(value)
+  }
+  for (const value of [order.makerAmountMicros, order.takerAmountMicros, order.expirationSec, order.feeRateBps]) {
+    w.uint(1)
+    w.float64(value)
+  }
+  w.uint(0)
+  w.string(order.timeInForce)
+  w.uint(order.postOnly ? 2 : 3)
 }

@@ -82,6 +82,8 @@ export class ReadModel {
   readonly trades = new Map<string, TradeRecord>()
   /** address (lower-case) -> order ids, oldest first. */
   readonly ordersByMaker = new Map<string, string[]>()
+  /** clientKeyOf(owner, client order id) -> the id of the owner's live order that has it. */
+  private readonly liveByClientKey = new Map<string, string>()
   /** address (lower-case) -> trade ids (as taker or maker), oldest first. */
   readonly tradesByAddress = new Map<string, string[]>()
   readonly tokenStats = new Map<string, TokenStats>()
@@ -129,6 +131,7 @@ export class ReadModel {
         order.remainingMicros = event.remainingMicros
         order.reason = event.reason
         this.changedOrders.add(order.orderId)
+        if (event.status !== 'LIVE') this.forgetClientOrderId(order)
         return
       }
       case 'trade': return this.onTrade(seq, event)
@@ -148,7 +151,30 @@ export class ReadModel {
       status: 'LIVE', reason: null, associateTrades: [] }
     this.orders.set(order.orderId, order)
     push(this.ordersByMaker, order.maker, order.orderId)
+    this.indexClientOrderId(order)
     this.changedOrders.add(order.orderId)
+  }
+
+  /**
+   * The live order of `owner` (an API key) that has this client order id, if any. The engine
+   * decides duplicates; this answers reads (which order is "my order X") without asking it.
+   */
+  liveOrderOfClient(owner: string, clientOrderId: string): OrderRecord | undefined {
+    if (clientOrderId === '') return undefined
+    const orderId = this.liveByClientKey.get(clientKeyOf(owner, clientOrderId))
+    return orderId === undefined ? undefined : this.orders.get(orderId)
+  }
+
+  private indexClientOrderId(order: OrderRecord): void {
+    if (order.clientOrderId !== '' && order.status === 'LIVE') {
+      this.liveByClientKey.set(clientKeyOf(order.owner, order.clientOrderId), order.orderId)
+    }
+  }
+
+  private forgetClientOrderId(order: OrderRecord): void {
+    if (order.clientOrderId === '') return
+    const key = clientKeyOf(order.owner, order.clientOrderId)
+    if (this.liveByClientKey.get(key) === order.orderId) this.liveByClientKey.delete(key)
   }
 
   private onTrade(seq: number, trade: Trade): void {
@@ -310,9 +336,12 @@ export class ReadModel {
     }
     // Acceptance order: by command, then by place within the command (the orders of a batch).
     const sortedOrders = [...orders].sort((a, b) => a.seq - b.seq || (a.acceptIndex ?? 0) - (b.acceptIndex ?? 0))
-    for (const order of sortedOrders) {
+    for (const stored of sortedOrders) {
+      // Records stored before client order ids have none.
+      const order = stored.clientOrderId === undefined ? { ...stored, clientOrderId: '' } : stored
       this.orders.set(order.orderId, order)
       push(this.ordersByMaker, order.maker, order.orderId)
+      this.indexClientOrderId(order)
     }
     const sortedTrades = [...trades].sort((a, b) => a.seq - b.seq || (a.tradeId < b.tradeId ? -1 : 1))
     for (const trade of sortedTrades) {
@@ -322,6 +351,11 @@ export class ReadModel {
       this.statTrade(trade)
     }
   }
+}
+
+/** One string for the pair, the owner's length first so that no two pairs share it. */
+function clientKeyOf(owner: string, clientOrderId: string): string {
+  return `${owner.length}:${owner}${clientOrderId}`
 }
 
 function push<T>(index: Map<string, T[]>, key: string, value: T): void {

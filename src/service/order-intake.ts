@@ -21,8 +21,12 @@ export async function checkedOrder(context: ServiceContext, order: SignedOrder, 
   const orderId = await verifySignature(order, market, context.pool, context.isLinked)
   const input = orderInputOf(order, orderId, trader.apiKey)
   // An order the engine knows already is its to answer (INVALID_ORDER_DUPLICATED with the
-  // order's status), whatever its market's rules are now.
-  if (!context.read.orders.has(orderId)) checkOrderRules(input, market, context.nowMs())
+  // order's status), whatever its market's rules are now; so is a client order id that names a
+  // live order of this key (CLIENT_ORDER_ID_DUPLICATED with that order), so that a retry learns
+  // which order it placed even once the market has stopped taking orders.
+  const known = context.read.orders.has(orderId) ||
+    context.read.liveOrderOfClient(input.owner, input.clientOrderId) !== undefined
+  if (!known) checkOrderRules(input, market, context.nowMs())
   return input
 }
 

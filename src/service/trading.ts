@@ -1,11 +1,13 @@
 /**
  * Trading, for an authenticated trader (L2: an API key and its wallet): place one signed order or
- * a batch, a dry run, cancels (one, many, all, by market), and the trader's own orders and trades.
+ * a batch, a dry run, cancels (one, many, by client order id, all, by market), and the trader's
+ * own orders and trades.
  * Placement is the order intake (order-intake.ts), then one engine command; every refusal is a
  * catalogue error, and every order id stays readable after it ends, with its status and trades.
  */
 import { Code } from '../engine/codes.js'
 import type { OrderInput } from '../engine/command.js'
+import type { OrderStatus } from '../engine/event.js'
 import type { Canceled, OrderPlaced, PlaceResult } from '../engine/result.js'
 import { ApiCode, PredexError } from '../errors.js'
 import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX } from '../limits.js'
@@ -113,6 +115,18 @@ export function cancelOrders(context: ServiceContext, trader: Trader, orderIds: 
   return canceled(context, { kind: 'cancelOrders', address: trader.address, orderIds })
 }
 
+/**
+ * Cancels the trader's live orders named by their client order ids (those placed with this API
+ * key). `canceled` lists the order ids cancelled; each client order id that names no live order
+ * of the key is in `notCanceled`, as `orderId`, with ORDER_NOT_FOUND's message.
+ */
+export function cancelByClientOrderIds(context: ServiceContext, trader: Trader,
+  clientOrderIds: readonly string[]): Promise<Canceled> {
+  checkCancelCount(clientOrderIds.length)
+  return canceled(context,
+    { kind: 'cancelByClientOrderId', address: trader.address, owner: trader.apiKey, clientOrderIds })
+}
+
 export function cancelAll(context: ServiceContext, trader: Trader): Promise<Canceled> {
   return canceled(context, { kind: 'cancelAll', address: trader.address })
 }
@@ -127,6 +141,7 @@ export function cancelMarketOrders(context: ServiceContext, trader: Trader, mark
 type CancelCommand =
   | CommandOf<'cancelOrder'>
   | CommandOf<'cancelOrders'>
+  | CommandOf<'cancelByClientOrderId'>
   | CommandOf<'cancelAll'>
   | CommandOf<'cancelMarketOrders'>
 
@@ -141,6 +156,35 @@ export function orderOf(context: ServiceContext, trader: Trader, orderId: string
     throw new PredexError(ApiCode.ORDER_UNKNOWN, 'order not found', { orderID: orderId })
   }
   return order
+}
+
+/** The trader's live order with this client order id (placed with the trader's key); ORDER_UNKNOWN if none. */
+export function orderOfClientOrderId(context: ServiceContext, trader: Trader, clientOrderId: string): OrderRecord {
+  const order = context.read.liveOrderOfClient(trader.apiKey, clientOrderId)
+  if (order === undefined) {
+    throw new PredexError(ApiCode.ORDER_UNKNOWN, 'order not found', { clientOrderId })
+  }
+  return order
+}
+
+/** What a refused repeat of a client order id names: the live order that has it. */
+export interface ClientOrderIdDuplicate {
+  readonly orderId: string
+  readonly status: OrderStatus
+  readonly clientOrderId: string
+}
+
+/**
+ * The original order when `error` is a CLIENT_ORDER_ID_DUPLICATED refusal (a placement, or an
+ * order of a batch, repeated a client order id of a live order of its key), else null: a face
+ * answers such a repeat with the original's id and status.
+ */
+export function clientOrderIdDuplicateOf(error: unknown): ClientOrderIdDuplicate | null {
+  if (!(error instanceof PredexError) || error.code !== Code.CLIENT_ORDER_ID_DUPLICATED) return null
+  const { orderId, status, clientOrderId } = error.context ?? {}
+  if (typeof orderId !== 'string' || typeof clientOrderId !== 'string') return null
+  if (status !== 'LIVE' && status !== 'MATCHED' && status !== 'CANCELED') return null
+  return { orderId, status, clientOrderId }
 }
 
 /** The trader's orders, oldest first, that pass `filter`. */

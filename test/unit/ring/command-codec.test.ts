@@ -90,17 +90,19 @@ t.test('orders journaled before client order ids (tags 0 and 1) decode, with cli
   }
   const single = decodeStampedCommand(legacy(0, null))
   t.strictSame(single, { kind: 'placeOrder', seq: 5, timeMs: 6, order })
-  t.equal((single as { order: OrderInput }).order.clientOrderId, '', 'no client order id')
+  t.equal(single.kind === 'placeOrder' ? single.order.clientOrderId : null, '', 'no client order id')
   const batch = decodeStampedCommand(legacy(1, 2))
   t.strictSame(batch, { kind: 'placeOrders', seq: 5, timeMs: 6, orders: [order, order] })
   // Orders are now written with tags 20 and 21, client order id last, and read back as they were.
   const tagged = { ...order, clientOrderId: 'my order #1' }
   const placeBytes = encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order: tagged })
   t.equal(placeBytes[2], 20, 'placeOrder is written with tag 20')
-  t.strictSame((decodeStampedCommand(placeBytes) as { order: OrderInput }).order, tagged)
+  const decodedPlace = decodeStampedCommand(placeBytes)
+  t.strictSame(decodedPlace.kind === 'placeOrder' ? decodedPlace.order : null, tagged)
   const batchBytes = encodeStampedCommand({ kind: 'placeOrders', seq: 5, timeMs: 6, orders: [tagged, order] })
   t.equal(batchBytes[2], 21, 'placeOrders is written with tag 21')
-  t.strictSame((decodeStampedCommand(batchBytes) as { orders: OrderInput[] }).orders, [tagged, order])
+  const decodedBatch = decodeStampedCommand(batchBytes)
+  t.strictSame(decodedBatch.kind === 'placeOrders' ? decodedBatch.orders : null, [tagged, order])
   // A legacy record is a current one with tag 0 and without the last leaf ('': string tag 0, length 0).
   const current = encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order })
   t.strictSame([...current.subarray(current.length - 2)], [0, 0], 'the client order id leaf comes last')

@@ -1,21 +1,15 @@
 /** Parsing shared by the route modules: token queries, batch bodies, and the authenticated caller. */
 import type { MarketRecord } from '../../../engine/event.js'
 import { ApiCode, PredexError } from '../../../errors.js'
-import { REST_BATCH_ITEMS_MAX } from '../../../limits.js'
 import type { ServiceContext } from '../../../service/context.js'
-import { marketOfToken } from '../../../service/markets.js'
 import type { Trader } from '../../../service/trading.js'
+import { checkBatchLength, tokenOf } from '../../market-query.js'
 import { tokenIdOf } from '../../wire.js'
 import type { Identity, RestRequest } from '../route.js'
 
 /** The `token_id` query parameter of a market-data read, and its market. */
 export function tokenQuery(request: RestRequest, context: ServiceContext): { tokenId: string; market: MarketRecord } {
-  const raw = request.query.get('token_id')
-  if (raw === null || raw === '') {
-    throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid token id: token_id is required', { field: 'token_id' })
-  }
-  const tokenId = tokenIdOf(raw)
-  return { tokenId, market: marketOfToken(context, tokenId) }
+  return tokenOf(context, request.query.get('token_id'))
 }
 
 /** The identity an L1/L2 route always has (the server authenticated it). */
@@ -36,10 +30,7 @@ export function tokenItems(body: unknown): { token_id: string; side?: string }[]
   if (!Array.isArray(body)) {
     throw new PredexError(ApiCode.INVALID_PARAMETER, 'the body must be an array of {token_id}', { field: 'body' })
   }
-  if (body.length > REST_BATCH_ITEMS_MAX) {
-    throw new PredexError(ApiCode.INVALID_PARAMETER, `Payload exceeds the limit: at most ${REST_BATCH_ITEMS_MAX} items`,
-      { max: REST_BATCH_ITEMS_MAX })
-  }
+  checkBatchLength(body.length)
   return body.map((item: unknown) => {
     const object = item as { token_id?: unknown; side?: unknown }
     if (object === null || typeof object !== 'object') {

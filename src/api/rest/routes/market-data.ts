@@ -6,11 +6,12 @@
  * with no orders gives null rather than an error.
  */
 import type { ServiceContext } from '../../../service/context.js'
-import { ApiCode, PredexError } from '../../../errors.js'
+import { cachedBook } from '../../book-cache.js'
 import { bookSummary, tickText } from '../../format.js'
+import { CANDLE_INTERVAL_DEFAULT, candleRows, lastTradeText, midpointText, priceText, quoteSideOf, spreadText,
+  type CandleRow } from '../../market-query.js'
 import { decimalOfMicros, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { Reply, Route } from '../route.js'
-import type { ReadModel } from '../../../read/read-model.js'
 import { REST_BATCH_BODY_BYTES_MAX } from '../../../limits.js'
 import * as marketData from '../../../service/market-data.js'
 import { marketOfToken } from '../../../service/markets.js'
@@ -19,54 +20,8 @@ import { tokenItems, tokenQuery } from './common.js'
 const GET = 'GET' as const
 const POST = 'POST' as const
 
-function price(micros: number | null): string | null {
-  return micros === null ? null : decimalOfMicros(micros)
-}
-
-function midpoint(context: ServiceContext, tokenId: string): string | null {
-  return price(marketData.midpointMicrosOf(marketData.quoteOf(context, tokenId)))
-}
-
-function spread(context: ServiceContext, tokenId: string): string | null {
-  return price(marketData.spreadMicrosOf(marketData.quoteOf(context, tokenId)))
-}
-
-function sideOf(text: string | null | undefined): marketData.Side {
-  const side = (text ?? '').toUpperCase()
-  if (side !== 'BUY' && side !== 'SELL') {
-    throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid side: use BUY or SELL', { field: 'side' })
-  }
-  return side
-}
-
-function lastTrade(context: ServiceContext, tokenId: string): { price: string | null; side: string | null } {
-  const last = marketData.lastTradeOf(context, tokenId)
-  return { price: price(last.priceMicros), side: last.side }
-}
-
-/**
- * Books as sent, per token and kind, reused while nothing in them changed (the read model's
- * versions of the token, and of the other token for the unified book) within one millisecond:
- * the summary carries a millisecond timestamp and a hash over it, so that is as long as an
- * answer stays exact. Under load most reads of a book find it ready; at most two entries per token.
- */
-const bookCaches = new WeakMap<ReadModel, Map<string, { key: string; json: string }>>()
-
-function cachedBook(context: ServiceContext, tokenId: string, unified: boolean): Reply {
-  const read = context.read
-  const nowMs = context.nowMs()
-  const key = `${nowMs} ${marketData.bookVersionOf(context, tokenId, unified)}`
-  let cache = bookCaches.get(read)
-  if (cache === undefined) {
-    cache = new Map()
-    bookCaches.set(read, cache)
-  }
-  const id = unified ? `u${tokenId}` : tokenId
-  const hit = cache.get(id)
-  if (hit?.key === key) return { body: null, json: hit.json }
-  const json = JSON.stringify(bookSummary(read, marketData.bookOf(context, tokenId, unified).book, nowMs))
-  cache.set(id, { key, json })
-  return { body: null, json }
+function sentBook(context: ServiceContext, tokenId: string, unified: boolean): Reply {
+  return { body: null, json: cachedBook(context, tokenId, unified).json }
 }
 
 export const marketDataRoutes: Route<ServiceContext>[] = [
@@ -75,12 +30,12 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
       query: { token_id: 'required: the token id' },
       response: 'OrderBookSummary {market, asset_id, timestamp, hash, bids, asks, min_order_size, tick_size, neg_risk, '
         + 'last_trade_price}' },
-    handler: (request, _identity, context) => cachedBook(context, tokenQuery(request, context).tokenId, false) },
+    handler: (request, _identity, context) => sentBook(context, tokenQuery(request, context).tokenId, false) },
   { method: GET, path: '/book/unified', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'market-data', summary: "A token's book with the implied liquidity of the other token",
       query: { token_id: 'required: the token id' },
       response: 'OrderBookSummary' },
-    handler: (request, _identity, context) => cachedBook(context, tokenQuery(request, context).tokenId, true) },
+    handler: (request, _identity, context) => sentBook(context, tokenQuery(request, context).tokenId, true) },
   { method: POST, path: '/books', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
     openapi: { tag: 'market-data', summary: 'Books of several tokens', body: '[{token_id}] (at most 500)',
       response: '[OrderBookSummary]' },
@@ -91,20 +46,21 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
     openapi: { tag: 'market-data', summary: 'Midpoint of the best bid and ask', query: { token_id: 'required' },
       response: '{mid}' },
     handler: (request, _identity, context) => {
-      const mid = midpoint(context, tokenQuery(request, context).tokenId)
+      const mid = midpointText(context, tokenQuery(request, context).tokenId)
       return { body: { mid, mid_price: mid } }
     } },
   { method: POST, path: '/midpoints', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
     openapi: { tag: 'market-data', summary: 'Midpoints of several tokens', body: '[{token_id}]',
       response: '{<token_id>: mid}' },
     handler: (request, _identity, context) => ({ body: Object.fromEntries(tokenItems(parseJsonBody(request.body))
-      .map((item) => [item.token_id, midpoint(context, item.token_id)])) }) },
+      .map((item) => [item.token_id, midpointText(context, item.token_id)])) }) },
   { method: GET, path: '/price', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: 'Best price: side=buy gives the best bid, side=sell the best ask',
       query: { token_id: 'required', side: 'required: buy or sell (any case)' }, response: '{price}' },
     handler: (request, _identity, context) => {
       const { tokenId } = tokenQuery(request, context)
-      return { body: { price: price(marketData.priceOf(context, tokenId, sideOf(request.query.get('side')))) } }
+      const side = quoteSideOf(request.query.get('side'))
+      return { body: { price: priceText(marketData.priceOf(context, tokenId, side)) } }
     } },
   { method: POST, path: '/prices', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
     openapi: { tag: 'market-data', summary: 'Prices of several tokens and sides', body: '[{token_id, side}]',
@@ -113,8 +69,8 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
       const prices: Record<string, Record<string, string | null>> = {}
       for (const item of tokenItems(parseJsonBody(request.body))) {
         marketData.quoteOf(context, item.token_id)
-        const side = sideOf(item.side)
-        const sidePrice = price(marketData.priceOf(context, item.token_id, side))
+        const side = quoteSideOf(item.side)
+        const sidePrice = priceText(marketData.priceOf(context, item.token_id, side))
         prices[item.token_id] = { ...prices[item.token_id], [side]: sidePrice }
       }
       return { body: prices }
@@ -123,21 +79,22 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
     openapi: { tag: 'market-data', summary: 'Best ask minus best bid', query: { token_id: 'required' },
       response: '{spread}' },
     handler: (request, _identity, context) => ({
-      body: { spread: spread(context, tokenQuery(request, context).tokenId) } }) },
+      body: { spread: spreadText(context, tokenQuery(request, context).tokenId) } }) },
   { method: POST, path: '/spreads', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX, surface: 'compat',
     openapi: { tag: 'market-data', summary: 'Spreads of several tokens', body: '[{token_id}]',
       response: '{<token_id>: spread}' },
     handler: (request, _identity, context) => ({ body: Object.fromEntries(tokenItems(parseJsonBody(request.body))
-      .map((item) => [item.token_id, spread(context, item.token_id)])) }) },
+      .map((item) => [item.token_id, spreadText(context, item.token_id)])) }) },
   { method: GET, path: '/last-trade-price', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: 'Price and taker side of the last trade', query: { token_id: 'required' },
       response: '{price, side}' },
-    handler: (request, _identity, context) => ({ body: lastTrade(context, tokenQuery(request, context).tokenId) }) },
+    handler: (request, _identity, context) =>
+      ({ body: lastTradeText(context, tokenQuery(request, context).tokenId) }) },
   { method: POST, path: '/last-trades-prices', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX, surface: 'compat',
     openapi: { tag: 'market-data', summary: 'Last trade prices of several tokens', body: '[{token_id}]',
       response: '[{token_id, price, side}]' },
     handler: (request, _identity, context) => ({ body: tokenItems(parseJsonBody(request.body))
-      .map((item) => ({ token_id: item.token_id, ...lastTrade(context, item.token_id) })) }) },
+      .map((item) => ({ token_id: item.token_id, ...lastTradeText(context, item.token_id) })) }) },
   { method: GET, path: '/tick-size', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: "The market's tick size", query: { token_id: 'required' },
       response: '{minimum_tick_size: number}' },
@@ -178,11 +135,7 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
     handler: (request, _identity, context) => ({ body: ticks(context, request.params[0]!, request.query) }) },
 ]
 
-function ticks(context: ServiceContext, symbol: string, query: URLSearchParams): Record<string, unknown>[] {
-  const tokenId = marketData.yesTokenOfSlug(context, symbol) ?? tokenIdOf(symbol, 'symbol')
-  const candles = marketData.candles(context, { tokenId, interval: query.get('interval') ?? '1h',
+function ticks(context: ServiceContext, symbol: string, query: URLSearchParams): CandleRow[] {
+  return candleRows(context, { symbol, interval: query.get('interval') ?? CANDLE_INTERVAL_DEFAULT,
     fromSec: optionalInteger(query.get('from'), 'from'), toSec: optionalInteger(query.get('to'), 'to') })
-  return candles.map((c) => ({ t: c.startMs / 1000, open: decimalOfMicros(c.openMicros),
-    high: decimalOfMicros(c.highMicros), low: decimalOfMicros(c.lowMicros), close: decimalOfMicros(c.closeMicros),
-    volume: decimalOfMicros(c.volumeMicros) }))
 }

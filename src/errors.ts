@@ -31,6 +31,8 @@ export const ApiCode = {
   SLOW_CONSUMER: 'SLOW_CONSUMER',
   /** An order-entry session's request that is not valid where it comes (a second `open`, a request after `close`). */
   SESSION_PROTOCOL: 'SESSION_PROTOCOL',
+  /** An order-entry session received no request in its dead-man interval: it was ended, its orders canceled. */
+  DEAD_MAN_TIMER: 'DEAD_MAN_TIMER',
   FAUCET_COOLDOWN: 'FAUCET_COOLDOWN',
   NOT_READY: 'NOT_READY',
   INTERNAL: 'INTERNAL',
@@ -155,6 +157,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   TOO_MANY_STREAMS: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   SLOW_CONSUMER: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   SESSION_PROTOCOL: { http: 400, grpc: Grpc.INVALID_ARGUMENT },
+  DEAD_MAN_TIMER: UNAVAILABLE,
   FAUCET_COOLDOWN: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   NOT_READY: UNAVAILABLE,
   INTERNAL: { http: 500, grpc: Grpc.INTERNAL },

@@ -18,7 +18,7 @@ import type { AuthFailure, TimestampWindow } from './failure.js'
 import { claimedSubject, type HeaderGetter } from './headers.js'
 import { verifyL1 } from './l1.js'
 import { verifyL2Message, type ApiCredential, type L2Message } from './l2.js'
-import { authFailureKey, type RateLimiter } from './rate-limit.js'
+import { authFailureKey, type BudgetState, type RateLimiter } from './rate-limit.js'
 import { verifySecret, type SecretCredential } from './secret.js'
 
 /** Who passed the gate. */
@@ -101,6 +101,21 @@ export class Gate {
     return credentials.kind === 'admin' ? null : identity
   }
 
+  /**
+   * Takes one request from `apiKey`'s budget for `rate` (the same bucket as the REST route of the
+   * use case), or throws RATE_LIMITED: for the requests of a stream authenticated once at open.
+   */
+  charge(rate: NonNullable<Passage['rate']>, apiKey: string): void {
+    this.limit(rate.bucket, RATE_RULES[rate.rule], apiKey)
+  }
+
+  /** What `apiKey`'s budget for `rate` allows now (read only); null when rate limits are off. */
+  budgetOf(rate: NonNullable<Passage['rate']>, apiKey: string): BudgetState | null {
+    const limiter = this.options.limiter
+    if (limiter === null) return null
+    return limiter.peek(budgetKey(rate.bucket, apiKey), RATE_RULES[rate.rule], this.options.clock.nowMs())
+  }
+
   /** Checks the credentials alone: the identity, or the failed check. */
   private verify(credentials: Exclude<Credentials, { kind: 'none' }>): Identity | AuthFailure {
     const { chainId, window, adminKey, lookup, clock } = this.options
@@ -126,7 +141,7 @@ export class Gate {
 
   /** Takes one request from `subject`'s budget for `bucket`, or throws RATE_LIMITED. */
   private limit(bucket: string, rule: RateRule, subject: string): void {
-    const waitSec = this.options.limiter?.take(`${bucket} ${subject}`, rule, this.options.clock.nowMs()) ?? null
+    const waitSec = this.options.limiter?.take(budgetKey(bucket, subject), rule, this.options.clock.nowMs()) ?? null
     if (waitSec === null) return
     throw rateLimited(waitSec, rule, `rate limit of ${bucket === 'general' ? 'all requests' : bucket} exceeded`)
   }
@@ -150,6 +165,11 @@ function claimOf(credentials: Exclude<Credentials, { kind: 'none' }>): string {
     case 'secret': return credentials.credential.apiKey ?? ''
     default: return claimedSubject(credentials.headers)
   }
+}
+
+/** The limiter's key of `subject`'s budget for `bucket`. */
+function budgetKey(bucket: string, subject: string): string {
+  return `${bucket} ${subject}`
 }
 
 function rateLimited(retryAfterSeconds: number, rule: RateRule, message: string): PredexError {

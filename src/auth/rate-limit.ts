@@ -38,6 +38,19 @@ function waitMs(bucket: Bucket, capacity: number, windowMs: number): number {
   return bucket.tokens >= 1 ? 0 : Math.ceil(((1 - bucket.tokens) * windowMs) / capacity)
 }
 
+/** What a budget allows from now: whole requests left, its burst size, and the wait until it is full again. */
+export interface BudgetState {
+  readonly remaining: number
+  readonly limit: number
+  /** Milliseconds until `remaining` is back to `limit` if nothing more is taken. */
+  readonly resetMs: number
+}
+
+/** `bucket`'s tokens at `nowMs`, computed without changing it. */
+function tokensAt(bucket: Bucket, capacity: number, windowMs: number, nowMs: number): number {
+  return Math.min(capacity, bucket.tokens + (Math.max(0, nowMs - bucket.updatedMs) * capacity) / windowMs)
+}
+
 export class RateLimiter {
   private readonly entries = new Map<string, Entry>()
 
@@ -60,6 +73,29 @@ export class RateLimiter {
     entry.burst.tokens -= 1
     if (entry.sustained !== null) entry.sustained.tokens -= 1
     return null
+  }
+
+  /**
+   * What `key`'s budget under `rule` allows now, read only: nothing is taken, and the table's
+   * order (least recently used) is left as it is. A key never charged has its full budget.
+   */
+  peek(key: string, rule: RateRule, nowMs: number): BudgetState {
+    const entry = this.entries.get(key)
+    if (entry === undefined) return { remaining: rule.burst, limit: rule.burst, resetMs: 0 }
+    const burst = tokensAt(entry.burst, rule.burst, rule.burstWindowMs, nowMs)
+    let remaining = burst
+    // The burst bucket full again, and the sustained one (if any) holding a whole burst again.
+    let resetMs = ((rule.burst - burst) * rule.burstWindowMs) / rule.burst
+    if (entry.sustained !== null) {
+      const sustained = tokensAt(entry.sustained, rule.sustained!, rule.sustainedWindowMs!, nowMs)
+      remaining = Math.min(remaining, sustained)
+      resetMs = Math.max(resetMs, (Math.max(0, rule.burst - sustained) * rule.sustainedWindowMs!) / rule.sustained!)
+    }
+    if (entry.blockedUntilMs > nowMs) {
+      remaining = 0
+      resetMs = Math.max(resetMs, entry.blockedUntilMs - nowMs)
+    }
+    return { remaining: Math.floor(remaining), limit: rule.burst, resetMs: Math.ceil(resetMs) }
   }
 
   /** Seconds `key` is still blocked for, or null. */

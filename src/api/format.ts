@@ -14,7 +14,7 @@ import { decimalOfMicros } from './wire.js'
 import { transactionOf } from '../chain/transaction.js'
 import type { BookLevel, OrderBookSummary } from './shapes/book.js'
 import type { CompatMarket, NativeMarket } from './shapes/market.js'
-import type { CompatOrder, NativeOrder, PublicOrder } from './shapes/order.js'
+import type { ClientOrder, CompatOrder, NativeOrder, PublicOrder } from './shapes/order.js'
 import type { PublicTrade, Trade } from './shapes/trade.js'
 
 export function tickText(tickSizeMicros: number): string {
@@ -175,6 +175,19 @@ export function placementReport({ result, input, transactionHash }: Placement): 
     tradeIds: result.tradeIds,
   }
 }
+
+/** An order of the client listing (native GET /orders). */
+export function clientOrder(order: OrderRecord): ClientOrder {
+  return {
+    id: order.orderId, market_id: order.marketId, token_id: order.tokenId, outcome: order.outcome, side: order.side,
+    price: decimalOfMicros(order.priceMicros), size: decimalOfMicros(order.originalSizeMicros),
+    size_remaining: decimalOfMicros(order.remainingMicros), status: order.status,
+    created_at: Math.floor(order.createdMs / 1000),
+  }
+}
+
+/** What a dry run (verify) leaves to the engine, said with every answer. */
+export const VERIFY_NOTE = 'balance, allowance, duplicate and book checks run in the engine when the order is placed'
 
 /** An order as shown to anyone (GET /users/:address/orders): without `owner`, the API key. */
 export function publicOrder(order: NativeOrder): PublicOrder {

@@ -103,6 +103,14 @@ export function addressOf(text: unknown, field: string): string {
   return text.toLowerCase()
 }
 
+/** An order id (its hash: 0x and 64 hex digits), lower case; INVALID_PARAMETER naming `field` otherwise. */
+export function orderIdOf(value: unknown, field = 'orderID'): string {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid orderID', { field })
+  }
+  return value.toLowerCase()
+}
+
 /** A token id: a decimal uint256 (or, for markets created by tests, any short id). */
 export function tokenIdOf(text: unknown, field = 'token_id'): string {
   if (typeof text !== 'string' || text.length === 0 || text.length > 128 || !/^[0-9A-Za-z_-]+$/.test(text)) {

@@ -6,6 +6,7 @@
  * catalogue error, and every order id stays readable after it ends, with its status and trades.
  */
 import { Code } from '../engine/codes.js'
+import { checkClientOrderId } from '../engine/rules.js'
 import type { OrderInput } from '../engine/command.js'
 import type { OrderStatus } from '../engine/event.js'
 import type { Canceled, OrderPlaced, PlaceResult } from '../engine/result.js'
@@ -31,12 +32,17 @@ export interface Placement {
   readonly result: OrderPlaced
   /** The transaction of the command that placed it: it settles the trades the order made on arrival. */
   readonly transactionHash: string
+  /** The journal sequence number of that command. */
+  readonly seq: number
 }
+
+/** What a cancel did, and the journal sequence number of the cancel command. */
+export type CancelOutcome = Canceled & { readonly seq: number }
 
 export async function placeOrder(context: ServiceContext, order: SignedOrder, trader: Trader): Promise<Placement> {
   const input = await checkedOrder(context, order, trader)
   const { result, seq } = await submit(context, { kind: 'placeOrder', order: input })
-  return { input, result: accepted(result), transactionHash: transactionOf(context.chainId, seq).transactionHash }
+  return { input, result: accepted(result), transactionHash: transactionOf(context.chainId, seq).transactionHash, seq }
 }
 
 /** One order of a batch: placed, or refused with its error (and its id once it has one). */
@@ -57,9 +63,11 @@ export async function placeOrders(context: ServiceContext, orders: readonly (Sig
   const inputs = checked.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []))
   let results: readonly PlaceResult[] = []
   let transactionHash = ''
+  let seq = 0
   if (inputs.length > 0) {
     const outcome = await submit(context, { kind: 'placeOrders', orders: inputs })
-    transactionHash = transactionOf(context.chainId, outcome.seq).transactionHash
+    seq = outcome.seq
+    transactionHash = transactionOf(context.chainId, seq).transactionHash
     results = accepted(outcome.result).results
   }
   let next = 0
@@ -68,7 +76,7 @@ export async function placeOrders(context: ServiceContext, orders: readonly (Sig
     const input = inputs[next]!
     const result = results[next++]!
     return result.ok
-      ? { ok: true, placement: { input, result, transactionHash } }
+      ? { ok: true, placement: { input, result, transactionHash, seq } }
       : { ok: false, error: rejectionError(result), orderId: result.orderId }
   })
 }
@@ -106,11 +114,12 @@ export async function dryRun(
   return { valid: checks.every((c) => c.ok), orderId, checks }
 }
 
-export function cancelOrder(context: ServiceContext, trader: Trader, orderId: string): Promise<Canceled> {
+export function cancelOrder(context: ServiceContext, trader: Trader, orderId: string): Promise<CancelOutcome> {
   return canceled(context, { kind: 'cancelOrder', address: trader.address, orderId })
 }
 
-export function cancelOrders(context: ServiceContext, trader: Trader, orderIds: readonly string[]): Promise<Canceled> {
+export function cancelOrders(context: ServiceContext, trader: Trader,
+  orderIds: readonly string[]): Promise<CancelOutcome> {
   checkCancelCount(orderIds.length)
   return canceled(context, { kind: 'cancelOrders', address: trader.address, orderIds })
 }
@@ -121,19 +130,24 @@ export function cancelOrders(context: ServiceContext, trader: Trader, orderIds: 
  * of the key is in `notCanceled`, as `orderId`, with ORDER_NOT_FOUND's message.
  */
 export function cancelByClientOrderIds(context: ServiceContext, trader: Trader,
-  clientOrderIds: readonly string[]): Promise<Canceled> {
+  clientOrderIds: readonly string[]): Promise<CancelOutcome> {
   checkCancelCount(clientOrderIds.length)
+  // Each id has the shape an order's has (the rulebook's step 1), so a cancel refuses what no order can carry.
+  for (const clientOrderId of clientOrderIds) {
+    const rejection = checkClientOrderId(clientOrderId)
+    if (rejection !== null) throw rejectionError(rejection)
+  }
   return canceled(context,
     { kind: 'cancelByClientOrderId', address: trader.address, owner: trader.apiKey, clientOrderIds })
 }
 
-export function cancelAll(context: ServiceContext, trader: Trader): Promise<Canceled> {
+export function cancelAll(context: ServiceContext, trader: Trader): Promise<CancelOutcome> {
   return canceled(context, { kind: 'cancelAll', address: trader.address })
 }
 
 /** The trader's open orders in a market (UUID, condition id or slug) and/or a token; '' or null: any. */
 export function cancelMarketOrders(context: ServiceContext, trader: Trader, market: string | null,
-  tokenId: string | null): Promise<Canceled> {
+  tokenId: string | null): Promise<CancelOutcome> {
   const marketId = market === null || market === '' ? '' : marketById(context, market).marketId
   return canceled(context, { kind: 'cancelMarketOrders', address: trader.address, marketId, tokenId: tokenId ?? '' })
 }
@@ -145,8 +159,9 @@ type CancelCommand =
   | CommandOf<'cancelAll'>
   | CommandOf<'cancelMarketOrders'>
 
-async function canceled(context: ServiceContext, command: CancelCommand): Promise<Canceled> {
-  return accepted((await submit(context, command)).result)
+async function canceled(context: ServiceContext, command: CancelCommand): Promise<CancelOutcome> {
+  const { result, seq } = await submit(context, command)
+  return { ...accepted(result), seq }
 }
 
 /** One of the trader's orders, open or ended; ORDER_UNKNOWN if it is not theirs. */

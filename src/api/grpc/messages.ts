@@ -12,12 +12,13 @@ import type { Canceled } from '../../engine/result.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { Side, TimeInForce, type MakerOrderSchema, type OrderSchema, type TradeSchema }
   from '../../gen/predex/v1/common_pb.js'
-import type { CancelResultSchema, OrderPlacementSchema, OrderRequest } from '../../gen/predex/v1/trading_pb.js'
+import type { CancelResultSchema, ListedOrderSchema, OrderPlacementSchema, OrderRequest }
+  from '../../gen/predex/v1/trading_pb.js'
 import type { OrderRecord, TradeRecord } from '../../read/read-model.js'
 import type { ServiceContext } from '../../service/context.js'
 import type { SignedOrder } from '../../service/signed-order.js'
 import type { Placement, Trader } from '../../service/trading.js'
-import { orderInfo, placementReport, tradeInfo } from '../format.js'
+import { clientOrder, orderInfo, placementReport, tradeInfo } from '../format.js'
 import { ownerOf, signatureOf, signedFieldsOf } from '../order-wire.js'
 
 const SIDES = { BUY: Side.BUY, SELL: Side.SELL } as const
@@ -53,6 +54,23 @@ export function orderMessage(context: ServiceContext, order: OrderRecord): Messa
     orderType: TIME_IN_FORCE_VALUES[info.order_type],
     ...(info.expiration === null ? {} : { expirationMs: BigInt(info.expiration) }),
     clientOrderId: order.clientOrderId,
+  }
+}
+
+/** An order of the client listing (REST's native GET /orders item). */
+export function listedOrderMessage(order: OrderRecord): MessageInitShape<typeof ListedOrderSchema> {
+  const listed = clientOrder(order)
+  return {
+    id: listed.id,
+    marketId: listed.market_id,
+    tokenId: listed.token_id,
+    outcome: listed.outcome,
+    side: SIDES[listed.side],
+    price: listed.price,
+    size: listed.size,
+    sizeRemaining: listed.size_remaining,
+    status: listed.status,
+    createdAt: BigInt(listed.created_at),
   }
 }
 

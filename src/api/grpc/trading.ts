@@ -1,7 +1,160 @@
-/** gRPC TradingService: to be filled in (each method translates to src/service/trading.ts). */
+/**
+ * gRPC TradingService: each method parses its message, calls the trading service
+ * (src/service/trading.ts) as the REST route of the same use case does, and answers from the
+ * shared conversions (messages.ts). Every method is L2 and draws on its REST route's rate budget
+ * (the bucket is REST's `${method} ${path}`), so a trader cannot double a budget by using both
+ * faces. Pages, filters and refusals are REST's: the same service calls, wire.ts's parsers.
+ */
 import type { UntypedServiceImplementation } from '@grpc/grpc-js'
-import type { GrpcFace } from './call.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import type { PageRequest } from '../../gen/predex/v1/common_pb.js'
+import { TradingService, type OrderRequest, type ListTradesRequest, type ListOpenOrdersRequest }
+  from '../../gen/predex/v1/trading_pb.js'
+import { availableUsdcMicrosOf } from '../../service/account.js'
+import type { ServiceContext } from '../../service/context.js'
+import type { SignedOrder } from '../../service/signed-order.js'
+import * as trading from '../../service/trading.js'
+import type { BatchEntry, Trader } from '../../service/trading.js'
+import { VERIFY_NOTE } from '../format.js'
+import { limitOf, optionalInteger, orderIdOf, page, tokenIdOf } from '../wire.js'
+import { unaryService, type GrpcFace, type Rate } from './call.js'
+import { cancelResultMessage, listedOrderMessage, orderMessage, placementMessage, signedOrderOf, tradeMessage }
+  from './messages.js'
+import { errorDetailOf } from './status.js'
 
-export function tradingService(_face: GrpcFace): UntypedServiceImplementation {
-  return {}
+/** REST's budgets of the same use cases (src/api/rest/routes/trading.ts). */
+const RATES = {
+  order: { bucket: 'POST /order', rule: 'order' },
+  batch: { bucket: 'POST /orders', rule: 'batch' },
+  verify: { bucket: 'POST /order/verify', rule: 'order' },
+  cancel: { bucket: 'DELETE /order', rule: 'cancel' },
+  cancelMany: { bucket: 'DELETE /orders', rule: 'batch' },
+  cancelAll: { bucket: 'DELETE /cancel-all', rule: 'cancelAll' },
+  cancelMarket: { bucket: 'DELETE /cancel-market-orders', rule: 'cancelAll' },
+} as const satisfies Record<string, Rate>
+
+/** An order request of a single placement; absent is refused as REST refuses a body without `order`. */
+function signedOrder(request: OrderRequest | undefined, trader: Trader): SignedOrder {
+  if (request === undefined) throw new PredexError(ApiCode.INVALID_PARAMETER, 'order is required', { field: 'order' })
+  return signedOrderOf(request, trader)
+}
+
+/** One order of a batch or a dry run parsed, or its parse error (the service reports it in the order's place). */
+function signedOrError(request: OrderRequest | undefined, trader: Trader): SignedOrder | PredexError {
+  try {
+    return signedOrder(request, trader)
+  } catch (error) {
+    if (error instanceof PredexError) return error
+    throw error
+  }
+}
+
+/** A proto page as REST's: limit 0 is the default, above the maximum it is the maximum. */
+function pageOf<T>(items: readonly T[], request: PageRequest | undefined) {
+  const limitAsked = request?.limit ?? 0
+  const limit = limitOf(limitAsked === 0 ? null : String(limitAsked))
+  const { data, nextCursor } = page(items, request?.nextCursor ?? '', limit)
+  return { limit, count: data.length, nextCursor, data }
+}
+
+/** '' (the proto's absent string) as REST's absent query parameter. */
+function orNull(text: string): string | null {
+  return text === '' ? null : text
+}
+
+/** Unix seconds as REST's query integer: a negative one is refused as REST refuses it. */
+function secondsOf(value: bigint | undefined, field: string): number | null {
+  return optionalInteger(value === undefined ? null : String(value), field)
+}
+
+function entryMessage(entry: BatchEntry) {
+  if (entry.ok) {
+    const placed = placementMessage(entry.placement, entry.placement.seq)
+    return { result: { case: 'placed' as const, value: placed }, orderId: entry.placement.result.orderId }
+  }
+  return { result: { case: 'refused' as const, value: errorDetailOf(entry.error) }, orderId: entry.orderId }
+}
+
+async function placeOrders(context: ServiceContext, requests: readonly OrderRequest[], trader: Trader) {
+  trading.checkBatchSize(requests.length)
+  const entries = await trading.placeOrders(context, requests.map((r) => signedOrError(r, trader)), trader)
+  const successful = entries.filter((e) => e.ok).length
+  return { totalSuccessful: successful, totalFailed: entries.length - successful, results: entries.map(entryMessage) }
+}
+
+async function verifyOrder(context: ServiceContext, request: OrderRequest | undefined, trader: Trader) {
+  const run = await trading.dryRun(context, signedOrError(request, trader), trader)
+  return { valid: run.valid, orderId: run.orderId ?? '', note: VERIFY_NOTE,
+    checks: run.checks.map((c) => ({ check: c.check, ok: c.ok, message: c.message, code: c.code ?? '' })) }
+}
+
+async function openOrders(context: ServiceContext, request: ListOpenOrdersRequest, trader: Trader) {
+  const open = trading.openOrdersOf(context, trader,
+    { orderId: orNull(request.id), market: orNull(request.market), tokenId: orNull(request.assetId) })
+  const { data, ...rest } = pageOf(open, request.page)
+  return { ...rest, data: data.map((o) => orderMessage(context, o)),
+    availableUsdcMicros: String(await availableUsdcMicrosOf(context, trader.address)) }
+}
+
+function orders(context: ServiceContext, marketId: string, statusText: string, request: PageRequest | undefined,
+  trader: Trader) {
+  const status = (statusText === '' ? 'all' : statusText).toLowerCase()
+  if (!trading.isOrderStatusFilter(status)) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'status must be open, matched, canceled or all',
+      { field: 'status' })
+  }
+  const { nextCursor, data } = pageOf(trading.ordersOf(context, trader, orNull(marketId), status), request)
+  return { nextCursor, data: data.map(listedOrderMessage) }
+}
+
+function trades(context: ServiceContext, request: ListTradesRequest, trader: Trader) {
+  const found = trading.tradesOf(context, trader, {
+    tradeId: orNull(request.id), market: orNull(request.market), tokenId: orNull(request.assetId),
+    beforeSec: secondsOf(request.before, 'before'), afterSec: secondsOf(request.after, 'after'),
+  })
+  const { data, ...rest } = pageOf(found, request.page)
+  return { ...rest, data: data.map((t) => tradeMessage(context, t, trader.address)) }
+}
+
+export function tradingService(face: GrpcFace): UntypedServiceImplementation {
+  const context = face.context
+  return unaryService(face, TradingService, {
+    placeOrder: { auth: 'l2', rate: RATES.order, handle: async (request, trader) => {
+      const placement = await trading.placeOrder(context, signedOrder(request.order, trader!), trader!)
+      return { placement: placementMessage(placement, placement.seq) }
+    } },
+    placeOrders: { auth: 'l2', rate: RATES.batch,
+      handle: (request, trader) => placeOrders(context, request.orders, trader!) },
+    verifyOrder: { auth: 'l2', rate: RATES.verify,
+      handle: (request, trader) => verifyOrder(context, request.order, trader!) },
+    cancelOrder: { auth: 'l2', rate: RATES.cancel, handle: async (request, trader) => {
+      const result = await trading.cancelOrder(context, trader!, orderIdOf(request.orderId))
+      return { result: cancelResultMessage(result, result.seq) }
+    } },
+    cancelOrders: { auth: 'l2', rate: RATES.cancelMany, handle: async (request, trader) => {
+      trading.checkCancelCount(request.orderIds.length)
+      const result = await trading.cancelOrders(context, trader!, request.orderIds.map((id) => orderIdOf(id)))
+      return { result: cancelResultMessage(result, result.seq) }
+    } },
+    cancelByClientOrderIds: { auth: 'l2', rate: RATES.cancelMany, handle: async (request, trader) => {
+      const result = await trading.cancelByClientOrderIds(context, trader!, request.clientOrderIds)
+      return { result: cancelResultMessage(result, result.seq) }
+    } },
+    cancelAll: { auth: 'l2', rate: RATES.cancelAll, handle: async (_request, trader) => {
+      const result = await trading.cancelAll(context, trader!)
+      return { result: cancelResultMessage(result, result.seq) }
+    } },
+    cancelMarketOrders: { auth: 'l2', rate: RATES.cancelMarket, handle: async (request, trader) => {
+      const tokenId = request.assetId === '' ? null : tokenIdOf(request.assetId, 'asset_id')
+      const result = await trading.cancelMarketOrders(context, trader!, orNull(request.market), tokenId)
+      return { result: cancelResultMessage(result, result.seq) }
+    } },
+    getOrder: { auth: 'l2',
+      handle: (request, trader) =>
+        ({ order: orderMessage(context, trading.orderOf(context, trader!, request.orderId)) }) },
+    listOpenOrders: { auth: 'l2', handle: (request, trader) => openOrders(context, request, trader!) },
+    listOrders: { auth: 'l2',
+      handle: (request, trader) => orders(context, request.marketId, request.status, request.page, trader!) },
+    listTrades: { auth: 'l2', handle: (request, trader) => trades(context, request, trader!) },
+  })
 }

@@ -16,9 +16,9 @@ import type { ServiceContext } from '../../../service/context.js'
 import { availableUsdcMicrosOf } from '../../../service/account.js'
 import * as trading from '../../../service/trading.js'
 import type { Placement } from '../../../service/trading.js'
-import { orderInfo, placementReport, tradeInfo } from '../../format.js'
+import { clientOrder, orderInfo, placementReport, tradeInfo, VERIFY_NOTE } from '../../format.js'
 import { parseWireOrder } from '../../order-wire.js'
-import { decimalOfMicros, limitOf, optionalInteger, page, parseJsonBody, tokenIdOf } from '../../wire.js'
+import { limitOf, optionalInteger, orderIdOf, page, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { RestRequest, Route } from '../route.js'
 import { traderOf } from './common.js'
 
@@ -54,13 +54,6 @@ function failed(error: PredexError, orderId: string): Record<string, unknown> {
 function cancelBody(result: Canceled): Record<string, unknown> {
   const notCanceled = Object.fromEntries(result.notCanceled.map((n) => [n.orderId, n.reason]))
   return { canceled: result.canceled, not_canceled: notCanceled }
-}
-
-function orderIdOf(value: unknown): string {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
-    throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid orderID', { field: 'orderID' })
-  }
-  return value.toLowerCase()
 }
 
 /** A batch item parsed, or its parse error (the service reports it in the item's place). */
@@ -121,7 +114,8 @@ export const tradingRoutes: Route<ServiceContext>[] = [
         throw new PredexError(ApiCode.INVALID_PARAMETER, 'the body must be an array of order ids', { field: 'body' })
       }
       trading.checkCancelCount(body.length)
-      return { body: cancelBody(await trading.cancelOrders(context, traderOf(identity), body.map(orderIdOf))) }
+      const orderIds = body.map((id) => orderIdOf(id))
+      return { body: cancelBody(await trading.cancelOrders(context, traderOf(identity), orderIds)) }
     } },
   { method: 'DELETE', path: '/cancel-all', auth: 'l2', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'cancelAll',
     openapi: { tag: 'trading', summary: "Cancel all of the caller's open orders",
@@ -192,12 +186,7 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       }
       const orders = trading.ordersOf(context, traderOf(identity), query(request, 'market_id'), status)
       const { data, nextCursor } = page(orders, request.query.get('next_cursor'), limitOf(request.query.get('limit')))
-      return { body: { next_cursor: nextCursor, data: data.map((o) => ({
-        id: o.orderId, market_id: o.marketId, token_id: o.tokenId, outcome: o.outcome, side: o.side,
-        price: decimalOfMicros(o.priceMicros), size: decimalOfMicros(o.originalSizeMicros),
-        size_remaining: decimalOfMicros(o.remainingMicros), status: o.status,
-        created_at: Math.floor(o.createdMs / 1000),
-      })) } }
+      return { body: { next_cursor: nextCursor, data: data.map(clientOrder) } }
     } },
   { method: 'POST', path: '/order/verify', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order',
     surface: 'native',
@@ -207,6 +196,6 @@ export const tradingRoutes: Route<ServiceContext>[] = [
     handler: async (request, identity, context) => {
       const run = await trading.dryRun(context, parsedOrError(parseJsonBody(request.body)), traderOf(identity))
       return { body: { valid: run.valid, orderID: run.orderId, checks: run.checks,
-        note: 'balance, allowance, duplicate and book checks run in the engine when the order is placed' } }
+        note: VERIFY_NOTE } }
     } },
 ]

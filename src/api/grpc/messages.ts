@@ -107,6 +107,7 @@ export function tradeMessage(context: ServiceContext, trade: TradeRecord,
     traderSide: info.trader_side,
     fee: info.fee,
     makerOrders,
+    matchType: info.match_type,
   }
 }
 

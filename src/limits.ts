@@ -4,14 +4,19 @@
  * has its bound here; when one is reached the caller gets a fast, explicit error.
  */
 import { assert } from './stdx/assert.js'
-import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX } from './engine/limits.js'
+import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, CLIENT_ORDER_ID_LENGTH_MAX } from './engine/limits.js'
 
 export * from './engine/limits.js'
 
 /** Bytes of the command ring between the front end and the engine worker. */
 export const COMMAND_RING_BYTES = 16 * 1024 * 1024
-/** Largest encoded command (a batch of 10 orders is about 4 KiB). */
-export const COMMAND_BYTES_MAX = 64 * 1024
+/**
+ * Largest encoded command: a batch of 10 orders is about 4 KiB, a cancel of CANCEL_IDS_MAX order
+ * ids (0x and 64 hex digits) about 68 KiB.
+ */
+export const COMMAND_BYTES_MAX = 128 * 1024
+/** Characters of an order id: an EIP-712 hash, 0x and 64 hex digits. */
+const ORDER_ID_CHARS = 66
 /** Submitted commands waiting for their result, across the whole process. */
 export const PENDING_REQUESTS_MAX = 65_536
 /**
@@ -28,6 +33,10 @@ export const SNAPSHOTS_KEPT = 2
 export const PENDING_QUERIES_MAX = 4_096
 
 assert(COMMAND_BYTES_MAX * 4 <= COMMAND_RING_BYTES, 'several of the largest commands fit in the ring')
+// A cancel of the most ids, order hashes or the longest client order ids, is one command: each id
+// costs a value tag, a length of up to 2 bytes and its characters; 1 KiB is for the rest.
+assert(CANCEL_IDS_MAX * (3 + Math.max(ORDER_ID_CHARS, CLIENT_ORDER_ID_LENGTH_MAX)) + 1_024 <= COMMAND_BYTES_MAX,
+  'a cancel of the most ids fits in one command')
 assert(BATCH_COMMANDS_MAX <= PENDING_REQUESTS_MAX, 'a batch never holds more than the pending requests')
 assert(SNAPSHOTS_KEPT >= 2, 'keep a spare snapshot in case the newest is damaged')
 

@@ -10,6 +10,8 @@ import { Workload } from '../../simulation/workload.js'
 import { Engine } from '../../../src/engine/engine.js'
 import type { Command, OrderInput, RelayAction } from '../../../src/engine/command.js'
 import { ByteWriter } from '../../../src/stdx/bytes.js'
+import { encodeRequest } from '../../../src/host/request-codec.js'
+import { CANCEL_IDS_MAX, CLIENT_ORDER_ID_LENGTH_MAX, COMMAND_BYTES_MAX } from '../../../src/limits.js'
 
 t.test('every workload command round-trips', (t) => {
   const seed = 77
@@ -113,6 +115,18 @@ t.test('orders journaled before client order ids (tags 0 and 1) decode, with cli
   const cancelBytes = encodeStampedCommand(cancel)
   t.equal(cancelBytes[2], 22, 'cancelByClientOrderId is the new tag 22')
   t.strictSame(decodeStampedCommand(cancelBytes), cancel)
+  t.end()
+})
+
+t.test('a cancel of the most ids is not too large for the ring (COMMAND_BYTES_MAX)', (t) => {
+  const address = '0x' + 'a'.repeat(40)
+  const orderIds = Array.from({ length: CANCEL_IDS_MAX }, (_, i) => '0x' + i.toString(16).padStart(64, '0'))
+  const clientOrderIds = Array.from({ length: CANCEL_IDS_MAX }, (_, i) => String(i).padStart(CLIENT_ORDER_ID_LENGTH_MAX, '~'))
+  const byIds = encodeRequest(Number.MAX_SAFE_INTEGER, { kind: 'cancelOrders', address, orderIds }).length
+  t.ok(byIds <= COMMAND_BYTES_MAX, `cancelOrders of ${CANCEL_IDS_MAX} order ids: ${byIds} bytes`)
+  const byClientIds = encodeRequest(Number.MAX_SAFE_INTEGER,
+    { kind: 'cancelByClientOrderId', address, owner: '0'.repeat(36), clientOrderIds }).length
+  t.ok(byClientIds <= COMMAND_BYTES_MAX, `cancelByClientOrderId of ${CANCEL_IDS_MAX} longest ids: ${byClientIds} bytes`)
   t.end()
 })
 

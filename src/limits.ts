@@ -186,3 +186,20 @@ export const BOOK_STREAM_TOKENS_MAX = 100
 export const USER_FEED_RETAINED_PER_WALLET = 1_000
 /** Wallets whose recent updates are kept (least recently updated go first). */
 export const USER_FEED_WALLETS_MAX = 10_000
+
+// ---- gRPC SDK (src/client/grpc) ------------------------------------------------------------------
+
+/** A unary call of the SDK fails with DEADLINE_EXCEEDED after this long unless the caller says otherwise. */
+export const GRPC_SDK_UNARY_DEADLINE_MS_DEFAULT = 10_000
+/** Reconnect delays of the SDK's streams: the first retry waits the minimum, each next one twice as long. */
+export const GRPC_SDK_RECONNECT_DELAY_MS_MIN = 100
+export const GRPC_SDK_RECONNECT_DELAY_MS_MAX = 5_000
+/** Failed reconnects in a row (no snapshot in between) before a stream iterator gives up and throws. */
+export const GRPC_SDK_RECONNECT_ATTEMPTS_MAX = 10
+/**
+ * Messages the SDK holds for a stream its caller has not read yet; past this it stops reading the
+ * socket (HTTP/2 flow control), so the server's backlog bound decides, not the client's memory.
+ */
+export const GRPC_SDK_STREAM_BUFFER_MESSAGES_MAX = 1_000
+/** An order-entry session with a dead-man timer pings this many times per dead-man interval when idle. */
+export const GRPC_SDK_PINGS_PER_DEAD_MAN = 3

@@ -65,8 +65,11 @@ export class GrpcCallError extends Error {
   }
 }
 
-/** The catalogue error inside a grpc-js ServiceError (or a plain one for transport failures). */
-export function callErrorOf(error: ServiceError): GrpcCallError {
+/**
+ * The catalogue error inside a grpc-js ServiceError (or a plain one for transport failures); a
+ * stream's final StatusObject (its 'status' event) has the same fields and reads the same way.
+ */
+export function callErrorOf(error: Pick<ServiceError, 'code' | 'details' | 'metadata'>): GrpcCallError {
   const code = String(error.metadata?.get('predex-code')[0] ?? '')
   const context: Record<string, unknown> = {}
   let retryAfterMs: number | null = null

@@ -186,6 +186,11 @@ export const BOOK_STREAM_TOKENS_MAX = 100
 export const USER_FEED_RETAINED_PER_WALLET = 1_000
 /** Wallets whose recent updates are kept (least recently updated go first). */
 export const USER_FEED_WALLETS_MAX = 10_000
+/**
+ * Updates kept over all wallets (about 100 bytes each): the two bounds above alone would allow
+ * ten million. Past this the least recently updated wallets' updates go first.
+ */
+export const USER_FEED_UPDATES_MAX = 1_000_000
 
 // ---- gRPC SDK (src/client/grpc) ------------------------------------------------------------------
 

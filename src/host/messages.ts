@@ -36,13 +36,14 @@ export interface Outcome {
 
 /**
  * Which event kinds the worker posts to the main thread: those someone there reads. Readers are
- * the read model (src/read/read-model.ts: markets, orders, trades, books, ledger, allowances) and
- * the WebSocket channels (src/api/ws: orders, trades, book levels, market changes), both fed by
- * src/api/fanout.ts. Nobody there reads `balance` (one per account and asset a command touches,
- * the most numerous kind: balances are queried from the engine), `orderRejected` (the refusal
- * is the command's result) or `apiKey` (the credential store changes keys itself), so they stay
- * on the worker. The read model's catch-up replays the journal with an engine of its own and is
- * not affected. A new reader of a kind turns it on here; a new kind must be decided here.
+ * the read model (src/read/read-model.ts: markets, orders, trades, books, ledger, allowances),
+ * the WebSocket channels (src/api/ws: orders, trades, book levels, market changes) and the gRPC
+ * streams' feeds (src/service/*-feed.ts: the same, and `apiKey`, rare, whose revocation ends the
+ * key's user streams), all fed by src/api/fanout.ts. Nobody there reads `balance` (one per
+ * account and asset a command touches, the most numerous kind: balances are queried from the
+ * engine) or `orderRejected` (the refusal is the command's result), so they stay on the worker.
+ * The read model's catch-up replays the journal with an engine of its own and is not affected. A
+ * new reader of a kind turns it on here; a new kind must be decided here.
  */
 export const EVENTS_CROSSING: Readonly<Record<EngineEvent['type'], boolean>> = {
   orderAccepted: true,
@@ -55,7 +56,7 @@ export const EVENTS_CROSSING: Readonly<Record<EngineEvent['type'], boolean>> = {
   allowance: true,
   balance: false,
   orderRejected: false,
-  apiKey: false,
+  apiKey: true,
 }
 
 /** The events of one command that cross to the main thread, in their order. */

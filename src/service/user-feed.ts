@@ -1,0 +1,244 @@
+/**
+ * The user feed (drop copy): each wallet's order updates (placement, fill, cancel, expiry: the
+ * order as it is after that update) and trades, in the order the engine produced them, numbered
+ * per wallet 1, 2, 3... without gaps within an epoch. Only durable outcomes reach it (the
+ * fan-out hands it journaled commands, after the read model).
+ *
+ * Resume: the feed keeps each wallet's last USER_FEED_RETAINED_PER_WALLET updates, for at most
+ * USER_FEED_WALLETS_MAX wallets and USER_FEED_UPDATES_MAX updates in all (the least recently
+ * updated wallets lose theirs first). A subscriber that gives the epoch and the last number it
+ * saw gets what it missed, then the live updates, with neither a gap nor a repeat: the replay and
+ * the registration happen in the same tick, between two batches. When the missed updates are no
+ * longer all retained (or the epoch is another, or the number was never given), it gets a gap
+ * notice and a snapshot of the wallet's open orders at the current number instead.
+ *
+ * The epoch is chosen at random when the feed starts (a server start): numbers restart with it.
+ * A wallet's number is kept for as long as the server runs, even when its updates are dropped,
+ * so a number never repeats within an epoch.
+ *
+ * A subscription belongs to an API key: when the key is revoked (a durable `apiKey` event), its
+ * subscriptions are ended with AUTH_UNKNOWN_KEY.
+ */
+import { randomBytes } from 'node:crypto'
+import { AuthCode } from '../auth/failure.js'
+import type { CancelReason, EngineEvent, OrderStatus } from '../engine/event.js'
+import { PredexError } from '../errors.js'
+import type { Outcome } from '../host/messages.js'
+import { USER_FEED_RETAINED_PER_WALLET, USER_FEED_UPDATES_MAX, USER_FEED_WALLETS_MAX } from '../limits.js'
+import type { OrderRecord, TradeRecord } from '../read/read-model.js'
+import type { ServiceContext } from './context.js'
+import { openOrdersOf, type Trader } from './trading.js'
+
+interface Numbered {
+  /** The wallet's sequence number of this update. */
+  readonly seq: number
+  /** The journal sequence number of the command behind it. */
+  readonly engineSeq: number
+}
+
+/**
+ * An order of the wallet after one of its updates: its record (which the read model keeps
+ * changing) and what changes, as this update left it. `orderAfter` puts them together.
+ */
+export interface OrderUpdate extends Numbered {
+  readonly kind: 'order'
+  readonly order: OrderRecord
+  readonly status: OrderStatus
+  readonly sizeMatchedMicros: number
+  readonly remainingMicros: number
+  readonly reason: CancelReason | null
+  /** How many of the order's trades it had then (the first ones of its list). */
+  readonly tradeCount: number
+}
+
+/** A trade of the wallet (as taker or maker; the face shows it from the wallet's side). */
+export interface TradeUpdate extends Numbered {
+  readonly kind: 'trade'
+  readonly trade: TradeRecord
+  readonly address: string
+}
+
+export type UserUpdate = OrderUpdate | TradeUpdate
+
+/** Where a subscription's updates go (a stream); it must not throw and must not block. */
+export interface UserSink {
+  update(update: UserUpdate): void
+  /** The subscription is over (its key was revoked); the feed has already dropped it. */
+  end(error: PredexError): void
+}
+
+/** Where a subscription starts from: the wallet's open orders at `seq`, or the updates after the asked number. */
+export type UserStart =
+  | { readonly kind: 'snapshot'; readonly orders: readonly OrderRecord[];
+      /** Set when a resume was asked and cannot be honoured: the oldest number retained (0: none). */
+      readonly gap: { readonly oldestRetainedSeq: number } | null }
+  | { readonly kind: 'replay'; readonly updates: readonly UserUpdate[] }
+
+export interface UserSubscription {
+  readonly epoch: string
+  /** The wallet's current number: a snapshot is at it; a replay ends at it. */
+  readonly seq: number
+  /** The journal sequence number of the last command in the read model. */
+  readonly engineSeq: number
+  readonly start: UserStart
+  /** Stops the updates (idempotent). */
+  readonly unsubscribe: () => void
+}
+
+/** Where to resume: `fromSeq` 0 starts with a snapshot. */
+export interface ResumePoint {
+  readonly fromSeq: number
+  readonly epoch: string
+}
+
+interface Subscriber {
+  readonly sink: UserSink
+  readonly apiKey: string
+}
+
+export class UserFeed {
+  /** Random per start: a client's numbers from another start cannot be resumed. */
+  readonly epoch = randomBytes(8).toString('hex')
+  /** Wallet -> its last number (kept while the server runs). */
+  private readonly seqByWallet = new Map<string, number>()
+  /** Wallet -> its retained updates, oldest first; the Map's order is least recently updated first. */
+  private readonly retained = new Map<string, UserUpdate[]>()
+  private retainedCount = 0
+  private readonly subscribers = new Map<string, Set<Subscriber>>()
+
+  constructor(private readonly context: ServiceContext) {}
+
+  /** Follows `trader`'s wallet from `from`: see UserStart. */
+  subscribe(trader: Trader, from: ResumePoint, sink: UserSink): UserSubscription {
+    const address = trader.address
+    const seq = this.seqByWallet.get(address) ?? 0
+    const start = this.startOf(trader, from, seq)
+    const subscriber: Subscriber = { sink, apiKey: trader.apiKey }
+    let subscribers = this.subscribers.get(address)
+    if (subscribers === undefined) this.subscribers.set(address, subscribers = new Set())
+    subscribers.add(subscriber)
+    const unsubscribe = (): void => {
+      const set = this.subscribers.get(address)
+      if (set?.delete(subscriber) === true && set.size === 0) this.subscribers.delete(address)
+    }
+    return { epoch: this.epoch, seq, engineSeq: this.context.read.seq, start, unsubscribe }
+  }
+
+  /** The wallet's current number (0 before its first update of this epoch). */
+  seqOf(address: string): number {
+    return this.seqByWallet.get(address) ?? 0
+  }
+
+  /** Retained updates in all (for tests and metrics). */
+  get retainedUpdates(): number {
+    return this.retainedCount
+  }
+
+  /** Numbers, keeps and hands out the updates of durable commands (the fan-out calls it after the read model). */
+  publish(outcomes: readonly Outcome[]): void {
+    for (const outcome of outcomes) this.publishCommand(outcome.seq, outcome.events)
+  }
+
+  private startOf(trader: Trader, from: ResumePoint, seq: number): UserStart {
+    const snapshot = (gap: { oldestRetainedSeq: number } | null): UserStart => ({ kind: 'snapshot', gap,
+      orders: openOrdersOf(this.context, trader, { orderId: null, market: null, tokenId: null }) })
+    if (from.fromSeq === 0) return snapshot(null)
+    const kept = this.retained.get(trader.address) ?? []
+    const oldestRetainedSeq = kept[0]?.seq ?? 0
+    if (from.epoch !== this.epoch || from.fromSeq > seq) return snapshot({ oldestRetainedSeq })
+    if (from.fromSeq === seq) return { kind: 'replay', updates: [] }
+    if (oldestRetainedSeq === 0 || from.fromSeq + 1 < oldestRetainedSeq) return snapshot({ oldestRetainedSeq })
+    return { kind: 'replay', updates: kept.slice(from.fromSeq + 1 - oldestRetainedSeq) }
+  }
+
+  private publishCommand(engineSeq: number, events: readonly EngineEvent[]): void {
+    const read = this.context.read
+    // Trades of each order seen so far in this command: the order's trade list as of each of its updates.
+    const tradesInCommand = new Map<string, number>()
+    for (const event of events) {
+      switch (event.type) {
+        case 'orderAccepted': {
+          const order = read.orders.get(event.orderId)
+          if (order === undefined) break
+          this.add(order.maker, (seq) => ({ kind: 'order', seq, engineSeq, order, status: 'LIVE',
+            sizeMatchedMicros: 0, remainingMicros: order.originalSizeMicros, reason: null, tradeCount: 0 }))
+          break
+        }
+        case 'orderUpdate': {
+          const order = read.orders.get(event.orderId)
+          if (order === undefined) break
+          const tradeCount = tradesBefore(order, engineSeq, read.trades) + (tradesInCommand.get(order.orderId) ?? 0)
+          this.add(order.maker, (seq) => ({ kind: 'order', seq, engineSeq, order, status: event.status,
+            sizeMatchedMicros: event.sizeMatchedMicros, remainingMicros: event.remainingMicros, reason: event.reason,
+            tradeCount }))
+          break
+        }
+        case 'trade': {
+          const trade = read.trades.get(event.tradeId)
+          if (trade === undefined) break
+          for (const orderId of [trade.takerOrderId, trade.makerOrderId]) {
+            tradesInCommand.set(orderId, (tradesInCommand.get(orderId) ?? 0) + 1)
+          }
+          for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
+            this.add(address, (seq) => ({ kind: 'trade', seq, engineSeq, trade, address }))
+          }
+          break
+        }
+        case 'apiKey':
+          if (event.action === 'revoked') this.endKey(event.address, event.apiKey)
+          break
+        default: break
+      }
+    }
+  }
+
+  /** Numbers an update of `address`, keeps it, and gives it to the wallet's subscribers. */
+  private add(address: string, updateOf: (seq: number) => UserUpdate): void {
+    const seq = (this.seqByWallet.get(address) ?? 0) + 1
+    this.seqByWallet.set(address, seq)
+    const update = updateOf(seq)
+    this.retain(address, update)
+    for (const subscriber of this.subscribers.get(address) ?? []) subscriber.sink.update(update)
+  }
+
+  private retain(address: string, update: UserUpdate): void {
+    let kept = this.retained.get(address)
+    if (kept === undefined) kept = []
+    else this.retained.delete(address) // re-inserted last: the most recently updated
+    this.retained.set(address, kept)
+    kept.push(update)
+    this.retainedCount++
+    if (kept.length > USER_FEED_RETAINED_PER_WALLET) {
+      kept.shift()
+      this.retainedCount--
+    }
+    while (this.retained.size > USER_FEED_WALLETS_MAX || this.retainedCount > USER_FEED_UPDATES_MAX) {
+      const [oldest, updates] = this.retained.entries().next().value!
+      this.retained.delete(oldest)
+      this.retainedCount -= updates.length
+    }
+  }
+
+  private endKey(address: string, apiKey: string): void {
+    for (const subscriber of [...this.subscribers.get(address) ?? []]) {
+      if (subscriber.apiKey !== apiKey) continue
+      this.subscribers.get(address)?.delete(subscriber)
+      subscriber.sink.end(new PredexError(AuthCode.AUTH_UNKNOWN_KEY, 'the API key of this stream was revoked'))
+    }
+    if (this.subscribers.get(address)?.size === 0) this.subscribers.delete(address)
+  }
+}
+
+/** The order as `update` left it (the read model's record holds its latest state). */
+export function orderAfter(update: OrderUpdate): OrderRecord {
+  const { order, status, sizeMatchedMicros, remainingMicros, reason, tradeCount } = update
+  return { ...order, status, sizeMatchedMicros, remainingMicros, reason,
+    associateTrades: order.associateTrades.slice(0, tradeCount) }
+}
+
+/** How many of `order`'s trades come from commands before `engineSeq` (its list is in command order). */
+function tradesBefore(order: OrderRecord, engineSeq: number, trades: ReadonlyMap<string, TradeRecord>): number {
+  let count = order.associateTrades.length
+  while (count > 0 && (trades.get(order.associateTrades[count - 1]!)?.seq ?? 0) >= engineSeq) count--
+  return count
+}

@@ -49,7 +49,7 @@ function signedOrError(request: OrderRequest | undefined, trader: Trader): Signe
   }
 }
 
-/** A proto page as REST's: limit 0 is the default, above the maximum it is the maximum. */
+/** A proto page as REST's: limit 0 (the proto's absent) is the default; any other is limitOf's, as REST's text. */
 function pageOf<T>(items: readonly T[], request: PageRequest | undefined) {
   const limitAsked = request?.limit ?? 0
   const limit = limitOf(limitAsked === 0 ? null : String(limitAsked))

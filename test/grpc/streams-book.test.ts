@@ -3,14 +3,15 @@
  * snapshot is REST's /book; after orders, cancels and trades the snapshot plus the deltas is
  * exactly REST's book again, for both tokens of a market on one stream; numbers are contiguous per
  * token and the same for two subscribers; a client that loses a message sees the jump, subscribes
- * again and converges; refusals (no token, too many, an unknown one) come before any message.
+ * again and converges; refusals (no token, too many, an unknown one) come before any message; an
+ * address's book streams are bounded and an ended one gives its slot back.
  */
 import t from 'tap'
 import { createHash } from 'node:crypto'
 import { status } from '@grpc/grpc-js'
-import { GrpcTransport } from '../../src/client/grpc/transport.js'
+import { GrpcTransport, type GrpcCallError } from '../../src/client/grpc/transport.js'
 import { StreamService, type BookStreamResponse } from '../../src/gen/predex/v1/streams_pb.js'
-import { BOOK_STREAM_TOKENS_MAX } from '../../src/limits.js'
+import { BOOK_STREAM_TOKENS_MAX, GRPC_BOOK_STREAMS_PER_ADDRESS_MAX } from '../../src/limits.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 import { get, startServer, USDC } from '../rest-harness.js'
 import { cancel, ClientBook, place, Reader, split } from './streams-support.js'
@@ -177,6 +178,38 @@ t.test('refusals come before any message', async (t) => {
     t.equal(reader.queued, 0, `${what}: nothing was sent`)
   }
 })
+
+t.test('an address has at most GRPC_BOOK_STREAMS_PER_ADDRESS_MAX book streams; an ended one frees its slot',
+  async (t) => {
+    const market = await server.createMarket()
+    const open = async (): Promise<Reader<BookStreamResponse> | GrpcCallError> => {
+      const reader = subscribe([market.yesTokenId])
+      try {
+        await reader.next()
+        return reader
+      } catch (error) {
+        return error as GrpcCallError
+      }
+    }
+    /** Opens a stream, retrying while the slots of streams cancelled just before are still taken. */
+    const openEventually = async (): Promise<Reader<BookStreamResponse>> => {
+      for (let attempt = 0; ; attempt++) {
+        const opened = await open()
+        if (opened instanceof Reader) return opened
+        if (attempt === 50) throw opened
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    }
+    const readers: Reader<BookStreamResponse>[] = []
+    for (let i = 0; i < GRPC_BOOK_STREAMS_PER_ADDRESS_MAX; i++) readers.push(await openEventually())
+    const refused = await open()
+    t.ok(!(refused instanceof Reader) && refused.grpcCode === status.RESOURCE_EXHAUSTED &&
+      refused.code === 'TOO_MANY_STREAMS', 'one more is refused with TOO_MANY_STREAMS')
+    readers.shift()!.cancel()
+    readers.push(await openEventually())
+    t.pass('a cancelled stream gives its slot back')
+    for (const reader of readers) reader.cancel()
+  })
 
 function plain(level: { price: string; size: string }): { price: string; size: string } {
   return { price: level.price, size: level.size }

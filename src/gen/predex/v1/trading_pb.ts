@@ -885,7 +885,7 @@ export const TradingService: GenService<{
     output: typeof PlaceOrderResponseSchema;
   },
   /**
-   * Places up to 15 orders, each on its own (one refused order does not stop the others).
+   * Places up to 10 orders (BATCH_ORDERS_MAX), each on its own (one refused order does not stop the others).
    *
    * @generated from rpc predex.v1.TradingService.PlaceOrders
    */

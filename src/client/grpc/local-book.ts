@@ -20,7 +20,9 @@ export function microsOf(text: string): bigint {
 }
 
 export class LocalBook {
-  /** The stream's sequence number of the token's last message applied; 0 before the snapshot. */
+  /** False until the first snapshot. */
+  ready = false
+  /** The stream's sequence number of the token's last message applied. */
   seq = 0n
   /** The journal sequence number of the command behind the last message applied. */
   engineSeq = 0n
@@ -42,6 +44,7 @@ export class LocalBook {
     this.market = book.market
     this.tickSizeMicros = book.tickSize === '' ? 0n : microsOf(book.tickSize)
     this.lastTradePriceMicros = book.lastTradePrice === undefined ? null : microsOf(book.lastTradePrice)
+    this.ready = true
     this.mark(seq, engineSeq)
   }
 

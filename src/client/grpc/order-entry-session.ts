@@ -129,7 +129,7 @@ export class OrderEntrySession {
     return this.request({ case: 'place', value: orderRequestInit(signed, options) }, 'order')
   }
 
-  /** Places up to 15 orders, each on its own: the acks say which were refused. */
+  /** Places up to BATCH_ORDERS_MAX (10) orders, each on its own: the acks say which were refused. */
   placeBatch(orders: readonly BatchOrder[]): Promise<SessionReply<BatchAck>> {
     const requests = orders.map(({ signed, ...options }) => orderRequestInit(signed, options))
     return this.request({ case: 'placeBatch', value: { orders: requests } }, 'batch')

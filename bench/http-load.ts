@@ -16,14 +16,27 @@ export interface LoadResult {
   readonly seconds: number
   readonly perSecond: number
   readonly latencyMs: { readonly p50: number; readonly p99: number; readonly p999: number; readonly max: number }
-  /** Answers by HTTP status. */
-  readonly statuses: Readonly<Record<number, number>>
+  /** Answers by HTTP status (or, for gRPC, by outcome). */
+  readonly statuses: Readonly<Record<string, number>>
 }
 
 /** Renders request number `i` (each call may return a different request: signed orders are unique). */
 export type RequestSource = (i: number) => Buffer
 
 const HEADER_END = Buffer.from('\r\n\r\n')
+
+/** A request source that sends the same GET every time. */
+export function getRequest(path: string): RequestSource {
+  const bytes = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: bench\r\n\r\n`)
+  return () => bytes
+}
+
+/** A request with a JSON body, rendered as bytes. */
+export function httpRequest(method: string, path: string, body: string, headers: Record<string, string>): Buffer {
+  const lines = [`${method} ${path} HTTP/1.1`, 'Host: bench', 'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)]
+  return Buffer.from(lines.join('\r\n') + '\r\n\r\n' + body)
+}
 
 /** One keep-alive connection that answers one request at a time with its status. */
 class Connection {
@@ -68,7 +81,8 @@ class Connection {
   }
 }
 
-function resultOf(latencies: number[], statuses: Record<number, number>, seconds: number): LoadResult {
+/** The figure of `latencies.length` answers in `seconds`. */
+export function resultOf(latencies: number[], statuses: Record<string, number>, seconds: number): LoadResult {
   const sorted = Float64Array.from(latencies).sort()
   return {
     requests: latencies.length, seconds, perSecond: latencies.length / seconds,

@@ -1,0 +1,223 @@
+/**
+ * Load over gRPC for the benchmark, against the proto with the SDK's transport: unary calls in a
+ * closed loop (a fixed number in flight, each waiting for its answer, as REST's connections do),
+ * order-entry sessions pipelined (a window of requests in flight per session) or at a fixed rate
+ * (latency from each request's due time, so a stall cannot hide), and the book stream's fan-out.
+ */
+import type { ClientReadableStream } from '@grpc/grpc-js'
+import { GrpcCallError, type GrpcTransport } from '../src/client/grpc/transport.js'
+import { orderRequestInit } from '../src/client/grpc/order-request.js'
+import { StreamService, type BookStreamResponse } from '../src/gen/predex/v1/streams_pb.js'
+import { TradingService } from '../src/gen/predex/v1/trading_pb.js'
+import { resultOf, type LoadResult } from './http-load.js'
+import { outcomeOf, type BenchSession, type SessionAction } from './grpc-session.js'
+import type { SignedFor, Trader } from './predex-server.js'
+
+function count(statuses: Record<string, number>, outcome: string): void {
+  statuses[outcome] = (statuses[outcome] ?? 0) + 1
+}
+
+/** PlaceOrder with `perChannel` calls in flight on each channel, for `seconds` or until the orders run out. */
+export async function unaryClosedLoop(transports: readonly GrpcTransport[], perChannel: number, seconds: number,
+  orders: readonly SignedFor[], placed: SignedFor[]): Promise<LoadResult> {
+  const latencies: number[] = []
+  const statuses: Record<string, number> = {}
+  let next = 0
+  const start = performance.now()
+  const end = start + seconds * 1000
+  const worker = async (transport: GrpcTransport): Promise<void> => {
+    while (performance.now() < end && next < orders.length) {
+      const order = orders[next++]!
+      const sent = performance.now()
+      const outcome = await transport.unary(TradingService.method.placeOrder, { order: orderRequestInit(order.signed) },
+        signerOf(order.trader)).then((answer) => answer.placement?.status ?? 'no placement',
+        (error: unknown) => (error instanceof GrpcCallError ? error.code || `grpc ${error.grpcCode}` : String(error)))
+      latencies.push(performance.now() - sent)
+      count(statuses, outcome)
+      if (outcome === 'live') placed.push(order)
+    }
+  }
+  await Promise.all(transports.flatMap((transport) => Array.from({ length: perChannel }, () => worker(transport))))
+  return resultOf(latencies, statuses, (performance.now() - start) / 1000)
+}
+
+function signerOf(trader: Trader): { credentials: Trader['credentials']; address: string } {
+  return { credentials: trader.credentials, address: trader.address }
+}
+
+/** A request a session sends, and what to do with its answer's outcome. */
+export interface SessionJob {
+  readonly action: SessionAction
+  done?(outcome: string): void
+}
+
+/** What a session sends next; null: nothing left for it. */
+export type SessionWork = (session: BenchSession) => SessionJob | null
+
+/** Every session keeps `window` requests in flight for `seconds` or until its work runs out. */
+export async function pipelined(sessions: readonly BenchSession[], window: number, seconds: number,
+  work: SessionWork): Promise<LoadResult> {
+  const latencies: number[] = []
+  const statuses: Record<string, number> = {}
+  const start = performance.now()
+  const end = start + seconds * 1000
+  const lane = async (session: BenchSession): Promise<void> => {
+    for (let job = work(session); job !== null && performance.now() < end; job = work(session)) {
+      const sent = performance.now()
+      const outcome = outcomeOf(await session.send(job.action))
+      latencies.push(performance.now() - sent)
+      count(statuses, outcome)
+      job.done?.(outcome)
+    }
+  }
+  await Promise.all(sessions.flatMap((session) => Array.from({ length: window }, () => lane(session))))
+  return resultOf(latencies, statuses, (performance.now() - start) / 1000)
+}
+
+/**
+ * Requests due at `ratePerSecond` in all, for `seconds`, each sent when due on the next session in
+ * turn (a stream needs no free connection); latency from the due time to the answer.
+ */
+export function openLoop(sessions: readonly BenchSession[], ratePerSecond: number, seconds: number,
+  work: SessionWork): Promise<LoadResult> {
+  const latencies: number[] = []
+  const statuses: Record<string, number> = {}
+  const total = Math.max(1, Math.round(ratePerSecond * seconds))
+  const start = performance.now()
+  let scheduled = 0
+  let settled = 0
+  return new Promise((resolve, reject) => {
+    const settle = (): void => {
+      if (++settled < scheduled || scheduled < total) return
+      clearInterval(timer)
+      resolve(resultOf(latencies, statuses, (performance.now() - start) / 1000))
+    }
+    const timer = setInterval(() => {
+      const now = performance.now()
+      while (scheduled < total && start + (scheduled * 1000) / ratePerSecond <= now) {
+        const dueAt = start + (scheduled * 1000) / ratePerSecond
+        const session = sessions[scheduled % sessions.length]!
+        const job = work(session)
+        if (job === null) return reject(new Error('the open loop ran out of work'))
+        scheduled++
+        void session.send(job.action).then((response) => {
+          latencies.push(performance.now() - dueAt)
+          const outcome = outcomeOf(response)
+          count(statuses, outcome)
+          job.done?.(outcome)
+          settle()
+        }, reject)
+      }
+    }, 1)
+  })
+}
+
+/** One book stream subscriber: its updates after the snapshot, gaps in their numbers, the last one's time. */
+class Subscriber {
+  updates = 0
+  gaps = 0
+  lastSeq = -1n
+  lastAtMs = 0
+  readonly ready: Promise<void>
+
+  constructor(readonly call: ClientReadableStream<BookStreamResponse>) {
+    this.ready = new Promise((resolve, reject) => {
+      call.on('data', (message: BookStreamResponse) => {
+        if (message.update.case === 'snapshot') resolve()
+        else {
+          this.updates++
+          this.lastAtMs = performance.now()
+        }
+        if (this.lastSeq >= 0n && message.seq !== this.lastSeq + 1n && message.update.case !== 'snapshot') this.gaps++
+        this.lastSeq = message.seq
+      })
+      call.on('error', reject)
+    })
+  }
+
+  reset(): void {
+    this.updates = 0
+    this.gaps = 0
+  }
+}
+
+export interface FanOut {
+  readonly subscribers: number
+  /** Updates of the token per second (what each subscriber should get). */
+  readonly sourceUpdatesPerSecond: number
+  /** Updates delivered to all subscribers per second. */
+  readonly deliveredPerSecond: number
+  readonly delivered: number
+  readonly gaps: number
+  readonly seconds: number
+  /** The source's own figure (the requests that changed the book). */
+  readonly source: LoadResult
+}
+
+/** `subscribers` book streams on `tokenId` (round robin over the channels) while `source` changes the book. */
+export async function fanOut(transports: readonly GrpcTransport[], subscribers: number, tokenId: string,
+  source: () => Promise<LoadResult>): Promise<FanOut> {
+  const streams = Array.from({ length: subscribers }, (_, i) => new Subscriber(transports[i % transports.length]!
+    .serverStream(StreamService.method.bookStream, { tokenIds: [tokenId] }, null)))
+  try {
+    await Promise.all(streams.map((s) => s.ready))
+    for (const s of streams) s.reset()
+    const start = performance.now()
+    const sourced = await source()
+    await drained(streams)
+    const seconds = (Math.max(...streams.map((s) => s.lastAtMs)) - start) / 1000
+    const delivered = streams.reduce((sum, s) => sum + s.updates, 0)
+    const perSubscriber = Math.max(...streams.map((s) => s.updates))
+    return { subscribers, sourceUpdatesPerSecond: perSubscriber / seconds, deliveredPerSecond: delivered / seconds,
+      delivered, gaps: streams.reduce((sum, s) => sum + s.gaps, 0), seconds, source: sourced }
+  } finally {
+    for (const s of streams) {
+      s.call.on('error', () => undefined)
+      s.call.cancel()
+    }
+  }
+}
+
+/** Waits until every subscriber has the latest update any of them has, and nothing came for 200 ms (10 s at most). */
+async function drained(streams: readonly Subscriber[]): Promise<void> {
+  const deadline = performance.now() + 10_000
+  for (;;) {
+    const latest = streams.reduce((max, s) => (s.lastSeq > max ? s.lastSeq : max), -1n)
+    const quiet = performance.now() - Math.max(...streams.map((s) => s.lastAtMs)) > 200
+    if ((quiet && streams.every((s) => s.lastSeq === latest)) || performance.now() > deadline) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Each trader's orders in turn: a session takes only its own trader's. */
+function queuesOf(orders: readonly SignedFor[]): (trader: Trader) => SignedFor | undefined {
+  const queues = new Map<string, { readonly items: SignedFor[]; next: number }>()
+  for (const order of orders) {
+    const queue = queues.get(order.trader.address) ?? { items: [], next: 0 }
+    queue.items.push(order)
+    queues.set(order.trader.address, queue)
+  }
+  return (trader) => {
+    const queue = queues.get(trader.address)
+    return queue === undefined ? undefined : queue.items[queue.next++]
+  }
+}
+
+/** Places `orders`, each on its trader's session; those that rest join `resting`. */
+export function placeWork(orders: readonly SignedFor[], resting: SignedFor[]): SessionWork {
+  const nextOf = queuesOf(orders)
+  return (session) => {
+    const order = nextOf(session.trader)
+    return order === undefined ? null : { action: { case: 'place', value: orderRequestInit(order.signed) },
+      done: (outcome) => { if (outcome === 'live') resting.push(order) } }
+  }
+}
+
+/** Cancels `orders` one request each, on their traders' sessions. */
+export function cancelWork(orders: readonly SignedFor[]): SessionWork {
+  const nextOf = queuesOf(orders)
+  return (session) => {
+    const order = nextOf(session.trader)
+    return order === undefined ? null : { action: { case: 'cancel', value: { orderId: order.signed.orderId } } }
+  }
+}

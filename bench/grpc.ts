@@ -1,0 +1,230 @@
+/**
+ * `npm run bench:grpc`: workload 5 of ../shared/spec/benchmarks.md, gRPC end to end, with REST's
+ * figure from the same run on the same server beside it (absolute figures drift on a shared
+ * machine; the targets are ratios). Predex runs as bench:rest runs it (its own process, durability
+ * sync, rate limits off); the load comes from this process over loopback. Every order is really
+ * signed, before its phase starts; only the L2 HMACs (REST, unary) are made as requests go.
+ *
+ * Phases, one after another; each placement phase starts from the same (empty) book, its orders
+ * cancelled after it (a cancel_all per session, not timed), and has as many orders in flight:
+ * 1. warm-up, not measured: REST, unary and stream placements (pool tables, hot signers, channels);
+ * 2. REST: signed POST /order, closed loop on 32 keep-alive connections (as bench:rest);
+ * 3. unary: TradingService.PlaceOrder, closed loop with 32 calls in flight over 4 channels;
+ * 4. stream: one order-entry session per trader (8), pipelined, a window of 8 requests in flight
+ *    per session (64 in all), as a market maker sends them: orders per second;
+ * 5. stream latency: the sessions in an open loop at half of (4)'s rate, latency from each
+ *    order's due time to its acknowledgement: p99_ms;
+ * 6. stream cancels: the orders of (4) and (5) cancelled one request each, pipelined;
+ * 7. book fan-out: N book streams on the token while the sessions place orders (pipelined), each
+ *    placement one update of the book: updates delivered per second over all subscribers, and
+ *    the source's rate (what each subscriber gets per second).
+ *
+ * Flags: --quick (3 s phases), --seconds N, --subscribers N (book streams, at most 32 from one
+ * address), --window N (requests in flight per session), --json (last line is a JSON object).
+ */
+import { availableParallelism, cpus } from 'node:os'
+import { GrpcTransport } from '../src/client/grpc/transport.js'
+import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX } from '../src/limits.js'
+import { BenchFlags } from './flags.js'
+import { cancelWork, fanOut, openLoop, pipelined, placeWork, unaryClosedLoop, type FanOut } from './grpc-load.js'
+import { BenchSession } from './grpc-session.js'
+import { closedLoop, type LoadResult } from './http-load.js'
+import { setUpTraders, signOrders, startPredexServer, type BenchServer, type SignedFor, type Trader }
+  from './predex-server.js'
+import { describe, pct, round, row, writeResults } from './report.js'
+import { orderSource, REST_CONNECTIONS } from './rest-orders.js'
+
+const TRADERS = 8
+const CHANNELS = 4
+const log = (line: string): void => void process.stderr.write(line + '\n')
+
+interface Settings {
+  readonly quick: boolean
+  readonly seconds: number
+  readonly subscribers: number
+  readonly window: number
+}
+
+/** Signs orders in batches as phases need them, numbering on so that prices keep cycling. */
+class Signer {
+  private first = 0
+
+  constructor(private readonly traders: readonly Trader[], private readonly tokenId: string) {}
+
+  sign(count: number): SignedFor[] {
+    const started = performance.now()
+    const orders = signOrders(this.traders, this.tokenId, count, this.first)
+    this.first += count
+    log(`  (signed ${count} orders in ${((performance.now() - started) / 1000).toFixed(1)} s, not timed)`)
+    return orders
+  }
+}
+
+interface Figures {
+  readonly rest: LoadResult
+  readonly unary: LoadResult
+  readonly stream: LoadResult
+  readonly openRate: number
+  readonly open: LoadResult
+  readonly cancels: LoadResult
+  readonly fan: FanOut
+}
+
+/** Orders for a phase expected to run near `ratePerSecond`: half as many again, so time ends it, not the orders. */
+function budget(ratePerSecond: number, seconds: number): number {
+  return Math.ceil(Math.max(ratePerSecond, 200) * seconds * 1.5)
+}
+
+/**
+ * Not measured: the pool threads build their tables and one per hot signer on first use, and the
+ * channels and sessions connect. Resolves with REST's rate once warm (the warm-up's last part).
+ */
+async function warmUp(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
+  sessions: readonly BenchSession[], settings: Settings): Promise<number> {
+  const resting: SignedFor[] = []
+  const restCount = settings.quick ? 200 : 400
+  const grpcCount = 6 * TRADERS
+  const orders = signer.sign(restCount + 2 * grpcCount)
+  const rest = (from: number, to: number): Promise<LoadResult> => closedLoop(server.restPort, REST_CONNECTIONS, 60,
+    orderSource(orders.slice(from, to), resting), to - from)
+  const cold = await rest(0, restCount / 2)
+  const warm = await rest(restCount / 2, restCount)
+  await unaryClosedLoop(transports, 2, 60, orders.slice(restCount, restCount + grpcCount), resting)
+  await pipelined(sessions, 2, 60, placeWork(orders.slice(restCount + grpcCount), resting))
+  log(`warm-up: ${cold.requests + warm.requests} REST orders in ${(cold.seconds + warm.seconds).toFixed(1)} s ` +
+    `(${Math.round(warm.perSecond)}/s once warm), then unary and stream placements`)
+  return warm.perSecond
+}
+
+/** Cancels every open order of every trader, one cancel_all per session: each phase starts from the same book. */
+async function cancelEverything(sessions: readonly BenchSession[]): Promise<void> {
+  const answers = await Promise.all(sessions.map((session) => session.send({ case: 'cancelAll', value: {} })))
+  const canceled = answers.reduce((sum, answer) =>
+    sum + (answer.result.case === 'canceled' ? answer.result.value.canceled.length : 0), 0)
+  log(`  (cancelled the ${canceled} open orders, not timed)`)
+}
+
+/** Placements: REST, unary, then the stream, each from an empty book, with as many in flight. */
+async function intake(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
+  sessions: readonly BenchSession[], settings: Settings, warmRate: number):
+  Promise<{ rest: LoadResult; unary: LoadResult; stream: LoadResult; resting: SignedFor[] }> {
+  const { seconds, window } = settings
+  const restOrders = signer.sign(budget(warmRate * 1.5, seconds))
+  const rest = await closedLoop(server.restPort, REST_CONNECTIONS, seconds, orderSource(restOrders, []),
+    restOrders.length)
+  log(`REST POST /order, closed loop (${REST_CONNECTIONS} connections): ${describe(rest)}`)
+  await cancelEverything(sessions)
+  const unaryOrders = signer.sign(budget(rest.perSecond * 1.5, seconds))
+  const unary = await unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, seconds, unaryOrders, [])
+  log(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight on ${CHANNELS} channels): ${describe(unary)}`)
+  await cancelEverything(sessions)
+  const streamOrders = signer.sign(budget(Math.max(rest.perSecond, unary.perSecond) * 1.5, seconds))
+  const resting: SignedFor[] = []
+  const stream = await pipelined(sessions, window, seconds, placeWork(streamOrders, resting))
+  log(`stream place, pipelined (${sessions.length} sessions x ${window} in flight): ${describe(stream)}`)
+  return { rest, unary, stream, resting }
+}
+
+async function measure(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
+  sessions: readonly BenchSession[], settings: Settings, tokenId: string): Promise<Figures> {
+  const { seconds, window } = settings
+  const warmRate = await warmUp(server, signer, transports, sessions, settings)
+  await cancelEverything(sessions)
+  const { rest, unary, stream, resting } = await intake(server, signer, transports, sessions, settings, warmRate)
+  const openRate = Math.max(1, Math.floor(stream.perSecond / 2))
+  const openOrders = signer.sign(Math.ceil(openRate * seconds) + 2 * TRADERS)
+  const open = await openLoop(sessions, openRate, seconds, placeWork(openOrders, resting))
+  log(`stream place, open loop at ${openRate}/s (half the pipelined rate): ${describe(open)}`)
+  const cancels = await pipelined(sessions, window, seconds, cancelWork(resting))
+  log(`stream cancel, pipelined: ${describe(cancels)} (${resting.length} resting orders to cancel)`)
+  await cancelEverything(sessions)
+  const fanOrders = signer.sign(budget(stream.perSecond, seconds))
+  const fan = await fanOut(transports, settings.subscribers, tokenId,
+    () => pipelined(sessions, window, seconds, placeWork(fanOrders, [])))
+  log(`book fan-out: ${fan.subscribers} subscribers, ${Math.round(fan.sourceUpdatesPerSecond)} updates/s each, ` +
+    `${Math.round(fan.deliveredPerSecond)}/s delivered (${fan.delivered} in ${fan.seconds.toFixed(1)} s, ` +
+    `${fan.gaps} gaps); source: ${describe(fan.source)}`)
+  return { rest, unary, stream, openRate, open, cancels, fan }
+}
+
+function reportOf(f: Figures, settings: Settings, sessions: number): Record<string, unknown> {
+  return {
+    rest_orders_per_s: Math.round(f.rest.perSecond), unary_orders_per_s: Math.round(f.unary.perSecond),
+    stream_orders_per_s: Math.round(f.stream.perSecond), stream_cancels_per_s: Math.round(f.cancels.perSecond),
+    p99_ms: round(f.open.latencyMs.p99), p50_ms: round(f.open.latencyMs.p50), stream_open_rate_per_s: f.openRate,
+    book_stream_updates_per_s: Math.round(f.fan.deliveredPerSecond), book_stream_subscribers: f.fan.subscribers,
+    book_source_updates_per_s: Math.round(f.fan.sourceUpdatesPerSecond), book_stream_gaps: f.fan.gaps,
+    rest_p99_ms: round(f.rest.latencyMs.p99), unary_p99_ms: round(f.unary.latencyMs.p99),
+    stream_pipelined_p99_ms: round(f.stream.latencyMs.p99), stream_cancels_p99_ms: round(f.cancels.latencyMs.p99),
+    stream_vs_rest: round(f.stream.perSecond / f.rest.perSecond),
+    unary_vs_rest: round(f.unary.perSecond / f.rest.perSecond),
+    seconds: settings.seconds, sessions, window: settings.window, channels: CHANNELS, connections: REST_CONNECTIONS,
+    cores: availableParallelism(), node: process.version,
+    statuses: { rest: f.rest.statuses, unary: f.unary.statuses, stream: f.stream.statuses, open: f.open.statuses,
+      cancels: f.cancels.statuses, book_source: f.fan.source.statuses },
+  }
+}
+
+function markdownOf(f: Figures, settings: Settings, sessions: number, report: Record<string, unknown>): string {
+  const streamRatio = f.stream.perSecond / f.rest.perSecond
+  const unaryRatio = f.unary.perSecond / f.rest.perSecond
+  const cores = availableParallelism()
+  return [
+    '# gRPC end to end (workload 5)', '',
+    `Command: \`npm run bench:grpc${settings.quick ? ' -- --quick' : ''}\`; ` +
+      `${cores} cores (${cpus()[0]?.model ?? ''}), ` +
+      `Node ${process.version}; ${settings.seconds} s per phase, one run (repeat it and compare ratios).`,
+    `Predex in its own process (durability sync, rate limits off); the load from this process, on the same ${cores} ` +
+      `cores; REST and gRPC on the same server, in the same run. Orders signed before each phase.`, '',
+    '| figure | per second | p50 ms | p99 ms | p99.9 ms |', '| --- | --- | --- | --- | --- |',
+    row(`REST POST /order, closed loop (${REST_CONNECTIONS} connections)`, f.rest),
+    row(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight, ${CHANNELS} channels)`, f.unary),
+    row(`stream place, pipelined (${sessions} sessions x ${settings.window})`, f.stream),
+    row(`stream place, open loop at ${f.openRate}/s (ack latency)`, f.open),
+    row(`stream cancel, pipelined`, f.cancels), '',
+    `Book stream fan-out: ${f.fan.subscribers} subscribers on one token, the book changing ` +
+      `${Math.round(f.fan.sourceUpdatesPerSecond)} times/s (stream placements): ` +
+      `${Math.round(f.fan.deliveredPerSecond)} updates/s delivered in all, ${f.fan.gaps} gaps.`, '',
+    `Targets: stream intake >= REST intake: ${pct(streamRatio)} of REST (${streamRatio >= 1 ? 'met' : 'NOT met'}); ` +
+      `unary >= 0.8 x REST: ${pct(unaryRatio)} of REST (${unaryRatio >= 0.8 ? 'met' : 'NOT met'}).`,
+    `Statuses: ${JSON.stringify(report.statuses)}`,
+  ].join('\n')
+}
+
+function settingsOf(flags: BenchFlags): Settings {
+  const subscribers = flags.integer('--subscribers', 16)
+  if (subscribers > GRPC_BOOK_STREAMS_PER_ADDRESS_MAX) {
+    throw new Error(`--subscribers: at most ${GRPC_BOOK_STREAMS_PER_ADDRESS_MAX} book streams from one address`)
+  }
+  return { quick: flags.quick, seconds: flags.number('--seconds', flags.quick ? 3 : 8), subscribers,
+    window: flags.integer('--window', 8) }
+}
+
+async function main(): Promise<void> {
+  const flags = new BenchFlags()
+  const settings = settingsOf(flags)
+  log(`# gRPC end to end (workload 5): ${settings.seconds} s per phase, ${availableParallelism()} cores, ` +
+    `Node ${process.version}`)
+  const server = await startPredexServer()
+  const transports = Array.from({ length: CHANNELS }, () =>
+    new GrpcTransport(`127.0.0.1:${server.grpcPort}`, { 'grpc.use_local_subchannel_pool': 1 }))
+  try {
+    const { traders, tokenId } = await setUpTraders(server, TRADERS)
+    const sessions = await Promise.all(traders.map((trader, i) => BenchSession.open(transports[i % CHANNELS]!, trader)))
+    const figures = await measure(server, new Signer(traders, tokenId), transports, sessions, settings, tokenId)
+    await Promise.all(sessions.map((session) => session.close()))
+    const report = reportOf(figures, settings, sessions.length)
+    const markdown = markdownOf(figures, settings, sessions.length, report)
+    log('\n' + markdown)
+    writeResults('grpc', report, markdown)
+    if (flags.json) {
+      const { statuses: _statuses, ...line } = report
+      console.log(JSON.stringify(line))
+    }
+  } finally {
+    for (const transport of transports) transport.close()
+    await server.stop()
+  }
+}
+
+await main()

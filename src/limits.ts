@@ -180,6 +180,17 @@ export const ORDER_ENTRY_DEAD_MAN_MS_MIN = 1_000
 export const ORDER_ENTRY_DEAD_MAN_MS_MAX = 60_000
 /** A client's request id: at most this many characters. */
 export const ORDER_ENTRY_REQUEST_ID_LENGTH_MAX = 64
+/**
+ * A session that cancels its own orders on disconnect remembers the ones it placed that rest; it
+ * forgets those that ended when it holds this many (and then at twice what survived each time).
+ */
+export const ORDER_ENTRY_TRACKED_ORDERS_PRUNE_MIN = 1_024
+/**
+ * Orders of one session in signature verification at once (the rest wait their turn, in order):
+ * a session pipelining hundreds of orders takes a bounded share of the pool's queue
+ * (VERIFY_QUEUE_MAX tasks) instead of getting SIGNATURE_POOL_BUSY for its own burst.
+ */
+export const ORDER_ENTRY_VERIFYING_MAX = 64
 /** Tokens one book stream may follow. */
 export const BOOK_STREAM_TOKENS_MAX = 100
 /** Updates kept per wallet for user streams to resume from (older ones: the client re-reads a snapshot). */

@@ -40,15 +40,35 @@ export interface Placement {
 export type CancelOutcome = Canceled & { readonly seq: number }
 
 export async function placeOrder(context: ServiceContext, order: SignedOrder, trader: Trader): Promise<Placement> {
-  const input = await checkedOrder(context, order, trader)
-  const { result, seq } = await submit(context, { kind: 'placeOrder', order: input })
-  return { input, result: accepted(result), transactionHash: transactionOf(context.chainId, seq).transactionHash, seq }
+  const { entry } = await submitOrder(context, await checkedOrder(context, order, trader))
+  if (!entry.ok) throw entry.error
+  return entry.placement
 }
 
 /** One order of a batch: placed, or refused with its error (and its id once it has one). */
 export type BatchEntry =
   | { readonly ok: true; readonly placement: Placement }
   | { readonly ok: false; readonly error: PredexError; readonly orderId: string }
+
+/** What an order's command did, and its journal sequence number (the engine's refusals have one too). */
+export interface OrderOutcome {
+  readonly seq: number
+  readonly entry: BatchEntry
+}
+
+/**
+ * The engine command of an order that passed the intake (checkedOrder): placed, or refused by
+ * the engine. The command is written to the engine before this returns (host.submit writes the
+ * ring at once), so calls made one after the other reach the engine in that order: what an
+ * order-entry session relies on to check signatures in parallel and still keep its commands in
+ * order (session.ts).
+ */
+export async function submitOrder(context: ServiceContext, input: OrderInput): Promise<OrderOutcome> {
+  const { result, seq } = await submit(context, { kind: 'placeOrder', order: input })
+  if (!result.ok) return { seq, entry: { ok: false, error: rejectionError(result), orderId: result.orderId } }
+  const transactionHash = transactionOf(context.chainId, seq).transactionHash
+  return { seq, entry: { ok: true, placement: { input, result, transactionHash, seq } } }
+}
 
 /**
  * Places up to BATCH_ORDERS_MAX orders, each on its own: an order refused before the engine (a
@@ -57,9 +77,31 @@ export type BatchEntry =
  */
 export async function placeOrders(context: ServiceContext, orders: readonly (SignedOrder | PredexError)[],
   trader: Trader): Promise<BatchEntry[]> {
+  return (await submitOrders(context, await checkedOrders(context, orders, trader))).entries
+}
+
+/** The intake's verdict on each order of a batch (the engine's input, or the refusal), in order. */
+export type CheckedOrders = readonly PromiseSettledResult<OrderInput>[]
+
+/** Each order of a batch through the intake, all at once (signatures in parallel on the pool). */
+export async function checkedOrders(context: ServiceContext, orders: readonly (SignedOrder | PredexError)[],
+  trader: Trader): Promise<CheckedOrders> {
   checkBatchSize(orders.length)
-  const checked = await Promise.allSettled(orders.map((order) =>
+  return Promise.allSettled(orders.map((order) =>
     order instanceof PredexError ? Promise.reject(order) : checkedOrder(context, order, trader)))
+}
+
+/** What a batch did, and its command's journal sequence number (0: no order of it reached the engine). */
+export interface BatchOutcome {
+  readonly seq: number
+  readonly entries: BatchEntry[]
+}
+
+/**
+ * The one engine command of a batch's orders that passed the intake (checkedOrders), written
+ * before this returns as submitOrder's; the entries follow the request's order.
+ */
+export async function submitOrders(context: ServiceContext, checked: CheckedOrders): Promise<BatchOutcome> {
   const inputs = checked.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []))
   let results: readonly PlaceResult[] = []
   let transactionHash = ''
@@ -71,7 +113,7 @@ export async function placeOrders(context: ServiceContext, orders: readonly (Sig
     results = accepted(outcome.result).results
   }
   let next = 0
-  return checked.map((c): BatchEntry => {
+  const entries = checked.map((c): BatchEntry => {
     if (c.status === 'rejected') return { ok: false, error: asPredexError(c.reason), orderId: '' }
     const input = inputs[next]!
     const result = results[next++]!
@@ -79,6 +121,7 @@ export async function placeOrders(context: ServiceContext, orders: readonly (Sig
       ? { ok: true, placement: { input, result, transactionHash, seq } }
       : { ok: false, error: rejectionError(result), orderId: result.orderId }
   })
+  return { seq, entries }
 }
 
 /** At most BATCH_ORDERS_MAX orders in a batch (a face may check before it parses them). */

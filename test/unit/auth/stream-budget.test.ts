@@ -80,7 +80,8 @@ t.test('the sustained budget binds once the bursts have drained it', (t) => {
         `reset when the sustained budget holds a burst again (${budget.resetMs} ms)`)
       for (let i = 0; i < budget.remaining; i++) gate.charge(CANCEL_ALL, API_KEY)
       t.equal(chargeError(gate)?.code, ApiCode.RATE_LIMITED, 'the limiter allows exactly what the look said')
-      return t.end()
+      t.end()
+      return
     }
     for (let i = 0; i < rule.burst; i++) gate.charge(CANCEL_ALL, API_KEY)
     advanceMs(rule.burstWindowMs)

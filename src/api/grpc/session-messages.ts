@@ -1,0 +1,140 @@
+/**
+ * The order-entry session's messages (order_entry.proto) to and from the session service
+ * (src/service/session.ts): a request's action as the service's input, each result as the one
+ * SessionResponse that answers it. Translation only; the shared conversions (the order request,
+ * placements, cancels, errors) are messages.ts's and status.ts's.
+ */
+import type { MessageInitShape } from '@bufbuild/protobuf'
+import { ApiCode, PredexError } from '../../errors.js'
+import type { OrderAckSchema, RateLimitStateSchema, SessionRequest, SessionResponseSchema }
+  from '../../gen/predex/v1/order_entry_pb.js'
+import { CancelOnDisconnect } from '../../gen/predex/v1/order_entry_pb.js'
+import type { OrderRequest } from '../../gen/predex/v1/trading_pb.js'
+import type { BudgetState } from '../../auth/rate-limit.js'
+import { ORDER_ENTRY_REQUEST_ID_LENGTH_MAX } from '../../limits.js'
+import type { CancelRequest, CancelScope } from '../../service/session.js'
+import type { SignedOrder } from '../../service/signed-order.js'
+import {
+  clientOrderIdDuplicateOf, type BatchEntry, type BatchOutcome, type CancelOutcome, type OrderOutcome, type Trader,
+} from '../../service/trading.js'
+import { orderIdOf, tokenIdOf } from '../wire.js'
+import type { Rate } from './call.js'
+import { cancelResultMessage, placementMessage, signedOrderOf } from './messages.js'
+import { errorDetailOf } from './status.js'
+
+export type SessionResponseInit = MessageInitShape<typeof SessionResponseSchema>
+export type Action = Exclude<SessionRequest['action'], { case: undefined }>
+export type TradingAction = Exclude<Action, { case: 'open' | 'ping' | 'close' }>
+
+/** Each trading request draws on the budget of its REST route (the same bucket: one budget for both faces). */
+export const RATES: Readonly<Record<TradingAction['case'], Rate>> = {
+  place: { bucket: 'POST /order', rule: 'order' },
+  placeBatch: { bucket: 'POST /orders', rule: 'batch' },
+  cancel: { bucket: 'DELETE /order', rule: 'cancel' },
+  cancelMany: { bucket: 'DELETE /orders', rule: 'batch' },
+  cancelByClientIds: { bucket: 'DELETE /orders', rule: 'batch' },
+  cancelAll: { bucket: 'DELETE /cancel-all', rule: 'cancelAll' },
+  cancelMarket: { bucket: 'DELETE /cancel-market-orders', rule: 'cancelAll' },
+}
+
+const SCOPES: ReadonlyMap<number, CancelScope> = new Map([
+  [CancelOnDisconnect.UNSPECIFIED, 'none'], [CancelOnDisconnect.KEY, 'key'], [CancelOnDisconnect.SESSION, 'session'],
+])
+
+const SCOPE_VALUES: Readonly<Record<CancelScope, CancelOnDisconnect>> = {
+  none: CancelOnDisconnect.UNSPECIFIED, key: CancelOnDisconnect.KEY, session: CancelOnDisconnect.SESSION,
+}
+
+export function scopeOf(value: number): CancelScope {
+  const scope = SCOPES.get(value)
+  if (scope === undefined) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'cancel_on_disconnect must be UNSPECIFIED, KEY or SESSION',
+      { field: 'cancelOnDisconnect' })
+  }
+  return scope
+}
+
+export function scopeValueOf(scope: CancelScope): CancelOnDisconnect {
+  return SCOPE_VALUES[scope]
+}
+
+/** A request id as the client sent it, within its bound. */
+export function checkRequestId(requestId: string): void {
+  if (requestId.length > ORDER_ENTRY_REQUEST_ID_LENGTH_MAX) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER,
+      `request_id must be at most ${ORDER_ENTRY_REQUEST_ID_LENGTH_MAX} characters`,
+      { field: 'requestId', max: ORDER_ENTRY_REQUEST_ID_LENGTH_MAX })
+  }
+}
+
+/** An order request parsed, or its parse error (the service answers it in the order's place). */
+export function orderOrError(request: OrderRequest, trader: Trader): SignedOrder | PredexError {
+  try {
+    return signedOrderOf(request, trader)
+  } catch (error) {
+    if (error instanceof PredexError) return error
+    throw error
+  }
+}
+
+/** The service's cancel request of a cancel action (ids checked as REST checks them). */
+export function cancelRequestOf(action: Exclude<TradingAction, { case: 'place' | 'placeBatch' }>): CancelRequest {
+  switch (action.case) {
+    case 'cancel': return { kind: 'cancel', orderId: orderIdOf(action.value.orderId, 'orderId') }
+    case 'cancelMany':
+      return { kind: 'cancelMany', orderIds: action.value.orderIds.map((id) => orderIdOf(id, 'orderIds')) }
+    case 'cancelByClientIds': return { kind: 'cancelByClientIds', clientOrderIds: action.value.clientOrderIds }
+    case 'cancelAll': return { kind: 'cancelAll' }
+    case 'cancelMarket': {
+      const { market, assetId } = action.value
+      return { kind: 'cancelMarket', market: market === '' ? null : market,
+        tokenId: assetId === '' ? null : tokenIdOf(assetId, 'assetId') }
+    }
+  }
+}
+
+/** The acknowledgement of one order: placed, a repeat of a live client order id, or refused. */
+export function orderAckOf(entry: BatchEntry, seq: number,
+  clientOrderId: string): MessageInitShape<typeof OrderAckSchema> {
+  if (entry.ok) {
+    const placement = placementMessage(entry.placement, seq)
+    return { orderId: placement.orderId, clientOrderId: placement.clientOrderId, status: placement.status,
+      makingAmount: placement.makingAmount, takingAmount: placement.takingAmount, fee: placement.fee,
+      tradeIds: placement.tradeIds }
+  }
+  const duplicate = clientOrderIdDuplicateOf(entry.error)
+  if (duplicate !== null) {
+    return { orderId: duplicate.orderId, clientOrderId: duplicate.clientOrderId, status: duplicate.status,
+      duplicate: true, error: errorDetailOf(entry.error) }
+  }
+  return { orderId: entry.orderId, clientOrderId, error: errorDetailOf(entry.error) }
+}
+
+export function placedResponse(requestId: string, outcome: OrderOutcome, clientOrderId: string,
+  rateLimit: RateLimitInit | undefined): SessionResponseInit {
+  return { requestId, engineSeq: BigInt(outcome.seq), rateLimit,
+    result: { case: 'order', value: orderAckOf(outcome.entry, outcome.seq, clientOrderId) } }
+}
+
+export function batchResponse(requestId: string, outcome: BatchOutcome, clientOrderIds: readonly string[],
+  rateLimit: RateLimitInit | undefined): SessionResponseInit {
+  const orders = outcome.entries.map((entry, i) => orderAckOf(entry, outcome.seq, clientOrderIds[i] ?? ''))
+  return { requestId, engineSeq: BigInt(outcome.seq), rateLimit, result: { case: 'batch', value: { orders } } }
+}
+
+export function canceledResponse(requestId: string, outcome: CancelOutcome,
+  rateLimit: RateLimitInit | undefined): SessionResponseInit {
+  return { requestId, engineSeq: BigInt(outcome.seq), rateLimit,
+    result: { case: 'canceled', value: cancelResultMessage(outcome, outcome.seq) } }
+}
+
+export function errorResponse(requestId: string, error: PredexError,
+  rateLimit: RateLimitInit | undefined = undefined): SessionResponseInit {
+  return { requestId, rateLimit, result: { case: 'error', value: errorDetailOf(error) } }
+}
+
+export type RateLimitInit = MessageInitShape<typeof RateLimitStateSchema>
+
+export function rateLimitOf(budget: BudgetState | null): RateLimitInit | undefined {
+  return budget === null ? undefined : { remaining: budget.remaining, limit: budget.limit, resetMs: budget.resetMs }
+}

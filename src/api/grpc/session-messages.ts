@@ -21,6 +21,7 @@ import { orderIdOf, tokenIdOf } from '../wire.js'
 import type { Rate } from './call.js'
 import { cancelResultMessage, placementMessage, signedOrderOf } from './messages.js'
 import { errorDetailOf } from './status.js'
+import { RATES as TRADING_RATES } from './trading.js'
 
 export type SessionResponseInit = MessageInitShape<typeof SessionResponseSchema>
 export type Action = Exclude<SessionRequest['action'], { case: undefined }>
@@ -28,13 +29,13 @@ export type TradingAction = Exclude<Action, { case: 'open' | 'ping' | 'close' }>
 
 /** Each trading request draws on the budget of its REST route (the same bucket: one budget for both faces). */
 export const RATES: Readonly<Record<TradingAction['case'], Rate>> = {
-  place: { bucket: 'POST /order', rule: 'order' },
-  placeBatch: { bucket: 'POST /orders', rule: 'batch' },
-  cancel: { bucket: 'DELETE /order', rule: 'cancel' },
-  cancelMany: { bucket: 'DELETE /orders', rule: 'batch' },
-  cancelByClientIds: { bucket: 'DELETE /orders', rule: 'batch' },
-  cancelAll: { bucket: 'DELETE /cancel-all', rule: 'cancelAll' },
-  cancelMarket: { bucket: 'DELETE /cancel-market-orders', rule: 'cancelAll' },
+  place: TRADING_RATES.order,
+  placeBatch: TRADING_RATES.batch,
+  cancel: TRADING_RATES.cancel,
+  cancelMany: TRADING_RATES.cancelMany,
+  cancelByClientIds: TRADING_RATES.cancelMany,
+  cancelAll: TRADING_RATES.cancelAll,
+  cancelMarket: TRADING_RATES.cancelMarket,
 }
 
 const SCOPES: ReadonlyMap<number, CancelScope> = new Map([

@@ -22,8 +22,8 @@ import { cancelResultMessage, listedOrderMessage, orderMessage, placementMessage
   from './messages.js'
 import { errorDetailOf } from './status.js'
 
-/** REST's budgets of the same use cases (src/api/rest/routes/trading.ts). */
-const RATES = {
+/** REST's budgets of the same use cases (src/api/rest/routes/trading.ts); the order-entry session's too. */
+export const RATES = {
   order: { bucket: 'POST /order', rule: 'order' },
   batch: { bucket: 'POST /orders', rule: 'batch' },
   verify: { bucket: 'POST /order/verify', rule: 'order' },

@@ -77,22 +77,24 @@ function budget(ratePerSecond: number, seconds: number): number {
 
 /**
  * Not measured: the pool threads build their tables and one per hot signer on first use, and the
- * channels and sessions connect. Resolves with REST's rate once warm (the warm-up's last part).
+ * channels and sessions connect. Resolves with REST's rate once warm (a short closed loop after
+ * the tables are built), which sizes the first phase's orders.
  */
 async function warmUp(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
   sessions: readonly BenchSession[], settings: Settings): Promise<number> {
-  const resting: SignedFor[] = []
-  const restCount = settings.quick ? 200 : 400
+  const coldCount = settings.quick ? 200 : 400
+  const warmCount = settings.quick ? 600 : 1_000
   const grpcCount = 6 * TRADERS
-  const orders = signer.sign(restCount + 2 * grpcCount)
-  const rest = (from: number, to: number): Promise<LoadResult> => closedLoop(server.restPort, REST_CONNECTIONS, 60,
-    orderSource(orders.slice(from, to), resting), to - from)
-  const cold = await rest(0, restCount / 2)
-  const warm = await rest(restCount / 2, restCount)
-  await unaryClosedLoop(transports, 2, 60, orders.slice(restCount, restCount + grpcCount), resting)
-  await pipelined(sessions, 2, 60, placeWork(orders.slice(restCount + grpcCount), resting))
-  log(`warm-up: ${cold.requests + warm.requests} REST orders in ${(cold.seconds + warm.seconds).toFixed(1)} s ` +
-    `(${Math.round(warm.perSecond)}/s once warm), then unary and stream placements`)
+  const orders = signer.sign(coldCount + warmCount + 2 * grpcCount)
+  const rest = (from: number, to: number, seconds: number): Promise<LoadResult> => closedLoop(server.restPort,
+    REST_CONNECTIONS, seconds, orderSource(orders.slice(from, to), []), to - from)
+  const cold = await rest(0, coldCount, 60)
+  const warm = await rest(coldCount, coldCount + warmCount, 1)
+  const grpcFirst = coldCount + warmCount
+  await unaryClosedLoop(transports, 2, 60, orders.slice(grpcFirst, grpcFirst + grpcCount), [])
+  await pipelined(sessions, 2, 60, placeWork(orders.slice(grpcFirst + grpcCount), []))
+  log(`warm-up: ${cold.requests} REST orders in ${cold.seconds.toFixed(1)} s, then ${warm.requests} at ` +
+    `${Math.round(warm.perSecond)}/s, then unary and stream placements`)
   return warm.perSecond
 }
 
@@ -109,7 +111,7 @@ async function intake(server: BenchServer, signer: Signer, transports: readonly 
   sessions: readonly BenchSession[], settings: Settings, warmRate: number):
   Promise<{ rest: LoadResult; unary: LoadResult; stream: LoadResult; resting: SignedFor[] }> {
   const { seconds, window } = settings
-  const restOrders = signer.sign(budget(warmRate * 1.5, seconds))
+  const restOrders = signer.sign(budget(warmRate * 1.3, seconds))
   const rest = await closedLoop(server.restPort, REST_CONNECTIONS, seconds, orderSource(restOrders, []),
     restOrders.length)
   log(`REST POST /order, closed loop (${REST_CONNECTIONS} connections): ${describe(rest)}`)

@@ -1,0 +1,85 @@
+/**
+ * `npm run demo:maker` against a Predex with the demo markets: the maker (a child process, the
+ * build when it is fresh, else the sources) funds a new wallet through the REST SDK, quotes a bid
+ * and an ask on both outcomes of every active market over its order-entry session, reports a
+ * fill when a taker buys from it, and on SIGINT exits 0 after dropping the session without
+ * `close`, so that the server's cancel on disconnect leaves none of its orders open.
+ */
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { decimalText } from '../../src/client/decimal.js'
+import { freshCompiled, ROOT } from '../compiled.js'
+import { placeLimit, startServer, USDC } from '../rest-harness.js'
+
+const WAIT_MS = 30_000
+
+const server = await startServer({ argv: ['--demo'] })
+t.teardown(() => server.stop())
+const read = server.predex.context.read
+const markets = [...read.markets.values()].filter((market) => market.status === 'Active')
+t.equal(markets.length, 3, 'the demo set: three active markets')
+
+const compiled = freshCompiled('scripts/demo-maker.js', ['src', 'scripts'])
+const entry = compiled !== null ? [compiled] : ['--import', '@tapjs/typescript/import', join(ROOT, 'scripts/demo-maker.ts')]
+const child = spawn(process.execPath, [...entry, '--rest', server.base, '--grpc', `127.0.0.1:${server.predex.grpcPort}`,
+  '--duration-sec', '120'], { cwd: ROOT, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' },
+  stdio: ['ignore', 'pipe', 'pipe'] })
+const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+t.teardown(() => {
+  if (child.exitCode === null) child.kill('SIGKILL')
+})
+let output = ''
+child.stdout.setEncoding('utf8').on('data', (text: string) => { output += text })
+child.stderr.setEncoding('utf8').on('data', (text: string) => { output += text })
+
+/** Polls `check` every 100 ms until it answers a value, or fails after `ms`. */
+async function until<T>(check: () => T | null | undefined, what: string, ms = WAIT_MS): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = check()
+    if (value !== null && value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the maker printed:\n${output}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+const ordersOf = (address: string) => (read.ordersByMaker.get(address) ?? []).map((id) => read.orders.get(id)!)
+
+t.test('it quotes both outcomes of every active market, reports a fill, and Ctrl-C cancels its orders',
+  async (t) => {
+    const address = await until(() => /wallet (0x[0-9a-fA-F]{40})/.exec(output)?.[1]?.toLowerCase(), 'the wallet')
+    const quoting = await until(() => {
+      const live = ordersOf(address).filter((order) => order.status === 'LIVE')
+      const covered = markets.every((market) => [market.yesTokenId, market.noTokenId].every((tokenId) =>
+        ['BUY', 'SELL'].every((side) => live.some((order) => order.tokenId === tokenId && order.side === side))))
+      return covered ? live : null
+    }, 'a bid and an ask on both outcomes of every market')
+    t.ok(quoting.length >= 12, `${quoting.length} live quotes`)
+    t.match(output, /QUOTE/, 'it prints its quotes')
+
+    const ask = quoting.find((order) => order.tokenId === markets[0]!.yesTokenId && order.side === 'SELL')!
+    const taker = await server.trader(1_000 * USDC)
+    const price = decimalText({ units: BigInt(ask.priceMicros), scale: 6 })
+    const bought = await placeLimit(server, taker, markets[0]!, { side: 'BUY', price, size: '5' }, 'FAK')
+    t.equal(bought.status, 200, `a taker buys 5 Yes at the maker's ask ${price}`)
+    await until(() => (/FILL/.test(output) ? true : null), 'the fill line')
+    // Its Yes ask, or (a mint) its No bid at the complement: the maker sold Yes or bought No.
+    t.match(output, /FILL .* (SELL Yes|BUY No) 5 @ .* pos Yes .* P&L /, 'it prints the fill with its position and P&L')
+
+    // What rests when Ctrl-C comes: after it the maker sends nothing, so only the server can cancel these.
+    const resting = await until(() => {
+      const live = ordersOf(address).filter((order) => order.status === 'LIVE')
+      return live.length >= 12 ? live : null
+    }, 'the quotes after the fill')
+    child.kill('SIGINT')
+    const code = await until(() => child.exitCode, 'the maker to exit after SIGINT', 15_000)
+    t.equal(code, 0, 'Ctrl-C: exit 0')
+    t.equal(await exited, 0)
+    t.match(output, /STOP .*cancel on disconnect/, 'it says cancel on disconnect does the cleanup')
+    await until(() => (ordersOf(address).every((order) => order.status !== 'LIVE') ? true : null),
+      'every order of the maker to end', 10_000)
+    t.same(resting.map((order) => read.orders.get(order.orderId)!.status), resting.map(() => 'CANCELED'),
+      `the ${resting.length} quotes resting at Ctrl-C ended CANCELED`)
+    t.match(output, /DONE +(\d+)\/\1 quotes canceled by the server/, 'and the maker saw each cancel on its user stream')
+  })

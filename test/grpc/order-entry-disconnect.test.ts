@@ -8,13 +8,14 @@
  */
 import t from 'tap'
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { createInterface } from 'node:readline'
 import { create, toBinary } from '@bufbuild/protobuf'
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { GrpcTransport } from '../../src/client/grpc/transport.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 import { ApiCode, ServiceCode } from '../../src/errors.js'
-import { GRPC_STREAMS_PER_KEY_MAX } from '../../src/limits.js'
+import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, GRPC_STREAMS_PER_KEY_MAX } from '../../src/limits.js'
 import { CancelOnDisconnect } from '../../src/gen/predex/v1/order_entry_pb.js'
 import { OrderRequestSchema } from '../../src/gen/predex/v1/trading_pb.js'
 import { placeLimit, startServer, USDC, type TestServer, type Trader } from '../rest-harness.js'
@@ -94,6 +95,32 @@ t.test('scope SESSION, client process killed: only the orders placed on the sess
     'the session\'s orders canceled')
   t.pass('the session\'s two orders canceled')
   t.equal(statusOf(server, viaRest), 'LIVE', 'the REST order of the same key stays')
+})
+
+t.test('more open orders than one cancel command takes: canceled in commands of CANCEL_IDS_MAX', async (t) => {
+  const trader = await server.trader(10_000 * USDC)
+  const market = await server.createMarket()
+  const count = CANCEL_IDS_MAX + 100
+  const orderIds = Array.from({ length: count }, () => `0x${randomBytes(32).toString('hex')}`)
+  // Straight to the engine (the session's placement path is tested elsewhere; these only need to rest).
+  const batches: Promise<unknown>[] = []
+  for (let i = 0; i < count; i += BATCH_ORDERS_MAX) {
+    batches.push(server.command({ kind: 'placeOrders', orders: orderIds.slice(i, i + BATCH_ORDERS_MAX).map((orderId) => ({
+      orderId, owner: trader.credentials.apiKey, maker: trader.address, signer: trader.address,
+      tokenId: market.yesTokenId, side: 'BUY' as const, makerAmountMicros: USDC, takerAmountMicros: 5 * USDC,
+      expirationSec: 0, feeRateBps: 0, timeInForce: 'GTC' as const, postOnly: false, clientOrderId: '' })) }))
+  }
+  await Promise.all(batches)
+  t.ok(orderIds.every((id) => statusOf(server, id) === 'LIVE'), `${count} orders rest`)
+  const session = new TestSession(transport, signerOf(trader))
+  await session.open(CancelOnDisconnect.KEY)
+  session.call.cancel()
+  await eventually(() => orderIds.every((id) => statusOf(server, id) === 'CANCELED'), CANCEL_WITHIN_MS,
+    'all canceled')
+  t.pass(`all ${count} canceled`)
+  await eventually(() => logged.some((line) => line.includes(trader.credentials.apiKey) &&
+    line.includes(`canceled ${count} of ${count}`)), 5_000, 'the log line')
+  t.pass('logged')
 })
 
 t.test('a clean close cancels nothing', async (t) => {

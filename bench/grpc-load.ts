@@ -165,8 +165,9 @@ export async function fanOut(transports: readonly GrpcTransport[], subscribers: 
     const start = performance.now()
     const sourced = await source()
     await drained(streams)
-    const seconds = (Math.max(...streams.map((s) => s.lastAtMs)) - start) / 1000
     const delivered = streams.reduce((sum, s) => sum + s.updates, 0)
+    // From the first request of the source to the last update delivered (the source's time if none came).
+    const seconds = delivered === 0 ? sourced.seconds : (Math.max(...streams.map((s) => s.lastAtMs)) - start) / 1000
     const perSubscriber = Math.max(...streams.map((s) => s.updates))
     return { subscribers, sourceUpdatesPerSecond: perSubscriber / seconds, deliveredPerSecond: delivered / seconds,
       delivered, gaps: streams.reduce((sum, s) => sum + s.gaps, 0), seconds, source: sourced }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the bench suite of ../shared/spec/benchmarks.md, one workload after another,
  * each in its own process (so none inherits another's heap or threads): the engine alone
- * (workload 1), the engine host (2 and 6), signature verification (3), REST end to end (4).
+ * (workload 1), the engine host (2 and 6), signature verification (3), REST end to end (4), gRPC end
+ * to end (5).
  * Their progress streams through; their figures are collected into bench/results/summary.md and
  * summary.json, with every target of benchmarks.md marked met or NOT met. Each workload's own
  * report (bench/results/<workload>.md where it writes one) has its details.

@@ -4,9 +4,10 @@
  * approves the exchange through the gasless relay, creates API credentials and splits USDC into
  * Yes and No shares of each market (so it can offer both), all with the REST SDK; then it opens
  * an order-entry session with cancel on disconnect (SESSION) and a dead-man timer, and quotes a
- * bid and an ask on both outcomes of every active market (src/scripts/demo-maker/maker.ts),
+ * bid and an ask on both outcomes of every active market (scripts/demo-maker/maker.ts),
  * printing a line per action. Ctrl-C drops the session without `close`: the server cancels the
- * quotes, and the maker shows the cancels arriving on its user stream before it exits 0.
+ * quotes, and the maker shows the cancels arriving on its user stream before it exits 0 (npm,
+ * which gets the Ctrl-C too, reports 130 for an interrupted `npm run` whatever its script did).
  *
  *   npm run demo:maker -- [--rest http://127.0.0.1:8080] [--grpc 127.0.0.1:9090] [--duration-sec N]
  *     [--key 0x<private key>] [--size 10] [--edge-ticks 2] [--markets 20] [--chain-id 80002]

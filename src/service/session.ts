@@ -119,7 +119,7 @@ export class TradingSession {
     ).then((outcome) => {
       this.remember([outcome.entry])
       return outcome
-    }, (error: unknown): OrderOutcome => ({ seq: 0, entry: { ok: false, error: asPredexError(error), orderId: '' } })))
+    }, (error: unknown): OrderOutcome => ({ seq: 0, entry: { ok: false, error: this.refusal(error), orderId: '' } })))
   }
 
   /** Places a batch, each order on its own (as trading.placeOrders); throws when the whole batch is refused. */
@@ -214,15 +214,17 @@ export class TradingSession {
     return answer
   }
 
+  /** A refusal as the client sees it; anything but a catalogue error is a bug: logged, and INTERNAL. */
+  private refusal(error: unknown): PredexError {
+    if (error instanceof PredexError) return error
+    this.log(`order entry: ${(error as Error).stack ?? error}`)
+    return new PredexError(ApiCode.INTERNAL, 'internal error')
+  }
+
   private deadManFired(): void {
     this.deadMan = null
     this.log(`order entry: the dead-man timer of a session of key ${this.trader.apiKey} fired ` +
       `(no request for ${this.settings.deadManMs} ms)`)
     this.onDeadMan()
   }
-}
-
-function asPredexError(error: unknown): PredexError {
-  if (error instanceof PredexError) return error
-  return new PredexError(ApiCode.INTERNAL, (error as Error).message)
 }

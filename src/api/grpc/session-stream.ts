@@ -188,7 +188,10 @@ export class SessionStream {
    * status, the slot and the listeners.
    */
   private end(how: SessionEnd, error: PredexError | null): Promise<void> {
-    if (this.ended === null) this.ended = this.finish(how, error)
+    if (this.ended === null) {
+      this.ended = this.finish(how, error)
+        .catch((failure: unknown) => this.face.log(`order entry: ${(failure as Error).stack ?? failure}`))
+    }
     return this.ended
   }
 
@@ -196,11 +199,15 @@ export class SessionStream {
     this.call.off('data', this.onData)
     this.call.off('end', this.onHalfClose)
     this.call.off('cancelled', this.onCancelled)
-    await this.answered
-    await this.session.end(this.closeRead ? CLOSED : how)
-    if (error !== null && !this.closeRead) this.writer.fail(error)
-    else this.writer.end()
-    this.onEnd()
+    try {
+      await this.answered
+      await this.session.end(this.closeRead ? CLOSED : how)
+    } finally {
+      // Whatever happened above, the stream gets its status and the key its slot back.
+      if (error !== null && !this.closeRead) this.writer.fail(error)
+      else this.writer.end()
+      this.onEnd()
+    }
   }
 }
 

@@ -176,7 +176,7 @@ t.test('pings keep the dead-man timer from firing', async (t) => {
   await session.ask({ case: 'place', value: request })
   for (let i = 0; i < 10; i++) {
     await new Promise((resolve) => setTimeout(resolve, 300))
-    t.equal((await session.ask({ case: 'ping', value: {} })).result.case, 'pong') || t.bailout()
+    if (!t.equal((await session.ask({ case: 'ping', value: {} })).result.case, 'pong')) t.bailout()
   }
   t.equal(statusOf(server, signed.orderId), 'LIVE', 'three seconds of pings: still live')
   t.equal(await session.close(), null)

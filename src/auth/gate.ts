@@ -3,7 +3,7 @@
  * extracts what the client presented (headers, the signed message, a credential in a first
  * message) and the client's address, and asks the gate; the gate answers with the identity or
  * throws a catalogue error (401 with its AuthCode, 429 RATE_LIMITED with `retryAfterSeconds`).
- * It knows no transport: REST and the WebSocket user channel use it, gRPC will.
+ * It knows no transport: REST, the WebSocket user channel and gRPC use it.
  *
  * Order of the checks, so that abuse costs the abuser and not the server: a (client address,
  * claimed identity) pair that failed too often is refused before any check; L1 requests count

@@ -51,6 +51,15 @@ function tokensAt(bucket: Bucket, capacity: number, windowMs: number, nowMs: num
   return Math.min(capacity, bucket.tokens + (Math.max(0, nowMs - bucket.updatedMs) * capacity) / windowMs)
 }
 
+/**
+ * Whole seconds from `nowMs` to `untilMs`, rounded up. The difference is rounded to whole
+ * milliseconds first: monotonic times are fractional, and (t + 60 000) - t can come out as
+ * 60 000.00000000001 in doubles, which a plain ceiling turns into 61 s.
+ */
+function secondsUntil(untilMs: number, nowMs: number): number {
+  return Math.ceil(Math.round(untilMs - nowMs) / 1000)
+}
+
 export class RateLimiter {
   private readonly entries = new Map<string, Entry>()
 
@@ -62,7 +71,7 @@ export class RateLimiter {
    */
   take(key: string, rule: RateRule, nowMs: number): number | null {
     const entry = this.entryOf(key, rule, nowMs)
-    if (entry.blockedUntilMs > nowMs) return Math.ceil((entry.blockedUntilMs - nowMs) / 1000)
+    if (entry.blockedUntilMs > nowMs) return secondsUntil(entry.blockedUntilMs, nowMs)
     refill(entry.burst, rule.burst, rule.burstWindowMs, nowMs)
     let wait = waitMs(entry.burst, rule.burst, rule.burstWindowMs)
     if (entry.sustained !== null) {
@@ -102,7 +111,7 @@ export class RateLimiter {
   blockedFor(key: string, nowMs: number): number | null {
     const entry = this.entries.get(key)
     if (entry === undefined || entry.blockedUntilMs <= nowMs) return null
-    return Math.ceil((entry.blockedUntilMs - nowMs) / 1000)
+    return secondsUntil(entry.blockedUntilMs, nowMs)
   }
 
   /** Blocks `key` until `untilMs` (every take answers with the time left). */

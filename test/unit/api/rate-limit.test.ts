@@ -3,8 +3,8 @@
  * budget, Retry-After, blocking, and the bound on remembered keys.
  */
 import t from 'tap'
-import { RateLimiter } from '../../../src/auth/rate-limit.js'
-import { RATE_RULES, type RateRule } from '../../../src/limits.js'
+import { authFailureKey, RateLimiter } from '../../../src/auth/rate-limit.js'
+import { AUTH_FAILURE_BLOCK_MS, RATE_RULES, type RateRule } from '../../../src/limits.js'
 
 const BURST_3_PER_SEC: RateRule = { burst: 3, burstWindowMs: 1_000 }
 const WITH_SUSTAINED: RateRule = { burst: 3, burstWindowMs: 1_000, sustained: 4, sustainedWindowMs: 60_000 }
@@ -74,4 +74,18 @@ t.test("the rules mirror Polymarket's published limits and are well formed", asy
     t.ok(rule.burst > 0 && rule.burstWindowMs > 0, `${name}: a positive burst`)
     if (rule.sustained !== undefined) t.ok(rule.sustained / rule.sustainedWindowMs! <= rule.burst / rule.burstWindowMs, `${name}: sustained below burst rate`)
   }
+})
+
+t.test('a block of 60 s answers 60 s at its start, whatever the clock reads (no floating-point 61)', (t) => {
+  // 12100.274 + 60000 - 12100.274 is 60000.00000000001 in doubles: a seconds ceiling of the raw
+  // difference said 61 (test/contract/rest-rate-limits.test.ts saw it under load).
+  const nowMs = 12100.274
+  const limiter = new RateLimiter()
+  const key = authFailureKey('127.0.0.1', 'key')
+  limiter.block(key, RATE_RULES.authFailure, nowMs + AUTH_FAILURE_BLOCK_MS, nowMs)
+  t.equal(limiter.blockedFor(key, nowMs), AUTH_FAILURE_BLOCK_MS / 1000, 'blockedFor')
+  t.equal(limiter.take(key, RATE_RULES.authFailure, nowMs), AUTH_FAILURE_BLOCK_MS / 1000, 'take')
+  t.equal(limiter.blockedFor(key, nowMs + 0.5), AUTH_FAILURE_BLOCK_MS / 1000, 'half a millisecond later: still 60')
+  t.equal(limiter.blockedFor(key, nowMs + 1_000), AUTH_FAILURE_BLOCK_MS / 1000 - 1, 'a second later: 59')
+  t.end()
 })

@@ -2,7 +2,8 @@
  * The gRPC server itself: it listens beside REST, answers the standard health check (SERVING while
  * up, and the services by name), lists predex.v1's services through server reflection as
  * grpcurl does (grpc.reflection.v1, list_services then file_containing_symbol), and answers a
- * method it does not have with UNIMPLEMENTED.
+ * method it does not have with UNIMPLEMENTED; bytes that are not the message are INVALID_ARGUMENT, an
+ * oversized request RESOURCE_EXHAUSTED, a passed deadline DEADLINE_EXCEEDED.
  */
 import t from 'tap'
 import { credentials, loadPackageDefinition, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js'
@@ -10,6 +11,7 @@ import { loadSync } from '@grpc/proto-loader'
 import { protoPath as healthProtoPath } from 'grpc-health-check'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { GRPC_RECEIVE_MESSAGE_BYTES_MAX } from '../../src/limits.js'
 import { startServer } from '../rest-harness.js'
 
 const server = await startServer()
@@ -65,4 +67,37 @@ t.test('a method the server does not have is UNIMPLEMENTED', async (t) => {
   const error = await new Promise<ServiceError>((resolve) => client.makeUnaryRequest('/predex.v1.Nothing/Here',
     (x: Buffer) => x, (x: Buffer) => x, Buffer.alloc(0), (e) => resolve(e!)))
   t.equal(error.code, status.UNIMPLEMENTED)
+})
+
+/** A unary call of raw bytes to `path`; resolves with the ServiceError (or null on success). */
+function rawCall(path: string, bytes: Buffer, deadline?: number): Promise<ServiceError | null> {
+  const client = new (loadPackageDefinition(loadSync(healthProtoPath, {})) as any).grpc.health.v1.Health(
+    target, credentials.createInsecure()) as AnyClient
+  return new Promise((resolve) => client.makeUnaryRequest(path, (x: Buffer) => x, (x: Buffer) => x, bytes,
+    new Metadata(), deadline === undefined ? {} : { deadline }, (error) => {
+      client.close()
+      resolve(error)
+    }))
+}
+
+t.test('bytes that are not the request message: INVALID_ARGUMENT with the catalogue code, never INTERNAL', async (t) => {
+  // Field 1 as a varint where GetBookRequest.token_id is a string: not a GetBookRequest.
+  const error = await rawCall('/predex.v1.MarketDataService/GetBook', Buffer.from([0x08, 0x01]))
+  t.equal(error?.code, status.INVALID_ARGUMENT)
+  t.equal(error?.metadata.get('predex-code')[0], 'BAD_REQUEST')
+  t.ok((error?.metadata.get('grpc-status-details-bin') ?? []).length === 1, 'with google.rpc.Status details')
+})
+
+t.test('a request over the message size limit is refused before any handler: RESOURCE_EXHAUSTED', async (t) => {
+  const error = await rawCall('/predex.v1.MarketDataService/GetBook',
+    Buffer.alloc(GRPC_RECEIVE_MESSAGE_BYTES_MAX + 1024, 0))
+  t.equal(error?.code, status.RESOURCE_EXHAUSTED)
+  const healthy = await rawCall('/predex.v1.MarketDataService/ListMarkets', Buffer.alloc(0))
+  t.equal(healthy, null, 'the server answers the next call')
+})
+
+t.test('a call whose deadline has passed ends DEADLINE_EXCEEDED; the server goes on', async (t) => {
+  const error = await rawCall('/predex.v1.MarketDataService/ListMarkets', Buffer.alloc(0), Date.now() - 1)
+  t.equal(error?.code, status.DEADLINE_EXCEEDED)
+  t.equal(await rawCall('/predex.v1.MarketDataService/ListMarkets', Buffer.alloc(0)), null)
 })

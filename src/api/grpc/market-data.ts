@@ -13,26 +13,21 @@ import { cachedBook } from '../book-cache.js'
 import { bookSummary, nativeMarket, tickText } from '../format.js'
 import { candleRows, checkBatchLength, lastTradeText, midpointText, priceText, quoteSideOf, spreadText, tokenOf }
   from '../market-query.js'
-import { limitOf, optionalInteger, page, tokenIdOf } from '../wire.js'
+import { tokenIdOf } from '../wire.js'
+import type { PageRequest } from '../../gen/predex/v1/common_pb.js'
 import type { GrpcFace } from './call.js'
 import { unaryService } from './call.js'
+import { pageOf, secondsOf } from './query.js'
 import { bookMessage, candleMessage, intervalText, marketMessage, optional, quoteSideText, sideMessage }
   from './market-messages.js'
-
-/** An optional int64 (unix seconds) as REST's query integer: a negative or huge one is refused as REST refuses it. */
-function secondsOf(value: bigint | undefined, field: string): number | null {
-  return optionalInteger(value === undefined ? null : String(value), field)
-}
 
 function bookOfToken(context: ServiceContext, tokenId: string, unified: boolean) {
   return { book: bookMessage(cachedBook(context, tokenOf(context, tokenId).tokenId, unified).summary) }
 }
 
-function listMarkets(context: ServiceContext, limitAsked: number, cursor: string) {
-  const limit = limitOf(limitAsked === 0 ? null : String(limitAsked))
-  const { data, nextCursor } = page(allMarkets(context), cursor, limit)
-  return { limit, count: data.length, nextCursor,
-    data: data.map((market) => marketMessage(nativeMarket(context.read, market))) }
+function listMarkets(context: ServiceContext, request: PageRequest | undefined) {
+  const { data, ...rest } = pageOf(allMarkets(context), request)
+  return { ...rest, data: data.map((market) => marketMessage(nativeMarket(context.read, market))) }
 }
 
 function books(context: ServiceContext, tokenIds: readonly string[]) {
@@ -46,7 +41,7 @@ export function marketDataService(face: GrpcFace): UntypedServiceImplementation 
   const context = face.context
   return unaryService(face, MarketDataService, {
     listMarkets: { auth: 'none',
-      handle: (request) => listMarkets(context, request.page?.limit ?? 0, request.page?.nextCursor ?? '') },
+      handle: (request) => listMarkets(context, request.page) },
     getMarket: { auth: 'none',
       handle: (request) => ({ market: marketMessage(nativeMarket(context.read, marketById(context, request.market))) }),
     },

@@ -16,8 +16,9 @@ import type { SignedOrder } from '../../service/signed-order.js'
 import * as trading from '../../service/trading.js'
 import type { BatchEntry, Trader } from '../../service/trading.js'
 import { VERIFY_NOTE } from '../format.js'
-import { limitOf, optionalInteger, orderIdOf, page, tokenIdOf } from '../wire.js'
+import { orderIdOf, tokenIdOf } from '../wire.js'
 import { unaryService, type GrpcFace, type Rate } from './call.js'
+import { orNull, pageOf, secondsOf } from './query.js'
 import { cancelResultMessage, listedOrderMessage, orderMessage, placementMessage, signedOrderOf, tradeMessage }
   from './messages.js'
 import { errorDetailOf } from './status.js'
@@ -47,24 +48,6 @@ function signedOrError(request: OrderRequest | undefined, trader: Trader): Signe
     if (error instanceof PredexError) return error
     throw error
   }
-}
-
-/** A proto page as REST's: limit 0 (the proto's absent) is the default; any other is limitOf's, as REST's text. */
-function pageOf<T>(items: readonly T[], request: PageRequest | undefined) {
-  const limitAsked = request?.limit ?? 0
-  const limit = limitOf(limitAsked === 0 ? null : String(limitAsked))
-  const { data, nextCursor } = page(items, request?.nextCursor ?? '', limit)
-  return { limit, count: data.length, nextCursor, data }
-}
-
-/** '' (the proto's absent string) as REST's absent query parameter. */
-function orNull(text: string): string | null {
-  return text === '' ? null : text
-}
-
-/** Unix seconds as REST's query integer: a negative one is refused as REST refuses it. */
-function secondsOf(value: bigint | undefined, field: string): number | null {
-  return optionalInteger(value === undefined ? null : String(value), field)
 }
 
 function entryMessage(entry: BatchEntry) {

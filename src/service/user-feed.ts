@@ -12,9 +12,12 @@
  * longer all retained (or the epoch is another, or the number was never given), it gets a gap
  * notice and a snapshot of the wallet's open orders at the current number instead.
  *
- * The epoch is chosen at random when the feed starts (a server start): numbers restart with it.
- * A wallet's number is kept for as long as the server runs, even when its updates are dropped,
- * so a number never repeats within an epoch.
+ * Epochs: each wallet's numbering has one, the feed's random id (chosen at start: numbers restart
+ * with a server start) and a generation. The feed remembers a wallet's number only while it keeps
+ * updates of the wallet or a stream follows it; a wallet forgotten (all its updates dropped, nobody
+ * following) is numbered from 1 again in a new epoch. So a number never repeats within an epoch,
+ * and the numbering's memory is bounded like the retention (USER_FEED_WALLETS_MAX) plus the open
+ * streams, instead of growing with every wallet that ever traded.
  *
  * A subscription belongs to an API key: when the key is revoked (a durable `apiKey` event), its
  * subscriptions are ended with AUTH_UNKNOWN_KEY.
@@ -32,6 +35,8 @@ import { openOrdersOf, type Trader } from './trading.js'
 interface Numbered {
   /** The wallet's sequence number of this update. */
   readonly seq: number
+  /** The epoch of `seq`: the wallet's numbering (see UserFeed). */
+  readonly epoch: string
   /** The journal sequence number of the command behind it. */
   readonly engineSeq: number
 }
@@ -96,11 +101,17 @@ interface Subscriber {
   readonly apiKey: string
 }
 
+interface Numbering {
+  seq: number
+  readonly epoch: string
+}
+
 export class UserFeed {
   /** Random per start: a client's numbers from another start cannot be resumed. */
-  readonly epoch = randomBytes(8).toString('hex')
-  /** Wallet -> its last number (kept while the server runs). */
-  private readonly seqByWallet = new Map<string, number>()
+  private readonly startId = randomBytes(8).toString('hex')
+  private generation = 0
+  /** Wallet -> its numbering, while the wallet has retained updates or subscribers. */
+  private readonly numbering = new Map<string, Numbering>()
   /** Wallet -> its retained updates, oldest first; the Map's order is least recently updated first. */
   private readonly retained = new Map<string, UserUpdate[]>()
   private retainedCount = 0
@@ -111,22 +122,30 @@ export class UserFeed {
   /** Follows `trader`'s wallet from `from`: see UserStart. */
   subscribe(trader: Trader, from: ResumePoint, sink: UserSink): UserSubscription {
     const address = trader.address
-    const seq = this.seqByWallet.get(address) ?? 0
-    const start = this.startOf(trader, from, seq)
+    const { seq, epoch } = this.numberingOf(address)
+    const start = this.startOf(trader, from, seq, epoch)
     const subscriber: Subscriber = { sink, apiKey: trader.apiKey }
     let subscribers = this.subscribers.get(address)
     if (subscribers === undefined) this.subscribers.set(address, subscribers = new Set())
     subscribers.add(subscriber)
     const unsubscribe = (): void => {
       const set = this.subscribers.get(address)
-      if (set?.delete(subscriber) === true && set.size === 0) this.subscribers.delete(address)
+      if (set?.delete(subscriber) === true && set.size === 0) {
+        this.subscribers.delete(address)
+        this.forgetIfIdle(address)
+      }
     }
-    return { epoch: this.epoch, seq, engineSeq: this.context.read.seq, start, unsubscribe }
+    return { epoch, seq, engineSeq: this.context.read.seq, start, unsubscribe }
   }
 
-  /** The wallet's current number (0 before its first update of this epoch). */
+  /** The wallet's current number (0 before its first update of this epoch, or once it is forgotten). */
   seqOf(address: string): number {
-    return this.seqByWallet.get(address) ?? 0
+    return this.numbering.get(address)?.seq ?? 0
+  }
+
+  /** Wallets whose numbering is remembered (for tests and metrics). */
+  get numberedWallets(): number {
+    return this.numbering.size
   }
 
   /** Retained updates in all (for tests and metrics). */
@@ -139,13 +158,13 @@ export class UserFeed {
     for (const outcome of outcomes) this.publishCommand(outcome.seq, outcome.events)
   }
 
-  private startOf(trader: Trader, from: ResumePoint, seq: number): UserStart {
+  private startOf(trader: Trader, from: ResumePoint, seq: number, epoch: string): UserStart {
     const snapshot = (gap: { oldestRetainedSeq: number } | null): UserStart => ({ kind: 'snapshot', gap,
       orders: openOrdersOf(this.context, trader, { orderId: null, market: null, tokenId: null }) })
     if (from.fromSeq === 0) return snapshot(null)
     const kept = this.retained.get(trader.address) ?? []
     const oldestRetainedSeq = kept[0]?.seq ?? 0
-    if (from.epoch !== this.epoch || from.fromSeq > seq) return snapshot({ oldestRetainedSeq })
+    if (from.epoch !== epoch || from.fromSeq > seq) return snapshot({ oldestRetainedSeq })
     if (from.fromSeq === seq) return { kind: 'replay', updates: [] }
     if (oldestRetainedSeq === 0 || from.fromSeq + 1 < oldestRetainedSeq) return snapshot({ oldestRetainedSeq })
     return { kind: 'replay', updates: kept.slice(from.fromSeq + 1 - oldestRetainedSeq) }
@@ -160,7 +179,7 @@ export class UserFeed {
         case 'orderAccepted': {
           const order = read.orders.get(event.orderId)
           if (order === undefined) break
-          this.add(order.maker, (seq) => ({ kind: 'order', seq, engineSeq, order, status: 'LIVE',
+          this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, order, status: 'LIVE',
             sizeMatchedMicros: 0, remainingMicros: order.originalSizeMicros, reason: null, tradeCount: 0 }))
           break
         }
@@ -168,7 +187,7 @@ export class UserFeed {
           const order = read.orders.get(event.orderId)
           if (order === undefined) break
           const tradeCount = tradesBefore(order, engineSeq, read.trades) + (tradesInCommand.get(order.orderId) ?? 0)
-          this.add(order.maker, (seq) => ({ kind: 'order', seq, engineSeq, order, status: event.status,
+          this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, order, status: event.status,
             sizeMatchedMicros: event.sizeMatchedMicros, remainingMicros: event.remainingMicros, reason: event.reason,
             tradeCount }))
           break
@@ -180,7 +199,7 @@ export class UserFeed {
             tradesInCommand.set(orderId, (tradesInCommand.get(orderId) ?? 0) + 1)
           }
           for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
-            this.add(address, (seq) => ({ kind: 'trade', seq, engineSeq, trade, address }))
+            this.add(address, (seq, epoch) => ({ kind: 'trade', seq, epoch, engineSeq, trade, address }))
           }
           break
         }
@@ -193,10 +212,10 @@ export class UserFeed {
   }
 
   /** Numbers an update of `address`, keeps it, and gives it to the wallet's subscribers. */
-  private add(address: string, updateOf: (seq: number) => UserUpdate): void {
-    const seq = (this.seqByWallet.get(address) ?? 0) + 1
-    this.seqByWallet.set(address, seq)
-    const update = updateOf(seq)
+  private add(address: string, updateOf: (seq: number, epoch: string) => UserUpdate): void {
+    const numbering = this.numberingOf(address)
+    numbering.seq += 1
+    const update = updateOf(numbering.seq, numbering.epoch)
     this.retain(address, update)
     for (const subscriber of this.subscribers.get(address) ?? []) subscriber.sink.update(update)
   }
@@ -216,7 +235,23 @@ export class UserFeed {
       const [oldest, updates] = this.retained.entries().next().value!
       this.retained.delete(oldest)
       this.retainedCount -= updates.length
+      this.forgetIfIdle(oldest)
     }
+  }
+
+  /** The wallet's numbering; a wallet not remembered starts a new epoch at 0. */
+  private numberingOf(address: string): Numbering {
+    let numbering = this.numbering.get(address)
+    if (numbering === undefined) {
+      numbering = { seq: 0, epoch: `${this.startId}-${this.generation++}` }
+      this.numbering.set(address, numbering)
+    }
+    return numbering
+  }
+
+  /** Forgets the wallet's numbering once nothing of it is kept and nobody follows it. */
+  private forgetIfIdle(address: string): void {
+    if (!this.retained.has(address) && !this.subscribers.has(address)) this.numbering.delete(address)
   }
 
   private endKey(address: string, apiKey: string): void {
@@ -225,7 +260,10 @@ export class UserFeed {
       this.subscribers.get(address)?.delete(subscriber)
       subscriber.sink.end(new PredexError(AuthCode.AUTH_UNKNOWN_KEY, 'the API key of this stream was revoked'))
     }
-    if (this.subscribers.get(address)?.size === 0) this.subscribers.delete(address)
+    if (this.subscribers.get(address)?.size === 0) {
+      this.subscribers.delete(address)
+      this.forgetIfIdle(address)
+    }
   }
 }
 

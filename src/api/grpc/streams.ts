@@ -187,7 +187,7 @@ export class Streams {
 
   private userUpdateMessage(update: UserUpdate): UserStreamResponse {
     if (update === this.lastUserUpdate) return this.lastUserMessage!
-    const numbers = { seq: BigInt(update.seq), epoch: this.users.epoch, engineSeq: BigInt(update.engineSeq) }
+    const numbers = { seq: BigInt(update.seq), epoch: update.epoch, engineSeq: BigInt(update.engineSeq) }
     const context = this.face.context
     const message = update.kind === 'order'
       ? create(UserStreamResponseSchema, { ...numbers,

@@ -268,7 +268,8 @@ export type UserStreamResponse = Message<"predex.v1.UserStreamResponse"> & {
   seq: bigint;
 
   /**
-   * Identifies the numbering (changes when the server restarts).
+   * Identifies the wallet's numbering: it changes when the server restarts, and when the wallet
+   * was forgotten (no update retained, no stream following it) and is numbered from 1 again.
    *
    * @generated from field: string epoch = 2;
    */

@@ -84,6 +84,8 @@ export class ReadModel {
   readonly ordersByMaker = new Map<string, string[]>()
   /** clientKeyOf(owner, client order id) -> the id of the owner's live order that has it. */
   private readonly liveByClientKey = new Map<string, string>()
+  /** Owner (API key) -> the ids of its live orders: bounded by the live orders, not by history. */
+  private readonly liveByOwner = new Map<string, Set<string>>()
   /** address (lower-case) -> trade ids (as taker or maker), oldest first. */
   readonly tradesByAddress = new Map<string, string[]>()
   readonly tokenStats = new Map<string, TokenStats>()
@@ -131,7 +133,7 @@ export class ReadModel {
         order.remainingMicros = event.remainingMicros
         order.reason = event.reason
         this.changedOrders.add(order.orderId)
-        if (event.status !== 'LIVE') this.forgetClientOrderId(order)
+        if (event.status !== 'LIVE') this.forgetLive(order)
         return
       }
       case 'trade': return this.onTrade(seq, event)
@@ -151,7 +153,7 @@ export class ReadModel {
       status: 'LIVE', reason: null, associateTrades: [] }
     this.orders.set(order.orderId, order)
     push(this.ordersByMaker, order.maker, order.orderId)
-    this.indexClientOrderId(order)
+    this.indexLive(order)
     this.changedOrders.add(order.orderId)
   }
 
@@ -165,13 +167,26 @@ export class ReadModel {
     return orderId === undefined ? undefined : this.orders.get(orderId)
   }
 
-  private indexClientOrderId(order: OrderRecord): void {
-    if (order.clientOrderId !== '' && order.status === 'LIVE') {
-      this.liveByClientKey.set(clientKeyOf(order.owner, order.clientOrderId), order.orderId)
-    }
+  /**
+   * The live orders of `owner` (an API key), oldest first: what an order-entry session's cancel on
+   * disconnect (scope key) cancels, found without walking the wallet's whole history.
+   */
+  liveOrdersOfOwner(owner: string): OrderRecord[] {
+    return [...this.liveByOwner.get(owner) ?? []].map((orderId) => this.orders.get(orderId)!)
   }
 
-  private forgetClientOrderId(order: OrderRecord): void {
+  private indexLive(order: OrderRecord): void {
+    if (order.status !== 'LIVE') return
+    let live = this.liveByOwner.get(order.owner)
+    if (live === undefined) this.liveByOwner.set(order.owner, live = new Set())
+    live.add(order.orderId)
+    if (order.clientOrderId === '') return
+    this.liveByClientKey.set(clientKeyOf(order.owner, order.clientOrderId), order.orderId)
+  }
+
+  private forgetLive(order: OrderRecord): void {
+    const live = this.liveByOwner.get(order.owner)
+    if (live?.delete(order.orderId) === true && live.size === 0) this.liveByOwner.delete(order.owner)
     if (order.clientOrderId === '') return
     const key = clientKeyOf(order.owner, order.clientOrderId)
     if (this.liveByClientKey.get(key) === order.orderId) this.liveByClientKey.delete(key)
@@ -341,7 +356,7 @@ export class ReadModel {
       const order = stored.clientOrderId === undefined ? { ...stored, clientOrderId: '' } : stored
       this.orders.set(order.orderId, order)
       push(this.ordersByMaker, order.maker, order.orderId)
-      this.indexClientOrderId(order)
+      this.indexLive(order)
     }
     const sortedTrades = [...trades].sort((a, b) => a.seq - b.seq || (a.tradeId < b.tradeId ? -1 : 1))
     for (const trade of sortedTrades) {

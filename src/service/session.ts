@@ -175,8 +175,7 @@ export class TradingSession {
     if (this.settings.cancelOnDisconnect === 'session') {
       return [...this.placedHere].filter((id) => this.context.read.orders.get(id)?.status === 'LIVE')
     }
-    return trading.openOrdersOf(this.context, this.trader, { orderId: null, market: null, tokenId: null })
-      .filter((order) => order.owner === this.trader.apiKey).map((order) => order.orderId)
+    return this.context.read.liveOrdersOfOwner(this.trader.apiKey).map((order) => order.orderId)
   }
 
   /** Cancels `orderIds` in commands of at most CANCEL_IDS_MAX; the number cancelled. */

@@ -55,3 +55,32 @@ t.test(`seed ${seed}: every address's replayed portfolio ends at the engine's ba
 function sorted(record: Readonly<Record<string, number>>): [string, number][] {
   return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : 1))
 }
+
+t.test(`seed ${seed}: the read model's live orders per API key are exactly its LIVE records, and the engine's`, async (t) => {
+  const engine = new Engine()
+  const read = new ReadModel()
+  const workload = new Workload({ seed })
+  for (let i = 0; i < commands; i++) {
+    const command = workload.next()
+    const { result, events } = engine.apply(command)
+    workload.observe(command, result, events)
+    read.apply(command.seq, events, command.timeMs)
+  }
+  const expected = new Map<string, string[]>()
+  for (const order of read.orders.values()) {
+    if (order.status === 'LIVE') expected.set(order.owner, [...expected.get(order.owner) ?? [], order.orderId])
+  }
+  t.ok(expected.size > 1, `${expected.size} keys with live orders`)
+  const owners = new Set([...read.orders.values()].map((order) => order.owner))
+  let mismatches = 0
+  for (const owner of owners) {
+    const live = read.liveOrdersOfOwner(owner).map((order) => order.orderId).sort()
+    const want = (expected.get(owner) ?? []).sort()
+    const inEngine = want.filter((orderId) => engine.orders.get(orderId) !== undefined)
+    if (JSON.stringify(live) !== JSON.stringify(want) || inEngine.length !== want.length) {
+      mismatches++
+      t.fail(`${owner}: index ${live.length} live orders, records ${want.length}, engine ${inEngine.length}`)
+    }
+  }
+  t.equal(mismatches, 0, `every key's live orders match (${owners.size} keys)`)
+})

@@ -127,6 +127,15 @@ export function requireString(value: unknown, field: string, lengthMax = 256): s
   return value
 }
 
+/**
+ * An optional filter: absent, null or "" is no filter (null); a string is the filter; anything else
+ * is refused, never read as "no filter" (a cancel by market with {"market": 123} must not cancel all).
+ */
+export function optionalFilter(value: unknown, field: string, lengthMax = 256): string | null {
+  if (value === undefined || value === null || value === '') return null
+  return requireString(value, field, lengthMax)
+}
+
 export function requireObject(value: unknown, field: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be an object`, { field })

@@ -619,3 +619,19 @@ t.test('the engine\'s invariants hold at the end', async (t) => {
   const answer = await server.predex.context.host.query({ kind: 'stateHash' })
   t.equal(answer.kind === 'stateHash' && answer.invariantsHold, true)
 })
+
+// A filter of the wrong type is not "no filter": {"market": 123} cancelled every open order of the
+// caller (issue 14, low items). Each is refused before the engine, on both surfaces.
+for (const [what, text] of [
+  ['a numeric market', '{"market": 123}'],
+  ['a market that is an object', '{"market": {"id": "x"}}'],
+  ['a numeric asset_id', '{"asset_id": 5}'],
+  ['a body that is an array', '[]'],
+] as const) {
+  for (const prefix of ['', '/compat']) {
+    refused(`DELETE ${prefix}/cancel-market-orders with ${what}: 400, nothing cancelled`, 400, 'INVALID_PARAMETER',
+      // The HMAC covers the path without /compat, as clob-client signs it.
+      () => call('DELETE', `${prefix}/cancel-market-orders`, text,
+        signedHeaders(alice, 'DELETE', '/cancel-market-orders', text)))
+  }
+}

@@ -18,7 +18,8 @@ import * as trading from '../../../service/trading.js'
 import type { Placement } from '../../../service/trading.js'
 import { clientOrder, orderInfo, placementReport, tradeInfo, VERIFY_NOTE } from '../../format.js'
 import { parseWireOrder } from '../../order-wire.js'
-import { limitOf, optionalInteger, orderIdOf, page, parseJsonBody, tokenIdOf } from '../../wire.js'
+import { limitOf, optionalFilter, optionalInteger, orderIdOf, page, parseJsonBody, requireObject, tokenIdOf }
+  from '../../wire.js'
 import type { RestRequest, Route } from '../route.js'
 import { traderOf } from './common.js'
 
@@ -126,12 +127,10 @@ export const tradingRoutes: Route<ServiceContext>[] = [
     openapi: { tag: 'trading', summary: "Cancel the caller's open orders in a market and/or token",
       body: '{market?, asset_id?}', response: '{canceled, not_canceled}' },
     handler: async (request, identity, context) => {
-      const body = (request.body.length === 0 ? {} : parseJsonBody(request.body)) as
-        { market?: unknown; asset_id?: unknown }
-      const market = typeof body.market === 'string' && body.market !== '' ? body.market : null
-      const tokenId = typeof body.asset_id === 'string' && body.asset_id !== ''
-        ? tokenIdOf(body.asset_id, 'asset_id')
-        : null
+      const body = request.body.length === 0 ? {} : requireObject(parseJsonBody(request.body), 'body')
+      const market = optionalFilter(body.market, 'market')
+      const tokenIdText = optionalFilter(body.asset_id, 'asset_id')
+      const tokenId = tokenIdText === null ? null : tokenIdOf(tokenIdText, 'asset_id')
       return { body: cancelBody(await trading.cancelMarketOrders(context, traderOf(identity), market, tokenId)) }
     } },
   { method: 'GET', path: '/data/order/:id', auth: 'l2', bodyMax: 0,

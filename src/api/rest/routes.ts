@@ -13,10 +13,13 @@ import { faucetRoutes } from './routes/faucet.js'
 import { relayRoutes } from './routes/relay.js'
 import { walletRoutes } from './routes/wallet.js'
 import { userRoutes } from './routes/users.js'
+import { polymarketRoutes } from './routes/polymarket.js'
+import { heartbeatRoutes } from './routes/heartbeats.js'
 
 const baseRoutes: Route<ServiceContext>[] = [
   ...healthRoutes, ...marketRoutes, ...marketDataRoutes, ...authRoutes, ...tradingRoutes, ...accountRoutes,
   ...walletRoutes, ...faucetRoutes, ...relayRoutes, ...adminRoutes, ...userRoutes,
+  ...polymarketRoutes, ...heartbeatRoutes,
 ]
 
 const openApiRoute: Route<ServiceContext> = {

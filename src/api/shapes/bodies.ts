@@ -17,6 +17,8 @@ import type { Candle, FeeRate, LastTradePrice, Midpoint, Midpoints, NegRisk, Pri
   Spreads, TickSize, TokenLastTradePrice } from './price.js'
 import type { FaucetCredit, RelayNonce, RelayReceipt, WalletStatus } from './testnet.js'
 import type { PublicTrade, Trade } from './trade.js'
+import type { HeartbeatCompatBodies, HeartbeatNativeBodies, HeartbeatSharedBodies } from './heartbeat.js'
+import type { PolymarketCompatBodies, PolymarketNativeBodies, PolymarketSharedBodies } from './polymarket.js'
 import type { LedgerEvent, Milestone, PortfolioHistory, UserBalances, UserProfile } from './user.js'
 
 /** Routes answering the same body on both surfaces. */
@@ -47,7 +49,8 @@ type SharedBodies = {
 }
 
 /** The native API at `/`. */
-export type NativeBodies = SharedBodies & {
+export type NativeBodies = SharedBodies & PolymarketSharedBodies & PolymarketNativeBodies & HeartbeatSharedBodies &
+  HeartbeatNativeBodies & {
   'GET /health': Health
   'GET /ready': Readiness
   /** Prometheus text (text/plain). */
@@ -86,7 +89,8 @@ export type NativeBodies = SharedBodies & {
 }
 
 /** Polymarket's CLOB surface at `/compat` (reference sections 5.1-5.4). */
-export type CompatBodies = SharedBodies & {
+export type CompatBodies = SharedBodies & PolymarketSharedBodies & PolymarketCompatBodies & HeartbeatSharedBodies &
+  HeartbeatCompatBodies & {
   'GET /': CompatLiveness
   'GET /markets': Page<CompatMarket>
   'GET /markets/:id': CompatMarket

@@ -23,6 +23,12 @@ export const ApiCode = {
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   INVALID_SIGNATURE: 'INVALID_SIGNATURE',
   NOT_OWNER: 'NOT_OWNER',
+  /**
+   * An order signed for an exchange version this server does not take (a V3 order: GET /version
+   * says 2). The message starts with Polymarket's `order_version_mismatch`, on which
+   * clob-client-v2 re-reads /version and retries once.
+   */
+  ORDER_VERSION_MISMATCH: 'ORDER_VERSION_MISMATCH',
   ORDER_UNKNOWN: 'ORDER_UNKNOWN',
   RATE_LIMITED: 'RATE_LIMITED',
   /** Too many long-lived streams at once (per API key or per client address). */
@@ -152,6 +158,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: Grpc.INVALID_ARGUMENT },
   INVALID_SIGNATURE: BAD,
   NOT_OWNER: { http: 403, grpc: Grpc.PERMISSION_DENIED },
+  ORDER_VERSION_MISMATCH: BAD,
   ORDER_UNKNOWN: NOT_FOUND,
   RATE_LIMITED: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   TOO_MANY_STREAMS: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },

@@ -11,7 +11,7 @@
 import { compare, decimalOf, decimalPlaces, decimalText, divideUp, multiply, roundTo, toMicros, type Decimal }
   from './decimal.js'
 
-export type TickSize = '0.1' | '0.01' | '0.001' | '0.0001'
+export type TickSize = '0.1' | '0.01' | '0.005' | '0.0025' | '0.001' | '0.0001'
 export type Side = 'BUY' | 'SELL'
 
 interface RoundingConfig {
@@ -23,6 +23,10 @@ interface RoundingConfig {
 export const ROUNDING: Readonly<Record<TickSize, RoundingConfig>> = {
   '0.1': { price: 1, size: 2, amount: 3 },
   '0.01': { price: 2, size: 2, amount: 4 },
+  // clob-client-v2's rounding (roundingConfig.ts): the price decimals of 0.005 and 0.0025 do not
+  // make every rounded price a multiple of the tick; the server refuses one that is not.
+  '0.005': { price: 3, size: 2, amount: 5 },
+  '0.0025': { price: 4, size: 2, amount: 6 },
   '0.001': { price: 3, size: 2, amount: 5 },
   '0.0001': { price: 4, size: 2, amount: 6 },
 }

@@ -130,7 +130,7 @@ interface Terms {
   readonly feeRateBps: number
 }
 
-const TICK_SIZES: readonly string[] = ['0.1', '0.01', '0.001', '0.0001']
+const TICK_SIZES: readonly string[] = ['0.1', '0.01', '0.005', '0.0025', '0.001', '0.0001']
 
 export class PredexClient {
   private readonly transport: RestTransport

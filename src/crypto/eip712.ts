@@ -1,7 +1,8 @@
 /**
- * EIP-712 typed-data hashing for the three messages Predex verifies: Polymarket's `Order` (under
- * the exchange or the neg-risk exchange domain), `ClobAuth` (L1 authentication) and Predex's
- * `Relay` (gasless ledger actions). Each struct is encoded by hand, field by field, in the
+ * EIP-712 typed-data hashing for the messages Predex verifies: Polymarket's `Order` in its two
+ * protocol versions (V1: 12 fields, domain version "1" and the V1 exchanges; V2: 11 fields,
+ * domain version "2" and the V2 exchanges; each under the exchange or the neg-risk exchange
+ * domain), `ClobAuth` (L1 authentication) and Predex's `Relay` (gasless ledger actions). Each struct is encoded by hand, field by field, in the
  * order of its type string: faster than a generic encoder, and each type string sits next to
  * the code that must follow it. The cross-check test compares every hash with viem's.
  */
@@ -12,6 +13,10 @@ import { keccak256, keccakOfText } from './keccak.js'
 export const ORDER_TYPE =
   'Order(uint256 salt,address maker,address signer,address taker,uint256 tokenId,uint256 makerAmount,' +
   'uint256 takerAmount,uint256 expiration,uint256 nonce,uint256 feeRateBps,uint8 side,uint8 signatureType)'
+/** The V2 order (clob-v2-compat.md 3.2): no taker, expiration, nonce or fee; a timestamp, metadata and builder. */
+export const ORDER_V2_TYPE =
+  'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 takerAmount,' +
+  'uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)'
 export const CLOB_AUTH_TYPE = 'ClobAuth(address address,string timestamp,uint256 nonce,string message)'
 export const RELAY_TYPE =
   'Relay(address owner,string action,bytes32 conditionId,uint256 amount,uint256 nonce,uint256 deadline)'
@@ -25,11 +30,14 @@ const RELAY_NAME = 'Predex Relay'
 const VERSION = '1'
 
 const ORDER_TYPE_HASH = keccakOfText(ORDER_TYPE)
+const ORDER_V2_TYPE_HASH = keccakOfText(ORDER_V2_TYPE)
 const CLOB_AUTH_TYPE_HASH = keccakOfText(CLOB_AUTH_TYPE)
 const RELAY_TYPE_HASH = keccakOfText(RELAY_TYPE)
 
-/** The fields of a signed order as EIP-712 encodes them (uint256 values as decimal strings). */
+/** The fields of a signed V1 order as EIP-712 encodes them (uint256 values as decimal strings). */
 export interface OrderStruct {
+  /** Absent or 1: a V1 order. */
+  readonly version?: 1
   readonly salt: string
   readonly maker: string
   readonly signer: string
@@ -44,6 +52,38 @@ export interface OrderStruct {
   readonly side: 0 | 1
   /** 0 = EOA, 1 = POLY_PROXY, 2 = POLY_GNOSIS_SAFE. */
   readonly signatureType: 0 | 1 | 2
+}
+
+/** The fields of a signed V2 order (clob-v2-compat.md 3.3), uint256 values as decimal strings. */
+export interface OrderStructV2 {
+  readonly version: 2
+  readonly salt: string
+  readonly maker: string
+  /** The EOA that signed; for POLY_1271 (type 3) the deposit wallet itself (= maker). */
+  readonly signer: string
+  readonly tokenId: string
+  readonly makerAmount: string
+  readonly takerAmount: string
+  /** 0 = BUY, 1 = SELL, as signed. */
+  readonly side: 0 | 1
+  /** 0 = EOA, 1 = POLY_PROXY, 2 = POLY_GNOSIS_SAFE, 3 = POLY_1271 (deposit wallet). */
+  readonly signatureType: 0 | 1 | 2 | 3
+  /** Unix milliseconds, decimal: with the salt, what makes two orders differ (there is no nonce). */
+  readonly timestamp: string
+  /** bytes32, 0x + 64 hex: opaque. */
+  readonly metadata: string
+  /** bytes32, 0x + 64 hex: the builder code, opaque. */
+  readonly builder: string
+}
+
+/** A signed order of either protocol version. */
+export type AnyOrderStruct = OrderStruct | OrderStructV2
+
+/** The exchange domain version an order is signed under. V3 is recognised, not served. */
+export type ExchangeVersion = 1 | 2 | 3
+
+export function versionOf(order: AnyOrderStruct): 1 | 2 {
+  return order.version === 2 ? 2 : 1
 }
 
 export interface ClobAuthStruct {
@@ -63,29 +103,43 @@ export interface RelayStruct {
   readonly deadline: string
 }
 
-function domainSeparator(name: string, chainId: number, verifyingContract: string | null): Uint8Array {
+function domainSeparator(name: string, version: string, chainId: number, verifyingContract: string | null):
+  Uint8Array {
   const parts = [keccakOfText(verifyingContract === null ? DOMAIN_WITHOUT_CONTRACT : DOMAIN_WITH_CONTRACT),
-    keccakOfText(name), keccakOfText(VERSION), wordOfBigInt(BigInt(chainId))]
+    keccakOfText(name), keccakOfText(version), wordOfBigInt(BigInt(chainId))]
   if (verifyingContract !== null) parts.push(wordOfAddress(verifyingContract))
   return keccak256(concatBytes(parts))
 }
 
 const separators = new Map<string, Uint8Array>()
 
-function cachedSeparator(name: string, chainId: number, verifyingContract: string | null): Uint8Array {
-  const key = `${name}/${chainId}/${verifyingContract ?? ''}`
+function cachedSeparator(name: string, chainId: number, verifyingContract: string | null, version = VERSION):
+  Uint8Array {
+  const key = `${name}/${version}/${chainId}/${verifyingContract ?? ''}`
   let separator = separators.get(key)
   if (separator === undefined) {
-    separator = domainSeparator(name, chainId, verifyingContract)
+    separator = domainSeparator(name, version, chainId, verifyingContract)
     separators.set(key, separator)
   }
   return separator
 }
 
-/** The order domain: the exchange, or the neg-risk exchange for a neg_risk market. */
-export function orderDomainSeparator(chainId: number, negRisk: boolean): Uint8Array {
+/** The exchange an order of `version` is signed for: V3 has one exchange, neg-risk or not. */
+export function orderExchangeOf(chainId: number, negRisk: boolean, version: ExchangeVersion): string {
   const contracts = contractsOf(chainId)
-  return cachedSeparator(EXCHANGE_NAME, chainId, negRisk ? contracts.negRiskExchange : contracts.exchange)
+  switch (version) {
+    case 1: return negRisk ? contracts.negRiskExchange : contracts.exchange
+    case 2: return negRisk ? contracts.negRiskExchangeV2 : contracts.exchangeV2
+    case 3: return contracts.exchangeV3
+  }
+}
+
+/**
+ * The order domain: the exchange, or the neg-risk exchange for a neg_risk market, of the order's
+ * protocol version (domain version "1", "2" or "3").
+ */
+export function orderDomainSeparator(chainId: number, negRisk: boolean, version: ExchangeVersion = 1): Uint8Array {
+  return cachedSeparator(EXCHANGE_NAME, chainId, orderExchangeOf(chainId, negRisk, version), String(version))
 }
 
 export function clobAuthDomainSeparator(chainId: number): Uint8Array {
@@ -96,13 +150,29 @@ export function relayDomainSeparator(chainId: number): Uint8Array {
   return cachedSeparator(RELAY_NAME, chainId, null)
 }
 
-export function orderStructHash(order: OrderStruct): Uint8Array {
+export function orderStructHash(order: AnyOrderStruct): Uint8Array {
+  if (order.version === 2) return orderV2StructHash(order)
   return keccak256(concatBytes([
     ORDER_TYPE_HASH, wordOfDecimal(order.salt), wordOfAddress(order.maker), wordOfAddress(order.signer),
     wordOfAddress(order.taker), wordOfDecimal(order.tokenId), wordOfDecimal(order.makerAmount),
     wordOfDecimal(order.takerAmount), wordOfDecimal(order.expiration), wordOfDecimal(order.nonce),
     wordOfDecimal(order.feeRateBps), wordOfBigInt(BigInt(order.side)), wordOfBigInt(BigInt(order.signatureType)),
   ]))
+}
+
+function orderV2StructHash(order: OrderStructV2): Uint8Array {
+  return keccak256(concatBytes([
+    ORDER_V2_TYPE_HASH, wordOfDecimal(order.salt), wordOfAddress(order.maker), wordOfAddress(order.signer),
+    wordOfDecimal(order.tokenId), wordOfDecimal(order.makerAmount), wordOfDecimal(order.takerAmount),
+    wordOfBigInt(BigInt(order.side)), wordOfBigInt(BigInt(order.signatureType)), wordOfDecimal(order.timestamp),
+    wordOfBytes32(order.metadata), wordOfBytes32(order.builder),
+  ]))
+}
+
+function wordOfBytes32(hex: string): Uint8Array {
+  const word = fromHex(hex)
+  if (word.length !== 32) throw new RangeError('not a bytes32')
+  return word
 }
 
 export function clobAuthStructHash(auth: ClobAuthStruct): Uint8Array {
@@ -126,9 +196,13 @@ export function typedDataDigest(domainSeparator: Uint8Array, structHash: Uint8Ar
   return keccak256(bytes)
 }
 
-/** An order's EIP-712 digest: its id (orderID) once written as 0x + hex. */
-export function orderDigest(order: OrderStruct, chainId: number, negRisk: boolean): Uint8Array {
-  return typedDataDigest(orderDomainSeparator(chainId, negRisk), orderStructHash(order))
+/**
+ * An order's EIP-712 digest under the domain of its own version (or of `version`, to tell what
+ * else it may have been signed for): its id (orderID) once written as 0x + hex.
+ */
+export function orderDigest(order: AnyOrderStruct, chainId: number, negRisk: boolean,
+  version: ExchangeVersion = versionOf(order)): Uint8Array {
+  return typedDataDigest(orderDomainSeparator(chainId, negRisk, version), orderStructHash(order))
 }
 
 export function clobAuthDigest(auth: ClobAuthStruct, chainId: number): Uint8Array {

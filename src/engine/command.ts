@@ -29,7 +29,11 @@ export interface OrderInput {
   readonly takerAmountMicros: number
   /** Unix seconds; 0 = none (required for GTD, and only GTD may carry one). */
   readonly expirationSec: number
-  readonly feeRateBps: number
+  /**
+   * The fee rate a V1 order signs, which must equal the market's; null for a V2 order, which signs
+   * none. Either way the taker pays the market's rate at match time.
+   */
+  readonly feeRateBps: number | null
   readonly timeInForce: TimeInForce
   readonly postOnly: boolean
   /**

@@ -19,8 +19,12 @@ export const MICROS_PER_LOT = 10_000
 /** Pips in a price of 1 USDC per share: a Yes price plus its No price always sum to this. */
 export const PIPS_PER_UNIT = 10_000
 
-/** Allowed tick sizes, in pips: 0.1, 0.01, 0.001, 0.0001. */
-export const TICK_PIPS_ALLOWED: readonly number[] = [1_000, 100, 10, 1]
+/**
+ * Allowed tick sizes, in pips: 0.1, 0.01, 0.005, 0.0025, 0.001, 0.0001 (Polymarket's six since
+ * CLOB V2: clob-v2-compat.md 4.2). Each divides 1, so a Yes price on the grid has its No price on
+ * it too.
+ */
+export const TICK_PIPS_ALLOWED: readonly number[] = [1_000, 100, 50, 25, 10, 1]
 
 /** Largest order, in lots (10 million shares). */
 export const ORDER_LOTS_MAX = 1_000_000_000

@@ -39,7 +39,7 @@ function firstBadField(input: OrderInput): string | null {
   if (!isSafePositive(input.makerAmountMicros)) return 'makerAmountMicros'
   if (!isSafePositive(input.takerAmountMicros)) return 'takerAmountMicros'
   if (!isSafeCount(input.expirationSec)) return 'expirationSec'
-  if (!isSafeCount(input.feeRateBps)) return 'feeRateBps'
+  if (input.feeRateBps !== null && !isSafeCount(input.feeRateBps)) return 'feeRateBps'
   if (typeof input.postOnly !== 'boolean') return 'postOnly'
   if (!isClientOrderId(input.clientOrderId)) return 'clientOrderId'
   return null

@@ -94,7 +94,8 @@ export function checkOrderTerms(input: OrderInput, market: MarketTerms, nowMs: n
   }
   const expiration = checkExpiration(input, nowMs)
   if (expiration !== null) return expiration
-  if (input.feeRateBps !== market.feeRateBps) {
+  // A V1 order signs its fee rate (Polymarket's rule: the market's); a V2 order signs none.
+  if (input.feeRateBps !== null && input.feeRateBps !== market.feeRateBps) {
     return rejection(Code.INVALID_ORDER_FEE_RATE,
       { feeRateBps: input.feeRateBps, marketFeeRateBps: market.feeRateBps })
   }

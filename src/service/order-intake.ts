@@ -18,7 +18,7 @@ export type { SignedOrder } from './signed-order.js'
 export async function checkedOrder(context: ServiceContext, order: SignedOrder, trader: Trader): Promise<OrderInput> {
   checkOwnership(order, trader.apiKey, trader.address)
   const market = marketOfToken(context, order.struct.tokenId)
-  const orderId = await verifySignature(order, market, context.pool, context.isLinked)
+  const orderId = await verifySignature(order, market, context.pool, context.isLinked, trader.address)
   const input = orderInputOf(order, orderId, trader.apiKey)
   // An order the engine knows already is its to answer (INVALID_ORDER_DUPLICATED with the
   // order's status), whatever its market's rules are now; so is a client order id that names a
@@ -64,7 +64,8 @@ export async function intakeSteps(context: ServiceContext, order: SignedOrder | 
   await step('ownership', () => checkOwnership(wire, trader.apiKey, trader.address))
   const market = await step('market', () => marketOfToken(context, wire.struct.tokenId))
   if (market === null) return { checks, orderId: null }
-  const orderId = await step('signature', () => verifySignature(wire, market, context.pool, context.isLinked))
+  const orderId = await step('signature', () => verifySignature(wire, market, context.pool, context.isLinked,
+    trader.address))
   if (orderId !== null) {
     await step('rules', () => checkOrderRules(orderInputOf(wire, orderId, trader.apiKey), market, context.nowMs()))
   }

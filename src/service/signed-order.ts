@@ -3,8 +3,8 @@
  * Polymarket's owner and signer rules, the signature-type rule and the signature (on the
  * verification pool), the engine's input, and the rulebook's pre-check. Nothing here knows JSON.
  */
-import type { OrderStruct } from '../crypto/eip712.js'
-import { checkSignatureType, type Verdict } from '../crypto/verify-order.js'
+import type { AnyOrderStruct } from '../crypto/eip712.js'
+import { checkSignatureType, checkWalletOwner, type Verdict } from '../crypto/verify-order.js'
 import type { VerifierPool } from '../crypto/verifier-pool.js'
 import { Code, CODE_MESSAGES } from '../engine/codes.js'
 import type { OrderInput, TimeInForce } from '../engine/command.js'
@@ -17,8 +17,8 @@ const SAFE_INTEGER_MAX = BigInt(Number.MAX_SAFE_INTEGER)
 const INTEGER_DIGITS_MAX = 20
 
 export interface SignedOrder {
-  /** What the wallet signed, each uint256 in canonical decimal text. */
-  readonly struct: OrderStruct
+  /** What the wallet signed (a V1 or a V2 order), each uint256 in canonical decimal text. */
+  readonly struct: AnyOrderStruct
   readonly signature: string
   readonly orderType: TimeInForce
   readonly postOnly: boolean
@@ -37,36 +37,51 @@ export interface SignedAmounts {
   readonly maker: bigint
   readonly taker: bigint
   readonly expiration: bigint
-  readonly feeRateBps: bigint
+  /** Null for a V2 order, which signs none: the market's rate applies at match. */
+  readonly feeRateBps: bigint | null
 }
 
 /**
  * Polymarket's ownership rules: the order's owner is the API key used, and its signer is the
- * key's address. (The maker may be a registered proxy or Safe: checkSignatureType.)
+ * key's address. (The maker may be a registered proxy or Safe: checkSignatureType.) A
+ * deposit-wallet order (type 3) names the wallet as signer: the EOA that signed for it, which
+ * must be the key's address, is known once the signature is recovered (verifySignature).
  */
 export function checkOwnership(order: SignedOrder, apiKey: string, address: string): void {
   if (order.owner !== apiKey) {
     throw new PredexError(ApiCode.NOT_OWNER, 'the order owner has to be the owner of the API KEY',
       { owner: order.owner })
   }
-  if (order.struct.signer !== address) {
+  if (order.struct.signatureType !== 3 && order.struct.signer !== address) {
     throw new PredexError(ApiCode.NOT_OWNER, 'the order signer address has to be the address of the API KEY',
       { signer: order.struct.signer, address })
   }
 }
 
-/** Signature-type rule, then the signature itself (on the pool); returns the order id. */
+/**
+ * Signature-type rule, then the signature itself (on the pool); returns the order id. For a
+ * deposit-wallet order, then, the EOA that signed must be the API key's `address` and own the wallet.
+ */
 export async function verifySignature(order: SignedOrder, market: MarketRecord, pool: VerifierPool,
-  isLinked: (maker: string, signer: string) => boolean): Promise<string> {
+  isLinked: (maker: string, signer: string) => boolean, address: string): Promise<string> {
   const typeRule = checkSignatureType(order.struct, isLinked)
   if (typeRule !== null && !typeRule.ok) throw signatureError(typeRule)
   const verdict = await pool.verify({ order: order.struct, signature: order.signature, negRisk: market.negRisk })
   if (!verdict.ok) throw signatureError(verdict)
+  if (verdict.walletOwner !== undefined) {
+    if (verdict.walletOwner !== address) {
+      throw new PredexError(ApiCode.NOT_OWNER, 'the EOA that signed for the deposit wallet has to be the address of ' +
+        'the API KEY', { signedBy: verdict.walletOwner, address })
+    }
+    const ownerRule = checkWalletOwner(order.struct.signer, verdict.walletOwner, isLinked)
+    if (ownerRule !== null && !ownerRule.ok) throw signatureError(ownerRule)
+  }
   return verdict.orderId
 }
 
 function signatureError(verdict: Extract<Verdict, { ok: false }>): PredexError {
-  return new PredexError(ApiCode.INVALID_SIGNATURE, verdict.message, { check: verdict.check, ...verdict.context })
+  const code = verdict.check === 'signature-version' ? ApiCode.ORDER_VERSION_MISMATCH : ApiCode.INVALID_SIGNATURE
+  return new PredexError(code, verdict.message, { check: verdict.check, ...verdict.context })
 }
 
 /** An amount as the engine takes it: beyond a safe integer, the order is above the maximum size. */
@@ -100,7 +115,7 @@ export function orderInputOf(order: SignedOrder, orderId: string, apiKey: string
     makerAmountMicros: amountOf(amounts.maker, 'makerAmountMicros'),
     takerAmountMicros: amountOf(amounts.taker, 'takerAmountMicros'),
     expirationSec: integerOf(amounts.expiration, 'expiration'),
-    feeRateBps: integerOf(amounts.feeRateBps, 'feeRateBps'),
+    feeRateBps: amounts.feeRateBps === null ? null : integerOf(amounts.feeRateBps, 'feeRateBps'),
     timeInForce: order.orderType,
     postOnly: order.postOnly,
     clientOrderId: order.clientOrderId ?? '',

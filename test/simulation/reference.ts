@@ -269,7 +269,8 @@ const ORDER_SHAPE: readonly (readonly [keyof OrderInput, (v: unknown) => boolean
   ['makerAmountMicros', isPositiveInt],
   ['takerAmountMicros', isPositiveInt],
   ['expirationSec', isNonNegativeInt],
-  ['feeRateBps', isNonNegativeInt],
+  // null: a V2 order, which signs no fee rate.
+  ['feeRateBps', (v) => v === null || isNonNegativeInt(v)],
   ['postOnly', (v) => typeof v === 'boolean'],
   ['clientOrderId', isClientOrderIdShape],
 ]
@@ -542,7 +543,7 @@ export class ReferenceEngine {
 
   /** Steps 7 to 9. */
   private amountsRefusal(input: OrderInput, market: MarketState): Refusal | null {
-    if (input.feeRateBps !== market.feeRateBps) {
+    if (input.feeRateBps !== null && input.feeRateBps !== market.feeRateBps) {
       return refuse(Code.INVALID_ORDER_FEE_RATE, {
         feeRateBps: input.feeRateBps,
         marketFeeRateBps: market.feeRateBps,

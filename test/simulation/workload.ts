@@ -173,7 +173,7 @@ type Kind =
 
 const START_MS = 1_700_000_000_000
 const RECENT_MAX = 400
-const TICKS_MICROS = [100_000, 10_000, 1_000, 100]
+const TICKS_MICROS = [100_000, 10_000, 5_000, 2_500, 1_000, 100]
 /** Client order ids an API key uses: few, so that repeats of live ones and reuse of ended ones happen. */
 const CLIENT_ORDER_IDS_PER_KEY = 10
 
@@ -558,7 +558,8 @@ export class Workload {
       owner: a.apiKey,
       maker: a.address,
       signer: a.signer,
-      feeRateBps: m.feeRateBps,
+      // A V2 order signs no fee rate: the market's applies at match, as for a V1 order.
+      feeRateBps: this.rng.chance(0.3) ? null : m.feeRateBps,
       clientOrderId: this.rng.chance(0.15) ? this.clientOrderId() : '',
       ...o,
     }
@@ -575,7 +576,7 @@ export class Workload {
     const faults: readonly (() => OrderInput)[] = [
       () => this.badShape(base),
       () => ({ ...base, tokenId: this.rng.decimal(77) }),
-      () => ({ ...base, feeRateBps: base.feeRateBps + this.rng.pick([1, 50, 100]) }),
+      () => ({ ...base, feeRateBps: (base.feeRateBps ?? 0) + this.rng.pick([1, 50, 100]) }),
       () => ({ ...base, timeInForce: this.rng.pick(['FOK', 'FAK'] as const), expirationSec: 0, postOnly: true }),
       () => this.badExpiration(base),
       () => this.tooLarge(base),
@@ -918,7 +919,7 @@ export class Workload {
 
   private tickSize(s: Stamp): Command {
     const m = this.rng.pick([...this.markets.values()])
-    const tick = this.rng.chance(0.1) ? this.rng.pick([5_000, 0, 150, 20_000]) : this.rng.pick(TICKS_MICROS)
+    const tick = this.rng.chance(0.1) ? this.rng.pick([7_500, 0, 150, 20_000]) : this.rng.pick(TICKS_MICROS)
     // Ticks wander but come back: the market's own tick is tried again a little later.
     const original = m.input.tickSizeMicros
     this.agenda.push({ at: this.seq + this.rng.int(50, 400), build: (t) => ({ kind: 'setTickSize', ...t, marketId: m.input.marketId, tickSizeMicros: original }) })

@@ -162,7 +162,7 @@ const admin: ContractCase = {
     await s.refused(t, 'wrong key', 401, 'AUTH_ADMIN_KEY', () => d.adminCreateMarket('wrong key', { question: 'x?' }))
     await s.refused(t, 'stats without key', 401, 'AUTH_ADMIN_KEY', () => d.adminStats('no key'))
     const tick = await s.refused(t, 'bad tick', 400, 'INVALID_PARAMETER', create({ question: 'x?', tick_size: '0.02' }))
-    t.match(tick, { field: 'tick_size', allowed: ['0.1', '0.01', '0.001', '0.0001'] })
+    t.match(tick, { field: 'tick_size', allowed: ['0.1', '0.01', '0.005', '0.0025', '0.001', '0.0001'] })
     const fee = await s.refused(t, 'fee above the maximum', 400, 'INVALID_PARAMETER', create({ question: 'x?', fee_rate_bps: 1001 }))
     t.equal(fee.field, 'fee_rate_bps')
     const size = await s.refused(t, 'size off the lot', 400, 'INVALID_PARAMETER', create({ question: 'x?', min_order_size: '0.001' }))

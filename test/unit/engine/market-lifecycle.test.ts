@@ -147,6 +147,8 @@ t.test('createMarket: boundary values are accepted', (t) => {
     ['4096-character question and description', { question: 'q'.repeat(4096), description: 'd'.repeat(4096) }],
     ['fee rate FEE_RATE_BPS_MAX', { feeRateBps: 1_000 }],
     ['tick 0.1', { tickSizeMicros: 100_000 }],
+    ['tick 0.005', { tickSizeMicros: 5_000 }],
+    ['tick 0.0025', { tickSizeMicros: 2_500 }],
     ['tick 0.0001', { tickSizeMicros: 100 }],
   ]
   let n = 0
@@ -170,7 +172,7 @@ t.test('createMarket: each invalid field is MARKET_INVALID {field}', (t) => {
     ['description', 'd'.repeat(4097)], ['description', 7],
     ['yesTokenId', ''], ['yesTokenId', long129],
     ['noTokenId', ''], ['noTokenId', long129], ['noTokenId', 'bad-yes'],
-    ['tickSizeMicros', 0], ['tickSizeMicros', 5_000], ['tickSizeMicros', 20_000], ['tickSizeMicros', 1_000_000],
+    ['tickSizeMicros', 0], ['tickSizeMicros', 7_500], ['tickSizeMicros', 20_000], ['tickSizeMicros', 1_000_000],
     ['tickSizeMicros', 50], ['tickSizeMicros', -10_000],
     ['minOrderSizeMicros', -1], ['minOrderSizeMicros', 1.5], ['minOrderSizeMicros', Number.NaN],
     ['feeRateBps', -1], ['feeRateBps', 1_001], ['feeRateBps', 2.5],
@@ -530,7 +532,7 @@ t.test('setTickSize: coarsen, refused off grid, resting orders keep working', (t
 t.test('setTickSize: invalid ticks, every status', (t) => {
   const h = new Harness()
   const m = h.market()
-  for (const tick of [0, 5_000, 20_000, 1_000_000, 50, -10_000, 1.5, 10]) {
+  for (const tick of [0, 7_500, 20_000, 1_000_000, 50, -10_000, 1.5, 10]) {
     const applied = refusedUnchanged(t, h, () => h.apply({ kind: 'setTickSize', marketId: m.marketId, tickSizeMicros: tick }), `tick ${tick}`)
     isRejectedCode(t, applied, 'MARKET_TICK_SIZE_INVALID', `tick ${tick}`)
   }
@@ -608,5 +610,30 @@ t.test('events of a rejected admin command: none (only expiry may appear)', (t) 
     { type: 'balance', address: alice, asset: 'USDC', balanceMicros: 10_000_000, heldMicros: 0 },
     { type: 'bookLevel', marketId: m.marketId, tokenId: m.yes, side: 'BUY', priceMicros: 500_000, sizeMicros: 0 },
   ], 'only the expiry')
+  t.end()
+})
+
+t.test('ticks 0.005 and 0.0025 (CLOB V2): only prices on their grid; coarsening back needs an empty grid', (t) => {
+  const h = new Harness()
+  const m = h.market() // tick 0.01
+  h.fund(alice, 10 * USDC)
+  h.fund(bob, 10 * USDC)
+  t.strictSame(h.apply({ kind: 'setTickSize', marketId: m.marketId, tickSizeMicros: 5_000 }).result, { ok: true })
+  // clob-client-v2 rounds to 3 decimals on a 0.005 market, so 0.503 reaches the server: refused.
+  const off = h.place(h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 503_000, sizeMicros: 2 * USDC }))
+  t.match(off.result, { ok: false, code: 'INVALID_ORDER_MIN_TICK_SIZE', context: { tickSizeMicros: 5_000 } })
+  const a1 = h.place(h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 505_000, sizeMicros: 2 * USDC }))
+  t.equal(statusOf(a1), 'LIVE', '0.505 rests on the 0.005 grid')
+  // The complement of 0.505 is 0.495, on the grid too: a No buy there mints against it.
+  const b1 = h.place(h.order({ maker: bob, tokenId: m.no, side: 'BUY', priceMicros: 495_000, sizeMicros: 2 * USDC }))
+  t.equal(statusOf(b1), 'MATCHED')
+  t.strictSame(h.apply({ kind: 'setTickSize', marketId: m.marketId, tickSizeMicros: 2_500 }).result, { ok: true })
+  const a2 = h.place(h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 502_500, sizeMicros: 2 * USDC }))
+  t.equal(statusOf(a2), 'LIVE', '0.5025 rests on the 0.0025 grid')
+  const off2 = h.place(h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 501_000, sizeMicros: 2 * USDC }))
+  t.match(off2.result, { ok: false, code: 'INVALID_ORDER_MIN_TICK_SIZE', context: { tickSizeMicros: 2_500 } })
+  // 0.5025 is off the 0.005 grid: the tick cannot go back while it rests.
+  const back = h.apply({ kind: 'setTickSize', marketId: m.marketId, tickSizeMicros: 5_000 })
+  t.match(back.result, { ok: false, code: 'MARKET_TICK_SIZE_OFF_GRID' })
   t.end()
 })

@@ -143,7 +143,7 @@ t.test('every rule of the table is exercised: each refusal code the edge can giv
 
 t.test('the comparison fails for an edge check that forgets a rule', (t) => {
   const forgetsFeeRate: EdgeCheck = (input, market, nowMs) => {
-    const terms: MarketTerms = { ...market, feeRateBps: input.feeRateBps }
+    const terms: MarketTerms = { ...market, feeRateBps: input.feeRateBps ?? market.feeRateBps }
     const verdict = checkOrderOnMarket(input, terms, nowMs)
     if (!verdict.ok) throw new PredexError(verdict.code, verdict.message, verdict.context)
   }

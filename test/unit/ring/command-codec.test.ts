@@ -170,7 +170,7 @@ function writeLegacyOrder(w: ByteWriter, order: OrderInput): void {
     w.uint(0)
     w.string(value)
   }
-  for (const value of [order.makerAmountMicros, order.takerAmountMicros, order.expirationSec, order.feeRateBps]) {
+  for (const value of [order.makerAmountMicros, order.takerAmountMicros, order.expirationSec, order.feeRateBps ?? 0]) {
     w.uint(1)
     w.float64(value)
   }

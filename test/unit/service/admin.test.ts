@@ -25,7 +25,7 @@ t.test('create: the slug comes from the question; bad terms name the admin field
   t.match(market, { slug: 'will-it-rain-today', tickSizeMicros: 10_000, status: 'Active' })
   const cases: [Partial<NewMarket>, Record<string, unknown>][] = [
     [{ slug: 'Not A Slug' }, { field: 'slug' }],
-    [{ tickSizeMicros: 20_000 }, { field: 'tick_size', allowed: ['0.1', '0.01', '0.001', '0.0001'] }],
+    [{ tickSizeMicros: 20_000 }, { field: 'tick_size', allowed: ['0.1', '0.01', '0.005', '0.0025', '0.001', '0.0001'] }],
     [{ minOrderSizeMicros: 1_000 }, { field: 'min_order_size' }],
     [{ feeRateBps: 1_001 }, { field: 'fee_rate_bps', max: 1_000 }],
   ]
@@ -47,7 +47,7 @@ t.test('update: tick, fee, then status; a refusal names the field and what was a
   t.equal(world.context.read.markets.get(marketId)!.feeRateBps, 30, 'the fee rate before it stays applied')
   const bad = await refusal(world, () => updateMarket(world.context, marketId, { feeRateBps: 40, tickSizeMicros: 300 }))
   t.same([bad.error.code, bad.error.context, bad.journaled], ['INVALID_PARAMETER',
-    { field: 'tick_size', allowed: ['0.1', '0.01', '0.001', '0.0001'] }, 0], 'checked before anything is applied')
+    { field: 'tick_size', allowed: ['0.1', '0.01', '0.005', '0.0025', '0.001', '0.0001'] }, 0], 'checked before anything is applied')
   const empty = await refusal(world, () => updateMarket(world.context, marketId, {}))
   t.same([empty.error.code, empty.error.context], ['INVALID_PARAMETER', { field: 'body' }])
 })

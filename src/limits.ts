@@ -8,6 +8,10 @@ import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, CLIENT_ORDER_ID_LENGTH_MAX } from './
 
 export * from './engine/limits.js'
 
+/** Orders in one batch on the native faces (REST and gRPC): the seed's limit; /compat takes BATCH_ORDERS_MAX. */
+export const NATIVE_BATCH_ORDERS_MAX = 10
+assert(NATIVE_BATCH_ORDERS_MAX <= BATCH_ORDERS_MAX, 'a native batch is one engine command')
+
 /** Bytes of the command ring between the front end and the engine worker. */
 export const COMMAND_RING_BYTES = 16 * 1024 * 1024
 /**
@@ -219,3 +223,59 @@ export const GRPC_SDK_RECONNECT_ATTEMPTS_MAX = 10
 export const GRPC_SDK_STREAM_BUFFER_MESSAGES_MAX = 1_000
 /** An order-entry session with a dead-man timer pings this many times per dead-man interval when idle. */
 export const GRPC_SDK_PINGS_PER_DEAD_MAN = 3
+
+// ---- Polymarket surface (routes/polymarket.ts) ---------------------------------------------------
+
+/**
+ * Trades of a market that GET /compat/markets/live-activity/:condition_id answers with, newest
+ * first: a live feed, not a history (GET /data/trades pages through a trader's history). Also what
+ * the server keeps per market to answer it, so the memory it costs is bounded per market.
+ */
+export const LIVE_ACTIVITY_TRADES_MAX = 100
+/**
+ * Order ids in one POST /compat/orders-scoring: as many as a cancel by ids may name, so a client
+ * can ask about every order it could cancel at once.
+ */
+export const ORDERS_SCORING_IDS_MAX = CANCEL_IDS_MAX
+/** Body of POST /compat/orders-scoring: ORDERS_SCORING_IDS_MAX ids of 66 characters, quoted, with commas. */
+export const REST_ORDERS_SCORING_BODY_BYTES_MAX = 128 * 1024
+/**
+ * Points one GET /compat/prices-history may answer: past this it is refused (a narrower range or a
+ * larger `fidelity` is asked for), never truncated, as GET /ticks refuses more than CANDLES_MAX.
+ */
+export const PRICES_HISTORY_POINTS_MAX = 10_000
+/** The largest `fidelity` of GET /compat/prices-history, in minutes: one point per year. */
+export const PRICES_HISTORY_FIDELITY_MINUTES_MAX = 525_600
+
+assert(REST_ORDERS_SCORING_BODY_BYTES_MAX >= ORDERS_SCORING_IDS_MAX * (ORDER_ID_CHARS + 3) + 2,
+  'a full orders-scoring body fits')
+
+// ---- Heartbeats (cancel on disconnect for REST clients, src/service/heartbeats.ts) --------------
+
+/**
+ * A key that started a heartbeat chain and sends no heartbeat for this long (plus the grace) has
+ * all its open orders cancelled: Polymarket's window (clob-client's doc comment: "one isn't sent
+ * within 10s"), so a bot tuned for it keeps its orders here and loses them as soon as it would there.
+ */
+export const HEARTBEAT_TIMEOUT_MS = 10_000
+/**
+ * Added to the timeout before a chain expires: a heartbeat sent on time may arrive late (network,
+ * a busy client's timer). Polymarket's docs speak of "up to a 5 second buffer"; with the sweep's
+ * interval below, a lapsed chain is cancelled between 14.5 and 15 s after its last heartbeat,
+ * inside that buffer.
+ */
+export const HEARTBEAT_GRACE_MS = 4_500
+/** How often expired chains are looked for (the expiry lands at most this late). */
+export const HEARTBEAT_SWEEP_INTERVAL_MS = 500
+/**
+ * Chains watched at once (one per API key with a live chain, about 200 bytes each). API keys are
+ * cheap to make, so the count gets a bound of its own; past it a new chain is refused with
+ * RATE_LIMITED (Retry-After: until the oldest chain must have lapsed), while live chains go on.
+ */
+export const HEARTBEAT_CHAINS_MAX = 100_000
+/** Characters of a heartbeat id a client sends back (Predex issues UUIDs, 36). */
+export const HEARTBEAT_ID_LENGTH_MAX = 64
+
+assert(HEARTBEAT_SWEEP_INTERVAL_MS <= HEARTBEAT_GRACE_MS, 'a sweep comes within the grace')
+assert(HEARTBEAT_TIMEOUT_MS + HEARTBEAT_GRACE_MS + HEARTBEAT_SWEEP_INTERVAL_MS <= 15_000,
+  "a lapsed chain is cancelled inside Polymarket's 10 s + 5 s")

@@ -41,8 +41,12 @@ export const SUPPLY_MICROS_MAX = 4_000_000_000_000_000
 export const ALLOWANCE_MICROS_UNLIMITED = Number.MAX_SAFE_INTEGER
 /** Largest fee rate, in basis points (10 %). */
 export const FEE_RATE_BPS_MAX = 1_000
-/** Orders in one batch placement (the seed's limit). */
-export const BATCH_ORDERS_MAX = 10
+/**
+ * Orders in one batch placement command: Polymarket's per-request maximum since 2025-08 (15,
+ * clob-v2-compat.md 3.6), which /compat takes. The native faces keep the seed's 10
+ * (NATIVE_BATCH_ORDERS_MAX in src/limits.ts).
+ */
+export const BATCH_ORDERS_MAX = 15
 /** Order ids in one cancel-orders command. */
 export const CANCEL_IDS_MAX = 1_000
 /** Open (resting) orders across the whole engine. */

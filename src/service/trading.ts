@@ -124,11 +124,13 @@ export async function submitOrders(context: ServiceContext, checked: CheckedOrde
   return { seq, entries }
 }
 
-/** At most BATCH_ORDERS_MAX orders in a batch (a face may check before it parses them). */
-export function checkBatchSize(count: number): void {
-  if (count > BATCH_ORDERS_MAX) {
-    throw new PredexError(Code.BATCH_TOO_LARGE,
-      `Too many orders in payload: ${count}, max allowed: ${BATCH_ORDERS_MAX}`, { max: BATCH_ORDERS_MAX })
+/**
+ * At most `max` orders in a batch: the face's own bound (NATIVE_BATCH_ORDERS_MAX, or Polymarket's
+ * BATCH_ORDERS_MAX under /compat), checked before it parses them; placeOrders checks the engine's.
+ */
+export function checkBatchSize(count: number, max = BATCH_ORDERS_MAX): void {
+  if (count > max) {
+    throw new PredexError(Code.BATCH_TOO_LARGE, `Too many orders in payload: ${count}, max allowed: ${max}`, { max })
   }
 }
 

@@ -23,7 +23,7 @@ import {
   OrderEntryService, SessionRequestSchema, SessionResponseSchema, type SessionOpenedSchema, type SessionOptions,
   type SessionRequest, type SessionResponse,
 } from '../../gen/predex/v1/order_entry_pb.js'
-import { GRPC_STREAM_BACKLOG_MESSAGES_MAX, ORDER_ENTRY_IN_FLIGHT_MAX } from '../../limits.js'
+import { GRPC_STREAM_BACKLOG_MESSAGES_MAX, NATIVE_BATCH_ORDERS_MAX, ORDER_ENTRY_IN_FLIGHT_MAX } from '../../limits.js'
 import { checkBatchSize, type Trader } from '../../service/trading.js'
 import { sessionSettingsOf, TradingSession, type SessionEnd } from '../../service/session.js'
 import { admit, decode, type GrpcFace } from './call.js'
@@ -172,7 +172,7 @@ export class SessionStream {
       }
       case 'placeBatch': {
         const requests = action.value.orders
-        checkBatchSize(requests.length)
+        checkBatchSize(requests.length, NATIVE_BATCH_ORDERS_MAX)
         return this.session.placeBatch(requests.map((r) => orderOrError(r, this.trader))).then((outcome) =>
           batchResponse(requestId, outcome, requests.map((r) => r.clientOrderId), rateLimit))
       }

@@ -7,6 +7,7 @@
  */
 import type { UntypedServiceImplementation } from '@grpc/grpc-js'
 import { ApiCode, PredexError } from '../../errors.js'
+import { NATIVE_BATCH_ORDERS_MAX } from '../../limits.js'
 import type { PageRequest } from '../../gen/predex/v1/common_pb.js'
 import { TradingService, type OrderRequest, type ListTradesRequest, type ListOpenOrdersRequest }
   from '../../gen/predex/v1/trading_pb.js'
@@ -59,7 +60,7 @@ function entryMessage(entry: BatchEntry) {
 }
 
 async function placeOrders(context: ServiceContext, requests: readonly OrderRequest[], trader: Trader) {
-  trading.checkBatchSize(requests.length)
+  trading.checkBatchSize(requests.length, NATIVE_BATCH_ORDERS_MAX)
   const entries = await trading.placeOrders(context, requests.map((r) => signedOrError(r, trader)), trader)
   const successful = entries.filter((e) => e.ok).length
   return { totalSuccessful: successful, totalFailed: entries.length - successful, results: entries.map(entryMessage) }

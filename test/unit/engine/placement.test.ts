@@ -204,10 +204,10 @@ t.test('batches: each order stands alone; more than 10 is refused whole', (t) =>
   const results = (applied.result as BatchPlaced).results as readonly { ok: boolean; code?: string }[]
   t.same(results.map((x) => x.ok), [true, false, true, false])
   t.same(results.map((x) => x.code), [undefined, 'INVALID_ORDER_MIN_TICK_SIZE', undefined, 'INVALID_ORDER_DUPLICATED'])
-  const eleven = Array.from({ length: 11 }, (_, i) => h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 100_000 + i * 10_000, sizeMicros: 5 * USDC }))
+  const sixteen = Array.from({ length: 16 }, (_, i) => h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 100_000 + i * 10_000, sizeMicros: 5 * USDC }))
   const before = summaryOf(h.engine)
-  const big = h.apply({ kind: 'placeOrders', orders: eleven })
-  t.same(big.result, { ok: false, code: 'BATCH_TOO_LARGE', message: 'Too many orders in payload', context: { max: 10 } })
+  const big = h.apply({ kind: 'placeOrders', orders: sixteen })
+  t.same(big.result, { ok: false, code: 'BATCH_TOO_LARGE', message: 'Too many orders in payload', context: { max: 15 } })
   t.same(big.events, [])
   t.same(summaryOf(h.engine).openOrders, before.openOrders)
   t.end()

@@ -7,6 +7,7 @@ import { ApiCode, PredexError } from '../../../errors.js'
 import {
   BATCH_ORDERS_MAX,
   CANCEL_IDS_MAX,
+  NATIVE_BATCH_ORDERS_MAX,
   REST_BATCH_BODY_BYTES_MAX,
   REST_CANCEL_BODY_BYTES_MAX,
   REST_ORDER_BODY_BYTES_MAX,
@@ -83,7 +84,8 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       return { body: placed(await trading.placeOrder(context, order, traderOf(identity))) }
     } },
   { method: 'POST', path: '/orders', auth: 'l2', bodyMax: REST_BATCH_BODY_BYTES_MAX, rate: 'batch',
-    openapi: { tag: 'trading', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders, each on its own`,
+    openapi: { tag: 'trading', summary: `Place up to ${NATIVE_BATCH_ORDERS_MAX} signed orders (${BATCH_ORDERS_MAX} under ` +
+      '/compat, as Polymarket), each on its own',
       body: '[{order, owner, orderType, postOnly?}]',
       response: 'native: {total_successful, total_failed, results}; compat: [result]' },
     handler: async (request, identity, context) => {
@@ -91,7 +93,7 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       if (!Array.isArray(body)) {
         throw new PredexError(ApiCode.INVALID_PARAMETER, 'the body must be an array of orders', { field: 'body' })
       }
-      trading.checkBatchSize(body.length)
+      trading.checkBatchSize(body.length, request.compat ? BATCH_ORDERS_MAX : NATIVE_BATCH_ORDERS_MAX)
       const entries = await trading.placeOrders(context, body.map(parsedOrError), traderOf(identity))
       const results = entries.map((e) => (e.ok ? placed(e.placement) : failed(e.error, e.orderId)))
       if (request.compat) return { body: results }

@@ -61,6 +61,25 @@ t.test('each malformed field: REST\'s code and field', async (t) => {
   for (const [name, message, code, field] of cases) t.same(refusal(() => signedOrderOf(message, trader)), { code, field }, name)
 })
 
+t.test('a V2 order request (timestamp, metadata, builder): parses as REST parses the same V2 order', async (t) => {
+  const zero32 = '0x' + '0'.repeat(64)
+  const v2 = { salt: '12345', maker: wallet.address, signer: wallet.address, tokenId: '1234', makerAmount: '10000000',
+    takerAmount: '4000000', side: 1, signatureType: 0, timestamp: '1700000000000', expiration: '0', metadata: zero32,
+    builder: '0x' + 'ab'.repeat(32), signature: signed.signature }
+  const message = create(OrderRequestSchema, { order: v2, owner: trader.apiKey, orderType: TimeInForce.GTC })
+  const rest = parseWireOrder({ order: { ...v2, side: 'SELL' }, owner: trader.apiKey, orderType: 'GTC' })
+  const parsed = signedOrderOf(message, trader)
+  t.same(parsed, { ...rest, clientOrderId: '' })
+  t.equal(parsed.struct.version, 2)
+  t.equal(parsed.amounts.feeRateBps, null, 'no fee rate signed')
+  const type3 = create(OrderRequestSchema, { order: { ...v2, signatureType: 3 }, owner: trader.apiKey })
+  t.equal(signedOrderOf(type3, trader).struct.signatureType, 3, 'type 3 (POLY_1271) parses in V2')
+  const type4 = create(OrderRequestSchema, { order: { ...v2, signatureType: 4 }, owner: trader.apiKey })
+  t.same(refusal(() => signedOrderOf(type4, trader)), { code: 'INVALID_ORDER_PAYLOAD', field: 'signatureType' })
+  const badBuilder = create(OrderRequestSchema, { order: { ...v2, builder: '0x12' }, owner: trader.apiKey })
+  t.same(refusal(() => signedOrderOf(badBuilder, trader)), { code: 'INVALID_ORDER_PAYLOAD', field: 'builder' })
+})
+
 t.test('a cancel result: REST\'s canceled and not_canceled, and the engine sequence', async (t) => {
   const message = cancelResultMessage({ ok: true, canceled: ['0xa'], notCanceled: [{ orderId: '0xb', reason: 'gone' }] }, 42)
   t.same(message, { canceled: ['0xa'], notCanceled: { '0xb': 'gone' }, engineSeq: 42n })

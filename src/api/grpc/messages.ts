@@ -19,7 +19,7 @@ import type { ServiceContext } from '../../service/context.js'
 import type { SignedOrder } from '../../service/signed-order.js'
 import type { Placement, Trader } from '../../service/trading.js'
 import { clientOrder, orderInfo, placementReport, tradeInfo } from '../format.js'
-import { ownerOf, signatureOf, signedFieldsOf } from '../order-wire.js'
+import { ownerOf, signatureOf, signatureTypeOf, signedFieldsOf, signedFieldsV2Of } from '../order-wire.js'
 
 const SIDES = { BUY: Side.BUY, SELL: Side.SELL } as const
 
@@ -155,11 +155,10 @@ export function signedOrderOf(request: OrderRequest, trader: Trader): SignedOrde
   if (side !== 0 && side !== 1) {
     throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'side must be 0 (buy) or 1 (sell), as signed', { field: 'side' })
   }
-  const signatureType = order.signatureType
-  if (signatureType !== 0 && signatureType !== 1 && signatureType !== 2) {
-    throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'signatureType must be 0, 1 or 2', { field: 'signatureType' })
-  }
-  const { struct, amounts } = signedFieldsOf(order, side, signatureType)
+  // A timestamp makes it V2 (common.proto SignedOrder): the proto's empty strings stand for absent fields.
+  const { struct, amounts } = order.timestamp !== ''
+    ? signedFieldsV2Of(order, side, signatureTypeOf(order.signatureType, 3))
+    : signedFieldsOf(order, side, signatureTypeOf(order.signatureType, 2))
   return {
     struct, amounts, signature: signatureOf(order.signature), orderType, postOnly: request.postOnly,
     owner: request.owner === '' ? trader.apiKey : ownerOf(request.owner),

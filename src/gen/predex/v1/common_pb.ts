@@ -17,10 +17,15 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file predex/v1/common.proto.
  */
 export const file_predex_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVkZXgvdjEvY29tbW9uLnByb3RvEglwcmVkZXgudjEi+QEKC1NpZ25lZE9yZGVyEgwKBHNhbHQYASABKAkSDQoFbWFrZXIYAiABKAkSDgoGc2lnbmVyGAMgASgJEg0KBXRha2VyGAQgASgJEhAKCHRva2VuX2lkGAUgASgJEhQKDG1ha2VyX2Ftb3VudBgGIAEoCRIUCgx0YWtlcl9hbW91bnQYByABKAkSEgoKZXhwaXJhdGlvbhgIIAEoCRINCgVub25jZRgJIAEoCRIUCgxmZWVfcmF0ZV9icHMYCiABKAkSDAoEc2lkZRgLIAEoDRIWCg5zaWduYXR1cmVfdHlwZRgMIAEoDRIRCglzaWduYXR1cmUYDSABKAkikgEKC0Vycm9yRGV0YWlsEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRI0Cgdjb250ZXh0GAMgAygLMiMucHJlZGV4LnYxLkVycm9yRGV0YWlsLkNvbnRleHRFbnRyeRouCgxDb250ZXh0RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAwoFT3JkZXISCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBW93bmVyGAMgASgJEhUKDW1ha2VyX2FkZHJlc3MYBCABKAkSDgoGbWFya2V0GAUgASgJEhAKCGFzc2V0X2lkGAYgASgJEh0KBHNpZGUYByABKA4yDy5wcmVkZXgudjEuU2lkZRIVCg1vcmlnaW5hbF9zaXplGAggASgJEhQKDHNpemVfbWF0Y2hlZBgJIAEoCRIWCg5zaXplX3JlbWFpbmluZxgKIAEoCRINCgVwcmljZRgLIAEoCRIYChBhc3NvY2lhdGVfdHJhZGVzGAwgAygJEg8KB291dGNvbWUYDSABKAkSEgoKY3JlYXRlZF9hdBgOIAEoAxIqCgpvcmRlcl90eXBlGA8gASgOMhYucHJlZGV4LnYxLlRpbWVJbkZvcmNlEhoKDWV4cGlyYXRpb25fbXMYECABKANIAIgBARIXCg9jbGllbnRfb3JkZXJfaWQYESABKAlCEAoOX2V4cGlyYXRpb25fbXMiwwEKCk1ha2VyT3JkZXISEAoIb3JkZXJfaWQYASABKAkSDQoFb3duZXIYAiABKAkSFQoNbWFrZXJfYWRkcmVzcxgDIAEoCRIWCg5tYXRjaGVkX2Ftb3VudBgEIAEoCRINCgVwcmljZRgFIAEoCRIUCgxmZWVfcmF0ZV9icHMYBiABKA0SEAoIYXNzZXRfaWQYByABKAkSDwoHb3V0Y29tZRgIIAEoCRIdCgRzaWRlGAkgASgOMg8ucHJlZGV4LnYxLlNpZGUi9wIKBVRyYWRlEgoKAmlkGAEgASgJEhYKDnRha2VyX29yZGVyX2lkGAIgASgJEg4KBm1hcmtldBgDIAEoCRIQCghhc3NldF9pZBgEIAEoCRIdCgRzaWRlGAUgASgOMg8ucHJlZGV4LnYxLlNpZGUSDAoEc2l6ZRgGIAEoCRIUCgxmZWVfcmF0ZV9icHMYByABKA0SDQoFcHJpY2UYCCABKAkSDgoGc3RhdHVzGAkgASgJEhIKCm1hdGNoX3RpbWUYCiABKAMSDwoHb3V0Y29tZRgLIAEoCRINCgVvd25lchgMIAEoCRIVCg1tYWtlcl9hZGRyZXNzGA0gASgJEhgKEHRyYW5zYWN0aW9uX2hhc2gYDiABKAkSEwoLdHJhZGVyX3NpZGUYDyABKAkSCwoDZmVlGBAgASgJEisKDG1ha2VyX29yZGVycxgRIAMoCzIVLnByZWRleC52MS5NYWtlck9yZGVyEhIKCm1hdGNoX3R5cGUYEiABKAkiKAoJQm9va0xldmVsEg0KBXByaWNlGAEgASgJEgwKBHNpemUYAiABKAkihQIKBEJvb2sSDgoGbWFya2V0GAEgASgJEhAKCGFzc2V0X2lkGAIgASgJEhQKDHRpbWVzdGFtcF9tcxgDIAEoAxIMCgRoYXNoGAQgASgJEiIKBGJpZHMYBSADKAsyFC5wcmVkZXgudjEuQm9va0xldmVsEiIKBGFza3MYBiADKAsyFC5wcmVkZXgudjEuQm9va0xldmVsEhYKDm1pbl9vcmRlcl9zaXplGAcgASgJEhEKCXRpY2tfc2l6ZRgIIAEoCRIQCghuZWdfcmlzaxgJIAEoCBIdChBsYXN0X3RyYWRlX3ByaWNlGAogASgJSACIAQFCEwoRX2xhc3RfdHJhZGVfcHJpY2UiMQoLUGFnZVJlcXVlc3QSDQoFbGltaXQYASABKA0SEwoLbmV4dF9jdXJzb3IYAiABKAkqOQoEU2lkZRIUChBTSURFX1VOU1BFQ0lGSUVEEAASDAoIU0lERV9CVVkQARINCglTSURFX1NFTEwQAiqIAQoLVGltZUluRm9yY2USHQoZVElNRV9JTl9GT1JDRV9VTlNQRUNJRklFRBAAEhUKEVRJTUVfSU5fRk9SQ0VfR1RDEAESFQoRVElNRV9JTl9GT1JDRV9HVEQQAhIVChFUSU1FX0lOX0ZPUkNFX0ZPSxADEhUKEVRJTUVfSU5fRk9SQ0VfRkFLEARiBnByb3RvMw");
+  fileDesc("ChZwcmVkZXgvdjEvY29tbW9uLnByb3RvEglwcmVkZXgudjEirwIKC1NpZ25lZE9yZGVyEgwKBHNhbHQYASABKAkSDQoFbWFrZXIYAiABKAkSDgoGc2lnbmVyGAMgASgJEg0KBXRha2VyGAQgASgJEhAKCHRva2VuX2lkGAUgASgJEhQKDG1ha2VyX2Ftb3VudBgGIAEoCRIUCgx0YWtlcl9hbW91bnQYByABKAkSEgoKZXhwaXJhdGlvbhgIIAEoCRINCgVub25jZRgJIAEoCRIUCgxmZWVfcmF0ZV9icHMYCiABKAkSDAoEc2lkZRgLIAEoDRIWCg5zaWduYXR1cmVfdHlwZRgMIAEoDRIRCglzaWduYXR1cmUYDSABKAkSEQoJdGltZXN0YW1wGA4gASgJEhAKCG1ldGFkYXRhGA8gASgJEg8KB2J1aWxkZXIYECABKAkikgEKC0Vycm9yRGV0YWlsEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRI0Cgdjb250ZXh0GAMgAygLMiMucHJlZGV4LnYxLkVycm9yRGV0YWlsLkNvbnRleHRFbnRyeRouCgxDb250ZXh0RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAwoFT3JkZXISCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBW93bmVyGAMgASgJEhUKDW1ha2VyX2FkZHJlc3MYBCABKAkSDgoGbWFya2V0GAUgASgJEhAKCGFzc2V0X2lkGAYgASgJEh0KBHNpZGUYByABKA4yDy5wcmVkZXgudjEuU2lkZRIVCg1vcmlnaW5hbF9zaXplGAggASgJEhQKDHNpemVfbWF0Y2hlZBgJIAEoCRIWCg5zaXplX3JlbWFpbmluZxgKIAEoCRINCgVwcmljZRgLIAEoCRIYChBhc3NvY2lhdGVfdHJhZGVzGAwgAygJEg8KB291dGNvbWUYDSABKAkSEgoKY3JlYXRlZF9hdBgOIAEoAxIqCgpvcmRlcl90eXBlGA8gASgOMhYucHJlZGV4LnYxLlRpbWVJbkZvcmNlEhoKDWV4cGlyYXRpb25fbXMYECABKANIAIgBARIXCg9jbGllbnRfb3JkZXJfaWQYESABKAlCEAoOX2V4cGlyYXRpb25fbXMiwwEKCk1ha2VyT3JkZXISEAoIb3JkZXJfaWQYASABKAkSDQoFb3duZXIYAiABKAkSFQoNbWFrZXJfYWRkcmVzcxgDIAEoCRIWCg5tYXRjaGVkX2Ftb3VudBgEIAEoCRINCgVwcmljZRgFIAEoCRIUCgxmZWVfcmF0ZV9icHMYBiABKA0SEAoIYXNzZXRfaWQYByABKAkSDwoHb3V0Y29tZRgIIAEoCRIdCgRzaWRlGAkgASgOMg8ucHJlZGV4LnYxLlNpZGUi9wIKBVRyYWRlEgoKAmlkGAEgASgJEhYKDnRha2VyX29yZGVyX2lkGAIgASgJEg4KBm1hcmtldBgDIAEoCRIQCghhc3NldF9pZBgEIAEoCRIdCgRzaWRlGAUgASgOMg8ucHJlZGV4LnYxLlNpZGUSDAoEc2l6ZRgGIAEoCRIUCgxmZWVfcmF0ZV9icHMYByABKA0SDQoFcHJpY2UYCCABKAkSDgoGc3RhdHVzGAkgASgJEhIKCm1hdGNoX3RpbWUYCiABKAMSDwoHb3V0Y29tZRgLIAEoCRINCgVvd25lchgMIAEoCRIVCg1tYWtlcl9hZGRyZXNzGA0gASgJEhgKEHRyYW5zYWN0aW9uX2hhc2gYDiABKAkSEwoLdHJhZGVyX3NpZGUYDyABKAkSCwoDZmVlGBAgASgJEisKDG1ha2VyX29yZGVycxgRIAMoCzIVLnByZWRleC52MS5NYWtlck9yZGVyEhIKCm1hdGNoX3R5cGUYEiABKAkiKAoJQm9va0xldmVsEg0KBXByaWNlGAEgASgJEgwKBHNpemUYAiABKAkihQIKBEJvb2sSDgoGbWFya2V0GAEgASgJEhAKCGFzc2V0X2lkGAIgASgJEhQKDHRpbWVzdGFtcF9tcxgDIAEoAxIMCgRoYXNoGAQgASgJEiIKBGJpZHMYBSADKAsyFC5wcmVkZXgudjEuQm9va0xldmVsEiIKBGFza3MYBiADKAsyFC5wcmVkZXgudjEuQm9va0xldmVsEhYKDm1pbl9vcmRlcl9zaXplGAcgASgJEhEKCXRpY2tfc2l6ZRgIIAEoCRIQCghuZWdfcmlzaxgJIAEoCBIdChBsYXN0X3RyYWRlX3ByaWNlGAogASgJSACIAQFCEwoRX2xhc3RfdHJhZGVfcHJpY2UiMQoLUGFnZVJlcXVlc3QSDQoFbGltaXQYASABKA0SEwoLbmV4dF9jdXJzb3IYAiABKAkqOQoEU2lkZRIUChBTSURFX1VOU1BFQ0lGSUVEEAASDAoIU0lERV9CVVkQARINCglTSURFX1NFTEwQAiqIAQoLVGltZUluRm9yY2USHQoZVElNRV9JTl9GT1JDRV9VTlNQRUNJRklFRBAAEhUKEVRJTUVfSU5fRk9SQ0VfR1RDEAESFQoRVElNRV9JTl9GT1JDRV9HVEQQAhIVChFUSU1FX0lOX0ZPUkNFX0ZPSxADEhUKEVRJTUVfSU5fRk9SQ0VfRkFLEARiBnByb3RvMw");
 
 /**
- * An order as the wallet signed it (Polymarket's CTF exchange Order, EIP-712), field for field.
+ * An order as the wallet signed it (Polymarket's CTF exchange Order, EIP-712), field for field,
+ * in either protocol version. V1 (domain version "1", the V1 exchanges): taker, expiration, nonce
+ * and fee_rate_bps are signed; timestamp, metadata and builder are empty. V2 (domain version "2",
+ * the V2 exchanges; the version Polymarket runs since 2026-04-28): timestamp, metadata and
+ * builder are set and signed; taker, nonce and fee_rate_bps are empty (the taker pays the market's
+ * fee rate at match); expiration is carried but not signed. A non-empty timestamp makes it V2.
  *
  * @generated from message predex.v1.SignedOrder
  */
@@ -40,14 +45,14 @@ export type SignedOrder = Message<"predex.v1.SignedOrder"> & {
   maker: string;
 
   /**
-   * The address that signed; must be the API key's address.
+   * The address that signed; must be the API key's address. V2 signature type 3: the deposit wallet.
    *
    * @generated from field: string signer = 3;
    */
   signer: string;
 
   /**
-   * The zero address (public order).
+   * V1: the zero address (public order). V2: empty.
    *
    * @generated from field: string taker = 4;
    */
@@ -75,21 +80,21 @@ export type SignedOrder = Message<"predex.v1.SignedOrder"> & {
   takerAmount: string;
 
   /**
-   * Unix seconds (uint256, decimal); "0": none. Only GTD orders carry one.
+   * Unix seconds (uint256, decimal); "0": none. Only GTD orders carry one. Not signed in V2.
    *
    * @generated from field: string expiration = 8;
    */
   expiration: string;
 
   /**
-   * uint256, decimal.
+   * V1: uint256, decimal. V2: empty.
    *
    * @generated from field: string nonce = 9;
    */
   nonce: string;
 
   /**
-   * Basis points (uint256, decimal); must equal the market's fee rate.
+   * V1: basis points (uint256, decimal); must equal the market's fee rate. V2: empty.
    *
    * @generated from field: string fee_rate_bps = 10;
    */
@@ -103,18 +108,39 @@ export type SignedOrder = Message<"predex.v1.SignedOrder"> & {
   side: number;
 
   /**
-   * 0 EOA, 1 Polymarket proxy, 2 Gnosis Safe.
+   * 0 EOA, 1 Polymarket proxy, 2 Gnosis Safe; V2 only: 3 POLY_1271 (a deposit wallet).
    *
    * @generated from field: uint32 signature_type = 12;
    */
   signatureType: number;
 
   /**
-   * 0x hex, 65 bytes.
+   * 0x hex, 65 bytes (type 3: the 317-byte ERC-7739 nested signature).
    *
    * @generated from field: string signature = 13;
    */
   signature: string;
+
+  /**
+   * V2: unix milliseconds (uint256, decimal) when the order was made. Empty: a V1 order.
+   *
+   * @generated from field: string timestamp = 14;
+   */
+  timestamp: string;
+
+  /**
+   * V2: bytes32, 0x hex, opaque.
+   *
+   * @generated from field: string metadata = 15;
+   */
+  metadata: string;
+
+  /**
+   * V2: bytes32, 0x hex: the builder code, opaque.
+   *
+   * @generated from field: string builder = 16;
+   */
+  builder: string;
 };
 
 /**

@@ -27,7 +27,8 @@ import { MarketChannel } from './api/ws/market-channel.js'
 import { UserChannel } from './api/ws/user-channel.js'
 import { GrpcServer } from './api/grpc/server.js'
 import { StreamSlots } from './api/grpc/stream-slots.js'
-import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX, GRPC_STREAMS_PER_KEY_MAX } from './limits.js'
+import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX, GRPC_STREAMS_PER_KEY_MAX, HEARTBEAT_SWEEP_INTERVAL_MS } from './limits.js'
+import { Heartbeats } from './service/heartbeats.js'
 
 export const VERSION = '0.1.0'
 
@@ -62,9 +63,11 @@ export async function startPredex(config: Config, log: (line: string) => void,
     () => host.load.pendingRequests)
   metrics.gauge('predex_engine_ring_bytes_used', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
   metrics.gauge('predex_signature_queue', 'Verification tasks waiting for a thread', () => pool.queueSize)
+  // The heartbeats cancel through the context that holds them: it is read when a chain lapses.
+  const heartbeats = new Heartbeats({ context: () => context, clock, log })
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
-    nowMs: () => clock.wallMs(), isLinked: () => false,
+    nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats,
     faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000 },
   }
   if (config.demo ?? isNew) await createDemo(context, config.dataDir, log)
@@ -93,9 +96,14 @@ export async function startPredex(config: Config, log: (line: string) => void,
     log('WARNING: this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
       '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')
   }
+  // Lapsed heartbeat chains are looked for on the host's timer; unref'd: it never keeps the process up.
+  const heartbeatSweep = setInterval(() => void heartbeats.sweep(), HEARTBEAT_SWEEP_INTERVAL_MS)
+  heartbeatSweep.unref()
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
+      clearInterval(heartbeatSweep)
+      await heartbeats.stop() // its cancels under way reach the engine before it stops
       marketChannel.closeAll()
       userChannel.closeAll()
       await grpc.close()

@@ -8,6 +8,7 @@ import type { VerifierPool } from '../crypto/verifier-pool.js'
 import type { EngineHost } from '../host/engine-host.js'
 import type { ReadModel } from '../read/read-model.js'
 import type { Metrics } from '../metrics.js'
+import type { Heartbeats } from './heartbeats.js'
 
 export interface ServiceContext {
   readonly host: EngineHost
@@ -26,4 +27,6 @@ export interface ServiceContext {
   readonly faucet: { readonly amountMicrosMax: number; readonly cooldownMs: number }
   /** Proxy and Safe wallets registered for a signer (none can be registered yet). */
   readonly isLinked: (maker: string, signer: string) => boolean
+  /** Cancel on disconnect for REST clients: the keys' heartbeat chains (heartbeats.ts). */
+  readonly heartbeats: Heartbeats
 }

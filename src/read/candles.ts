@@ -46,3 +46,29 @@ export function candlesOf(ticks: readonly Tick[], fromMs: number, toMs: number, 
   }
   return candles
 }
+
+/** A price at a time: a trade's, or the last one of an interval (at the interval's start). */
+export interface PricePoint {
+  readonly timeMs: number
+  readonly priceMicros: number
+}
+
+/**
+ * The price history of the ticks with fromMs <= time < toMs: each tick's price, or with
+ * `bucketMs` the last price of each interval of that length that had a trade (intervals start at
+ * multiples of bucketMs, as candles). Null when there would be more than `pointsMax` points: the
+ * caller refuses rather than truncates, and the walk stops there.
+ */
+export function pricePointsOf(ticks: readonly Tick[], fromMs: number, toMs: number, bucketMs: number | null,
+  pointsMax: number): PricePoint[] | null {
+  const points: PricePoint[] = []
+  for (let i = firstTickAtOrAfter(ticks, fromMs); i < ticks.length && ticks[i]!.timeMs < toMs; i++) {
+    const tick = ticks[i]!
+    const timeMs = bucketMs === null ? tick.timeMs : tick.timeMs - (tick.timeMs % bucketMs)
+    const last = points[points.length - 1]
+    if (bucketMs !== null && last !== undefined && last.timeMs === timeMs) points.pop()
+    else if (points.length === pointsMax) return null
+    points.push({ timeMs, priceMicros: tick.priceMicros })
+  }
+  return points
+}

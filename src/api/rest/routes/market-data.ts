@@ -10,15 +10,18 @@ import { cachedBook } from '../../book-cache.js'
 import { bookSummary, tickText } from '../../format.js'
 import { CANDLE_INTERVAL_DEFAULT, candleRows, lastTradeText, midpointText, priceText, quoteSideOf, spreadText,
   type CandleRow } from '../../market-query.js'
-import { decimalOfMicros, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
+import { decimalOfMicros, integerOf, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
 import type { Reply, Route } from '../route.js'
-import { REST_BATCH_BODY_BYTES_MAX } from '../../../limits.js'
+import { PRICES_HISTORY_FIDELITY_MINUTES_MAX, PRICES_HISTORY_POINTS_MAX, REST_BATCH_BODY_BYTES_MAX }
+  from '../../../limits.js'
 import * as marketData from '../../../service/market-data.js'
-import { marketOfToken } from '../../../service/markets.js'
+import { priceHistoryOf } from '../../../service/price-history.js'
 import { tokenItems, tokenQuery } from './common.js'
 
 const GET = 'GET' as const
 const POST = 'POST' as const
+/** Seconds whose milliseconds, plus one second, stay exact integers. */
+const UNIX_SECONDS_MAX = Math.floor(Number.MAX_SAFE_INTEGER / 1000) - 1
 
 function sentBook(context: ServiceContext, tokenId: string, unified: boolean): Reply {
   return { body: null, json: cachedBook(context, tokenId, unified).json }
@@ -112,17 +115,22 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
       query: { token_id: 'required' }, response: '{neg_risk}' },
     handler: (request, _identity, context) => ({ body: { neg_risk: tokenQuery(request, context).market.negRisk } }) },
   { method: GET, path: '/prices-history', auth: 'none', bodyMax: 0, surface: 'compat',
-    openapi: { tag: 'market-data', summary: 'Trade prices of a token over time',
-      query: { market: 'required: the token id', startTs: 'unix seconds', endTs: 'unix seconds' },
-      response: '{history: [{t, p}]}' },
+    openapi: { tag: 'market-data',
+      summary: 'Trade prices of a token over time: every trade, or with fidelity the last price of each interval of '
+        + 'that many minutes that had a trade (t its start)',
+      query: { market: 'required: the token id', startTs: 'unix seconds', endTs: 'unix seconds (included)',
+        interval: 'a window ending now instead of startTs/endTs: 1h, 6h, 1d, 1w, 1m (30 days), max or all',
+        fidelity: `minutes per point, 1..${PRICES_HISTORY_FIDELITY_MINUTES_MAX}` },
+      response: `{history: [{t, p}]} (at most ${PRICES_HISTORY_POINTS_MAX} points, else 400)` },
     handler: (request, _identity, context) => {
-      const tokenId = tokenIdOf(request.query.get('market'), 'market')
-      marketOfToken(context, tokenId)
-      const start = (optionalInteger(request.query.get('startTs'), 'startTs') ?? 0) * 1000
-      const endSecMax = Math.floor(Number.MAX_SAFE_INTEGER / 1000)
-      const end = (optionalInteger(request.query.get('endTs'), 'endTs') ?? endSecMax) * 1000
-      const history = marketData.priceHistoryOf(context, tokenId, start, end)
-        .map((point) => ({ t: Math.floor(point.timeMs / 1000), p: Number(decimalOfMicros(point.priceMicros)) }))
+      const query = request.query
+      const history = priceHistoryOf(context, {
+        tokenId: tokenIdOf(query.get('market'), 'market'),
+        interval: optionalText(query.get('interval')),
+        startSec: optionalSeconds(query.get('startTs'), 'startTs'),
+        endSec: optionalSeconds(query.get('endTs'), 'endTs'),
+        fidelityMinutes: optionalInteger(query.get('fidelity'), 'fidelity'),
+      }).map((point) => ({ t: Math.floor(point.timeMs / 1000), p: Number(decimalOfMicros(point.priceMicros)) }))
       return { body: { history } }
     } },
   { method: GET, path: '/ticks/:symbol', auth: 'none', bodyMax: 0, surface: 'native',
@@ -134,6 +142,15 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
       response: '[{t (unix seconds, start of the interval), open, high, low, close, volume (shares)}]' },
     handler: (request, _identity, context) => ({ body: ticks(context, request.params[0]!, request.query) }) },
 ]
+
+/** Unix seconds that may be absent; at most what milliseconds can carry exactly. */
+function optionalSeconds(text: string | null, field: string): number | null {
+  return text === null || text === '' ? null : integerOf(text, field, UNIX_SECONDS_MAX)
+}
+
+function optionalText(text: string | null): string | null {
+  return text === null || text === '' ? null : text
+}
 
 function ticks(context: ServiceContext, symbol: string, query: URLSearchParams): CandleRow[] {
   return candleRows(context, { symbol, interval: query.get('interval') ?? CANDLE_INTERVAL_DEFAULT,

@@ -5,7 +5,7 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { addressOfPublicKey, checksumAddress } from '../crypto/address.js'
-import { CLOB_AUTH_MESSAGE, clobAuthDigest, orderDigest, relayDigest, type OrderStruct, type RelayStruct }
+import { type AnyOrderStruct, CLOB_AUTH_MESSAGE, clobAuthDigest, orderDigest, relayDigest, type RelayStruct }
   from '../crypto/eip712.js'
 import { fromHex, toHex } from '../crypto/hex.js'
 import { signDigest } from '../crypto/signature.js'
@@ -27,8 +27,11 @@ export class Wallet {
     return new Wallet(toHex(secp256k1.utils.randomSecretKey()))
   }
 
-  /** Signs an order for `chainId`, under the neg-risk exchange when the market is neg_risk. */
-  signOrder(order: OrderStruct, chainId: number, negRisk: boolean): { orderId: string; signature: string } {
+  /**
+   * Signs an order (V1 or V2) for `chainId`, under its version's exchange, the neg-risk one when
+   * the market is neg_risk.
+   */
+  signOrder(order: AnyOrderStruct, chainId: number, negRisk: boolean): { orderId: string; signature: string } {
     const digest = orderDigest(order, chainId, negRisk)
     return { orderId: toHex(digest), signature: signDigest(digest, this.privateKey) }
   }

@@ -174,3 +174,24 @@ t.test('a V2 order over gRPC (TradingService.PlaceOrder): the same id, on the sa
   const order = await l2(server, alice, 'GET', `/data/order/${signed.orderId}`)
   t.match(order.body, { id: signed.orderId, status: 'LIVE' })
 })
+
+t.test('admin: a market with tick 0.005, then 0.0025; /tick-size and /compat/clob-markets say so', async (t) => {
+  const admin = { 'exchange-admin-key': server.predex.adminKey, 'content-type': 'application/json' }
+  const created = await fetch(`${server.base}/admin/markets`, { method: 'POST', headers: admin,
+    body: JSON.stringify({ question: 'Half-cent ticks?', tick_size: '0.005', min_order_size: '5', fee_rate_bps: 0 }) })
+  t.equal(created.status, 201)
+  const market = (await created.json()) as { id: string; condition_id: string; tokens: { token_id: string }[] }
+  const token = market.tokens[0]!.token_id
+  const tick = await (await fetch(`${server.base}/tick-size?token_id=${token}`)).json() as { minimum_tick_size: number }
+  t.equal(String(tick.minimum_tick_size), '0.005', 'the tick string clob-client-v2 keys its rounding by')
+  const patched = await fetch(`${server.base}/admin/markets/${market.id}`, { method: 'PATCH', headers: admin,
+    body: JSON.stringify({ tick_size: '0.0025' }) })
+  t.equal(patched.status, 200)
+  const finer = await (await fetch(`${server.base}/tick-size?token_id=${token}`)).json() as { minimum_tick_size: number }
+  t.equal(String(finer.minimum_tick_size), '0.0025')
+  const info = await (await fetch(`${server.base}/compat/clob-markets/${market.condition_id}`)).json() as { mts: number }
+  t.equal(String(info.mts), '0.0025', 'clob-markets mts, the tick createMarketOrder reads')
+  const bad = await fetch(`${server.base}/admin/markets/${market.id}`, { method: 'PATCH', headers: admin,
+    body: JSON.stringify({ tick_size: '0.003' }) })
+  t.equal(bad.status, 400, '0.003 is no tick')
+})

@@ -76,7 +76,8 @@ function query(request: RestRequest, name: string): string | null {
 export const tradingRoutes: Route<ServiceContext>[] = [
   { method: 'POST', path: '/order', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order',
     openapi: { tag: 'trading', summary: 'Place one signed order',
-      body: '{order: SignedOrder, owner, orderType, postOnly?}',
+      body: '{order: SignedOrder (V1: taker, nonce, feeRateBps; V2: timestamp, metadata, builder), owner, orderType, '
+        + 'postOnly?}',
       response: '{success, errorMsg, order_id, orderID, status, makingAmount, takingAmount, transactionsHashes, '
         + 'tradeIDs}' },
     handler: async (request, identity, context) => {

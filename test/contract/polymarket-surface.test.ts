@@ -46,6 +46,7 @@ function walletOf(privateKey: `0x${string}`): WalletClient {
 }
 
 const wallet = walletOf(generatePrivateKey())
+const walletAddress = wallet.account!.address.toLowerCase()
 const creds: ApiKeyCreds = await new ClobClient({ host, chain: CHAIN_ID, signer: wallet }).createOrDeriveApiKey()
 /** An unmodified clob-client-v2 with a signer and credentials. */
 const client = new ClobClient({ host, chain: CHAIN_ID, signer: wallet, creds })
@@ -122,16 +123,29 @@ t.test('createMarketOrder looks the market up through both, and a BUY with userU
   const order = await fresh.createMarketOrder({ tokenID: m2.noTokenId, side: Side.BUY, amount: 10, price: 0.5 })
   t.equal(order.tokenId, m2.noTokenId, 'a market order built from the look-ups')
   t.equal(fresh.tickSizes[m2.yesTokenId], '0.001')
-  // The client shrinks a BUY so that cost plus its fee budget fit the balance: the engine's hold must fit too.
-  for (const price of [0.05, 0.5, 0.951]) {
-    const balanceMicros = 20 * USDC
-    const limit = await client.createOrder({ tokenID: m2.yesTokenId, side: Side.BUY, price, size: 1_000,
-      userUSDCBalance: balanceMicros / USDC })
-    const costMicros = Number(limit.makerAmount)
-    t.ok(costMicros > 0 && costMicros + feeBoundOf(m2.feeRateBps, costMicros) <= balanceMicros,
-      `@ ${price}: cost ${costMicros} + fee bound fits ${balanceMicros}`)
-  }
 })
+
+t.test('a BUY sized by the client to its whole balance (userUSDCBalance) is taken: the fee budget covers the hold',
+  async (t) => {
+    // The client shrinks the BUY so that cost plus its fee budget fit the balance; the engine holds cost plus
+    // the fee bound, and refuses the order if the balance cannot.
+    const balanceMicros = 20 * USDC
+    await server.fund(walletAddress, balanceMicros)
+    for (const price of [0.05, 0.5, 0.951]) {
+      const order = await client.createOrder({ tokenID: m2.yesTokenId, side: Side.BUY, price, size: 1_000,
+        userUSDCBalance: balanceMicros / USDC })
+      const costMicros = Number(order.makerAmount)
+      t.ok(costMicros + feeBoundOf(m2.feeRateBps, costMicros) <= balanceMicros,
+        `@ ${price}: cost ${costMicros} + fee bound fits ${balanceMicros}`)
+      // The budget is balance / price x rate; the size is rounded down to 0.01 share.
+      const leftMicros = balanceMicros - (balanceMicros / price) * (m2.feeRateBps / 10_000)
+      t.ok(costMicros <= leftMicros && costMicros >= leftMicros - price * 10_000 - 1,
+        `@ ${price}: the cost is what the budget leaves (${Math.round(leftMicros)})`)
+      const placed = await client.postOrder(order)
+      t.match(placed, { success: true, status: 'live' }, `@ ${price}: the engine takes it`)
+      t.same((await client.cancelAll()).canceled, [placed.orderID])
+    }
+  })
 
 t.test('GET /compat/simplified-markets and the sampling lists: pages to LTE=', async (t) => {
   const first = await get(server, '/compat/simplified-markets?limit=2')
@@ -274,4 +288,13 @@ t.test('GET /compat/prices-history: every trade, or the last price per fidelity 
   }
   isCatalogueError(t, await get(server, '/compat/prices-history?market=12345'), 404, 'TOKEN_NOT_FOUND', 'an unknown token')
   isCatalogueError(t, await get(server, '/compat/prices-history'), 400, 'INVALID_PARAMETER', 'no market')
+})
+
+t.test('the ticks 0.005 and 0.0025: mts stringifies to the client\'s tick keys', async (t) => {
+  for (const tickSizeMicros of [5_000, 2_500]) {
+    const market = await server.createMarket({ tickSizeMicros })
+    const tick = String(tickSizeMicros / USDC)
+    t.equal((await anonymous.getClobMarketInfo(market.conditionId)).mts.toString(), tick, `mts of a ${tick} market`)
+    t.equal(anonymous.tickSizes[market.yesTokenId], tick, `the client's tick key ${tick}`)
+  }
 })

@@ -63,8 +63,7 @@ export async function startPredex(config: Config, log: (line: string) => void,
     () => host.load.pendingRequests)
   metrics.gauge('predex_engine_ring_bytes_used', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
   metrics.gauge('predex_signature_queue', 'Verification tasks waiting for a thread', () => pool.queueSize)
-  // The heartbeats cancel through the context that holds them: it is read when a chain lapses.
-  const heartbeats = new Heartbeats({ context: () => context, clock, log })
+  const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
     nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats,
@@ -96,14 +95,11 @@ export async function startPredex(config: Config, log: (line: string) => void,
     log('WARNING: this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
       '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')
   }
-  // Lapsed heartbeat chains are looked for on the host's timer; unref'd: it never keeps the process up.
-  const heartbeatSweep = setInterval(() => void heartbeats.sweep(), HEARTBEAT_SWEEP_INTERVAL_MS)
-  heartbeatSweep.unref()
+  const stopHeartbeats = sweepHeartbeats(heartbeats)
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
-      clearInterval(heartbeatSweep)
-      await heartbeats.stop() // its cancels under way reach the engine before it stops
+      await stopHeartbeats() // its cancels under way reach the engine before it stops
       marketChannel.closeAll()
       userChannel.closeAll()
       await grpc.close()
@@ -115,6 +111,19 @@ export async function startPredex(config: Config, log: (line: string) => void,
     return stopped
   }
   return { port, grpcPort, adminKey, context, stop }
+}
+
+/**
+ * Looks for lapsed heartbeat chains on the host's timer (unref'd: it never keeps the process up);
+ * the function returned stops it and the service.
+ */
+function sweepHeartbeats(heartbeats: Heartbeats): () => Promise<void> {
+  const timer = setInterval(() => void heartbeats.sweep(), HEARTBEAT_SWEEP_INTERVAL_MS)
+  timer.unref()
+  return async () => {
+    clearInterval(timer)
+    await heartbeats.stop()
+  }
 }
 
 /** Markets and books from the engine, then the events the read model missed (if any). */

@@ -30,7 +30,9 @@ export interface FeeCurve {
  * refuses a BUY the balance cannot cover with it. So the budget must cover that hold, not only the
  * fee: rate bps / 10^4 with exponent 0 budgets bps / 10^4 x shares, which is at least the hold
  * and the fee at every price. A curve with exponent e > 0 cannot: (p(1 - p))^e vanishes as p nears
- * 1 while the hold does not (e = 1 with rate 2 x bps / 10^4 bounds the fee, not the hold above 0.5).
+ * 1 while the hold does not (e = 1 with rate 2 x bps / 10^4 bounds the fee, not the hold above 0.5,
+ * where a BUY sized to the whole balance would be refused). The price of never being refused: at
+ * low prices the budget is 1 / p times the hold (at 0.05 and 150 bps, 30% of the balance is set aside).
  */
 export function feeCurveOf(market: MarketRecord): FeeCurve {
   return { rate: market.feeRateBps / BPS_PER_UNIT, exponent: 0 }

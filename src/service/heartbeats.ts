@@ -11,6 +11,10 @@
  * previous one, an unknown or a stale one, keeps the chain alive (reference 5.5: what production
  * does with a wrong id is not visible, and refusing it would only make a client lose its orders).
  *
+ * Revoking the key does not end its chain: its orders live on (a cancel needs only the address),
+ * and the client, which can no longer send heartbeats with it, was promised that they would be
+ * cancelled when its heartbeats stop. So they are, when the window passes.
+ *
  * Chains live in memory: after a restart a key is watched again from its next heartbeat.
  */
 import { randomUUID } from 'node:crypto'
@@ -68,11 +72,6 @@ export class Heartbeats {
     return randomUUID()
   }
 
-  /** Stops watching `apiKey` (its key was revoked): nothing of it will be cancelled. */
-  forget(apiKey: string): void {
-    this.chains.delete(apiKey)
-  }
-
   /**
    * Ends every chain whose window has passed and cancels its key's open orders; resolves when
    * those cancels (and any an earlier sweep started) are done, with the number of chains ended.
@@ -113,12 +112,10 @@ export class Heartbeats {
       { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), limit: chainsMax })
   }
 
-  /** A lapsed chain: its key's open orders cancelled, one log line (unless the key was revoked). */
+  /** A lapsed chain: its key's open orders cancelled (revoked or not: see the header), one log line. */
   private async expire(chain: Chain, nowMs: number): Promise<void> {
     const context = this.options.context()
     const { apiKey } = chain.trader
-    // A revoked key's chain is dropped (forget), even if the revocation did not say so.
-    if (context.credentials.lookup(apiKey) === undefined) return
     const orderIds = context.read.liveOrdersOfOwner(apiKey).map((order) => order.orderId)
     const canceled = await this.cancelIds(context, chain.trader, orderIds)
     this.options.log(`heartbeats: key ${apiKey} sent no heartbeat for ${nowMs - chain.lastBeatMs} ms: ` +

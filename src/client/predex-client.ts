@@ -151,6 +151,8 @@ export class PredexClient {
   metrics(): Promise<Body<'GET /metrics'>> { return this.get('/metrics') }
   /** Unix seconds. */
   serverTime(): Promise<Body<'GET /time'>> { return this.get('/time') }
+  /** The order protocol the server announces: 2 (CLOB V2; V1 orders are taken too). */
+  version(): Promise<Body<'GET /version'>> { return this.get('/version') }
   openApi(): Promise<Body<'GET /openapi.json'>> { return this.get('/openapi.json') }
 
   // Markets.
@@ -249,6 +251,14 @@ export class PredexClient {
   cancelOrders(orderIds: readonly string[]): Promise<Body<'DELETE /orders'>> {
     return this.transport.request('DELETE', '/orders', this.l2(), orderIds)
   }
+  /**
+   * A heartbeat: the first (null) starts the key's chain; once started, all the key's open orders
+   * are cancelled if no heartbeat follows within 10 s (plus a grace). Pass the answer's id next time.
+   */
+  heartbeat(heartbeatId: string | null = null): Promise<Body<'POST /heartbeats'>> {
+    return this.transport.request('POST', '/heartbeats', this.l2(), { heartbeat_id: heartbeatId })
+  }
+
   cancelAll(): Promise<Body<'DELETE /cancel-all'>> { return this.transport.request('DELETE', '/cancel-all', this.l2()) }
   /** The caller's open orders in a market (UUID, condition id or slug) and/or of one token. */
   cancelMarketOrders(filter: { market?: string; assetId?: string }): Promise<Body<'DELETE /cancel-market-orders'>> {

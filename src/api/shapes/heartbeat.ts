@@ -23,15 +23,10 @@ export type HeartbeatCompatBodyMap = {
 /** Routes only on the native API. */
 export type HeartbeatNativeBodyMap = object
 
-// WIP: connected (each Bodies = its BodyMap) once src/api/shapes/keys.ts lists the routes below.
-/** Routes answering the same body on both surfaces. */
-export type HeartbeatSharedBodies = object
-
-/** Routes only under /compat. */
-export type HeartbeatCompatBodies = object
-
-/** Routes only on the native API. */
-export type HeartbeatNativeBodies = object
+/** The maps above, as src/api/shapes/bodies.ts joins them. */
+export type HeartbeatSharedBodies = HeartbeatSharedBodyMap
+export type HeartbeatCompatBodies = HeartbeatCompatBodyMap
+export type HeartbeatNativeBodies = HeartbeatNativeBodyMap
 
 type RoutesOf<B> = { readonly [R in keyof B]: true }
 

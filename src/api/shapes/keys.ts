@@ -20,6 +20,8 @@ import type { BatchPlacement, CancelResult, OrderPlacement } from './placement.j
 import type { Candle, FeeRate, LastTradePrice, Midpoint, NegRisk, Price, PricePoint, PricesHistory, Spread, TickSize,
   TokenLastTradePrice } from './price.js'
 import type { FaucetCredit, RelayNonce, RelayReceipt, WalletStatus } from './testnet.js'
+import { POLYMARKET_COMPAT_ROUTES, POLYMARKET_NATIVE_ROUTES, POLYMARKET_SHARED_ROUTES } from './polymarket.js'
+import { HEARTBEAT_COMPAT_ROUTES, HEARTBEAT_NATIVE_ROUTES, HEARTBEAT_SHARED_ROUTES } from './heartbeat.js'
 import type { MakerOrder, PublicTrade, Trade } from './trade.js'
 import type { LedgerEvent, Milestone, PortfolioHistory, UserBalances, UserProfile, UserTokenBalance } from './user.js'
 
@@ -164,6 +166,8 @@ export const NATIVE_ROUTES: readonly NativeRoute[] = routeList<NativeRoute>({
   'GET /users/:address/portfolio-history': true, 'GET /users/:address/activity': true,
   'GET /users/:address/orders': true, 'GET /users/:address/trades': true, 'GET /users/:address/balances': true,
   'GET /users/:address/redemptions': true, 'GET /users/:address/events': true,
+  ...POLYMARKET_SHARED_ROUTES, ...POLYMARKET_NATIVE_ROUTES,
+  ...HEARTBEAT_SHARED_ROUTES, ...HEARTBEAT_NATIVE_ROUTES,
 })
 
 export const COMPAT_ROUTES: readonly CompatRoute[] = routeList<CompatRoute>({
@@ -175,6 +179,8 @@ export const COMPAT_ROUTES: readonly CompatRoute[] = routeList<CompatRoute>({
   'GET /data/trades': true, 'GET /balance-allowance': true, 'GET /': true, 'GET /markets': true,
   'GET /markets/:id': true, 'POST /spreads': true, 'POST /last-trades-prices': true, 'GET /prices-history': true,
   'POST /orders': true, 'GET /data/order/:id': true, 'GET /data/orders': true, 'GET /balance-allowance/update': true,
+  ...POLYMARKET_SHARED_ROUTES, ...POLYMARKET_COMPAT_ROUTES,
+  ...HEARTBEAT_SHARED_ROUTES, ...HEARTBEAT_COMPAT_ROUTES,
 })
 
 function routeList<R extends string>(routes: RoutesOf<Record<R, true>>): R[] {

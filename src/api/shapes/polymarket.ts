@@ -162,10 +162,9 @@ export type PolymarketCompatBodyMap = {
 /** Routes only on the native API. */
 export type PolymarketNativeBodyMap = object
 
-// WIP: connected once keys.ts lists the routes.
-export type PolymarketSharedBodies = object
-export type PolymarketCompatBodies = object
-export type PolymarketNativeBodies = object
+export type PolymarketSharedBodies = PolymarketSharedBodyMap
+export type PolymarketCompatBodies = PolymarketCompatBodyMap
+export type PolymarketNativeBodies = PolymarketNativeBodyMap
 
 type RoutesOf<B> = { readonly [R in keyof B]: true }
 

@@ -18,6 +18,8 @@ type Answer<M extends keyof PredexClient> = PredexClient[M] extends (...args: ne
 /** Each SDK method that answers a route's body as it is, and that route. */
 const SDK_ROUTES = {
   health: 'GET /health', ready: 'GET /ready', metrics: 'GET /metrics', serverTime: 'GET /time', openApi: 'GET /openapi.json',
+  version: 'GET /version',
+  heartbeat: 'POST /heartbeats',
   markets: 'GET /markets', market: 'GET /markets/:id', upcomingMarkets: 'GET /markets/upcoming',
   resolvingMarkets: 'GET /markets/resolving',
   book: 'GET /book', unifiedBook: 'GET /book/unified', books: 'POST /books', midpoint: 'GET /midpoint',

@@ -8,7 +8,7 @@ import type { MarketRecord } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
 import { PredexError, ApiCode } from '../errors.js'
 import { CANDLES_MAX } from '../limits.js'
-import { candlesOf, firstTickAtOrAfter, type Candle } from '../read/candles.js'
+import { candlesOf, type Candle } from '../read/candles.js'
 import type { ServiceContext } from './context.js'
 import { marketOfToken } from './markets.js'
 
@@ -70,25 +70,6 @@ export function lastTradeOf(context: ServiceContext, tokenId: string): LastTrade
   marketOfToken(context, tokenId)
   const stats = context.read.tokenStats.get(tokenId)
   return { priceMicros: stats?.lastTradePriceMicros ?? null, side: stats?.lastTradeSide ?? null }
-}
-
-export interface PricePoint {
-  readonly timeMs: number
-  readonly priceMicros: number
-}
-
-/**
- * Every trade that priced the token from `fromMs` to `toMs` (inclusive), in time order; a mint or
- * merge trade prices it from the other side.
- */
-export function priceHistoryOf(context: ServiceContext, tokenId: string, fromMs: number, toMs: number): PricePoint[] {
-  marketOfToken(context, tokenId)
-  const ticks = context.read.ticksByToken.get(tokenId) ?? []
-  const history: PricePoint[] = []
-  for (let i = firstTickAtOrAfter(ticks, fromMs); i < ticks.length && ticks[i]!.timeMs <= toMs; i++) {
-    history.push({ timeMs: ticks[i]!.timeMs, priceMicros: ticks[i]!.priceMicros })
-  }
-  return history
 }
 
 const CANDLE_INTERVALS_SEC: Readonly<Record<string, number>> = { '1m': 60, '5m': 300, '1h': 3_600, '1d': 86_400 }

@@ -63,7 +63,10 @@ export type PricePoint = {
   readonly p: number
 }
 
-/** GET /compat/prices-history: every trade that priced the token, in time order. */
+/**
+ * GET /compat/prices-history: every trade that priced the token, in time order; with `fidelity`,
+ * the last price of each interval that had a trade.
+ */
 export type PricesHistory = {
   readonly history: readonly PricePoint[]
 }

@@ -11,6 +11,7 @@ import type { Side } from '../engine/command.js'
 import type { CancelReason, EngineEvent, MarketRecord, OrderAccepted, OrderStatus, Trade } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
 import { notionalMicros } from '../engine/units.js'
+import { LIVE_ACTIVITY_TRADES_MAX } from '../limits.js'
 
 /** An accepted order as the read model keeps it: the acceptance event's fields, then its changing state. */
 export interface OrderRecord extends Omit<OrderAccepted, 'type' | 'timeMs'> {
@@ -88,6 +89,11 @@ export class ReadModel {
   private readonly liveByOwner = new Map<string, Set<string>>()
   /** address (lower-case) -> trade ids (as taker or maker), oldest first. */
   readonly tradesByAddress = new Map<string, string[]>()
+  /**
+   * Market id -> its newest trades, oldest first: at least LIVE_ACTIVITY_TRADES_MAX (when it has
+   * that many), at most twice that (trimmed when full, so each trade costs O(1)).
+   */
+  private readonly recentTradesByMarket = new Map<string, TradeRecord[]>()
   readonly tokenStats = new Map<string, TokenStats>()
   /** Token id -> its trades' prices and sizes in time order (price history and candles). */
   readonly ticksByToken = new Map<string, Tick[]>()
@@ -198,6 +204,7 @@ export class ReadModel {
     this.newTrades.push(record)
     push(this.tradesByAddress, trade.takerAddress, trade.tradeId)
     if (trade.makerAddress !== trade.takerAddress) push(this.tradesByAddress, trade.makerAddress, trade.tradeId)
+    this.keepRecent(record)
     for (const orderId of [trade.takerOrderId, trade.makerOrderId]) {
       const order = this.orders.get(orderId)
       if (order === undefined) continue
@@ -205,6 +212,17 @@ export class ReadModel {
       this.changedOrders.add(orderId)
     }
     this.statTrade(trade)
+  }
+
+  /** A market's newest trades (at most LIVE_ACTIVITY_TRADES_MAX), newest first. */
+  recentTradesOf(marketId: string): TradeRecord[] {
+    return (this.recentTradesByMarket.get(marketId) ?? []).slice(-LIVE_ACTIVITY_TRADES_MAX).reverse()
+  }
+
+  private keepRecent(trade: TradeRecord): void {
+    push(this.recentTradesByMarket, trade.marketId, trade)
+    const kept = this.recentTradesByMarket.get(trade.marketId)!
+    if (kept.length >= 2 * LIVE_ACTIVITY_TRADES_MAX) kept.splice(0, kept.length - LIVE_ACTIVITY_TRADES_MAX)
   }
 
   /** A trade's tick on its token and, when the maker's token differs (a mint or merge), on the maker's. */
@@ -363,6 +381,7 @@ export class ReadModel {
       this.trades.set(trade.tradeId, trade)
       push(this.tradesByAddress, trade.takerAddress, trade.tradeId)
       if (trade.makerAddress !== trade.takerAddress) push(this.tradesByAddress, trade.makerAddress, trade.tradeId)
+      this.keepRecent(trade)
       this.statTrade(trade)
     }
   }

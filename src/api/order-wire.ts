@@ -43,10 +43,10 @@ export function isV2Shape(order: Readonly<Record<string, unknown>>): boolean {
 }
 
 /** The signature type: 0 to 2 for a V1 order, 0 to 3 (POLY_1271) for a V2 order. */
-export function signatureTypeOf<Max extends 2 | 3>(value: unknown, max: Max): Max extends 3 ? 0 | 1 | 2 | 3 : 0 | 1 | 2 {
-  if (value === 0 || value === 1 || value === 2 || (max === 3 && value === 3)) {
-    return value as Max extends 3 ? 0 | 1 | 2 | 3 : 0 | 1 | 2
-  }
+type SignatureTypeUpTo<Max extends 2 | 3> = Max extends 3 ? 0 | 1 | 2 | 3 : 0 | 1 | 2
+
+export function signatureTypeOf<Max extends 2 | 3>(value: unknown, max: Max): SignatureTypeUpTo<Max> {
+  if (value === 0 || value === 1 || value === 2 || (max === 3 && value === 3)) return value as SignatureTypeUpTo<Max>
   const allowed = max === 3 ? '0, 1, 2 or 3' : '0, 1 or 2 (3, POLY_1271, only in a V2 order)'
   throw new PredexError(Code.INVALID_ORDER_PAYLOAD, `signatureType must be ${allowed}`, { field: 'signatureType' })
 }

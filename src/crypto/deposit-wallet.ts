@@ -39,11 +39,13 @@ export function parseNestedSignature(hex: string): NestedSignature | string {
   if (!/^0x([0-9a-fA-F]{2})*$/.test(hex)) return 'not 0x followed by whole bytes of hex'
   const bytes = fromHex(hex)
   if (bytes.length !== NESTED_SIGNATURE_BYTES) {
-    return `expected ${NESTED_SIGNATURE_BYTES} bytes (65 + 32 + 32 + the ${ORDER_V2_TYPE.length}-byte Order type + 2), ` +
-      `got ${bytes.length}`
+    const layout = `65 + 32 + 32 + the ${ORDER_V2_TYPE.length}-byte Order type + 2`
+    return `expected ${NESTED_SIGNATURE_BYTES} bytes (${layout}), got ${bytes.length}`
   }
   const typeLength = (bytes[bytes.length - 2]! << 8) | bytes[bytes.length - 1]!
-  if (typeLength !== ORDER_V2_TYPE.length) return `the contents type length says ${typeLength}, not ${ORDER_V2_TYPE.length}`
+  if (typeLength !== ORDER_V2_TYPE.length) {
+    return `the contents type length says ${typeLength}, not ${ORDER_V2_TYPE.length}`
+  }
   let at = 0
   const take = (length: number): Uint8Array => bytes.subarray(at, (at += length))
   const inner = toHex(take(INNER_SIGNATURE_BYTES))

@@ -2,9 +2,10 @@
  * EIP-712 typed-data hashing for the messages Predex verifies: Polymarket's `Order` in its two
  * protocol versions (V1: 12 fields, domain version "1" and the V1 exchanges; V2: 11 fields,
  * domain version "2" and the V2 exchanges; each under the exchange or the neg-risk exchange
- * domain), `ClobAuth` (L1 authentication) and Predex's `Relay` (gasless ledger actions). Each struct is encoded by hand, field by field, in the
- * order of its type string: faster than a generic encoder, and each type string sits next to
- * the code that must follow it. The cross-check test compares every hash with viem's.
+ * domain), `ClobAuth` (L1 authentication) and Predex's `Relay` (gasless ledger actions). Each
+ * struct is encoded by hand, field by field, in the order of its type string: faster than a
+ * generic encoder, and each type string sits next to the code that must follow it. The
+ * cross-check test compares every hash with viem's.
  */
 import { contractsOf } from './contracts.js'
 import { concatBytes, fromHex, wordOfAddress, wordOfBigInt, wordOfDecimal } from './hex.js'

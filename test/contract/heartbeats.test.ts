@@ -115,6 +115,9 @@ t.test('chained ids: each heartbeat answers a new UUID, on every path', async (t
   t.equal(first.body.status, 'ok')
   t.match(first.body.heartbeat_id, UUID)
   const ids = [first.body.heartbeat_id as string]
+  const metrics = await (await fetch(`${server.base}/metrics`)).text()
+  t.match(metrics, new RegExp(`^predex_heartbeat_chains ${heartbeats.watched}$`, 'm'), '/metrics counts the chains')
+  t.ok(heartbeats.watched >= 1)
   for (const path of ['/heartbeats', '/compat/v1/heartbeats', '/compat/heartbeats', '/compat/v1/heartbeats']) {
     const next = await beat(trader, path, ids.at(-1))
     t.equal(next.status, 200, path)

@@ -4,16 +4,29 @@
  * `price_change` when a level of its book changes, `last_trade_price` after a trade and
  * `tick_size_change`. Text `PING` is answered `PONG`.
  *
- * Every event carries `seq`, counted per asset: the snapshot carries the asset's current count,
- * each later event of that asset the next one, so a client sees a gap at once. Events are
- * published once per asset (uWS topics) after their command is durable and in the read model,
- * so a snapshot and the events after it never disagree. A client that reads too slowly is
- * closed at WS_BACKPRESSURE_BYTES_MAX rather than buffered without end.
+ * Each `price_change` entry carries `hash`, the hash of the asset's book after the command, as
+ * the REST book and the `book` snapshot compute it (book-mirror.ts), with `best_bid`/`best_ask`
+ * of that same book. `custom_feature_enabled: true` on a subscription message (the first or a
+ * later one; absent leaves the socket as it was) turns on, for that socket, `best_bid_ask` of its
+ * assets (after a command moved the best bid or best ask) and `new_market` / `market_resolved` of
+ * every market (they are not per asset: a client learns of markets it does not follow yet).
+ *
+ * Every per-asset event carries `seq`, counted per asset: the snapshot carries the asset's
+ * current count, each later event of that asset the next one, so a client sees a gap at once.
+ * A `best_bid_ask` does not count: it carries the seq of the `price_change` it follows (the same
+ * change, sent just after it), so a socket without the custom features sees no gap while one
+ * with them still sees any lost price_change. `new_market` and `market_resolved` carry no seq:
+ * they belong to no asset's stream, and a client that missed one reads GET /markets.
+ *
+ * Events are published once per asset (uWS topics) after their command is durable and in the
+ * read model, so a snapshot and the events after it never disagree. A client that reads too
+ * slowly is closed at WS_BACKPRESSURE_BYTES_MAX rather than buffered without end.
  */
 import { bookOf } from '../../service/market-data.js'
 import { isKnownToken } from '../../service/markets.js'
 import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
-import type { EngineEvent, MarketRecord } from '../../engine/event.js'
+import type { MarketStatus } from '../../engine/command.js'
+import type { BookLevel, EngineEvent, MarketUpdated, Trade } from '../../engine/event.js'
 import type { Outcome } from '../../host/messages.js'
 import { transactionOf } from '../../chain/transaction.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
@@ -22,28 +35,53 @@ import { Code, CODE_MESSAGES } from '../../engine/codes.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { bookSummary, tickText } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
+import { BookMirror } from './book-mirror.js'
+import { bestBidAskEvent, bestTexts, marketResolvedEvent, newMarketEvent } from './market-events.js'
 import { channelBehavior } from './socket.js'
 
 interface SocketData {
   readonly assets: Set<string>
+  /** custom_feature_enabled: best_bid_ask of its assets, new_market and market_resolved. */
+  custom: boolean
+}
+
+/** What the channel remembers of a market, to tell a change of tick size or a resolution. */
+interface MarketState {
+  readonly tickSizeMicros: number
+  readonly status: MarketStatus
+}
+
+/** The level changes of one asset in one command: one price_change. */
+interface AssetChange {
+  readonly marketId: string
+  readonly levels: Record<string, unknown>[]
 }
 
 const topicOf = (assetId: string): string => `market:${assetId}`
+/** An asset's best_bid_ask: its sockets with the custom features on. */
+const bestTopicOf = (assetId: string): string => `best:${assetId}`
+/** new_market and market_resolved: every socket with the custom features on. */
+const LIFECYCLE_TOPIC = 'lifecycle'
 
 export class MarketChannel {
   private readonly seqByAsset = new Map<string, number>()
-  private readonly tickByMarket = new Map<string, number>()
+  private readonly marketStates = new Map<string, MarketState>()
+  /** The assets someone subscribes to: their book as of the command being published, and how many sockets. */
+  private readonly followed = new Map<string, { readonly mirror: BookMirror; sockets: number }>()
   private readonly sockets = new Set<WebSocket<SocketData>>()
 
   constructor(private readonly app: TemplatedApp, private readonly context: ServiceContext) {
-    for (const market of context.read.markets.values()) this.tickByMarket.set(market.marketId, market.tickSizeMicros)
+    for (const market of context.read.markets.values()) this.rememberMarket(market.marketId, market)
   }
 
   behavior(): WebSocketBehavior<SocketData> {
     return channelBehavior<SocketData>({
-      data: () => ({ assets: new Set() }),
+      data: () => ({ assets: new Set(), custom: false }),
       open: (ws) => void this.sockets.add(ws),
-      close: (ws) => void this.sockets.delete(ws),
+      close: (ws) => {
+        this.sockets.delete(ws)
+        for (const asset of ws.getUserData().assets) this.unfollow(asset)
+      },
       message: (ws, body) => this.onMessage(ws, body),
     })
   }
@@ -59,19 +97,23 @@ export class MarketChannel {
   }
 
   private onMessage(ws: WebSocket<SocketData>, body: Record<string, unknown>): void {
-    const request = body as { type?: unknown; operation?: unknown; assets_ids?: unknown; initial_dump?: unknown }
+    const request = body as { type?: unknown; operation?: unknown; assets_ids?: unknown; initial_dump?: unknown
+      custom_feature_enabled?: unknown }
     const operation = typeof request.operation === 'string' ? request.operation.toLowerCase() : 'subscribe'
     if (request.operation === undefined && String(request.type ?? 'market').toLowerCase() !== 'market') {
       throw new PredexError(ApiCode.BAD_REQUEST, 'this is the market channel: type must be "market"', { field: 'type' })
     }
-    const assets = this.assetsOf(request.assets_ids)
-    if (operation === 'unsubscribe') {
-      for (const asset of assets) this.unsubscribe(ws, asset)
-    } else if (operation === 'subscribe') {
-      this.subscribe(ws, assets, request.initial_dump !== false)
-    } else {
+    if (operation !== 'subscribe' && operation !== 'unsubscribe') {
       throw new PredexError(ApiCode.BAD_REQUEST, 'operation must be "subscribe" or "unsubscribe"',
         { field: 'operation' })
+    }
+    const assets = this.assetsOf(request.assets_ids)
+    const custom = customFlagOf(request.custom_feature_enabled)
+    if (operation === 'unsubscribe') {
+      for (const asset of assets) this.unsubscribe(ws, asset)
+      if (custom !== undefined) this.setCustom(ws, custom)
+    } else {
+      this.subscribe(ws, assets, request.initial_dump !== false, custom)
     }
   }
 
@@ -88,16 +130,20 @@ export class MarketChannel {
     return [...new Set(value as string[])]
   }
 
-  private subscribe(ws: WebSocket<SocketData>, assets: readonly string[], initialDump: boolean): void {
+  private subscribe(ws: WebSocket<SocketData>, assets: readonly string[], initialDump: boolean,
+    custom: boolean | undefined): void {
     const data = ws.getUserData()
     const added = assets.filter((asset) => !data.assets.has(asset))
     if (data.assets.size + added.length > WS_SUBSCRIPTIONS_MAX) {
       throw new PredexError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} assets per connection`,
         { max: WS_SUBSCRIPTIONS_MAX })
     }
+    if (custom !== undefined) this.setCustom(ws, custom)
     for (const asset of added) {
       data.assets.add(asset)
+      this.follow(asset)
       ws.subscribe(topicOf(asset))
+      if (data.custom) ws.subscribe(bestTopicOf(asset))
     }
     // The snapshot is taken now, on this thread, between two published batches: the events that
     // follow it are exactly those with a higher seq.
@@ -105,8 +151,41 @@ export class MarketChannel {
   }
 
   private unsubscribe(ws: WebSocket<SocketData>, asset: string): void {
-    ws.getUserData().assets.delete(asset)
+    const data = ws.getUserData()
+    if (!data.assets.delete(asset)) return
+    this.unfollow(asset)
     ws.unsubscribe(topicOf(asset))
+    ws.unsubscribe(bestTopicOf(asset))
+  }
+
+  /** Turns the custom features of a socket on or off, for its assets now and later. */
+  private setCustom(ws: WebSocket<SocketData>, on: boolean): void {
+    const data = ws.getUserData()
+    if (data.custom === on) return
+    data.custom = on
+    for (const topic of [LIFECYCLE_TOPIC, ...[...data.assets].map(bestTopicOf)]) {
+      if (on) ws.subscribe(topic)
+      else ws.unsubscribe(topic)
+    }
+  }
+
+  /** One more socket follows `assetId`: the first one starts its mirror from the read model. */
+  private follow(assetId: string): void {
+    const entry = this.followed.get(assetId)
+    if (entry !== undefined) {
+      entry.sockets += 1
+      return
+    }
+    const { book, market } = bookOf(this.context, assetId, false)
+    const lastTrade = this.context.read.tokenStats.get(assetId)?.lastTradePriceMicros ?? null
+    this.followed.set(assetId, { mirror: new BookMirror(market, assetId, book, lastTrade), sockets: 1 })
+  }
+
+  private unfollow(assetId: string): void {
+    const entry = this.followed.get(assetId)
+    if (entry === undefined) return
+    entry.sockets -= 1
+    if (entry.sockets === 0) this.followed.delete(assetId)
   }
 
   private snapshot(assetId: string): Record<string, unknown> {
@@ -115,77 +194,127 @@ export class MarketChannel {
   }
 
   /**
-   * Whether anyone follows `assetId`. Events nobody would receive are not built (they cost a
-   * JSON string each, on the front end's thread, for every order); the seq then counts only
-   * what was sent, which is all a subscriber's snapshot-then-events continuity needs.
+   * The mirror of `assetId` if anyone follows it. Events nobody would receive are not built
+   * (they cost a JSON string each, on the front end's thread, for every order); the seq then
+   * counts only what was sent, which is all a subscriber's snapshot-then-events continuity needs.
    */
-  private listened(assetId: string): boolean {
-    return this.app.numSubscribers(topicOf(assetId)) > 0
+  private mirrorOf(assetId: string): BookMirror | undefined {
+    return this.followed.get(assetId)?.mirror
   }
 
-  private send(assetId: string, event: Record<string, unknown>): void {
+  /** Sends a per-asset event with the asset's next seq; returns that seq. */
+  private send(assetId: string, event: Record<string, unknown>): number {
     const seq = (this.seqByAsset.get(assetId) ?? 0) + 1
     this.seqByAsset.set(assetId, seq)
     this.app.publish(topicOf(assetId), JSON.stringify({ ...event, seq }))
+    return seq
   }
 
   private publishCommand(seq: number, timeMs: number, events: readonly EngineEvent[]): void {
-    const read = this.context.read
     const timestamp = String(timeMs)
-    // Level changes of one command, grouped per asset: one price_change each.
-    const changes = new Map<string, { marketId: string; levels: Record<string, unknown>[] }>()
+    const changes = new Map<string, AssetChange>()
+    const lifecycle: Record<string, unknown>[] = []
     for (const event of events) {
       switch (event.type) {
-        case 'bookLevel': {
-          if (!this.listened(event.tokenId)) break
-          let entry = changes.get(event.tokenId)
-          if (entry === undefined) changes.set(event.tokenId, entry = { marketId: event.marketId, levels: [] })
-          entry.levels.push({ asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros),
-            size: decimalOfMicros(event.sizeMicros), side: event.side })
+        case 'bookLevel': this.onLevel(event, changes); break
+        case 'trade': this.onTrade(seq, event, timestamp); break
+        case 'marketCreated':
+          this.rememberMarket(event.market.marketId, event.market)
+          lifecycle.push(newMarketEvent(event.market, timestamp))
+          break
+        case 'marketUpdated': {
+          const resolved = this.onMarketUpdated(event, timestamp)
+          if (resolved !== null) lifecycle.push(resolved)
           break
         }
-        case 'trade': {
-          const market = read.markets.get(event.marketId)
-          const common = { event_type: 'last_trade_price', market: market?.conditionId ?? event.marketId,
-            fee_rate_bps: String(event.feeRateBps), size: decimalOfMicros(event.sizeMicros), timestamp,
-            transaction_hash: transactionOf(this.context.chainId, seq).transactionHash }
-          if (this.listened(event.tokenId)) {
-            this.send(event.tokenId, { ...common, asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros),
-              side: event.side })
-          }
-          // A mint or merge trade also prices the other token, at its maker's price.
-          if (event.makerTokenId !== event.tokenId && this.listened(event.makerTokenId)) {
-            this.send(event.makerTokenId, { ...common, asset_id: event.makerTokenId,
-              price: decimalOfMicros(event.makerPriceMicros), side: event.makerSide })
-          }
-          break
-        }
-        case 'marketCreated': this.tickByMarket.set(event.market.marketId, event.market.tickSizeMicros); break
-        case 'marketUpdated':
-          this.onMarketUpdated(read.markets.get(event.marketId), event.tickSizeMicros, timestamp)
-          break
         default: break
       }
     }
-    for (const [assetId, { marketId, levels }] of changes) {
-      const { bidMicros, askMicros } = read.bestPrices(assetId)
-      const best = { best_bid: bidMicros === null ? '0' : decimalOfMicros(bidMicros),
-        best_ask: askMicros === null ? '1' : decimalOfMicros(askMicros) }
-      this.send(assetId, { event_type: 'price_change', market: read.markets.get(marketId)?.conditionId ?? marketId,
-        timestamp,
-        price_changes: levels.map((level) => ({ ...level, ...best })) })
+    for (const [assetId, change] of changes) this.publishChange(assetId, change, timeMs, timestamp)
+    // After the command's book changes: a resolution's cancelled orders first, then the resolution.
+    if (lifecycle.length > 0 && this.app.numSubscribers(LIFECYCLE_TOPIC) > 0) {
+      for (const event of lifecycle) this.app.publish(LIFECYCLE_TOPIC, JSON.stringify(event))
     }
   }
 
-  private onMarketUpdated(market: MarketRecord | undefined, tickSizeMicros: number, timestamp: string): void {
-    if (market === undefined) return
-    const old = this.tickByMarket.get(market.marketId)
-    this.tickByMarket.set(market.marketId, tickSizeMicros)
-    if (old === undefined || old === tickSizeMicros) return
-    for (const assetId of [market.yesTokenId, market.noTokenId]) {
-      this.send(assetId, { event_type: 'tick_size_change', asset_id: assetId, market: market.conditionId,
-        old_tick_size: tickText(old),
-        new_tick_size: tickText(tickSizeMicros), timestamp })
+  private onLevel(event: BookLevel, changes: Map<string, AssetChange>): void {
+    const mirror = this.mirrorOf(event.tokenId)
+    if (mirror === undefined) return
+    mirror.level(event.side, event.priceMicros, event.sizeMicros)
+    let change = changes.get(event.tokenId)
+    if (change === undefined) changes.set(event.tokenId, change = { marketId: event.marketId, levels: [] })
+    change.levels.push({ asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros),
+      size: decimalOfMicros(event.sizeMicros), side: event.side })
+  }
+
+  private onTrade(seq: number, event: Trade, timestamp: string): void {
+    const market = this.context.read.markets.get(event.marketId)
+    const common = { event_type: 'last_trade_price', market: market?.conditionId ?? event.marketId,
+      fee_rate_bps: String(event.feeRateBps), size: decimalOfMicros(event.sizeMicros), timestamp,
+      transaction_hash: transactionOf(this.context.chainId, seq).transactionHash }
+    const taker = this.mirrorOf(event.tokenId)
+    if (taker !== undefined) {
+      taker.trade(event.priceMicros)
+      this.send(event.tokenId, { ...common, asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros),
+        side: event.side })
+    }
+    // A mint or merge trade also prices the other token, at its maker's price.
+    const maker = event.makerTokenId === event.tokenId ? undefined : this.mirrorOf(event.makerTokenId)
+    if (maker !== undefined) {
+      maker.trade(event.makerPriceMicros)
+      this.send(event.makerTokenId, { ...common, asset_id: event.makerTokenId,
+        price: decimalOfMicros(event.makerPriceMicros), side: event.makerSide })
     }
   }
+
+  /**
+   * One price_change for the asset's changes in one command, its entries with the hash and best
+   * prices of the book after the command; then, for sockets with the custom features, a
+   * best_bid_ask with the same seq if the command moved the best bid or ask.
+   */
+  private publishChange(assetId: string, change: AssetChange, timeMs: number, timestamp: string): void {
+    const mirror = this.mirrorOf(assetId)!
+    const market = this.context.read.markets.get(change.marketId)?.conditionId ?? change.marketId
+    const hash = mirror.hash(timeMs)
+    const best = bestTexts(mirror.best())
+    const seq = this.send(assetId, { event_type: 'price_change', market, timestamp,
+      price_changes: change.levels.map((level) => ({ ...level, hash, ...best })) })
+    // Taken whoever listens, so the next change compares with the book, not with what was sent.
+    const moved = mirror.takeBestChange()
+    const topic = bestTopicOf(assetId)
+    if (moved !== null && this.app.numSubscribers(topic) > 0) {
+      this.app.publish(topic, JSON.stringify({ ...bestBidAskEvent(market, assetId, moved, timestamp), seq }))
+    }
+  }
+
+  private rememberMarket(marketId: string, state: MarketState): void {
+    this.marketStates.set(marketId, { tickSizeMicros: state.tickSizeMicros, status: state.status })
+  }
+
+  /** A tick size change is told per asset; a resolution is returned, to be told after the book's changes. */
+  private onMarketUpdated(event: MarketUpdated, timestamp: string): Record<string, unknown> | null {
+    const market = this.context.read.markets.get(event.marketId)
+    if (market === undefined) return null
+    const old = this.marketStates.get(market.marketId)
+    this.rememberMarket(market.marketId, event)
+    for (const assetId of [market.yesTokenId, market.noTokenId]) this.mirrorOf(assetId)?.tick(event.tickSizeMicros)
+    if (old !== undefined && old.tickSizeMicros !== event.tickSizeMicros) {
+      for (const assetId of [market.yesTokenId, market.noTokenId]) {
+        this.send(assetId, { event_type: 'tick_size_change', asset_id: assetId, market: market.conditionId,
+          old_tick_size: tickText(old.tickSizeMicros), new_tick_size: tickText(event.tickSizeMicros), timestamp })
+      }
+    }
+    const resolvedNow = event.status === 'Resolved' && old?.status !== 'Resolved' && event.winningOutcome !== null
+    return resolvedNow ? marketResolvedEvent(market, event.winningOutcome, timestamp) : null
+  }
+}
+
+/** custom_feature_enabled: true or false, or absent (null too) to leave the socket as it is. */
+function customFlagOf(value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'boolean') {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'custom_feature_enabled must be true or false',
+      { field: 'custom_feature_enabled' })
+  }
+  return value
 }

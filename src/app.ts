@@ -57,14 +57,8 @@ export async function startPredex(config: Config, log: (line: string) => void,
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
   const credentials = await CredentialStore.load(host)
   const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers })
-  const metrics = new Metrics()
-  metrics.gauge('predex_engine_seq', 'Sequence number of the last durable command', () => read.seq)
-  metrics.gauge('predex_engine_pending_requests', 'Commands submitted and not yet answered',
-    () => host.load.pendingRequests)
-  metrics.gauge('predex_engine_ring_bytes_used', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
-  metrics.gauge('predex_signature_queue', 'Verification tasks waiting for a thread', () => pool.queueSize)
   const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
-  metrics.gauge('predex_heartbeat_chains', 'API keys whose heartbeat chain is watched', () => heartbeats.watched)
+  const metrics = metricsOf(host, read, pool, heartbeats)
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
     nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats,
@@ -112,6 +106,18 @@ export async function startPredex(config: Config, log: (line: string) => void,
     return stopped
   }
   return { port, grpcPort, adminKey, context, stop }
+}
+
+/** The process's metrics, with the gauges read at each scrape. */
+function metricsOf(host: EngineHost, read: ReadModel, pool: VerifierPool, heartbeats: Heartbeats): Metrics {
+  const metrics = new Metrics()
+  metrics.gauge('predex_engine_seq', 'Sequence number of the last durable command', () => read.seq)
+  metrics.gauge('predex_engine_pending_requests', 'Commands submitted and not yet answered',
+    () => host.load.pendingRequests)
+  metrics.gauge('predex_engine_ring_bytes_used', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
+  metrics.gauge('predex_signature_queue', 'Verification tasks waiting for a thread', () => pool.queueSize)
+  metrics.gauge('predex_heartbeat_chains', 'API keys whose heartbeat chain is watched', () => heartbeats.watched)
+  return metrics
 }
 
 /**

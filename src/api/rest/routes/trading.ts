@@ -86,8 +86,8 @@ export const tradingRoutes: Route<ServiceContext>[] = [
     } },
   { method: 'POST', path: '/orders', auth: 'l2', bodyMax: REST_BATCH_BODY_BYTES_MAX, rate: 'batch',
     openapi: { tag: 'trading',
-      summary: `Place up to ${NATIVE_BATCH_ORDERS_MAX} signed orders (${BATCH_ORDERS_MAX} under /compat, as Polymarket), ` +
-        'each on its own',
+      summary: `Place up to ${NATIVE_BATCH_ORDERS_MAX} signed orders (${BATCH_ORDERS_MAX} under /compat, as ` +
+        'Polymarket), each on its own',
       body: '[{order, owner, orderType, postOnly?}]',
       response: 'native: {total_successful, total_failed, results}; compat: [result]' },
     handler: async (request, identity, context) => {

@@ -70,21 +70,16 @@ interface Parsed<S extends AnyOrderStruct> {
  * parsed once, each failure INVALID_ORDER_PAYLOAD naming its field, in the order REST checks them.
  */
 export function signedFieldsOf(order: SignedFields, side: 0 | 1, signatureType: 0 | 1 | 2): Parsed<OrderStruct> {
-  const salt = uint256(order.salt, 'salt')
-  const maker = addressOrPayload(order.maker, 'maker')
-  const signer = addressOrPayload(order.signer, 'signer')
+  const { salt, maker, signer } = partiesOf(order)
   const taker = addressOrPayload(order.taker, 'taker')
-  const tokenId = uint256(order.tokenId, 'tokenId')
-  const makerAmount = uint256(order.makerAmount, 'makerAmount')
-  const takerAmount = uint256(order.takerAmount, 'takerAmount')
+  const { tokenId, makerAmount, takerAmount } = termsOf(order)
   const expiration = uint256(order.expiration, 'expiration')
   const nonce = uint256(order.nonce, 'nonce')
   const feeRateBps = uint256(order.feeRateBps, 'feeRateBps')
   const amounts = { maker: makerAmount, taker: takerAmount, expiration, feeRateBps }
   const struct: OrderStruct = {
-    salt: salt.toString(), maker, signer, taker, tokenId: tokenId.toString(),
-    makerAmount: makerAmount.toString(), takerAmount: takerAmount.toString(), expiration: expiration.toString(),
-    nonce: nonce.toString(), feeRateBps: feeRateBps.toString(), side, signatureType,
+    salt, maker, signer, taker, tokenId, makerAmount: makerAmount.toString(), takerAmount: takerAmount.toString(),
+    expiration: expiration.toString(), nonce: nonce.toString(), feeRateBps: feeRateBps.toString(), side, signatureType,
   }
   return { struct, amounts }
 }
@@ -96,23 +91,31 @@ export function signedFieldsOf(order: SignedFields, side: 0 | 1, signatureType: 
  */
 export function signedFieldsV2Of(order: SignedFieldsV2, side: 0 | 1, signatureType: 0 | 1 | 2 | 3):
   Parsed<OrderStructV2> {
-  const salt = uint256(order.salt, 'salt')
-  const maker = addressOrPayload(order.maker, 'maker')
-  const signer = addressOrPayload(order.signer, 'signer')
-  const tokenId = uint256(order.tokenId, 'tokenId')
-  const makerAmount = uint256(order.makerAmount, 'makerAmount')
-  const takerAmount = uint256(order.takerAmount, 'takerAmount')
+  const { salt, maker, signer } = partiesOf(order)
+  const { tokenId, makerAmount, takerAmount } = termsOf(order)
   const expiration = uint256(order.expiration ?? '0', 'expiration')
   const timestamp = uint256(order.timestamp, 'timestamp')
   const metadata = bytes32(order.metadata, 'metadata')
   const builder = bytes32(order.builder, 'builder')
   const amounts = { maker: makerAmount, taker: takerAmount, expiration, feeRateBps: null }
   const struct: OrderStructV2 = {
-    version: 2, salt: salt.toString(), maker, signer, tokenId: tokenId.toString(),
-    makerAmount: makerAmount.toString(), takerAmount: takerAmount.toString(), side, signatureType,
-    timestamp: timestamp.toString(), metadata, builder,
+    version: 2, salt, maker, signer, tokenId, makerAmount: makerAmount.toString(),
+    takerAmount: takerAmount.toString(), side, signatureType, timestamp: timestamp.toString(), metadata, builder,
   }
   return { struct, amounts }
+}
+
+/** The first fields of both versions, in the order both check them: salt, maker, signer. */
+function partiesOf(order: SignedFields | SignedFieldsV2): { salt: string; maker: string; signer: string } {
+  const salt = uint256(order.salt, 'salt').toString()
+  return { salt, maker: addressOrPayload(order.maker, 'maker'), signer: addressOrPayload(order.signer, 'signer') }
+}
+
+/** The token and the amounts, in the order both versions check them (after V1's taker). */
+function termsOf(order: SignedFields | SignedFieldsV2): { tokenId: string; makerAmount: bigint; takerAmount: bigint } {
+  const tokenId = uint256(order.tokenId, 'tokenId').toString()
+  const makerAmount = uint256(order.makerAmount, 'makerAmount')
+  return { tokenId, makerAmount, takerAmount: uint256(order.takerAmount, 'takerAmount') }
 }
 
 /** The order's signature: a non-empty string (the pool checks the rest); a POLY_1271 one is longer. */

@@ -11,8 +11,8 @@
  * and with wallets of its own, so each one's balances start from what it funded.
  */
 import t, { type Test } from 'tap'
-import { createWalletClient, custom, type WalletClient } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import type { WalletClient } from 'viem'
+import { generatePrivateKey } from 'viem/accounts'
 import {
   AssetType, ClobClient, OrderType, Side, SignatureTypeV2, isV2Order,
   type ApiKeyCreds, type OpenOrder, type OrderResponse, type SignedOrder,
@@ -26,6 +26,7 @@ import { BATCH_ORDERS_MAX } from '../../src/engine/limits.js'
 import { HEARTBEAT_WINDOW_MS } from '../../src/service/heartbeats.js'
 import { CHAIN_ID, USDC, startServer, type TestServer } from '../rest-harness.js'
 import { TestClock } from '../support/clock.js'
+import { expectHoldings as expectHoldingsOf, ok, walletOf, type ExpectedHoldings, type HeldBy } from './support.js'
 
 const ZERO_BYTES32 = '0x' + '0'.repeat(64)
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -45,13 +46,6 @@ const clock = new TestClock()
 let server: TestServer
 let host: string
 
-function walletOf(privateKey: `0x${string}`): WalletClient {
-  // A local account signs typed data itself: the transport is never used.
-  return createWalletClient({ account: privateKeyToAccount(privateKey), transport: custom({ request: async () => {
-    throw new Error('no RPC in this test')
-  } }) })
-}
-
 /** A wallet with an API key made by clob-client-v2 over L1, `usdcMicros` credited and approved. */
 async function party(name: string, usdcMicros = 0, options: { useServerTime?: boolean } = {}): Promise<Party> {
   const signer = walletOf(generatePrivateKey())
@@ -67,33 +61,14 @@ async function split(p: Party, market: MarketRecord, sets: number): Promise<void
   await server.command({ kind: 'split', address: p.address, marketId: market.marketId, amountMicros: sets * USDC })
 }
 
-/**
- * The engine's exact picture of `p` (USDC, USDC held, and per token [balance, held], zero tokens
- * left out), compared with `expected`; the balances once more through the client's
- * getBalanceAllowance (which reports them holds included).
- */
-async function expectHoldings(t: Test, p: Party, expected: { usdc: number; usdcHeld?: number;
-  shares?: Record<string, [balance: number, held: number]> }, what: string): Promise<void> {
-  const answer = await server.predex.context.host.query({ kind: 'account', address: p.address })
-  if (answer.kind !== 'account') throw new Error('unexpected answer')
-  const a = answer.account
-  const shares = Object.fromEntries((a?.shares ?? []).filter((s) => s.balanceMicros !== 0 || s.heldMicros !== 0)
-    .map((s) => [s.tokenId, [s.balanceMicros, s.heldMicros]]))
-  t.same({ usdc: a?.usdcMicros ?? 0, usdcHeld: a?.usdcHeldMicros ?? 0, shares },
-    { usdc: expected.usdc, usdcHeld: expected.usdcHeld ?? 0, shares: expected.shares ?? {} }, `${p.name}: ${what} (engine)`)
-  const collateral = await p.client.getBalanceAllowance({ asset_type: AssetType.COLLATERAL })
-  t.equal(collateral.balance, String(expected.usdc), `${p.name}: ${what}: USDC via getBalanceAllowance`)
-  for (const [token, [balance]] of Object.entries(expected.shares ?? {})) {
-    const conditional = await p.client.getBalanceAllowance({ asset_type: AssetType.CONDITIONAL, token_id: token })
-    t.equal(conditional.balance, String(balance), `${p.name}: ${what}: token ${token.slice(0, 8)}… via getBalanceAllowance`)
-  }
+function heldBy(p: Party): HeldBy {
+  return { name: p.name, address: p.address, balanceOf: async (tokenId) => (await p.client.getBalanceAllowance(
+    tokenId === null ? { asset_type: AssetType.COLLATERAL } : { asset_type: AssetType.CONDITIONAL, token_id: tokenId })).balance }
 }
 
-/** A client result that is not an error object (the client returns errors rather than throwing). */
-function ok<T>(t: Test, result: T, what: string): T {
-  const error = (result as { error?: unknown } | null)?.error
-  t.equal(error, undefined, `${what}: no error${error === undefined ? '' : `: ${JSON.stringify(result)}`}`)
-  return result
+/** The engine's exact holdings of `p`, and its balances once more through getBalanceAllowance (support.ts). */
+function expectHoldings(t: Test, p: Party, expected: ExpectedHoldings, what: string): Promise<void> {
+  return expectHoldingsOf(t, server, heldBy(p), expected, what)
 }
 
 /** A client result that is the server's refusal: status, catalogue code, and the message matched. */

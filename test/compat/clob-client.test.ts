@@ -7,11 +7,13 @@
  * state (the balances are tracked through the whole file).
  */
 import t, { type Test } from 'tap'
-import { createWalletClient, custom, type WalletClient } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import type { WalletClient } from 'viem'
+import { generatePrivateKey } from 'viem/accounts'
 import { AssetType, ClobClient, OrderType, Side, type ApiKeyCreds, type OpenOrder, type Trade } from '@polymarket/clob-client'
 import type { MarketRecord } from '../../src/engine/event.js'
 import { CHAIN_ID, USDC, startServer, type TestServer } from '../rest-harness.js'
+import { engineHoldings, expectHoldings as expectHoldingsOf, ok, walletOf, type ExpectedHoldings, type HeldBy,
+  type Holdings } from './support.js'
 
 const MAX_ALLOWANCE = String(Number.MAX_SAFE_INTEGER)
 
@@ -25,12 +27,6 @@ interface Party {
   readonly client: ClobClient
 }
 
-/** What the engine holds for an address: USDC and, per token, balance and hold. */
-interface Holdings {
-  readonly usdc: number
-  readonly usdcHeld: number
-  readonly shares: Record<string, { balance: number; held: number }>
-}
 
 let server: TestServer
 let host: string
@@ -41,13 +37,6 @@ let m2: MarketRecord
 /** M3: tick 0.1, a 150 bps fee. */
 let m3: MarketRecord
 
-function walletOf(privateKey: `0x${string}`): WalletClient {
-  // A local account signs typed data itself: the transport is never used.
-  return createWalletClient({ account: privateKeyToAccount(privateKey), transport: custom({ request: async () => {
-    throw new Error('no RPC in this test')
-  } }) })
-}
-
 async function party(name: string, usdcMicros = 0): Promise<Party> {
   const wallet = walletOf(generatePrivateKey())
   const address = wallet.account!.address.toLowerCase()
@@ -57,39 +46,17 @@ async function party(name: string, usdcMicros = 0): Promise<Party> {
   return { name, wallet, address, creds, client: new ClobClient(host, CHAIN_ID, wallet, creds) }
 }
 
-async function holdings(address: string): Promise<Holdings> {
-  const answer = await server.predex.context.host.query({ kind: 'account', address })
-  if (answer.kind !== 'account') throw new Error('unexpected answer')
-  const a = answer.account
-  return {
-    usdc: a?.usdcMicros ?? 0,
-    usdcHeld: a?.usdcHeldMicros ?? 0,
-    shares: Object.fromEntries((a?.shares ?? []).map((s) => [s.tokenId, { balance: s.balanceMicros, held: s.heldMicros }])),
-  }
+function heldBy(p: Party): HeldBy {
+  return { name: p.name, address: p.address, balanceOf: async (tokenId) => (await p.client.getBalanceAllowance(
+    tokenId === null ? { asset_type: AssetType.COLLATERAL } : { asset_type: AssetType.CONDITIONAL, token_id: tokenId })).balance }
 }
 
-/** The engine's exact picture, in a compact form for t.same: USDC, USDC held, then tokens. */
-async function expectHoldings(t: Test, p: Party, expected: { usdc: number; usdcHeld?: number;
-  shares?: Record<string, [balance: number, held: number]> }, what: string): Promise<void> {
-  const h = await holdings(p.address)
-  const shares = Object.fromEntries(Object.entries(h.shares).filter(([, s]) => s.balance !== 0 || s.held !== 0)
-    .map(([token, s]) => [token, [s.balance, s.held]]))
-  t.same({ usdc: h.usdc, usdcHeld: h.usdcHeld, shares },
-    { usdc: expected.usdc, usdcHeld: expected.usdcHeld ?? 0, shares: expected.shares ?? {} }, `${p.name}: ${what} (engine)`)
-  // The same through the client: /balance-allowance reports the balance (holds included).
-  const collateral = await p.client.getBalanceAllowance({ asset_type: AssetType.COLLATERAL })
-  t.equal(collateral.balance, String(expected.usdc), `${p.name}: ${what}: USDC via getBalanceAllowance`)
-  for (const [token, [balance]] of Object.entries(expected.shares ?? {})) {
-    const conditional = await p.client.getBalanceAllowance({ asset_type: AssetType.CONDITIONAL, token_id: token })
-    t.equal(conditional.balance, String(balance), `${p.name}: ${what}: token ${token.slice(0, 8)}… via getBalanceAllowance`)
-  }
+function expectHoldings(t: Test, p: Party, expected: ExpectedHoldings, what: string): Promise<void> {
+  return expectHoldingsOf(t, server, heldBy(p), expected, what)
 }
 
-/** A client result that is not an error object (the client returns errors rather than throwing). */
-function ok<T>(t: Test, result: T, what: string): T {
-  const error = (result as { error?: unknown } | null)?.error
-  t.equal(error, undefined, `${what}: no error${error === undefined ? '' : `: ${JSON.stringify(result)}`}`)
-  return result
+function holdings(address: string): Promise<Holdings> {
+  return engineHoldings(server, address)
 }
 
 let alice: Party

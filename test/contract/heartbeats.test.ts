@@ -13,8 +13,8 @@
  * (`signedNowSec`), and the clients use `useServerTime`.
  */
 import t, { type Test } from 'tap'
-import { createWalletClient, custom, type WalletClient } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import type { WalletClient } from 'viem'
+import { generatePrivateKey } from 'viem/accounts'
 import { ClobClient as ClobClientV1 } from '@polymarket/clob-client'
 import { ClobClient as ClobClientV2 } from '@polymarket/clob-client-v2'
 import { l1Headers, l2Headers, type ApiCredentials, type HeaderFamily } from '../../src/client/headers.js'
@@ -26,6 +26,7 @@ import { HEARTBEAT_WINDOW_MS } from '../../src/service/heartbeats.js'
 import { CHAIN_ID, USDC, send, startServer, termsOf, type Trader } from '../rest-harness.js'
 import { TestClock } from '../support/clock.js'
 import { WsClient } from '../ws-client.js'
+import { walletOf } from '../compat/support.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const clock = new TestClock()
@@ -219,13 +220,6 @@ t.test('revoking the key does not end its chain: its orders are cancelled when t
   t.equal(server.predex.context.read.orders.get(order)?.status, 'CANCELED', 'the order is cancelled')
   t.equal(heartbeats.watched, 0)
 })
-
-function walletOf(privateKey: `0x${string}`): WalletClient {
-  // A local account signs typed data itself: the transport is never used.
-  return createWalletClient({ account: privateKeyToAccount(privateKey), transport: custom({ request: async () => {
-    throw new Error('no RPC in this test')
-  } }) })
-}
 
 /** A wallet for both sides: viem's for the client, ours (same key) to sign V1 orders. */
 function keyPair(): { privateKey: `0x${string}`; wallet: Wallet; signer: WalletClient } {

@@ -6,8 +6,7 @@
  * unmodified @polymarket/clob-client-v2 1.1.0 for what it reads. One server for the file.
  */
 import t, { type Test } from 'tap'
-import { createWalletClient, custom, type WalletClient } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey } from 'viem/accounts'
 import { ClobClient, PriceHistoryInterval, Side, type ApiKeyCreds } from '@polymarket/clob-client-v2'
 import { feeBoundOf } from '../../src/engine/units.js'
 import { COMPAT_MARKET_KEYS, ERROR_KEYS, PAGE_KEYS, keyDrift, keysOf } from '../../src/api/shapes/keys.js'
@@ -16,6 +15,7 @@ import { LIVE_ACTIVITY_TRADES_MAX, ORDERS_SCORING_IDS_MAX, PRICES_HISTORY_FIDELI
   from '../../src/limits.js'
 import { l2Headers } from '../../src/client/headers.js'
 import { CHAIN_ID, USDC, get, nowSec, placeLimit, send, startServer, type Trader } from '../rest-harness.js'
+import { walletOf } from '../compat/support.js'
 
 const CLOB_MARKET_KEYS = keysOf<ClobMarketInfo>()(['c', 't', 'mts', 'mos', 'nr', 'fd', 'mbf', 'tbf', 'r', 'ao'])
 const SIMPLIFIED_MARKET_KEYS = keysOf<SimplifiedMarket>()(['condition_id', 'tokens', 'rewards', 'active', 'closed',
@@ -37,13 +37,6 @@ const m3 = await server.createMarket({ tickSizeMicros: 100_000, status: 'Upcomin
 const alice = await server.trader(100 * USDC)
 const bob = await server.trader(100 * USDC)
 await server.command({ kind: 'split', address: alice.address, marketId: m1.marketId, amountMicros: 50 * USDC })
-
-function walletOf(privateKey: `0x${string}`): WalletClient {
-  // A local account signs typed data itself: the transport is never used.
-  return createWalletClient({ account: privateKeyToAccount(privateKey), transport: custom({ request: async () => {
-    throw new Error('no RPC in this test')
-  } }) })
-}
 
 const wallet = walletOf(generatePrivateKey())
 const walletAddress = wallet.account!.address.toLowerCase()

@@ -615,7 +615,7 @@ t.test('market status, tick size and approvals', (t) => {
     code: 'MARKET_STATUS_TRANSITION', context: { from: 'Paused', to: 'Upcoming' },
   })
   h.run({ kind: 'setMarketStatus', marketId: M.id, status: 'Active' })
-  t.match(h.run({ kind: 'setTickSize', marketId: M.id, tickSizeMicros: 5_000 }).result, { code: 'MARKET_TICK_SIZE_INVALID' })
+  t.match(h.run({ kind: 'setTickSize', marketId: M.id, tickSizeMicros: 7_500 }).result, { code: 'MARKET_TICK_SIZE_INVALID' })
   t.match(h.run({ kind: 'setTickSize', marketId: M.id, tickSizeMicros: 1_000 }).result, { ok: true })
   h.place(limit('0xa3', ALICE, M.yes, 'BUY', 4_010, 100))
   t.match(h.place(limit('0xa4', ALICE, M.yes, 'BUY', 4_015, 100)).result, {
@@ -645,7 +645,7 @@ t.test('market creation and API keys', (t) => {
     h.run({ kind: 'createMarket', market: { ...marketInput(fresh, 0), ...over } }).result
   t.match(bad({ question: '' }), { code: 'MARKET_INVALID', context: { field: 'question' } })
   t.match(bad({ noTokenId: fresh.yes }), { code: 'MARKET_INVALID', context: { field: 'noTokenId' } })
-  t.match(bad({ tickSizeMicros: 5_000, feeRateBps: 2_000 }), { code: 'MARKET_INVALID', context: { field: 'tickSizeMicros' } })
+  t.match(bad({ tickSizeMicros: 7_500, feeRateBps: 2_000 }), { code: 'MARKET_INVALID', context: { field: 'tickSizeMicros' } })
   t.match(bad({ minOrderSizeMicros: 15_000 }), { code: 'MARKET_INVALID', context: { field: 'minOrderSizeMicros' } })
   t.match(bad({ feeRateBps: 1_001 }), { code: 'MARKET_INVALID', context: { field: 'feeRateBps' } })
   t.match(bad({ slug: M.id, noTokenId: M.no }), { code: 'MARKET_EXISTS', context: { field: 'slug' } })

@@ -976,7 +976,7 @@ export class Workload {
     const faults: readonly MarketInput[] = [
       { ...fresh, question: '' },
       { ...fresh, noTokenId: fresh.yesTokenId },
-      { ...fresh, tickSizeMicros: 5_000 },
+      { ...fresh, tickSizeMicros: 7_500 },
       { ...fresh, minOrderSizeMicros: 12_345 },
       { ...fresh, feeRateBps: FEE_RATE_BPS_MAX + 1 },
       { ...fresh, slug: '' },

@@ -5,7 +5,8 @@
  * answered with an error event and a closed socket.
  */
 import t from 'tap'
-import { USDC, l2, placeLimit, startServer, type Trader } from '../rest-harness.js'
+import { CHAIN_ID, USDC, l2, nowSec, placeLimit, send, startServer, type Trader } from '../rest-harness.js'
+import { l1Headers, type ApiCredentials } from '../../src/client/headers.js'
 import { TestClock } from '../support/clock.js'
 import { WsClient } from '../ws-client.js'
 import { RATE_RULES } from '../../src/limits.js'
@@ -71,6 +72,23 @@ t.test('authentication: a wrong secret or an unknown key is an error event and a
   client.send({ type: 'market', assets_ids: [] })
   t.match(await client.json(), { event_type: 'error', code: 'BAD_REQUEST', field: 'type' })
   t.equal(await client.closed, 1008)
+})
+
+t.test('revoking the key ends its sessions: an error event, the socket closed, nothing more sent', async (t) => {
+  const carol = await server.trader(100 * USDC)
+  // Another key of the same wallet (nonce 1).
+  const second = await send(server, 'POST', '/auth/api-key', '', l1Headers(carol.wallet, CHAIN_ID, nowSec(), 1))
+  t.equal(second.status, 200)
+  const keep = { ...carol, credentials: second.body as ApiCredentials }
+  const revokedSocket = await subscribe(carol)
+  const keptSocket = await subscribe(keep)
+  t.teardown(() => keptSocket.socket.close())
+  const revoked = await l2(server, carol, 'DELETE', '/auth/api-key')
+  t.same(revoked.body, { deleted: true })
+  t.match(await revokedSocket.json(), { event_type: 'error', code: 'AUTH_UNKNOWN_KEY' }, 'told why')
+  t.equal(await revokedSocket.closed, 1008, 'closed')
+  await placeLimit(server, keep, market, { side: 'BUY', price: '0.10', size: '10' })
+  t.match(await keptSocket.json(), { event_type: 'order', type: 'PLACEMENT' }, 'the wallet\'s other key keeps its session')
 })
 
 // Last: it blocks Bob's key from this address.

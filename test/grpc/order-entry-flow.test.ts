@@ -20,7 +20,7 @@ import type { GrpcFace } from '../../src/api/grpc/call.js'
 import { OrderEntry } from '../../src/api/grpc/order-entry.js'
 import { CODE_TRAILER } from '../../src/api/grpc/status.js'
 import { StreamSlots } from '../../src/api/grpc/stream-slots.js'
-import { startServer, USDC } from '../rest-harness.js'
+import { l2, startServer, USDC } from '../rest-harness.js'
 import { eventually, orderRequest, signerOf, TestSession } from './order-entry-support.js'
 
 const server = await startServer()
@@ -137,7 +137,8 @@ t.test('more than ORDER_ENTRY_IN_FLIGHT_MAX requests unanswered end the session 
     log: () => undefined })
   const logged: string[] = []
   const face = { context: server.predex.context, gate, log: (line: string) => logged.push(line),
-    keyStreams: new StreamSlots('streams', GRPC_STREAMS_PER_KEY_MAX) } as unknown as GrpcFace
+    keyStreams: new StreamSlots('streams', GRPC_STREAMS_PER_KEY_MAX),
+    fanOut: { register: () => () => undefined } } as unknown as GrpcFace
   const orderEntry = new OrderEntry(face)
   const call = new FakeCall(l2Metadata(signerOf(trader), OrderEntryService.method.session, new Uint8Array(0)))
   orderEntry.implementation()['session']!(call as never, undefined as never)
@@ -152,4 +153,22 @@ t.test('more than ORDER_ENTRY_IN_FLIGHT_MAX requests unanswered end the session 
   t.equal(call.written.length, ORDER_ENTRY_IN_FLIGHT_MAX, 'the requests in the bound were answered')
   t.equal(face.keyStreams.openOf(apiKey), 0, 'the slot was given back')
   t.same(call.eventNames(), ['error'], 'no listener of the session left on the call')
+})
+
+t.test("revoking the session's key ends it at once (AUTH_UNKNOWN_KEY), with its cancel on disconnect", async (t) => {
+  const trader = await server.trader(100 * USDC)
+  const market = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
+  const session = new TestSession(transport, signerOf(trader))
+  await session.open(CancelOnDisconnect.KEY)
+  const { signed, request } = orderRequest(trader, market, { side: 'BUY', price: '0.20', size: '5' })
+  const placed = await session.ask({ case: 'place', value: request })
+  t.equal(placed.result.case, 'order')
+  const revoked = await l2(server, trader, 'DELETE', '/auth/api-key')
+  t.same(revoked.body, { deleted: true })
+  const ending = await session.ended
+  t.equal(ending?.grpcCode, GrpcStatus.UNAUTHENTICATED)
+  t.equal(ending?.code, AuthCode.AUTH_UNKNOWN_KEY, 'the session ends with the reason')
+  await eventually(() => server.predex.context.read.orders.get(signed.orderId)?.status === 'CANCELED', 5_000,
+    'its cancel on disconnect')
+  t.pass('the key\'s order was cancelled as the session asked')
 })

@@ -3,11 +3,13 @@
  * when the server stops. A call is authenticated once, when it opens (L2 over the full method
  * name and no request bytes), and takes one of its API key's stream slots
  * (GRPC_STREAMS_PER_KEY_MAX, shared with user streams); a refusal ends it at once with the
- * catalogue's status (UNAUTHENTICATED, RESOURCE_EXHAUSTED TOO_MANY_STREAMS...).
+ * catalogue's status (UNAUTHENTICATED, RESOURCE_EXHAUSTED TOO_MANY_STREAMS...). A session whose
+ * key is revoked (a durable `apiKey` event, through the fan-out) ends at once.
  */
 import type { UntypedServiceImplementation } from '@grpc/grpc-js'
 import { PredexError, ServiceCode } from '../../errors.js'
 import { OrderEntryService } from '../../gen/predex/v1/order_entry_pb.js'
+import type { Outcome } from '../../host/messages.js'
 import type { GrpcFace } from './call.js'
 import { SessionStream, type SessionCall } from './session-stream.js'
 import { asPredexError, statusOf } from './status.js'
@@ -15,8 +17,11 @@ import { asPredexError, statusOf } from './status.js'
 export class OrderEntry {
   private readonly sessions = new Set<SessionStream>()
   private closing = false
+  private readonly unregister: () => void
 
-  constructor(private readonly face: GrpcFace) {}
+  constructor(private readonly face: GrpcFace) {
+    this.unregister = face.fanOut.register({ publish: (outcomes) => this.endRevoked(outcomes) })
+  }
 
   implementation(): UntypedServiceImplementation {
     return { [OrderEntryService.method.session.localName]: (call: SessionCall) => this.open(call) }
@@ -29,7 +34,17 @@ export class OrderEntry {
    */
   async close(): Promise<void> {
     this.closing = true
+    this.unregister()
     await Promise.all([...this.sessions].map((session) => session.shutdown()))
+  }
+
+  private endRevoked(outcomes: readonly Outcome[]): void {
+    for (const outcome of outcomes) {
+      for (const event of outcome.events) {
+        if (event.type !== 'apiKey' || event.action !== 'revoked') continue
+        for (const session of this.sessions) if (session.apiKey === event.apiKey) void session.revoked()
+      }
+    }
   }
 
   private open(call: SessionCall): void {

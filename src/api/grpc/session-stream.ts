@@ -12,13 +12,15 @@
  * - a client that stops reading (more than GRPC_STREAM_BACKLOG_MESSAGES_MAX answers waiting):
  *   RESOURCE_EXHAUSTED (SLOW_CONSUMER); more than ORDER_ENTRY_IN_FLIGHT_MAX requests unanswered:
  *   INVALID_ARGUMENT (SESSION_PROTOCOL); both with cancel on disconnect;
- * - the server stops: cancel on disconnect, then UNAVAILABLE (ENGINE_UNAVAILABLE).
+ * - the server stops: cancel on disconnect, then UNAVAILABLE (ENGINE_UNAVAILABLE);
+ * - its API key is revoked: cancel on disconnect, then UNAUTHENTICATED (AUTH_UNKNOWN_KEY).
  *
  * Whatever the end, the key's stream slot is given back once, and no timer or listener is left.
  */
 import { create, type MessageInitShape } from '@bufbuild/protobuf'
 import type { ServerDuplexStream } from '@grpc/grpc-js'
 import { ApiCode, PredexError, ServiceCode } from '../../errors.js'
+import { AuthCode } from '../../auth/failure.js'
 import {
   OrderEntryService, SessionRequestSchema, SessionResponseSchema, type SessionOpenedSchema, type SessionOptions,
   type SessionRequest, type SessionResponse,
@@ -79,6 +81,17 @@ export class SessionStream {
     call.on('data', this.onData)
     call.on('end', this.onHalfClose)
     call.on('cancelled', this.onCancelled)
+  }
+
+  /** The API key the session authenticated with. */
+  get apiKey(): string {
+    return this.trader.apiKey
+  }
+
+  /** Ends the session because its key was revoked: cancel on disconnect applies, then UNAUTHENTICATED. */
+  revoked(): Promise<void> {
+    return this.end({ clean: false, reason: 'its API key was revoked' },
+      new PredexError(AuthCode.AUTH_UNKNOWN_KEY, 'the API key of this session was revoked: open one with a valid key'))
   }
 
   /** Ends the session because the server stops: cancel on disconnect applies, then UNAVAILABLE. */

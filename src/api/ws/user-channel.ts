@@ -16,6 +16,7 @@ import type { Gate } from '../../auth/gate.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ServiceContext } from '../../service/context.js'
 import { ApiCode, PredexError } from '../../errors.js'
+import { AuthCode } from '../../auth/failure.js'
 import { orderInfo, tradeInfo } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
 import { channelBehavior } from './socket.js'
@@ -24,6 +25,8 @@ interface SocketData {
   readonly remoteAddress: string
   /** Lower-case wallet address once authenticated. */
   address: string | null
+  /** The API key it authenticated with: its revocation ends the session. */
+  apiKey: string | null
   /** Condition ids followed; empty: all of the user's markets. */
   readonly markets: Set<string>
   seq: number
@@ -42,7 +45,7 @@ export class UserChannel {
 
   behavior(): WebSocketBehavior<SocketData> {
     return channelBehavior<SocketData>({
-      data: (remoteAddress) => ({ remoteAddress, address: null, markets: new Set(), seq: 0 }),
+      data: (remoteAddress) => ({ remoteAddress, address: null, apiKey: null, markets: new Set(), seq: 0 }),
       open: (ws) => void this.sockets.add(ws),
       close: (ws) => this.forget(ws),
       message: (ws, body) => this.onMessage(ws, body),
@@ -98,7 +101,24 @@ export class UserChannel {
         }
         return
       }
+      case 'apiKey': {
+        if (event.action === 'revoked') this.endSessionsOf(event.address, event.apiKey)
+        return
+      }
       default: return
+    }
+  }
+
+  /**
+   * A revoked key's sessions end (reliability-anchors: a revoked credential must stop working
+   * everywhere, at once): each is told why, then closed; the wallet's other keys keep theirs.
+   */
+  private endSessionsOf(address: string, apiKey: string): void {
+    const error = new PredexError(AuthCode.AUTH_UNKNOWN_KEY, 'the API key was revoked: this session has ended')
+    for (const ws of [...(this.socketsByAddress.get(address) ?? [])]) {
+      if (ws.getUserData().apiKey !== apiKey) continue
+      ws.send(JSON.stringify({ event_type: 'error', ...error.body() }))
+      ws.end(1008, 'API key revoked')
     }
   }
 
@@ -121,6 +141,7 @@ export class UserChannel {
           'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
       }
       data.address = this.authenticate(data.remoteAddress, request.auth)
+      data.apiKey = (request.auth as { apiKey: string }).apiKey
       let sockets = this.socketsByAddress.get(data.address)
       if (sockets === undefined) this.socketsByAddress.set(data.address, sockets = new Set())
       sockets.add(ws)

@@ -635,3 +635,59 @@ for (const [what, text] of [
         signedHeaders(alice, 'DELETE', '/cancel-market-orders', text)))
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Framing: a request whose length is ambiguous is refused and its connection closed, so nothing
+// after it on the connection can run as a request of its own (request smuggling behind a proxy
+// that reads the framing differently).
+
+/** Writes `text` on a fresh connection and returns everything the server sent until it closed (or `waitMs`). */
+function rawExchange(text: string, waitMs = 1_500): Promise<{ received: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port })
+    let received = ''
+    let closed = false
+    const timer = setTimeout(() => {
+      socket.destroy()
+      resolve({ received, closed })
+    }, waitMs)
+    socket.on('connect', () => socket.write(text))
+    socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1') })
+    socket.on('error', () => undefined)
+    socket.on('close', () => {
+      closed = true
+      clearTimeout(timer)
+      resolve({ received, closed })
+    })
+  })
+}
+
+const SMUGGLED = 'GET /time HTTP/1.1\r\nHost: predex\r\n\r\n'
+
+for (const [label, framing] of [
+  ['two different Content-Length values', `Content-Length: 2\r\nContent-Length: ${2 + SMUGGLED.length}\r\n`],
+  ['the same Content-Length twice', 'Content-Length: 2\r\nContent-Length: 2\r\n'],
+] as const) {
+  t.test(`framing: ${label} is 400 and the connection is closed`, async (t) => {
+    const { received, closed } = await rawExchange(
+      `POST /books HTTP/1.1\r\nHost: predex\r\nContent-Type: application/json\r\n${framing}\r\n[]`)
+    t.same(received.match(/HTTP\/1\.1 \d{3}/g), ['HTTP/1.1 400'], 'one answer, a 400')
+    t.match(received, /"code":"BAD_REQUEST"/)
+    t.ok(closed, 'the server closed the connection')
+  })
+  t.test(`framing: ${label}, a request smuggled behind it never runs`, async (t) => {
+    const { received, closed } = await rawExchange(
+      `POST /books HTTP/1.1\r\nHost: predex\r\nContent-Type: application/json\r\n${framing}\r\n[]${SMUGGLED}`)
+    t.same((received.match(/HTTP\/1\.1 \d{3}/g) ?? []).filter((line) => line !== 'HTTP/1.1 400'), [],
+      'no answer but a 400: GET /time did not run')
+    t.ok(closed, 'the connection is closed')
+  })
+}
+
+// uWS itself drops a request with both Content-Length and Transfer-Encoding, unanswered.
+t.test('framing: Content-Length beside Transfer-Encoding: the connection is closed, nothing after it runs', async (t) => {
+  const { received, closed } = await rawExchange('POST /books HTTP/1.1\r\nHost: predex\r\nContent-Type: application/json\r\n' +
+    `Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n[]${SMUGGLED}`)
+  t.same((received.match(/HTTP\/1\.1 \d{3}/g) ?? []).filter((line) => line !== 'HTTP/1.1 400'), [])
+  t.ok(closed)
+})

@@ -119,6 +119,16 @@ export class RestServer<C> {
       state.aborted = true
     })
     const started = performance.now()
+    const framing = framingFault(req)
+    if (framing !== null) {
+      // Answered on the next turn: uWS goes on parsing what is already buffered after a response
+      // ended in this callback (a smuggled request would run), but closes a connection that sends
+      // another request while one is still unanswered. So the 400 goes out, then the connection
+      // closes, and whatever followed is never run.
+      const reply = errorReply(framing, this.options.log)
+      setImmediate(() => this.respond(res, state, reply, route, started, true))
+      return
+    }
     let request: RestRequest
     try {
       request = this.copyRequest(req, route, compat, Buffer.from(res.getRemoteAddressAsText()).toString())
@@ -287,6 +297,26 @@ function credentialsOf(request: RestRequest, auth: AuthLevel): Credentials {
       return { kind: 'l2', headers: request.headers, message }
     }
   }
+}
+
+/**
+ * A request whose length is ambiguous: Content-Length more than once (even with equal values), or
+ * beside Transfer-Encoding. uWS reads the first Content-Length, a proxy in front may read another
+ * (or the chunks): what one takes as the body the other takes as a next request (request
+ * smuggling). So the request is refused and its connection closed, nothing after it read.
+ */
+function framingFault(req: HttpRequest): PredexError | null {
+  let lengths = 0
+  let chunked = false
+  req.forEach((key) => {
+    if (key === 'content-length') lengths++
+    else if (key === 'transfer-encoding') chunked = true
+  })
+  if (lengths <= 1 && !(lengths === 1 && chunked)) return null
+  return new PredexError(ApiCode.BAD_REQUEST, lengths > 1
+    ? 'Content-Length may be given once: the request is ambiguous and the connection is closed'
+    : 'Content-Length and Transfer-Encoding together: the request is ambiguous and the connection is closed',
+  { field: 'content-length' })
 }
 
 function tooLarge(bodyMax: number): Reply {

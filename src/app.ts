@@ -29,6 +29,7 @@ import { GrpcServer } from './api/grpc/server.js'
 import { StreamSlots } from './api/grpc/stream-slots.js'
 import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX, GRPC_STREAMS_PER_KEY_MAX, HEARTBEAT_SWEEP_INTERVAL_MS } from './limits.js'
 import { Heartbeats } from './service/heartbeats.js'
+import { ExpiryTimer } from './service/expiry-timer.js'
 
 export const VERSION = '0.1.0'
 
@@ -90,11 +91,11 @@ export async function startPredex(config: Config, log: (line: string) => void,
     log('WARNING: this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
       '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')
   }
-  const stopHeartbeats = sweepHeartbeats(heartbeats)
+  const stopTimers = startHostTimers(context, fanOut, clock, log)
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
-      await stopHeartbeats() // its cancels under way reach the engine before it stops
+      await stopTimers() // the heartbeats' cancels and an expiry under way reach the engine before it stops
       marketChannel.closeAll()
       userChannel.closeAll()
       await grpc.close()
@@ -121,15 +122,22 @@ function metricsOf(host: EngineHost, read: ReadModel, pool: VerifierPool, heartb
 }
 
 /**
- * Looks for lapsed heartbeat chains on the host's timer (unref'd: it never keeps the process up);
- * the function returned stops it and the service.
+ * What runs on the host's clock (unref'd timers: they never keep the process up): the sweep for
+ * lapsed heartbeat chains, and GTD expiry, which watches the durable events. The function returned
+ * stops both, once what they have under way is done.
  */
-function sweepHeartbeats(heartbeats: Heartbeats): () => Promise<void> {
-  const timer = setInterval(() => void heartbeats.sweep(), HEARTBEAT_SWEEP_INTERVAL_MS)
-  timer.unref()
+function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, log: (line: string) => void):
+  () => Promise<void> {
+  const { heartbeats } = context
+  const sweep = setInterval(() => void heartbeats.sweep(), HEARTBEAT_SWEEP_INTERVAL_MS)
+  sweep.unref()
+  const expiry = new ExpiryTimer({ context, clock, log })
+  const unregister = fanOut.register(expiry)
+  expiry.start()
   return async () => {
-    clearInterval(timer)
-    await heartbeats.stop()
+    clearInterval(sweep)
+    unregister()
+    await Promise.all([heartbeats.stop(), expiry.stop()])
   }
 }
 

@@ -279,3 +279,12 @@ export const HEARTBEAT_ID_LENGTH_MAX = 64
 assert(HEARTBEAT_SWEEP_INTERVAL_MS <= HEARTBEAT_GRACE_MS, 'a sweep comes within the grace')
 assert(HEARTBEAT_TIMEOUT_MS + HEARTBEAT_GRACE_MS + HEARTBEAT_SWEEP_INTERVAL_MS <= 15_000,
   "a lapsed chain is cancelled inside Polymarket's 10 s + 5 s")
+
+// ---- GTD expiry on the host's clock (src/service/expiry-timer.ts) ----------------------------
+
+/** When an expire command failed or came before the engine's clock reached the time: the next try. */
+export const EXPIRY_RETRY_MS = 1_000
+/** setTimeout's longest delay (2^31 - 1 ms): a later expiration is waited for in steps. */
+export const EXPIRY_TIMER_DELAY_MS_MAX = 2 ** 31 - 1
+/** The watched expirations are swept of ended orders when they reach twice the survivors of the last sweep, or this. */
+export const EXPIRY_WATCHED_PRUNE_MIN = 1_024

@@ -4,7 +4,8 @@
  * markets on a new data directory, and the REST face. `start` resolves when the doors are open;
  * `stop` closes them, drains, flushes and exits cleanly. Tests start it in-process on port 0.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { makePrivateDir, restrictBelow } from './journal/data-dir.js'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { CredentialStore } from './auth/credentials.js'
@@ -46,12 +47,13 @@ export interface Predex {
 export async function startPredex(config: Config, log: (line: string) => void,
   clock: Clock = systemClock): Promise<Predex> {
   const isNew = !existsSync(join(config.dataDir, 'data.mdb'))
-  mkdirSync(config.dataDir, { recursive: true })
+  makePrivateDir(config.dataDir)
   const adminKey = adminKeyOf(config, log)
   const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability, log })
   const read = new ReadModel()
   const store = new ReadStore(config.dataDir)
   store.loadInto(read)
+  restrictBelow(config.dataDir) // its stores are open: no file of it is left readable by others
   await loadReadModel(host, read, config.dataDir, log)
   // From here on every durable outcome reaches the read model; the channels register once they exist.
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })

@@ -79,7 +79,7 @@ export class EngineHost {
       log('WARNING: durability=async: results are released before the journal is flushed to disk. ' +
         'A crash can lose acknowledged commands. Use it for benchmarks only.')
     }
-    mkdirSync(options.dataDir, { recursive: true })
+    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 }) // the owner's alone (journal/data-dir.ts)
     const ringBuffer = Ring.allocate(options.ringBytes ?? COMMAND_RING_BYTES)
     const workerOptions: WorkerOptions = {
       ring: ringBuffer,

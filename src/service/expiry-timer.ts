@@ -91,15 +91,19 @@ export class ExpiryTimer {
     while (this.heap.length > 0 && this.heap[0]!.dueMs <= nowMs) due.push(this.pop())
     const live = due.filter((d) => context.read.orders.get(d.orderId)?.status === 'LIVE')
     if (live.length === 0 || this.stopped) return
+    // How far the engine's clock (the command's stamp) was behind this one: the wait before a retry.
+    let behindMs = 0
     try {
-      await submit(context, { kind: 'expire' })
+      const outcome = await submit(context, { kind: 'expire' })
+      behindMs = Math.max(0, nowMs - outcome.timeMs)
     } catch (error) {
       log(`expiry: the expire command failed (${String(error)}); trying again in ${EXPIRY_RETRY_MS} ms`)
     }
-    // Still live (the command failed, or the engine's clock was behind this one): look again later.
+    // Still live (the command failed, or the engine's clock was behind this one): look again later,
+    // when the engine's clock will have reached the time, so a lagging clock costs one retry, not many.
     for (const d of live) {
       if (context.read.orders.get(d.orderId)?.status === 'LIVE') {
-        this.push({ dueMs: clock.wallMs() + EXPIRY_RETRY_MS, orderId: d.orderId })
+        this.push({ dueMs: clock.wallMs() + Math.max(EXPIRY_RETRY_MS, behindMs), orderId: d.orderId })
       }
     }
   }

@@ -126,3 +126,24 @@ t.test('the watched entries of ended orders are swept: bounded by the live order
   }
   t.ok(timer.watched < 2_100, `after 3 000 GTD orders placed and cancelled, ${timer.watched} entries are kept`)
 })
+
+t.test('an engine clock behind this one: one retry, once the engine has reached the time', async (t) => {
+  const { w, context, clock, yes, expires } = await world()
+  const orderId = await gtd(context, yes, inSec(100))
+  // This clock runs 30 s ahead of the engine's (a test clock moved forward): at "100 s" the engine stamps 70 s.
+  const ahead: Clock = { wallMs: () => clock.wallMs() + 30_000, monotonicMs: () => clock.monotonicMs() + 30_000 }
+  const timer = new ExpiryTimer({ context, clock: ahead, log: () => undefined })
+  t.teardown(() => timer.stop())
+  timer.start()
+  w.advance(70_000)
+  await timer.fire()
+  t.equal(expires(), 1, 'submitted at its time by this clock')
+  t.equal(context.read.orders.get(orderId)?.status, 'LIVE', 'the engine, 30 s behind, had nothing to expire')
+  w.advance(29_999)
+  await timer.fire()
+  t.equal(expires(), 1, 'no retry before the engine can have reached the time')
+  w.advance(1)
+  await timer.fire()
+  t.equal(expires(), 2, 'one retry')
+  t.equal(context.read.orders.get(orderId)?.status, 'CANCELED')
+})

@@ -151,6 +151,13 @@ export const WS_BACKPRESSURE_BYTES_MAX = 1024 * 1024
 export const WS_SUBSCRIPTIONS_MAX = 500
 /** Seconds without a frame before the socket is closed (clients send PING every 10 s). */
 export const WS_IDLE_TIMEOUT_SEC = 60
+/**
+ * Book snapshots one market-channel socket is sent per WS_SNAPSHOT_WINDOW_MS: a full subscription
+ * (WS_SUBSCRIPTIONS_MAX assets) twice. Each subscribe snapshots every asset it names, so without a
+ * budget a client re-subscribing in a loop would have the server build books without end.
+ */
+export const WS_SNAPSHOTS_PER_WINDOW = 2 * WS_SUBSCRIPTIONS_MAX
+export const WS_SNAPSHOT_WINDOW_MS = 10_000
 
 // ---- gRPC --------------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import WebSocket from 'ws'
 import { WsClient } from '../ws-client.js'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { USDC, placeLimit, startServer } from '../rest-harness.js'
+import { WS_SNAPSHOTS_PER_WINDOW } from '../../src/limits.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())
@@ -84,21 +85,27 @@ t.test('a bad subscription gets an error event and the socket stays; unsubscribe
 })
 
 t.test('a client that stops reading is dropped at the backpressure bound; others keep their stream', async (t) => {
-  // A deep book, so that each snapshot is a few kilobytes.
+  // A deep book (400 levels on a 0.001 tick), so that each snapshot is over 10 KB: the snapshots
+  // of one window's budget (WS_SNAPSHOTS_PER_WINDOW) then outgrow the kernel's buffers.
+  const deep = await server.createMarket({ minOrderSizeMicros: 1 * USDC, tickSizeMicros: 1_000 })
   const trader = await server.trader(1_000 * USDC)
-  await Promise.all(Array.from({ length: 60 }, (_, i) =>
-    placeLimit(server, trader, market, { side: 'BUY', price: (0.1 + i / 100).toFixed(2), size: '1' })))
+  for (let start = 0; start < 400; start += 50) {
+    await Promise.all(Array.from({ length: 50 }, (_, i) =>
+      placeLimit(server, trader, deep, { side: 'BUY', price: (0.1 + (start + i) / 1000).toFixed(3), size: '1' })))
+  }
   const slow = await Client.open()
   const fast = await Client.open()
   t.teardown(() => fast.socket.close())
-  fast.send({ type: 'market', assets_ids: [yes] })
+  fast.send({ type: 'market', assets_ids: [deep.yesTokenId] })
   const snapshotBytes = (await fast.next()).length
-  t.ok(snapshotBytes > 2_000, `a snapshot is ${snapshotBytes} bytes`)
+  t.ok(snapshotBytes > 10_000, `a snapshot is ${snapshotBytes} bytes`)
   // The slow client stops reading but keeps asking for snapshots: its queue on the server grows
   // past WS_BACKPRESSURE_BYTES_MAX (plus what the kernel buffers), and the server closes it.
   ;(slow.socket as unknown as { _socket: { pause(): void } })._socket.pause()
-  const requests = Math.ceil((16 * 1024 * 1024) / snapshotBytes)
-  for (let i = 0; i < requests && slow.socket.readyState === WebSocket.OPEN; i++) slow.send({ type: 'market', assets_ids: [yes] })
+  const requests = WS_SNAPSHOTS_PER_WINDOW
+  for (let i = 0; i < requests && slow.socket.readyState === WebSocket.OPEN; i++) {
+    slow.send({ type: 'market', assets_ids: [deep.yesTokenId] })
+  }
   ;(slow.socket as unknown as { _socket: { resume(): void } })._socket.resume()
   let timer: NodeJS.Timeout | undefined
   const code = await Promise.race([slow.closed, new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), 30_000) })])

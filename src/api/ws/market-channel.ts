@@ -29,7 +29,7 @@ import type { MarketStatus } from '../../engine/command.js'
 import type { BookLevel, EngineEvent, MarketUpdated, Trade } from '../../engine/event.js'
 import type { Outcome } from '../../host/messages.js'
 import { transactionOf } from '../../chain/transaction.js'
-import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
+import { WS_SNAPSHOT_WINDOW_MS, WS_SNAPSHOTS_PER_WINDOW, WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ServiceContext } from '../../service/context.js'
 import { Code, CODE_MESSAGES } from '../../engine/codes.js'
 import { ApiCode, PredexError } from '../../errors.js'
@@ -43,6 +43,10 @@ interface SocketData {
   readonly assets: Set<string>
   /** custom_feature_enabled: best_bid_ask of its assets, new_market and market_resolved. */
   custom: boolean
+  /** Snapshots it may still be sent (WS_SNAPSHOTS_PER_WINDOW, refilled over WS_SNAPSHOT_WINDOW_MS). */
+  snapshotBudget: number
+  /** When the budget was last refilled (monotonic ms). */
+  snapshotBudgetMs: number
 }
 
 /** What the channel remembers of a market, to tell a change of tick size or a resolution. */
@@ -55,6 +59,27 @@ interface MarketState {
 interface AssetChange {
   readonly marketId: string
   readonly levels: Record<string, unknown>[]
+}
+
+/**
+ * Takes `count` snapshots from the socket's budget, refilled at WS_SNAPSHOTS_PER_WINDOW per
+ * WS_SNAPSHOT_WINDOW_MS; RATE_LIMITED, with the wait, when it has not that many (nothing taken,
+ * the subscribe not applied).
+ */
+function spendSnapshots(data: SocketData, count: number): void {
+  const nowMs = performance.now()
+  const refill = ((nowMs - data.snapshotBudgetMs) * WS_SNAPSHOTS_PER_WINDOW) / WS_SNAPSHOT_WINDOW_MS
+  data.snapshotBudget = Math.min(WS_SNAPSHOTS_PER_WINDOW, data.snapshotBudget + refill)
+  data.snapshotBudgetMs = nowMs
+  if (data.snapshotBudget >= count) {
+    data.snapshotBudget -= count
+    return
+  }
+  const waitMs = ((count - data.snapshotBudget) * WS_SNAPSHOT_WINDOW_MS) / WS_SNAPSHOTS_PER_WINDOW
+  throw new PredexError(ApiCode.RATE_LIMITED, `at most ${WS_SNAPSHOTS_PER_WINDOW} book snapshots per ` +
+    `${WS_SNAPSHOT_WINDOW_MS / 1000} s on a connection: subscribe with initial_dump false, or wait`,
+  { limit: WS_SNAPSHOTS_PER_WINDOW, windowSeconds: WS_SNAPSHOT_WINDOW_MS / 1000,
+    retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) })
 }
 
 const topicOf = (assetId: string): string => `market:${assetId}`
@@ -76,7 +101,8 @@ export class MarketChannel {
 
   behavior(): WebSocketBehavior<SocketData> {
     return channelBehavior<SocketData>({
-      data: () => ({ assets: new Set(), custom: false }),
+      data: () => ({ assets: new Set(), custom: false, snapshotBudget: WS_SNAPSHOTS_PER_WINDOW,
+        snapshotBudgetMs: performance.now() }),
       open: (ws) => void this.sockets.add(ws),
       close: (ws) => {
         this.sockets.delete(ws)
@@ -133,6 +159,7 @@ export class MarketChannel {
   private subscribe(ws: WebSocket<SocketData>, assets: readonly string[], initialDump: boolean,
     custom: boolean | undefined): void {
     const data = ws.getUserData()
+    if (initialDump && assets.length > 0) spendSnapshots(data, assets.length)
     const added = assets.filter((asset) => !data.assets.has(asset))
     if (data.assets.size + added.length > WS_SUBSCRIPTIONS_MAX) {
       throw new PredexError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} assets per connection`,

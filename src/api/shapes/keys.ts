@@ -147,7 +147,8 @@ export const HEALTH_KEYS = keysOf<Health>()(['status', 'version', 'seq', 'journa
   'ringBytesUsed', 'ringBytes'])
 export const READINESS_KEYS = keysOf<Readiness>()(['ready', 'seq'])
 
-type RoutesOf<B> = { readonly [R in keyof B]: true }
+/** A body map's routes as an object with those keys: the compiler checks both directions. */
+export type RoutesOf<B> = { readonly [R in keyof B]: true }
 
 /** Every route of each surface with a declared body (as object keys, so the compiler checks both directions). */
 export const NATIVE_ROUTES: readonly NativeRoute[] = routeList<NativeRoute>({

@@ -4,6 +4,7 @@
  * such program (rewards, order scoring, builders, notifications, closed-only mode) the body is the
  * client's own shape saying so: an empty list, a page that ends at once, false, zero.
  */
+import type { RoutesOf } from './keys.js'
 import type { CompatLiveness } from './health.js'
 import type { CompatMarket } from './market.js'
 import type { CompatOrder } from './order.js'
@@ -125,12 +126,12 @@ export type BuilderFees = {
 export type EmptyPage = Page<never>
 
 /** Routes answering the same body on both surfaces. */
-export type PolymarketSharedBodyMap = {
+export type PolymarketSharedBodies = {
   'GET /version': ExchangeVersion
 }
 
 /** Routes only under /compat. */
-export type PolymarketCompatBodyMap = {
+export type PolymarketCompatBodies = {
   'GET /ok': CompatLiveness
   'GET /clob-markets/:condition_id': ClobMarketInfo
   'GET /markets-by-token/:token_id': MarketByToken
@@ -160,21 +161,15 @@ export type PolymarketCompatBodyMap = {
 }
 
 /** Routes only on the native API. */
-export type PolymarketNativeBodyMap = object
-
-export type PolymarketSharedBodies = PolymarketSharedBodyMap
-export type PolymarketCompatBodies = PolymarketCompatBodyMap
-export type PolymarketNativeBodies = PolymarketNativeBodyMap
-
-type RoutesOf<B> = { readonly [R in keyof B]: true }
+export type PolymarketNativeBodies = object
 
 /**
  * The routes above as runtime lists (object keys, so the compiler checks both directions), for
  * src/api/shapes/keys.ts to add to NATIVE_ROUTES and COMPAT_ROUTES.
  */
-export const POLYMARKET_SHARED_ROUTES: RoutesOf<PolymarketSharedBodyMap> = { 'GET /version': true }
-export const POLYMARKET_NATIVE_ROUTES: RoutesOf<PolymarketNativeBodyMap> = {}
-export const POLYMARKET_COMPAT_ROUTES: RoutesOf<PolymarketCompatBodyMap> = {
+export const POLYMARKET_SHARED_ROUTES: RoutesOf<PolymarketSharedBodies> = { 'GET /version': true }
+export const POLYMARKET_NATIVE_ROUTES: RoutesOf<PolymarketNativeBodies> = {}
+export const POLYMARKET_COMPAT_ROUTES: RoutesOf<PolymarketCompatBodies> = {
   'GET /ok': true, 'GET /clob-markets/:condition_id': true, 'GET /markets-by-token/:token_id': true,
   'GET /simplified-markets': true, 'GET /sampling-markets': true, 'GET /sampling-simplified-markets': true,
   'GET /markets/live-activity/:condition_id': true, 'GET /auth/ban-status/closed-only': true,

@@ -20,10 +20,10 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../clock.js'
 import { ApiCode, PredexError } from '../errors.js'
-import { CANCEL_IDS_MAX, HEARTBEAT_CHAINS_MAX, HEARTBEAT_GRACE_MS, HEARTBEAT_TIMEOUT_MS } from '../limits.js'
+import { HEARTBEAT_CHAINS_MAX, HEARTBEAT_GRACE_MS, HEARTBEAT_TIMEOUT_MS } from '../limits.js'
 import type { ServiceContext } from './context.js'
 import * as trading from './trading.js'
-import type { CancelOutcome, Trader } from './trading.js'
+import type { Trader } from './trading.js'
 
 /** A live chain: whose, and when its last heartbeat came (monotonic ms). */
 interface Chain {
@@ -117,24 +117,9 @@ export class Heartbeats {
     const context = this.options.context()
     const { apiKey } = chain.trader
     const orderIds = context.read.liveOrdersOfOwner(apiKey).map((order) => order.orderId)
-    const canceled = await this.cancelIds(context, chain.trader, orderIds)
+    const canceled = await trading.cancelInChunks(context, chain.trader, orderIds, this.options.log)
     this.options.log(`heartbeats: key ${apiKey} sent no heartbeat for ${nowMs - chain.lastBeatMs} ms: ` +
       `canceled ${canceled} of ${orderIds.length} open orders`)
-  }
-
-  /** Cancels `orderIds` in commands of at most CANCEL_IDS_MAX ids; the number cancelled. */
-  private async cancelIds(context: ServiceContext, trader: Trader, orderIds: readonly string[]): Promise<number> {
-    const chunks: Promise<CancelOutcome>[] = []
-    for (let start = 0; start < orderIds.length; start += CANCEL_IDS_MAX) {
-      const chunk = orderIds.slice(start, start + CANCEL_IDS_MAX)
-      chunks.push(Promise.resolve().then(() => trading.cancelOrders(context, trader, chunk)))
-    }
-    let canceled = 0
-    for (const chunk of await Promise.allSettled(chunks)) {
-      if (chunk.status === 'fulfilled') canceled += chunk.value.canceled.length
-      else this.options.log(`heartbeats: cancel for key ${trader.apiKey} failed: ${String(chunk.reason)}`)
-    }
-    return canceled
   }
 
   private track(expiry: Promise<void>): void {

@@ -15,7 +15,6 @@
  */
 import { ApiCode, PredexError } from '../errors.js'
 import {
-  CANCEL_IDS_MAX,
   ORDER_ENTRY_DEAD_MAN_MS_DEFAULT,
   ORDER_ENTRY_DEAD_MAN_MS_MAX,
   ORDER_ENTRY_DEAD_MAN_MS_MIN,
@@ -154,7 +153,7 @@ export class TradingSession {
     await Promise.allSettled([...this.inFlight])
     if (how.clean || this.settings.cancelOnDisconnect === 'none') return
     const orderIds = this.openOrderIds()
-    const canceled = await this.cancelIds(orderIds)
+    const canceled = await trading.cancelInChunks(this.context, this.trader, orderIds, this.log)
     this.log(`order entry: session of key ${this.trader.apiKey} ended (${how.reason}): cancel on disconnect ` +
       `(${this.settings.cancelOnDisconnect}) canceled ${canceled} of ${orderIds.length} open orders`)
   }
@@ -176,20 +175,6 @@ export class TradingSession {
       return [...this.placedHere].filter((id) => this.context.read.orders.get(id)?.status === 'LIVE')
     }
     return this.context.read.liveOrdersOfOwner(this.trader.apiKey).map((order) => order.orderId)
-  }
-
-  /** Cancels `orderIds` in commands of at most CANCEL_IDS_MAX; the number cancelled. */
-  private async cancelIds(orderIds: readonly string[]): Promise<number> {
-    const chunks: Promise<CancelOutcome>[] = []
-    for (let start = 0; start < orderIds.length; start += CANCEL_IDS_MAX) {
-      chunks.push(trading.cancelOrders(this.context, this.trader, orderIds.slice(start, start + CANCEL_IDS_MAX)))
-    }
-    let canceled = 0
-    for (const chunk of await Promise.allSettled(chunks)) {
-      if (chunk.status === 'fulfilled') canceled += chunk.value.canceled.length
-      else this.log(`order entry: cancel on disconnect for key ${this.trader.apiKey} failed: ${chunk.reason}`)
-    }
-    return canceled
   }
 
   /** Scope 'session': remembers the orders placed here that rest; forgets ended ones now and then. */

@@ -170,6 +170,26 @@ export function cancelOrders(context: ServiceContext, trader: Trader,
 }
 
 /**
+ * Cancels any number of the trader's orders, in cancelOrders commands of at most CANCEL_IDS_MAX
+ * ids (cancel on disconnect, heartbeat lapses); the number cancelled. A command that fails is
+ * logged, and the others still apply.
+ */
+export async function cancelInChunks(context: ServiceContext, trader: Trader, orderIds: readonly string[],
+  log: (line: string) => void): Promise<number> {
+  const chunks: Promise<CancelOutcome>[] = []
+  for (let start = 0; start < orderIds.length; start += CANCEL_IDS_MAX) {
+    const chunk = orderIds.slice(start, start + CANCEL_IDS_MAX)
+    chunks.push(Promise.resolve().then(() => cancelOrders(context, trader, chunk)))
+  }
+  let count = 0
+  for (const chunk of await Promise.allSettled(chunks)) {
+    if (chunk.status === 'fulfilled') count += chunk.value.canceled.length
+    else log(`cancel of ${orderIds.length} orders of key ${trader.apiKey} failed in part: ${String(chunk.reason)}`)
+  }
+  return count
+}
+
+/**
  * Cancels the trader's live orders named by their client order ids (those placed with this API
  * key). `canceled` lists the order ids cancelled; each client order id that names no live order
  * of the key is in `notCanceled`, as `orderId`, with ORDER_NOT_FOUND's message.

@@ -380,6 +380,11 @@ export class PredexClient {
   }
   adminStats(): Promise<Body<'GET /admin/stats'>> { return this.transport.request('GET', '/admin/stats', this.admin()) }
 
+  /** The engine's state hash at its seq (costs a snapshot's time on the server). */
+  adminStateHash(): Promise<Body<'GET /admin/state-hash'>> {
+    return this.transport.request('GET', '/admin/state-hash', this.admin())
+  }
+
   private orderText(order: SignedOrderRequest): string {
     return orderBody(order.signed, this.creds().apiKey, order.orderType, order.postOnly ?? false)
   }

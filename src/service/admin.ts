@@ -162,3 +162,21 @@ export async function exchangeCounts(context: ServiceContext): Promise<ExchangeC
     uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000),
   }
 }
+
+export interface EngineStateHash {
+  readonly seq: number
+  /** The engine's canonical state hash (docs/engine.md, "Snapshots"): equal states, equal hashes. */
+  readonly stateHash: string
+  readonly invariantsHold: boolean
+}
+
+/**
+ * The engine's state hash at its current seq: what the soak and fuzz runs compare with an
+ * independent replay of the journal, and an operator with a replica. It hashes the whole state,
+ * so it costs a snapshot's time: admin only.
+ */
+export async function engineStateHash(context: ServiceContext): Promise<EngineStateHash> {
+  const answer = await context.host.query({ kind: 'stateHash' })
+  if (answer.kind !== 'stateHash') throw new PredexError(ApiCode.INTERNAL, 'unexpected answer to stateHash')
+  return { seq: answer.seq, stateHash: answer.stateHash, invariantsHold: answer.invariantsHold }
+}

@@ -264,6 +264,10 @@ t.test('users, candles, cancel by market, the test network and admin: each answe
   const stats = await admin.adminStats()
   t.equal(stats.markets, 3)
   fits(t, stats, keys.EXCHANGE_STATS_KEYS, 'GET /admin/stats')
+  const hash = await admin.adminStateHash()
+  t.ok(hash.seq >= stats.seq && /^[0-9a-f]{64}$/.test(hash.state_hash) && hash.invariants_hold, 'a state hash at a seq')
+  t.same(await admin.adminStateHash(), hash, 'nothing applied between two reads: the same hash')
+  fits(t, hash, keys.ENGINE_STATE_HASH_KEYS, 'GET /admin/state-hash')
 })
 
 t.test('under /compat, Polymarket shapes: markets, books, prices, orders, trades', async (t) => {

@@ -18,3 +18,12 @@ export type ExchangeStats = {
   readonly api_keys: number
   readonly uptime_sec: number
 }
+
+/** GET /admin/state-hash. */
+export type EngineStateHashBody = {
+  /** The engine's sequence the hash is of. */
+  readonly seq: number
+  /** Hex: equal engine states have equal hashes (docs/engine.md). */
+  readonly state_hash: string
+  readonly invariants_hold: boolean
+}

@@ -5,7 +5,7 @@
  * are exactly the table's routes of each surface (test/unit/client/shapes.test.ts).
  */
 import type { BalanceAllowance, BalanceAllowanceUpdate } from './account.js'
-import type { ExchangeStats } from './admin.js'
+import type { EngineStateHashBody, ExchangeStats } from './admin.js'
 import type { OrderBookSummary } from './book.js'
 import type { ApiCredentials, ApiKeyDeleted, ApiKeys } from './credential.js'
 import type { CompatLiveness, Health, Readiness, ServerTime } from './health.js'
@@ -77,6 +77,7 @@ export type NativeBodies = SharedBodies & PolymarketSharedBodies & PolymarketNat
   'PATCH /admin/markets/:id': NativeMarket
   'POST /admin/markets/:id/resolve': NativeMarket
   'GET /admin/stats': ExchangeStats
+  'GET /admin/state-hash': EngineStateHashBody
   'GET /users/:address': UserProfile
   'GET /users/:address/portfolio-history': PortfolioHistory
   /** The milestones newest first. */

@@ -5,7 +5,7 @@
  * compares an answer's keys with the list finds a server that drifted from both.
  */
 import type { BalanceAllowance } from './account.js'
-import type { ExchangeStats } from './admin.js'
+import type { EngineStateHashBody, ExchangeStats } from './admin.js'
 import type { CompatRoute, NativeRoute } from './bodies.js'
 import type { BookLevel, OrderBookSummary } from './book.js'
 import type { ApiCredentials, ApiKeyDeleted, ApiKeys } from './credential.js'
@@ -143,6 +143,7 @@ export const LEDGER_EVENT_KEYS = keysOf<LedgerEvent>()(['transaction_hash', 'blo
 
 export const EXCHANGE_STATS_KEYS = keysOf<ExchangeStats>()(['seq', 'markets', 'markets_by_status', 'open_orders',
   'orders', 'trades', 'traders', 'volume', 'api_keys', 'uptime_sec'])
+export const ENGINE_STATE_HASH_KEYS = keysOf<EngineStateHashBody>()(['seq', 'state_hash', 'invariants_hold'])
 export const HEALTH_KEYS = keysOf<Health>()(['status', 'version', 'seq', 'journalLag', 'uptimeSec', 'pendingRequests',
   'ringBytesUsed', 'ringBytes'])
 export const READINESS_KEYS = keysOf<Readiness>()(['ready', 'seq'])
@@ -163,7 +164,8 @@ export const NATIVE_ROUTES: readonly NativeRoute[] = routeList<NativeRoute>({
   'POST /orders': true, 'GET /data/order/:id': true, 'GET /data/orders': true, 'GET /orders': true,
   'POST /order/verify': true, 'GET /wallet-status': true, 'POST /faucet': true, 'GET /relay/nonce': true,
   'POST /relay': true, 'POST /admin/markets': true, 'PATCH /admin/markets/:id': true,
-  'POST /admin/markets/:id/resolve': true, 'GET /admin/stats': true, 'GET /users/:address': true,
+  'POST /admin/markets/:id/resolve': true, 'GET /admin/stats': true, 'GET /admin/state-hash': true,
+  'GET /users/:address': true,
   'GET /users/:address/portfolio-history': true, 'GET /users/:address/activity': true,
   'GET /users/:address/orders': true, 'GET /users/:address/trades': true, 'GET /users/:address/balances': true,
   'GET /users/:address/redemptions': true, 'GET /users/:address/events': true,

@@ -41,6 +41,7 @@ const SDK_ROUTES = {
   redemptions: 'GET /users/:address/redemptions', userEvents: 'GET /users/:address/events',
   createMarket: 'POST /admin/markets', updateMarket: 'PATCH /admin/markets/:id',
   resolveMarket: 'POST /admin/markets/:id/resolve', adminStats: 'GET /admin/stats',
+  adminStateHash: 'GET /admin/state-hash',
 } as const satisfies { readonly [M in keyof PredexClient]?: NativeRoute }
 
 /**

@@ -8,6 +8,7 @@ import { MARKET_STATUSES } from '../../../engine/rules.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import {
   createMarket,
+  engineStateHash,
   exchangeCounts,
   resolveMarket,
   SLUG_LENGTH_MAX,
@@ -20,7 +21,7 @@ import type { ServiceContext } from '../../../service/context.js'
 import { marketById } from '../../../service/markets.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { nativeMarket } from '../../format.js'
-import type { ExchangeStats } from '../../shapes/admin.js'
+import type { EngineStateHashBody, ExchangeStats } from '../../shapes/admin.js'
 import { decimalOfMicros, integerOf, microsOfDecimal, parseJsonBody, requireObject, requireString } from '../../wire.js'
 import type { Route } from '../route.js'
 
@@ -131,4 +132,13 @@ export const adminRoutes: Route<ServiceContext>[] = [
       response: '{seq, markets, markets_by_status, open_orders, orders, trades, traders, volume, api_keys, '
         + 'uptime_sec}' },
     handler: async (_request, _identity, context) => ({ body: statsOf(await exchangeCounts(context)) }) },
+  { method: 'GET', path: '/admin/state-hash', auth: 'admin', bodyMax: 0, surface: 'native',
+    openapi: { tag: 'admin',
+      summary: "The engine's state hash at its seq, and whether its invariants hold (costs a snapshot's time)",
+      response: '{seq, state_hash, invariants_hold}' },
+    handler: async (_request, _identity, context) => {
+      const { seq, stateHash, invariantsHold } = await engineStateHash(context)
+      const body: EngineStateHashBody = { seq, state_hash: stateHash, invariants_hold: invariantsHold }
+      return { body }
+    } },
 ]

@@ -28,6 +28,16 @@ import { registerApiKey, revokeApiKey, type ApiKeyRecord } from './api-key.js'
 import type { CommandResult } from './result.js'
 import { Touches } from './touches.js'
 
+/**
+ * Whether a command's events say it changed state. Every change the engine makes is told by an
+ * event (the read model is their projection); `orderRejected` tells a refusal, which changes
+ * nothing. test/unit/engine/unrecorded.test.ts checks this on a seeded workload by state hash.
+ */
+export function changedState(events: readonly EngineEvent[]): boolean {
+  for (const event of events) if (event.type !== 'orderRejected') return true
+  return false
+}
+
 export interface ApplyResult {
   readonly result: CommandResult
   readonly events: EngineEvent[]
@@ -89,6 +99,19 @@ export class Engine {
     const result = this.dispatch(command)
     emitAggregates(this)
     return { result, events: this.events }
+  }
+
+  /**
+   * Forgets the command just applied when it changed nothing (`changedState` is false): the seq
+   * and time go back to the previous command's. The host then does not journal it, so a replay,
+   * which never sees it, reaches the same seq, time and state (docs/engine.md, "Unrecorded
+   * commands"). Refused orders, cancels of unknown ids and other no-ops thus cost no journal.
+   */
+  rewind(seq: number, timeMs: number): void {
+    assert(!changedState(this.events), 'only a command that changed nothing is forgotten')
+    assert(this.seq === seq + 1 && timeMs <= this.timeMs, 'rewind goes back one command')
+    this.seq = seq
+    this.timeMs = timeMs
   }
 
   private dispatch(command: Command): CommandResult {

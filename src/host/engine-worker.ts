@@ -13,7 +13,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Command } from '../engine/command.js'
-import type { Engine } from '../engine/engine.js'
+import { changedState, type Engine } from '../engine/engine.js'
 import type { EngineEvent } from '../engine/event.js'
 import { encodeSnapshot } from '../engine/snapshot.js'
 import { Journal, SEAL_BYTES, sealInPlace } from '../journal/journal.js'
@@ -67,17 +67,17 @@ class EngineWorker {
     parentPort!.on('message', (message: ToWorker) => this.onMessage(message))
     for (;;) {
       const applied = this.applyFromRing()
-      if (this.writing === null && this.group.records.length > 0) this.startWrite()
+      if (this.writing === null && this.group.outcomes.length > 0) this.startWrite()
       if (applied > 0) {
         // Let journal completions and messages run between slices of work.
         await nextTurn()
         continue
       }
       if (this.stopping && this.ring.usedBytes === 0) break
-      if (this.group.records.length >= BATCH_COMMANDS_MAX && this.writing !== null) await this.writing
+      if (this.group.outcomes.length >= BATCH_COMMANDS_MAX && this.writing !== null) await this.writing
       else await this.ring.waitAsync(IDLE_WAIT_MS)
     }
-    while (this.writing !== null || this.group.records.length > 0) {
+    while (this.writing !== null || this.group.outcomes.length > 0) {
       if (this.writing === null) this.startWrite()
       await this.writing
     }
@@ -90,17 +90,25 @@ class EngineWorker {
     const group = this.group
     const released = this.options.durability === 'async' ? group.outcomes.length : -1
     let applied = 0
-    while (group.records.length < BATCH_COMMANDS_MAX) {
+    while (group.outcomes.length < BATCH_COMMANDS_MAX) {
       const bytes = this.ring.peek()
       if (bytes === null) break
       const { requestId, command, commandBytes } = decodeRequest(bytes)
       const stamped = command as Command & { seq: number; timeMs: number }
-      stamped.seq = this.engine.seq + 1
-      stamped.timeMs = Math.max(Date.now(), this.engine.timeMs)
-      group.records.push(sealInPlace(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes, SEAL_BYTES)))
-      this.ring.advance()
+      const previous = { seq: this.engine.seq, timeMs: this.engine.timeMs }
+      stamped.seq = previous.seq + 1
+      stamped.timeMs = Math.max(Date.now(), previous.timeMs)
       const { result, events } = this.engine.apply(stamped)
-      group.outcomes.push({ requestId, seq: stamped.seq, timeMs: stamped.timeMs, result,
+      const recorded = changedState(events)
+      if (recorded) {
+        group.records.push(sealInPlace(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes, SEAL_BYTES)))
+      } else {
+        // Nothing changed, so nothing to journal: answered with the last recorded seq.
+        this.engine.rewind(previous.seq, previous.timeMs)
+      }
+      // The bytes are copied into the record above, so the slot is free only now.
+      this.ring.advance()
+      group.outcomes.push({ requestId, seq: this.engine.seq, timeMs: stamped.timeMs, recorded, result,
         events: this.eventsWanted ? crossingEvents(events) : NO_EVENTS })
       applied++
     }
@@ -109,10 +117,19 @@ class EngineWorker {
     return applied
   }
 
-  /** Writes the current group as one transaction; the next group starts empty. */
+  /**
+   * Writes the current group as one transaction; the next group starts empty. A group of
+   * unrecorded commands only has nothing to write: everything before it is durable (no write is
+   * in flight when this runs), so its answers go out at once.
+   */
   private startWrite(): void {
     const group = this.group
     this.group = new Group(this.engine.seq + 1)
+    if (group.records.length === 0) {
+      if (this.options.durability === 'sync') post({ type: 'batch', outcomes: group.outcomes })
+      this.writing = null
+      return
+    }
     this.commandsSinceSnapshot += group.records.length
     let snapshot: { seq: number; bytes: Uint8Array } | null = null
     if (this.commandsSinceSnapshot >= this.options.snapshotEveryCommands) {
@@ -138,7 +155,7 @@ class EngineWorker {
       this.onDurable(lastSeq)
       if (snapshot !== null) void this.journal.pruneSnapshots(SNAPSHOTS_KEPT).catch(fatal)
       // What arrived while this group flushed goes out as the next transaction at once.
-      if (this.group.records.length > 0) this.startWrite()
+      if (this.group.outcomes.length > 0) this.startWrite()
     }, fatal)
   }
 

@@ -30,6 +30,12 @@ export interface Outcome {
   readonly seq: number
   /** The command's time as the host stamped it (journaled with it). */
   readonly timeMs: number
+  /**
+   * Whether the command was journaled. One that changed nothing (a refusal, a no-op) is not: its
+   * `seq` is then the last recorded command's, and `timeMs` the time it was judged at (docs/host.md,
+   * "Unrecorded commands").
+   */
+  readonly recorded: boolean
   readonly result: CommandResult
   readonly events: readonly EngineEvent[]
 }

@@ -3,6 +3,7 @@
  * one line per fact the parent checks:
  *   recovered <seq> <stateHash> <invariantsHold>   after recovery, before any new command
  *   ack <index> <seq>                               after the result of command <index> came back
+ *                                                   (journaled commands only: see below)
  * and nothing else on stdout. Each run submits a fresh range of command indexes.
  * Arguments: <dataDir> <seed> <firstIndex> <count> [unsafeAckBeforeJournalMs]
  */
@@ -31,7 +32,8 @@ async function lane(): Promise<void> {
     for (;;) {
       try {
         const outcome = await host.submit(commandOf(seed, index))
-        process.stdout.write(`ack ${index} ${outcome.seq}\n`)
+        // A command that changed nothing is answered but not journaled: it promises nothing durable.
+        if (outcome.recorded) process.stdout.write(`ack ${index} ${outcome.seq}\n`)
         break
       } catch (error) {
         if (!(error instanceof PredexError && error.code === 'ENGINE_BUSY')) throw error

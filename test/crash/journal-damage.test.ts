@@ -15,7 +15,8 @@ import { checkJournal, random } from './harness.js'
 import { commandOf } from './load.js'
 
 const seed = 7
-const COMMANDS = 60
+/** Enough that the journal holds dozens of records: the stream's early orders are refused (no funds yet). */
+const COMMANDS = 400
 
 function dataDir(t: { teardown: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'predex-damage-'))
@@ -23,11 +24,16 @@ function dataDir(t: { teardown: (fn: () => void) => void }): string {
   return dir
 }
 
-/** A data directory holding COMMANDS journaled commands (no snapshot: replay reads them all). */
-async function journaled(dir: string): Promise<void> {
+/**
+ * A data directory holding the journal of COMMANDS commands (no snapshot: replay reads them all);
+ * returns the last seq (the stream's refusals are answered but not journaled).
+ */
+async function journaled(dir: string): Promise<number> {
   const host = await EngineHost.start({ dataDir: dir, snapshotEveryCommands: 1_000_000, hashSeed: 1 })
-  for (let index = 0; index < COMMANDS; index++) await host.submit(commandOf(seed, index))
+  let lastSeq = 0
+  for (let index = 0; index < COMMANDS; index++) lastSeq = (await host.submit(commandOf(seed, index))).seq
   await host.stop()
+  return lastSeq
 }
 
 /** Rewrites one journal record through LMDB directly, as a bad disk or a torn write would leave it. */
@@ -46,24 +52,25 @@ t.test('a torn last record is dropped and the engine starts from the one before'
     ['bit flipped', (r: Buffer) => { const c = Buffer.from(r); c[Math.floor(next() * c.length)]! ^= 1 << Math.floor(next() * 8); return c }],
   ] as const) {
     const dir = dataDir(t)
-    await journaled(dir)
-    await damage(dir, COMMANDS, change)
+    const lastSeq = await journaled(dir)
+    await damage(dir, lastSeq, change)
     const host = await EngineHost.start({ dataDir: dir, hashSeed: 2 })
-    t.equal(host.recovered.seq, COMMANDS - 1, `${name}: recovered up to the record before`)
+    t.equal(host.recovered.seq, lastSeq - 1, `${name}: recovered up to the record before`)
     const state = await host.query({ kind: 'stateHash' })
     await host.stop()
-    const check = await checkJournal(dir, COMMANDS - 1, seed, new Map())
+    const check = await checkJournal(dir, lastSeq - 1, seed, new Map())
     t.same(check.problems, [], `${name}: the damaged record is gone and the rest is sound`)
-    t.equal(check.lastSeq, COMMANDS - 1)
+    t.equal(check.lastSeq, lastSeq - 1)
     t.equal(state.kind === 'stateHash' && state.stateHash, check.stateHash, `${name}: same state as a replay of the rest`)
   }
 })
 
 t.test('a damaged record in the middle stops the start, naming it', async (t) => {
   const dir = dataDir(t)
-  await journaled(dir)
-  await damage(dir, 20, (r) => { const c = Buffer.from(r); c[c.length - 1]! ^= 0x40; return c })
-  await t.rejects(EngineHost.start({ dataDir: dir, hashSeed: 3 }), /journal record 20 is damaged/)
+  const middle = Math.floor((await journaled(dir)) / 2)
+  t.ok(middle >= 10, `a record in the middle: ${middle}`)
+  await damage(dir, middle, (r) => { const c = Buffer.from(r); c[c.length - 1]! ^= 0x40; return c })
+  await t.rejects(EngineHost.start({ dataDir: dir, hashSeed: 3 }), new RegExp(`journal record ${middle} is damaged`))
 })
 
 t.test('a journal write that fails stops the engine', async (t) => {

@@ -11,7 +11,7 @@ import type { Outcome } from '../../../src/host/messages.js'
 const credited: EngineEvent = { type: 'ledger', action: 'credit', address: '0x1', marketId: '', amountMicros: 1, payoutMicros: 0 }
 
 function outcome(seq: number): Outcome {
-  return { requestId: seq, seq, timeMs: 1_000 * seq, result: { ok: true }, events: [credited] }
+  return { requestId: seq, seq, timeMs: 1_000 * seq, recorded: true, result: { ok: true }, events: [credited] }
 }
 
 /** A host that delivers when told, a read model and subscribers that write what they see into one journal. */

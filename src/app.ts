@@ -65,7 +65,8 @@ export async function startPredex(config: Config, log: (line: string) => void,
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
     nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats,
-    faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000 },
+    faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
+      creditsPerHourMax: config.rateLimits ? undefined : null },
   }
   if (config.demo ?? isNew) await createDemo(context, config.dataDir, log)
   const gate = new Gate({

@@ -40,6 +40,8 @@ export const ApiCode = {
   /** An order-entry session received no request in its dead-man interval: it was ended, its orders canceled. */
   DEAD_MAN_TIMER: 'DEAD_MAN_TIMER',
   FAUCET_COOLDOWN: 'FAUCET_COOLDOWN',
+  /** The faucet gave all its credits of the hour (all clients together): retry after Retry-After. */
+  FAUCET_BUDGET: 'FAUCET_BUDGET',
   NOT_READY: 'NOT_READY',
   INTERNAL: 'INTERNAL',
 } as const
@@ -166,6 +168,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   SESSION_PROTOCOL: { http: 400, grpc: Grpc.INVALID_ARGUMENT },
   DEAD_MAN_TIMER: UNAVAILABLE,
   FAUCET_COOLDOWN: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
+  FAUCET_BUDGET: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   NOT_READY: UNAVAILABLE,
   INTERNAL: { http: 500, grpc: Grpc.INTERNAL },
 }

@@ -122,6 +122,11 @@ export const RATE_RULES = {
    * front end's thread).
    */
   testnet: { burst: 100, burstWindowMs: TEN_SECONDS_MS },
+  /**
+   * POST /faucet, per client address, besides each address's cooldown: new addresses are free, so
+   * without it one client could take a credit per address per cooldown, and drain the supply.
+   */
+  faucet: { burst: 30, burstWindowMs: 60_000, sustained: 300, sustainedWindowMs: 3_600_000 },
   /** Failed authentications per (client address, claimed key or wallet); exhausting it blocks that pair. */
   authFailure: { burst: 100, burstWindowMs: TEN_SECONDS_MS },
 } as const satisfies Record<string, RateRule>
@@ -137,6 +142,13 @@ export const RATE_LIMIT_KEYS_MAX = 100_000
 
 /** Test gas a new address receives with its first faucet credit (0.1 ETH, in 10^-6 units). */
 export const FAUCET_GAS_MICROS = 100_000
+/**
+ * Faucet credits per hour for every client together (a token bucket; a minute's share in a burst).
+ * The test network's supply is finite (the engine's SUPPLY_MICROS_MAX, 4e9 USDC: sums stay exact),
+ * so many clients must not be able to drain it: at 1 000 USDC a credit, this many an hour keeps
+ * it for about 46 days of constant maximal use (docs/operations.md, "The faucet").
+ */
+export const FAUCET_CREDITS_PER_HOUR_MAX = 3_600
 
 /** Intervals one GET /ticks request may span (from..to); wider ranges are refused, not truncated. */
 export const CANDLES_MAX = 1_000

@@ -21,10 +21,15 @@ export interface ServiceContext {
   readonly metrics: Metrics
   readonly nowMs: () => number
   /**
-   * The test network's faucet: the most USDC one request may ask for, and the wait between two
-   * requests of an address.
+   * The test network's faucet: the most USDC one request may ask for, the wait between two
+   * requests of an address, and the credits per hour for everyone (FAUCET_CREDITS_PER_HOUR_MAX
+   * unless told; null: no bound, with --rate-limits false, for benchmarks).
    */
-  readonly faucet: { readonly amountMicrosMax: number; readonly cooldownMs: number }
+  readonly faucet: {
+    readonly amountMicrosMax: number
+    readonly cooldownMs: number
+    readonly creditsPerHourMax?: number | null
+  }
   /** Proxy and Safe wallets registered for a signer (none can be registered yet). */
   readonly isLinked: (maker: string, signer: string) => boolean
   /** Cancel on disconnect for REST clients: the keys' heartbeat chains (heartbeats.ts). */

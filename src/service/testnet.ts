@@ -12,7 +12,8 @@ import type { RelayAction } from '../engine/command.js'
 import { availableUsdcMicros, checkRelayTiming } from '../engine/rules.js'
 import { decimalOfMicros } from '../stdx/decimal.js'
 import { ApiCode, PredexError } from '../errors.js'
-import { FAUCET_GAS_MICROS } from '../limits.js'
+import { FAUCET_CREDITS_PER_HOUR_MAX, FAUCET_GAS_MICROS } from '../limits.js'
+import { RateLimiter } from '../auth/rate-limit.js'
 import { accountOf } from './account.js'
 import { accepted, submit } from './commands.js'
 import type { ServiceContext } from './context.js'
@@ -64,7 +65,31 @@ function faucetAmountOf(context: ServiceContext, usdcMicros: number | null): num
   return usdcMicros
 }
 
-/** Credits test USDC, and test gas to an address that has none; FAUCET_COOLDOWN inside the cooldown. */
+/** Per server: the faucet's credits per hour for every client together. */
+const budgetByServer = new WeakMap<ServiceContext, RateLimiter>()
+
+/** Takes one credit from the server-wide budget, or throws FAUCET_BUDGET with the wait. */
+function takeFromBudget(context: ServiceContext): void {
+  const perHour = context.faucet.creditsPerHourMax === undefined ? FAUCET_CREDITS_PER_HOUR_MAX
+    : context.faucet.creditsPerHourMax
+  if (perHour === null) return
+  let budget = budgetByServer.get(context)
+  if (budget === undefined) budgetByServer.set(context, budget = new RateLimiter(1))
+  const rule = { burst: Math.max(1, Math.ceil(perHour / 60)), burstWindowMs: 60_000,
+    sustained: perHour, sustainedWindowMs: 3_600_000 }
+  const retryAfterSeconds = budget.take('faucet', rule, context.nowMs())
+  if (retryAfterSeconds !== null) {
+    throw new PredexError(ApiCode.FAUCET_BUDGET,
+      `the faucet has given all it may for now (${perHour} credits an hour for everyone): try again in `
+      + `${retryAfterSeconds} s`, { retryAfterSeconds, creditsPerHour: perHour })
+  }
+}
+
+/**
+ * Credits test USDC, and test gas to an address that has none; FAUCET_COOLDOWN inside the
+ * address's cooldown, FAUCET_BUDGET past the credits of the hour for everyone (the route's rate
+ * class bounds each client: src/limits.ts RATE_RULES.faucet).
+ */
 export async function faucet(context: ServiceContext, request: FaucetRequest): Promise<FaucetReceipt> {
   const address = request.address
   const usdcMicros = faucetAmountOf(context, request.usdcMicros)
@@ -76,6 +101,7 @@ export async function faucet(context: ServiceContext, request: FaucetRequest): P
       `this address used the faucet recently: try again in ${retryAfterSeconds} s`,
       { address, retryAfterSeconds })
   }
+  takeFromBudget(context)
   inFlight.add(address)
   try {
     const account = await accountOf(context, address)

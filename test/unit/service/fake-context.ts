@@ -21,7 +21,8 @@ export interface FakeWorld {
   advance(ms: number): void
 }
 
-export function fakeWorld(faucet = { amountMicrosMax: 1_000 * USDC, cooldownMs: 60_000 }): FakeWorld {
+export function fakeWorld(faucet: ServiceContext['faucet'] = { amountMicrosMax: 1_000 * USDC, cooldownMs: 60_000 }):
+  FakeWorld {
   const engine = new Engine()
   const read = new ReadModel()
   const commands: Command[] = []

@@ -52,6 +52,23 @@ t.test('faucet: the cap, gas only the first time, and the cooldown', async (t) =
   t.equal((await walletBalances(world.context, owner)).usdcMicros, 1_005 * USDC)
 })
 
+t.test('faucet: many new addresses cannot drain it: a budget for everyone together', async (t) => {
+  // 120 credits an hour: a burst of 2 (a minute's share), then one every 30 s.
+  const world = fakeWorld({ amountMicrosMax: 1_000 * USDC, cooldownMs: 60_000, creditsPerHourMax: 120 })
+  const address = (n: number): string => '0x' + n.toString(16).padStart(40, '0')
+  await faucet(world.context, { address: address(1), usdcMicros: null })
+  await faucet(world.context, { address: address(2), usdcMicros: null })
+  const drained = await refused(t, world, () => faucet(world.context, { address: address(3), usdcMicros: null }),
+    'FAUCET_BUDGET')
+  t.same(drained.context, { retryAfterSeconds: 30, creditsPerHour: 120 }, 'the wait for the next credit')
+  world.advance(30_000)
+  await faucet(world.context, { address: address(3), usdcMicros: null })
+  t.pass('one more credit after the wait')
+  const unbounded = fakeWorld({ amountMicrosMax: 1_000 * USDC, cooldownMs: 60_000, creditsPerHourMax: null })
+  for (let n = 1; n <= 10; n++) await faucet(unbounded.context, { address: address(n), usdcMicros: null })
+  t.pass('null: no bound (--rate-limits false, for benchmarks)')
+})
+
 t.test('wallet balances: zeros for a stranger; available USDC is the engine rule', async (t) => {
   const world = fakeWorld()
   t.same(await walletBalances(world.context, owner), { address: owner, gasMicros: 0, usdcMicros: 0, availableUsdcMicros: 0,

@@ -24,13 +24,13 @@ async function credit(context: ServiceContext, body: Record<string, unknown>): P
 }
 
 export const faucetRoutes: Route<ServiceContext>[] = [
-  { method: 'POST', path: '/faucet', auth: 'none', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'testnet',
+  { method: 'POST', path: '/faucet', auth: 'none', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'faucet',
     surface: 'native',
     openapi: { tag: 'faucet',
       summary: 'Test USDC (and test gas for a new address); one request per address per cooldown',
       body: '{address, amount?: "1000" (USDC, at most the configured faucet amount)}',
       response: '{address, usdc_credited, eth_credited, transaction_hash, block_number}; '
-        + '429 FAUCET_COOLDOWN with Retry-After' },
+        + '429 FAUCET_COOLDOWN, RATE_LIMITED (per client) or FAUCET_BUDGET (all clients) with Retry-After' },
     handler: async (request, _identity, context) =>
       ({ body: await credit(context, requireObject(parseJsonBody(request.body), 'body')) }) },
 ]

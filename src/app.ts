@@ -49,9 +49,10 @@ export async function startPredex(config: Config, log: (line: string) => void,
   const isNew = !existsSync(join(config.dataDir, 'data.mdb'))
   makePrivateDir(config.dataDir)
   const adminKey = adminKeyOf(config, log)
-  const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability, log })
+  const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
+    journalRetention: config.journalRetention, log })
   const read = new ReadModel()
-  const store = new ReadStore(config.dataDir)
+  const store = new ReadStore(config.dataDir, (seq) => host.readDurable(seq))
   store.loadInto(read)
   restrictBelow(config.dataDir) // its stores are open: no file of it is left readable by others
   await loadReadModel(host, read, config.dataDir, log)

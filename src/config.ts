@@ -16,6 +16,8 @@ export interface Config {
   readonly adminKey: string | null
   readonly sigWorkers: number
   readonly durability: 'sync' | 'async'
+  /** What the journal keeps: docs/host.md, "Retention". */
+  readonly journalRetention: 'all' | 'snapshots'
   /** Null: on when the data directory is new. */
   readonly demo: boolean | null
   readonly faucetAmountUsdc: number
@@ -84,6 +86,12 @@ const SETTINGS: readonly Setting[] = [
       if (text !== 'sync' && text !== 'async') throw new ConfigError(`expected sync or async, got "${text}"`)
       return text
     } },
+  { key: 'journalRetention', flag: '--journal-retention', env: 'JOURNAL_RETENTION',
+    help: 'snapshots: keep the commands after the oldest kept snapshot; all: every command since the first',
+    defaultText: 'snapshots', parse: (text) => {
+      if (text !== 'all' && text !== 'snapshots') throw new ConfigError(`expected all or snapshots, got "${text}"`)
+      return text
+    } },
   { key: 'demo', flag: '--demo', env: 'DEMO', help: 'create the demo markets (--no-demo: never)',
     defaultText: 'on when the data directory is new', parse: boolean },
   { key: 'rateLimits', flag: '--rate-limits', env: 'RATE_LIMITS',
@@ -101,7 +109,8 @@ const SETTINGS: readonly Setting[] = [
 
 const DEFAULTS: Config = {
   dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null,
-  sigWorkers: availableParallelism(), durability: 'sync', demo: null, faucetAmountUsdc: 1000, faucetCooldownSec: 60,
+  sigWorkers: availableParallelism(), durability: 'sync', journalRetention: 'snapshots', demo: null,
+  faucetAmountUsdc: 1000, faucetCooldownSec: 60,
   authPastSec: 60, authFutureSec: 10, rateLimits: true,
 }
 

@@ -19,7 +19,7 @@ import {
   SNAPSHOT_EVERY_COMMANDS,
 } from '../limits.js'
 import { Ring } from '../ring/ring.js'
-import type { FromWorker, Outcome, ToWorker, WorkerOptions } from './messages.js'
+import type { FromWorker, JournalRetention, Outcome, ToWorker, WorkerOptions } from './messages.js'
 import type { Query, QueryAnswer } from './query.js'
 import { encodeRequest } from './request-codec.js'
 
@@ -27,6 +27,8 @@ export interface HostOptions {
   readonly dataDir: string
   readonly durability?: Durability
   readonly snapshotEveryCommands?: number
+  /** What the journal keeps (messages.ts JournalRetention): `all` unless told. */
+  readonly journalRetention?: JournalRetention
   readonly ringBytes?: number
   /** Randomises the engine's order-index layout (no effect on state); random by default. */
   readonly hashSeed?: number
@@ -86,6 +88,7 @@ export class EngineHost {
       dataDir: options.dataDir,
       durability,
       snapshotEveryCommands: options.snapshotEveryCommands ?? SNAPSHOT_EVERY_COMMANDS,
+      journalRetention: options.journalRetention ?? 'all',
       hashSeed: options.hashSeed ?? randomInt(2 ** 31),
       unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs ?? 0,
       failJournalAtBatch: options.failJournalAtBatch ?? 0,
@@ -150,6 +153,14 @@ export class EngineHost {
    */
   async eventsFlowing(): Promise<void> {
     await this.query({ kind: 'status' })
+  }
+
+  /**
+   * Tells the worker that the read store holds everything up to `seq` durably: with journal
+   * retention `snapshots`, the commands it would need to catch up from may then go.
+   */
+  readDurable(seq: number): void {
+    if (this.unavailable() === null) this.send({ type: 'readDurable', seq })
   }
 
   /** Asks the engine; answered once everything applied before the question is durable. */

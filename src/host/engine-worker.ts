@@ -52,6 +52,8 @@ class EngineWorker {
   private commandsSinceSnapshot = 0
   private groupsWritten = 0
   private eventsWanted = false
+  /** Everything up to this seq is in the read store durably (journal retention). */
+  private readDurableSeq = 0
 
   constructor(
     private readonly options: WorkerOptions,
@@ -153,10 +155,25 @@ class EngineWorker {
       this.writing = null
       if (this.options.durability === 'sync') post({ type: 'batch', outcomes: group.outcomes })
       this.onDurable(lastSeq)
-      if (snapshot !== null) void this.journal.pruneSnapshots(SNAPSHOTS_KEPT).catch(fatal)
+      if (snapshot !== null) void this.retain().catch(fatal)
       // What arrived while this group flushed goes out as the next transaction at once.
       if (this.group.outcomes.length > 0) this.startWrite()
     }, fatal)
+  }
+
+  /**
+   * After a snapshot: keeps the newest SNAPSHOTS_KEPT snapshots and, with retention `snapshots`,
+   * only the commands after the oldest of them. Recovery starts from a kept snapshot (the older
+   * one if the newer is damaged) and the read store's catch-up from one at or before its seq, so
+   * nothing goes that either could need; while the read store is behind the oldest kept snapshot,
+   * nothing goes at all (docs/host.md, "Retention").
+   */
+  private async retain(): Promise<void> {
+    await this.journal.pruneSnapshots(SNAPSHOTS_KEPT)
+    if (this.options.journalRetention !== 'snapshots') return
+    const oldest = this.journal.oldestSnapshotSeq()
+    if (oldest === null || this.readDurableSeq < oldest) return
+    await this.journal.pruneCommandsThrough(oldest)
   }
 
   private onDurable(seq: number): void {
@@ -173,6 +190,9 @@ class EngineWorker {
         return
       case 'events':
         this.eventsWanted = message.wanted
+        return
+      case 'readDurable':
+        this.readDurableSeq = Math.max(this.readDurableSeq, message.seq)
         return
       case 'query': {
         // The answer reflects every command applied so far; release it once they are durable.

@@ -8,11 +8,20 @@ import type { CommandResult } from '../engine/result.js'
 import type { Durability } from '../journal/journal.js'
 import type { Query, QueryAnswer } from './query.js'
 
+/**
+ * What the journal keeps (docs/host.md, "Retention"): `all` every command since seq 1 (the
+ * engine host's default: tests replay the whole journal); `snapshots` only the commands after the
+ * older kept snapshot, once the read store has passed it (the server's default), so the journal
+ * holds at most about SNAPSHOTS_KEPT + 1 snapshot intervals of commands whatever the history.
+ */
+export type JournalRetention = 'all' | 'snapshots'
+
 export interface WorkerOptions {
   readonly ring: SharedArrayBuffer
   readonly dataDir: string
   readonly durability: Durability
   readonly snapshotEveryCommands: number
+  readonly journalRetention: JournalRetention
   readonly hashSeed: number
   /** Test only: acknowledge before journaling, and journal this many ms later (crash-test control). */
   readonly unsafeAckBeforeJournalMs: number
@@ -82,4 +91,6 @@ export type ToWorker =
   | { readonly type: 'query'; readonly queryId: number; readonly query: Query }
   /** Whether the front end wants events; without subscribers only results cross the thread. */
   | { readonly type: 'events'; readonly wanted: boolean }
+  /** The read store has made everything up to `seq` durable: the journal may drop what is before it. */
+  | { readonly type: 'readDurable'; readonly seq: number }
   | { readonly type: 'stop' }

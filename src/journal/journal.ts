@@ -119,6 +119,28 @@ export class Journal {
     return Promise.all(keys.map((key) => this.snapshots.remove(key))).then(() => undefined)
   }
 
+  /** The seq of the oldest snapshot kept (null: none). */
+  oldestSnapshotSeq(): number | null {
+    for (const key of this.snapshots.getKeys({ limit: 1 })) return key
+    return null
+  }
+
+  /** The seq of the first command record (null when there is none). */
+  firstSeq(): number | null {
+    for (const key of this.commands.getKeys({ limit: 1 })) return key
+    return null
+  }
+
+  /**
+   * Deletes the command records up to and including `seq` (journal retention: docs/host.md). The
+   * deletes of one turn are one transaction, so a crash leaves all of them or none.
+   */
+  pruneCommandsThrough(seq: number): Promise<number> {
+    assert(!this.options.readOnly, 'the journal is open for writing')
+    const keys = [...this.commands.getKeys({ end: seq + 1 })]
+    return Promise.all(keys.map((key) => this.commands.remove(key))).then(() => keys.length)
+  }
+
   /** Snapshots from the newest, each with its bytes if its checksum holds (null if damaged). */
   *snapshotsNewestFirst(): Generator<{ seq: number; bytes: Uint8Array | null }> {
     for (const { key, value } of this.snapshots.getRange({ reverse: true })) {

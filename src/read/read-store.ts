@@ -15,7 +15,8 @@ export class ReadStore {
   private readonly ledger: Database<LedgerRecord, string>
   private readonly meta: Database<number, string>
 
-  constructor(dataDir: string) {
+  /** `onDurable(seq)`: the records up to `seq` are on disk (the journal may then let go of them). */
+  constructor(dataDir: string, private readonly onDurable: (seq: number) => void = () => undefined) {
     this.root = open({ path: join(dataDir, 'read'), noSubdir: false, maxDbs: 5 })
     this.orders = this.root.openDB<OrderRecord, string>({ name: 'orders' })
     this.trades = this.root.openDB<TradeRecord, string>({ name: 'trades' })
@@ -46,7 +47,9 @@ export class ReadStore {
     for (const record of ledger) void this.ledger.put(`${record.seq}/${record.index}`, record)
     for (const order of orders) void this.orders.put(order.orderId, order)
     for (const trade of trades) void this.trades.put(trade.tradeId, trade)
-    void this.meta.put('seq', model.seq)
+    const seq = model.seq
+    // The puts of one turn are one transaction: once it is committed and flushed, all are on disk.
+    void this.meta.put('seq', seq).then(() => this.root.flushed).then(() => this.onDurable(seq))
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,146 @@
+/**
+ * Memory growth with history (issue 14, "bounded growth"): a whole server in this process (engine
+ * worker, journal, read model, read store, fan-out; no HTTP load, so the figure is the state's,
+ * not the faces') takes a steady workload whose live state stays the same size (every cycle
+ * mints two orders into a trade and places and cancels a third), and the resident set is sampled
+ * as the commands go by. After warm-up a bounded server's resident set is flat; the slope says
+ * how many bytes each command still leaves behind.
+ *
+ *   npm run bench:growth -- --commands 1000000 [--json]
+ *
+ * The last line with --json: {commands, trades, open_orders, rss_start_mb, rss_end_mb, bytes_per_command,
+ * heap_bytes_per_command}, the slopes fitted over the second half of the run (after GC).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { configOf, type Config } from '../src/config.js'
+import { startPredex } from '../src/app.js'
+import type { OrderInput, UnstampedCommand } from '../src/engine/command.js'
+import { BenchFlags } from './flags.js'
+
+const flags = new BenchFlags()
+const COMMANDS = flags.integer('--commands', flags.quick ? 200_000 : 1_000_000)
+const TRADERS = 16
+const IN_FLIGHT = 64
+const SAMPLES = 20
+
+interface Sample {
+  readonly commands: number
+  readonly rssBytes: number
+  readonly heapBytes: number
+}
+
+function gc(): void {
+  const collect = (globalThis as { gc?: () => void }).gc
+  if (collect !== undefined) collect()
+}
+
+/** Least-squares slope of y over x. */
+function slope(points: readonly (readonly [number, number])[]): number {
+  const n = points.length
+  const mx = points.reduce((s, [x]) => s + x, 0) / n
+  const my = points.reduce((s, [, y]) => s + y, 0) / n
+  let num = 0
+  let den = 0
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my)
+    den += (x - mx) ** 2
+  }
+  return den === 0 ? 0 : num / den
+}
+
+function address(n: number): string {
+  return '0x' + (0x6000 + n).toString(16).padStart(40, '0')
+}
+
+function orderId(n: number): string {
+  return '0x' + n.toString(16).padStart(64, '0')
+}
+
+/** Command `i` of the steady stream: 4 per cycle (Yes buy, No buy that mints against it, a rest, its cancel). */
+function commandOf(i: number, yes: string, no: string): UnstampedCommand {
+  const cycle = Math.floor(i / 4)
+  const step = i % 4
+  const a = address(cycle % TRADERS)
+  const b = address((cycle + 1) % TRADERS)
+  const order = (id: number, maker: string, tokenId: string, priceMicros: number): OrderInput => ({
+    orderId: orderId(id), owner: `key-${maker}`, maker, signer: maker, tokenId, side: 'BUY',
+    makerAmountMicros: (10_000_000 * priceMicros) / 1_000_000, takerAmountMicros: 10_000_000,
+    expirationSec: 0, feeRateBps: 0, timeInForce: 'GTC', postOnly: false, clientOrderId: '',
+  })
+  if (step === 0) return { kind: 'placeOrder', order: order(cycle * 3 + 1, a, yes, 600_000) }
+  if (step === 1) return { kind: 'placeOrder', order: order(cycle * 3 + 2, b, no, 400_000) }
+  if (step === 2) return { kind: 'placeOrder', order: order(cycle * 3 + 3, a, yes, 100_000) }
+  return { kind: 'cancelOrder', address: a, orderId: orderId(cycle * 3 + 3) }
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'predex.growth-'))
+  const config = configOf(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo',
+    '--sig-workers', '1'], {}) as Config
+  const predex = await startPredex(config, () => undefined)
+  const host = predex.context.host
+  try {
+    const yes = 'growth-yes'
+    const no = 'growth-no'
+    await host.submit({ kind: 'createMarket', market: { marketId: 'growth', conditionId: '0x' + 'c'.repeat(64),
+      question: 'Growth?', slug: 'growth', description: '', yesTokenId: yes, noTokenId: no, tickSizeMicros: 10_000,
+      minOrderSizeMicros: 0, feeRateBps: 0, negRisk: false, endDateMs: 0, status: 'Active' } })
+    for (let n = 0; n < TRADERS; n++) {
+      await host.submit({ kind: 'credit', address: address(n), usdcMicros: 100_000_000_000_000, gasMicros: 0 })
+      await host.submit({ kind: 'approve', address: address(n), usdcAllowanceMicros: Number.MAX_SAFE_INTEGER })
+    }
+    const samples = await run(host, yes, no)
+    const status = await host.query({ kind: 'status' })
+    // The stream must really trade and cancel, or the figure measures something easier.
+    const trades = predex.context.read.trades.size
+    const openOrders = status.kind === 'status' ? status.openOrders : -1
+    report(samples, trades, openOrders)
+  } finally {
+    await predex.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+async function run(host: { submit: (c: UnstampedCommand) => Promise<unknown> }, yes: string, no: string):
+  Promise<Sample[]> {
+  const samples: Sample[] = []
+  const every = Math.max(1, Math.floor(COMMANDS / SAMPLES))
+  const startedMs = performance.now()
+  let next = 0
+  let done = 0
+  const lane = async (): Promise<void> => {
+    while (next < COMMANDS) {
+      // A cycle's commands go in order: a lane takes a whole cycle.
+      const first = next
+      next += 4
+      for (let i = first; i < first + 4 && i < COMMANDS; i++) await host.submit(commandOf(i, yes, no))
+      done += 4
+      if (done % every < 4) {
+        gc()
+        const memory = process.memoryUsage()
+        samples.push({ commands: done, rssBytes: memory.rss, heapBytes: memory.heapUsed })
+        const seconds = (performance.now() - startedMs) / 1000
+        process.stderr.write(`growth: ${done} commands, rss ${(memory.rss / 2 ** 20).toFixed(0)} MB, `
+          + `${(done / seconds).toFixed(0)} commands/s\n`)
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: IN_FLIGHT / 4 }, lane))
+  return samples
+}
+
+function report(samples: readonly Sample[], trades: number, openOrders: number): void {
+  const secondHalf = samples.slice(Math.floor(samples.length / 2))
+  const result = {
+    commands: COMMANDS, trades, open_orders: openOrders,
+    rss_start_mb: Math.round(samples[0]!.rssBytes / 2 ** 20),
+    rss_end_mb: Math.round(samples[samples.length - 1]!.rssBytes / 2 ** 20),
+    bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.rssBytes]))),
+    heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.heapBytes]))),
+  }
+  process.stdout.write(`${flags.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)}\n`)
+}
+
+await main()

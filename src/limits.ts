@@ -46,12 +46,30 @@ assert(SNAPSHOTS_KEPT >= 2, 'keep a spare snapshot in case the newest is damaged
 
 /** Orders in one signature-verification task (one message to a pool thread). */
 export const VERIFY_BATCH_MAX = 64
-/** Verification tasks waiting for a pool thread; beyond this a new order is refused at once. */
-export const VERIFY_QUEUE_MAX = 256
+/**
+ * Orders in signature verification at once (queued or being verified); beyond this a new order
+ * is refused at once with 503 SIGNATURE_POOL_BUSY and Retry-After. Counted in orders, not tasks:
+ * 256 tasks of 64 let about 16 000 orders wait, some ten seconds of two threads' work, so a
+ * flood made every trader wait seconds and none was refused (issue 14, finding 2). 1 024 orders
+ * are well under a second of the pool's work here (about 1 500 orders/s on two threads).
+ */
+export const VERIFY_PENDING_ORDERS_MAX = 1_024
+/** The Retry-After of SIGNATURE_POOL_BUSY: the pool drains its whole bound in less than this. */
+export const VERIFY_RETRY_AFTER_SEC = 1
 /** Signers whose public key is kept precomputed, per pool thread (about 1 MiB each). */
 export const SIGNER_CACHE_ENTRIES_MAX = 64
 /** Verifications of one signer before its key is precomputed (the table costs tens of ms). */
 export const SIGNER_HOT_AFTER = 8
+/**
+ * Signers whose uses a pool thread counts (about 100 bytes each): enough to remember the market
+ * makers through a flood of one-off signers; past it counts are halved (signer-cache.ts).
+ */
+export const SIGNER_COUNTED_MAX = 16_384
+/**
+ * Signer tables a pool thread may build per second: a build takes tens of milliseconds, so this
+ * bounds the thread's time spent building to about a fifth, whatever signers come.
+ */
+export const SIGNER_TABLE_BUILDS_PER_SECOND = 2
 
 // ---- REST face ---------------------------------------------------------------------------------
 
@@ -211,7 +229,7 @@ export const ORDER_ENTRY_TRACKED_ORDERS_PRUNE_MIN = 1_024
 /**
  * Orders of one session in signature verification at once (the rest wait their turn, in order):
  * a session pipelining hundreds of orders takes a bounded share of the pool's queue
- * (VERIFY_QUEUE_MAX tasks) instead of getting SIGNATURE_POOL_BUSY for its own burst.
+ * (VERIFY_PENDING_ORDERS_MAX orders) instead of getting SIGNATURE_POOL_BUSY for its own burst.
  */
 export const ORDER_ENTRY_VERIFYING_MAX = 64
 /** Tokens one book stream may follow. */

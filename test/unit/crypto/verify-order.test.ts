@@ -94,8 +94,8 @@ t.test('the signer cache answers as recovery does, before and after the signer i
   t.end()
 })
 
-t.test('the cache keeps at most entriesMax signers', (t) => {
-  const cache = new SignerCache({ entriesMax: 3, hotAfter: 100 })
+t.test('the cache keeps at most entriesMax tables', (t) => {
+  const cache = new SignerCache({ entriesMax: 3, hotAfter: 1, buildsPerSecond: 1_000 })
   for (let i = 1; i <= 6; i++) {
     const key = fromHex('0x' + i.toString(16).padStart(2, '0').repeat(32))
     const signer = addressOfPublicKey(secp256k1.getPublicKey(key, false))

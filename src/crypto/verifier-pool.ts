@@ -1,14 +1,14 @@
 /**
  * The signature verification pool: order signatures are verified on piscina threads, off the
  * thread that serves HTTP and gRPC. Orders submitted in the same event-loop turn travel as one
- * task (up to VERIFY_BATCH_MAX), to amortise the messaging. The queue is bounded: when
- * VERIFY_QUEUE_MAX tasks wait, a new order is refused at once with SIGNATURE_POOL_BUSY rather
- * than queued without end.
+ * task (up to VERIFY_BATCH_MAX), to amortise the messaging. The queue is bounded in orders: when
+ * VERIFY_PENDING_ORDERS_MAX are queued or being verified, a new order is refused at once with
+ * SIGNATURE_POOL_BUSY (and a Retry-After) rather than queued until every trader waits seconds.
  */
 import { Piscina } from 'piscina'
 import { availableParallelism } from 'node:os'
 import { ServiceCode, PredexError } from '../errors.js'
-import { VERIFY_BATCH_MAX, VERIFY_QUEUE_MAX } from '../limits.js'
+import { VERIFY_BATCH_MAX, VERIFY_PENDING_ORDERS_MAX, VERIFY_RETRY_AFTER_SEC } from '../limits.js'
 import type { OrderToVerify, Verdict } from './verify-order.js'
 import type { VerifyTask } from './verify-worker.js'
 
@@ -17,7 +17,8 @@ export interface VerifierPoolOptions {
   readonly threads?: number
   readonly useCache?: boolean
   readonly batchMax?: number
-  readonly queueMax?: number
+  /** Orders queued or being verified at once (VERIFY_PENDING_ORDERS_MAX unless told). */
+  readonly pendingMax?: number
 }
 
 interface Waiting {
@@ -31,14 +32,17 @@ export class VerifierPool {
   private batch: Waiting[] = []
   private flushScheduled = false
   private readonly batchMax: number
-  private readonly queueMax: number
+  private readonly pendingMax: number
+  /** Orders handed to verify() and not answered yet. */
+  private pending = 0
 
   constructor(private readonly options: VerifierPoolOptions) {
     const threads = options.threads ?? availableParallelism()
     this.batchMax = options.batchMax ?? VERIFY_BATCH_MAX
-    this.queueMax = options.queueMax ?? VERIFY_QUEUE_MAX
+    this.pendingMax = options.pendingMax ?? VERIFY_PENDING_ORDERS_MAX
+    // Every task holds at least one pending order, so piscina's own queue never passes this bound.
     this.pool = new Piscina({ filename: workerUrl().href, minThreads: threads, maxThreads: threads,
-      maxQueue: this.queueMax })
+      maxQueue: this.pendingMax })
   }
 
   get threads(): number {
@@ -51,12 +55,15 @@ export class VerifierPool {
   }
 
   verify(order: OrderToVerify): Promise<Verdict> {
-    if (this.pool.queueSize >= this.queueMax) {
+    if (this.pending >= this.pendingMax) {
       return Promise.reject(new PredexError(ServiceCode.SIGNATURE_POOL_BUSY,
-        'signature verification is at capacity: retry shortly', { queueMax: this.queueMax }))
+        'signature verification is at capacity: retry shortly',
+        { pendingMax: this.pendingMax, retryAfterSeconds: VERIFY_RETRY_AFTER_SEC }))
     }
+    this.pending++
     return new Promise<Verdict>((resolve, reject) => {
-      this.batch.push({ order, resolve, reject })
+      const done = (): void => { this.pending-- }
+      this.batch.push({ order, resolve: (v) => { done(); resolve(v) }, reject: (e) => { done(); reject(e) } })
       if (this.batch.length >= this.batchMax) this.flush()
       else if (!this.flushScheduled) {
         this.flushScheduled = true

@@ -329,7 +329,8 @@ function tooLarge(bodyMax: number): Reply {
 export function errorReply(error: unknown, log: (line: string) => void): Reply {
   if (error instanceof PredexError) {
     const headers: Record<string, string> = {}
-    if (error.status === 429 && typeof error.context?.retryAfterSeconds === 'number') {
+    // 429 (a budget) and 503 (a full queue: the signature pool, the engine) both say when to retry.
+    if ((error.status === 429 || error.status === 503) && typeof error.context?.retryAfterSeconds === 'number') {
       headers['retry-after'] = String(error.context.retryAfterSeconds)
     }
     return { status: CATALOGUE[error.code].http, body: error.body(), headers }

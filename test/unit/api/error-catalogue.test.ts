@@ -101,6 +101,8 @@ t.test('errorReply: catalogue errors as themselves, coded errors from other laye
   const busy = errorReply(new PredexError(ServiceCode.SIGNATURE_POOL_BUSY, 'busy', { queued: 64 }), log)
   t.equal(busy.status, 503)
   t.same(busy.body, { error: 'busy', code: 'SIGNATURE_POOL_BUSY', queued: 64 })
+  const shed = errorReply(new PredexError(ServiceCode.SIGNATURE_POOL_BUSY, 'busy', { retryAfterSeconds: 1 }), log)
+  t.equal(shed.headers?.['retry-after'], '1', '503 carries Retry-After when the error says when to retry')
   t.same(logged, [], 'known errors are not logged as internal')
 
   const internal = errorReply(new TypeError('cannot read x of undefined at /work/main/src/secret.ts:12'), log)

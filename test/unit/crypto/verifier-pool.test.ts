@@ -36,13 +36,15 @@ t.test('verdicts from the pool, batched', async (t) => {
 })
 
 t.test('a full queue refuses at once', async (t) => {
-  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 1, queueMax: 2 })
+  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 1, pendingMax: 2 })
   t.teardown(() => pool.close())
   const o = order(99)
   const signature = signDigest(orderDigest(o, 80002, false), KEY)
   const results = await Promise.allSettled(Array.from({ length: 50 }, () => pool.verify({ order: o, signature, negRisk: false })))
   const busy = results.filter((r) => r.status === 'rejected' && r.reason instanceof PredexError && r.reason.code === 'SIGNATURE_POOL_BUSY')
   const verified = results.filter((r) => r.status === 'fulfilled' && r.value.ok)
-  t.ok(busy.length > 0, `${busy.length} of 50 refused as busy`)
+  t.equal(busy.length, 48, 'all but the two pending orders refused as busy')
+  const refusal = (busy[0] as PromiseRejectedResult).reason as PredexError
+  t.same(refusal.context, { pendingMax: 2, retryAfterSeconds: 1 }, 'with the bound and the wait')
   t.equal(busy.length + verified.length, 50, 'every other one verified')
 })

@@ -85,6 +85,12 @@ export const REST_SMALL_BODY_BYTES_MAX = 4 * 1024
 export const REST_QUERY_LENGTH_MAX = 4_096
 /** Bytes of all header names and values of one request. */
 export const REST_HEADERS_BYTES_MAX = 16 * 1024
+/**
+ * How long a REST reply the socket could not take whole may wait for its client to read it;
+ * past it the connection is closed. Until then uWS reads no more of that connection's requests,
+ * so a client that pipelines requests and never reads holds one reply, not an unbounded queue.
+ */
+export const REST_WRITE_STALL_MS = 10_000
 /** Nesting depth of a JSON body. */
 export const JSON_DEPTH_MAX = 16
 /** Items in a batch market-data read (`POST /books`, `/prices`, ...). */

@@ -12,7 +12,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { restL2Message } from '../../auth/l2.js'
 import type { Credentials, Gate } from '../../auth/gate.js'
 import { ApiCode, PredexError, CATALOGUE } from '../../errors.js'
-import { REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, SHUTDOWN_DRAIN_MS_MAX } from '../../limits.js'
+import { REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, REST_WRITE_STALL_MS, SHUTDOWN_DRAIN_MS_MAX } from '../../limits.js'
 import type { AuthLevel, Identity, Method, Reply, RestRequest, Route } from './route.js'
 import type { Metrics } from '../../metrics.js'
 
@@ -38,8 +38,12 @@ export class RestServer<C> {
   private port = 0
   private inFlight = 0
   private closing = false
+  /** Replies waiting for their client to read them (REST_WRITE_STALL_MS). */
+  private stalledReplies = 0
 
   constructor(private readonly options: ServerOptions<C>) {
+    options.metrics.gauge('predex_rest_stalled_replies', 'REST replies waiting for a client that does not read',
+      () => this.stalledReplies)
     this.app = uWS.App()
     for (const route of options.routes) {
       const surface = route.surface ?? 'both'
@@ -240,7 +244,41 @@ export class RestServer<C> {
       res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`)
       res.writeHeader('content-type', reply.raw === true ? 'text/plain; version=0.0.4' : 'application/json')
       for (const [key, value] of Object.entries(reply.headers ?? {})) res.writeHeader(key, value)
-      res.end(body, closeConnection)
+      if (closeConnection) {
+        res.end(body, true)
+        return
+      }
+      const bytes = Buffer.from(body)
+      const offsetBefore = res.getWriteOffset()
+      const [, done] = res.tryEnd(bytes, bytes.length)
+      if (!done) this.stalled(res, state, bytes, offsetBefore)
+    })
+  }
+
+  /**
+   * A reply the socket could not take whole: the client is not reading (or reads slowly). uWS
+   * would buffer every later pipelined reply in memory without bound (issue 14, finding 3: +300 MB
+   * from one connection in seconds, every other client waiting). So the rest of this reply is
+   * written as the socket drains, and a client that does not take it within REST_WRITE_STALL_MS
+   * is closed; meanwhile uWS reads nothing more from it (a reply is pending).
+   */
+  private stalled(res: HttpResponse, state: { aborted: boolean }, bytes: Buffer, offsetBefore: number): void {
+    this.stalledReplies++
+    const timer = setTimeout(() => {
+      if (!state.aborted) res.close()
+    }, REST_WRITE_STALL_MS)
+    const finish = (): void => {
+      clearTimeout(timer)
+      this.stalledReplies--
+    }
+    res.onAborted(() => {
+      state.aborted = true
+      finish()
+    })
+    res.onWritable((offset) => {
+      const [ok, done] = res.tryEnd(bytes.subarray(offset - offsetBefore), bytes.length)
+      if (done) finish()
+      return ok
     })
   }
 

@@ -12,7 +12,9 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { restL2Message } from '../../auth/l2.js'
 import type { Credentials, Gate } from '../../auth/gate.js'
 import { ApiCode, PredexError, CATALOGUE } from '../../errors.js'
-import { REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, REST_WRITE_STALL_MS, SHUTDOWN_DRAIN_MS_MAX } from '../../limits.js'
+import {
+  REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, REST_WRITE_STALL_MS, SHUTDOWN_DRAIN_MS_MAX,
+} from '../../limits.js'
 import type { AuthLevel, Identity, Method, Reply, RestRequest, Route } from './route.js'
 import type { Metrics } from '../../metrics.js'
 

@@ -30,7 +30,7 @@ const body = fc.oneof(
   fc.string({ maxLength: 200 }),
   fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString('latin1')),
   fc.constantFrom('{"__proto__": {"x": 1}}', '['.repeat(1_000), '{"order": {"constructor": 1}}',
-    JSON.stringify({ order: { salt: 1e309 } }), JSON.stringify({ address: '0x' + 'f'.repeat(40), amount: '-1' })),
+    '{"order": {"salt": 1e309}}', JSON.stringify({ address: '0x' + 'f'.repeat(40), amount: '-1' })),
 )
 const headers = fc.record({
   'content-type': fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', ''),

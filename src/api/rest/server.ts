@@ -269,6 +269,7 @@ export class RestServer<C> {
     const timer = setTimeout(() => {
       if (!state.aborted) res.close()
     }, REST_WRITE_STALL_MS)
+    timer.unref() // never what keeps a stopping process alive
     const finish = (): void => {
       clearTimeout(timer)
       this.stalledReplies--

@@ -1,0 +1,125 @@
+/**
+ * The soak's verdicts, each computed from what the clients were told and what the server holds
+ * after its last kill -9 and restart: no acknowledged order or cancel lost, the server's state
+ * hash equal to a replay of its journal from seq 1 in a fresh engine, and the resident set flat.
+ */
+import { decodeStampedCommand } from '../../src/codec/command-codec.js'
+import { Engine } from '../../src/engine/engine.js'
+import { checkInvariants } from '../../src/engine/invariants.js'
+import { stateHashOf } from '../../src/engine/snapshot.js'
+import { Journal, unsealed } from '../../src/journal/journal.js'
+import type { RssSample } from './server.js'
+import type { Ledger, Trader } from './workload.js'
+
+export interface Check {
+  readonly name: string
+  readonly ok: boolean
+  readonly detail: string
+}
+
+interface Listed {
+  readonly status: string
+  readonly size: string
+  readonly sizeRemaining: string
+}
+
+/** Every order of every trader, any status, following the cursor to the end. */
+async function listedOrders(traders: readonly Trader[]): Promise<Map<string, Listed>> {
+  const listed = new Map<string, Listed>()
+  for (const trader of traders) {
+    let cursor: string | undefined
+    for (;;) {
+      const page = await trader.client.orders({ status: 'all', limit: 500, nextCursor: cursor })
+      for (const order of page.data) {
+        listed.set(order.id, { status: order.status, size: order.size, sizeRemaining: order.size_remaining })
+      }
+      if (page.next_cursor === 'LTE=' || page.data.length === 0) break
+      cursor = page.next_cursor
+    }
+  }
+  return listed
+}
+
+/**
+ * Zero acknowledged orders lost: each order a client was told was accepted is known, at least as
+ * far along as it was told (matched on entry: some of it matched; cancelled: CANCELED).
+ */
+export async function acknowledgedKept(traders: readonly Trader[], ledger: Ledger): Promise<Check> {
+  const listed = await listedOrders(traders)
+  const problems: string[] = []
+  for (const [orderId, acked] of ledger.orders) {
+    const order = listed.get(orderId)
+    if (order === undefined) problems.push(`${orderId} (acknowledged ${acked.status}) is unknown`)
+    else if (acked.status === 'matched' && order.size === order.sizeRemaining) {
+      problems.push(`${orderId} was acknowledged matched but shows nothing matched`)
+    }
+  }
+  for (const orderId of ledger.canceled) {
+    const status = listed.get(orderId)?.status
+    if (status !== 'CANCELED') problems.push(`${orderId} was acknowledged cancelled but is ${status ?? 'unknown'}`)
+  }
+  return { name: 'acknowledged orders and cancels kept', ok: problems.length === 0,
+    detail: problems.length === 0 ? `${ledger.orders.size} orders and ${ledger.canceled.size} cancels, all found`
+      : problems.slice(0, 10).join('; ') + (problems.length > 10 ? ` (and ${problems.length - 10} more)` : '') }
+}
+
+/** The journal, replayed from seq 1 in a fresh engine (no snapshot), up to `seq`: its state hash. */
+export async function replayedHash(dataDir: string, seq: number): Promise<{ seq: number; stateHash: string }> {
+  const engine = new Engine()
+  const journal = Journal.open({ path: dataDir, durability: 'sync', readOnly: true })
+  try {
+    for (const { seq: recordSeq, bytes } of journal.rawRecords(1)) {
+      if (recordSeq > seq) break
+      const payload = unsealed(bytes)
+      if (payload === null) throw new Error(`journal record ${recordSeq}: bad checksum`)
+      if (recordSeq !== engine.seq + 1) throw new Error(`journal gap: ${engine.seq} is followed by ${recordSeq}`)
+      engine.apply(decodeStampedCommand(payload))
+    }
+  } finally {
+    await journal.close()
+  }
+  checkInvariants(engine)
+  return { seq: engine.seq, stateHash: stateHashOf(engine) }
+}
+
+export async function replayAgrees(dataDir: string, served: { seq: number; state_hash: string }): Promise<Check> {
+  const replayed = await replayedHash(dataDir, served.seq)
+  const ok = replayed.seq === served.seq && replayed.stateHash === served.state_hash
+  return { name: 'state hash equals an independent replay', ok,
+    detail: `server seq ${served.seq} ${served.state_hash.slice(0, 16)}…, replay seq ${replayed.seq} `
+      + `${replayed.stateHash.slice(0, 16)}…` }
+}
+
+/** Least-squares slope of y over x. */
+export function slope(points: readonly (readonly [number, number])[]): number {
+  const n = points.length
+  if (n < 2) return 0
+  const mx = points.reduce((s, [x]) => s + x, 0) / n
+  const my = points.reduce((s, [, y]) => s + y, 0) / n
+  let num = 0
+  let den = 0
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my)
+    den += (x - mx) ** 2
+  }
+  return den === 0 ? 0 : num / den
+}
+
+/**
+ * Memory flat: the trend of the process's own memory (RssAnon: heaps and buffers, not LMDB's
+ * file pages, which are page cache) over the run, fitted to the samples taken after each start's
+ * warm-up, stays under `slopeMbPerMinMax`; and no sample's whole resident set passes `rssMbMax`.
+ */
+export function memoryFlat(samples: readonly RssSample[], warmUpMs: number, slopeMbPerMinMax: number,
+  rssMbMax: number): Check {
+  const warm = samples.filter((sample) => sample.upMs >= warmUpMs)
+  const mb = (bytes: number): number => bytes / 2 ** 20
+  const anonSlope = slope(warm.map((s) => [s.elapsedMs / 60_000, mb(s.rssAnonBytes)]))
+  const rssSlope = slope(warm.map((s) => [s.elapsedMs / 60_000, mb(s.rssBytes)]))
+  const peakMb = Math.max(0, ...samples.map((s) => mb(s.rssBytes)))
+  const ok = warm.length >= 10 && anonSlope <= slopeMbPerMinMax && peakMb <= rssMbMax
+  return { name: 'memory flat', ok,
+    detail: `${warm.length} warm samples, own memory (RssAnon) trend ${anonSlope.toFixed(1)} MB/min `
+      + `(at most ${slopeMbPerMinMax}), whole resident set trend ${rssSlope.toFixed(1)} MB/min, `
+      + `peak ${peakMb.toFixed(0)} MB (at most ${rssMbMax})` }
+}

@@ -1,0 +1,70 @@
+/**
+ * The soak run's short form in the suite (issue 14): `scripts/soak.ts` for 2 minutes (SOAK_MINUTES
+ * for longer; SOAK_SEED to replay a seed's choices) against a real server process with kill -9
+ * restarts, and each of its verdicts asserted here: acknowledged orders and cancels kept, state
+ * hash equal to an independent replay of the journal, no 5xx, WebSocket frames well formed.
+ *
+ * Memory flat is reported as a todo, not asserted, until the read model is bounded: today it keeps
+ * every order and trade in memory (issue 14, "bounded growth"), so the process's own memory grows
+ * by a few KB per command and a soak shows it. When that lands, the todo becomes an assertion.
+ */
+import t from 'tap'
+import { spawn, spawnSync } from 'node:child_process'
+import { freshCompiled, ROOT } from '../compiled.js'
+
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 2)
+const SEED = process.env.SOAK_SEED ?? String(Math.floor(Math.random() * 2 ** 31))
+
+interface Summary {
+  readonly seed: number
+  readonly ok: boolean
+  readonly orders_acknowledged: number
+  readonly checks: readonly { name: string; ok: boolean; detail: string }[]
+}
+
+function soakScript(): string {
+  const sources = ['src', 'scripts', 'bench']
+  let compiled = freshCompiled('scripts/soak.js', sources)
+  if (compiled === null) {
+    // The soak runs the built server (dist/src/main.js) as its own process: build it if stale.
+    const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' })
+    if (build.status !== 0) throw new Error('npm run build failed')
+    compiled = freshCompiled('scripts/soak.js', sources)
+  }
+  if (compiled === null) throw new Error('dist/scripts/soak.js is missing after the build')
+  return compiled
+}
+
+function runSoak(): Promise<{ code: number | null; summary: Summary }> {
+  const child = spawn(process.execPath, [soakScript(), '--minutes', String(MINUTES), '--seed', SEED, '--json'],
+    { stdio: ['ignore', 'pipe', 'inherit'] })
+  let stdout = ''
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  // Bounded: the run plus the setup, the last restart and the replay, with room for a slow machine.
+  const timer = setTimeout(() => child.kill('SIGKILL'), (MINUTES * 60 + 150) * 1000)
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      const last = stdout.trim().split('\n').at(-1) ?? ''
+      try {
+        resolve({ code, summary: JSON.parse(last) as Summary })
+      } catch {
+        reject(new Error(`the soak printed no summary (exit ${code}): ${stdout.slice(-2_000)}`))
+      }
+    })
+  })
+}
+
+t.test(`soak: ${MINUTES} min of mixed load with kill -9 restarts (seed ${SEED})`, async (t) => {
+  t.comment(`seed ${SEED}: SOAK_SEED=${SEED} replays this run's choices`)
+  const { code, summary } = await runSoak()
+  t.ok(summary.orders_acknowledged > 1_000, `the workload really traded (${summary.orders_acknowledged} orders)`)
+  for (const check of summary.checks) {
+    if (check.name === 'memory flat') {
+      t.ok(check.ok, `${check.name}: ${check.detail}`, { todo: 'the read model keeps all history in memory' })
+    } else {
+      t.ok(check.ok, `${check.name}: ${check.detail}`)
+    }
+  }
+  t.equal(code, summary.ok ? 0 : 1, 'the exit code says whether every check held')
+})

@@ -120,7 +120,7 @@ function metricsOf(host: EngineHost, read: ReadModel, pool: VerifierPool, heartb
   metrics.gauge('predex_engine_pending_requests', 'Commands submitted and not yet answered',
     () => host.load.pendingRequests)
   metrics.gauge('predex_engine_ring_bytes_used', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
-  metrics.gauge('predex_signature_queue', 'Verification tasks waiting for a thread', () => pool.queueSize)
+  metrics.gauge('predex_signature_queue', 'Orders waiting for or in signature verification', () => pool.queueSize)
   metrics.gauge('predex_heartbeat_chains', 'API keys whose heartbeat chain is watched', () => heartbeats.watched)
   return metrics
 }

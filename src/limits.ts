@@ -54,6 +54,19 @@ export const VERIFY_BATCH_MAX = 64
  * are well under a second of the pool's work here (about 1 500 orders/s on two threads).
  */
 export const VERIFY_PENDING_ORDERS_MAX = 1_024
+/**
+ * Orders of one key (the trader's address) in verification at once: a flood from one trader sheds
+ * its own orders past this, while every other trader still gets in. Above an order-entry
+ * session's ORDER_ENTRY_VERIFYING_MAX, so a market maker with a few sessions is never refused for
+ * its normal pipelining.
+ */
+export const VERIFY_PENDING_PER_KEY_MAX = 256
+/**
+ * Tasks handed to the pool's threads at once, per thread: one being verified and one ready, so a
+ * thread never waits for the main thread; the rest wait in the pool's per-key queues, where the
+ * next task is made fairly (one order per key in turn), not in piscina's first-come queue.
+ */
+export const VERIFY_TASKS_PER_THREAD = 2
 /** The Retry-After of SIGNATURE_POOL_BUSY: the pool drains its whole bound in less than this. */
 export const VERIFY_RETRY_AFTER_SEC = 1
 /** Signers whose public key is kept precomputed, per pool thread (about 1 MiB each). */

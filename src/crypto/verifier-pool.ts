@@ -1,14 +1,20 @@
 /**
  * The signature verification pool: order signatures are verified on piscina threads, off the
- * thread that serves HTTP and gRPC. Orders submitted in the same event-loop turn travel as one
- * task (up to VERIFY_BATCH_MAX), to amortise the messaging. The queue is bounded in orders: when
- * VERIFY_PENDING_ORDERS_MAX are queued or being verified, a new order is refused at once with
- * SIGNATURE_POOL_BUSY (and a Retry-After) rather than queued until every trader waits seconds.
+ * thread that serves HTTP and gRPC. Orders submitted in the same event-loop turn travel together
+ * (up to VERIFY_BATCH_MAX in a task), to amortise the messaging.
+ *
+ * Bounded and fair (issue 14, finding 2): at most VERIFY_PENDING_ORDERS_MAX orders are queued or
+ * being verified, and at most VERIFY_PENDING_PER_KEY_MAX of one key (the trader); past either, a
+ * new order is refused at once with SIGNATURE_POOL_BUSY and a Retry-After rather than queued
+ * until every trader waits seconds. Orders wait in one queue per key, and each task takes one
+ * order from each waiting key in turn, so a flood's backlog never stands in front of another
+ * trader's order: with K keys waiting, an order waits for about K others, not for the backlog.
  */
 import { Piscina } from 'piscina'
 import { availableParallelism } from 'node:os'
 import { ServiceCode, PredexError } from '../errors.js'
-import { VERIFY_BATCH_MAX, VERIFY_PENDING_ORDERS_MAX, VERIFY_RETRY_AFTER_SEC } from '../limits.js'
+import { VERIFY_BATCH_MAX, VERIFY_PENDING_ORDERS_MAX, VERIFY_PENDING_PER_KEY_MAX, VERIFY_RETRY_AFTER_SEC,
+  VERIFY_TASKS_PER_THREAD } from '../limits.js'
 import type { OrderToVerify, Verdict } from './verify-order.js'
 import type { VerifyTask } from './verify-worker.js'
 
@@ -19,79 +25,142 @@ export interface VerifierPoolOptions {
   readonly batchMax?: number
   /** Orders queued or being verified at once (VERIFY_PENDING_ORDERS_MAX unless told). */
   readonly pendingMax?: number
+  /** Of those, of one key (VERIFY_PENDING_PER_KEY_MAX unless told). */
+  readonly perKeyMax?: number
 }
 
 interface Waiting {
   readonly order: OrderToVerify
+  readonly key: string
   readonly resolve: (verdict: Verdict) => void
   readonly reject: (error: Error) => void
 }
 
 export class VerifierPool {
   private readonly pool: Piscina<VerifyTask, Verdict[]>
-  private batch: Waiting[] = []
-  private flushScheduled = false
   private readonly batchMax: number
   private readonly pendingMax: number
+  private readonly perKeyMax: number
+  private readonly tasksMax: number
+  /** Key -> its orders waiting for a task, oldest first; a key is here only while it has some. */
+  private readonly waiting = new Map<string, Waiting[]>()
+  /** Key -> its orders waiting or being verified. */
+  private readonly pendingByKey = new Map<string, number>()
   /** Orders handed to verify() and not answered yet. */
   private pending = 0
+  private tasksRunning = 0
+  private dispatchScheduled = false
 
   constructor(private readonly options: VerifierPoolOptions) {
     const threads = options.threads ?? availableParallelism()
     this.batchMax = options.batchMax ?? VERIFY_BATCH_MAX
     this.pendingMax = options.pendingMax ?? VERIFY_PENDING_ORDERS_MAX
-    // Every task holds at least one pending order, so piscina's own queue never passes this bound.
+    this.perKeyMax = options.perKeyMax ?? VERIFY_PENDING_PER_KEY_MAX
+    this.tasksMax = threads * VERIFY_TASKS_PER_THREAD
+    // The pool holds at most tasksMax tasks, so piscina's own queue stays short: waiting is fair here.
     this.pool = new Piscina({ filename: workerUrl().href, minThreads: threads, maxThreads: threads,
-      maxQueue: this.pendingMax })
+      maxQueue: this.tasksMax })
   }
 
   get threads(): number {
     return this.pool.maxThreads
   }
 
-  /** Tasks waiting for a thread (for /metrics). */
+  /** Orders waiting for a thread (for /metrics). */
   get queueSize(): number {
-    return this.pool.queueSize
+    return this.pending
   }
 
-  verify(order: OrderToVerify): Promise<Verdict> {
-    if (this.pending >= this.pendingMax) {
-      return Promise.reject(new PredexError(ServiceCode.SIGNATURE_POOL_BUSY,
-        'signature verification is at capacity: retry shortly',
-        { pendingMax: this.pendingMax, retryAfterSeconds: VERIFY_RETRY_AFTER_SEC }))
+  /**
+   * Throws SIGNATURE_POOL_BUSY unless `count` more orders of `key` fit both bounds now: a batch
+   * is refused whole, with one Retry-After, rather than half verified and half refused.
+   */
+  admit(count: number, key = ''): void {
+    if (this.pending + count > this.pendingMax) throw this.busy({ pendingMax: this.pendingMax })
+    if ((this.pendingByKey.get(key) ?? 0) + count > this.perKeyMax) throw this.busy({ perKeyMax: this.perKeyMax })
+  }
+
+  /** The verdict on one order; `key` (the trader's address) is whose turn it waits for. */
+  verify(order: OrderToVerify, key = ''): Promise<Verdict> {
+    try {
+      this.admit(1, key)
+    } catch (error) {
+      return Promise.reject(error as Error)
     }
     this.pending++
+    this.pendingByKey.set(key, (this.pendingByKey.get(key) ?? 0) + 1)
     return new Promise<Verdict>((resolve, reject) => {
-      const done = (): void => { this.pending-- }
-      this.batch.push({ order, resolve: (v) => { done(); resolve(v) }, reject: (e) => { done(); reject(e) } })
-      if (this.batch.length >= this.batchMax) this.flush()
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true
-        queueMicrotask(() => this.flush())
+      const queue = this.waiting.get(key)
+      const entry: Waiting = { order, key, resolve, reject }
+      if (queue === undefined) this.waiting.set(key, [entry])
+      else queue.push(entry)
+      // Orders submitted in this turn go out together: dispatch once the turn's code has run.
+      if (!this.dispatchScheduled) {
+        this.dispatchScheduled = true
+        queueMicrotask(() => this.dispatch())
       }
     })
   }
 
   async close(): Promise<void> {
-    this.flush()
+    this.dispatch()
     await this.pool.close()
   }
 
-  private flush(): void {
-    this.flushScheduled = false
-    if (this.batch.length === 0) return
-    const batch = this.batch
-    this.batch = []
+  private busy(bound: Record<string, number>): PredexError {
+    return new PredexError(ServiceCode.SIGNATURE_POOL_BUSY, 'signature verification is at capacity: retry shortly',
+      { ...bound, retryAfterSeconds: VERIFY_RETRY_AFTER_SEC })
+  }
+
+  /** Hands tasks to the threads while they have room and orders wait. */
+  private dispatch(): void {
+    this.dispatchScheduled = false
+    while (this.tasksRunning < this.tasksMax && this.waiting.size > 0) this.run(this.nextBatch())
+  }
+
+  /** Up to batchMax orders, one from each waiting key in turn (a key with none left leaves the turn). */
+  private nextBatch(): Waiting[] {
+    const batch: Waiting[] = []
+    while (batch.length < this.batchMax && this.waiting.size > 0) {
+      for (const [key, queue] of this.waiting) {
+        batch.push(queue.shift()!)
+        // Deleted and, when it still has orders, added again: the Map's order is the turn's order.
+        this.waiting.delete(key)
+        if (queue.length > 0) this.waiting.set(key, queue)
+        if (batch.length >= this.batchMax) break
+      }
+    }
+    return batch
+  }
+
+  private run(batch: readonly Waiting[]): void {
+    this.tasksRunning++
     const task: VerifyTask = { chainId: this.options.chainId, orders: batch.map((w) => w.order),
       useCache: this.options.useCache ?? true }
+    const settle = (): void => {
+      this.tasksRunning--
+      for (const waiting of batch) this.release(waiting.key)
+      this.dispatch()
+    }
     this.pool.run(task).then(
-      (verdicts) => batch.forEach((waiting, i) => waiting.resolve(verdicts[i]!)),
+      (verdicts) => {
+        settle()
+        batch.forEach((waiting, i) => waiting.resolve(verdicts[i]!))
+      },
       (error: unknown) => {
+        settle()
         const failure = new PredexError(ServiceCode.SIGNATURE_POOL_BUSY,
           `signature verification failed: ${String(error)}`)
         for (const waiting of batch) waiting.reject(failure)
       },
     )
+  }
+
+  private release(key: string): void {
+    this.pending--
+    const left = (this.pendingByKey.get(key) ?? 1) - 1
+    if (left === 0) this.pendingByKey.delete(key)
+    else this.pendingByKey.set(key, left)
   }
 }
 

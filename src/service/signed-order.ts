@@ -66,7 +66,9 @@ export async function verifySignature(order: SignedOrder, market: MarketRecord, 
   isLinked: (maker: string, signer: string) => boolean, address: string): Promise<string> {
   const typeRule = checkSignatureType(order.struct, isLinked)
   if (typeRule !== null && !typeRule.ok) throw signatureError(typeRule)
-  const verdict = await pool.verify({ order: order.struct, signature: order.signature, negRisk: market.negRisk })
+  // The trader's address is its turn in the pool's fair queue (and what its per-key bound counts).
+  const verdict = await pool.verify({ order: order.struct, signature: order.signature, negRisk: market.negRisk },
+    address)
   if (!verdict.ok) throw signatureError(verdict)
   if (verdict.walletOwner !== undefined) {
     if (verdict.walletOwner !== address) {

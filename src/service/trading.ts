@@ -87,6 +87,8 @@ export type CheckedOrders = readonly PromiseSettledResult<OrderInput>[]
 export async function checkedOrders(context: ServiceContext, orders: readonly (SignedOrder | PredexError)[],
   trader: Trader): Promise<CheckedOrders> {
   checkBatchSize(orders.length)
+  // Admitted whole or refused whole (503 with one Retry-After), not half verified and half refused.
+  context.pool.admit(orders.filter((order) => !(order instanceof PredexError)).length, trader.address)
   return Promise.allSettled(orders.map((order) =>
     order instanceof PredexError ? Promise.reject(order) : checkedOrder(context, order, trader)))
 }

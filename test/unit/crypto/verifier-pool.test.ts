@@ -48,3 +48,50 @@ t.test('a full queue refuses at once', async (t) => {
   t.same(refusal.context, { pendingMax: 2, retryAfterSeconds: 1 }, 'with the bound and the wait')
   t.equal(busy.length + verified.length, 50, 'every other one verified')
 })
+
+const OTHER_KEY = fromHex('0x' + '55'.repeat(32))
+const OTHER = addressOfPublicKey(secp256k1.getPublicKey(OTHER_KEY, false))
+
+/** Verifies `count` orders for `signer`, fairness key `key`; resolves each into `done` as it comes back. */
+function flood(pool: VerifierPool, key: string, privateKey: Uint8Array, signer: string, count: number, first: number,
+  done: string[]): Promise<unknown>[] {
+  return Array.from({ length: count }, (_, i) => {
+    const o = { ...order(first + i), maker: signer, signer }
+    return pool.verify({ order: o, signature: signDigest(orderDigest(o, 80002, false), privateKey), negRisk: false },
+      key).then((verdict) => { done.push(`${key}:${verdict.ok}`) }, () => { done.push(`${key}:busy`) })
+  })
+}
+
+t.test("a flooding key's backlog does not stand in front of another key's order", async (t) => {
+  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 8, pendingMax: 1_024, perKeyMax: 1_024 })
+  t.teardown(() => pool.close())
+  const done: string[] = []
+  const flooding = flood(pool, 'flooder', KEY, SIGNER, 400, 1_000, done)
+  // The other trader's order comes a moment later, behind 400 of the flooder's.
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  await Promise.all([...flood(pool, 'trader', OTHER_KEY, OTHER, 1, 5_000, done), ...flooding])
+  const position = done.indexOf('trader:true')
+  t.ok(position >= 0, "the trader's order was verified")
+  t.ok(position < 40, `it was answered ${position}th, not after the flooder's backlog (400 queued before it)`)
+})
+
+t.test('one key holds at most perKeyMax pending orders; others still get in', async (t) => {
+  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 8, pendingMax: 100, perKeyMax: 30 })
+  t.teardown(() => pool.close())
+  const done: string[] = []
+  await Promise.all([...flood(pool, 'flooder', KEY, SIGNER, 50, 1, done), ...flood(pool, 'trader', OTHER_KEY, OTHER, 5, 100, done)])
+  t.equal(done.filter((d) => d === 'flooder:busy').length, 20, "the flooder's orders past its 30 refused")
+  t.equal(done.filter((d) => d === 'trader:true').length, 5, "the other key's orders all verified")
+})
+
+t.test('a batch is admitted whole or refused whole', async (t) => {
+  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 8, pendingMax: 20, perKeyMax: 12 })
+  t.teardown(() => pool.close())
+  t.doesNotThrow(() => pool.admit(12, 'a'), 'a batch within both bounds is admitted')
+  t.throws(() => pool.admit(13, 'a'), { code: 'SIGNATURE_POOL_BUSY', context: { retryAfterSeconds: 1 } },
+    'a batch larger than what one key may have pending is refused whole')
+  const pending = flood(pool, 'b', OTHER_KEY, OTHER, 12, 1, [])
+  t.throws(() => pool.admit(9, 'a'), { code: 'SIGNATURE_POOL_BUSY' }, 'past the pool-wide bound, refused whole')
+  t.doesNotThrow(() => pool.admit(8, 'a'), 'what still fits is admitted')
+  await Promise.all(pending)
+})

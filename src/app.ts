@@ -9,6 +9,7 @@ import { makePrivateDir, restrictBelow } from './journal/data-dir.js'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { CredentialStore } from './auth/credentials.js'
+import { masterKeyOf } from './auth/master-key-file.js'
 import { systemClock, type Clock } from './clock.js'
 import type { Config } from './config.js'
 import { VerifierPool } from './crypto/verifier-pool.js'
@@ -49,6 +50,8 @@ export async function startPredex(config: Config, log: (line: string) => void,
   const isNew = !existsSync(join(config.dataDir, 'data.mdb'))
   makePrivateDir(config.dataDir)
   const adminKey = adminKeyOf(config, log)
+  // Before the journal opens: a missing or wrong master key refuses the start with nothing left open.
+  const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
   const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
     journalRetention: config.journalRetention, log })
   const read = new ReadModel()
@@ -59,7 +62,7 @@ export async function startPredex(config: Config, log: (line: string) => void,
   // From here on every durable outcome reaches the read model; the channels register once they exist.
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
-  const credentials = await CredentialStore.load(host)
+  const credentials = await CredentialStore.load(host, masterKey)
   const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers })
   const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
   const metrics = metricsOf(host, read, pool, heartbeats)

@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { CHAINS } from './crypto/contracts.js'
+import { MasterKey } from './auth/master-key.js'
 
 export interface Config {
   readonly dataDir: string
@@ -14,6 +15,8 @@ export interface Config {
   readonly chainId: number
   /** Null: use the one stored in the data directory, or generate one. */
   readonly adminKey: string | null
+  /** What API secrets derive from (src/auth/master-key.ts). Null: the data directory's, or a new one. */
+  readonly masterKey: MasterKey | null
   readonly sigWorkers: number
   readonly durability: 'sync' | 'async'
   /** What the journal keeps: docs/host.md, "Retention". */
@@ -79,6 +82,15 @@ const SETTINGS: readonly Setting[] = [
       if (text.length < 16) throw new ConfigError('the admin key must have at least 16 characters')
       return text
     } },
+  { key: 'masterKey', flag: '--master-key', env: 'PREDEX_MASTER_KEY',
+    help: 'the master key API secrets derive from: 64 hex characters (openssl rand -hex 32); lose it and ' +
+      'every API key must be created again',
+    defaultText: 'generated on first start, stored in <data-dir>/master-key, never printed', parse: (text) => {
+      // The message never repeats the text: it is a secret, and it may be nearly right.
+      const key = MasterKey.fromHex(text)
+      if (key === null) throw new ConfigError('the master key must be 64 hex characters (32 bytes)')
+      return key
+    } },
   { key: 'sigWorkers', flag: '--sig-workers', env: 'SIG_WORKERS', help: 'signature verification threads',
     defaultText: 'number of cores', parse: integer(1, 64) },
   { key: 'durability', flag: '--durability', env: 'DURABILITY',
@@ -108,7 +120,7 @@ const SETTINGS: readonly Setting[] = [
 ]
 
 const DEFAULTS: Config = {
-  dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null,
+  dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null, masterKey: null,
   sigWorkers: availableParallelism(), durability: 'sync', journalRetention: 'snapshots', demo: null,
   faucetAmountUsdc: 1000, faucetCooldownSec: 60,
   authPastSec: 60, authFutureSec: 10, rateLimits: true,
@@ -165,10 +177,11 @@ export function helpText(): string {
     '', 'Flags win over environment variables.'].join('\n')
 }
 
-/** The effective configuration for the start-up log (the admin key is never printed here). */
+/** The effective configuration for the start-up log (the admin and master keys are never printed here). */
 export function describe(config: Config): string {
   const shown = { ...config,
     adminKey: config.adminKey === null ? '(from the data directory)' : '(from the configuration)',
+    masterKey: config.masterKey === null ? '(from the data directory)' : '(from the configuration)',
     demo: config.demo === null ? 'when new' : config.demo }
   return Object.entries(shown).map(([key, value]) => `${key}=${String(value)}`).join(' ')
 }

@@ -4,10 +4,16 @@
  * survive restarts, and a new key is usable as soon as its command is acknowledged. This store
  * keeps a copy on the front end's thread for the per-request HMAC check: loaded from the engine
  * at start, then kept in step by every change made through it (the only path that changes keys).
+ * A key's secret and passphrase are derived from the master key (derived-credential.ts), so only
+ * the key's id, owner and nonce are journaled; this store computes the two at load and at create
+ * and holds them in memory alone. Keys journaled in clear by older servers keep their stored two.
  */
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { EngineHost } from '../host/engine-host.js'
+import type { ApiKeyEntry } from '../host/query.js'
+import { derivedCredential } from './derived-credential.js'
 import type { ApiCredential } from './l2.js'
+import type { MasterKey } from './master-key.js'
 
 /** One credential per (address, nonce), as Polymarket derives them. */
 function slotOf(address: string, nonce: number): string {
@@ -18,13 +24,13 @@ export class CredentialStore {
   private readonly byKey = new Map<string, ApiCredential>()
   private readonly bySlot = new Map<string, string>()
 
-  private constructor(private readonly host: EngineHost) {}
+  private constructor(private readonly host: EngineHost, private readonly master: MasterKey) {}
 
-  static async load(host: EngineHost): Promise<CredentialStore> {
-    const store = new CredentialStore(host)
+  static async load(host: EngineHost, master: MasterKey): Promise<CredentialStore> {
+    const store = new CredentialStore(host, master)
     const answer = await host.query({ kind: 'apiKeys' })
     if (answer.kind !== 'apiKeys') throw new Error('unexpected answer to apiKeys')
-    for (const credential of answer.keys) store.remember(credential)
+    for (const entry of answer.keys) store.remember(store.credentialOf(entry))
     return store
   }
 
@@ -50,15 +56,11 @@ export class CredentialStore {
   async create(address: string, nonce: number): Promise<ApiCredential> {
     const existing = this.derive(address, nonce)
     if (existing !== undefined) return existing
-    const credential: ApiCredential = {
-      apiKey: randomUUID(),
-      address,
-      // 32 random bytes, url-safe base64 with its padding (44 characters), as the reference says.
-      secret: randomBytes(32).toString('base64').replace(/\+/g, '-').replace(/\//g, '_'),
-      passphrase: randomBytes(32).toString('hex'),
-      nonce,
-    }
-    const { result } = await this.host.submit({ kind: 'registerApiKey', ...credential })
+    // A random id: a key revoked and created again for this (address, nonce) derives new secrets.
+    const credential = derivedCredential(this.master, { apiKey: randomUUID(), address, nonce })
+    // Empty secret and passphrase: derived, so nothing of them is journaled.
+    const { result } = await this.host.submit({ kind: 'registerApiKey', apiKey: credential.apiKey, address, nonce,
+      secret: '', passphrase: '' })
     if (!result.ok) {
       // Another request created it meanwhile: derive wins.
       const raced = this.derive(address, nonce)
@@ -82,6 +84,13 @@ export class CredentialStore {
     this.byKey.delete(apiKey)
     this.bySlot.delete(slotOf(credential.address, credential.nonce))
     return true
+  }
+
+  /** The credential of a journaled key: derived, or as an older server stored it. */
+  private credentialOf(entry: ApiKeyEntry): ApiCredential {
+    const { apiKey, address, nonce, stored } = entry
+    if (stored === null) return derivedCredential(this.master, { apiKey, address, nonce })
+    return { apiKey, address, nonce, ...stored }
   }
 
   private remember(credential: ApiCredential): void {

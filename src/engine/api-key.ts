@@ -2,6 +2,9 @@
  * API credentials, kept in the engine so that they are journaled with everything else: a key
  * registered by a command is durable and usable as soon as the command is acknowledged. One
  * credential per (address, nonce), as Polymarket derives them. Events never carry the secret.
+ * A key's secret and passphrase are derived (both empty): the front end computes them from the
+ * server's master key, which the engine never sees, so nothing of them is journaled. Keys
+ * registered with the two in clear (by servers before the derivation) keep them and keep working.
  */
 import { Code } from './codes.js'
 import type { RegisterApiKey, RevokeApiKey } from './command.js'
@@ -13,10 +16,16 @@ import type { Done, Rejection } from './result.js'
 export interface ApiKeyRecord {
   readonly apiKey: string
   readonly address: string
+  /** Empty with the passphrase: derived from the master key (isDerived). */
   readonly secret: string
   readonly passphrase: string
   readonly nonce: number
   readonly createdMs: number
+}
+
+/** True for a key whose secret and passphrase the front end derives: both empty, none stored. */
+export function isDerived(key: { readonly secret: string; readonly passphrase: string }): boolean {
+  return key.secret === '' && key.passphrase === ''
 }
 
 export function addressNonceKey(address: string, nonce: number): string {
@@ -57,8 +66,9 @@ export function revokeApiKey(engine: Engine, command: RevokeApiKey): Done | Reje
 function firstBadField(command: RegisterApiKey): string | null {
   if (!isId(command.apiKey)) return 'apiKey'
   if (!isId(command.address)) return 'address'
-  if (!isId(command.secret)) return 'secret'
-  if (!isId(command.passphrase)) return 'passphrase'
+  // Both empty (derived), or both given in clear; one without the other is neither.
+  if (!isDerived(command) && !isId(command.secret)) return 'secret'
+  if (!isDerived(command) && !isId(command.passphrase)) return 'passphrase'
   if (!isSafeCount(command.nonce)) return 'nonce'
   return null
 }

@@ -161,11 +161,18 @@ export interface Redeem extends Stamped {
   readonly address: string
   readonly marketId: string
 }
+/**
+ * Registers an API key. Its secret and passphrase are both empty: derived by the front end from
+ * the server's master key and (apiKey, address, nonce), so they are never journaled (api-key.ts).
+ * Registrations journaled by older servers carry the two in clear; they are still accepted.
+ */
 export interface RegisterApiKey extends Stamped {
   readonly kind: 'registerApiKey'
   readonly apiKey: string
   readonly address: string
+  /** Empty: derived (with the passphrase). Otherwise the secret in clear, as older servers sent it. */
   readonly secret: string
+  /** Empty: derived (with the secret). */
   readonly passphrase: string
   readonly nonce: number
 }

@@ -9,13 +9,14 @@ import { accountSummaryOf, bookOf, type BookView } from '../engine/view.js'
 import type { AccountSummary } from '../engine/summary.js'
 import { checkInvariants } from '../engine/invariants.js'
 import type { MarketRecord } from '../engine/event.js'
+import { isDerived, type ApiKeyRecord } from '../engine/api-key.js'
 
 export type Query =
   | { readonly kind: 'status' }
   | { readonly kind: 'book'; readonly tokenId: string; readonly unified: boolean; readonly depthMax: number }
   | { readonly kind: 'account'; readonly address: string }
   | { readonly kind: 'stateHash' }
-  /** Every API credential, secrets included: for the front end's credential store only. */
+  /** Every API credential (legacy secrets in clear included): for the front end's credential store only. */
   | { readonly kind: 'apiKeys' }
   | { readonly kind: 'markets' }
 
@@ -30,11 +31,16 @@ export type QueryAnswer =
   | { readonly kind: 'book'; readonly book: BookView | null }
   | { readonly kind: 'account'; readonly account: AccountSummary | null }
   | { readonly kind: 'stateHash'; readonly seq: number; readonly stateHash: string; readonly invariantsHold: boolean }
-  | {
-    readonly kind: 'apiKeys'
-    readonly keys: readonly { apiKey: string; address: string; secret: string; passphrase: string; nonce: number }[]
-  }
+  | { readonly kind: 'apiKeys'; readonly keys: readonly ApiKeyEntry[] }
   | { readonly kind: 'markets'; readonly markets: readonly MarketRecord[] }
+
+/** One API key; `stored` null when its secret and passphrase derive from the master key (none kept). */
+export interface ApiKeyEntry {
+  readonly apiKey: string
+  readonly address: string
+  readonly nonce: number
+  readonly stored: { readonly secret: string; readonly passphrase: string } | null
+}
 
 export function answer(engine: Engine, query: Query): QueryAnswer {
   switch (query.kind) {
@@ -53,9 +59,13 @@ export function answer(engine: Engine, query: Query): QueryAnswer {
     case 'markets':
       return { kind: 'markets', markets: engine.markets.map((market) => market.record()) }
     case 'apiKeys':
-      return { kind: 'apiKeys', keys: [...engine.apiKeys.values()]
-        .map(({ apiKey, address, secret, passphrase, nonce }) => ({ apiKey, address, secret, passphrase, nonce })) }
+      return { kind: 'apiKeys', keys: [...engine.apiKeys.values()].map(apiKeyEntryOf) }
   }
+}
+
+function apiKeyEntryOf(key: ApiKeyRecord): ApiKeyEntry {
+  const { apiKey, address, nonce, secret, passphrase } = key
+  return { apiKey, address, nonce, stored: isDerived(key) ? null : { secret, passphrase } }
 }
 
 function invariantsHold(engine: Engine): boolean {

@@ -62,6 +62,15 @@ export const VERIFY_PENDING_ORDERS_MAX = 1_024
  */
 export const VERIFY_PENDING_PER_KEY_MAX = 256
 /**
+ * A key with at most this many orders pending is light (a trader placing now and then, a probe)
+ * and may use VERIFY_LIGHT_RESERVE_ORDERS beyond VERIFY_PENDING_ORDERS_MAX: when a flood fills
+ * the pool, it is the flooders that are refused, not everyone (fair queueing then lets the light
+ * key's order past the backlog).
+ */
+export const VERIFY_LIGHT_KEY_ORDERS_MAX = 16
+/** Orders beyond VERIFY_PENDING_ORDERS_MAX that only light keys may fill. */
+export const VERIFY_LIGHT_RESERVE_ORDERS = 256
+/**
  * Tasks handed to the pool's threads at once, per thread: one being verified and one ready, so a
  * thread never waits for the main thread; the rest wait in the pool's per-key queues, where the
  * next task is made fairly (one order per key in turn), not in piscina's first-come queue.
@@ -111,6 +120,19 @@ export const REST_BATCH_ITEMS_MAX = 500
 /** Page size of every paginated read, when not asked, and at most. */
 export const PAGE_LIMIT_DEFAULT = 100
 export const PAGE_LIMIT_MAX = 500
+/**
+ * Entries (a milestone and each position it shows) of one page of a wallet's portfolio history,
+ * besides the page's `limit`: a wallet holding many positions has big milestones, and a page is
+ * cut short before it passes this (about 60 ms of formatting and 1 MB of JSON), its cursor going
+ * on from there.
+ */
+export const PORTFOLIO_PAGE_ENTRIES_MAX = 10_000
+/**
+ * Milestones between two copies of a wallet's whole positions in its history (src/read/portfolio.ts):
+ * a page at any offset steps through at most this many milestones before its first, and the copies
+ * cost a wallet's positions once per this many milestones.
+ */
+export const PORTFOLIO_CHECKPOINT_EVERY = 64
 /** Requests in flight that the server waits for when it shuts down. */
 export const SHUTDOWN_DRAIN_MS_MAX = 5_000
 
@@ -166,9 +188,19 @@ export const RATE_RULES = {
   faucet: { burst: 30, burstWindowMs: 60_000, sustained: 300, sustainedWindowMs: 3_600_000 },
   /** Failed authentications per (client address, claimed key or wallet); exhausting it blocks that pair. */
   authFailure: { burst: 100, burstWindowMs: TEN_SECONDS_MS },
+  /**
+   * Entries of wallets' public records read (GET /users/:address/...: each milestone and each
+   * position it shows, order, trade or ledger event returned), per client address, charged by what
+   * each page returned (src/auth/cost-budget.ts): a few connections reading long histories cannot
+   * take the front end's thread from everyone else: at about 6 us an entry (measured with two
+   * positions a milestone), some 30 ms of the thread a second for one client address, and still a
+   * wallet's whole history of 10 000 milestones in a few seconds.
+   */
+  historyEntries: { burst: 50_000, burstWindowMs: TEN_SECONDS_MS },
 } as const satisfies Record<string, RateRule>
 
 export type RateClass = keyof typeof RATE_RULES
+assert(PORTFOLIO_PAGE_ENTRIES_MAX <= RATE_RULES.historyEntries.burst, 'a full budget pays for the largest page')
 
 /** How long a (client address, claimed key) pair is refused after exhausting its failure budget. */
 export const AUTH_FAILURE_BLOCK_MS = 60_000

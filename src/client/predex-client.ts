@@ -338,9 +338,13 @@ export class PredexClient {
   user(address: string = this.wallet().address): Promise<Body<'GET /users/:address'>> {
     return this.get(`/users/${address}`)
   }
-  /** Position-changing events with the running USDC balance and positions, oldest first. */
-  portfolioHistory(address: string = this.wallet().address): Promise<Body<'GET /users/:address/portfolio-history'>> {
-    return this.get(`/users/${address}/portfolio-history`)
+  /**
+   * A page of the position-changing events with the running USDC balance and positions, oldest
+   * first: follow `next_cursor` (`{ nextCursor: page.next_cursor }`) until it is "LTE=" (CURSOR_END).
+   */
+  portfolioHistory(address: string = this.wallet().address, page: PageRequest = {}):
+    Promise<Body<'GET /users/:address/portfolio-history'>> {
+    return this.get(`/users/${address}/portfolio-history${pageQuery(page)}`)
   }
   /** The portfolio history newest first, paginated. */
   activity(address: string = this.wallet().address, page: PageRequest = {}):

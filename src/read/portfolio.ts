@@ -1,24 +1,33 @@
 /**
- * A wallet's portfolio history, replayed from the read model's records of it: its trades (as
- * taker or maker) and its ledger operations (credit, split, merge, redeem), in journal order.
- * Each position-changing event is a milestone with the USDC it moved and the running USDC
- * balance and positions after it, so a client can value the portfolio at any time (seed:
- * "position-changing events (buy, sell, mint, redemption) together with the running USDC
- * balance").
+ * Wallets' portfolio histories, kept as the read model applies events: each trade (as taker or
+ * maker) and ledger operation (credit, split, merge, redeem) of a wallet is a milestone with the
+ * USDC it moved and the running USDC balance and positions after it, so a client can value the
+ * portfolio at any time (seed: "position-changing events (buy, sell, mint, redemption) together
+ * with the running USDC balance"). Each event costs O(1) per wallet it touches; a page of the
+ * history costs what it holds, not what came before it (issue 14, finding 6: the history used
+ * to be replayed from zero for every request).
  *
  * Exact, in micro-units, by the engine's settlement rules (docs/engine.md, "Matching"): a taker
  * BUY pays price x size + fee, a taker SELL receives price x size - fee, makers pay or receive
  * their own price x size; a split costs its amount in USDC for as many Yes and No shares, a merge
  * the reverse, a redemption burns every share of the market for its payout. A new address starts
- * with nothing, so the replay from zero ends at the engine's balances (a test checks).
+ * with nothing, so the history ends at the engine's balances (test/simulation/portfolio.test.ts).
  *
  * Realized profit and loss, by average cost per token: buys (fees included) and splits (half
  * the amount to each token) add to a token's cost; a sell, merge or redemption realizes what it
  * brings in minus the cost of the shares it takes out (in proportion, rounded down, the remainder
  * staying with the shares kept, so no micro-unit is created or lost).
+ *
+ * Positions are kept per (market, outcome), which every trade and ledger record names, so the
+ * history needs no market record while it is built (at start-up the stored records are loaded
+ * before the markets); token ids are looked up when a page is read. A milestone keeps only the
+ * positions it changed; the whole positions are copied every PORTFOLIO_CHECKPOINT_EVERY
+ * milestones, and a page starts from the copy before it.
  */
-import type { LedgerRecord, ReadModel, TradeRecord } from './read-model.js'
+import type { Outcome } from '../engine/command.js'
 import { notionalMicros } from '../engine/units.js'
+import { PORTFOLIO_CHECKPOINT_EVERY } from '../limits.js'
+import type { LedgerRecord, TradeRecord } from './read-model.js'
 
 export type MilestoneKind = 'buy' | 'sell' | 'mint' | 'merge' | 'redemption' | 'deposit'
 
@@ -38,122 +47,202 @@ export interface Milestone {
   readonly positions: Readonly<Record<string, number>>
 }
 
-export interface Portfolio {
-  readonly milestones: readonly Milestone[]
-  readonly usdcMicros: number
-  readonly realizedPnlMicros: number
+/** A market's token of an outcome (the read model's markets), or null for a market it does not know. */
+export type TokenOf = (marketId: string, outcome: Outcome) => string | null
+
+/** A position inside a wallet's history: the outcome's initial, then the market id ("Y<market id>"). */
+type PositionKey = string
+
+function keyOf(marketId: string, outcome: Outcome): PositionKey {
+  return (outcome === 'Yes' ? 'Y' : 'N') + marketId
 }
 
-type Entry = {
-  readonly seq: number
-  readonly order: number
-  readonly trade?: TradeRecord
-  readonly ledger?: LedgerRecord
+/** A milestone as kept: its own fields and the shares after it of the positions it changed, not all of them. */
+interface Step extends Omit<Milestone, 'positions'> {
+  /** Shares of the market's Yes after this milestone, when it changed them; else null. */
+  readonly yesMicros: number | null
+  readonly noMicros: number | null
+  /** Non-zero positions after it: what a page of it shows, known before the page is built. */
+  readonly positionsCount: number
 }
 
-class Replay {
-  usdc = 0
-  realized = 0
-  readonly positions = new Map<string, number>()
-  /** Token id -> cost of the shares held (micro-USDC). */
-  private readonly cost = new Map<string, number>()
-  readonly milestones: Milestone[] = []
+/** The fields of a milestone that say what happened (the balances after it are the history's). */
+type Happening = Pick<Step, 'seq' | 'timeMs' | 'kind' | 'marketId' | 'tokenId' | 'sharesMicros' | 'priceMicros'
+  | 'usdcDeltaMicros'>
 
-  constructor(private readonly read: ReadModel) {}
+/** Sets a position in `positions`, keeping `nonZero` (the count of non-zero ones) in step. */
+function setPosition(positions: Map<PositionKey, number>, key: PositionKey, sharesMicros: number): number {
+  const before = positions.get(key) ?? 0
+  positions.set(key, sharesMicros)
+  return (before === 0 ? 0 : -1) + (sharesMicros === 0 ? 0 : 1)
+}
+
+/** One wallet's history and running state. */
+export class WalletHistory {
+  usdcMicros = 0
+  realizedPnlMicros = 0
+  /** USDC traded, at the wallet's own price of each trade. */
+  volumeMicros = 0
+  /** The markets it traded in (bounded by the markets). */
+  readonly marketsTraded = new Set<string>()
+  private readonly positions = new Map<PositionKey, number>()
+  private nonZero = 0
+  /** Position -> cost of the shares held (micro-USDC). */
+  private readonly cost = new Map<PositionKey, number>()
+  private readonly steps: Step[] = []
+  /** Entry c: the positions after step c x PORTFOLIO_CHECKPOINT_EVERY (zeros kept, for the keys' order). */
+  private readonly checkpoints: (readonly [PositionKey, number][])[] = []
+
+  /** Milestones so far. */
+  get length(): number {
+    return this.steps.length
+  }
+
+  /** Milestone `index`'s entries on a page: itself and each position it shows. */
+  entriesOf(index: number): number {
+    return 1 + this.steps[index]!.positionsCount
+  }
 
   trade(trade: TradeRecord, address: string): void {
     const taker = trade.takerAddress === address
     const tokenId = taker ? trade.tokenId : trade.makerTokenId
+    const outcome = taker ? trade.outcome : trade.makerOutcome
     const side = taker ? trade.side : trade.makerSide
     const price = taker ? trade.priceMicros : trade.makerPriceMicros
     const value = notionalMicros(price, trade.sizeMicros)
     const fee = taker ? trade.feeMicros : 0
-    if (side === 'BUY') {
-      this.move(tokenId, trade.sizeMicros, value + fee)
-      this.record(trade.seq, trade.timeMs, 'buy', trade.marketId, tokenId, trade.sizeMicros, price, -(value + fee))
-    } else {
-      this.realize(tokenId, trade.sizeMicros, value - fee)
-      this.record(trade.seq, trade.timeMs, 'sell', trade.marketId, tokenId, trade.sizeMicros, price, value - fee)
-    }
+    const key = keyOf(trade.marketId, outcome)
+    const buy = side === 'BUY'
+    if (buy) this.move(key, trade.sizeMicros, value + fee)
+    else this.realize(key, trade.sizeMicros, value - fee)
+    this.volumeMicros += value
+    this.marketsTraded.add(trade.marketId)
+    const shares = this.positions.get(key)!
+    this.record({ seq: trade.seq, timeMs: trade.timeMs, kind: buy ? 'buy' : 'sell', marketId: trade.marketId, tokenId,
+      sharesMicros: trade.sizeMicros, priceMicros: price, usdcDeltaMicros: buy ? -(value + fee) : value - fee },
+    outcome === 'Yes' ? shares : null, outcome === 'No' ? shares : null)
   }
 
   ledger(record: LedgerRecord): void {
-    const market = record.marketId === '' ? undefined : this.read.markets.get(record.marketId)
+    const yes = keyOf(record.marketId, 'Yes')
+    const no = keyOf(record.marketId, 'No')
     switch (record.action) {
       case 'credit':
-        return this.record(record.seq, record.timeMs, 'deposit', '', '', 0, null, record.amountMicros)
+        return this.record(this.happening(record, 'deposit', 0, record.amountMicros), null, null)
       case 'split': {
         const half = Math.floor(record.amountMicros / 2)
-        this.move(market!.yesTokenId, record.amountMicros, half)
-        this.move(market!.noTokenId, record.amountMicros, record.amountMicros - half)
-        return this.recordFullSets(record, 'mint', -record.amountMicros)
+        this.move(yes, record.amountMicros, half)
+        this.move(no, record.amountMicros, record.amountMicros - half)
+        return this.recordFullSets(this.happening(record, 'mint', record.amountMicros, -record.amountMicros))
       }
       case 'merge': {
         // The USDC comes back for both tokens at once: half of it realizes each side.
         const half = Math.floor(record.amountMicros / 2)
-        this.realize(market!.yesTokenId, record.amountMicros, half)
-        this.realize(market!.noTokenId, record.amountMicros, record.amountMicros - half)
-        return this.recordFullSets(record, 'merge', record.amountMicros)
+        this.realize(yes, record.amountMicros, half)
+        this.realize(no, record.amountMicros, record.amountMicros - half)
+        return this.recordFullSets(this.happening(record, 'merge', record.amountMicros, record.amountMicros))
       }
-      case 'redeem': {
-        const winner = market!.winningOutcome === 'No' ? market!.noTokenId : market!.yesTokenId
-        const loser = winner === market!.yesTokenId ? market!.noTokenId : market!.yesTokenId
-        this.realize(winner, this.positions.get(winner) ?? 0, record.payoutMicros)
-        this.realize(loser, this.positions.get(loser) ?? 0, 0)
-        return this.recordFullSets(record, 'redemption', record.payoutMicros)
-      }
+      case 'redeem':
+        // Every share of both tokens goes, so which one won does not matter here: the payout and
+        // the cost of all the shares held are realized either way.
+        this.realize(yes, this.positions.get(yes) ?? 0, record.payoutMicros)
+        this.realize(no, this.positions.get(no) ?? 0, 0)
+        return this.recordFullSets(this.happening(record, 'redemption', record.amountMicros, record.payoutMicros))
       case 'approve': return
     }
   }
 
+  /**
+   * Milestones `from` (included) to `to` (excluded), oldest first, with their positions: from the
+   * copy of the positions at or before `from`, so at most PORTFOLIO_CHECKPOINT_EVERY milestones
+   * are stepped through before the first one.
+   */
+  slice(from: number, to: number, tokenOf: TokenOf): Milestone[] {
+    const start = Math.floor(from / PORTFOLIO_CHECKPOINT_EVERY) * PORTFOLIO_CHECKPOINT_EVERY
+    const positions = new Map(this.checkpoints[start / PORTFOLIO_CHECKPOINT_EVERY])
+    const milestones: Milestone[] = []
+    for (let index = start; index < Math.min(to, this.steps.length); index++) {
+      const step = this.steps[index]!
+      if (index > start) {
+        if (step.yesMicros !== null) positions.set(keyOf(step.marketId, 'Yes'), step.yesMicros)
+        if (step.noMicros !== null) positions.set(keyOf(step.marketId, 'No'), step.noMicros)
+      }
+      if (index >= from) milestones.push(milestoneOf(step, positions, tokenOf))
+    }
+    return milestones
+  }
+
+  private happening(record: LedgerRecord, kind: MilestoneKind, sharesMicros: number, usdcDeltaMicros: number):
+    Happening {
+    return { seq: record.seq, timeMs: record.timeMs, kind, marketId: record.marketId, tokenId: '', sharesMicros,
+      priceMicros: null, usdcDeltaMicros }
+  }
+
   /** Adds shares bought for `costMicros`. */
-  private move(tokenId: string, sharesMicros: number, costMicros: number): void {
-    this.positions.set(tokenId, (this.positions.get(tokenId) ?? 0) + sharesMicros)
-    this.cost.set(tokenId, (this.cost.get(tokenId) ?? 0) + costMicros)
+  private move(key: PositionKey, sharesMicros: number, costMicros: number): void {
+    this.nonZero += setPosition(this.positions, key, (this.positions.get(key) ?? 0) + sharesMicros)
+    this.cost.set(key, (this.cost.get(key) ?? 0) + costMicros)
   }
 
   /** Takes shares out for `proceedsMicros`: realizes proceeds minus their share of the cost. */
-  private realize(tokenId: string, sharesMicros: number, proceedsMicros: number): void {
-    const held = this.positions.get(tokenId) ?? 0
-    const cost = this.cost.get(tokenId) ?? 0
+  private realize(key: PositionKey, sharesMicros: number, proceedsMicros: number): void {
+    const held = this.positions.get(key) ?? 0
+    const cost = this.cost.get(key) ?? 0
     const costOut = held <= 0 ? 0
       : sharesMicros >= held ? cost
         : Number((BigInt(cost) * BigInt(sharesMicros)) / BigInt(held))
-    this.positions.set(tokenId, held - sharesMicros)
-    this.cost.set(tokenId, cost - costOut)
-    this.realized += proceedsMicros - costOut
+    this.nonZero += setPosition(this.positions, key, held - sharesMicros)
+    this.cost.set(key, cost - costOut)
+    this.realizedPnlMicros += proceedsMicros - costOut
   }
 
-  /** A ledger event on a market's full sets (mint, merge, redemption): no token, no price. */
-  private recordFullSets(record: LedgerRecord, kind: MilestoneKind, usdcDeltaMicros: number): void {
-    this.record(record.seq, record.timeMs, kind, record.marketId, '', record.amountMicros, null, usdcDeltaMicros)
+  /** A milestone on a market's full sets (mint, merge, redemption): both its positions changed. */
+  private recordFullSets(happening: Happening): void {
+    const { marketId } = happening
+    this.record(happening, this.positions.get(keyOf(marketId, 'Yes'))!, this.positions.get(keyOf(marketId, 'No'))!)
   }
 
-  private record(seq: number, timeMs: number, kind: MilestoneKind, marketId: string, tokenId: string,
-    sharesMicros: number, priceMicros: number | null, usdcDeltaMicros: number): void {
-    this.usdc += usdcDeltaMicros
-    const positions: Record<string, number> = {}
-    for (const [token, shares] of this.positions) if (shares !== 0) positions[token] = shares
-    this.milestones.push({ seq, timeMs, kind, marketId, tokenId, sharesMicros, priceMicros, usdcDeltaMicros,
-      usdcBalanceMicros: this.usdc, positions })
+  private record(happening: Happening, yesMicros: number | null, noMicros: number | null): void {
+    this.usdcMicros += happening.usdcDeltaMicros
+    this.steps.push({ ...happening, usdcBalanceMicros: this.usdcMicros, yesMicros, noMicros,
+      positionsCount: this.nonZero })
+    if ((this.steps.length - 1) % PORTFOLIO_CHECKPOINT_EVERY === 0) this.checkpoints.push([...this.positions])
   }
 }
 
-export function portfolioOf(read: ReadModel, address: string): Portfolio {
-  const entries: Entry[] = []
-  for (const tradeId of read.tradesByAddress.get(address) ?? []) {
-    const trade = read.trades.get(tradeId)!
-    entries.push({ seq: trade.seq, order: entries.length, trade })
+function milestoneOf(step: Step, positions: ReadonlyMap<PositionKey, number>, tokenOf: TokenOf): Milestone {
+  const { yesMicros: _yes, noMicros: _no, positionsCount: _count, ...fields } = step
+  const shown: Record<string, number> = {}
+  for (const [key, shares] of positions) {
+    if (shares === 0) continue
+    const marketId = key.slice(1)
+    shown[tokenOf(marketId, key[0] === 'Y' ? 'Yes' : 'No') ?? key] = shares
   }
-  for (const record of read.ledgerByAddress.get(address) ?? []) {
-    entries.push({ seq: record.seq, order: entries.length, ledger: record })
+  return { ...fields, positions: shown }
+}
+
+/** Every wallet's history, fed by the read model with each trade and ledger record in journal order. */
+export class Portfolios {
+  private readonly wallets = new Map<string, WalletHistory>()
+
+  /** The wallet's history, or undefined if it never traded nor had a ledger operation that moves funds. */
+  of(address: string): WalletHistory | undefined {
+    return this.wallets.get(address)
   }
-  // Journal order; within a command, trades keep their order (a taker's fills one after another).
-  entries.sort((a, b) => a.seq - b.seq || a.order - b.order)
-  const replay = new Replay(read)
-  for (const entry of entries) {
-    if (entry.trade !== undefined) replay.trade(entry.trade, address)
-    else replay.ledger(entry.ledger!)
+
+  trade(trade: TradeRecord): void {
+    this.walletOf(trade.takerAddress).trade(trade, trade.takerAddress)
+    // A self-trade is one milestone of its taker, as the wallet's trade list holds it once.
+    if (trade.makerAddress !== trade.takerAddress) this.walletOf(trade.makerAddress).trade(trade, trade.makerAddress)
   }
-  return { milestones: replay.milestones, usdcMicros: replay.usdc, realizedPnlMicros: replay.realized }
+
+  ledger(record: LedgerRecord): void {
+    if (record.action !== 'approve') this.walletOf(record.address).ledger(record)
+  }
+
+  private walletOf(address: string): WalletHistory {
+    let wallet = this.wallets.get(address)
+    if (wallet === undefined) this.wallets.set(address, wallet = new WalletHistory())
+    return wallet
+  }
 }

@@ -5,13 +5,15 @@
  * same batch are released, so a client that gets its acknowledgement and reads at once sees its
  * own write. It keeps every order ever accepted (with status, fills and trades), every trade,
  * each user's orders and trades, last trade prices and volumes, the markets, and each token's
- * own book (from `bookLevel` events).
+ * own book (from `bookLevel` events), and each wallet's portfolio history (portfolio.ts), kept as
+ * the events come rather than replayed per read.
  */
-import type { Side } from '../engine/command.js'
+import type { Outcome, Side } from '../engine/command.js'
 import type { CancelReason, EngineEvent, MarketRecord, OrderAccepted, OrderStatus, Trade } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
 import { notionalMicros } from '../engine/units.js'
 import { LIVE_ACTIVITY_TRADES_MAX } from '../limits.js'
+import { Portfolios } from './portfolio.js'
 
 /** An accepted order as the read model keeps it: the acceptance event's fields, then its changing state. */
 export interface OrderRecord extends Omit<OrderAccepted, 'type' | 'timeMs'> {
@@ -87,6 +89,8 @@ export class ReadModel {
   private readonly liveByClientKey = new Map<string, string>()
   /** Owner (API key) -> the ids of its live orders: bounded by the live orders, not by history. */
   private readonly liveByOwner = new Map<string, Set<string>>()
+  /** Maker (address) -> the ids of its live orders, oldest first: its open orders without its history. */
+  private readonly liveByMaker = new Map<string, Set<string>>()
   /** address (lower-case) -> trade ids (as taker or maker), oldest first. */
   readonly tradesByAddress = new Map<string, string[]>()
   /**
@@ -99,6 +103,10 @@ export class ReadModel {
   readonly ticksByToken = new Map<string, Tick[]>()
   /** address (lower-case) -> its ledger operations, oldest first. */
   readonly ledgerByAddress = new Map<string, LedgerRecord[]>()
+  /** address (lower-case) -> its redemptions, oldest first (at most one a market it held). */
+  private readonly redemptionsByAddress = new Map<string, LedgerRecord[]>()
+  /** Each wallet's portfolio history, fed with every trade and ledger record as it is projected or loaded. */
+  readonly portfolios = new Portfolios()
   private readonly books = new Map<string, TokenBook>()
   /** Token id -> a counter bumped whenever anything of its book summary may change (levels, last trade, market). */
   private readonly versions = new Map<string, number>()
@@ -181,18 +189,33 @@ export class ReadModel {
     return [...this.liveByOwner.get(owner) ?? []].map((orderId) => this.orders.get(orderId)!)
   }
 
+  /** The live orders of a wallet (its maker address), oldest first. */
+  liveOrdersOfMaker(address: string): OrderRecord[] {
+    return [...this.liveByMaker.get(address) ?? []].map((orderId) => this.orders.get(orderId)!)
+  }
+
+  /** The wallet's redemptions, oldest first. */
+  redemptionsOf(address: string): readonly LedgerRecord[] {
+    return this.redemptionsByAddress.get(address) ?? []
+  }
+
+  /** The token of a market's outcome, or null for an unknown market. */
+  tokenOf(marketId: string, outcome: Outcome): string | null {
+    const market = this.markets.get(marketId)
+    return market === undefined ? null : outcome === 'Yes' ? market.yesTokenId : market.noTokenId
+  }
+
   private indexLive(order: OrderRecord): void {
     if (order.status !== 'LIVE') return
-    let live = this.liveByOwner.get(order.owner)
-    if (live === undefined) this.liveByOwner.set(order.owner, live = new Set())
-    live.add(order.orderId)
+    addTo(this.liveByOwner, order.owner, order.orderId)
+    addTo(this.liveByMaker, order.maker, order.orderId)
     if (order.clientOrderId === '') return
     this.liveByClientKey.set(clientKeyOf(order.owner, order.clientOrderId), order.orderId)
   }
 
   private forgetLive(order: OrderRecord): void {
-    const live = this.liveByOwner.get(order.owner)
-    if (live?.delete(order.orderId) === true && live.size === 0) this.liveByOwner.delete(order.owner)
+    removeFrom(this.liveByOwner, order.owner, order.orderId)
+    removeFrom(this.liveByMaker, order.maker, order.orderId)
     if (order.clientOrderId === '') return
     const key = clientKeyOf(order.owner, order.clientOrderId)
     if (this.liveByClientKey.get(key) === order.orderId) this.liveByClientKey.delete(key)
@@ -205,6 +228,7 @@ export class ReadModel {
     push(this.tradesByAddress, trade.takerAddress, trade.tradeId)
     if (trade.makerAddress !== trade.takerAddress) push(this.tradesByAddress, trade.makerAddress, trade.tradeId)
     this.keepRecent(record)
+    this.portfolios.trade(record)
     for (const orderId of [trade.takerOrderId, trade.makerOrderId]) {
       const order = this.orders.get(orderId)
       if (order === undefined) continue
@@ -237,8 +261,14 @@ export class ReadModel {
     payoutMicros: number): void {
     const record: LedgerRecord = { seq, index: this.ledgerInCommand++, timeMs: this.commandTimeMs, action, address,
       marketId, amountMicros, payoutMicros }
-    push(this.ledgerByAddress, address, record)
+    this.indexLedger(record)
+    this.portfolios.ledger(record)
     this.newLedger.push(record)
+  }
+
+  private indexLedger(record: LedgerRecord): void {
+    push(this.ledgerByAddress, record.address, record)
+    if (record.action === 'redeem') push(this.redemptionsByAddress, record.address, record)
   }
 
   private stat(tokenId: string, priceMicros: number, side: Side, sizeMicros: number, timeMs: number): void {
@@ -364,9 +394,8 @@ export class ReadModel {
 
   /** Loads persisted records (start-up), rebuilding the indexes. */
   load(orders: Iterable<OrderRecord>, trades: Iterable<TradeRecord>, ledger: Iterable<LedgerRecord> = []): void {
-    for (const record of [...ledger].sort((a, b) => a.seq - b.seq || a.index - b.index)) {
-      push(this.ledgerByAddress, record.address, record)
-    }
+    const sortedLedger = [...ledger].sort((a, b) => a.seq - b.seq || a.index - b.index)
+    for (const record of sortedLedger) this.indexLedger(record)
     // Acceptance order: by command, then by place within the command (the orders of a batch).
     const sortedOrders = [...orders].sort((a, b) => a.seq - b.seq || (a.acceptIndex ?? 0) - (b.acceptIndex ?? 0))
     for (const stored of sortedOrders) {
@@ -384,12 +413,39 @@ export class ReadModel {
       this.keepRecent(trade)
       this.statTrade(trade)
     }
+    this.loadPortfolios(sortedTrades, sortedLedger)
+  }
+
+  /**
+   * The portfolio histories from the loaded records, in journal order: by command, and within one
+   * the trades before the ledger records (no command makes both for one wallet; this is the order
+   * the histories have always been replayed in).
+   */
+  private loadPortfolios(trades: readonly TradeRecord[], ledger: readonly LedgerRecord[]): void {
+    let next = 0
+    for (const trade of trades) {
+      while (next < ledger.length && ledger[next]!.seq < trade.seq) this.portfolios.ledger(ledger[next++]!)
+      this.portfolios.trade(trade)
+    }
+    while (next < ledger.length) this.portfolios.ledger(ledger[next++]!)
   }
 }
 
 /** One string for the pair, the owner's length first so that no two pairs share it. */
 function clientKeyOf(owner: string, clientOrderId: string): string {
   return `${owner.length}:${owner}${clientOrderId}`
+}
+
+function addTo(index: Map<string, Set<string>>, key: string, value: string): void {
+  let set = index.get(key)
+  if (set === undefined) index.set(key, set = new Set())
+  set.add(value)
+}
+
+/** Removes `value` from `key`'s set, and the set once it is empty (the index stays bounded by what is live). */
+function removeFrom(index: Map<string, Set<string>>, key: string, value: string): void {
+  const set = index.get(key)
+  if (set?.delete(value) === true && set.size === 0) index.delete(key)
 }
 
 function push<T>(index: Map<string, T[]>, key: string, value: T): void {

@@ -3,10 +3,16 @@
  * explorer would show it: profile and stats, portfolio history, open orders, trades, balances,
  * redemptions and the ledger's events. Amounts are micro-units; faces format them and leave out
  * anything private (an order's `owner` is an API key).
+ *
+ * Each read costs what it returns, not the wallet's history (issue 14, finding 6): the profile and
+ * the portfolio history are kept as the read model applies events (read/portfolio.ts), lists are
+ * paged before their records are looked up, and every page is charged, entry by entry, to the
+ * calling client address's budget (RATE_RULES.historyEntries): out of it, RATE_LIMITED with the wait.
  */
+import { CostBudget } from '../auth/cost-budget.js'
 import type { ShareSummary } from '../engine/summary.js'
-import { notionalMicros } from '../engine/units.js'
-import { portfolioOf, type Milestone } from '../read/portfolio.js'
+import { PORTFOLIO_PAGE_ENTRIES_MAX, RATE_RULES } from '../limits.js'
+import type { Milestone, WalletHistory } from '../read/portfolio.js'
 import type { LedgerRecord, OrderRecord, TradeRecord } from '../read/read-model.js'
 import { accountOf } from './account.js'
 import type { ServiceContext } from './context.js'
@@ -24,46 +30,117 @@ export interface Profile {
   readonly openOrdersCount: number
 }
 
-export function profileOf(context: ServiceContext, address: string): Profile {
-  const trades = tradesOfAddress(context, address)
-  const orders = ordersOfAddress(context, address)
-  const ledger = ledgerOf(context, address)
-  const firstMs = Math.min(trades[0]?.timeMs ?? Infinity, orders[0]?.createdMs ?? Infinity,
-    ledger[0]?.timeMs ?? Infinity)
-  let volumeMicros = 0
-  for (const trade of trades) {
-    const taker = trade.takerAddress === address
-    volumeMicros += notionalMicros(taker ? trade.priceMicros : trade.makerPriceMicros, trade.sizeMicros)
-  }
-  return {
-    address, firstSeenMs: Number.isFinite(firstMs) ? firstMs : null, tradesCount: trades.length, volumeMicros,
-    marketsTraded: new Set(trades.map((t) => t.marketId)).size,
-    realizedPnlMicros: portfolioOf(context.read, address).realizedPnlMicros,
-    openOrdersCount: orders.filter((o) => o.status === 'LIVE').length,
-  }
+/** Which page: `offset` items from the start of the list (newest first for the activity), at most `limit`. */
+export interface PageRequest {
+  readonly offset: number
+  readonly limit: number
 }
 
-/** Every position change with the running USDC balance and positions, oldest first. */
-export function milestonesOf(context: ServiceContext, address: string): readonly Milestone[] {
-  return portfolioOf(context.read, address).milestones
+export interface Paged<T> {
+  readonly items: readonly T[]
+  /** Where the next page starts; null: this was the last. */
+  readonly nextOffset: number | null
 }
 
-export function openOrdersOfAddress(context: ServiceContext, address: string): OrderRecord[] {
-  return ordersOfAddress(context, address).filter((o) => o.status === 'LIVE')
+/** Per server: each client address's budget of entries read (RATE_RULES.historyEntries). */
+const budgetByServer = new WeakMap<ServiceContext, CostBudget>()
+
+function budgetOf(context: ServiceContext): CostBudget {
+  let budget = budgetByServer.get(context)
+  if (budget === undefined) {
+    budgetByServer.set(context, budget = new CostBudget(RATE_RULES.historyEntries, 'history entries read'))
+  }
+  return budget
+}
+
+/**
+ * Reads for `caller` (the client's network address): refused with RATE_LIMITED while its budget
+ * is spent, then charged the entries the read returns (`costOf`).
+ */
+function charged<T>(context: ServiceContext, caller: string, read: () => T, costOf: (result: T) => number): T {
+  const budget = budgetOf(context)
+  budget.admit(caller, context.nowMs())
+  const result = read()
+  budget.spend(caller, costOf(result), context.nowMs())
+  return result
+}
+
+export function profileOf(context: ServiceContext, address: string, caller: string): Profile {
+  return charged(context, caller, () => {
+    const { read } = context
+    const tradeIds = read.tradesByAddress.get(address) ?? []
+    const firstTrade = tradeIds.length === 0 ? undefined : read.trades.get(tradeIds[0]!)
+    const firstOrder = read.orders.get(read.ordersByMaker.get(address)?.[0] ?? '')
+    const firstMs = Math.min(firstTrade?.timeMs ?? Infinity, firstOrder?.createdMs ?? Infinity,
+      read.ledgerByAddress.get(address)?.[0]?.timeMs ?? Infinity)
+    const history: WalletHistory | undefined = read.portfolios.of(address)
+    return {
+      address, firstSeenMs: Number.isFinite(firstMs) ? firstMs : null, tradesCount: tradeIds.length,
+      volumeMicros: history?.volumeMicros ?? 0, marketsTraded: history?.marketsTraded.size ?? 0,
+      realizedPnlMicros: history?.realizedPnlMicros ?? 0, openOrdersCount: read.liveOrdersOfMaker(address).length,
+    }
+  }, () => 1)
+}
+
+/**
+ * A page of the wallet's portfolio history (every position change with the running USDC balance
+ * and positions), oldest first or, for the activity, newest first. Besides `limit`, a page stops
+ * before it passes PORTFOLIO_PAGE_ENTRIES_MAX entries (a milestone and each position it shows).
+ */
+export function milestonesOf(context: ServiceContext, address: string, page: PageRequest, caller: string,
+  newestFirst = false): Paged<Milestone> {
+  return charged(context, caller, () => {
+    const history = context.read.portfolios.of(address)
+    const total = history?.length ?? 0
+    if (history === undefined || page.offset >= total) return { items: [], nextOffset: null }
+    const tokenOf = context.read.tokenOf.bind(context.read)
+    const step = newestFirst ? -1 : 1
+    const first = newestFirst ? total - 1 - page.offset : page.offset
+    let count = 0
+    let entries = 0
+    for (let index = first; index >= 0 && index < total && count < page.limit; index += step) {
+      entries += history.entriesOf(index)
+      if (count > 0 && entries > PORTFOLIO_PAGE_ENTRIES_MAX) break
+      count++
+    }
+    const items = newestFirst ? history.slice(first - count + 1, first + 1, tokenOf).reverse()
+      : history.slice(first, first + count, tokenOf)
+    return { items, nextOffset: page.offset + count < total ? page.offset + count : null }
+  }, ({ items }) => items.reduce((sum, m) => sum + 1 + Object.keys(m.positions).length, 0))
+}
+
+/** The wallet's open orders, oldest first. */
+export function openOrdersOfAddress(context: ServiceContext, address: string, page: PageRequest, caller: string):
+  Paged<OrderRecord> {
+  return pageOf(context, caller, page, () => context.read.liveOrdersOfMaker(address), (order) => order)
 }
 
 /** Trades of the address as taker or maker, oldest first. */
-export function tradesOfAddress(context: ServiceContext, address: string): TradeRecord[] {
-  return (context.read.tradesByAddress.get(address) ?? []).map((id) => context.read.trades.get(id)!)
+export function tradesOfAddress(context: ServiceContext, address: string, page: PageRequest, caller: string):
+  Paged<TradeRecord> {
+  return pageOf(context, caller, page, () => context.read.tradesByAddress.get(address) ?? [],
+    (tradeId) => context.read.trades.get(tradeId)!)
 }
 
 /** The address's ledger events (credit, approve, split, merge, redeem), oldest first. */
-export function ledgerOf(context: ServiceContext, address: string): readonly LedgerRecord[] {
-  return context.read.ledgerByAddress.get(address) ?? []
+export function ledgerOf(context: ServiceContext, address: string, page: PageRequest, caller: string):
+  Paged<LedgerRecord> {
+  return pageOf(context, caller, page, () => context.read.ledgerByAddress.get(address) ?? [], (record) => record)
 }
 
-export function redemptionsOf(context: ServiceContext, address: string): LedgerRecord[] {
-  return ledgerOf(context, address).filter((r) => r.action === 'redeem')
+export function redemptionsOf(context: ServiceContext, address: string, page: PageRequest, caller: string):
+  Paged<LedgerRecord> {
+  return pageOf(context, caller, page, () => context.read.redemptionsOf(address), (record) => record)
+}
+
+/** A page of `list` (an index of the read model), its items looked up once they are on it; one entry each. */
+function pageOf<K, T>(context: ServiceContext, caller: string, page: PageRequest, list: () => readonly K[],
+  lookup: (key: K) => T): Paged<T> {
+  return charged(context, caller, () => {
+    const keys = list()
+    const end = page.offset + page.limit
+    return { items: keys.slice(page.offset, end).map(lookup), nextOffset: end < keys.length ? end : null }
+  }, ({ items }) => items.length)
 }
 
 export interface TokenBalance extends ShareSummary {
@@ -86,8 +163,4 @@ export async function balancesOf(context: ServiceContext, address: string): Prom
     return { ...s, marketId: market?.marketId ?? null, outcome }
   })
   return { usdcMicros: account?.usdcMicros ?? 0, usdcHeldMicros: account?.usdcHeldMicros ?? 0, tokens }
-}
-
-function ordersOfAddress(context: ServiceContext, address: string): OrderRecord[] {
-  return (context.read.ordersByMaker.get(address) ?? []).map((id) => context.read.orders.get(id)!)
 }

@@ -134,7 +134,8 @@ export const USER_PROFILE_KEYS = keysOf<UserProfile>()(['address', 'first_seen',
   'markets_traded', 'realized_pnl', 'open_orders_count'])
 export const MILESTONE_KEYS = keysOf<Milestone>()(['time', 'kind', 'market_id', 'token_id', 'shares', 'price',
   'usdc_delta', 'usdc_balance', 'positions', 'transaction_hash', 'block_number'])
-export const PORTFOLIO_HISTORY_KEYS = keysOf<PortfolioHistory>()(['address', 'milestones'])
+export const PORTFOLIO_HISTORY_KEYS =
+  keysOf<PortfolioHistory>()(['address', 'limit', 'count', 'next_cursor', 'milestones'])
 export const USER_TOKEN_BALANCE_KEYS =
   keysOf<UserTokenBalance>()(['token_id', 'market_id', 'outcome', 'shares', 'held'])
 export const USER_BALANCES_KEYS = keysOf<UserBalances>()(['address', 'usdc', 'usdc_held', 'tokens'])

@@ -39,9 +39,19 @@ export type Milestone = {
   readonly block_number: number
 }
 
-/** GET /users/:address/portfolio-history: oldest first (GET .../activity pages it newest first). */
+/**
+ * GET /users/:address/portfolio-history: a page of it, oldest first (GET .../activity pages it
+ * newest first), as the other users lists page (`limit`, `count`, `next_cursor`), its items under
+ * `milestones`. A page also stops before PORTFOLIO_PAGE_ENTRIES_MAX milestones and positions.
+ */
 export type PortfolioHistory = {
   readonly address: Address
+  /** The page size asked for (default 100, at most 500). */
+  readonly limit: number
+  /** Milestones on this page. */
+  readonly count: number
+  /** The cursor of the next page; "LTE=" after the last. */
+  readonly next_cursor: string
   readonly milestones: readonly Milestone[]
 }
 

@@ -2,12 +2,14 @@
  * Users' public data (api.md, "users"), for any address, without authentication, as a block
  * explorer would show it: profile and stats, activity, open orders, trades, balances,
  * redemptions, the ledger's on-chain events, and the portfolio history (read/portfolio.ts).
- * Nothing private is shown: orders and trades leave out the `owner` (the API key).
+ * Nothing private is shown: orders and trades leave out the `owner` (the API key). Lists are paged
+ * by the services, each page charged to the client address's budget of entries read.
  */
 import { transactionOf } from '../../../chain/transaction.js'
+import { PORTFOLIO_PAGE_ENTRIES_MAX } from '../../../limits.js'
 import type { ServiceContext } from '../../../service/context.js'
 import { orderInfo, tradeInfo } from '../../format.js'
-import { addressOf, decimalOfMicros, limitOf, page } from '../../wire.js'
+import { addressOf, cursorOfOffset, decimalOfMicros, limitOf, offsetOfCursor } from '../../wire.js'
 import type { RestRequest, Route } from '../route.js'
 import type { LedgerRecord } from '../../../read/read-model.js'
 import type { Milestone } from '../../../read/portfolio.js'
@@ -50,14 +52,25 @@ function withoutOwners(value: Record<string, unknown>): Record<string, unknown> 
   return rest
 }
 
-function paged<T>(
-  request: RestRequest,
-  items: readonly T[],
-  format: (item: T) => Record<string, unknown>,
-): Record<string, unknown> {
-  const limit = limitOf(request.query.get('limit'))
-  const { data, nextCursor } = page(items, request.query.get('next_cursor'), limit)
-  return { limit, count: data.length, next_cursor: nextCursor, data: data.map(format) }
+/** The page a request asks for (`next_cursor`, `limit`). */
+function pageRequestOf(request: RestRequest): users.PageRequest {
+  return { offset: offsetOfCursor(request.query.get('next_cursor')), limit: limitOf(request.query.get('limit')) }
+}
+
+/** A page as the users endpoints answer it: `{limit, count, next_cursor, <key>: [...]}`. */
+function paged<T>(limit: number, page: users.Paged<T>, format: (item: T) => Record<string, unknown>, key = 'data'):
+  Record<string, unknown> {
+  return { limit, count: page.items.length, next_cursor: cursorOfOffset(page.nextOffset),
+    [key]: page.items.map(format) }
+}
+
+/** Reads a page of `read` for the request's client address and formats it. */
+function listed<T>(request: RestRequest,
+  read: (address: string, page: users.PageRequest, caller: string) => users.Paged<T>,
+  format: (item: T) => Record<string, unknown>): Record<string, unknown> {
+  const address = addressOf(request.params[0], 'address')
+  const page = pageRequestOf(request)
+  return paged(page.limit, read(address, page, request.remoteAddress), format)
 }
 
 function profileInfo(profile: users.Profile): Record<string, unknown> {
@@ -77,44 +90,43 @@ export const userRoutes: Route<ServiceContext>[] = [
         + 'open orders',
       response: '{address, first_seen, trades_count, volume, markets_traded, realized_pnl, open_orders_count}' },
     handler: (request, _identity, context) => ({
-      body: profileInfo(users.profileOf(context, addressOf(request.params[0], 'address'))) }) },
+      body: profileInfo(users.profileOf(context, addressOf(request.params[0], 'address'), request.remoteAddress)) }) },
   { method: 'GET', path: '/users/:address/portfolio-history', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users',
       summary: 'Position-changing events (buy, sell, mint, merge, redemption, deposit) with the running USDC balance '
-        + 'and positions, oldest first',
-      response: '{address, milestones: [{time, kind, market_id, token_id, shares, price, usdc_delta, usdc_balance, '
-        + 'positions: {token_id: shares}, transaction_hash, block_number}]}' },
+        + `and positions, oldest first, paginated (a page also stops before ${PORTFOLIO_PAGE_ENTRIES_MAX} milestones `
+        + 'and positions)',
+      query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
+      response: '{address, limit, count, next_cursor, milestones: [{time, kind, market_id, token_id, shares, price, '
+        + 'usdc_delta, usdc_balance, positions: {token_id: shares}, transaction_hash, block_number}]}' },
     handler: (request, _identity, context) => {
       const address = addressOf(request.params[0], 'address')
-      const milestones = users.milestonesOf(context, address).map((m) => milestoneInfo(context, m))
-      return { body: { address, milestones } }
+      const page = pageRequestOf(request)
+      const milestones = users.milestonesOf(context, address, page, request.remoteAddress)
+      return { body: { address, ...paged(page.limit, milestones, (m) => milestoneInfo(context, m), 'milestones') } }
     } },
   { method: 'GET', path: '/users/:address/activity', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'The portfolio history newest first, paginated',
       query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [milestone]}' },
-    handler: (request, _identity, context) => {
-      const milestones = [...users.milestonesOf(context, addressOf(request.params[0], 'address'))].reverse()
-      return { body: paged(request, milestones, (m) => milestoneInfo(context, m)) }
-    } },
+    handler: (request, _identity, context) => ({
+      body: listed(request, (address, page, caller) => users.milestonesOf(context, address, page, caller, true),
+        (m) => milestoneInfo(context, m)) }) },
   { method: 'GET', path: '/users/:address/orders', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'Open orders of an address, oldest first (without the API key)',
       query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [OrderInfo without owner]}' },
-    handler: (request, _identity, context) => {
-      const open = users.openOrdersOfAddress(context, addressOf(request.params[0], 'address'))
-      return { body: paged(request, open, (o) => withoutOwners(orderInfo(context.read, o, false))) }
-    } },
+    handler: (request, _identity, context) => ({
+      body: listed(request, (address, page, caller) => users.openOrdersOfAddress(context, address, page, caller),
+        (o) => withoutOwners(orderInfo(context.read, o, false))) }) },
   { method: 'GET', path: '/users/:address/trades', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'Trades of an address as taker or maker, oldest first (without API keys)',
       query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [Trade without owners]}' },
     handler: (request, _identity, context) => {
       const address = addressOf(request.params[0], 'address')
-      const trades = users.tradesOfAddress(context, address)
-      const format = (trade: (typeof trades)[number]): Record<string, unknown> =>
-        withoutOwners(tradeInfo(context.read, trade, address, false, context.chainId))
-      return { body: paged(request, trades, format) }
+      return { body: listed(request, (_, page, caller) => users.tradesOfAddress(context, address, page, caller),
+        (trade) => withoutOwners(tradeInfo(context.read, trade, address, false, context.chainId))) }
     } },
   { method: 'GET', path: '/users/:address/balances', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'USDC and outcome-token balances of an address, exact, from the engine',
@@ -131,18 +143,16 @@ export const userRoutes: Route<ServiceContext>[] = [
     openapi: { tag: 'users', summary: 'Redemptions of an address, oldest first',
       query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [ledger event]}' },
-    handler: (request, _identity, context) => {
-      const redemptions = users.redemptionsOf(context, addressOf(request.params[0], 'address'))
-      return { body: paged(request, redemptions, (record) => eventInfo(context, record)) }
-    } },
+    handler: (request, _identity, context) => ({
+      body: listed(request, (address, page, caller) => users.redemptionsOf(context, address, page, caller),
+        (record) => eventInfo(context, record)) }) },
   { method: 'GET', path: '/users/:address/events', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users',
       summary: "An address's ledger events on the test network (credit, approve, split, merge, redeem), oldest first",
       query: { next_cursor: 'cursor', limit: 'page size, 1..500' },
       response: '{limit, count, next_cursor, data: [{transaction_hash, block_number, log_index, action, address, '
         + 'market_id, condition_id, amount, payout, timestamp}]}' },
-    handler: (request, _identity, context) => {
-      const address = addressOf(request.params[0], 'address')
-      return { body: paged(request, users.ledgerOf(context, address), (record) => eventInfo(context, record)) }
-    } },
+    handler: (request, _identity, context) => ({
+      body: listed(request, (address, page, caller) => users.ledgerOf(context, address, page, caller),
+        (record) => eventInfo(context, record)) }) },
 ]

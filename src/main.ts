@@ -36,6 +36,11 @@ async function main(): Promise<number> {
     ? 'from --admin-key / ADMIN_API_KEY'
     : `stored in ${config.dataDir}/admin-key`
   log(`admin key: ${adminKeySource}`)
+  // Where, never what: API secrets derive from it, so losing it means creating every API key again.
+  const masterKeySource = config.masterKey !== null
+    ? 'from --master-key / PREDEX_MASTER_KEY'
+    : `stored in ${config.dataDir}/master-key`
+  log(`master key (API secrets derive from it; back it up): ${masterKeySource}`)
   await new Promise<void>((resolve) => {
     let stoppingSinceMs = 0
     const onSignal = (signal: NodeJS.Signals): void => {

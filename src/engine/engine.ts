@@ -11,6 +11,7 @@ import { cancelAll, cancelByClientOrderId, cancelMarketOrders, cancelOrder, canc
 import type { Command } from './command.js'
 import type { EngineEvent } from './event.js'
 import { ExpiryQueue } from './expiry.js'
+import { ENDED_ORDERS_RETAINED } from './limits.js'
 import { expireDue } from './lifecycle.js'
 import { approve, credit, merge, redeem, split } from './ledger.js'
 import type { Market } from './market.js'
@@ -36,6 +37,11 @@ import { Touches } from './touches.js'
 export function changedState(events: readonly EngineEvent[]): boolean {
   for (const event of events) if (event.type !== 'orderRejected') return true
   return false
+}
+
+export interface EngineOptions {
+  readonly hashSeed?: number
+  readonly endedOrdersRetained?: number
 }
 
 export interface ApplyResult {
@@ -81,9 +87,11 @@ export class Engine {
   /**
    * `hashSeed` only randomises the layout of the order index (against crafted collisions); it
    * has no effect on state, events or snapshots. The host passes a random one; tests may not.
+   * `endedOrdersRetained` is how many ended order ids the engine remembers (order-index.ts):
+   * ENDED_ORDERS_RETAINED unless a test wants to see eviction with a few orders.
    */
-  constructor(options: { readonly hashSeed?: number } = {}) {
-    this.orders = new OrderIndex(options.hashSeed ?? 0)
+  constructor(options: EngineOptions = {}) {
+    this.orders = new OrderIndex(options.hashSeed ?? 0, options.endedOrdersRetained ?? ENDED_ORDERS_RETAINED)
   }
 
   apply(command: Command): ApplyResult {

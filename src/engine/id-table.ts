@@ -1,26 +1,33 @@
 /**
- * A table of string ids, each with a mutable int32 value, that only grows: the engine's memory
- * of every order it ever accepted (live or ended, for duplicate detection, which Polymarket users
- * rely on after a timeout). It holds millions of entries, where V8's Map costs several cache
- * misses per lookup and rehashes every entry on growth. This is open addressing with linear
- * probing over one Int32Array of (hash, entry) pairs, so a probe sequence reads consecutive
- * memory and strings are compared only when the full 32-bit hashes match.
+ * A table of string ids, each with a mutable int32 value: the engine's memory of the orders it
+ * accepted (live, or ended and not yet forgotten: order-index.ts), for duplicate detection, which
+ * Polymarket users rely on after a timeout. It holds millions of entries, where V8's Map costs
+ * several cache misses per lookup and rehashes every entry on growth. This is open addressing
+ * with linear probing over one Int32Array of (hash, entry) pairs, so a probe sequence reads
+ * consecutive memory and strings are compared only when the full 32-bit hashes match.
+ *
+ * Keys are deleted by backward-shift deletion (no tombstones, so lookups never slow down with
+ * churn), and a deleted key's entry index is handed to a later key: entries are slots of the
+ * parallel key and value arrays, which therefore stay as large as the most keys ever held at once.
  *
  * The hash is seeded (by the host, at start) so that nobody can craft ids that collide on
- * purpose; the seed does not affect the engine's state, snapshots or events, only this layout.
- * Entries keep their insertion order, which is what snapshots write.
+ * purpose; the seed decides only where keys sit and which entry index a key gets, never what the
+ * engine does or writes: callers keep their own order of entries (order-index.ts).
  */
 import { assert } from '../stdx/assert.js'
 
 const CAPACITY_MIN = 1 << 15
 
 export class IdTable {
+  /** Per entry: its key ('' when free). */
   private keys: string[] = []
   private values = new Int32Array(CAPACITY_MIN / 2)
   /** Per slot: [hash, entry index + 1]; entry 0 means empty. At most half the slots are used. */
   private slots = new Int32Array(CAPACITY_MIN * 2)
   private capacity = CAPACITY_MIN
   private count = 0
+  /** Entry indices freed by `delete`, handed out again by `add` (last freed first). */
+  private readonly freeEntries: number[] = []
 
   constructor(private readonly seed: number) {
     assert(Number.isInteger(seed), 'hash seed is an integer')
@@ -44,6 +51,7 @@ export class IdTable {
 
   /** Adds a key that is not in the table yet; returns its entry index. */
   add(key: string, value: number): number {
+    assert(key !== '', 'id table keys are not empty')
     if ((this.count + 1) * 2 > this.capacity) this.grow()
     const hash = this.hashOf(key)
     const mask = this.capacity - 1
@@ -53,16 +61,45 @@ export class IdTable {
       assert(!(slots[slot * 2] === hash && this.keys[slots[slot * 2 + 1]! - 1] === key), 'id table keys are unique')
       slot = (slot + 1) & mask
     }
-    if (this.count === this.values.length) this.growValues()
-    const entry = this.count++
-    this.keys.push(key)
+    const entry = this.freeEntries.pop() ?? this.newEntry()
+    this.keys[entry] = key
     this.values[entry] = value
+    this.count++
     slots[slot * 2] = hash
     slots[slot * 2 + 1] = entry + 1
     return entry
   }
 
+  /**
+   * Removes the key at `entry` and frees the entry index. Backward-shift deletion: each later key
+   * of the probe run that may move into the hole does, so every remaining key stays reachable
+   * from its home slot without passing an empty one.
+   */
+  delete(entry: number): void {
+    const key = this.keyAt(entry)
+    assert(key !== '', 'a deleted entry holds a key')
+    const mask = this.capacity - 1
+    const slots = this.slots
+    let hole = this.hashOf(key) & mask
+    while (slots[hole * 2 + 1] !== entry + 1) hole = (hole + 1) & mask
+    for (let slot = (hole + 1) & mask; slots[slot * 2 + 1] !== 0; slot = (slot + 1) & mask) {
+      const home = slots[slot * 2]! & mask
+      // The key at `slot` may fill the hole unless its home lies cyclically in (hole, slot].
+      const stays = hole <= slot ? hole < home && home <= slot : hole < home || home <= slot
+      if (stays) continue
+      slots[hole * 2] = slots[slot * 2]!
+      slots[hole * 2 + 1] = slots[slot * 2 + 1]!
+      hole = slot
+    }
+    slots[hole * 2] = 0
+    slots[hole * 2 + 1] = 0
+    this.keys[entry] = ''
+    this.freeEntries.push(entry)
+    this.count--
+  }
+
   keyAt(entry: number): string {
+    assert(entry >= 0 && entry < this.keys.length, 'entry exists')
     return this.keys[entry]!
   }
 
@@ -71,7 +108,7 @@ export class IdTable {
   }
 
   setValueAt(entry: number, value: number): void {
-    assert(entry >= 0 && entry < this.count, 'entry exists')
+    assert(entry >= 0 && entry < this.keys.length && this.keys[entry] !== '', 'entry is in use')
     this.values[entry] = value
   }
 
@@ -92,6 +129,18 @@ export class IdTable {
     return hash ^ (hash >>> 16)
   }
 
+  /** A never used entry index, at the end of the key and value arrays. */
+  private newEntry(): number {
+    const entry = this.keys.length
+    if (entry === this.values.length) {
+      const values = new Int32Array(this.values.length * 2)
+      values.set(this.values)
+      this.values = values
+    }
+    this.keys.push('')
+    return entry
+  }
+
   /** Doubles the slots and re-places every entry by its stored hash. */
   private grow(): void {
     const capacity = this.capacity * 2
@@ -109,11 +158,5 @@ export class IdTable {
     }
     this.slots = slots
     this.capacity = capacity
-  }
-
-  private growValues(): void {
-    const values = new Int32Array(this.values.length * 2)
-    values.set(this.values)
-    this.values = values
   }
 }

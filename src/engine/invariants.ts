@@ -29,6 +29,11 @@ export function checkInvariants(engine: Engine): void {
   }
   assert(openOrders === engine.openOrderCount, `open order count ${engine.openOrderCount} != ${openOrders}`)
   assert(engine.orders.live === openOrders, `live orders ${engine.orders.live} != resting ${openOrders}`)
+  // The order index holds the live orders and at most the bound of ended ones, nothing else.
+  assert(engine.orders.ended <= engine.orders.endedRetained,
+    `ended orders kept ${engine.orders.ended} > bound ${engine.orders.endedRetained}`)
+  assert(engine.orders.size === engine.orders.live + engine.orders.ended,
+    `order index ${engine.orders.size} != live ${engine.orders.live} + ended ${engine.orders.ended}`)
   // Each resting order with a client id is found by it (above), and the index holds no other entry.
   assert(engine.orders.liveWithClientOrderId === withClientOrderId,
     `client order id index ${engine.orders.liveWithClientOrderId} != live orders with one ${withClientOrderId}`)

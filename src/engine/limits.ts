@@ -51,6 +51,21 @@ export const BATCH_ORDERS_MAX = 15
 export const CANCEL_IDS_MAX = 1_000
 /** Open (resting) orders across the whole engine. */
 export const ORDERS_OPEN_MAX = 4_000_000
+/**
+ * Ended orders whose ids the engine remembers (order-index.ts): while an ended id is kept, a
+ * resubmission of its order is a duplicate and a cancel answers "already matched/canceled";
+ * beyond the bound, the order that ended first is forgotten (live orders never are). A
+ * byte-identical retry (clob-client re-sends after 30 ms) can only arrive within the L2 timestamp
+ * window (60 s past, 10 s future); the bound is to outlast it by far, and a client that re-signs an
+ * old order hours later: 4 M ids last about 2.2 hours at 500 new orders a second (a busy day:
+ * eight keys at Polymarket's sustained 60 orders/s), 44 minutes at this 2-core machine's signature
+ * verification ceiling (about 1 500 orders/s), 13 minutes at the load-holding profile's 5 000 order
+ * commands/s if every one placed. Cost, measured: about 130 bytes of worker heap per id (key
+ * string, table slots, value, queue), so about 520 MB at the bound, and 68 bytes per id in every
+ * snapshot, so 272 MB (about 4 s to encode here, at each SNAPSHOT_EVERY_COMMANDS). Equal to
+ * ORDERS_OPEN_MAX: the index never holds more than twice that many ids.
+ */
+export const ENDED_ORDERS_RETAINED = 4_000_000
 /** Markets the engine can hold. */
 export const MARKETS_MAX = 100_000
 /** A GTD order must expire at least this far after the command time that places it. */
@@ -79,6 +94,8 @@ assert(FEE_RATE_BPS_MAX * (ORDER_LOTS_MAX / 10_000) * (PIPS_PER_UNIT / 2) < Numb
 // Long division of an amount (units.ts) multiplies a remainder below the divisor by 10.
 assert(ORDER_AMOUNT_MICROS_MAX * 10 < Number.MAX_SAFE_INTEGER, 'long division stays exact')
 assert(ORDER_AMOUNT_MICROS_MAX <= BALANCE_MICROS_MAX, 'an order amount fits in a balance')
+// The order index (live plus retained ended ids) fits the id table's int32 entry indices.
+assert(ORDERS_OPEN_MAX + ENDED_ORDERS_RETAINED < 2 ** 30, 'order index entries fit in 32 bits')
 // A client order id is a short label, never longer than an identifier.
 assert(CLIENT_ORDER_ID_LENGTH_MAX <= ID_LENGTH_MAX, 'a client order id is no longer than an id')
 // Lots fit in an Int32 slot and so do pips.

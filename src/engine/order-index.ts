@@ -1,7 +1,11 @@
 /**
- * The index of every order the engine ever accepted: live orders map to their object (a small,
- * hot Map), ended ones to a small number in an IdTable (large, cold): `account index * 4 +
- * status`. Duplicates are detected against both, and cancels of ended orders answer from it.
+ * The index of the orders the engine knows: every live order, mapped to its object (a small,
+ * hot Map), and the last `endedRetained` orders that ended (ENDED_ORDERS_RETAINED for the
+ * server), mapped to a small number in an IdTable (large, cold): `account index * 4 + status`.
+ * Duplicates are detected against both, and cancels of ended orders answer from it. When more
+ * orders have ended than the bound, the one that ended first is forgotten (its id is then
+ * unknown, and new again); a live order is never forgotten. The end order is kept in a queue
+ * that depends only on the commands applied, and snapshots write it, so eviction replays exactly.
  * Live orders that carry a client order id are also found by (owner, client order id): an
  * entry comes with `setLive` and goes with `setEnded`, the only two ways an order starts and
  * stops living, so the index holds exactly the live orders with a client id, and is rebuilt by
@@ -9,6 +13,7 @@
  */
 import { assert } from '../stdx/assert.js'
 import type { OrderStatus } from './event.js'
+import { EntryQueue } from './entry-queue.js'
 import { IdTable } from './id-table.js'
 import type { Order } from './order.js'
 
@@ -35,24 +40,33 @@ export function endedAccountIndex(entry: number): number {
 const LIVE = -1
 
 export class OrderIndex {
-  /** Every accepted order id, in acceptance order. */
+  /** Every live order and the retained ended ones (entry indices are reused: no order of its own). */
   readonly table: IdTable
   /** Live orders by entry index (ended ones are dropped so that they can be collected). */
   private readonly liveByEntry: (Order | undefined)[] = []
   private liveCount = 0
+  /** The entries of the retained ended orders, in the order they ended (oldest first). */
+  private readonly endedQueue = new EntryQueue()
   /** clientKeyOf(owner, client order id) -> the live order that has it. */
   private readonly liveByClientKey = new Map<string, Order>()
 
-  constructor(hashSeed: number) {
+  constructor(hashSeed: number, readonly endedRetained: number) {
+    assert(Number.isSafeInteger(endedRetained) && endedRetained >= 0, 'ended orders retained is a count')
     this.table = new IdTable(hashSeed)
   }
 
+  /** Orders known: the live ones and the retained ended ones. */
   get size(): number {
     return this.table.size
   }
 
   get live(): number {
     return this.liveCount
+  }
+
+  /** Ended orders retained (at most `endedRetained`). */
+  get ended(): number {
+    return this.endedQueue.length
   }
 
   get(orderId: string): OrderEntry | undefined {
@@ -86,7 +100,7 @@ export class OrderIndex {
     }
   }
 
-  /** Records that an accepted order ended. */
+  /** Records that an accepted order ended; forgets the earliest ended one if over the bound. */
   setEnded(order: Order, ended: number): void {
     assert(ended >= 0 && this.table.valueAt(order.indexEntry) === LIVE, 'a live order ends once')
     this.table.setValueAt(order.indexEntry, ended)
@@ -97,19 +111,44 @@ export class OrderIndex {
       assert(this.liveByClientKey.get(key) === order, 'an ending order held its client order id')
       this.liveByClientKey.delete(key)
     }
+    this.retainEnded(order.indexEntry)
   }
 
-  /** Restores an ended order's entry from a snapshot. */
+  /** Restores an ended order's entry from a snapshot, oldest first (as `forEachEnded` gives them). */
   addEnded(orderId: string, ended: number): void {
     assert(ended >= 0, 'an ended entry is not live')
-    this.table.add(orderId, ended)
+    this.retainEnded(this.table.add(orderId, ended))
   }
 
-  /** Calls `visit` for every accepted order, in acceptance order: the live order or its ended entry. */
+  /** Calls `visit` for every live order, in acceptance order (order number). */
+  forEachLive(visit: (order: Order) => void): void {
+    const live: Order[] = []
+    for (const order of this.liveByEntry) if (order !== undefined) live.push(order)
+    live.sort((a, b) => a.orderNumber - b.orderNumber)
+    for (const order of live) visit(order)
+  }
+
+  /** Calls `visit` for every retained ended order, in the order they ended (oldest first). */
+  forEachEnded(visit: (orderId: string, ended: number) => void): void {
+    for (let i = 0; i < this.endedQueue.length; i++) {
+      const entry = this.endedQueue.at(i)
+      visit(this.table.keyAt(entry), this.table.valueAt(entry))
+    }
+  }
+
+  /** Calls `visit` for every known order: the live ones, then the retained ended ones. */
   forEach(visit: (orderId: string, entry: OrderEntry) => void): void {
-    for (let index = 0; index < this.table.size; index++) {
-      const value = this.table.valueAt(index)
-      visit(this.table.keyAt(index), value === LIVE ? this.liveByEntry[index]! : value)
+    this.forEachLive((order) => visit(order.orderId, order))
+    this.forEachEnded(visit)
+  }
+
+  /** Queues an ended entry and forgets the earliest ended ones beyond the bound. */
+  private retainEnded(entry: number): void {
+    this.endedQueue.push(entry)
+    while (this.endedQueue.length > this.endedRetained) {
+      const oldest = this.endedQueue.shift()
+      assert(this.table.valueAt(oldest) !== LIVE, 'only ended orders are forgotten')
+      this.table.delete(oldest)
     }
   }
 }

@@ -1,17 +1,21 @@
 /**
  * The engine's state as a compact, canonical binary snapshot, and back. Canonical means that two
  * equal states encode to the same bytes whatever their history: accounts in order of first
- * appearance, orders (live or ended) in acceptance order, zero
- * balances left out, and no derived indexes. The
- * state hash is SHA-256 over these bytes, so it names a state exactly.
+ * appearance, live orders in acceptance order, the retained ended order ids in the order they
+ * ended (which is state: it decides which is forgotten next), zero balances left out, and no
+ * derived indexes. The state hash is SHA-256 over these bytes, so it names a state exactly.
  *
  * Layout: magic "PDXSNAP" + version byte, then unsigned LEB128 integers, length-prefixed UTF-8
  * strings and one-byte booleans, in the order written below. Loading rebuilds every index and
  * then checks all invariants (a snapshot that loads is a sound state).
  *
  * Versions: 2 added each account's relay nonce (after its gas); 3 each live order's client order
- * id (after its signer). Older snapshots still load: a version-1 snapshot's accounts have relay
- * nonce 0, and the live orders of one before version 3 have no client order id (''). Snapshots
+ * id (after its signer); 4 bounded the ended orders: the live orders, then the ended ids in end
+ * order, where versions 1 to 3 wrote every order ever accepted, live or ended, in acceptance order.
+ * Older snapshots still load: a version-1 snapshot's accounts have relay nonce 0, the live orders
+ * of one before version 3 have no client order id (''), and the ended ids of one before version 4
+ * queue in acceptance order (their end order was not written), the oldest forgotten beyond the
+ * loading engine's bound. Snapshots
  * are always written in the current version, so the state hash is the same whichever version was
  * loaded. The index of live orders by client order id is derived: loading rests each live order
  * again, which indexes it.
@@ -20,7 +24,7 @@ import { sha256Hex } from '../stdx/hash.js'
 import type { Account, ShareBalance } from './account.js'
 import { assert } from '../stdx/assert.js'
 import type { MarketStatus, Outcome, TimeInForce } from './command.js'
-import { Engine } from './engine.js'
+import { Engine, type EngineOptions } from './engine.js'
 import { checkInvariants } from './invariants.js'
 import { rest } from './lifecycle.js'
 import { Market } from './market.js'
@@ -29,9 +33,9 @@ import { Order } from './order.js'
 import { ByteReader, ByteWriter } from '../stdx/bytes.js'
 
 const MAGIC = 'PDXSNAP'
-const VERSION = 3
+const VERSION = 4
 /** Versions that still load (see above). */
-const VERSIONS_READ: readonly number[] = [1, 2, 3]
+const VERSIONS_READ: readonly number[] = [1, 2, 3, 4]
 // Encoding tables (a value is written as its index), not the rulebook's lists: never reorder them.
 const STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
 const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
@@ -46,19 +50,17 @@ export function encodeSnapshot(engine: Engine): Uint8Array {
   for (const market of engine.markets) writeMarket(w, market)
   w.uint(engine.accounts.length)
   for (const account of engine.accounts) writeAccount(w, account)
-  // Every order in acceptance order, live or ended: a restored engine indexes them in the same
-  // order, so an order that is live now and ends later lands where it would have without the
-  // restart (the bytes of later snapshots depend on it).
-  w.uint(engine.orders.size)
-  engine.orders.forEach((orderId, entry) => {
-    if (typeof entry === 'number') {
-      w.string(orderId)
-      w.uint(entry + 1)
-    } else {
-      w.string(orderId)
-      w.uint(0)
-      writeOrder(w, entry)
-    }
+  // Live orders in acceptance order: a restored engine rests them again in the same time priority.
+  w.uint(engine.orders.live)
+  engine.orders.forEachLive((order) => {
+    w.string(order.orderId)
+    writeOrder(w, order)
+  })
+  // Ended ids oldest first: a restored engine forgets them in the same order as the live one.
+  w.uint(engine.orders.ended)
+  engine.orders.forEachEnded((orderId, ended) => {
+    w.string(orderId)
+    w.uint(ended)
   })
   w.uint(engine.apiKeys.size)
   for (const key of engine.apiKeys.values()) {
@@ -74,7 +76,8 @@ export function stateHashOf(engine: Engine): string {
   return sha256Hex(encodeSnapshot(engine))
 }
 
-export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?: number } = {}): Engine {
+/** `options` as for `new Engine`: the loaded engine keeps its own bound of ended ids. */
+export function decodeSnapshot(bytes: Uint8Array, options: EngineOptions = {}): Engine {
   const r = new ByteReader(bytes)
   assert(r.string() === MAGIC, 'snapshot magic')
   const version = r.uint()
@@ -88,12 +91,8 @@ export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?:
   for (let i = r.uint(); i > 0; i--) engine.addMarket(readMarket(r, engine))
   const storedHolds: StoredHold[] = []
   for (let i = r.uint(); i > 0; i--) readAccount(r, engine, storedHolds, version)
-  for (let i = r.uint(); i > 0; i--) {
-    const orderId = r.string()
-    const tag = r.uint()
-    if (tag === 0) readOrder(r, engine, orderId, version)
-    else engine.orders.addEnded(orderId, tag - 1)
-  }
+  if (version >= 4) readOrders(r, engine, version)
+  else readOrdersBeforeV4(r, engine, version)
   // Resting the orders again rebuilt every hold; it must equal what was stored (pair assertion).
   for (const hold of storedHolds) {
     const actual = hold.shares === null ? hold.account.usdcHeldMicros : hold.shares.heldMicros
@@ -108,6 +107,21 @@ export function decodeSnapshot(bytes: Uint8Array, options: { readonly hashSeed?:
   assert(r.isAtEnd(), 'snapshot has no trailing bytes')
   checkInvariants(engine)
   return engine
+}
+
+function readOrders(r: ByteReader, engine: Engine, version: number): void {
+  for (let i = r.uint(); i > 0; i--) readOrder(r, engine, r.string(), version)
+  for (let i = r.uint(); i > 0; i--) engine.orders.addEnded(r.string(), r.uint())
+}
+
+/** Every order ever accepted, in acceptance order: tag 0 and the order if live, else ended + 1. */
+function readOrdersBeforeV4(r: ByteReader, engine: Engine, version: number): void {
+  for (let i = r.uint(); i > 0; i--) {
+    const orderId = r.string()
+    const tag = r.uint()
+    if (tag === 0) readOrder(r, engine, orderId, version)
+    else engine.orders.addEnded(orderId, tag - 1)
+  }
 }
 
 function writeMarket(w: ByteWriter, m: Market): void {

@@ -327,14 +327,12 @@ t.test('the index is the same after a replay, also of the journaled (encoded) co
 
 t.test('a snapshot written before client order ids (version 2) loads, its live orders without one', (t) => {
   const { h, m } = setup()
-  h.place(bid(h, m.yes, ''))
-  h.place(h.order({ maker: bob, tokenId: m.yes, side: 'SELL', priceMicros: 700_000, sizeMicros: USDC }))
+  const orders = [bid(h, m.yes, ''), h.order({ maker: bob, tokenId: m.yes, side: 'SELL', priceMicros: 700_000, sizeMicros: USDC })]
+  for (const order of orders) h.place(order)
   const current = encodeSnapshot(h.engine)
-  t.equal(current[8], 3, 'written as version 3')
-  // Version 2 wrote a live order's owner and signer and went on; version 3 adds its client order id
-  // after them ('' is one byte, its length 0).
-  const v2 = versionTwoOf(current, [[`key-${alice}`, alice], [`key-${bob}`, bob]])
-  t.equal(v2.length, current.length - 2)
+  t.equal(current[8], 4, 'written as version 4')
+  const v2 = versionTwoOf(current, orders)
+  t.equal(v2.length, current.length - 1)
   const loaded = decodeSnapshot(v2)
   t.strictSame(summaryOf(loaded), summaryOf(h.engine))
   t.strictSame(encodeSnapshot(loaded), current, 'written back in the current version: the same state hash')
@@ -357,15 +355,24 @@ t.test('the invariants check the index', (t) => {
   t.end()
 })
 
-/** The snapshot without each live order's (empty) client order id, marked version 2. */
-function versionTwoOf(bytes: Uint8Array, ownersAndSigners: readonly (readonly [string, string])[]): Uint8Array {
+/**
+ * The snapshot of live orders only (no ended one, no API key) as version 2 wrote it: one list of
+ * every order, each id followed by tag 0 (live) and the order without its client order id (version
+ * 3 added it after the signer; '' is one byte, its length 0), and no list of ended ids (version 4).
+ */
+function versionTwoOf(bytes: Uint8Array, liveOrders: readonly OrderInput[]): Uint8Array {
   let out = [...bytes]
-  for (const [owner, signer] of ownersAndSigners) {
-    const pattern = [owner.length, ...Buffer.from(owner), signer.length, ...Buffer.from(signer), 0]
+  for (const { orderId, owner, signer } of liveOrders) {
+    const id = [orderId.length, ...Buffer.from(orderId)]
+    const pattern = [...id, owner.length, ...Buffer.from(owner), signer.length, ...Buffer.from(signer), 0]
     const at = indexOfPattern(out, pattern)
-    if (at < 0) throw new Error(`no live order of ${owner} in the snapshot`)
-    out = [...out.slice(0, at + pattern.length - 1), ...out.slice(at + pattern.length)]
+    if (at < 0) throw new Error(`no live order ${orderId} in the snapshot`)
+    out = [...out.slice(0, at + id.length), 0, ...out.slice(at + id.length, at + pattern.length - 1),
+      ...out.slice(at + pattern.length)]
   }
+  // The last two bytes: no ended ids, no API keys.
+  if (out.at(-2) !== 0 || out.at(-1) !== 0) throw new Error('the state has ended orders or API keys')
+  out.splice(out.length - 2, 1)
   out[8] = 2
   return Uint8Array.from(out)
 }

@@ -390,19 +390,21 @@ t.test('a version-1 snapshot (written before the relay) still loads, with relay 
   const h = new Harness()
   h.apply({ kind: 'credit', address: alice, usdcMicros: 3 * USDC, gasMicros: 0 })
   h.apply({ kind: 'approve', address: alice, usdcAllowanceMicros: USDC })
-  // Without orders, the current version (3: live orders' client order ids) writes what version 2 did.
+  // Without orders, the current version (4) writes what version 2 did but for the orders: their one
+  // count became two (live orders, ended ids) in version 4.
   const current = encodeSnapshot(h.engine)
   // "PDXSNAP" is written as its length (7) and 7 bytes: the version is byte 8.
-  t.equal(current[8], 3, 'snapshots are written as version 3')
-  t.strictSame([...current.subarray(current.length - 5)], [0, 0, 0, 0, 0], 'gas, relay nonce, shares, orders, keys')
-  const v1 = new Uint8Array([...current.subarray(0, current.length - 1)])
+  t.equal(current[8], 4, 'snapshots are written as version 4')
+  t.strictSame([...current.subarray(current.length - 6)], [0, 0, 0, 0, 0, 0],
+    'gas, relay nonce, shares, live orders, ended ids, keys')
+  const v1 = new Uint8Array([...current.subarray(0, current.length - 2)])
   v1[8] = 1
   const loaded = decodeSnapshot(v1)
   t.equal(loaded.accountsByAddress.get(alice)?.relayNonce, 0)
   t.strictSame(summaryOf(loaded), summaryOf(h.engine))
   t.strictSame(encodeSnapshot(loaded), current, 'and it is written back in the current version')
   const unknown = current.slice()
-  unknown[8] = 4
+  unknown[8] = 5
   t.throws(() => decodeSnapshot(unknown), AssertionError, 'an unknown version does not load')
   t.end()
 })

@@ -1,0 +1,66 @@
+/**
+ * The id table (src/engine/id-table.ts) against a Map, under seeded random adds, finds and
+ * deletes over a small key space (long probe runs): keys stay findable after backward-shift
+ * deletions around them, deleted keys are gone, freed entry indices are reused, and the table
+ * grows while keys are added and deleted.
+ */
+import t from 'tap'
+import { IdTable } from '../../../src/engine/id-table.js'
+import { Random } from '../../simulation/random.js'
+
+const seed = Number(process.env.ID_TABLE_SEED ?? 20_240_614)
+
+t.test('random adds, finds and deletes agree with a Map', (t) => {
+  t.comment(`seed ${seed} (ID_TABLE_SEED=${seed} to reproduce)`)
+  const random = new Random(seed)
+  const table = new IdTable(seed)
+  const model = new Map<string, { entry: number; value: number }>()
+  let entriesMax = 0
+  let sizeMax = 0
+  let mismatches = 0
+  // Short keys from a small space: collisions of home slots, long probe runs, re-adds after deletes.
+  const keyOf = (): string => `k${random.int(0, 60_000)}`
+  for (let step = 0; step < 200_000; step++) {
+    const key = keyOf()
+    const known = model.get(key)
+    const found = table.find(key)
+    if (found !== (known?.entry ?? -1)) mismatches++
+    // Grow to about 40 000 keys (the table grows twice), then hover there with churn.
+    const adding = model.size < 40_000 ? random.int(0, 9) < 7 : random.int(0, 1) === 0
+    if (known === undefined && adding) {
+      const value = random.int(0, 2 ** 31 - 1)
+      const entry = table.add(key, value)
+      model.set(key, { entry, value })
+      entriesMax = Math.max(entriesMax, entry + 1)
+      sizeMax = Math.max(sizeMax, model.size)
+    } else if (known !== undefined && !adding) {
+      table.delete(known.entry)
+      model.delete(key)
+    } else if (known !== undefined) {
+      known.value = random.int(0, 2 ** 31 - 1)
+      table.setValueAt(known.entry, known.value)
+    }
+  }
+  t.equal(mismatches, 0, 'every find agreed with the model')
+  t.equal(table.size, model.size)
+  let wrong = 0
+  for (const [key, { entry, value }] of model) {
+    if (table.find(key) !== entry || table.keyAt(entry) !== key || table.valueAt(entry) !== value) wrong++
+  }
+  t.equal(wrong, 0, 'every kept key is found at its entry with its value')
+  t.equal(entriesMax, sizeMax, 'entry indices are reused: as many as the most keys held at once')
+  t.end()
+})
+
+t.test('deleting every key empties the table; a key comes back under a reused entry', (t) => {
+  const table = new IdTable(1)
+  const entries = Array.from({ length: 50_000 }, (_, i) => table.add(`0x${i.toString(16).padStart(64, '0')}`, i))
+  for (const entry of entries) table.delete(entry)
+  t.equal(table.size, 0)
+  t.equal(table.find(`0x${'0'.repeat(64)}`), -1)
+  const again = table.add('0xabc', 7)
+  t.ok(again < 50_000, 'a freed entry index is used again')
+  t.equal(table.find('0xabc'), again)
+  t.equal(table.valueAt(again), 7)
+  t.end()
+})

@@ -32,6 +32,7 @@ const trader: Trader = { apiKey: 'key-alice', address: alice }
 async function world(): Promise<{ w: FakeWorld; context: ServiceContext; yes: string; marketId: string }> {
   const w = fakeWorld()
   const pool = {
+    admit: (): void => undefined,
     verify: async (task: { order: OrderStruct }) =>
       ({ ok: true, orderId: `0x${BigInt(task.order.salt).toString(16).padStart(64, '0')}` }),
   }

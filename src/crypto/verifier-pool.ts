@@ -9,12 +9,14 @@
  * until every trader waits seconds. Orders wait in one queue per key, and each task takes one
  * order from each waiting key in turn, so a flood's backlog never stands in front of another
  * trader's order: with K keys waiting, an order waits for about K others, not for the backlog.
+ * A light key (at most VERIFY_LIGHT_KEY_ORDERS_MAX pending) may also use a reserve beyond the
+ * pool-wide bound, so that when a flood fills the pool the flooders are refused, not everyone.
  */
 import { Piscina } from 'piscina'
 import { availableParallelism } from 'node:os'
 import { ServiceCode, PredexError } from '../errors.js'
-import { VERIFY_BATCH_MAX, VERIFY_PENDING_ORDERS_MAX, VERIFY_PENDING_PER_KEY_MAX, VERIFY_RETRY_AFTER_SEC,
-  VERIFY_TASKS_PER_THREAD } from '../limits.js'
+import { VERIFY_BATCH_MAX, VERIFY_LIGHT_KEY_ORDERS_MAX, VERIFY_LIGHT_RESERVE_ORDERS, VERIFY_PENDING_ORDERS_MAX,
+  VERIFY_PENDING_PER_KEY_MAX, VERIFY_RETRY_AFTER_SEC, VERIFY_TASKS_PER_THREAD } from '../limits.js'
 import type { OrderToVerify, Verdict } from './verify-order.js'
 import type { VerifyTask } from './verify-worker.js'
 
@@ -27,6 +29,8 @@ export interface VerifierPoolOptions {
   readonly pendingMax?: number
   /** Of those, of one key (VERIFY_PENDING_PER_KEY_MAX unless told). */
   readonly perKeyMax?: number
+  /** Beyond pendingMax, for light keys only (VERIFY_LIGHT_RESERVE_ORDERS unless told). */
+  readonly lightReserve?: number
 }
 
 interface Waiting {
@@ -41,6 +45,7 @@ export class VerifierPool {
   private readonly batchMax: number
   private readonly pendingMax: number
   private readonly perKeyMax: number
+  private readonly lightReserve: number
   private readonly tasksMax: number
   /** Key -> its orders waiting for a task, oldest first; a key is here only while it has some. */
   private readonly waiting = new Map<string, Waiting[]>()
@@ -56,6 +61,7 @@ export class VerifierPool {
     this.batchMax = options.batchMax ?? VERIFY_BATCH_MAX
     this.pendingMax = options.pendingMax ?? VERIFY_PENDING_ORDERS_MAX
     this.perKeyMax = options.perKeyMax ?? VERIFY_PENDING_PER_KEY_MAX
+    this.lightReserve = options.lightReserve ?? VERIFY_LIGHT_RESERVE_ORDERS
     this.tasksMax = threads * VERIFY_TASKS_PER_THREAD
     // The pool holds at most tasksMax tasks, so piscina's own queue stays short: waiting is fair here.
     this.pool = new Piscina({ filename: workerUrl().href, minThreads: threads, maxThreads: threads,
@@ -76,8 +82,10 @@ export class VerifierPool {
    * is refused whole, with one Retry-After, rather than half verified and half refused.
    */
   admit(count: number, key = ''): void {
-    if (this.pending + count > this.pendingMax) throw this.busy({ pendingMax: this.pendingMax })
-    if ((this.pendingByKey.get(key) ?? 0) + count > this.perKeyMax) throw this.busy({ perKeyMax: this.perKeyMax })
+    const keyPending = (this.pendingByKey.get(key) ?? 0) + count
+    const pendingMax = keyPending <= VERIFY_LIGHT_KEY_ORDERS_MAX ? this.pendingMax + this.lightReserve : this.pendingMax
+    if (this.pending + count > pendingMax) throw this.busy({ pendingMax: this.pendingMax })
+    if (keyPending > this.perKeyMax) throw this.busy({ perKeyMax: this.perKeyMax })
   }
 
   /** The verdict on one order; `key` (the trader's address) is whose turn it waits for. */

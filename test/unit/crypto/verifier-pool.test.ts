@@ -36,7 +36,7 @@ t.test('verdicts from the pool, batched', async (t) => {
 })
 
 t.test('a full queue refuses at once', async (t) => {
-  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 1, pendingMax: 2 })
+  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 1, pendingMax: 2, lightReserve: 0 })
   t.teardown(() => pool.close())
   const o = order(99)
   const signature = signDigest(orderDigest(o, 80002, false), KEY)
@@ -76,7 +76,7 @@ t.test("a flooding key's backlog does not stand in front of another key's order"
 })
 
 t.test('one key holds at most perKeyMax pending orders; others still get in', async (t) => {
-  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 8, pendingMax: 100, perKeyMax: 30 })
+  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 8, pendingMax: 100, perKeyMax: 30, lightReserve: 0 })
   t.teardown(() => pool.close())
   const done: string[] = []
   await Promise.all([...flood(pool, 'flooder', KEY, SIGNER, 50, 1, done), ...flood(pool, 'trader', OTHER_KEY, OTHER, 5, 100, done)])
@@ -85,7 +85,7 @@ t.test('one key holds at most perKeyMax pending orders; others still get in', as
 })
 
 t.test('a batch is admitted whole or refused whole', async (t) => {
-  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 8, pendingMax: 20, perKeyMax: 12 })
+  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 8, pendingMax: 20, perKeyMax: 12, lightReserve: 0 })
   t.teardown(() => pool.close())
   t.doesNotThrow(() => pool.admit(12, 'a'), 'a batch within both bounds is admitted')
   t.throws(() => pool.admit(13, 'a'), { code: 'SIGNATURE_POOL_BUSY', context: { retryAfterSeconds: 1 } },
@@ -94,4 +94,16 @@ t.test('a batch is admitted whole or refused whole', async (t) => {
   t.throws(() => pool.admit(9, 'a'), { code: 'SIGNATURE_POOL_BUSY' }, 'past the pool-wide bound, refused whole')
   t.doesNotThrow(() => pool.admit(8, 'a'), 'what still fits is admitted')
   await Promise.all(pending)
+})
+
+t.test('when flooders fill the pool, a light key still gets in (the reserve); a heavy one does not', async (t) => {
+  const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 8, pendingMax: 40, perKeyMax: 40,
+    lightReserve: 10 })
+  t.teardown(() => pool.close())
+  const done: string[] = []
+  const flooding = flood(pool, 'flooder', KEY, SIGNER, 60, 1, done)
+  const light = flood(pool, 'trader', OTHER_KEY, OTHER, 5, 100, done)
+  await Promise.all([...flooding, ...light])
+  t.equal(done.filter((d) => d === 'flooder:busy').length, 20, 'the flooder is refused past the pool-wide 40')
+  t.equal(done.filter((d) => d === 'trader:true').length, 5, 'the light key, arriving with the pool full, is verified')
 })

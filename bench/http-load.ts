@@ -42,6 +42,8 @@ export function httpRequest(method: string, path: string, body: string, headers:
 class Connection {
   private buffer: Buffer = Buffer.alloc(0)
   private waiting: ((status: number) => void) | null = null
+  /** Whether the last answer carried Retry-After. */
+  retryAfter = false
 
   private constructor(private readonly socket: Socket) {
     socket.setNoDelay(true)
@@ -75,10 +77,19 @@ class Connection {
     const total = headerEnd + HEADER_END.length + length
     if (this.buffer.length < total) return
     this.buffer = this.buffer.subarray(total)
+    this.retryAfter = /\r\nretry-after:/i.test(head)
     const waiting = this.waiting
     this.waiting = null
     waiting?.(Number(head.slice(9, 12)))
   }
+}
+
+/**
+ * The key an answer is counted under: its status, or for a refusal that sheds load (429, 503)
+ * without a Retry-After, a key that says so (a client cannot know when to come back).
+ */
+function statusKey(status: number, connection: Connection): string {
+  return (status === 429 || status === 503) && !connection.retryAfter ? `${status} without Retry-After` : String(status)
 }
 
 /** The figure of `latencies.length` answers in `seconds`. */
@@ -96,7 +107,7 @@ export async function closedLoop(port: number, connections: number, seconds: num
   requestsMax = Number.POSITIVE_INFINITY): Promise<LoadResult> {
   const pool = await Promise.all(Array.from({ length: connections }, () => Connection.open(port)))
   const latencies: number[] = []
-  const statuses: Record<number, number> = {}
+  const statuses: Record<string, number> = {}
   let next = 0
   const start = performance.now()
   const end = start + seconds * 1000
@@ -104,7 +115,7 @@ export async function closedLoop(port: number, connections: number, seconds: num
     while (performance.now() < end && next < requestsMax) {
       const request = source(next++)
       const sent = performance.now()
-      const status = await connection.send(request)
+      const status = statusKey(await connection.send(request), connection)
       latencies.push(performance.now() - sent)
       statuses[status] = (statuses[status] ?? 0) + 1
     }
@@ -124,7 +135,7 @@ export async function openLoop(port: number, connections: number, ratePerSecond:
   const free = [...pool]
   const due: number[] = []
   const latencies: number[] = []
-  const statuses: Record<number, number> = {}
+  const statuses: Record<string, number> = {}
   const total = Math.round(ratePerSecond * seconds)
   const start = performance.now()
   let scheduled = 0
@@ -136,7 +147,8 @@ export async function openLoop(port: number, connections: number, ratePerSecond:
         const connection = free.pop()!
         const dueAt = due.shift()!
         const request = source(sent++)
-        void connection.send(request).then((status) => {
+        void connection.send(request).then((answer) => {
+          const status = statusKey(answer, connection)
           latencies.push(performance.now() - dueAt)
           statuses[status] = (statuses[status] ?? 0) + 1
           answered++

@@ -5,7 +5,7 @@
  * orders signed before any timed phase (signing is the client's cost, not the server's).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ApiCredentials } from '../src/client/headers.js'
@@ -14,7 +14,11 @@ import { PredexClient } from '../src/client/predex-client.js'
 import { Wallet } from '../src/client/wallet.js'
 
 export const CHAIN_ID = 80002
-const DIST = new URL('../', import.meta.url).pathname
+/** dist/: this file's parent when it runs compiled, else the build beside the sources (a test run from TypeScript). */
+const DIST = ((): string => {
+  const parent = new URL('../', import.meta.url).pathname
+  return existsSync(join(parent, 'src/main.js')) ? parent : join(parent, 'dist/')
+})()
 const ADMIN_KEY = 'bench-admin-key-' + 'x'.repeat(16)
 
 export interface Trader {
@@ -71,6 +75,8 @@ export interface BenchServer {
   readonly grpcPort: number
   /** http://127.0.0.1:<restPort> */
   readonly base: string
+  /** The server process (its memory is read from /proc). */
+  readonly pid: number
   stop(): Promise<void>
 }
 
@@ -82,7 +88,7 @@ export async function startPredexServer(): Promise<BenchServer> {
   /gRPC listening on [^:\s]+:(\d+)/)
   const restPort = Number(/REST listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(child.output)?.[1])
   return {
-    restPort, grpcPort: child.port, base: `http://127.0.0.1:${restPort}`,
+    restPort, grpcPort: child.port, base: `http://127.0.0.1:${restPort}`, pid: child.process.pid!,
     async stop() {
       await stopChild(child)
       rmSync(dataDir, { recursive: true, force: true })

@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { spawnSync } from 'node:child_process'
 
 export const ROOT = new URL('../', import.meta.url).pathname
 
@@ -24,4 +25,14 @@ function newestSourceMs(sourceDirs: readonly string[]): number {
     }
   }
   return newest
+}
+
+/**
+ * Builds dist/ (tsc -p tsconfig.build.json) unless it is newer than every source of the server,
+ * the benchmarks and the scripts: for tests that run the built server as its own process.
+ */
+export function ensureBuilt(): void {
+  if (freshCompiled('src/main.js', ['src', 'bench', 'scripts']) !== null) return
+  const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' })
+  if (build.status !== 0) throw new Error('the build (npm run build) failed')
 }

@@ -9,8 +9,8 @@
  * by a few KB per command and a soak shows it. When that lands, the todo becomes an assertion.
  */
 import t from 'tap'
-import { spawn, spawnSync } from 'node:child_process'
-import { freshCompiled, ROOT } from '../compiled.js'
+import { spawn } from 'node:child_process'
+import { ensureBuilt, freshCompiled } from '../compiled.js'
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 2)
 const SEED = process.env.SOAK_SEED ?? String(Math.floor(Math.random() * 2 ** 31))
@@ -22,15 +22,10 @@ interface Summary {
   readonly checks: readonly { name: string; ok: boolean; detail: string }[]
 }
 
+/** The built soak script: it runs the built server (dist/src/main.js) as its own process. */
 function soakScript(): string {
-  const sources = ['src', 'scripts', 'bench']
-  let compiled = freshCompiled('scripts/soak.js', sources)
-  if (compiled === null) {
-    // The soak runs the built server (dist/src/main.js) as its own process: build it if stale.
-    const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' })
-    if (build.status !== 0) throw new Error('npm run build failed')
-    compiled = freshCompiled('scripts/soak.js', sources)
-  }
+  ensureBuilt()
+  const compiled = freshCompiled('scripts/soak.js', ['src', 'scripts', 'bench'])
   if (compiled === null) throw new Error('dist/scripts/soak.js is missing after the build')
   return compiled
 }

@@ -1,0 +1,168 @@
+/**
+ * Overload (issue 14, deliverable 4): a real server process is driven at twice its measured
+ * capacity for a bounded time, and must shed rather than queue: refusals are 429 or 503 with
+ * Retry-After, a probe client's reads and orders stay fast, its memory stays under a ceiling, and
+ * the memory comes back after the load.
+ *
+ * The load is batches of 10 signed orders (POST /orders) from 8 traders over 256 keep-alive
+ * connections, re-sending orders signed beforehand (signing 20 000 orders would take the test
+ * longer than the load): each costs the server a full signature check, the expensive part, before
+ * the engine answers it as a duplicate. Capacity is measured first with the same requests in a
+ * closed loop, then the open loop offers twice that (each request due on a fixed schedule).
+ */
+import t, { type Test } from 'tap'
+import { closedLoop, httpRequest, openLoop, type RequestSource } from '../../bench/http-load.js'
+import { percentile } from '../../bench/stats.js'
+import { setUpTraders, signOrders, startPredexServer, type BenchServer, type SignedFor, type Trader }
+  from '../../bench/predex-server.js'
+import { l2Headers } from '../../src/client/headers.js'
+import { orderBody } from '../../src/client/orders.js'
+import { rssOf } from '../../scripts/soak/server.js'
+import { ensureBuilt } from '../compiled.js'
+
+/** The probe's reads (GET /book) at the 99th percentile, under twice the capacity. */
+const PROBE_READ_P99_MS_MAX = 250
+/** The probe's own signed orders (fair queueing lets them past the flood's backlog). */
+const PROBE_ORDER_P99_MS_MAX = 1_000
+/** The whole server's resident set at any moment of the run. */
+const RSS_MB_MAX = 1_024
+/** Its own memory (RssAnon) after the load and a pause, above what it was before the load. */
+const RSS_ANON_RETURN_MB_MAX = 96
+const TRADERS = 8
+const BATCH = 10
+const FLOOD_SECONDS = 8
+
+ensureBuilt()
+const nowSec = (): number => Math.floor(Date.now() / 1000)
+
+/** POST /orders of each trader's signed orders in tens, the traders in turn, cycling. */
+function batchSource(orders: readonly SignedFor[]): RequestSource {
+  const byTrader = new Map<Trader, SignedFor[]>()
+  for (const order of orders) byTrader.set(order.trader, [...(byTrader.get(order.trader) ?? []), order])
+  const batches: { trader: Trader; body: string }[] = []
+  const rounds = Math.floor(Math.min(...[...byTrader.values()].map((own) => own.length)) / BATCH)
+  for (let round = 0; round < rounds; round++) {
+    for (const [trader, own] of byTrader) {
+      const body = `[${own.slice(round * BATCH, (round + 1) * BATCH)
+        .map((o) => orderBody(o.signed, trader.credentials.apiKey, 'GTC')).join(',')}]`
+      batches.push({ trader, body })
+    }
+  }
+  return (i) => {
+    const { trader, body } = batches[i % batches.length]!
+    return httpRequest('POST', '/orders', body, l2Headers(trader.credentials, trader.address, 'POST', '/orders', body,
+      nowSec()))
+  }
+}
+
+interface Probe {
+  readonly readMs: number[]
+  readonly orderMs: number[]
+  readonly orderStatuses: number[]
+  /** The bodies of the probe's refused orders, to say why. */
+  readonly refusals: string[]
+}
+
+/** GET /book every 50 ms and a fresh signed order every 250 ms, latencies from when each was due. */
+async function probe(server: BenchServer, tokenId: string, trader: Trader, orders: readonly SignedFor[],
+  seconds: number): Promise<Probe> {
+  const result: Probe = { readMs: [], orderMs: [], orderStatuses: [], refusals: [] }
+  const start = performance.now()
+  const reads = async (): Promise<void> => {
+    for (let i = 0; start + i * 50 < start + seconds * 1000; i++) {
+      const due = start + i * 50
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())))
+      await (await fetch(`${server.base}/book?token_id=${tokenId}`)).arrayBuffer()
+      result.readMs.push(performance.now() - due)
+    }
+  }
+  const placing = async (): Promise<void> => {
+    for (let i = 0; i < orders.length && start + i * 250 < start + seconds * 1000; i++) {
+      const due = start + i * 250
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())))
+      const body = orderBody(orders[i]!.signed, trader.credentials.apiKey, 'GTC')
+      const response = await fetch(`${server.base}/order`, { method: 'POST', body,
+        headers: l2Headers(trader.credentials, trader.address, 'POST', '/order', body, nowSec()) })
+      const text = await response.text()
+      if (response.status !== 200) result.refusals.push(`${response.status} ${text.slice(0, 200)}`)
+      result.orderMs.push(performance.now() - due)
+      result.orderStatuses.push(response.status)
+    }
+  }
+  await Promise.all([reads(), placing()])
+  return result
+}
+
+function sampleMemory(pid: number, samples: { rss: number; anon: number }[]): NodeJS.Timeout {
+  return setInterval(() => {
+    const memory = rssOf(pid)
+    if (memory !== null) samples.push({ rss: memory.rssBytes / 2 ** 20, anon: memory.rssAnonBytes / 2 ** 20 })
+  }, 200)
+}
+
+const p99 = (values: readonly number[]): number => percentile(Float64Array.from(values).sort(), 0.99)
+
+t.test('twice the capacity: shed with Retry-After, probe fast, memory bounded and back', async (t) => {
+  const server = await startPredexServer()
+  t.teardown(() => server.stop())
+  const { traders, tokenId } = await setUpTraders(server, TRADERS + 1)
+  const prober = traders.pop()!
+  const orders = signOrders(traders, tokenId, 2_400)
+  const probeOrders = signOrders([prober], tokenId, 40, 7)
+  const source = batchSource(orders)
+  // Once through: the orders rest, and every later send of them is a duplicate after its signature check.
+  await closedLoop(server.restPort, 32, 60, source, orders.length / BATCH)
+  const capacity = await closedLoop(server.restPort, 64, 3, source)
+  // Only what was placed or answered counts: a shed batch is not capacity.
+  const capacityOrdersPerS = ((capacity.statuses['200'] ?? 0) * BATCH) / capacity.seconds
+  t.comment(`capacity: ${capacityOrdersPerS.toFixed(0)} orders/s (${JSON.stringify(capacity.statuses)})`)
+  const before = rssOf(server.pid)!
+  const samples: { rss: number; anon: number }[] = []
+  const sampler = sampleMemory(server.pid, samples)
+  const [flood, probed] = await Promise.all([
+    openLoop(server.restPort, 256, (2 * capacityOrdersPerS) / BATCH, FLOOD_SECONDS, source),
+    probe(server, tokenId, prober, probeOrders, FLOOD_SECONDS),
+  ])
+  clearInterval(sampler)
+  t.comment(`flood: ${JSON.stringify(flood.statuses)}, ${(flood.requests * BATCH / flood.seconds).toFixed(0)} orders/s `
+    + `answered, p99 ${flood.latencyMs.p99.toFixed(0)} ms`)
+  checkShedding(t, flood.statuses, capacityOrdersPerS, flood.requests, flood.seconds)
+  checkProbe(t, probed)
+  const peakMb = Math.max(...samples.map((s) => s.rss))
+  t.ok(peakMb <= RSS_MB_MAX, `the resident set peaked at ${peakMb.toFixed(0)} MB (at most ${RSS_MB_MAX})`)
+  await checkMemoryReturns(t, server.pid, before.rssAnonBytes / 2 ** 20)
+})
+
+function checkShedding(t: Test, statuses: Readonly<Record<string, number>>, capacityOrdersPerS: number,
+  requests: number, seconds: number): void {
+  const offeredOrdersPerS = (requests * BATCH) / FLOOD_SECONDS
+  t.ok(offeredOrdersPerS >= 1.8 * capacityOrdersPerS, `the load offered ${offeredOrdersPerS.toFixed(0)} orders/s, `
+    + `about twice the capacity (${capacityOrdersPerS.toFixed(0)}); all answered in ${seconds.toFixed(1)} s`)
+  const shed = (statuses['503'] ?? 0) + (statuses['429'] ?? 0)
+  t.ok(shed > 0, `the server shed ${shed} requests with 429 or 503`)
+  const withoutRetryAfter = Object.entries(statuses).filter(([key]) => key.includes('without'))
+  t.same(withoutRetryAfter, [], 'every 429 and 503 carried Retry-After')
+  const unexpected = Object.keys(statuses).filter((key) => !['200', '429', '503'].includes(key))
+  t.same(unexpected, [], 'nothing but answers and sheds (no 5xx but 503, no other refusal)')
+}
+
+function checkProbe(t: Test, probed: Probe): void {
+  const readP99 = p99(probed.readMs)
+  const orderP99 = p99(probed.orderMs)
+  t.ok(readP99 <= PROBE_READ_P99_MS_MAX, `the probe's reads: p99 ${readP99.toFixed(0)} ms over ${probed.readMs.length} `
+    + `(at most ${PROBE_READ_P99_MS_MAX})`)
+  t.ok(orderP99 <= PROBE_ORDER_P99_MS_MAX, `the probe's orders: p99 ${orderP99.toFixed(0)} ms over `
+    + `${probed.orderMs.length} (at most ${PROBE_ORDER_P99_MS_MAX})`)
+  t.same(probed.refusals, [], `the probe's ${probed.orderStatuses.length} orders were all placed, none shed`)
+}
+
+/** Its own memory back near where it was before the load, within 15 s. */
+async function checkMemoryReturns(t: Test, pid: number, beforeMb: number): Promise<void> {
+  let afterMb = Infinity
+  for (let waited = 0; waited < 15_000 && afterMb > beforeMb + RSS_ANON_RETURN_MB_MAX; waited += 500) {
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    afterMb = rssOf(pid)!.rssAnonBytes / 2 ** 20
+  }
+  t.ok(afterMb <= beforeMb + RSS_ANON_RETURN_MB_MAX, `its own memory came back to ${afterMb.toFixed(0)} MB `
+    + `(${beforeMb.toFixed(0)} MB before the load; at most ${RSS_ANON_RETURN_MB_MAX} MB more)`)
+}

@@ -54,11 +54,11 @@ export async function startPredex(config: Config, log: (line: string) => void,
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
   const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
     journalRetention: config.journalRetention, log })
-  const read = new ReadModel()
   const store = new ReadStore(config.dataDir, (seq) => host.readDurable(seq))
+  const read = new ReadModel(store)
   store.loadInto(read)
   restrictBelow(config.dataDir) // its stores are open: no file of it is left readable by others
-  await loadReadModel(host, read, config.dataDir, log)
+  await loadReadModel(host, read, store, config.dataDir, log)
   // From here on every durable outcome reaches the read model; the channels register once they exist.
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
@@ -149,11 +149,12 @@ function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, 
 }
 
 /** Markets and books from the engine, then the events the read model missed (if any). */
-async function loadReadModel(host: EngineHost, read: ReadModel, dataDir: string,
+async function loadReadModel(host: EngineHost, read: ReadModel, store: ReadStore, dataDir: string,
   log: (line: string) => void): Promise<void> {
   const projected = catchUp(dataDir, read, host.recovered.seq)
   if (projected > 0) log(`read model: projected ${projected} commands it had missed`)
   read.seq = host.recovered.seq
+  store.save(read) // what the catch-up projected, with the seq it reached
   const markets = await host.query({ kind: 'markets' })
   if (markets.kind !== 'markets') throw new Error('unexpected answer to markets')
   for (const market of markets.markets) {

@@ -133,6 +133,12 @@ export const PORTFOLIO_PAGE_ENTRIES_MAX = 10_000
  * cost a wallet's positions once per this many milestones.
  */
 export const PORTFOLIO_CHECKPOINT_EVERY = 64
+/**
+ * Orders and trades of the read store (src/read/read-store.ts) kept in memory once read from
+ * disk, each: about 1 KB each, so at most about 32 MB for both. Reads of recent history hit it;
+ * the rest costs an LMDB read (a few microseconds, from the page cache).
+ */
+export const READ_CACHE_RECORDS_MAX = 16_384
 /** Requests in flight that the server waits for when it shuts down. */
 export const SHUTDOWN_DRAIN_MS_MAX = 5_000
 

@@ -15,24 +15,47 @@ export interface Candle {
   readonly volumeMicros: number
 }
 
-/** The first index of `ticks` at or after `timeMs` (ticks are in time order). */
-export function firstTickAtOrAfter(ticks: readonly Tick[], timeMs: number): number {
+/** A token's ticks in time order, read where they are kept (the read store: a point read per `at`). */
+export interface Ticks {
+  readonly length: number
+  at(index: number): Tick | undefined
+  /** The ticks from `index` on, read as they are walked. */
+  from(index: number): Iterable<Tick>
+}
+
+function viewOf(ticks: Ticks | readonly Tick[]): Ticks {
+  if (!Array.isArray(ticks)) return ticks as Ticks
+  const array = ticks as readonly Tick[]
+  return { length: array.length, at: (index) => array[index], from: (index) => array.slice(index) }
+}
+
+/** The first index of `ticks` at or after `timeMs` (ticks are in time order): log2(length) reads. */
+export function firstTickAtOrAfter(ticks: Ticks | readonly Tick[], timeMs: number): number {
+  const view = viewOf(ticks)
   let low = 0
-  let high = ticks.length
+  let high = view.length
   while (low < high) {
     const middle = (low + high) >>> 1
-    if (ticks[middle]!.timeMs < timeMs) low = middle + 1
+    if (view.at(middle)!.timeMs < timeMs) low = middle + 1
     else high = middle
   }
   return low
 }
 
+/** The ticks with fromMs <= time < toMs, in order, read as they are walked. */
+function* ticksBetween(ticks: Ticks | readonly Tick[], fromMs: number, toMs: number): Generator<Tick> {
+  const view = viewOf(ticks)
+  for (const tick of view.from(firstTickAtOrAfter(view, fromMs))) {
+    if (tick.timeMs >= toMs) return
+    yield tick
+  }
+}
+
 /** Candles of `intervalMs` for the ticks with fromMs <= time < toMs; intervals start at multiples of intervalMs. */
-export function candlesOf(ticks: readonly Tick[], fromMs: number, toMs: number, intervalMs: number): Candle[] {
+export function candlesOf(ticks: Ticks | readonly Tick[], fromMs: number, toMs: number, intervalMs: number): Candle[] {
   const candles: Candle[] = []
   let current: { -readonly [K in keyof Candle]: Candle[K] } | null = null
-  for (let i = firstTickAtOrAfter(ticks, fromMs); i < ticks.length && ticks[i]!.timeMs < toMs; i++) {
-    const tick = ticks[i]!
+  for (const tick of ticksBetween(ticks, fromMs, toMs)) {
     const startMs = tick.timeMs - (tick.timeMs % intervalMs)
     if (current === null || current.startMs !== startMs) {
       current = { startMs, openMicros: tick.priceMicros, highMicros: tick.priceMicros, lowMicros: tick.priceMicros,
@@ -59,11 +82,10 @@ export interface PricePoint {
  * multiples of bucketMs, as candles). Null when there would be more than `pointsMax` points: the
  * caller refuses rather than truncates, and the walk stops there.
  */
-export function pricePointsOf(ticks: readonly Tick[], fromMs: number, toMs: number, bucketMs: number | null,
+export function pricePointsOf(ticks: Ticks | readonly Tick[], fromMs: number, toMs: number, bucketMs: number | null,
   pointsMax: number): PricePoint[] | null {
   const points: PricePoint[] = []
-  for (let i = firstTickAtOrAfter(ticks, fromMs); i < ticks.length && ticks[i]!.timeMs < toMs; i++) {
-    const tick = ticks[i]!
+  for (const tick of ticksBetween(ticks, fromMs, toMs)) {
     const timeMs = bucketMs === null ? tick.timeMs : tick.timeMs - (tick.timeMs % bucketMs)
     const last = points[points.length - 1]
     if (bucketMs !== null && last !== undefined && last.timeMs === timeMs) points.pop()

@@ -27,6 +27,7 @@
 import type { Outcome } from '../engine/command.js'
 import { notionalMicros } from '../engine/units.js'
 import { PORTFOLIO_CHECKPOINT_EVERY } from '../limits.js'
+import type { History } from './history.js'
 import type { LedgerRecord, TradeRecord } from './read-model.js'
 
 export type MilestoneKind = 'buy' | 'sell' | 'mint' | 'merge' | 'redemption' | 'deposit'
@@ -58,7 +59,7 @@ function keyOf(marketId: string, outcome: Outcome): PositionKey {
 }
 
 /** A milestone as kept: its own fields and the shares after it of the positions it changed, not all of them. */
-interface Step extends Omit<Milestone, 'positions'> {
+export interface Step extends Omit<Milestone, 'positions'> {
   /** Shares of the market's Yes after this milestone, when it changed them; else null. */
   readonly yesMicros: number | null
   readonly noMicros: number | null
@@ -70,6 +71,21 @@ interface Step extends Omit<Milestone, 'positions'> {
 type Happening = Pick<Step, 'seq' | 'timeMs' | 'kind' | 'marketId' | 'tokenId' | 'sharesMicros' | 'priceMicros'
   | 'usdcDeltaMicros'>
 
+/** The positions after a milestone, zeros kept (for the keys' order). */
+export type Checkpoint = readonly (readonly [PositionKey, number])[]
+
+/** A wallet's running state: what its next milestone starts from (kept across restarts by the read store). */
+export interface WalletState {
+  readonly usdcMicros: number
+  readonly realizedPnlMicros: number
+  readonly volumeMicros: number
+  readonly marketsTraded: readonly string[]
+  readonly positions: readonly (readonly [PositionKey, number])[]
+  readonly cost: readonly (readonly [PositionKey, number])[]
+  readonly nonZero: number
+  readonly length: number
+}
+
 /** Sets a position in `positions`, keeping `nonZero` (the count of non-zero ones) in step. */
 function setPosition(positions: Map<PositionKey, number>, key: PositionKey, sharesMicros: number): number {
   const before = positions.get(key) ?? 0
@@ -77,7 +93,11 @@ function setPosition(positions: Map<PositionKey, number>, key: PositionKey, shar
   return (before === 0 ? 0 : -1) + (sharesMicros === 0 ? 0 : 1)
 }
 
-/** One wallet's history and running state. */
+/**
+ * One wallet's history and running state. The state (balances, positions, cost) is in memory:
+ * it is bounded by the markets the wallet holds. The milestones and checkpoints are appended to
+ * the history's lists (read-store.ts keeps them on disk), read back a page at a time.
+ */
 export class WalletHistory {
   usdcMicros = 0
   realizedPnlMicros = 0
@@ -89,18 +109,33 @@ export class WalletHistory {
   private nonZero = 0
   /** Position -> cost of the shares held (micro-USDC). */
   private readonly cost = new Map<PositionKey, number>()
-  private readonly steps: Step[] = []
-  /** Entry c: the positions after step c x PORTFOLIO_CHECKPOINT_EVERY (zeros kept, for the keys' order). */
-  private readonly checkpoints: (readonly [PositionKey, number][])[] = []
-
   /** Milestones so far. */
-  get length(): number {
-    return this.steps.length
+  length = 0
+
+  constructor(private readonly address: string, private readonly history: History) {}
+
+  /** The running state, to keep across a restart. */
+  state(): WalletState {
+    return { usdcMicros: this.usdcMicros, realizedPnlMicros: this.realizedPnlMicros, volumeMicros: this.volumeMicros,
+      marketsTraded: [...this.marketsTraded], positions: [...this.positions], cost: [...this.cost],
+      nonZero: this.nonZero, length: this.length }
   }
 
-  /** Milestone `index`'s entries on a page: itself and each position it shows. */
-  entriesOf(index: number): number {
-    return 1 + this.steps[index]!.positionsCount
+  /** Back to a kept running state (start-up). */
+  restore(state: WalletState): void {
+    this.usdcMicros = state.usdcMicros
+    this.realizedPnlMicros = state.realizedPnlMicros
+    this.volumeMicros = state.volumeMicros
+    for (const marketId of state.marketsTraded) this.marketsTraded.add(marketId)
+    for (const [key, shares] of state.positions) this.positions.set(key, shares)
+    for (const [key, cost] of state.cost) this.cost.set(key, cost)
+    this.nonZero = state.nonZero
+    this.length = state.length
+  }
+
+  /** Milestones `from` to `to` as kept (their entries on a page: 1 + positionsCount each). */
+  steps(from: number, to: number): Step[] {
+    return this.history.range('steps', this.address, from, to)
   }
 
   trade(trade: TradeRecord, address: string): void {
@@ -159,10 +194,13 @@ export class WalletHistory {
    */
   slice(from: number, to: number, tokenOf: TokenOf): Milestone[] {
     const start = Math.floor(from / PORTFOLIO_CHECKPOINT_EVERY) * PORTFOLIO_CHECKPOINT_EVERY
-    const positions = new Map(this.checkpoints[start / PORTFOLIO_CHECKPOINT_EVERY])
+    const checkpoint = this.history.range('checkpoints', this.address, start / PORTFOLIO_CHECKPOINT_EVERY,
+      start / PORTFOLIO_CHECKPOINT_EVERY + 1)[0]
+    const positions = new Map(checkpoint)
     const milestones: Milestone[] = []
-    for (let index = start; index < Math.min(to, this.steps.length); index++) {
-      const step = this.steps[index]!
+    const steps = this.steps(start, Math.min(to, this.length))
+    for (let index = start; index < start + steps.length; index++) {
+      const step = steps[index - start]!
       if (index > start) {
         if (step.yesMicros !== null) positions.set(keyOf(step.marketId, 'Yes'), step.yesMicros)
         if (step.noMicros !== null) positions.set(keyOf(step.marketId, 'No'), step.noMicros)
@@ -206,9 +244,12 @@ export class WalletHistory {
     this.usdcMicros += happening.usdcDeltaMicros
     // Written out, not spread: one shape for every step keeps each at about 180 bytes (a spread copy took 600).
     const { seq, timeMs, kind, marketId, tokenId, sharesMicros, priceMicros, usdcDeltaMicros } = happening
-    this.steps.push({ seq, timeMs, kind, marketId, tokenId, sharesMicros, priceMicros, usdcDeltaMicros,
-      usdcBalanceMicros: this.usdcMicros, yesMicros, noMicros, positionsCount: this.nonZero })
-    if ((this.steps.length - 1) % PORTFOLIO_CHECKPOINT_EVERY === 0) this.checkpoints.push([...this.positions])
+    this.history.append('steps', this.address, { seq, timeMs, kind, marketId, tokenId, sharesMicros, priceMicros,
+      usdcDeltaMicros, usdcBalanceMicros: this.usdcMicros, yesMicros, noMicros, positionsCount: this.nonZero })
+    if (this.length % PORTFOLIO_CHECKPOINT_EVERY === 0) {
+      this.history.append('checkpoints', this.address, [...this.positions])
+    }
+    this.length++
   }
 }
 
@@ -226,6 +267,24 @@ function milestoneOf(step: Step, positions: ReadonlyMap<PositionKey, number>, to
 /** Every wallet's history, fed by the read model with each trade and ledger record in journal order. */
 export class Portfolios {
   private readonly wallets = new Map<string, WalletHistory>()
+  /** Wallets whose running state changed since the last `drainChanged`. */
+  private changed = new Set<string>()
+
+  constructor(private readonly history: History) {}
+
+  /** Wallets changed since the last call, with their running states (for the read store). */
+  drainChanged(): [string, WalletState][] {
+    const changed = [...this.changed]
+      .map((address): [string, WalletState] => [address, this.wallets.get(address)!.state()])
+    this.changed = new Set()
+    return changed
+  }
+
+  /** A kept wallet back (start-up). */
+  restore(address: string, state: WalletState): void {
+    this.walletOf(address).restore(state)
+    this.changed.delete(address)
+  }
 
   /** The wallet's history, or undefined if it never traded nor had a ledger operation that moves funds. */
   of(address: string): WalletHistory | undefined {
@@ -244,7 +303,8 @@ export class Portfolios {
 
   private walletOf(address: string): WalletHistory {
     let wallet = this.wallets.get(address)
-    if (wallet === undefined) this.wallets.set(address, wallet = new WalletHistory())
+    if (wallet === undefined) this.wallets.set(address, wallet = new WalletHistory(address, this.history))
+    this.changed.add(address)
     return wallet
   }
 }

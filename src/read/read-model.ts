@@ -3,17 +3,21 @@
  * projection of the engine's events (durable ones only: the host releases them after the
  * journal flush), applied in sequence order on the front end's thread before the results of the
  * same batch are released, so a client that gets its acknowledgement and reads at once sees its
- * own write. It keeps every order ever accepted (with status, fills and trades), every trade,
- * each user's orders and trades, last trade prices and volumes, the markets, and each token's
- * own book (from `bookLevel` events), and each wallet's portfolio history (portfolio.ts), kept as
- * the events come rather than replayed per read.
+ * own write. In memory it keeps what is bounded by the live state: the live orders and their
+ * indexes, the markets, each token's own book (from `bookLevel` events), last trade prices and
+ * volumes, each market's newest trades, and each wallet's running portfolio state. What grows with
+ * history (orders that ended, trades, ledger records, each address's and token's lists, the
+ * portfolio milestones) goes to a `History` (history.ts): on disk with a bounded cache in a
+ * server (read-store.ts), in memory in tests.
  */
 import type { Outcome, Side } from '../engine/command.js'
 import type { CancelReason, EngineEvent, MarketRecord, OrderAccepted, OrderStatus, Trade } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
 import { notionalMicros } from '../engine/units.js'
 import { LIVE_ACTIVITY_TRADES_MAX } from '../limits.js'
-import { Portfolios } from './portfolio.js'
+import type { Ticks } from './candles.js'
+import { itemAt, itemsOf, MemoryHistory, type History, type ListItems, type ListName } from './history.js'
+import { Portfolios, type WalletState } from './portfolio.js'
 
 /** An accepted order as the read model keeps it: the acceptance event's fields, then its changing state. */
 export interface OrderRecord extends Omit<OrderAccepted, 'type' | 'timeMs'> {
@@ -73,6 +77,23 @@ interface TokenBook {
   readonly asks: Map<number, number>
 }
 
+/** What the read model keeps in memory across a restart besides the live orders (read-store.ts). */
+export interface ModelState {
+  readonly wallets: readonly [string, WalletState][]
+  readonly tokenStats: readonly [string, TokenStats][]
+  /** Market id -> its newest trades, oldest first. */
+  readonly recentTrades: readonly [string, readonly TradeRecord[]][]
+  readonly totals: Totals
+}
+
+/** Counts of everything projected so far (the admin's status). */
+export interface Totals {
+  orders: number
+  trades: number
+  /** Addresses that placed at least one order. */
+  traders: number
+}
+
 export class ReadModel {
   /** Every command up to this seq is projected. */
   seq = 0
@@ -81,44 +102,38 @@ export class ReadModel {
   readonly marketsBySlug = new Map<string, MarketRecord>()
   /** token id -> market id */
   readonly tokens = new Map<string, string>()
-  readonly orders = new Map<string, OrderRecord>()
-  readonly trades = new Map<string, TradeRecord>()
-  /** address (lower-case) -> order ids, oldest first. */
-  readonly ordersByMaker = new Map<string, string[]>()
+  /** The live orders (status LIVE): bounded by the engine's live orders. Ended ones are in the history. */
+  private readonly liveOrders = new Map<string, OrderRecord>()
   /** clientKeyOf(owner, client order id) -> the id of the owner's live order that has it. */
   private readonly liveByClientKey = new Map<string, string>()
   /** Owner (API key) -> the ids of its live orders: bounded by the live orders, not by history. */
   private readonly liveByOwner = new Map<string, Set<string>>()
   /** Maker (address) -> the ids of its live orders, oldest first: its open orders without its history. */
   private readonly liveByMaker = new Map<string, Set<string>>()
-  /** address (lower-case) -> trade ids (as taker or maker), oldest first. */
-  readonly tradesByAddress = new Map<string, string[]>()
   /**
    * Market id -> its newest trades, oldest first: at least LIVE_ACTIVITY_TRADES_MAX (when it has
    * that many), at most twice that (trimmed when full, so each trade costs O(1)).
    */
   private readonly recentTradesByMarket = new Map<string, TradeRecord[]>()
   readonly tokenStats = new Map<string, TokenStats>()
-  /** Token id -> its trades' prices and sizes in time order (price history and candles). */
-  readonly ticksByToken = new Map<string, Tick[]>()
-  /** address (lower-case) -> its ledger operations, oldest first. */
-  readonly ledgerByAddress = new Map<string, LedgerRecord[]>()
-  /** address (lower-case) -> its redemptions, oldest first (at most one a market it held). */
-  private readonly redemptionsByAddress = new Map<string, LedgerRecord[]>()
-  /** Each wallet's portfolio history, fed with every trade and ledger record as it is projected or loaded. */
-  readonly portfolios = new Portfolios()
+  /** Each wallet's portfolio history, fed with every trade and ledger record as it is projected. */
+  readonly portfolios: Portfolios
+  readonly totals: Totals = { orders: 0, trades: 0, traders: 0 }
   private readonly books = new Map<string, TokenBook>()
   /** Token id -> a counter bumped whenever anything of its book summary may change (levels, last trade, market). */
   private readonly versions = new Map<string, number>()
-  /** Orders and trades changed since the last `drainChanges` (for persistence). */
-  private changedOrders = new Set<string>()
-  private newTrades: TradeRecord[] = []
-  private newLedger: LedgerRecord[] = []
+  /** Tokens and markets whose kept state changed since the last `drainState` (for persistence). */
+  private changedTokens = new Set<string>()
+  private changedMarkets = new Set<string>()
   /** Time and ledger records so far of the command being projected. */
   private commandTimeMs = 0
   private ledgerInCommand = 0
   /** Orders accepted so far by the command being projected. */
   private acceptedInCommand = 0
+
+  constructor(readonly history: History = new MemoryHistory()) {
+    this.portfolios = new Portfolios(history)
+  }
 
   /** Projects the events of one command, in order. */
   apply(seq: number, events: readonly EngineEvent[], timeMs: number): void {
@@ -127,6 +142,42 @@ export class ReadModel {
     this.commandTimeMs = timeMs
     for (const event of events) this.project(seq, event)
     if (seq > this.seq) this.seq = seq
+  }
+
+  /** An order by id, live or ended, in its latest state. */
+  order(orderId: string): OrderRecord | undefined {
+    return this.liveOrders.get(orderId) ?? this.history.order(orderId)
+  }
+
+  trade(tradeId: string): TradeRecord | undefined {
+    return this.history.trade(tradeId)
+  }
+
+  /** Every live order, in acceptance order. */
+  allLiveOrders(): IterableIterator<OrderRecord> {
+    return this.liveOrders.values()
+  }
+
+  /** How many items an address's or token's list holds (history.ts, ListItems). */
+  count(list: ListName, key: string): number {
+    return this.history.count(list, key)
+  }
+
+  /** Items `from` to `to` of an address's or token's list, in order. */
+  range<L extends ListName>(list: L, key: string, from: number, to: number): ListItems[L][] {
+    return this.history.range(list, key, from, to)
+  }
+
+  /** A token's trades' prices in time order, read where they are kept. */
+  ticksOf(tokenId: string): Ticks {
+    return { length: this.count('ticksByToken', tokenId),
+      at: (index) => itemAt(this.history, 'ticksByToken', tokenId, index),
+      from: (index) => this.items('ticksByToken', tokenId, index) }
+  }
+
+  /** The whole list, read in chunks as it is walked. */
+  items<L extends ListName>(list: L, key: string, from = 0): Generator<ListItems[L]> {
+    return itemsOf(this.history, list, key, from)
   }
 
   private project(seq: number, event: EngineEvent): void {
@@ -140,14 +191,14 @@ export class ReadModel {
       }
       case 'orderAccepted': return this.onAccepted(seq, event)
       case 'orderUpdate': {
-        const order = this.orders.get(event.orderId)
+        const order = this.order(event.orderId)
         if (order === undefined) return
         order.status = event.status
         order.sizeMatchedMicros = event.sizeMatchedMicros
         order.remainingMicros = event.remainingMicros
         order.reason = event.reason
-        this.changedOrders.add(order.orderId)
         if (event.status !== 'LIVE') this.forgetLive(order)
+        this.history.putOrder(order)
         return
       }
       case 'trade': return this.onTrade(seq, event)
@@ -165,10 +216,16 @@ export class ReadModel {
     const order: OrderRecord = { ...fields, createdMs: timeMs, seq, acceptIndex: this.acceptedInCommand++,
       sizeMatchedMicros: 0, remainingMicros: event.originalSizeMicros,
       status: 'LIVE', reason: null, associateTrades: [] }
-    this.orders.set(order.orderId, order)
-    push(this.ordersByMaker, order.maker, order.orderId)
+    this.addOrder(order)
+    this.history.putOrder(order)
+  }
+
+  /** A new order into the maker's list and, when live, the live indexes. */
+  private addOrder(order: OrderRecord): void {
+    if (this.history.count('ordersByMaker', order.maker) === 0) this.totals.traders++
+    this.totals.orders++
+    this.history.append('ordersByMaker', order.maker, order.orderId)
     this.indexLive(order)
-    this.changedOrders.add(order.orderId)
   }
 
   /**
@@ -178,7 +235,7 @@ export class ReadModel {
   liveOrderOfClient(owner: string, clientOrderId: string): OrderRecord | undefined {
     if (clientOrderId === '') return undefined
     const orderId = this.liveByClientKey.get(clientKeyOf(owner, clientOrderId))
-    return orderId === undefined ? undefined : this.orders.get(orderId)
+    return orderId === undefined ? undefined : this.liveOrders.get(orderId)
   }
 
   /**
@@ -186,17 +243,12 @@ export class ReadModel {
    * disconnect (scope key) cancels, found without walking the wallet's whole history.
    */
   liveOrdersOfOwner(owner: string): OrderRecord[] {
-    return [...this.liveByOwner.get(owner) ?? []].map((orderId) => this.orders.get(orderId)!)
+    return [...this.liveByOwner.get(owner) ?? []].map((orderId) => this.liveOrders.get(orderId)!)
   }
 
   /** The live orders of a wallet (its maker address), oldest first. */
   liveOrdersOfMaker(address: string): OrderRecord[] {
-    return [...this.liveByMaker.get(address) ?? []].map((orderId) => this.orders.get(orderId)!)
-  }
-
-  /** The wallet's redemptions, oldest first. */
-  redemptionsOf(address: string): readonly LedgerRecord[] {
-    return this.redemptionsByAddress.get(address) ?? []
+    return [...this.liveByMaker.get(address) ?? []].map((orderId) => this.liveOrders.get(orderId)!)
   }
 
   /** The token of a market's outcome, or null for an unknown market. */
@@ -207,6 +259,7 @@ export class ReadModel {
 
   private indexLive(order: OrderRecord): void {
     if (order.status !== 'LIVE') return
+    this.liveOrders.set(order.orderId, order)
     addTo(this.liveByOwner, order.owner, order.orderId)
     addTo(this.liveByMaker, order.maker, order.orderId)
     if (order.clientOrderId === '') return
@@ -214,6 +267,7 @@ export class ReadModel {
   }
 
   private forgetLive(order: OrderRecord): void {
+    this.liveOrders.delete(order.orderId)
     removeFrom(this.liveByOwner, order.owner, order.orderId)
     removeFrom(this.liveByMaker, order.maker, order.orderId)
     if (order.clientOrderId === '') return
@@ -223,17 +277,19 @@ export class ReadModel {
 
   private onTrade(seq: number, trade: Trade): void {
     const record: TradeRecord = { ...trade, seq }
-    this.trades.set(trade.tradeId, record)
-    this.newTrades.push(record)
-    push(this.tradesByAddress, trade.takerAddress, trade.tradeId)
-    if (trade.makerAddress !== trade.takerAddress) push(this.tradesByAddress, trade.makerAddress, trade.tradeId)
+    this.history.putTrade(record)
+    this.totals.trades++
+    this.history.append('tradesByAddress', trade.takerAddress, trade.tradeId)
+    if (trade.makerAddress !== trade.takerAddress) {
+      this.history.append('tradesByAddress', trade.makerAddress, trade.tradeId)
+    }
     this.keepRecent(record)
     this.portfolios.trade(record)
     for (const orderId of [trade.takerOrderId, trade.makerOrderId]) {
-      const order = this.orders.get(orderId)
+      const order = this.order(orderId)
       if (order === undefined) continue
       order.associateTrades.push(trade.tradeId)
-      this.changedOrders.add(orderId)
+      this.history.putOrder(order)
     }
     this.statTrade(trade)
   }
@@ -245,6 +301,7 @@ export class ReadModel {
 
   private keepRecent(trade: TradeRecord): void {
     push(this.recentTradesByMarket, trade.marketId, trade)
+    this.changedMarkets.add(trade.marketId)
     const kept = this.recentTradesByMarket.get(trade.marketId)!
     if (kept.length >= 2 * LIVE_ACTIVITY_TRADES_MAX) kept.splice(0, kept.length - LIVE_ACTIVITY_TRADES_MAX)
   }
@@ -263,17 +320,17 @@ export class ReadModel {
       marketId, amountMicros, payoutMicros }
     this.indexLedger(record)
     this.portfolios.ledger(record)
-    this.newLedger.push(record)
   }
 
   private indexLedger(record: LedgerRecord): void {
-    push(this.ledgerByAddress, record.address, record)
-    if (record.action === 'redeem') push(this.redemptionsByAddress, record.address, record)
+    this.history.append('ledgerByAddress', record.address, record)
+    if (record.action === 'redeem') this.history.append('redemptionsByAddress', record.address, record)
   }
 
   private stat(tokenId: string, priceMicros: number, side: Side, sizeMicros: number, timeMs: number): void {
     this.bump(tokenId)
-    push(this.ticksByToken, tokenId, { timeMs, priceMicros, sizeMicros })
+    this.history.append('ticksByToken', tokenId, { timeMs, priceMicros, sizeMicros })
+    this.changedTokens.add(tokenId)
     const stats = this.statsOf(tokenId)
     stats.lastTradePriceMicros = priceMicros
     stats.lastTradeSide = side
@@ -381,35 +438,49 @@ export class ReadModel {
       asks: merge(own.asks, other.bids, false) }
   }
 
-  /** Orders and trades changed since the last call, for the store. */
-  drainChanges(): { orders: OrderRecord[]; trades: TradeRecord[]; ledger: LedgerRecord[] } {
-    const orders = [...this.changedOrders].map((id) => this.orders.get(id)!)
-    const trades = this.newTrades
-    const ledger = this.newLedger
-    this.changedOrders = new Set()
-    this.newTrades = []
-    this.newLedger = []
-    return { orders, trades, ledger }
+  /** What changed of the kept state since the last call (read-store.ts writes it with the history). */
+  drainState(): ModelState {
+    const tokenStats = [...this.changedTokens].map((tokenId): [string, TokenStats] => [tokenId, this.statsOf(tokenId)])
+    const recentTrades = [...this.changedMarkets].map((marketId): [string, TradeRecord[]] =>
+      [marketId, this.recentTradesByMarket.get(marketId) ?? []])
+    this.changedTokens = new Set()
+    this.changedMarkets = new Set()
+    return { wallets: this.portfolios.drainChanged(), tokenStats, recentTrades, totals: { ...this.totals } }
   }
 
-  /** Loads persisted records (start-up), rebuilding the indexes. */
-  load(orders: Iterable<OrderRecord>, trades: Iterable<TradeRecord>, ledger: Iterable<LedgerRecord> = []): void {
+  /** Back to a kept state and live orders (start-up; the markets and books come from the engine). */
+  restore(state: ModelState, liveOrders: Iterable<OrderRecord>): void {
+    for (const [address, wallet] of state.wallets) this.portfolios.restore(address, wallet)
+    for (const [tokenId, stats] of state.tokenStats) this.tokenStats.set(tokenId, { ...stats })
+    for (const [marketId, trades] of state.recentTrades) this.recentTradesByMarket.set(marketId, [...trades])
+    Object.assign(this.totals, state.totals)
+    const sorted = [...liveOrders].sort((a, b) => a.seq - b.seq || (a.acceptIndex ?? 0) - (b.acceptIndex ?? 0))
+    for (const order of sorted) this.indexLive(withClientOrderId(order))
+  }
+
+  /**
+   * Loads the records of a read store written before the history lists (format 1), rebuilding
+   * the lists, the live indexes and the portfolios from them: once, at the first start after an
+   * upgrade (read-store.ts), which then keeps them in the new form.
+   */
+  loadRecords(orders: Iterable<OrderRecord>, trades: Iterable<TradeRecord>, ledger: Iterable<LedgerRecord> = []): void {
     const sortedLedger = [...ledger].sort((a, b) => a.seq - b.seq || a.index - b.index)
     for (const record of sortedLedger) this.indexLedger(record)
     // Acceptance order: by command, then by place within the command (the orders of a batch).
     const sortedOrders = [...orders].sort((a, b) => a.seq - b.seq || (a.acceptIndex ?? 0) - (b.acceptIndex ?? 0))
     for (const stored of sortedOrders) {
-      // Records stored before client order ids have none.
-      const order = stored.clientOrderId === undefined ? { ...stored, clientOrderId: '' } : stored
-      this.orders.set(order.orderId, order)
-      push(this.ordersByMaker, order.maker, order.orderId)
-      this.indexLive(order)
+      const order = withClientOrderId(stored)
+      this.addOrder(order)
+      this.history.putOrder(order)
     }
     const sortedTrades = [...trades].sort((a, b) => a.seq - b.seq || (a.tradeId < b.tradeId ? -1 : 1))
     for (const trade of sortedTrades) {
-      this.trades.set(trade.tradeId, trade)
-      push(this.tradesByAddress, trade.takerAddress, trade.tradeId)
-      if (trade.makerAddress !== trade.takerAddress) push(this.tradesByAddress, trade.makerAddress, trade.tradeId)
+      this.history.putTrade(trade)
+      this.totals.trades++
+      this.history.append('tradesByAddress', trade.takerAddress, trade.tradeId)
+      if (trade.makerAddress !== trade.takerAddress) {
+        this.history.append('tradesByAddress', trade.makerAddress, trade.tradeId)
+      }
       this.keepRecent(trade)
       this.statTrade(trade)
     }
@@ -429,6 +500,11 @@ export class ReadModel {
     }
     while (next < ledger.length) this.portfolios.ledger(ledger[next++]!)
   }
+}
+
+/** Records stored before client order ids have none. */
+function withClientOrderId(order: OrderRecord): OrderRecord {
+  return order.clientOrderId === undefined ? { ...order, clientOrderId: '' } : order
 }
 
 /** One string for the pair, the owner's length first so that no two pairs share it. */

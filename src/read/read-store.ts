@@ -1,59 +1,256 @@
 /**
- * The read model on disk: its own LMDB environment (`<data>/read`), separate from the journal.
- * Each projected batch is written as one transaction, not waited for: the read model is derived
- * data, and whatever a crash loses is projected again from the journal at the next start
- * (catch-up.ts), from the seq stored with it.
+ * The read model's history on disk: its own LMDB environment (`<data>/read`), separate from the
+ * journal, and what the model keeps in memory across a restart (wallets' running states, token
+ * stats, newest trades, totals, the live orders). The model's memory stays bounded by the live
+ * state; history is read from here (issue 14, bounded growth).
+ *
+ * Writes are not waited for: each projected batch is one transaction, and whatever a crash loses
+ * is projected again from the journal at the next start (catch-up.ts), from the seq stored with
+ * it. Until a batch's transaction is committed (LMDB shows it to reads only then), what it wrote
+ * stays in memory here, so a client reads its own write at once; then it is let go. Records read
+ * from disk are kept in a cache of READ_CACHE_RECORDS_MAX each.
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { join } from 'node:path'
-import type { LedgerRecord, OrderRecord, ReadModel, TradeRecord } from './read-model.js'
+import { READ_CACHE_RECORDS_MAX } from '../limits.js'
+import type { History, ListItems, ListName } from './history.js'
+import type { ModelState, OrderRecord, ReadModel, TokenStats, Totals, TradeRecord } from './read-model.js'
+import type { WalletState } from './portfolio.js'
 
-export class ReadStore {
+/** The layout of the store: 1 kept every record and was loaded whole; 2 has the history's lists. */
+const FORMAT = 2
+
+/** A list item's key: the list, its key (address or token), its index. */
+type ItemKey = [ListName, string, number]
+
+/** What a batch wrote, kept until its transaction is committed. */
+interface Batch {
+  readonly orders: Set<string>
+  readonly trades: TradeRecord[]
+  readonly items: [ItemKey, unknown][]
+}
+
+const newBatch = (): Batch => ({ orders: new Set(), trades: [], items: [] })
+
+/** A map that forgets its least recently used entry beyond `max`. */
+class Lru<V> {
+  private readonly map = new Map<string, V>()
+  constructor(private readonly max: number) {}
+
+  get(key: string): V | undefined {
+    const value = this.map.get(key)
+    if (value !== undefined) {
+      this.map.delete(key)
+      this.map.set(key, value)
+    }
+    return value
+  }
+
+  set(key: string, value: V): void {
+    this.map.delete(key)
+    this.map.set(key, value)
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!)
+  }
+
+  delete(key: string): void {
+    this.map.delete(key)
+  }
+}
+
+export class ReadStore implements History {
   private readonly root: RootDatabase
   private readonly orders: Database<OrderRecord, string>
   private readonly trades: Database<TradeRecord, string>
-  private readonly ledger: Database<LedgerRecord, string>
-  private readonly meta: Database<number, string>
+  /** Format 1's ledger records, read once to migrate. */
+  private readonly ledger: Database<ListItems['ledgerByAddress'], string>
+  private readonly lists: Database<unknown, ItemKey>
+  /** The ids of the live orders. */
+  private readonly live: Database<true, string>
+  /** 'w' + address: a wallet's running state; 't' + token id: its stats; 'r' + market id: its newest trades. */
+  private readonly state: Database<unknown, string>
+  private readonly meta: Database<unknown, string>
+  /** Orders and trades written and not yet committed: the newest state, read before the disk. */
+  private readonly pendingOrders = new Map<string, { batch: Batch; order: OrderRecord }>()
+  private readonly pendingTrades = new Map<string, TradeRecord>()
+  private readonly pendingItems = new Map<string, unknown>()
+  /** List lengths, including the pending items: one entry for every list read or written since start. */
+  private readonly counts = new Map<string, number>()
+  private readonly orderCache = new Lru<OrderRecord>(READ_CACHE_RECORDS_MAX)
+  private readonly tradeCache = new Lru<TradeRecord>(READ_CACHE_RECORDS_MAX)
+  private batch = newBatch()
+  /** The last save's commit and release. */
+  private committed: Promise<unknown> = Promise.resolve()
 
   /** `onDurable(seq)`: the records up to `seq` are on disk (the journal may then let go of them). */
   constructor(dataDir: string, private readonly onDurable: (seq: number) => void = () => undefined) {
-    this.root = open({ path: join(dataDir, 'read'), noSubdir: false, maxDbs: 5 })
+    this.root = open({ path: join(dataDir, 'read'), noSubdir: false, maxDbs: 8 })
     this.orders = this.root.openDB<OrderRecord, string>({ name: 'orders' })
     this.trades = this.root.openDB<TradeRecord, string>({ name: 'trades' })
-    this.ledger = this.root.openDB<LedgerRecord, string>({ name: 'ledger' })
-    this.meta = this.root.openDB<number, string>({ name: 'meta' })
+    this.ledger = this.root.openDB<ListItems['ledgerByAddress'], string>({ name: 'ledger' })
+    this.lists = this.root.openDB<unknown, ItemKey>({ name: 'lists' })
+    this.live = this.root.openDB<true, string>({ name: 'live' })
+    this.state = this.root.openDB<unknown, string>({ name: 'state' })
+    this.meta = this.root.openDB<unknown, string>({ name: 'meta' })
+    // A new store is of this format from its first record; one with records and no format is format 1.
+    if (this.meta.get('seq') === undefined && this.meta.get('format') === undefined) this.meta.putSync('format', FORMAT)
   }
 
   /** The projected seq stored with the records (0 for a new store). */
   storedSeq(): number {
-    return this.meta.get('seq') ?? 0
+    return (this.meta.get('seq') as number | undefined) ?? 0
   }
 
-  /** Loads every record into the model and returns the stored seq. */
+  /** Brings the model back to the stored state and returns the stored seq. */
   loadInto(model: ReadModel): number {
-    model.load(
-      [...this.orders.getRange({})].map((entry) => entry.value),
-      [...this.trades.getRange({})].map((entry) => entry.value),
-      [...this.ledger.getRange({})].map((entry) => entry.value),
-    )
+    if (model.history !== this) throw new Error('the read model must keep its history in this store')
     const seq = this.storedSeq()
+    if (this.meta.get('format') === FORMAT) {
+      model.restore(this.storedState(), [...this.live.getKeys({})].map((orderId) => this.orders.get(orderId)!))
+    } else if (seq > 0) {
+      // Format 1: every record, loaded once to build the lists, then written in the new form.
+      model.loadRecords([...this.orders.getRange({})].map((entry) => entry.value),
+        [...this.trades.getRange({})].map((entry) => entry.value),
+        [...this.ledger.getRange({})].map((entry) => entry.value))
+    }
     model.seq = seq
+    if (this.meta.get('format') !== FORMAT) {
+      this.save(model)
+      void this.meta.put('format', FORMAT) // with the save's transaction: migrated whole or not at all
+    }
     return seq
   }
 
-  /** Writes what changed since the last save, with the model's seq, as one transaction. */
+  private storedState(): ModelState {
+    const wallets: [string, WalletState][] = []
+    const tokenStats: [string, TokenStats][] = []
+    const recentTrades: [string, TradeRecord[]][] = []
+    for (const { key, value } of this.state.getRange({})) {
+      const id = key.slice(1)
+      if (key[0] === 'w') wallets.push([id, value as WalletState])
+      else if (key[0] === 't') tokenStats.push([id, value as TokenStats])
+      else if (key[0] === 'r') recentTrades.push([id, value as TradeRecord[]])
+    }
+    const totals = (this.meta.get('totals') as Totals | undefined) ?? { orders: 0, trades: 0, traders: 0 }
+    return { wallets, tokenStats, recentTrades, totals }
+  }
+
+  order(orderId: string): OrderRecord | undefined {
+    const pending = this.pendingOrders.get(orderId)?.order ?? this.orderCache.get(orderId)
+    if (pending !== undefined) return pending
+    const stored = this.orders.get(orderId)
+    if (stored !== undefined) this.orderCache.set(orderId, stored)
+    return stored
+  }
+
+  trade(tradeId: string): TradeRecord | undefined {
+    const pending = this.pendingTrades.get(tradeId) ?? this.tradeCache.get(tradeId)
+    if (pending !== undefined) return pending
+    const stored = this.trades.get(tradeId)
+    if (stored !== undefined) this.tradeCache.set(tradeId, stored)
+    return stored
+  }
+
+  putOrder(order: OrderRecord): void {
+    this.pendingOrders.set(order.orderId, { batch: this.batch, order })
+    this.batch.orders.add(order.orderId)
+    this.orderCache.delete(order.orderId)
+  }
+
+  putTrade(trade: TradeRecord): void {
+    this.pendingTrades.set(trade.tradeId, trade)
+    this.batch.trades.push(trade)
+  }
+
+  append<L extends ListName>(list: L, key: string, item: ListItems[L]): void {
+    const index = this.count(list, key)
+    const itemKey: ItemKey = [list, key, index]
+    this.pendingItems.set(pendingKeyOf(list, key, index), item)
+    this.batch.items.push([itemKey, item])
+    this.counts.set(`${list}/${key}`, index + 1)
+  }
+
+  count(list: ListName, key: string): number {
+    const name = `${list}/${key}`
+    let count = this.counts.get(name)
+    if (count === undefined) {
+      // The last stored index, found from the end: nothing of this list is pending (its count would be known).
+      const keys = [...this.lists.getKeys({ start: [list, key, Number.MAX_SAFE_INTEGER], end: [list, key, -1],
+        reverse: true, limit: 1 })]
+      const last = keys[0]
+      count = last === undefined ? 0 : last[2] + 1
+      this.counts.set(name, count)
+    }
+    return count
+  }
+
+  range<L extends ListName>(list: L, key: string, from: number, to: number): ListItems[L][] {
+    const start = Math.max(0, from)
+    const end = Math.min(to, this.count(list, key))
+    if (end <= start) return []
+    const items: ListItems[L][] = []
+    // The pending items are the newest: the stored ones come first, read as one range.
+    for (const { value } of this.lists.getRange({ start: [list, key, start], end: [list, key, end] })) {
+      items.push(value as ListItems[L])
+    }
+    for (let index = start + items.length; index < end; index++) {
+      const item = this.pendingItems.get(pendingKeyOf(list, key, index))
+      if (item === undefined) break
+      items.push(item as ListItems[L])
+    }
+    return items
+  }
+
+  /**
+   * Writes the batch since the last save with the model's kept state and seq, as one
+   * transaction; once it is committed its records are let go from memory.
+   */
   save(model: ReadModel): void {
-    const { orders, trades, ledger } = model.drainChanges()
-    for (const record of ledger) void this.ledger.put(`${record.seq}/${record.index}`, record)
-    for (const order of orders) void this.orders.put(order.orderId, order)
-    for (const trade of trades) void this.trades.put(trade.tradeId, trade)
+    const batch = this.batch
+    this.batch = newBatch()
+    for (const orderId of batch.orders) {
+      const order = this.pendingOrders.get(orderId)!.order
+      void this.orders.put(orderId, order)
+      void (order.status === 'LIVE' ? this.live.put(orderId, true) : this.live.remove(orderId))
+    }
+    for (const trade of batch.trades) void this.trades.put(trade.tradeId, trade)
+    for (const [itemKey, item] of batch.items) void this.lists.put(itemKey, item)
+    const state = model.drainState()
+    for (const [address, wallet] of state.wallets) void this.state.put('w' + address, wallet)
+    for (const [tokenId, stats] of state.tokenStats) void this.state.put('t' + tokenId, stats)
+    for (const [marketId, trades] of state.recentTrades) void this.state.put('r' + marketId, trades)
+    void this.meta.put('totals', state.totals)
     const seq = model.seq
-    // The puts of one turn are one transaction: once it is committed and flushed, all are on disk.
-    void this.meta.put('seq', seq).then(() => this.root.flushed).then(() => this.onDurable(seq))
+    // The puts of one turn are one transaction: once it is committed, all are visible to reads.
+    this.committed = this.meta.put('seq', seq).then(() => this.release(batch))
+    void this.committed.then(() => this.root.flushed).then(() => this.onDurable(seq))
+  }
+
+  /** Resolves once every save so far is committed and let go from memory (tests). */
+  async settled(): Promise<void> {
+    await this.committed
+  }
+
+  /** Records, list items and orders held in memory until their batch is committed (tests, gauges). */
+  get pendingCount(): number {
+    return this.pendingOrders.size + this.pendingTrades.size + this.pendingItems.size
+  }
+
+  /** A committed batch's records, now read from disk: let go, unless a later batch wrote them again. */
+  private release(batch: Batch): void {
+    for (const orderId of batch.orders) {
+      if (this.pendingOrders.get(orderId)?.batch === batch) this.pendingOrders.delete(orderId)
+    }
+    for (const trade of batch.trades) this.pendingTrades.delete(trade.tradeId)
+    for (const [[list, key, index]] of batch.items) this.pendingItems.delete(pendingKeyOf(list, key, index))
   }
 
   async close(): Promise<void> {
+    await this.committed
     await this.root.flushed
     await this.root.close()
   }
+}
+
+function pendingKeyOf(list: ListName, key: string, index: number): string {
+  return `${list}/${key}/${index}`
 }

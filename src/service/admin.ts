@@ -157,7 +157,7 @@ export async function exchangeCounts(context: ServiceContext): Promise<ExchangeC
   for (const stats of context.read.tokenStats.values()) volumeMicros += stats.volumeMicros
   return {
     seq: answer.seq, markets: context.read.markets.size, marketsByStatus, openOrders: answer.openOrders,
-    orders: context.read.orders.size, trades: context.read.trades.size, traders: context.read.ordersByMaker.size,
+    orders: context.read.totals.orders, trades: context.read.totals.trades, traders: context.read.totals.traders,
     volumeMicros, apiKeys: context.credentials.size,
     uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000),
   }

@@ -46,8 +46,8 @@ export class ExpiryTimer {
 
   /** Watches the live GTD orders the read model holds (at start, after recovery). */
   start(): void {
-    for (const order of this.options.context.read.orders.values()) {
-      if (order.status === 'LIVE' && order.expirationSec > 0) this.watch(order.orderId, order.expirationSec)
+    for (const order of this.options.context.read.allLiveOrders()) {
+      if (order.expirationSec > 0) this.watch(order.orderId, order.expirationSec)
     }
     this.arm()
   }
@@ -89,7 +89,7 @@ export class ExpiryTimer {
     const nowMs = clock.wallMs()
     const due: Due[] = []
     while (this.heap.length > 0 && this.heap[0]!.dueMs <= nowMs) due.push(this.pop())
-    const live = due.filter((d) => context.read.orders.get(d.orderId)?.status === 'LIVE')
+    const live = due.filter((d) => context.read.order(d.orderId)?.status === 'LIVE')
     if (live.length === 0 || this.stopped) return
     // How far the engine's clock (the command's stamp) was behind this one: the wait before a retry.
     let behindMs = 0
@@ -102,7 +102,7 @@ export class ExpiryTimer {
     // Still live (the command failed, or the engine's clock was behind this one): look again later,
     // when the engine's clock will have reached the time, so a lagging clock costs one retry, not many.
     for (const d of live) {
-      if (context.read.orders.get(d.orderId)?.status === 'LIVE') {
+      if (context.read.order(d.orderId)?.status === 'LIVE') {
         this.push({ dueMs: clock.wallMs() + Math.max(EXPIRY_RETRY_MS, behindMs), orderId: d.orderId })
       }
     }
@@ -116,7 +116,7 @@ export class ExpiryTimer {
   /** Drops the entries of ended orders; the next prune waits until the heap has doubled again. */
   private prune(): void {
     const read = this.options.context.read
-    const kept = this.heap.filter((d) => read.orders.get(d.orderId)?.status === 'LIVE')
+    const kept = this.heap.filter((d) => read.order(d.orderId)?.status === 'LIVE')
     this.heap.length = 0
     for (const d of kept) this.push(d)
     this.pruneAtSize = Math.max(EXPIRY_WATCHED_PRUNE_MIN, 2 * this.heap.length)

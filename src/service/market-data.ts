@@ -104,5 +104,5 @@ export function candles(context: ServiceContext, query: CandleQuery): Candle[] {
       `the range spans more than ${CANDLES_MAX} intervals: narrow it or use a longer interval`,
       { field: 'from', candlesMax: CANDLES_MAX })
   }
-  return candlesOf(context.read.ticksByToken.get(tokenId) ?? [], fromSec * 1000, (toSec + 1) * 1000, intervalSec * 1000)
+  return candlesOf(context.read.ticksOf(tokenId), fromSec * 1000, (toSec + 1) * 1000, intervalSec * 1000)
 }

@@ -24,7 +24,7 @@ export async function checkedOrder(context: ServiceContext, order: SignedOrder, 
   // order's status), whatever its market's rules are now; so is a client order id that names a
   // live order of this key (CLIENT_ORDER_ID_DUPLICATED with that order), so that a retry learns
   // which order it placed even once the market has stopped taking orders.
-  const known = context.read.orders.has(orderId) ||
+  const known = context.read.order(orderId) !== undefined ||
     context.read.liveOrderOfClient(input.owner, input.clientOrderId) !== undefined
   if (!known) checkOrderRules(input, market, context.nowMs())
   return input

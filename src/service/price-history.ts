@@ -38,7 +38,7 @@ export function priceHistoryOf(context: ServiceContext, query: PriceHistoryQuery
   marketOfToken(context, query.tokenId)
   const { fromMs, toMs } = rangeOf(context, query)
   const bucketMs = fidelityMsOf(query.fidelityMinutes)
-  const ticks = context.read.ticksByToken.get(query.tokenId) ?? []
+  const ticks = context.read.ticksOf(query.tokenId)
   const points = pricePointsOf(ticks, fromMs, toMs, bucketMs, PRICES_HISTORY_POINTS_MAX)
   if (points === null) {
     throw new PredexError(ApiCode.INVALID_PARAMETER,

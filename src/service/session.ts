@@ -172,7 +172,7 @@ export class TradingSession {
   /** The open orders the configured scope names, from the read model (every earlier command applied). */
   private openOrderIds(): string[] {
     if (this.settings.cancelOnDisconnect === 'session') {
-      return [...this.placedHere].filter((id) => this.context.read.orders.get(id)?.status === 'LIVE')
+      return [...this.placedHere].filter((id) => this.context.read.order(id)?.status === 'LIVE')
     }
     return this.context.read.liveOrdersOfOwner(this.trader.apiKey).map((order) => order.orderId)
   }
@@ -186,7 +186,7 @@ export class TradingSession {
     if (this.placedHere.size < this.pruneAtSize) return
     // Amortised O(1) per order: the next prune waits until the set has doubled what survived this one.
     for (const id of this.placedHere) {
-      if (this.context.read.orders.get(id)?.status !== 'LIVE') this.placedHere.delete(id)
+      if (this.context.read.order(id)?.status !== 'LIVE') this.placedHere.delete(id)
     }
     this.pruneAtSize = Math.max(ORDER_ENTRY_TRACKED_ORDERS_PRUNE_MIN, 2 * this.placedHere.size)
   }

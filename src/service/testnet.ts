@@ -44,12 +44,16 @@ function inFlightOf(context: ServiceContext): Set<string> {
   return inFlight
 }
 
+/** Ledger records read at a time, newest first, looking for the last credit. */
+const LEDGER_CHUNK = 64
+
 /** Milliseconds until `address` may use the faucet again (0: now), from its last credit in the ledger. */
 function cooldownLeftMs(context: ServiceContext, address: string): number {
-  const ledger = context.read.ledgerByAddress.get(address) ?? []
-  for (let i = ledger.length - 1; i >= 0; i--) {
-    const record = ledger[i]!
-    if (record.action === 'credit') return Math.max(0, record.timeMs + context.faucet.cooldownMs - context.nowMs())
+  // Newest first, a chunk at a time: the last credit is near the end of the list.
+  for (let end = context.read.count('ledgerByAddress', address); end > 0; end -= LEDGER_CHUNK) {
+    const chunk = context.read.range('ledgerByAddress', address, end - LEDGER_CHUNK, end)
+    const record = [...chunk].reverse().find((r) => r.action === 'credit')
+    if (record !== undefined) return Math.max(0, record.timeMs + context.faucet.cooldownMs - context.nowMs())
   }
   return 0
 }

@@ -233,7 +233,7 @@ async function canceled(context: ServiceContext, command: CancelCommand): Promis
 
 /** One of the trader's orders, open or ended; ORDER_UNKNOWN if it is not theirs. */
 export function orderOf(context: ServiceContext, trader: Trader, orderId: string): OrderRecord {
-  const order = context.read.orders.get(orderId.toLowerCase())
+  const order = context.read.order(orderId.toLowerCase())
   if (order === undefined || (order.maker !== trader.address && order.signer !== trader.address)) {
     throw new PredexError(ApiCode.ORDER_UNKNOWN, 'order not found', { orderID: orderId })
   }
@@ -271,7 +271,12 @@ export function clientOrderIdDuplicateOf(error: unknown): ClientOrderIdDuplicate
 
 /** The trader's orders, oldest first, that pass `filter`. */
 function ordersWhere(context: ServiceContext, trader: Trader, filter: (order: OrderRecord) => boolean): OrderRecord[] {
-  return (context.read.ordersByMaker.get(trader.address) ?? []).map((id) => context.read.orders.get(id)!).filter(filter)
+  const orders: OrderRecord[] = []
+  for (const orderId of context.read.items('ordersByMaker', trader.address)) {
+    const order = context.read.order(orderId)!
+    if (filter(order)) orders.push(order)
+  }
+  return orders
 }
 
 export interface OpenOrderFilter {
@@ -286,7 +291,8 @@ export function openOrdersOf(context: ServiceContext, trader: Trader, filter: Op
   const marketId = marketIdOf(context, filter.market)
   const orderId = filter.orderId?.toLowerCase() ?? null
   const anyToken = filter.tokenId === null || filter.tokenId === ''
-  return ordersWhere(context, trader, (o) => o.status === 'LIVE' && (orderId === null || o.orderId === orderId) &&
+  // From the live orders (bounded), not the wallet's whole history.
+  return context.read.liveOrdersOfMaker(trader.address).filter((o) => (orderId === null || o.orderId === orderId) &&
     (marketId === null || o.marketId === marketId) && (anyToken || o.tokenId === filter.tokenId))
 }
 
@@ -326,7 +332,7 @@ export interface TradeFilter {
 export function tradesOf(context: ServiceContext, trader: Trader, filter: TradeFilter): TradeRecord[] {
   const marketId = marketIdOf(context, filter.market)
   const { tradeId, tokenId, beforeSec, afterSec } = filter
-  return (context.read.tradesByAddress.get(trader.address) ?? []).map((id) => context.read.trades.get(id)!)
+  return [...context.read.items('tradesByAddress', trader.address)].map((id) => context.read.trade(id)!)
     .filter((t) => (tradeId === null || t.tradeId === tradeId) && (marketId === null || t.marketId === marketId) &&
       (tokenId === null || tokenId === '' || t.tokenId === tokenId || t.makerTokenId === tokenId) &&
       (beforeSec === null || t.timeMs < beforeSec * 1000) && (afterSec === null || t.timeMs > afterSec * 1000))

@@ -177,23 +177,24 @@ export class UserFeed {
     for (const event of events) {
       switch (event.type) {
         case 'orderAccepted': {
-          const order = read.orders.get(event.orderId)
+          const order = read.order(event.orderId)
           if (order === undefined) break
           this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, order, status: 'LIVE',
             sizeMatchedMicros: 0, remainingMicros: order.originalSizeMicros, reason: null, tradeCount: 0 }))
           break
         }
         case 'orderUpdate': {
-          const order = read.orders.get(event.orderId)
+          const order = read.order(event.orderId)
           if (order === undefined) break
-          const tradeCount = tradesBefore(order, engineSeq, read.trades) + (tradesInCommand.get(order.orderId) ?? 0)
+          const tradeCount = tradesBefore(order, engineSeq, (id) => read.trade(id))
+            + (tradesInCommand.get(order.orderId) ?? 0)
           this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, order, status: event.status,
             sizeMatchedMicros: event.sizeMatchedMicros, remainingMicros: event.remainingMicros, reason: event.reason,
             tradeCount }))
           break
         }
         case 'trade': {
-          const trade = read.trades.get(event.tradeId)
+          const trade = read.trade(event.tradeId)
           if (trade === undefined) break
           for (const orderId of [trade.takerOrderId, trade.makerOrderId]) {
             tradesInCommand.set(orderId, (tradesInCommand.get(orderId) ?? 0) + 1)
@@ -275,8 +276,9 @@ export function orderAfter(update: OrderUpdate): OrderRecord {
 }
 
 /** How many of `order`'s trades come from commands before `engineSeq` (its list is in command order). */
-function tradesBefore(order: OrderRecord, engineSeq: number, trades: ReadonlyMap<string, TradeRecord>): number {
+function tradesBefore(order: OrderRecord, engineSeq: number, tradeOf: (tradeId: string) => TradeRecord | undefined):
+  number {
   let count = order.associateTrades.length
-  while (count > 0 && (trades.get(order.associateTrades[count - 1]!)?.seq ?? 0) >= engineSeq) count--
+  while (count > 0 && (tradeOf(order.associateTrades[count - 1]!)?.seq ?? 0) >= engineSeq) count--
   return count
 }

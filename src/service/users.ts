@@ -13,6 +13,7 @@ import { CostBudget } from '../auth/cost-budget.js'
 import type { ShareSummary } from '../engine/summary.js'
 import { PORTFOLIO_PAGE_ENTRIES_MAX, RATE_RULES } from '../limits.js'
 import type { Milestone, WalletHistory } from '../read/portfolio.js'
+import type { ListItems, ListName } from '../read/history.js'
 import type { LedgerRecord, OrderRecord, TradeRecord } from '../read/read-model.js'
 import { accountOf } from './account.js'
 import type { ServiceContext } from './context.js'
@@ -68,14 +69,16 @@ function charged<T>(context: ServiceContext, caller: string, read: () => T, cost
 export function profileOf(context: ServiceContext, address: string, caller: string): Profile {
   return charged(context, caller, () => {
     const { read } = context
-    const tradeIds = read.tradesByAddress.get(address) ?? []
-    const firstTrade = tradeIds.length === 0 ? undefined : read.trades.get(tradeIds[0]!)
-    const firstOrder = read.orders.get(read.ordersByMaker.get(address)?.[0] ?? '')
+    const firstTradeId = read.range('tradesByAddress', address, 0, 1)[0]
+    const firstTrade = firstTradeId === undefined ? undefined : read.trade(firstTradeId)
+    const firstOrderId = read.range('ordersByMaker', address, 0, 1)[0]
+    const firstOrder = firstOrderId === undefined ? undefined : read.order(firstOrderId)
     const firstMs = Math.min(firstTrade?.timeMs ?? Infinity, firstOrder?.createdMs ?? Infinity,
-      read.ledgerByAddress.get(address)?.[0]?.timeMs ?? Infinity)
+      read.range('ledgerByAddress', address, 0, 1)[0]?.timeMs ?? Infinity)
     const history: WalletHistory | undefined = read.portfolios.of(address)
     return {
-      address, firstSeenMs: Number.isFinite(firstMs) ? firstMs : null, tradesCount: tradeIds.length,
+      address, firstSeenMs: Number.isFinite(firstMs) ? firstMs : null,
+      tradesCount: read.count('tradesByAddress', address),
       volumeMicros: history?.volumeMicros ?? 0, marketsTraded: history?.marketsTraded.size ?? 0,
       realizedPnlMicros: history?.realizedPnlMicros ?? 0, openOrdersCount: read.liveOrdersOfMaker(address).length,
     }
@@ -94,12 +97,14 @@ export function milestonesOf(context: ServiceContext, address: string, page: Pag
     const total = history?.length ?? 0
     if (history === undefined || page.offset >= total) return { items: [], nextOffset: null }
     const tokenOf = context.read.tokenOf.bind(context.read)
-    const step = newestFirst ? -1 : 1
     const first = newestFirst ? total - 1 - page.offset : page.offset
+    // The page's milestones as kept, in the order it shows them: each costs 1 + its positions.
+    const steps = newestFirst ? history.steps(Math.max(0, first - page.limit + 1), first + 1).reverse()
+      : history.steps(first, first + page.limit)
     let count = 0
     let entries = 0
-    for (let index = first; index >= 0 && index < total && count < page.limit; index += step) {
-      entries += history.entriesOf(index)
+    for (const step of steps) {
+      entries += 1 + step.positionsCount
       if (count > 0 && entries > PORTFOLIO_PAGE_ENTRIES_MAX) break
       count++
     }
@@ -112,34 +117,37 @@ export function milestonesOf(context: ServiceContext, address: string, page: Pag
 /** The wallet's open orders, oldest first. */
 export function openOrdersOfAddress(context: ServiceContext, address: string, page: PageRequest, caller: string):
   Paged<OrderRecord> {
-  return pageOf(context, caller, page, () => context.read.liveOrdersOfMaker(address), (order) => order)
+  return charged(context, caller, () => {
+    const orders = context.read.liveOrdersOfMaker(address)
+    const end = page.offset + page.limit
+    return { items: orders.slice(page.offset, end), nextOffset: end < orders.length ? end : null }
+  }, ({ items }) => items.length)
 }
 
 /** Trades of the address as taker or maker, oldest first. */
 export function tradesOfAddress(context: ServiceContext, address: string, page: PageRequest, caller: string):
   Paged<TradeRecord> {
-  return pageOf(context, caller, page, () => context.read.tradesByAddress.get(address) ?? [],
-    (tradeId) => context.read.trades.get(tradeId)!)
+  return pageOf(context, caller, page, 'tradesByAddress', address, (tradeId) => context.read.trade(tradeId)!)
 }
 
 /** The address's ledger events (credit, approve, split, merge, redeem), oldest first. */
 export function ledgerOf(context: ServiceContext, address: string, page: PageRequest, caller: string):
   Paged<LedgerRecord> {
-  return pageOf(context, caller, page, () => context.read.ledgerByAddress.get(address) ?? [], (record) => record)
+  return pageOf(context, caller, page, 'ledgerByAddress', address, (record) => record)
 }
 
 export function redemptionsOf(context: ServiceContext, address: string, page: PageRequest, caller: string):
   Paged<LedgerRecord> {
-  return pageOf(context, caller, page, () => context.read.redemptionsOf(address), (record) => record)
+  return pageOf(context, caller, page, 'redemptionsByAddress', address, (record) => record)
 }
 
-/** A page of `list` (an index of the read model), its items looked up once they are on it; one entry each. */
-function pageOf<K, T>(context: ServiceContext, caller: string, page: PageRequest, list: () => readonly K[],
-  lookup: (key: K) => T): Paged<T> {
+/** A page of the key's list (history.ts), its items looked up once they are on it; one entry each. */
+function pageOf<L extends ListName, T>(context: ServiceContext, caller: string, page: PageRequest, list: L,
+  key: string, lookup: (item: ListItems[L]) => T): Paged<T> {
   return charged(context, caller, () => {
-    const keys = list()
     const end = page.offset + page.limit
-    return { items: keys.slice(page.offset, end).map(lookup), nextOffset: end < keys.length ? end : null }
+    const items = context.read.range(list, key, page.offset, end).map(lookup)
+    return { items, nextOffset: end < context.read.count(list, key) ? end : null }
   }, ({ items }) => items.length)
 }
 

@@ -217,7 +217,7 @@ t.test('revoking the key does not end its chain: its orders are cancelled when t
   t.same(revoked.body, { deleted: true })
   clock.advance(HEARTBEAT_WINDOW_MS)
   await heartbeats.sweep()
-  t.equal(server.predex.context.read.orders.get(order)?.status, 'CANCELED', 'the order is cancelled')
+  t.equal(server.predex.context.read.order(order)?.status, 'CANCELED', 'the order is cancelled')
   t.equal(heartbeats.watched, 0)
 })
 
@@ -273,5 +273,5 @@ t.test('clob-client 5.8.1: postHeartbeat(null) with its pre-serialized body star
   clock.advance(HEARTBEAT_WINDOW_MS)
   t.equal(await heartbeats.sweep(), 1)
   t.same(await openOrderIds(trader), [], 'cancelled')
-  t.equal(server.predex.context.read.orders.get(order)?.status, 'CANCELED')
+  t.equal(server.predex.context.read.order(order)?.status, 'CANCELED')
 })

@@ -235,11 +235,11 @@ t.test('GET /compat/markets/live-activity/:condition_id: the market\'s trades, n
   t.equal(reply.body.length, 2)
   for (const event of reply.body) t.same(keyDrift(event, TRADE_EVENT_KEYS), [])
   const [newest, oldest] = reply.body as MarketTradeEvent[]
-  const trades = server.predex.context.read.trades
+  const read = server.predex.context.read
   t.match(newest, { event_type: 'trade', side: 'BUY', size: '5', price: '0.55', outcome: 'Yes', outcome_index: 0,
     fee_rate_bps: '0', market: { condition_id: m1.conditionId, asset_id: m1.yesTokenId, question: m1.question, slug: m1.slug },
     user: { address: bob.address, username: '', pseudonym: '' },
-    timestamp: String(Math.floor(trades.get(second)!.timeMs / 1000)) })
+    timestamp: String(Math.floor(read.trade(second)!.timeMs / 1000)) })
   t.equal(oldest!.price, '0.6')
   t.match(newest!.transaction_hash, /^0x[0-9a-f]{64}$/)
   const bobs = await compatL2(bob, 'GET', `/data/trades?id=${first}`)
@@ -257,7 +257,7 @@ t.test('GET /compat/markets/live-activity/:condition_id: the market\'s trades, n
 
 t.test('GET /compat/prices-history: every trade, or the last price per fidelity minutes; bad values are 400', async (t) => {
   const path = `/compat/prices-history?market=${m1.yesTokenId}`
-  const ticks = server.predex.context.read.ticksByToken.get(m1.yesTokenId)!
+  const ticks = [...server.predex.context.read.ticksOf(m1.yesTokenId).from(0)]
   t.ok(ticks.length >= 2, 'the trades of the live-activity test')
   const all = (await get(server, `${path}&interval=max`)).body.history
   t.same(all, ticks.map((tick) => ({ t: Math.floor(tick.timeMs / 1000), p: tick.priceMicros / 1_000_000 })), 'each trade')

@@ -44,7 +44,7 @@ async function until<T>(check: () => T | null | undefined, what: string, ms = WA
   }
 }
 
-const ordersOf = (address: string) => (read.ordersByMaker.get(address) ?? []).map((id) => read.orders.get(id)!)
+const ordersOf = (address: string) => [...read.items('ordersByMaker', address)].map((id) => read.order(id)!)
 
 t.test('it quotes both outcomes of every active market, reports a fill, and Ctrl-C cancels its orders',
   async (t) => {
@@ -79,7 +79,7 @@ t.test('it quotes both outcomes of every active market, reports a fill, and Ctrl
     t.match(output, /STOP .*cancel on disconnect/, 'it says cancel on disconnect does the cleanup')
     await until(() => (ordersOf(address).every((order) => order.status !== 'LIVE') ? true : null),
       'every order of the maker to end', 10_000)
-    t.same(resting.map((order) => read.orders.get(order.orderId)!.status), resting.map(() => 'CANCELED'),
+    t.same(resting.map((order) => read.order(order.orderId)!.status), resting.map(() => 'CANCELED'),
       `the ${resting.length} quotes resting at Ctrl-C ended CANCELED`)
     t.match(output, /DONE +(\d+)\/\1 quotes canceled by the server/, 'and the maker saw each cancel on its user stream')
   })

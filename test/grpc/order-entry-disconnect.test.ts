@@ -39,7 +39,7 @@ async function allSlotsFree(trader: Trader): Promise<boolean> {
 }
 
 function statusOf(server: TestServer, orderId: string): string | undefined {
-  return server.predex.context.read.orders.get(orderId)?.status
+  return server.predex.context.read.order(orderId)?.status
 }
 
 async function restOrder(trader: Trader, market: MarketRecord, price: string): Promise<string> {

@@ -82,14 +82,14 @@ t.test('a client that stops reading is ended (SLOW_CONSUMER); another client\'s 
   t.teardown(() => otherTransport.close())
   const prompt = new TestSession(otherTransport, signerOf(await server.trader(0)))
   const roundTripsMs: number[] = []
-  while (server.predex.context.read.orders.get(signed.orderId)?.status === 'LIVE') {
+  while (server.predex.context.read.order(signed.orderId)?.status === 'LIVE') {
     const started = Date.now()
     await prompt.ask({ case: 'ping', value: {} })
     roundTripsMs.push(Date.now() - started)
     if (roundTripsMs.length > 600) break
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
-  t.equal(server.predex.context.read.orders.get(signed.orderId)?.status, 'CANCELED',
+  t.equal(server.predex.context.read.order(signed.orderId)?.status, 'CANCELED',
     'the slow session was ended (its cancel on disconnect ran)')
   const slowestMs = Math.max(...roundTripsMs)
   t.ok(slowestMs < 1_000, `${roundTripsMs.length} pings of another client meanwhile, the slowest ${slowestMs} ms`)
@@ -168,7 +168,7 @@ t.test("revoking the session's key ends it at once (AUTH_UNKNOWN_KEY), with its 
   const ending = await session.ended
   t.equal(ending?.grpcCode, GrpcStatus.UNAUTHENTICATED)
   t.equal(ending?.code, AuthCode.AUTH_UNKNOWN_KEY, 'the session ends with the reason')
-  await eventually(() => server.predex.context.read.orders.get(signed.orderId)?.status === 'CANCELED', 5_000,
+  await eventually(() => server.predex.context.read.order(signed.orderId)?.status === 'CANCELED', 5_000,
     'its cancel on disconnect')
   t.pass('the key\'s order was cancelled as the session asked')
 })

@@ -235,7 +235,7 @@ t.test('client order ids: a repeat answers with the original, reuse once it ende
   t.match(repeat, { orderId: first.signed.orderId, clientOrderId: 'quote-1', status: 'LIVE', duplicate: true },
     'the original order, no second one')
   t.equal(repeat.error?.code, Code.CLIENT_ORDER_ID_DUPLICATED)
-  t.notOk(server.predex.context.read.orders.has(again.signed.orderId), 'the repeat was not placed')
+  t.equal(server.predex.context.read.order(again.signed.orderId), undefined, 'the repeat was not placed')
   const canceled = await session.ask({ case: 'cancelByClientIds', value: { clientOrderIds: ['quote-1', 'nope'] } })
   t.same(resultOf(canceled, 'canceled').canceled, [first.signed.orderId])
   t.same(Object.keys(resultOf(canceled, 'canceled').notCanceled), ['nope'])

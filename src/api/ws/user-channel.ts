@@ -75,7 +75,7 @@ export class UserChannel {
       case 'orderAccepted':
       case 'orderUpdate': {
         if (!attach(event.maker)) return
-        const order = read.orders.get(event.orderId)
+        const order = read.order(event.orderId)
         if (order === undefined) return
         const type = event.type === 'orderAccepted' ? 'PLACEMENT'
           : event.status === 'CANCELED' ? 'CANCELLATION' : 'UPDATE'
@@ -90,7 +90,7 @@ export class UserChannel {
         return
       }
       case 'trade': {
-        const trade = read.trades.get(event.tradeId)
+        const trade = read.trade(event.tradeId)
         if (trade === undefined) return
         const conditionId = read.markets.get(trade.marketId)?.conditionId ?? ''
         for (const address of new Set([trade.takerAddress, trade.makerAddress])) {

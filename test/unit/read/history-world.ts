@@ -7,6 +7,7 @@
 import type { OrderInput, Side } from '../../../src/engine/command.js'
 import type { MarketRecord } from '../../../src/engine/event.js'
 import { newMarketIds } from '../../../src/service/market-ids.js'
+import type { ReadStore } from '../../../src/read/read-store.js'
 import { fakeWorld, USDC, type FakeWorld } from '../service/fake-context.js'
 
 export { USDC }
@@ -32,8 +33,9 @@ function order(maker: string, tokenId: string, side: Side, priceMicros: number, 
   }
 }
 
-export async function historyWorld(): Promise<HistoryWorld> {
-  const world = fakeWorld()
+/** `store`: the read model keeps its history there, on disk, as in a server. */
+export async function historyWorld(store?: ReadStore): Promise<HistoryWorld> {
+  const world = fakeWorld(undefined, store)
   const run: HistoryWorld['run'] = async (command) => {
     const { result } = await world.context.host.submit(command)
     if (!result.ok) throw new Error(`engine refused ${command.kind}: ${JSON.stringify(result)}`)

@@ -5,14 +5,19 @@
  * history (the milestones are kept as the read model applies events, not replayed per request);
  * and a budget of entries read per client address that answers RATE_LIMITED with a wait when
  * spent, without touching other clients. The REST route's handler is called directly on a real
- * engine and read model (fakeWorld), so the test runs in about a second.
+ * engine and read model (fakeWorld) whose history is on disk (the read store, as in a server), so
+ * the test runs in about a second.
  */
 import t from 'tap'
 import { userRoutes } from '../../../src/api/rest/routes/users.js'
 import type { RestRequest } from '../../../src/api/rest/route.js'
 import { CURSOR_END, decimalOfMicros } from '../../../src/api/wire.js'
 import { PredexError } from '../../../src/errors.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ReadModel } from '../../../src/read/read-model.js'
+import { ReadStore } from '../../../src/read/read-store.js'
 import type { ServiceContext } from '../../../src/service/context.js'
 import { historyWorld, USDC } from './history-world.js'
 import { referencePortfolioOf, type Milestone } from './reference-portfolio.js'
@@ -22,7 +27,10 @@ const BIG = '0x' + '2'.repeat(40)
 const SMALL_MILESTONES = 100
 const BIG_MILESTONES = 4_000
 
-const world = await historyWorld()
+const dataDir = mkdtempSync(join(tmpdir(), 'predex-pages-'))
+t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+const store = new ReadStore(dataDir)
+const world = await historyWorld(store)
 await world.fund(SMALL, 1_000_000 * USDC)
 await world.fund(BIG, 1_000_000 * USDC)
 await world.grow(SMALL, SMALL_MILESTONES - 1)
@@ -143,11 +151,15 @@ t.test("reading a long history spends the client address's budget, not others'",
   t.equal((await history(BIG, { limit: '5' }, '10.0.0.66')).milestones.length, 5, 'after the wait, answered again')
 })
 
-t.test('a restarted read model (loaded from its records) pages the same history', async (t) => {
+t.test('a restarted read model (its store reopened) pages the same history', async (t) => {
   const live = world.context.read
-  const loaded = new ReadModel()
-  // As at start-up (src/app.ts): the stored records first, the markets from the engine after.
-  loaded.load(live.orders.values(), live.trades.values(), [...live.ledgerByAddress.values()].flat())
+  await store.settled()
+  t.equal(store.pendingCount, 0, 'once committed, nothing of the history is held in memory')
+  const reopened = new ReadStore(dataDir)
+  t.teardown(() => reopened.close())
+  const loaded = new ReadModel(reopened)
+  // As at start-up (src/app.ts): the stored state first, the markets from the engine after.
+  t.equal(reopened.loadInto(loaded), live.seq, 'the store has every command')
   for (const market of live.markets.values()) loaded.putMarket(market)
   const restarted = { ...world.context, read: loaded } as ServiceContext
   for (const address of [SMALL, BIG]) {

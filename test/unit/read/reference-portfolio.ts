@@ -129,11 +129,11 @@ class Replay {
 
 export function referencePortfolioOf(read: ReadModel, address: string): Portfolio {
   const entries: Entry[] = []
-  for (const tradeId of read.tradesByAddress.get(address) ?? []) {
-    const trade = read.trades.get(tradeId)!
+  for (const tradeId of read.items('tradesByAddress', address)) {
+    const trade = read.trade(tradeId)!
     entries.push({ seq: trade.seq, order: entries.length, trade })
   }
-  for (const record of read.ledgerByAddress.get(address) ?? []) {
+  for (const record of read.items('ledgerByAddress', address)) {
     entries.push({ seq: record.seq, order: entries.length, ledger: record })
   }
   // Journal order; within a command, trades keep their order (a taker's fills one after another).

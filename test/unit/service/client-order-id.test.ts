@@ -69,11 +69,11 @@ t.test('the client order id reaches the engine and the read model; absent is \'\
   const { context, yes } = await world()
   const tagged = await placeOrder(context, signed(yes, 'mine-1'), trader)
   t.equal(tagged.input.clientOrderId, 'mine-1')
-  t.equal(context.read.orders.get(tagged.result.orderId)?.clientOrderId, 'mine-1', 'on the order record')
+  t.equal(context.read.order(tagged.result.orderId)?.clientOrderId, 'mine-1', 'on the order record')
   t.equal(orderOfClientOrderId(context, trader, 'mine-1').orderId, tagged.result.orderId, 'found by it')
   const plain = await placeOrder(context, signed(yes), trader)
   t.equal(plain.input.clientOrderId, '')
-  t.equal(context.read.orders.get(plain.result.orderId)?.clientOrderId, '')
+  t.equal(context.read.order(plain.result.orderId)?.clientOrderId, '')
   const unknown = await refusal(async () => orderOfClientOrderId(context, trader, 'nope'))
   t.equal(unknown.code, 'ORDER_UNKNOWN')
   const otherKey = await refusal(async () => orderOfClientOrderId(context, { ...trader, apiKey: 'key-2' }, 'mine-1'))
@@ -123,7 +123,7 @@ t.test('cancelByClientOrderIds: the key\'s live orders by their ids, then the id
   t.strictSame({ canceled: result.canceled, notCanceled: result.notCanceled },
     { canceled: [a.result.orderId, b.result.orderId],
       notCanceled: [{ orderId: 'missing', reason: 'Order not found or already canceled' }] })
-  t.equal(context.read.orders.get(a.result.orderId)?.status, 'CANCELED')
+  t.equal(context.read.order(a.result.orderId)?.status, 'CANCELED')
   t.equal((await refusal(async () => orderOfClientOrderId(context, trader, 'a'))).code, 'ORDER_UNKNOWN')
   const again = await placeOrder(context, signed(yes, 'a'), trader)
   t.equal(orderOfClientOrderId(context, trader, 'a').orderId, again.result.orderId, 'reused')
@@ -144,8 +144,8 @@ t.test('the read model: records stored before client order ids load with \'\'; t
     return (clientOrderId === undefined ? base : { ...base, clientOrderId }) as unknown as OrderRecord
   }
   const read = new ReadModel()
-  read.load([record('0x1', undefined, 'LIVE'), record('0x2', 'x', 'CANCELED'), record('0x3', 'x', 'LIVE')], [])
-  t.equal(read.orders.get('0x1')?.clientOrderId, '', 'an old record has none')
+  read.loadRecords([record('0x1', undefined, 'LIVE'), record('0x2', 'x', 'CANCELED'), record('0x3', 'x', 'LIVE')], [])
+  t.equal(read.order('0x1')?.clientOrderId, '', 'an old record has none')
   t.equal(read.liveOrderOfClient('k', 'x')?.orderId, '0x3', 'the live one, not the ended one')
   t.equal(read.liveOrderOfClient('k', ''), undefined)
   read.apply(2, [{ type: 'orderUpdate', orderId: '0x3', maker: alice, status: 'MATCHED', sizeMatchedMicros: 1,

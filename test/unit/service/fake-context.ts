@@ -7,6 +7,7 @@ import { Engine } from '../../../src/engine/engine.js'
 import type { Command, UnstampedCommand } from '../../../src/engine/command.js'
 import { answer, type Query } from '../../../src/host/query.js'
 import { ReadModel } from '../../../src/read/read-model.js'
+import type { ReadStore } from '../../../src/read/read-store.js'
 import type { ServiceContext } from '../../../src/service/context.js'
 
 export const T0_MS = 1_700_000_000_000
@@ -21,10 +22,11 @@ export interface FakeWorld {
   advance(ms: number): void
 }
 
-export function fakeWorld(faucet: ServiceContext['faucet'] = { amountMicrosMax: 1_000 * USDC, cooldownMs: 60_000 }):
-  FakeWorld {
+/** `store`: the read model keeps its history there (on disk), saved after each command as the server does. */
+export function fakeWorld(faucet: ServiceContext['faucet'] = { amountMicrosMax: 1_000 * USDC, cooldownMs: 60_000 },
+  store?: ReadStore): FakeWorld {
   const engine = new Engine()
-  const read = new ReadModel()
+  const read = store === undefined ? new ReadModel() : new ReadModel(store)
   const commands: Command[] = []
   let nowMs = T0_MS
   const host = {
@@ -33,6 +35,7 @@ export function fakeWorld(faucet: ServiceContext['faucet'] = { amountMicrosMax: 
       commands.push(stamped)
       const applied = engine.apply(stamped)
       read.apply(stamped.seq, applied.events, stamped.timeMs)
+      store?.save(read)
       return { requestId: stamped.seq, seq: stamped.seq, timeMs: stamped.timeMs, result: applied.result, events: applied.events }
     },
     query: async (query: Query) => answer(engine, query),

@@ -78,7 +78,7 @@ async function rest(context: ServiceContext, trader: Trader, tokenId: string): P
 
 /** The ids among `orderIds` still live in the read model. */
 function live(context: ServiceContext, orderIds: readonly string[]): string[] {
-  return orderIds.filter((id) => context.read.orders.get(id)?.status === 'LIVE')
+  return orderIds.filter((id) => context.read.order(id)?.status === 'LIVE')
 }
 
 t.test('the window is the timeout plus the grace', async (t) => {

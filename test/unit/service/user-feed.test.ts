@@ -14,7 +14,8 @@ import { UserFeed, type UserUpdate } from '../../../src/service/user-feed.js'
 
 function world() {
   const orders = new Map<string, { orderId: string; maker: string; originalSizeMicros: number }>()
-  const read = { orders, trades: new Map(), seq: 0, ordersByMaker: new Map(), markets: new Map() }
+  const read = { order: (orderId: string) => orders.get(orderId), trade: () => undefined, seq: 0,
+    liveOrdersOfMaker: () => [], markets: new Map() }
   const feed = new UserFeed({ read } as unknown as ServiceContext)
   let seq = 0
   /** One durable command: an order of `maker` accepted. */

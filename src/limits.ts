@@ -113,6 +113,19 @@ export const REST_HEADERS_BYTES_MAX = 16 * 1024
  * so a client that pipelines requests and never reads holds one reply, not an unbounded queue.
  */
 export const REST_WRITE_STALL_MS = 10_000
+/**
+ * Requests one client address may have answered back to back in one event-loop turn. uWS parses
+ * every request of a read (up to 512 KiB: some 15 000 small pipelined requests) and runs their
+ * handlers one after another before any other client is served: measured, a probe on another
+ * connection waited 0.7 s behind 15 000 pipelined GET /time. Past the bound the request is
+ * refused (429 RATE_LIMITED, Retry-After: 1, Connection: close) and uWS closes the connection at
+ * the next one it parses, so one read costs at most this many requests' work (about 10 us each
+ * for the cheap ones: some 10 ms). Per client address, not per connection, because uWS v20.30
+ * shows JavaScript no connection identity (no remote port); several connections of one address
+ * ready in the same turn share it, which is why it is well above the connections a client or a
+ * test opens from one address (the overload test: 256).
+ */
+export const REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX = 1_024
 /** Nesting depth of a JSON body. */
 export const JSON_DEPTH_MAX = 16
 /** Items in a batch market-data read (`POST /books`, `/prices`, ...). */

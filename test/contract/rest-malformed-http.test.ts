@@ -1,6 +1,6 @@
 /**
- * Malformed HTTP on the REST face, over raw TCP to a real server on 127.0.0.1
- * (issue 14, finding 8 "malformed HTTP").
+ * Malformed HTTP and pipelining on the REST face, over raw TCP to a real server on 127.0.0.1
+ * (issue 14, finding 8 "malformed HTTP" and the rest of finding 3).
  *
  * What a real exchange does with a request it cannot parse: answers 400 / 505 / 431 with
  * `Connection: close`, or at least closes at once, and goes on serving everyone else. uWS v20.30
@@ -11,9 +11,15 @@
  * Nothing of the server sees such a connection, so nothing in it can answer; those assertions are
  * `todo` (they fail, and say how), and the ones that hold are firm: the server serves others
  * meanwhile, and the hold is bounded.
+ *
+ * Pipelining: uWS takes one request in flight per connection (a request arriving while one is
+ * unanswered closes the connection); requests answered at once are answered back to back, and a
+ * burst of them from one client address is bounded per event-loop turn
+ * (REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX).
  */
 import t from 'tap'
 import { connect } from 'node:net'
+import { REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX } from '../../src/limits.js'
 import { startServer } from '../rest-harness.js'
 
 /** "A prompt close": well under a second when it happens; bounded here for a loaded 2-core machine. */
@@ -138,4 +144,66 @@ t.test('malformed heads: a status line with Connection: close, or a prompt close
   })
   const after = await healthMs()
   t.equal(after.status, 200, 'the server is alive and answering afterwards')
+})
+
+t.test('a request pipelined behind one waiting on the engine closes the connection at once', async (t) => {
+  const adminKey = server.predex.adminKey
+  const waiting = `GET /admin/stats HTTP/1.1\r\nHost: predex\r\nEXCHANGE-ADMIN-KEY: ${adminKey}\r\n\r\n`
+  const quick = 'GET /time HTTP/1.1\r\nHost: predex\r\n\r\n'
+  const alone = await exchange(waiting, PROMPT_MS, (text) => responsesOf(text).length > 0)
+  t.equal(alone.responses[0]?.status, 200, 'the waiting request alone is answered')
+  const result = await exchange(waiting + quick.repeat(50), PROMPT_MS)
+  t.ok(result.closedAfterMs !== null && result.closedAfterMs < PROMPT_MS,
+    `closed, not held (after ${result.closedAfterMs?.toFixed(0) ?? 'more than ' + PROMPT_MS} ms; `
+    + `${result.responses.length} responses)`)
+  t.ok(result.responses.length <= 1, 'nothing behind the waiting request was run')
+  t.equal((await healthMs()).status, 200, 'the server is alive and answering')
+})
+
+t.test('a few pipelined requests are all answered, in order, on an open connection', async (t) => {
+  const count = Math.min(100, REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX)
+  const result = await exchange('GET /time HTTP/1.1\r\nHost: predex\r\n\r\n'.repeat(count), PROMPT_MS,
+    (text) => responsesOf(text).length >= count)
+  t.equal(result.responses.length, count, `${count} responses`)
+  t.ok(result.responses.every((response) => response.status === 200), 'all 200')
+  t.equal(result.closedAfterMs, null, 'the connection stays open')
+})
+
+t.test('one request past the bound in one read: refused with 429 RATE_LIMITED, Retry-After, Connection: close',
+  async (t) => {
+    const count = REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX + 1 // about 40 KB in one write: one read on loopback
+    const result = await exchange('GET /time HTTP/1.1\r\nHost: predex\r\n\r\n'.repeat(count), PROMPT_MS)
+    const statuses = result.responses.map((response) => response.status)
+    t.equal(statuses.filter((status) => status === 200).length, count - 1, 'the bound\'s worth answered')
+    const last = result.responses.at(-1)
+    t.equal(last?.status, 429, 'the one past it refused')
+    t.equal(last?.headers['retry-after'], '1', 'with Retry-After')
+    t.equal(last?.headers['connection']?.toLowerCase(), 'close', 'and Connection: close')
+    t.match(result.text, /"code":"RATE_LIMITED"/, 'a catalogue code')
+    t.ok(result.closedAfterMs !== null, 'the connection was closed')
+    t.equal((await healthMs()).status, 200, 'the server is alive and answering')
+  })
+
+t.test('a burst of pipelined requests is cut at the per-turn bound and its connection closed', async (t) => {
+  const total = 6_000 // under RATE_RULES.general (9 000 per 10 s per client address): no 429 from the budget
+  const bytes = ['GET /time', 'GET /nope'].map((line) => `${line} HTTP/1.1\r\nHost: predex\r\n\r\n`).join('')
+    .repeat(total / 2)
+  // The probe comes from another client address (127.0.0.2): the bound is per address, and every
+  // connection of this test is 127.0.0.1.
+  const probeBytes = 'GET /health HTTP/1.1\r\nHost: predex\r\nConnection: close\r\n\r\n'
+  const [result, probe] = await Promise.all([exchange(bytes, 5_000),
+    new Promise((resolve) => setTimeout(resolve, 1)).then(() => exchange(probeBytes, 5_000, undefined, '127.0.0.2'))])
+  const refused = result.responses.filter((response) => response.status === 429)
+  const answered = result.responses.length - refused.length
+  t.ok(result.closedAfterMs !== null, `the connection was closed (${answered} answered of ${total})`)
+  t.ok(answered <= 2 * REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX,
+    `at most the bound per turn was answered (${answered}; bound ${REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX})`)
+  for (const response of refused) {
+    t.equal(response.headers['retry-after'], '1', 'the refusal says when to retry')
+    t.equal(response.headers['connection']?.toLowerCase(), 'close', 'and closes the connection')
+  }
+  t.equal(probe.responses[0]?.status, 200, 'another client was served')
+  t.ok(probe.firstByteAfterMs !== null && probe.firstByteAfterMs < PROBE_MS_MAX,
+    `in time (${probe.firstByteAfterMs?.toFixed(0)} ms, this process's own client work included)`)
+  t.equal((await healthMs()).status, 200, 'the server is alive and answering')
 })

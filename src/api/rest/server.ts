@@ -13,9 +13,11 @@ import { restL2Message } from '../../auth/l2.js'
 import type { Credentials, Gate } from '../../auth/gate.js'
 import { ApiCode, PredexError, CATALOGUE } from '../../errors.js'
 import {
-  REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, REST_WRITE_STALL_MS, SHUTDOWN_DRAIN_MS_MAX,
+  REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX, REST_WRITE_STALL_MS,
+  SHUTDOWN_DRAIN_MS_MAX,
 } from '../../limits.js'
 import type { AuthLevel, Identity, Method, Reply, RestRequest, Route } from './route.js'
+import { TurnCounts } from './turn-counts.js'
 import type { Metrics } from '../../metrics.js'
 
 export interface ServerOptions<C> {
@@ -42,6 +44,8 @@ export class RestServer<C> {
   private closing = false
   /** Replies waiting for their client to read them (REST_WRITE_STALL_MS). */
   private stalledReplies = 0
+  /** Requests per client address in this event-loop turn (REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX). */
+  private readonly turnCounts = new TurnCounts(REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX)
 
   constructor(private readonly options: ServerOptions<C>) {
     options.metrics.gauge('predex_rest_stalled_replies', 'REST replies waiting for a client that does not read',
@@ -125,19 +129,15 @@ export class RestServer<C> {
       state.aborted = true
     })
     const started = performance.now()
-    const framing = framingFault(req)
-    if (framing !== null) {
-      // Answered on the next turn: uWS goes on parsing what is already buffered after a response
-      // ended in this callback (a smuggled request would run), but closes a connection that sends
-      // another request while one is still unanswered. So the 400 goes out, then the connection
-      // closes, and whatever followed is never run.
-      const reply = errorReply(framing, this.options.log)
-      setImmediate(() => this.respond(res, state, reply, route, started, true))
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
+    const refusal = this.overTurn(remoteAddress) ?? framingFault(req)
+    if (refusal !== null) {
+      this.refuseAndClose(res, state, refusal, route, started)
       return
     }
     let request: RestRequest
     try {
-      request = this.copyRequest(req, route, compat, Buffer.from(res.getRemoteAddressAsText()).toString())
+      request = this.copyRequest(req, route, compat, remoteAddress)
       // Before the body is read: a client over its budget costs as little as possible.
       this.options.gate.admit(request.remoteAddress)
     } catch (error) {
@@ -155,6 +155,33 @@ export class RestServer<C> {
     }
     this.readBody(res, state, route, (body) => this.dispatch(res, state, { ...request, body }, route, started),
       () => this.respond(res, state, tooLarge(route.bodyMax), route, started, true))
+  }
+
+  /**
+   * A client address past REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX requests in this event-loop turn
+   * (pipelined requests of one read, answered back to back while every other client waits): the
+   * refusal, or null.
+   */
+  private overTurn(remoteAddress: string): PredexError | null {
+    if (this.turnCounts.take(remoteAddress)) return null
+    return new PredexError(ApiCode.RATE_LIMITED, `more than ${REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX} requests `
+      + 'from this address at once (pipelined): the connection is closed', {
+      retryAfterSeconds: 1, limit: REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX,
+    })
+  }
+
+  /**
+   * Refuses a request and closes its connection, with nothing after it on that connection run.
+   * Answered on the next turn: uWS goes on parsing what is already buffered after a response
+   * ended in this callback (a smuggled request would run, a burst would go on), but closes a
+   * connection that sends another request while one is still unanswered. So either the refusal
+   * goes out with `Connection: close`, or the next request buffered behind it makes uWS close the
+   * connection at once (without the refusal); whatever followed is never run.
+   */
+  private refuseAndClose(res: HttpResponse, state: { aborted: boolean }, error: PredexError, route: Route<C> | null,
+    started: number): void {
+    const reply = errorReply(error, this.options.log)
+    setImmediate(() => this.respond(res, state, reply, route, started, true))
   }
 
   private copyRequest(req: HttpRequest, route: Route<C>, compat: boolean, remoteAddress: string): RestRequest {
@@ -290,6 +317,11 @@ export class RestServer<C> {
     res.onAborted(() => {
       state.aborted = true
     })
+    const turnRefusal = this.overTurn(Buffer.from(res.getRemoteAddressAsText()).toString())
+    if (turnRefusal !== null) {
+      this.refuseAndClose(res, state, turnRefusal, null, performance.now())
+      return
+    }
     const url = req.getUrl()
     const compat = url.startsWith('/compat/')
     const path = compat ? url.slice('/compat'.length) : url

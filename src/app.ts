@@ -53,7 +53,7 @@ export async function startPredex(config: Config, log: (line: string) => void,
   // Before the journal opens: a missing or wrong master key refuses the start with nothing left open.
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
   const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
-    journalRetention: config.journalRetention, log })
+    journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log })
   const store = new ReadStore(config.dataDir, (seq) => host.readDurable(seq))
   const read = new ReadModel(store)
   store.loadInto(read)

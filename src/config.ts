@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os'
 import { CHAINS } from './crypto/contracts.js'
 import { MasterKey } from './auth/master-key.js'
+import { ENDED_ORDERS_RETAINED } from './engine/limits.js'
 
 export interface Config {
   readonly dataDir: string
@@ -21,6 +22,8 @@ export interface Config {
   readonly durability: 'sync' | 'async'
   /** What the journal keeps: docs/host.md, "Retention". */
   readonly journalRetention: 'all' | 'snapshots'
+  /** Ended order ids the engine remembers, for a new data directory (null: ENDED_ORDERS_RETAINED). */
+  readonly endedOrdersRetained: number | null
   /** Null: on when the data directory is new. */
   readonly demo: boolean | null
   readonly faucetAmountUsdc: number
@@ -104,6 +107,10 @@ const SETTINGS: readonly Setting[] = [
       if (text !== 'all' && text !== 'snapshots') throw new ConfigError(`expected all or snapshots, got "${text}"`)
       return text
     } },
+  { key: 'endedOrdersRetained', flag: '--ended-orders-retained', env: null,
+    help: 'ended order ids the engine remembers for duplicate detection, fixed when the data directory is made '
+      + '(about 130 bytes of memory each)', defaultText: String(ENDED_ORDERS_RETAINED),
+    parse: integer(0, 100_000_000) },
   { key: 'demo', flag: '--demo', env: 'DEMO', help: 'create the demo markets (--no-demo: never)',
     defaultText: 'on when the data directory is new', parse: boolean },
   { key: 'rateLimits', flag: '--rate-limits', env: 'RATE_LIMITS',
@@ -121,7 +128,8 @@ const SETTINGS: readonly Setting[] = [
 
 const DEFAULTS: Config = {
   dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null, masterKey: null,
-  sigWorkers: availableParallelism(), durability: 'sync', journalRetention: 'snapshots', demo: null,
+  sigWorkers: availableParallelism(), durability: 'sync', journalRetention: 'snapshots', endedOrdersRetained: null,
+  demo: null,
   faucetAmountUsdc: 1000, faucetCooldownSec: 60,
   authPastSec: 60, authFutureSec: 10, rateLimits: true,
 }

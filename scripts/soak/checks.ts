@@ -65,8 +65,9 @@ export async function acknowledgedKept(traders: readonly Trader[], ledger: Ledge
 
 /** The journal, replayed from seq 1 in a fresh engine (no snapshot), up to `seq`: its state hash. */
 export async function replayedHash(dataDir: string, seq: number): Promise<{ seq: number; stateHash: string }> {
-  const engine = new Engine()
   const journal = Journal.open({ path: dataDir, durability: 'sync', readOnly: true })
+  // The journal's own retention of ended ids: its commands were applied with it.
+  const engine = new Engine({ endedOrdersRetained: journal.endedOrdersRetained(null) })
   try {
     for (const { seq: recordSeq, bytes } of journal.rawRecords(1)) {
       if (recordSeq > seq) break

@@ -32,6 +32,8 @@ export interface HostOptions {
   readonly ringBytes?: number
   /** Randomises the engine's order-index layout (no effect on state); random by default. */
   readonly hashSeed?: number
+  /** Ended order ids the engine remembers, for a new data directory (Journal.endedOrdersRetained). */
+  readonly endedOrdersRetained?: number | null
   /** Where the host says what it does (start, recovery, the async-durability warning). */
   readonly log?: (line: string) => void
   /** Test only: acknowledge before journaling (the crash test shows it then loses commands). */
@@ -90,6 +92,7 @@ export class EngineHost {
       snapshotEveryCommands: options.snapshotEveryCommands ?? SNAPSHOT_EVERY_COMMANDS,
       journalRetention: options.journalRetention ?? 'all',
       hashSeed: options.hashSeed ?? randomInt(2 ** 31),
+      endedOrdersRetained: options.endedOrdersRetained ?? null,
       unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs ?? 0,
       failJournalAtBatch: options.failJournalAtBatch ?? 0,
     }

@@ -220,7 +220,8 @@ function fatal(error: unknown): never {
 async function main(): Promise<void> {
   const options = workerData as WorkerOptions
   const journal = Journal.open({ path: options.dataDir, durability: options.durability })
-  const recovery = recover(journal, options.hashSeed, () => performance.now())
+  const recovery = recover(journal, options.hashSeed, () => performance.now(),
+    journal.endedOrdersRetained(options.endedOrdersRetained))
   const engine = recovery.engine
   post({
     type: 'ready', seq: engine.seq, snapshotSeq: recovery.snapshotSeq,

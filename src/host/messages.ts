@@ -23,6 +23,8 @@ export interface WorkerOptions {
   readonly snapshotEveryCommands: number
   readonly journalRetention: JournalRetention
   readonly hashSeed: number
+  /** Ended order ids the engine remembers, for a new journal (null: ENDED_ORDERS_RETAINED); then the journal's. */
+  readonly endedOrdersRetained: number | null
   /** Test only: acknowledge before journaling, and journal this many ms later (crash-test control). */
   readonly unsafeAckBeforeJournalMs: number
   /** Test only: the journal write of this batch (1-based) fails, as a disk error would; 0 = never. */

@@ -22,9 +22,13 @@ import { crc32 } from 'node:zlib'
 import { assert } from '../stdx/assert.js'
 import type { Command } from '../engine/command.js'
 import { decodeStampedCommand } from '../codec/command-codec.js'
+import { ENDED_ORDERS_RETAINED } from '../engine/limits.js'
 import { DirectoryLock } from './directory-lock.js'
 
 export type Durability = 'sync' | 'async'
+
+/** A setting asked for that the journal was not made with (the start is refused). */
+export class JournalSettingError extends Error {}
 
 export class JournalCorruptError extends Error {
   override readonly name = 'JournalCorruptError'
@@ -52,6 +56,8 @@ export class Journal {
   private readonly root: RootDatabase
   private readonly commands: Database<Buffer, number>
   private readonly snapshots: Database<Buffer, number>
+  /** Settings fixed when the journal is made, which replaying it must use (endedOrdersRetained). */
+  private readonly settings: Database<number, string>
 
   private constructor(private readonly options: JournalOptions, private readonly lock: DirectoryLock) {
     this.root = open({
@@ -70,6 +76,26 @@ export class Journal {
     })
     this.commands = this.root.openDB<Buffer, number>({ name: 'commands', encoding: 'binary' })
     this.snapshots = this.root.openDB<Buffer, number>({ name: 'snapshots', encoding: 'binary' })
+    this.settings = this.root.openDB<number, string>({ name: 'settings' })
+  }
+
+  /**
+   * How many ended order ids the engine of this journal remembers (order-index.ts). It decides
+   * which resubmissions are duplicates, so every replay of the journal must use the value its
+   * commands were applied with: it is fixed when the journal is made (`requested`, or
+   * ENDED_ORDERS_RETAINED) and kept here; a journal made before the setting existed was applied
+   * with ENDED_ORDERS_RETAINED. A different `requested` later is refused, not applied.
+   */
+  endedOrdersRetained(requested: number | null): number {
+    const stored = this.settings.get('endedOrdersRetained')
+    const isNew = this.lastSeq() === 0 && this.oldestSnapshotSeq() === null
+    const value = stored ?? (isNew && requested !== null ? requested : ENDED_ORDERS_RETAINED)
+    if (requested !== null && requested !== value) {
+      throw new JournalSettingError(`this data directory's engine remembers ${value} ended orders, fixed when its `
+        + `journal was made; --ended-orders-retained ${requested} cannot change it`)
+    }
+    if (stored === undefined && this.options.readOnly !== true) this.settings.putSync('endedOrdersRetained', value)
+    return value
   }
 
   /**

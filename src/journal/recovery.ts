@@ -3,7 +3,7 @@
  * every invariant before the engine opens its doors; a journal that cannot be trusted stops the
  * start (JournalCorruptError).
  */
-import { Engine } from '../engine/engine.js'
+import { Engine, type EngineOptions } from '../engine/engine.js'
 import { checkInvariants } from '../engine/invariants.js'
 import { decodeSnapshot } from '../engine/snapshot.js'
 import type { Journal } from './journal.js'
@@ -18,17 +18,20 @@ export interface Recovery {
   readonly ms: number
 }
 
-export function recover(journal: Journal, hashSeed: number, now: () => number): Recovery {
+/** `endedOrdersRetained`: the journal's own (Journal.endedOrdersRetained), which its commands were applied with. */
+export function recover(journal: Journal, hashSeed: number, now: () => number, endedOrdersRetained?: number):
+  Recovery {
   const started = now()
+  const options = { hashSeed, endedOrdersRetained }
   let engine: Engine | null = null
   let snapshotsSkipped = 0
   for (const snapshot of journal.snapshotsNewestFirst()) {
-    engine = snapshot.bytes === null ? null : decodeOrNull(snapshot.bytes, hashSeed)
+    engine = snapshot.bytes === null ? null : decodeOrNull(snapshot.bytes, options)
     if (engine !== null && engine.seq === snapshot.seq) break
     engine = null
     snapshotsSkipped++
   }
-  engine ??= new Engine({ hashSeed })
+  engine ??= new Engine(options)
   const snapshotSeq = engine.seq
   let replayed = 0
   for (const record of journal.recordsAfter(engine.seq)) {
@@ -39,9 +42,9 @@ export function recover(journal: Journal, hashSeed: number, now: () => number): 
   return { engine, snapshotSeq, snapshotsSkipped, replayed, ms: now() - started }
 }
 
-function decodeOrNull(bytes: Uint8Array, hashSeed: number): Engine | null {
+function decodeOrNull(bytes: Uint8Array, options: EngineOptions): Engine | null {
   try {
-    return decodeSnapshot(bytes, { hashSeed })
+    return decodeSnapshot(bytes, options)
   } catch {
     return null
   }

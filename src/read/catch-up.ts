@@ -14,16 +14,17 @@ export function catchUp(dataDir: string, model: ReadModel, upToSeq: number): num
   const journal = Journal.open({ path: dataDir, durability: 'sync', readOnly: true })
   try {
     let engine: Engine | null = null
+    const options = { endedOrdersRetained: journal.endedOrdersRetained(null) }
     for (const snapshot of journal.snapshotsNewestFirst()) {
       if (snapshot.seq > model.seq || snapshot.bytes === null) continue
       try {
-        engine = decodeSnapshot(snapshot.bytes)
+        engine = decodeSnapshot(snapshot.bytes, options)
         break
       } catch {
         engine = null
       }
     }
-    engine ??= new Engine()
+    engine ??= new Engine(options)
     let projected = 0
     for (const record of journal.recordsAfter(engine.seq)) {
       if (record.seq > upToSeq) break

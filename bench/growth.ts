@@ -9,7 +9,12 @@
  * journal and the read store), which are the kernel's page cache, shared and reclaimable: it is
  * reported beside it, not judged.
  *
- *   npm run bench:growth -- --commands 1000000 [--json]
+ *   npm run bench:growth -- --commands 1000000 [--ended-orders-retained N] [--durability async] [--json]
+ *
+ * The engine remembers the last ENDED_ORDERS_RETAINED (4 M) ended order ids: until that many
+ * orders have ended, each still adds its id. --ended-orders-retained sets a bound the run reaches
+ * (the data directory is new), so that the slope after it shows what else grows. --durability
+ * async skips the fsync per batch: the subject is memory, and the run is several times faster.
  *
  * The last line with --json: {commands, trades, open_orders, rss_start_mb, rss_end_mb, anon_start_mb,
  * anon_end_mb, bytes_per_command (RssAnon), rss_bytes_per_command, heap_bytes_per_command}, the slopes
@@ -26,6 +31,8 @@ import { BenchFlags } from './flags.js'
 
 const flags = new BenchFlags()
 const COMMANDS = flags.integer('--commands', flags.quick ? 200_000 : 1_000_000)
+const ENDED_RETAINED = flags.integer('--ended-orders-retained', 0)
+const DURABILITY = flags.list('--durability')?.[0] ?? 'sync'
 const TRADERS = 16
 const IN_FLIGHT = 64
 const SAMPLES = 20
@@ -84,7 +91,8 @@ function commandOf(i: number, yes: string, no: string): UnstampedCommand {
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'predex.growth-'))
   const config = configOf(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo',
-    '--sig-workers', '1'], {}) as Config
+    '--sig-workers', '1', '--durability', DURABILITY,
+    ...(ENDED_RETAINED > 0 ? ['--ended-orders-retained', String(ENDED_RETAINED)] : [])], {}) as Config
   const predex = await startPredex(config, () => undefined)
   const host = predex.context.host
   try {

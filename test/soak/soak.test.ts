@@ -4,9 +4,10 @@
  * restarts, and each of its verdicts asserted here: acknowledged orders and cancels kept, state
  * hash equal to an independent replay of the journal, no 5xx, WebSocket frames well formed.
  *
- * Memory flat is reported as a todo, not asserted, until the read model is bounded: today it keeps
- * every order and trade in memory (issue 14, "bounded growth"), so the process's own memory grows
- * by a few KB per command and a soak shows it. When that lands, the todo becomes an assertion.
+ * Memory flat is reported as a todo, not asserted: since the read model moved to disk the
+ * process's own memory rises about 30 MB/min within incarnations of 15-40 s (80 before), and
+ * whether that is bounded caches filling or a leak is not found yet. The flat-memory assertion is
+ * test/soak/growth.test.ts: 1 M commands through one server with no restarts.
  */
 import t from 'tap'
 import { spawn } from 'node:child_process'
@@ -56,7 +57,10 @@ t.test(`soak: ${MINUTES} min of mixed load with kill -9 restarts (seed ${SEED})`
   t.ok(summary.orders_acknowledged > 1_000, `the workload really traded (${summary.orders_acknowledged} orders)`)
   for (const check of summary.checks) {
     if (check.name === 'memory flat') {
-      t.ok(check.ok, `${check.name}: ${check.detail}`, { todo: 'the read model keeps all history in memory' })
+      // About 30 MB/min since the read model moved to disk (80 before): within incarnations of 15-40 s,
+      // not told apart yet from bounded caches filling (signer tables, the read cache); the 1 M-command
+      // run with no restarts (growth.test.ts) is flat.
+      t.ok(check.ok, `${check.name}: ${check.detail}`, { todo: 'own memory still rises within short incarnations' })
     } else {
       t.ok(check.ok, `${check.name}: ${check.detail}`)
     }

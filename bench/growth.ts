@@ -34,7 +34,7 @@ const COMMANDS = flags.integer('--commands', flags.quick ? 200_000 : 1_000_000)
 const ENDED_RETAINED = flags.integer('--ended-orders-retained', 0)
 const DURABILITY = flags.list('--durability')?.[0] ?? 'sync'
 const TRADERS = 16
-const IN_FLIGHT = 64
+const IN_FLIGHT = 256
 const SAMPLES = 20
 
 interface Sample {

@@ -28,6 +28,7 @@ import { startPredex } from '../src/app.js'
 import type { OrderInput, UnstampedCommand } from '../src/engine/command.js'
 import { rssOf } from '../scripts/soak/server.js'
 import { BenchFlags } from './flags.js'
+import { slope } from './stats.js'
 
 const flags = new BenchFlags()
 const COMMANDS = flags.integer('--commands', flags.quick ? 200_000 : 1_000_000)
@@ -47,20 +48,6 @@ interface Sample {
 function gc(): void {
   const collect = (globalThis as { gc?: () => void }).gc
   if (collect !== undefined) collect()
-}
-
-/** Least-squares slope of y over x. */
-function slope(points: readonly (readonly [number, number])[]): number {
-  const n = points.length
-  const mx = points.reduce((s, [x]) => s + x, 0) / n
-  const my = points.reduce((s, [, y]) => s + y, 0) / n
-  let num = 0
-  let den = 0
-  for (const [x, y] of points) {
-    num += (x - mx) * (y - my)
-    den += (x - mx) ** 2
-  }
-  return den === 0 ? 0 : num / den
 }
 
 function address(n: number): string {

@@ -23,3 +23,18 @@ export function percentile(sorted: ArrayLike<number>, q: number): number {
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))
   return sorted[rank]!
 }
+
+/** Least-squares slope of y over x. */
+export function slope(points: readonly (readonly [number, number])[]): number {
+  const n = points.length
+  if (n < 2) return 0
+  const mx = points.reduce((s, [x]) => s + x, 0) / n
+  const my = points.reduce((s, [, y]) => s + y, 0) / n
+  let num = 0
+  let den = 0
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my)
+    den += (x - mx) ** 2
+  }
+  return den === 0 ? 0 : num / den
+}

@@ -10,6 +10,7 @@ import { stateHashOf } from '../../src/engine/snapshot.js'
 import { Journal, unsealed } from '../../src/journal/journal.js'
 import type { RssSample } from './server.js'
 import type { Ledger, Trader } from './workload.js'
+import { slope } from '../../bench/stats.js'
 
 export interface Check {
   readonly name: string
@@ -89,21 +90,6 @@ export async function replayAgrees(dataDir: string, served: { seq: number; state
   return { name: 'state hash equals an independent replay', ok,
     detail: `server seq ${served.seq} ${served.state_hash.slice(0, 16)}…, replay seq ${replayed.seq} `
       + `${replayed.stateHash.slice(0, 16)}…` }
-}
-
-/** Least-squares slope of y over x. */
-export function slope(points: readonly (readonly [number, number])[]): number {
-  const n = points.length
-  if (n < 2) return 0
-  const mx = points.reduce((s, [x]) => s + x, 0) / n
-  const my = points.reduce((s, [, y]) => s + y, 0) / n
-  let num = 0
-  let den = 0
-  for (const [x, y] of points) {
-    num += (x - mx) * (y - my)
-    den += (x - mx) ** 2
-  }
-  return den === 0 ? 0 : num / den
 }
 
 /**

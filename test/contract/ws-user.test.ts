@@ -9,7 +9,7 @@ import { CHAIN_ID, USDC, l2, nowSec, placeLimit, send, startServer, type Trader 
 import { l1Headers, type ApiCredentials } from '../../src/client/headers.js'
 import { TestClock } from '../support/clock.js'
 import { WsClient } from '../ws-client.js'
-import { RATE_RULES } from '../../src/limits.js'
+import { RATE_RULES, WS_SUBSCRIPTIONS_MAX } from '../../src/limits.js'
 
 // Budgets read the monotonic clock, which stands still unless advanced: the block below comes after
 // exactly the failure budget, however slow the machine.
@@ -89,6 +89,28 @@ t.test('revoking the key ends its sessions: an error event, the socket closed, n
   t.equal(await revokedSocket.closed, 1008, 'closed')
   await placeLimit(server, keep, market, { side: 'BUY', price: '0.10', size: '10' })
   t.match(await keptSocket.json(), { event_type: 'order', type: 'PLACEMENT' }, 'the wallet\'s other key keeps its session')
+})
+
+// Found by the live fuzz (test/fuzz/ws-live.test.ts): a subscribe refused for passing the bound
+// used to add its markets all the same, so each refused message grew the socket's set (by up to
+// 16 KiB of names a message, without end) and every later subscribe was refused.
+t.test('a subscribe past the markets bound is refused whole and changes nothing', async (t) => {
+  const tooMany = Array.from({ length: WS_SUBSCRIPTIONS_MAX + 1 }, (_, i) => i.toString(36))
+  const client = await subscribe(alice, [market.conditionId])
+  t.teardown(() => client.socket.close())
+  for (let i = 0; i < 3; i++) {
+    client.send({ operation: 'subscribe', markets: tooMany })
+    t.match(await client.json(), { event_type: 'error', code: 'INVALID_PARAMETER' }, 'refused')
+  }
+  client.send({ operation: 'subscribe', markets: [other.conditionId] })
+  client.send('PING')
+  t.equal(await client.next(), 'PONG', 'a subscribe within the bound is taken: the refused ones added nothing')
+  await placeLimit(server, alice, market, { side: 'BUY', price: '0.11', size: '1' })
+  t.match(await client.json(), { event_type: 'order', type: 'PLACEMENT', market: market.conditionId }, 'the filter is as it was')
+  const first = await WsClient.open(url)
+  first.send({ type: 'user', auth: alice.credentials, markets: tooMany })
+  t.match(await first.json(), { event_type: 'error', code: 'INVALID_PARAMETER', field: 'markets' })
+  t.equal(await first.closed, 1008, 'a first message refused for it authenticates nothing: the socket is closed')
 })
 
 // Last: it blocks Bob's key from this address.

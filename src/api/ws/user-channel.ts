@@ -32,6 +32,18 @@ interface SocketData {
   seq: number
 }
 
+/**
+ * A socket may follow at most WS_SUBSCRIPTIONS_MAX markets: a message that would take it past
+ * that is refused whole, before it changes anything (issue 14: checked after applying, each
+ * refused message grew the socket's set without end).
+ */
+function checkMarketCount(count: number): void {
+  if (count > WS_SUBSCRIPTIONS_MAX) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} markets per connection`,
+      { field: 'markets', max: WS_SUBSCRIPTIONS_MAX })
+  }
+}
+
 export class UserChannel {
   /** Address -> its authenticated sockets. */
   private readonly socketsByAddress = new Map<string, Set<WebSocket<SocketData>>>()
@@ -140,6 +152,8 @@ export class UserChannel {
         throw new PredexError(ApiCode.BAD_REQUEST,
           'this is the user channel: the first message is {type: "user", auth, markets}', { field: 'type' })
       }
+      // Checked before anything is applied: a refused message changes nothing (and here authenticates nothing).
+      checkMarketCount(new Set(markets).size)
       data.address = this.authenticate(data.remoteAddress, request.auth)
       data.apiKey = (request.auth as { apiKey: string }).apiKey
       let sockets = this.socketsByAddress.get(data.address)
@@ -149,10 +163,8 @@ export class UserChannel {
     } else if (String(request.operation ?? 'subscribe').toLowerCase() === 'unsubscribe') {
       for (const market of markets) data.markets.delete(market)
     } else {
+      checkMarketCount(data.markets.size + new Set(markets.filter((market) => !data.markets.has(market))).size)
       for (const market of markets) data.markets.add(market)
-    }
-    if (data.markets.size > WS_SUBSCRIPTIONS_MAX) {
-      throw new PredexError(ApiCode.INVALID_PARAMETER, `at most ${WS_SUBSCRIPTIONS_MAX} markets per connection`)
     }
   }
 

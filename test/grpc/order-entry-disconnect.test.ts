@@ -211,12 +211,14 @@ t.test('the server stopping: cancel on disconnect first, then UNAVAILABLE', asyn
   const second = orderRequest(trader, market, { side: 'BUY', price: '0.21', size: '5' })
   await canceling.ask({ case: 'place', value: first.request })
   await plain.ask({ case: 'place', value: second.request })
-  await other.stop()
+  const stopping = other.stop()
   for (const session of [canceling, plain]) {
     const ending = await session.ended
     t.equal(ending?.grpcCode, GrpcStatus.UNAVAILABLE)
     t.equal(ending?.code, ServiceCode.ENGINE_UNAVAILABLE)
   }
+  // Read as the streams end, while the server is still stopping: its read store closes last.
   t.equal(statusOf(other, first.signed.orderId), 'CANCELED', 'the canceling session\'s order')
   t.equal(statusOf(other, second.signed.orderId), 'LIVE', 'the other session asked for nothing')
+  await stopping
 })

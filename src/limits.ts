@@ -265,6 +265,16 @@ export const WS_SNAPSHOT_WINDOW_MS = 10_000
 export const GRPC_RECEIVE_MESSAGE_BYTES_MAX = 256 * 1024
 /** Largest response message (a book of every level of a token, a page of 500 orders). */
 export const GRPC_SEND_MESSAGE_BYTES_MAX = 8 * 1024 * 1024
+/**
+ * Characters of a refusal's message, and of each of its context values as JSON text, in a gRPC
+ * status. Trailers are HTTP/2 headers, and a context may name the client's input (up to
+ * GRPC_RECEIVE_MESSAGE_BYTES_MAX): past a client's header list limit (8 to 16 KiB in gRPC's C
+ * core, a few hundred KiB in grpc-js) the status never arrives, the call hangs and the connection
+ * fails for every call on it. A longer value is cut and ends with '…' (issue 14, found by the live
+ * fuzz); the message is counted in characters, each of which grpc-message may spell in up to 12 bytes.
+ */
+export const GRPC_ERROR_MESSAGE_CHARS_MAX = 512
+export const GRPC_ERROR_CONTEXT_CHARS_MAX = 256
 /** HTTP/2 streams (calls) open at once on one connection. */
 export const GRPC_STREAMS_PER_CONNECTION_MAX = 100
 /** Long-lived streams (order-entry sessions, user streams) open at once per API key, over all connections. */

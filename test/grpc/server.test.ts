@@ -3,7 +3,8 @@
  * up, and the services by name), lists predex.v1's services through server reflection as
  * grpcurl does (grpc.reflection.v1, list_services then file_containing_symbol), and answers a
  * method it does not have with UNIMPLEMENTED; bytes that are not the message are INVALID_ARGUMENT, an
- * oversized request RESOURCE_EXHAUSTED, a passed deadline DEADLINE_EXCEEDED.
+ * oversized request RESOURCE_EXHAUSTED, a passed deadline DEADLINE_EXCEEDED; a refusal naming a huge
+ * input keeps its trailers small.
  */
 import t from 'tap'
 import { credentials, loadPackageDefinition, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js'
@@ -11,7 +12,10 @@ import { loadSync } from '@grpc/proto-loader'
 import { protoPath as healthProtoPath } from 'grpc-health-check'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { GRPC_RECEIVE_MESSAGE_BYTES_MAX } from '../../src/limits.js'
+import { create, toBinary } from '@bufbuild/protobuf'
+import { GRPC_ERROR_CONTEXT_CHARS_MAX, GRPC_RECEIVE_MESSAGE_BYTES_MAX } from '../../src/limits.js'
+import { GetMarketRequestSchema } from '../../src/gen/predex/v1/market_data_pb.js'
+import { callErrorOf } from '../../src/client/grpc/transport.js'
 import { startServer } from '../rest-harness.js'
 
 const server = await startServer()
@@ -100,4 +104,23 @@ t.test('a call whose deadline has passed ends DEADLINE_EXCEEDED; the server goes
   const error = await rawCall('/predex.v1.MarketDataService/ListMarkets', Buffer.alloc(0), Date.now() - 1)
   t.equal(error?.code, status.DEADLINE_EXCEEDED)
   t.equal(await rawCall('/predex.v1.MarketDataService/ListMarkets', Buffer.alloc(0)), null)
+})
+
+// Found by the live fuzz (test/fuzz/grpc-live.test.ts): a refusal's context names the client's input,
+// and trailers are HTTP/2 headers. A market id of 100 000 characters made trailers of some 400 KB: past
+// the client's header list limit the status never arrived, the call hung and the connection failed
+// for every call on it.
+t.test('a refusal naming a huge input still reaches the client: its trailers stay small', async (t) => {
+  const bytes = toBinary(GetMarketRequestSchema, create(GetMarketRequestSchema, { market: 'x'.repeat(100_000) }))
+  const error = await rawCall('/predex.v1.MarketDataService/GetMarket', Buffer.from(bytes), Date.now() + 3_000)
+  t.equal(error?.code, status.NOT_FOUND, 'answered NOT_FOUND, not left to its deadline')
+  t.equal(error?.metadata.get('predex-code')[0], 'MARKET_NOT_FOUND')
+  // Binary values travel base64: 4 bytes for 3.
+  const sizeOf = (value: string | Buffer): number => (typeof value === 'string' ? value.length : value.length * 4 / 3)
+  const trailerBytes = Object.entries(error?.metadata.getMap() ?? {})
+    .reduce((sum, [key, value]) => sum + key.length + sizeOf(value), error?.details.length ?? 0)
+  t.ok(trailerBytes < 8 * 1024, `trailers of ${Math.round(trailerBytes)} bytes: within 8 KiB`)
+  const context = callErrorOf(error!).context
+  t.match(context.id, /^x+…$/, 'the context names the input, cut short')
+  t.ok((JSON.stringify(context.id) ?? '').length <= GRPC_ERROR_CONTEXT_CHARS_MAX, 'within the bound')
 })

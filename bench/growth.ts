@@ -16,11 +16,11 @@
  * (the data directory is new), so that the slope after it shows what else grows. --durability
  * async skips the fsync per batch: the subject is memory, and the run is several times faster.
  *
- * The last line with --json: {commands, trades, open_orders, rss_start_mb, rss_end_mb, anon_start_mb,
+ * The last line with --json: {commands, trades, open_orders, read_store_bytes_per_command, rss_start_mb, rss_end_mb, anon_start_mb,
  * anon_end_mb, bytes_per_command (RssAnon), rss_bytes_per_command, heap_bytes_per_command}, the slopes
  * fitted over the second half of the run (after GC).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { configOf, type Config } from '../src/config.js'
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     // The stream must really trade and cancel, or the figure measures something easier.
     const trades = predex.context.read.totals.trades
     const openOrders = status.kind === 'status' ? status.openOrders : -1
-    report(samples, trades, openOrders)
+    report(samples, trades, openOrders, fileBytes(join(dataDir, 'read', 'data.mdb')))
   } finally {
     await predex.stop()
     rmSync(dataDir, { recursive: true, force: true })
@@ -134,10 +134,16 @@ async function run(host: { submit: (c: UnstampedCommand) => Promise<unknown> }, 
   return samples
 }
 
-function report(samples: readonly Sample[], trades: number, openOrders: number): void {
+/** A file's size on disk (blocks allocated, not its length: LMDB's files may be sparse). */
+function fileBytes(path: string): number {
+  return statSync(path).blocks * 512
+}
+
+function report(samples: readonly Sample[], trades: number, openOrders: number, readStoreBytes: number): void {
   const secondHalf = samples.slice(Math.floor(samples.length / 2))
   const result = {
     commands: COMMANDS, trades, open_orders: openOrders,
+    read_store_bytes_per_command: Math.round(readStoreBytes / COMMANDS),
     rss_start_mb: Math.round(samples[0]!.rssBytes / 2 ** 20),
     rss_end_mb: Math.round(samples[samples.length - 1]!.rssBytes / 2 ** 20),
     anon_start_mb: Math.round(samples[0]!.anonBytes / 2 ** 20),

@@ -66,6 +66,13 @@ export interface Passage {
   readonly rate: { readonly bucket: string; readonly rule: RateClass } | null
 }
 
+/** A stream request's charge: refused (RATE_LIMITED) or not, and the budget left at that instant. */
+export interface Charge {
+  readonly refusal: PredexError | null
+  /** Null when rate limits are off. */
+  readonly budget: BudgetState | null
+}
+
 export class Gate {
   constructor(private readonly options: GateOptions) {}
 
@@ -103,17 +110,30 @@ export class Gate {
 
   /**
    * Takes one request from `apiKey`'s budget for `rate` (the same bucket as the REST route of the
-   * use case), or throws RATE_LIMITED: for the requests of a stream authenticated once at open.
+   * use case), for the requests of a stream authenticated once at open: the RATE_LIMITED refusal
+   * if spent, and the budget left, both at one reading of the clock (read twice, a refusal could
+   * report a request left that refilled in between).
    */
-  charge(rate: NonNullable<Passage['rate']>, apiKey: string): void {
-    this.limit(rate.bucket, RATE_RULES[rate.rule], apiKey)
+  charge(rate: NonNullable<Passage['rate']>, apiKey: string): Charge {
+    const nowMs = this.options.clock.nowMs()
+    let refusal: PredexError | null = null
+    try {
+      this.limit(rate.bucket, RATE_RULES[rate.rule], apiKey, nowMs)
+    } catch (error) {
+      if (!(error instanceof PredexError)) throw error
+      refusal = error
+    }
+    return { refusal, budget: this.budgetAt(rate, apiKey, nowMs) }
   }
 
   /** What `apiKey`'s budget for `rate` allows now (read only); null when rate limits are off. */
   budgetOf(rate: NonNullable<Passage['rate']>, apiKey: string): BudgetState | null {
+    return this.budgetAt(rate, apiKey, this.options.clock.nowMs())
+  }
+
+  private budgetAt(rate: NonNullable<Passage['rate']>, apiKey: string, nowMs: number): BudgetState | null {
     const limiter = this.options.limiter
-    if (limiter === null) return null
-    return limiter.peek(budgetKey(rate.bucket, apiKey), RATE_RULES[rate.rule], this.options.clock.nowMs())
+    return limiter === null ? null : limiter.peek(budgetKey(rate.bucket, apiKey), RATE_RULES[rate.rule], nowMs)
   }
 
   /** Checks the credentials alone: the identity, or the failed check. */
@@ -140,8 +160,8 @@ export class Gate {
   }
 
   /** Takes one request from `subject`'s budget for `bucket`, or throws RATE_LIMITED. */
-  private limit(bucket: string, rule: RateRule, subject: string): void {
-    const waitSec = this.options.limiter?.take(budgetKey(bucket, subject), rule, this.options.clock.nowMs()) ?? null
+  private limit(bucket: string, rule: RateRule, subject: string, nowMs = this.options.clock.nowMs()): void {
+    const waitSec = this.options.limiter?.take(budgetKey(bucket, subject), rule, nowMs) ?? null
     if (waitSec === null) return
     throw rateLimited(waitSec, rule, `rate limit of ${bucket === 'general' ? 'all requests' : bucket} exceeded`)
   }

@@ -158,15 +158,9 @@ export class SessionStream {
 
   /** A trading request: its budget first (in request order), then the service; refusals as `error`. */
   private async trade(requestId: string, action: TradingAction): Promise<SessionResponseInit> {
-    const rate = RATES[action.case]
-    let limited: PredexError | null = null
-    try {
-      this.face.gate.charge(rate, this.trader.apiKey)
-    } catch (error) {
-      limited = asPredexError(error)
-    }
-    const rateLimit = rateLimitOf(this.face.gate.budgetOf(rate, this.trader.apiKey))
-    if (limited !== null) return errorResponse(requestId, limited, rateLimit)
+    const { refusal, budget } = this.face.gate.charge(RATES[action.case], this.trader.apiKey)
+    const rateLimit = rateLimitOf(budget)
+    if (refusal !== null) return errorResponse(requestId, refusal, rateLimit)
     try {
       return await this.tradeAnswer(requestId, action, rateLimit)
     } catch (error) {

@@ -24,12 +24,7 @@ function gateOf(limits = true): { gate: Gate; advanceMs: (ms: number) => void } 
 }
 
 function chargeError(gate: Gate): PredexError | null {
-  try {
-    gate.charge(CANCEL_ALL, API_KEY)
-    return null
-  } catch (error) {
-    return error as PredexError
-  }
+  return gate.charge(CANCEL_ALL, API_KEY).refusal
 }
 
 t.test('charge takes from the bucket until it is spent, then RATE_LIMITED with the wait', (t) => {
@@ -94,5 +89,24 @@ t.test('without a limiter: charges pass and there is no state to show', (t) => {
   const { gate } = gateOf(false)
   for (let i = 0; i < 1_000; i++) gate.charge(CANCEL_ALL, API_KEY)
   t.equal(gate.budgetOf(CANCEL_ALL, API_KEY), null)
+  t.end()
+})
+
+t.test('a refusal reports the budget of its own instant: nothing left, even if time passes before the answer', (t) => {
+  let tickMs = 0
+  let nowMs = 1_000
+  const gate = new Gate({
+    chainId: 137, window: { pastSec: 60, futureSec: 10 }, adminKey: 'k'.repeat(40), log: () => undefined,
+    lookup: () => undefined, clock: { nowSec: () => 1_700_000_000, nowMs: () => (nowMs += tickMs) },
+    limiter: new RateLimiter(),
+  })
+  for (let i = 0; i < RATE_RULES.cancelAll.burst; i++) gate.charge(CANCEL_ALL, API_KEY)
+  // One token every 40 ms (250 per 10 s). From here each reading of the clock is 10 ms later (a
+  // busy machine): the charge reads 36 ms (0.9 of a token: refused); a second reading would see 46.
+  nowMs += 26
+  tickMs = 10
+  const charge = gate.charge(CANCEL_ALL, API_KEY)
+  t.equal(charge.refusal?.code, ApiCode.RATE_LIMITED, 'refused short of a token')
+  t.equal(charge.budget?.remaining, 0, 'and its budget, read at the same instant, has nothing left')
   t.end()
 })

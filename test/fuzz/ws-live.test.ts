@@ -29,6 +29,7 @@ import { CATALOGUE } from '../../src/errors.js'
 import { WS_MESSAGE_BYTES_MAX } from '../../src/limits.js'
 import { USDC, placeLimit, startServer, type TestServer } from '../rest-harness.js'
 import { Opcode, RawWebSocket, closePayload, frameBytes, handshake } from './ws-raw.js'
+import { Waker } from '../waker.js'
 
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const SECONDS = Number(process.env.FUZZ_SECONDS ?? 6)
@@ -270,7 +271,7 @@ class Client {
   readonly frames: string[] = []
   pongs = 0
   closeCode: number | null = null
-  private wake: (() => void) | null = null
+  private readonly waker = new Waker()
 
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (data) => this.poke(() => this.frames.push(String(data))))
@@ -297,14 +298,7 @@ class Client {
     while (!check()) {
       const left = deadline - performance.now()
       if (left <= 0) return false
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left)
-        this.wake = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      this.wake = null
+      await this.waker.sleep(left)
     }
     return true
   }
@@ -315,7 +309,7 @@ class Client {
 
   private poke(record: () => void): void {
     record()
-    this.wake?.()
+    this.waker.wake()
   }
 }
 

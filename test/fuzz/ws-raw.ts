@@ -7,6 +7,7 @@
  */
 import { connect, type Socket } from 'node:net'
 import { randomBytes } from 'node:crypto'
+import { Waker } from '../waker.js'
 
 export const Opcode = { continuation: 0x0, text: 0x1, binary: 0x2, close: 0x8, ping: 0x9, pong: 0xa } as const
 
@@ -64,13 +65,13 @@ export class RawWebSocket {
   /** Resolves when the TCP connection has ended (either side). */
   readonly ended: Promise<void>
   private buffered = Buffer.alloc(0)
-  private wake: (() => void) | null = null
+  private readonly waker = new Waker()
   private gone = false
 
   private constructor(readonly socket: Socket, rest: Buffer) {
     this.ended = new Promise((resolve) => socket.once('close', () => {
       this.gone = true
-      this.wake?.()
+      this.waker.wake()
       resolve()
     }))
     socket.on('data', (chunk: Buffer) => this.take(chunk))
@@ -113,14 +114,7 @@ export class RawWebSocket {
     while (!check() && !this.gone) {
       const left = deadline - performance.now()
       if (left <= 0) return false
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left)
-        this.wake = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      this.wake = null
+      await this.waker.sleep(left)
     }
     return true
   }
@@ -136,7 +130,7 @@ export class RawWebSocket {
       }
       this.frames.push({ opcode: frame.opcode, payload: frame.payload })
     }
-    this.wake?.()
+    this.waker.wake()
   }
 }
 

@@ -15,6 +15,7 @@ import {
 } from '../../src/gen/predex/v1/order_entry_pb.js'
 import type { OrderRequestSchema } from '../../src/gen/predex/v1/trading_pb.js'
 import { termsOf, type Trader } from '../support/driver.js'
+import { Waker } from '../waker.js'
 
 export type Action = Exclude<NonNullable<MessageInitShape<typeof SessionRequestSchema>['action']>, { case: undefined }>
 export type OrderRequestInit = MessageInitShape<typeof OrderRequestSchema>
@@ -30,7 +31,7 @@ export class TestSession {
   readonly call: ClientDuplexStream<SessionRequest, SessionResponse>
   readonly ended: Promise<Ending>
   private readonly received: SessionResponse[] = []
-  private wake: (() => void) | null = null
+  private readonly waker = new Waker()
   private finished = false
   private requestCount = 0
 
@@ -38,7 +39,7 @@ export class TestSession {
     this.call = transport.duplex(OrderEntryService.method.session, signer, options)
     this.call.on('data', (response: SessionResponse) => {
       this.received.push(response)
-      this.wake?.()
+      this.waker.wake()
     })
     this.ended = new Promise((resolve) => {
       this.call.on('error', (error: ServiceError) => resolve(callErrorOf(error)))
@@ -47,7 +48,7 @@ export class TestSession {
       })
     }).then((ending) => {
       this.finished = true
-      this.wake?.()
+      this.waker.wake()
       return ending as Ending
     })
   }
@@ -65,14 +66,7 @@ export class TestSession {
       if (this.finished) throw new Error('the stream ended before the answer')
       const left = deadline - Date.now()
       if (left <= 0) throw new Error(`no answer within ${timeoutMs} ms`)
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left)
-        this.wake = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      this.wake = null
+      await this.waker.sleep(left)
     }
     return this.received.shift()!
   }

@@ -17,14 +17,15 @@
  * async skips the fsync per batch: the subject is memory, and the run is several times faster.
  *
  * The last line with --json: {commands, trades, open_orders, read_store_bytes_per_command, rss_start_mb, rss_end_mb, anon_start_mb,
- * anon_end_mb, bytes_per_command (RssAnon), rss_bytes_per_command, heap_bytes_per_command}, the slopes
- * fitted over the second half of the run (after GC).
+ * anon_end_mb, bytes_per_command (RssAnon), rss_bytes_per_command, heap_bytes_per_command,
+ * engine_heap_bytes_per_command, collected, anon_mb_samples}, the slopes fitted over the second half of the run (after a full GC in both
+ * threads with --expose-gc).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { configOf, type Config } from '../src/config.js'
-import { startPredex } from '../src/app.js'
+import { startPredex, type Predex } from '../src/app.js'
 import type { OrderInput, UnstampedCommand } from '../src/engine/command.js'
 import { rssOf } from '../scripts/soak/server.js'
 import { BenchFlags } from './flags.js'
@@ -43,11 +44,17 @@ interface Sample {
   readonly rssBytes: number
   readonly anonBytes: number
   readonly heapBytes: number
+  readonly workerHeapBytes: number
+  /** Whether both threads ran a full collection first (only with --expose-gc). */
+  readonly collected: boolean
+}
+
+function hasGc(): boolean {
+  return (globalThis as { gc?: () => void }).gc !== undefined
 }
 
 function gc(): void {
-  const collect = (globalThis as { gc?: () => void }).gc
-  if (collect !== undefined) collect()
+  (globalThis as { gc?: () => void }).gc?.()
 }
 
 function address(n: number): string {
@@ -104,8 +111,19 @@ async function main(): Promise<void> {
   }
 }
 
-async function run(host: { submit: (c: UnstampedCommand) => Promise<unknown> }, yes: string, no: string):
-  Promise<Sample[]> {
+type Host = Pick<Predex['context']['host'], 'submit' | 'query'>
+
+/** Memory after a full collection in both threads: garbage a later collection frees is not growth. */
+async function sampleOf(host: Host, commands: number): Promise<Sample> {
+  const worker = await host.query({ kind: 'memory', collect: true })
+  gc()
+  const memory = process.memoryUsage()
+  return { commands, rssBytes: memory.rss, anonBytes: rssOf(process.pid)?.rssAnonBytes ?? Number.NaN,
+    heapBytes: memory.heapUsed, workerHeapBytes: worker.kind === 'memory' ? worker.heapUsedBytes : Number.NaN,
+    collected: worker.kind === 'memory' && worker.collected && hasGc() }
+}
+
+async function run(host: Host, yes: string, no: string): Promise<Sample[]> {
   const samples: Sample[] = []
   const every = Math.max(1, Math.floor(COMMANDS / SAMPLES))
   const startedMs = performance.now()
@@ -119,13 +137,12 @@ async function run(host: { submit: (c: UnstampedCommand) => Promise<unknown> }, 
       for (let i = first; i < first + 4 && i < COMMANDS; i++) await host.submit(commandOf(i, yes, no))
       done += 4
       if (done % every < 4) {
-        gc()
-        const memory = process.memoryUsage()
-        const anonBytes = rssOf(process.pid)?.rssAnonBytes ?? Number.NaN
-        samples.push({ commands: done, rssBytes: memory.rss, anonBytes, heapBytes: memory.heapUsed })
+        const sample = await sampleOf(host, done)
+        samples.push(sample)
         const seconds = (performance.now() - startedMs) / 1000
-        process.stderr.write(`growth: ${done} commands, rss ${(memory.rss / 2 ** 20).toFixed(0)} MB, `
-          + `own ${(anonBytes / 2 ** 20).toFixed(0)} MB, `
+        const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(0)
+        process.stderr.write(`growth: ${done} commands, rss ${mb(sample.rssBytes)} MB, own ${mb(sample.anonBytes)} MB `
+          + `(heaps: main ${mb(sample.heapBytes)} MB, engine ${mb(sample.workerHeapBytes)} MB), `
           + `${(done / seconds).toFixed(0)} commands/s\n`)
       }
     }
@@ -151,6 +168,9 @@ function report(samples: readonly Sample[], trades: number, openOrders: number, 
     bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.anonBytes]))),
     rss_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.rssBytes]))),
     heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.heapBytes]))),
+    engine_heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.workerHeapBytes]))),
+    collected: samples.every((s) => s.collected),
+    anon_mb_samples: samples.map((s) => Math.round(s.anonBytes / 2 ** 20)),
   }
   process.stdout.write(`${flags.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)}\n`)
 }

@@ -3,6 +3,7 @@
  * every command applied before them is durable, so a read never shows what a crash could undo).
  * The read models for history (trades, portfolio) come later, fed by the events.
  */
+import { getHeapStatistics } from 'node:v8'
 import type { Engine } from '../engine/engine.js'
 import { stateHashOf } from '../engine/snapshot.js'
 import { accountSummaryOf, bookOf, type BookView } from '../engine/view.js'
@@ -19,6 +20,12 @@ export type Query =
   /** Every API credential (legacy secrets in clear included): for the front end's credential store only. */
   | { readonly kind: 'apiKeys' }
   | { readonly kind: 'markets' }
+  /**
+   * The engine worker's heap (its own V8 isolate: the main thread's figures do not count it). With
+   * `collect`, a full collection first when the process runs with --expose-gc, so that a memory
+   * bench samples live data and not garbage a later collection would free.
+   */
+  | { readonly kind: 'memory'; readonly collect: boolean }
 
 export type QueryAnswer =
   | {
@@ -33,6 +40,8 @@ export type QueryAnswer =
   | { readonly kind: 'stateHash'; readonly seq: number; readonly stateHash: string; readonly invariantsHold: boolean }
   | { readonly kind: 'apiKeys'; readonly keys: readonly ApiKeyEntry[] }
   | { readonly kind: 'markets'; readonly markets: readonly MarketRecord[] }
+  | { readonly kind: 'memory'; readonly heapUsedBytes: number; readonly heapTotalBytes: number;
+    readonly collected: boolean }
 
 /** One API key; `stored` null when its secret and passphrase derive from the master key (none kept). */
 export interface ApiKeyEntry {
@@ -60,7 +69,17 @@ export function answer(engine: Engine, query: Query): QueryAnswer {
       return { kind: 'markets', markets: engine.markets.map((market) => market.record()) }
     case 'apiKeys':
       return { kind: 'apiKeys', keys: [...engine.apiKeys.values()].map(apiKeyEntryOf) }
+    case 'memory':
+      return memoryOf(query.collect)
   }
+}
+
+function memoryOf(collect: boolean): QueryAnswer {
+  const gc = (globalThis as { gc?: () => void }).gc
+  const collected = collect && gc !== undefined
+  if (collected) gc()
+  const heap = getHeapStatistics()
+  return { kind: 'memory', heapUsedBytes: heap.used_heap_size, heapTotalBytes: heap.total_heap_size, collected }
 }
 
 function apiKeyEntryOf(key: ApiKeyRecord): ApiKeyEntry {

@@ -54,7 +54,8 @@ export async function startPredex(config: Config, log: (line: string) => void,
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
   const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
     journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log })
-  const store = new ReadStore(config.dataDir, (seq) => host.readDurable(seq))
+  const store = new ReadStore(config.dataDir, { onDurable: (seq) => host.readDurable(seq),
+    unfilledOrdersRetentionDays: config.unfilledOrdersRetentionDays })
   const read = new ReadModel(store)
   store.loadInto(read)
   restrictBelow(config.dataDir) // its stores are open: no file of it is left readable by others

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os'
 import { CHAINS } from './crypto/contracts.js'
 import { MasterKey } from './auth/master-key.js'
 import { ENDED_ORDERS_RETAINED } from './engine/limits.js'
+import { UNFILLED_ORDERS_RETENTION_DAYS } from './limits.js'
 
 export interface Config {
   readonly dataDir: string
@@ -24,6 +25,7 @@ export interface Config {
   readonly journalRetention: 'all' | 'snapshots'
   /** Ended order ids the engine remembers, for a new data directory (null: ENDED_ORDERS_RETAINED). */
   readonly endedOrdersRetained: number | null
+  readonly unfilledOrdersRetentionDays: number
   /** Null: on when the data directory is new. */
   readonly demo: boolean | null
   readonly faucetAmountUsdc: number
@@ -111,6 +113,9 @@ const SETTINGS: readonly Setting[] = [
     help: 'ended order ids the engine remembers for duplicate detection, fixed when the data directory is made '
       + '(about 130 bytes of memory each)', defaultText: String(ENDED_ORDERS_RETAINED),
     parse: integer(0, 100_000_000) },
+  { key: 'unfilledOrdersRetentionDays', flag: '--unfilled-orders-retention-days', env: null,
+    help: 'days an order that ended with nothing filled stays readable, then it is removed from the read store '
+      + '(0: kept for ever)', defaultText: String(UNFILLED_ORDERS_RETENTION_DAYS), parse: integer(0, 36_500) },
   { key: 'demo', flag: '--demo', env: 'DEMO', help: 'create the demo markets (--no-demo: never)',
     defaultText: 'on when the data directory is new', parse: boolean },
   { key: 'rateLimits', flag: '--rate-limits', env: 'RATE_LIMITS',
@@ -129,6 +134,7 @@ const SETTINGS: readonly Setting[] = [
 const DEFAULTS: Config = {
   dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null, masterKey: null,
   sigWorkers: availableParallelism(), durability: 'sync', journalRetention: 'snapshots', endedOrdersRetained: null,
+  unfilledOrdersRetentionDays: UNFILLED_ORDERS_RETENTION_DAYS,
   demo: null,
   faucetAmountUsdc: 1000, faucetCooldownSec: 60,
   authPastSec: 60, authFutureSec: 10, rateLimits: true,

@@ -152,6 +152,14 @@ export const PORTFOLIO_CHECKPOINT_EVERY = 64
  * the rest costs an LMDB read (a few microseconds, from the page cache).
  */
 export const READ_CACHE_RECORDS_MAX = 16_384
+/**
+ * Orders that ended with nothing filled (cancelled, expired, killed) are kept on disk this long
+ * after they ended, then removed from the read store (--unfilled-orders-retention-days). The rule
+ * of Binance's order history: such an order holds no money record (no trade refers to it).
+ */
+export const UNFILLED_ORDERS_RETENTION_DAYS = 90
+/** Unfilled ended orders removed per save at most: a long-stopped server catches up in small steps. */
+export const READ_PRUNE_PER_SAVE_MAX = 256
 /** Requests in flight that the server waits for when it shuts down. */
 export const SHUTDOWN_DRAIN_MS_MAX = 5_000
 

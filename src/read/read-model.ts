@@ -136,6 +136,11 @@ export class ReadModel {
   }
 
   /** Projects the events of one command, in order. */
+  /** The time of the last command applied (the engine's stamp: replay gives the same). */
+  get timeMs(): number {
+    return this.commandTimeMs
+  }
+
   apply(seq: number, events: readonly EngineEvent[], timeMs: number): void {
     this.acceptedInCommand = 0
     this.ledgerInCommand = 0

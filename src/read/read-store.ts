@@ -12,7 +12,7 @@
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { join } from 'node:path'
-import { READ_CACHE_RECORDS_MAX } from '../limits.js'
+import { READ_CACHE_RECORDS_MAX, READ_PRUNE_PER_SAVE_MAX, UNFILLED_ORDERS_RETENTION_DAYS } from '../limits.js'
 import type { History, ListItems, ListName } from './history.js'
 import type { ModelState, OrderRecord, ReadModel, TokenStats, Totals, TradeRecord } from './read-model.js'
 import type { WalletState } from './portfolio.js'
@@ -22,6 +22,18 @@ const FORMAT = 2
 
 /** A list item's key: the list, its key (address or token), its index. */
 type ItemKey = [ListName, string, number]
+
+/** An unfilled ended order's key in the retention queue: when it ended (ms), its id. */
+type EndedKey = [number, string]
+
+const DAY_MS = 86_400_000
+
+export interface ReadStoreOptions {
+  /** `onDurable(seq)`: the records up to `seq` are on disk (the journal may then let go of them). */
+  readonly onDurable?: (seq: number) => void
+  /** Days an order that ended with nothing filled is kept after it ended; 0 keeps it for ever. */
+  readonly unfilledOrdersRetentionDays?: number
+}
 
 /** What a batch wrote, kept until its transaction is committed. */
 interface Batch {
@@ -66,6 +78,10 @@ export class ReadStore implements History {
   private readonly lists: Database<unknown, ItemKey>
   /** The ids of the live orders. */
   private readonly live: Database<true, string>
+  /** Unfilled ended orders by when they ended: removed in that order once past the retention. */
+  private readonly ended: Database<true, EndedKey>
+  private readonly onDurable: (seq: number) => void
+  private readonly unfilledRetentionMs: number
   /** 'w' + address: a wallet's running state; 't' + token id: its stats; 'r' + market id: its newest trades. */
   private readonly state: Database<unknown, string>
   private readonly meta: Database<unknown, string>
@@ -81,14 +97,16 @@ export class ReadStore implements History {
   /** The last save's commit and release. */
   private committed: Promise<unknown> = Promise.resolve()
 
-  /** `onDurable(seq)`: the records up to `seq` are on disk (the journal may then let go of them). */
-  constructor(dataDir: string, private readonly onDurable: (seq: number) => void = () => undefined) {
-    this.root = open({ path: join(dataDir, 'read'), noSubdir: false, maxDbs: 8 })
+  constructor(dataDir: string, options: ReadStoreOptions = {}) {
+    this.onDurable = options.onDurable ?? (() => undefined)
+    this.unfilledRetentionMs = (options.unfilledOrdersRetentionDays ?? UNFILLED_ORDERS_RETENTION_DAYS) * DAY_MS
+    this.root = open({ path: join(dataDir, 'read'), noSubdir: false, maxDbs: 12 })
     this.orders = this.root.openDB<OrderRecord, string>({ name: 'orders' })
     this.trades = this.root.openDB<TradeRecord, string>({ name: 'trades' })
     this.ledger = this.root.openDB<ListItems['ledgerByAddress'], string>({ name: 'ledger' })
     this.lists = this.root.openDB<unknown, ItemKey>({ name: 'lists' })
     this.live = this.root.openDB<true, string>({ name: 'live' })
+    this.ended = this.root.openDB<true, EndedKey>({ name: 'ended' })
     this.state = this.root.openDB<unknown, string>({ name: 'state' })
     this.meta = this.root.openDB<unknown, string>({ name: 'meta' })
     // A new store is of this format from its first record; one with records and no format is format 1.
@@ -211,7 +229,12 @@ export class ReadStore implements History {
       const order = this.pendingOrders.get(orderId)!.order
       void this.orders.put(orderId, order)
       void (order.status === 'LIVE' ? this.live.put(orderId, true) : this.live.remove(orderId))
+      // A migrated store's orders come with no command time: their creation stands for their end.
+      if (order.status !== 'LIVE' && order.sizeMatchedMicros === 0) {
+        void this.ended.put([model.timeMs > 0 ? model.timeMs : order.createdMs, orderId], true)
+      }
     }
+    this.prune(model.timeMs)
     for (const trade of batch.trades) void this.trades.put(trade.tradeId, trade)
     for (const [itemKey, item] of batch.items) void this.lists.put(itemKey, item)
     const state = model.drainState()
@@ -223,6 +246,21 @@ export class ReadStore implements History {
     // The puts of one turn are one transaction: once it is committed, all are visible to reads.
     this.committed = this.meta.put('seq', seq).then(() => this.release(batch))
     void this.committed.then(() => this.root.flushed).then(() => this.onDurable(seq))
+  }
+
+  /**
+   * Removes the unfilled orders that ended more than the retention before `nowMs`, oldest first,
+   * READ_PRUNE_PER_SAVE_MAX at most (in the save's transaction). Their ids stay in their maker's
+   * list, which readers skip; no trade or ledger record refers to them.
+   */
+  private prune(nowMs: number): void {
+    if (this.unfilledRetentionMs === 0 || nowMs === 0) return
+    const end: EndedKey = [nowMs - this.unfilledRetentionMs, '']
+    for (const key of this.ended.getKeys({ end, limit: READ_PRUNE_PER_SAVE_MAX })) {
+      void this.orders.remove(key[1])
+      void this.ended.remove(key)
+      this.orderCache.delete(key[1])
+    }
   }
 
   /** Resolves once every save so far is committed and let go from memory (tests). */

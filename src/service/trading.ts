@@ -273,8 +273,9 @@ export function clientOrderIdDuplicateOf(error: unknown): ClientOrderIdDuplicate
 function ordersWhere(context: ServiceContext, trader: Trader, filter: (order: OrderRecord) => boolean): OrderRecord[] {
   const orders: OrderRecord[] = []
   for (const orderId of context.read.items('ordersByMaker', trader.address)) {
-    const order = context.read.order(orderId)!
-    if (filter(order)) orders.push(order)
+    // Undefined: an unfilled order past its retention, removed from the read store.
+    const order = context.read.order(orderId)
+    if (order !== undefined && filter(order)) orders.push(order)
   }
   return orders
 }

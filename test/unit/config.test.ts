@@ -27,6 +27,7 @@ const OPERATIONS_TABLE: readonly { flag: string; env: string | null }[] = [
   { flag: '--no-demo', env: null },
   { flag: '--faucet-amount', env: null },
   { flag: '--faucet-cooldown', env: null },
+  { flag: '--unfilled-orders-retention-days', env: null },
 ]
 
 /** Expects a ConfigError whose message names `name` (the flag or the variable that was wrong). */
@@ -113,6 +114,16 @@ t.test('--help gives help, and its text lists every flag and variable of operati
   t.match(text, /8080/, 'help shows defaults')
   t.match(text, /80002/)
   t.match(text, /\bsync\b/)
+})
+
+t.test('--unfilled-orders-retention-days: 90 by default, 0 keeps for ever, no fraction or negative', async (t) => {
+  t.equal(config([], {}).unfilledOrdersRetentionDays, 90)
+  t.equal(config(['--unfilled-orders-retention-days', '0'], {}).unfilledOrdersRetentionDays, 0)
+  t.equal(config(['--unfilled-orders-retention-days=7'], {}).unfilledOrdersRetentionDays, 7)
+  throwsNaming(t, () => configOf(['--unfilled-orders-retention-days', '1.5'], {}), '--unfilled-orders-retention-days',
+    '1.5 days')
+  throwsNaming(t, () => configOf(['--unfilled-orders-retention-days', '-1'], {}), '--unfilled-orders-retention-days',
+    '-1 days')
 })
 
 t.test('bad values throw a ConfigError naming the setting', async (t) => {

@@ -54,12 +54,7 @@ export async function startPredex(config: Config, log: (line: string) => void,
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
   const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
     journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log })
-  const store = new ReadStore(config.dataDir, { onDurable: (seq) => host.readDurable(seq),
-    unfilledOrdersRetentionDays: config.unfilledOrdersRetentionDays })
-  const read = new ReadModel(store)
-  store.loadInto(read)
-  restrictBelow(config.dataDir) // its stores are open: no file of it is left readable by others
-  await loadReadModel(host, read, store, config.dataDir, log)
+  const { store, read } = await openReadModel(config, host, log)
   // From here on every durable outcome reaches the read model; the channels register once they exist.
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
@@ -115,6 +110,18 @@ export async function startPredex(config: Config, log: (line: string) => void,
     return stopped
   }
   return { port, grpcPort, adminKey, context, stop }
+}
+
+/** The read model on its store, brought up to the journal. */
+async function openReadModel(config: Config, host: EngineHost, log: (line: string) => void):
+  Promise<{ store: ReadStore; read: ReadModel }> {
+  const store = new ReadStore(config.dataDir, { onDurable: (seq) => host.readDurable(seq),
+    unfilledOrdersRetentionDays: config.unfilledOrdersRetentionDays })
+  const read = new ReadModel(store)
+  store.loadInto(read)
+  restrictBelow(config.dataDir) // its stores are open: no file of it is left readable by others
+  await loadReadModel(host, read, store, config.dataDir, log)
+  return { store, read }
 }
 
 /** The process's metrics, with the gauges read at each scrape. */

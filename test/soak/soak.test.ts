@@ -4,10 +4,11 @@
  * restarts, and each of its verdicts asserted here: acknowledged orders and cancels kept, state
  * hash equal to an independent replay of the journal, no 5xx, WebSocket frames well formed.
  *
- * Memory flat is reported as a todo, not asserted: since the read model moved to disk the
- * process's own memory rises 30 to 51 MB/min within incarnations of 15-40 s (80 before), and
- * whether that is bounded caches filling or a leak is not found yet. The flat-memory assertion is
- * test/soak/growth.test.ts: 1 M commands through one server with no restarts.
+ * Memory flat is reported as a todo here, not asserted: a fresh server fills its bounded caches for
+ * some 150 s under this load (own memory 300 -> 540 MB, then flat), and the soak judges the second
+ * half of an incarnation of 4 minutes at least, which a 2-minute run with kills has not. It is
+ * asserted by `npm run soak -- --minutes 8 --quiet-minutes 5` (docs/operations.md, "Memory"), and
+ * for 1 M commands through one server by test/soak/growth.test.ts.
  */
 import t from 'tap'
 import { spawn } from 'node:child_process'
@@ -57,10 +58,9 @@ t.test(`soak: ${MINUTES} min of mixed load with kill -9 restarts (seed ${SEED})`
   t.ok(summary.orders_acknowledged > 1_000, `the workload really traded (${summary.orders_acknowledged} orders)`)
   for (const check of summary.checks) {
     if (check.name === 'memory flat') {
-      // 30 to 51 MB/min since the read model moved to disk (80 before): within incarnations of 15-40 s,
-      // not told apart yet from bounded caches filling (signer tables, the read cache); the 1 M-command
-      // run with no restarts (growth.test.ts) is flat.
-      t.ok(check.ok, `${check.name}: ${check.detail}`, { todo: 'own memory still rises within short incarnations' })
+      // Not judged in 2 minutes: the longest incarnation is still filling its caches (see above).
+      t.ok(check.ok, `${check.name}: ${check.detail}`,
+        { todo: 'judged by npm run soak -- --minutes 8 --quiet-minutes 5, not by a 2-minute run' })
     } else {
       t.ok(check.ok, `${check.name}: ${check.detail}`)
     }

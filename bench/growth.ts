@@ -29,7 +29,7 @@ import { startPredex, type Predex } from '../src/app.js'
 import type { OrderInput, UnstampedCommand } from '../src/engine/command.js'
 import { rssOf } from '../scripts/soak/server.js'
 import { BenchFlags } from './flags.js'
-import { medianSlope, slope } from './stats.js'
+import { slope } from './stats.js'
 
 const flags = new BenchFlags()
 const COMMANDS = flags.integer('--commands', flags.quick ? 200_000 : 1_000_000)
@@ -37,12 +37,7 @@ const ENDED_RETAINED = flags.integer('--ended-orders-retained', 0)
 const DURABILITY = flags.list('--durability')?.[0] ?? 'sync'
 const TRADERS = 16
 const IN_FLIGHT = 256
-/**
- * Sixty, and the own memory's slope by Theil-Sen: samples jitter by some 15 MB after a collection,
- * with a few far below, and twenty fitted by least squares read 42 bytes per command of a flat run.
- */
-const SAMPLES = 60
-const WARM_UP_COMMANDS = 50_000
+const SAMPLES = 20
 
 interface Sample {
   readonly commands: number
@@ -163,16 +158,14 @@ function fileBytes(path: string): number {
 
 function report(samples: readonly Sample[], trades: number, openOrders: number, readStoreBytes: number): void {
   const secondHalf = samples.slice(Math.floor(samples.length / 2))
-  // The start: the first sample past warm-up (the test's bound on ended ids is reached near 27 000 commands).
-  const warm = samples.find((s) => s.commands >= WARM_UP_COMMANDS) ?? samples[0]!
   const result = {
     commands: COMMANDS, trades, open_orders: openOrders,
     read_store_bytes_per_command: Math.round(readStoreBytes / COMMANDS),
     rss_start_mb: Math.round(samples[0]!.rssBytes / 2 ** 20),
     rss_end_mb: Math.round(samples[samples.length - 1]!.rssBytes / 2 ** 20),
-    anon_start_mb: Math.round(warm.anonBytes / 2 ** 20),
+    anon_start_mb: Math.round(samples[0]!.anonBytes / 2 ** 20),
     anon_end_mb: Math.round(samples[samples.length - 1]!.anonBytes / 2 ** 20),
-    bytes_per_command: Math.round(medianSlope(secondHalf.map((s) => [s.commands, s.anonBytes]))),
+    bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.anonBytes]))),
     rss_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.rssBytes]))),
     heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.heapBytes]))),
     engine_heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.workerHeapBytes]))),

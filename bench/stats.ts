@@ -38,20 +38,3 @@ export function slope(points: readonly (readonly [number, number])[]): number {
   }
   return den === 0 ? 0 : num / den
 }
-
-/**
- * Theil-Sen slope: the median of the slopes between every two points. Unlike least squares, a few
- * samples far off the line (a memory sample taken just after the allocator returned pages) do not
- * move it.
- */
-export function medianSlope(points: readonly (readonly [number, number])[]): number {
-  const slopes: number[] = []
-  for (let i = 0; i < points.length; i++) {
-    for (let j = i + 1; j < points.length; j++) {
-      const [xi, yi] = points[i]!
-      const [xj, yj] = points[j]!
-      if (xj !== xi) slopes.push((yj - yi) / (xj - xi))
-    }
-  }
-  return slopes.length === 0 ? 0 : median(slopes)
-}

@@ -18,8 +18,8 @@
  *
  * The last line with --json: {commands, trades, open_orders, read_store_bytes_per_command, rss_start_mb, rss_end_mb, anon_start_mb,
  * anon_end_mb, bytes_per_command (RssAnon), rss_bytes_per_command, heap_bytes_per_command,
- * engine_heap_bytes_per_command, collected, anon_mb_samples}, the slopes fitted over the second half of the run (after a full GC in both
- * threads with --expose-gc).
+ * engine_heap_bytes_per_command, collected, anon_mb_samples}, the slopes fitted over the second
+ * half of the run (each sample after a full GC in both threads, with --expose-gc).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'

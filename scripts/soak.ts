@@ -36,7 +36,7 @@ const SOAK_JUDGED_MS_MIN = 240_000
  * still filling its caches reads 70 to 130, and one growing with history (before the read model
  * moved to disk) read 80.
  */
-const SOAK_RSS_SLOPE_MB_PER_MIN_MAX = 20
+const SOAK_ANON_SLOPE_MB_PER_MIN_MAX = 20
 /** The own memory's ceiling (RssAnon; it plateaus at some 550 MB under this load). */
 const SOAK_ANON_MB_MAX = 1_024
 const MAKERS = 4
@@ -176,7 +176,7 @@ async function soak(server: SoakServer, traders: readonly Trader[], tokens: read
     { name: 'restarts', ok: restartMs.length >= 2, detail: `${restartMs.length} kill -9 restarts, `
       + `slowest back in ${Math.max(...restartMs).toFixed(0)} ms` },
     kept, replayed,
-    memoryFlat(server.samples, SOAK_JUDGED_MS_MIN, SOAK_RSS_SLOPE_MB_PER_MIN_MAX, SOAK_ANON_MB_MAX),
+    memoryFlat(server.samples, SOAK_JUDGED_MS_MIN, SOAK_ANON_SLOPE_MB_PER_MIN_MAX, SOAK_ANON_MB_MAX),
   ]
 }
 

@@ -135,12 +135,12 @@ export class ReadModel {
     this.portfolios = new Portfolios(history)
   }
 
-  /** Projects the events of one command, in order. */
   /** The time of the last command applied (the engine's stamp: replay gives the same). */
   get timeMs(): number {
     return this.commandTimeMs
   }
 
+  /** Projects the events of one command, in order. */
   apply(seq: number, events: readonly EngineEvent[], timeMs: number): void {
     this.acceptedInCommand = 0
     this.ledgerInCommand = 0

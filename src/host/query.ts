@@ -41,7 +41,8 @@ export type QueryAnswer =
   | { readonly kind: 'apiKeys'; readonly keys: readonly ApiKeyEntry[] }
   | { readonly kind: 'markets'; readonly markets: readonly MarketRecord[] }
   | { readonly kind: 'memory'; readonly heapUsedBytes: number; readonly heapTotalBytes: number;
-    readonly collected: boolean }
+    /** The heap's pages in memory: used, plus free pages V8 keeps committed (its pool, not the state's). */
+    readonly heapPhysicalBytes: number; readonly collected: boolean }
 
 /** One API key; `stored` null when its secret and passphrase derive from the master key (none kept). */
 export interface ApiKeyEntry {
@@ -79,7 +80,8 @@ function memoryOf(collect: boolean): QueryAnswer {
   const collected = collect && gc !== undefined
   if (collected) gc()
   const heap = getHeapStatistics()
-  return { kind: 'memory', heapUsedBytes: heap.used_heap_size, heapTotalBytes: heap.total_heap_size, collected }
+  return { kind: 'memory', heapUsedBytes: heap.used_heap_size, heapTotalBytes: heap.total_heap_size,
+    heapPhysicalBytes: heap.total_physical_size, collected }
 }
 
 function apiKeyEntryOf(key: ApiKeyRecord): ApiKeyEntry {

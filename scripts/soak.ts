@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PredexClient } from '../src/client/predex-client.js'
-import { acknowledgedKept, memoryFlat, replayAgrees, type Check } from './soak/checks.js'
+import { acknowledgedKept, memoryFlat, memoryUnderCeiling, replayAgrees, type Check } from './soak/checks.js'
 import { freePort, SOAK_ADMIN_KEY, SoakServer } from './soak/server.js'
 import { SoakSockets } from './soak/sockets.js'
 import { faucetStep, Ledger, makerStep, pause, readStep, rngOf, takerStep, traderOf, type Rng, type Trader }
@@ -176,7 +176,8 @@ async function soak(server: SoakServer, traders: readonly Trader[], tokens: read
     { name: 'restarts', ok: restartMs.length >= 2, detail: `${restartMs.length} kill -9 restarts, `
       + `slowest back in ${Math.max(...restartMs).toFixed(0)} ms` },
     kept, replayed,
-    memoryFlat(server.samples, SOAK_JUDGED_MS_MIN, SOAK_ANON_SLOPE_MB_PER_MIN_MAX, SOAK_ANON_MB_MAX),
+    memoryFlat(server.samples, SOAK_JUDGED_MS_MIN, SOAK_ANON_SLOPE_MB_PER_MIN_MAX),
+    memoryUnderCeiling(server.samples, SOAK_ANON_MB_MAX),
   ]
 }
 

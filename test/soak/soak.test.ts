@@ -2,7 +2,8 @@
  * The soak run's short form in the suite (issue 14): `scripts/soak.ts` for 2 minutes (SOAK_MINUTES
  * for longer; SOAK_SEED to replay a seed's choices) against a real server process with kill -9
  * restarts, and each of its verdicts asserted here: acknowledged orders and cancels kept, state
- * hash equal to an independent replay of the journal, no 5xx, WebSocket frames well formed.
+ * hash equal to an independent replay of the journal, no 5xx, WebSocket frames well formed, own
+ * memory under its ceiling in every incarnation.
  *
  * Memory flat is reported as a todo here, not asserted: a fresh server fills its bounded caches for
  * some 150 s under this load (own memory 300 -> 540 MB, then flat), and the soak judges the second

@@ -3,9 +3,13 @@
  * Predex started, where it listens and how to try it printed, and a graceful stop on SIGINT or
  * SIGTERM (stop accepting, drain what is in flight, flush the journal, exit). A second signal
  * during the stop exits at once.
+ *
+ * The server's modules (uWebSockets.js, LMDB, gRPC) load only after the flags are read and the
+ * runtime is checked: `--help` answers without them, and an unsupported runtime gets a sentence
+ * that says so rather than a failed native load (src/runtime.ts).
  */
 import { ConfigError, configOf, describe, helpText } from './config.js'
-import { startPredex } from './app.js'
+import { currentRuntime, runtimeProblem } from './runtime.js'
 
 const REPEAT_SIGNAL_MS_MIN = 1_000
 
@@ -26,7 +30,13 @@ async function main(): Promise<number> {
     process.stdout.write(helpText() + '\n')
     return 0
   }
+  const problem = runtimeProblem(currentRuntime())
+  if (problem !== null) {
+    process.stderr.write(`predex: ${problem}\n`)
+    return 3
+  }
   log(`config: ${describe(config)}`)
+  const { startPredex } = await import('./app.js')
   const predex = await startPredex(config, log)
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${predex.port}`
   log(`REST listening on ${base} (Polymarket CLOB compatible under ${base}/compat)`)

@@ -1,5 +1,6 @@
 /**
- * The server as a user runs it (`npm start` = node dist/src/main.js): a child process on a new
+ * The server as a user runs it (`npm start` = node scripts/start.mjs: the build when stale, then
+ * dist/src/main.js in the same process; the sources when a test runs after an edit): a child process on a new
  * data directory, port chosen by the OS. It checks the first-start promise of the README (demo
  * markets with a real two-sided book, admin key printed once), `--help` and a bad flag, and the
  * graceful stop: on SIGTERM in-flight requests are answered, every acknowledged faucet credit is
@@ -14,7 +15,8 @@ import { Wallet } from '../../src/client/wallet.js'
 import { freshCompiled } from '../compiled.js'
 
 const MAIN = freshCompiled('src/main.js', ['src'])
-const COMMAND = MAIN !== null ? [MAIN] : [...process.execArgv, new URL('../../src/main.ts', import.meta.url).pathname]
+const COMMAND = MAIN !== null ? [new URL('../../scripts/start.mjs', import.meta.url).pathname]
+  : [...process.execArgv, new URL('../../src/main.ts', import.meta.url).pathname]
 const START_MS_MAX = 60_000
 
 interface Running {
@@ -62,6 +64,7 @@ const json = async (url: string, init?: RequestInit): Promise<any> => (await fet
 t.test('--help prints every flag and exits 0; a bad flag exits 2 naming it', async (t) => {
   const help = run(['--help'])
   t.equal(await help.exited, 0)
+  t.notMatch(help.output(), /^build:/m, 'a built checkout starts without compiling')
   for (const flag of ['--data-dir', '--port', '--admin-key', '--faucet-cooldown', '--rate-limits', '--no-demo']) t.match(help.output(), flag)
   const bad = run(['--port', 'eighty'])
   t.equal(await bad.exited, 2)

@@ -1,0 +1,47 @@
+/**
+ * When `npm start` and `npm test` compile (scripts/build.mjs): only when dist/ is missing or a
+ * source or the TypeScript configuration is newer than it, so a start on a built checkout skips
+ * the compiler. On a made-up tree with set modification times, not the repository's own.
+ */
+import t, { type Test } from 'tap'
+import { utimesSync } from 'node:fs'
+import { join } from 'node:path'
+// @ts-expect-error: a plain ES module of the build scripts, without type declarations
+import { staleness } from '../../scripts/build.mjs'
+
+const stale = staleness as (root: string) => string | null
+
+function tree(t: Test, built: boolean): string {
+  const root = t.testdir({
+    'tsconfig.json': '{}', 'tsconfig.build.json': '{}',
+    src: { 'main.ts': '', 'notes.md': '', engine: { 'book.ts': '' } }, bench: { 'engine.ts': '' }, scripts: { 'soak.ts': '' },
+    ...(built ? { dist: { src: { 'main.js': '' } } } : {}),
+  })
+  const at = (path: string, seconds: number): void => utimesSync(join(root, path), seconds, seconds)
+  for (const path of ['tsconfig.json', 'tsconfig.build.json', 'src/main.ts', 'src/engine/book.ts', 'bench/engine.ts',
+    'scripts/soak.ts']) at(path, 1_000)
+  if (built) at('dist/src/main.js', 2_000)
+  return root
+}
+
+t.test('not built: stale', async (t) => {
+  t.equal(stale(tree(t, false)), 'dist/ is not built yet')
+})
+
+t.test('built after every input: fresh', async (t) => {
+  t.equal(stale(tree(t, true)), null)
+})
+
+t.test('a source, a nested source, a bench file or the configuration newer than the build: stale', async (t) => {
+  for (const path of ['src/main.ts', 'src/engine/book.ts', 'bench/engine.ts', 'tsconfig.build.json']) {
+    const root = tree(t, true)
+    utimesSync(join(root, path), 3_000, 3_000)
+    t.equal(stale(root), 'a source is newer than dist/', path)
+  }
+})
+
+t.test('a file that is not TypeScript does not count', async (t) => {
+  const root = tree(t, true)
+  utimesSync(join(root, 'src/notes.md'), 3_000, 3_000)
+  t.equal(stale(root), null)
+})

@@ -16,6 +16,7 @@ import type {
 import { PredexError } from '../errors.js'
 import type { OutcomeOf } from '../host/engine-door.js'
 import type { ServiceContext } from './context.js'
+import { withFix } from './refusal-fix.js'
 
 /** Submits one command and waits until it is durable. */
 export async function submit<C extends UnstampedCommand>(
@@ -28,8 +29,9 @@ export async function submit<C extends UnstampedCommand>(
   return outcome
 }
 
+/** The catalogue error of an engine rejection, with what to do about it where that is known (refusal-fix.ts). */
 export function rejectionError(rejection: Rejection): PredexError {
-  return new PredexError(rejection.code, rejection.message, rejection.context)
+  return new PredexError(rejection.code, rejection.message, withFix(rejection.code, rejection.context))
 }
 
 /** The result if the engine accepted the command; its rejection as a catalogue error otherwise. */

@@ -350,6 +350,17 @@ export const tradingCases: readonly ContractCase[] = [
       t.equal(broke.body.requiredMicros, 5 * USDC, 'context: what it needs')
       t.equal(broke.body.availableMicros, 1 * USDC, 'context: what is available')
       t.equal(broke.body.heldMicros, 0)
+      t.match(broke.body, { shortOf: 'balance', missingMicros: 4 * USDC, fix: /POST \/faucet/ }, 'context: the fix')
+
+      // A new wallet has no allowance, as on a chain: the refusal names the approve that mends it.
+      const unapproved = await d.trader()
+      await d.command({ kind: 'credit', address: unapproved.address, usdcMicros: 100 * USDC, gasMicros: 0 })
+      await d.command({ kind: 'approve', address: unapproved.address, usdcAllowanceMicros: 2 * USDC })
+      const short = await s.limit(unapproved, { side: 'BUY', price: '0.50', size: '10' })
+      t.equal(short.body.code, 'INVALID_ORDER_NOT_ENOUGH_BALANCE')
+      t.equal(short.body.error, 'not enough balance / allowance', "Polymarket's message, which clients match on")
+      t.match(short.body, { shortOf: 'allowance', missingMicros: 3 * USDC, balanceMicros: 100 * USDC,
+        allowanceMicros: 2 * USDC, fix: /POST \/relay \(action "approve".* for at least 5000000 micro-USDC/ })
 
       const first = signLimitOrder(alice.wallet, termsOf(market), { tokenId: market.yesTokenId, side: 'BUY', price: '0.05', size: '5' })
       const body = orderRequest(first, alice.credentials.apiKey, 'GTC')

@@ -12,6 +12,7 @@ import { keyDrift, type ShapeKeys } from '../../src/api/shapes/keys.js'
 import { Wallet } from '../../src/client/wallet.js'
 import { USDC, startServer, type TestServer } from '../rest-harness.js'
 import type { MarketRecord } from '../../src/engine/event.js'
+import { decimalOfMicros } from '../../src/stdx/decimal.js'
 
 let server: TestServer
 let market: MarketRecord
@@ -182,7 +183,8 @@ t.test('batches, verification, listings over pages and every kind of cancel', as
   t.not(first.next_cursor, 'LTE=')
   fits(t, first, keys.NATIVE_ORDERS_PAGE_KEYS, 'GET /data/orders')
   allFit(t, first.data, keys.NATIVE_ORDER_KEYS, 'an open order')
-  t.equal(first.available_usdc, String((1_000 - 100 + 6 - 4) * USDC - 1_500_000 - 1_550_000 - 1_600_000), 'available USDC is the balance less holds')
+  t.equal(first.available_usdc, decimalOfMicros((1_000 - 100 + 6 - 4) * USDC - 1_500_000 - 1_550_000 - 1_600_000),
+    'available USDC is the balance less holds, a decimal')
   const all = await maker.allOpenOrders()
   t.equal(all.length, 5, 'the ask, the 0.40 bid and three batch bids')
 

@@ -18,6 +18,7 @@ import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type M
 import { Metadata, type ServiceError } from '@grpc/grpc-js'
 import { callErrorOf, fullMethodName, GrpcCallError, GrpcTransport, l2Metadata } from '../../src/client/grpc/transport.js'
 import { ApiCode, CATALOGUE, PredexError, type ErrorCode } from '../../src/errors.js'
+import { decimalOfMicros } from '../../src/stdx/decimal.js'
 import { AccountService } from '../../src/gen/predex/v1/account_pb.js'
 import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
 import { TradingService } from '../../src/gen/predex/v1/trading_pb.js'
@@ -161,7 +162,7 @@ class GrpcDriver extends RestDriver {
       () => ({ id: queryText(query, 'id'), market: queryText(query, 'market'), assetId: queryText(query, 'asset_id'),
         page: pageOf(query) }),
       (answer) => ({ limit: answer.limit, count: answer.count, next_cursor: answer.nextCursor,
-        data: answer.data.map(orderJson), available_usdc: answer.availableUsdcMicros }))
+        data: answer.data.map(orderJson), available_usdc: decimalOfMicros(Number(answer.availableUsdcMicros)) }))
   }
 
   override orders(caller: Caller, query: Query = {}): Promise<Reply> {

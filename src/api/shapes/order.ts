@@ -4,7 +4,7 @@
  * and the native client listing of GET /orders.
  */
 import type { Page } from './page.js'
-import type { Address, Decimal, Hash, MicrosText, OrderStatus, Outcome, Side, TimeInForce, TokenId, UnixSecondsText }
+import type { Address, Decimal, Hash, OrderStatus, Outcome, Side, TimeInForce, TokenId, UnixSecondsText }
   from './vocabulary.js'
 
 /** The fields both surfaces share, in the order sent. */
@@ -55,8 +55,8 @@ export type PublicOrder = Omit<NativeOrder, 'owner'>
 
 /** GET /data/orders, native: the open orders and the USDC a new order may still hold. */
 export type NativeOrdersPage = Page<NativeOrder> & {
-  /** Micro-USDC as an integer string: min(balance, allowance) minus what open orders hold. */
-  readonly available_usdc: MicrosText
+  /** USDC, a decimal as every native amount: min(balance, allowance) less what open orders hold (as /wallet-status). */
+  readonly available_usdc: Decimal
 }
 
 /** An item of GET /orders (the client listing, orders of any status). */

@@ -19,6 +19,7 @@ import * as trading from '../../../service/trading.js'
 import type { Placement } from '../../../service/trading.js'
 import { clientOrder, orderInfo, placementReport, tradeInfo, VERIFY_NOTE } from '../../format.js'
 import { parseWireOrder } from '../../order-wire.js'
+import { decimalOfMicros } from '../../../stdx/decimal.js'
 import { limitOf, optionalFilter, optionalInteger, orderIdOf, page, parseJsonBody, requireObject, tokenIdOf }
   from '../../wire.js'
 import type { RestRequest, Route } from '../route.js'
@@ -156,7 +157,7 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       const { data, nextCursor } = page(open, request.query.get('next_cursor'), limit)
       const body: Record<string, unknown> = { limit, count: data.length, next_cursor: nextCursor,
         data: data.map((o) => orderInfo(context.read, o, request.compat)) }
-      if (!request.compat) body.available_usdc = String(await availableUsdcMicrosOf(context, trader.address))
+      if (!request.compat) body.available_usdc = decimalOfMicros(await availableUsdcMicrosOf(context, trader.address))
       return { body }
     } },
   { method: 'GET', path: '/data/trades', auth: 'l2', bodyMax: 0,

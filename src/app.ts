@@ -24,7 +24,8 @@ import { Gate } from './auth/gate.js'
 import { FanOut } from './api/fanout.js'
 import { allRoutes } from './api/rest/routes.js'
 import type { ServiceContext } from './service/context.js'
-import { createDemo } from './service/demo.js'
+import { openDemo, type DemoAccount } from './service/demo.js'
+import { DemoQuoter } from './service/demo-quoter.js'
 import { MarketChannel } from './api/ws/market-channel.js'
 import { UserChannel } from './api/ws/user-channel.js'
 import { GrpcServer } from './api/grpc/server.js'
@@ -41,6 +42,8 @@ export interface Predex {
   readonly grpcPort: number
   readonly adminKey: string
   readonly context: ServiceContext
+  /** The demo account's quoter (null with --no-demo, or a data directory without the demo). */
+  readonly demo: DemoQuoter | null
   stop(): Promise<void>
 }
 
@@ -68,7 +71,7 @@ export async function startPredex(config: Config, log: (line: string) => void,
     faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
       creditsPerHourMax: config.rateLimits ? undefined : null },
   }
-  if (config.demo ?? isNew) await createDemo(context, config.dataDir, log)
+  const demoAccount = config.demo === false ? null : await openDemo(context, config.dataDir, config.demo ?? isNew, log)
   const gate = new Gate({
     chainId: config.chainId, window: { pastSec: config.authPastSec, futureSec: config.authFutureSec }, adminKey,
     lookup: (apiKey) => credentials.lookup(apiKey), log,
@@ -94,11 +97,11 @@ export async function startPredex(config: Config, log: (line: string) => void,
     log('WARNING: this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
       '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')
   }
-  const stopTimers = startHostTimers(context, fanOut, clock, log)
+  const timers = startHostTimers(context, fanOut, clock, demoAccount, log)
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
-      await stopTimers() // the heartbeats' cancels and an expiry under way reach the engine before it stops
+      await timers.stop() // the heartbeats' cancels and an expiry under way reach the engine before it stops
       marketChannel.closeAll()
       userChannel.closeAll()
       await grpc.close()
@@ -109,7 +112,7 @@ export async function startPredex(config: Config, log: (line: string) => void,
     })()
     return stopped
   }
-  return { port, grpcPort, adminKey, context, stop }
+  return { port, grpcPort, adminKey, context, demo: timers.demo, stop }
 }
 
 /** The read model on its store, brought up to the journal. */
@@ -138,22 +141,25 @@ function metricsOf(host: EngineHost, read: ReadModel, pool: VerifierPool, heartb
 
 /**
  * What runs on the host's clock (unref'd timers: they never keep the process up): the sweep for
- * lapsed heartbeat chains, and GTD expiry, which watches the durable events. The function returned
- * stops both, once what they have under way is done.
+ * lapsed heartbeat chains, GTD expiry, which watches the durable events, and the demo's quoter.
+ * `stop` stops them all, once what they have under way is done.
  */
-function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, log: (line: string) => void):
-  () => Promise<void> {
+function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, demoAccount: DemoAccount | null,
+  log: (line: string) => void): { stop: () => Promise<void>; demo: DemoQuoter | null } {
   const { heartbeats } = context
   const sweep = setInterval(() => void heartbeats.sweep(), HEARTBEAT_SWEEP_INTERVAL_MS)
   sweep.unref()
   const expiry = new ExpiryTimer({ context, clock, log })
   const unregister = fanOut.register(expiry)
   expiry.start()
-  return async () => {
+  const demo = demoAccount === null ? null : new DemoQuoter({ context, account: demoAccount, log })
+  demo?.start()
+  const stop = async (): Promise<void> => {
     clearInterval(sweep)
     unregister()
-    await Promise.all([heartbeats.stop(), expiry.stop()])
+    await Promise.all([heartbeats.stop(), expiry.stop(), demo?.stop()])
   }
+  return { stop, demo }
 }
 
 /** Markets and books from the engine, then the events the read model missed (if any). */

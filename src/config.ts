@@ -116,8 +116,9 @@ const SETTINGS: readonly Setting[] = [
   { key: 'unfilledOrdersRetentionDays', flag: '--unfilled-orders-retention-days', env: null,
     help: 'days an order that ended with nothing filled stays readable, then it is removed from the read store '
       + '(0: kept for ever)', defaultText: String(UNFILLED_ORDERS_RETENTION_DAYS), parse: integer(0, 36_500) },
-  { key: 'demo', flag: '--demo', env: 'DEMO', help: 'create the demo markets (--no-demo: never)',
-    defaultText: 'on when the data directory is new', parse: boolean },
+  { key: 'demo', flag: '--demo', env: 'DEMO',
+    help: 'create the demo markets; a demo account keeps their books quoted (--no-demo: neither)',
+    defaultText: 'made when the data directory is new, quoted whenever it exists', parse: boolean },
   { key: 'rateLimits', flag: '--rate-limits', env: 'RATE_LIMITS',
     help: 'answer 429 past the per-key and per-address budgets (off: benchmarks only)',
     defaultText: 'true', parse: boolean },

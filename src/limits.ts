@@ -405,6 +405,13 @@ assert(HEARTBEAT_SWEEP_INTERVAL_MS <= HEARTBEAT_GRACE_MS, 'a sweep comes within 
 assert(HEARTBEAT_TIMEOUT_MS + HEARTBEAT_GRACE_MS + HEARTBEAT_SWEEP_INTERVAL_MS <= 15_000,
   "a lapsed chain is cancelled inside Polymarket's 10 s + 5 s")
 
+// ---- The living demo (src/service/demo-quoter.ts) ------------------------------------------
+
+/** How often the demo account puts back the quotes users took (a pass submits nothing when none is missing). */
+export const DEMO_REQUOTE_INTERVAL_MS = 5_000
+/** What one top-up adds when a demo quote lacks funds: a split for shares, a credit for USDC (1 000 USDC). */
+export const DEMO_TOP_UP_MICROS = 1_000_000_000
+
 // ---- GTD expiry on the host's clock (src/service/expiry-timer.ts) ----------------------------
 
 /** When an expire command failed or came before the engine's clock reached the time: the next try. */

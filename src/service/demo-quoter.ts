@@ -88,11 +88,11 @@ function missingQuotes(context: ServiceContext, account: DemoAccount, market: Ma
   const live = new Set(context.read.liveOrdersOfMaker(account.address)
     .filter((order) => order.marketId === market.marketId)
     .map((order) => `${order.outcome} ${order.side} ${order.priceMicros}`))
-  return quotes(midCents).filter((quote) => !live.has(`${quote.outcome} ${quote.side} ${yesOrNoPriceMicros(quote)}`))
+  return quotes(midCents).filter((quote) => !live.has(`${quote.outcome} ${quote.side} ${priceMicrosOf(quote)}`))
 }
 
-/** A quote's price as its order records it: the price of the token it trades. */
-function yesOrNoPriceMicros(quote: Quote): number {
+/** A quote's price as its order records it: the price of the token it trades (a No quote's own, not Yes's). */
+function priceMicrosOf(quote: Quote): number {
   return quote.cents * 10_000
 }
 

@@ -40,6 +40,13 @@ export class Book {
   /** Grid index of the best bid (0 when there is none) and best ask (the top index when none). */
   private bestBidIndex = 0
   private bestAskIndex: number
+  /**
+   * Non-empty levels of each side: a walk of a side stops after its last one instead of stepping
+   * to the end of the grid (10 001 slots at a 0.0001 tick), which book views and the invariant
+   * check did on every call.
+   */
+  private bidLevelCount = 0
+  private askLevelCount = 0
 
   constructor(
     private readonly market: Market,
@@ -74,6 +81,7 @@ export class Book {
       levels[index] = level
     }
     this.touches.level(level)
+    if (level.head === null) this.countLevel(isBid, 1)
     order.level = level
     order.prev = level.tail
     order.next = null
@@ -142,17 +150,29 @@ export class Book {
     this.bestAskIndex = this.scanAsks(1)
   }
 
+  /** How many levels of a side hold orders. */
+  levelCount(isBid: boolean): number {
+    return isBid ? this.bidLevelCount : this.askLevelCount
+  }
+
   /** Non-empty levels of one side, best first. */
   *side(isBid: boolean): Generator<Level> {
+    let left = this.levelCount(isBid)
     if (isBid) {
-      for (let index = this.bestBidIndex; index > 0; index--) {
+      for (let index = this.bestBidIndex; index > 0 && left > 0; index--) {
         const level = this.bids[index]!
-        if (level !== null && level.head !== null) yield level
+        if (level !== null && level.head !== null) {
+          left--
+          yield level
+        }
       }
     } else {
-      for (let index = this.bestAskIndex; index < this.asks.length - 1; index++) {
+      for (let index = this.bestAskIndex; index < this.asks.length - 1 && left > 0; index++) {
         const level = this.asks[index]!
-        if (level !== null && level.head !== null) yield level
+        if (level !== null && level.head !== null) {
+          left--
+          yield level
+        }
       }
     }
   }
@@ -168,7 +188,13 @@ export class Book {
     return pips / this.tickPips
   }
 
+  private countLevel(isBid: boolean, change: 1 | -1): void {
+    if (isBid) this.bidLevelCount += change
+    else this.askLevelCount += change
+  }
+
   private onLevelEmptied(level: Level): void {
+    this.countLevel(level.isBid, -1)
     const index = level.pips / this.tickPips
     if (level.isBid && index === this.bestBidIndex) this.bestBidIndex = this.scanBids(index - 1)
     if (!level.isBid && index === this.bestAskIndex) this.bestAskIndex = this.scanAsks(index + 1)

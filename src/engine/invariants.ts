@@ -105,7 +105,9 @@ function checkBook(market: Market, onOrder: (order: Order) => void): number {
     assert(bid === null && ask === null, `market ${market.marketId}: no resting orders once trading stopped`)
   }
   let count = 0
+  const levelsSeen = [0, 0] // asks, bids
   for (const level of book.levels()) {
+    levelsSeen[level.isBid ? 1 : 0]!++
     let lots = 0
     let noLots = 0
     let previousNumber = 0
@@ -123,6 +125,10 @@ function checkBook(market: Market, onOrder: (order: Order) => void): number {
     }
     assert(level.lots === lots && level.noLots === noLots, `level ${level.pips}: totals equal the sum of orders`)
   }
+  // A count too high shows here; one too low cuts the walk short, and the open-order totals miss its orders.
+  assert(levelsSeen[1] === book.levelCount(true) && levelsSeen[0] === book.levelCount(false),
+    `market ${market.marketId}: level counts ${book.levelCount(true)}/${book.levelCount(false)} != `
+      + `${levelsSeen[1]}/${levelsSeen[0]}`)
   return count
 }
 

@@ -8,8 +8,8 @@
  * they still jump by 20-50 MB either way: the free pages V8 keeps committed beside its live
  * objects (its pool: the young generation sized to the survival rate, emptied pages given back
  * later) moved by 40 MB between samples, and a slope fitted to them read -11 to 78 bytes per
- * command over nine runs of the same flat server. What is retained shows in the floor, the least
- * sample of a quarter of the run, which such noise only ever lifts: floor rises are reported for
+ * command over nine runs of the same flat server. What is retained shows in the level of a
+ * quarter of the run, its median sample, which such jumps do not move: level rises are reported for
  * own memory and for the V8 heaps' live objects (the state kept in JavaScript, to the byte).
  * The whole resident set (VmRSS) also counts the pages of the LMDB files mapped in (the journal
  * and the read store), which are the kernel's page cache, shared and reclaimable: it is reported
@@ -23,8 +23,8 @@
  * async skips the fsync per batch: the subject is memory, and the run is several times faster.
  *
  * The last line with --json: {commands, trades, open_orders, read_store_bytes_per_command,
- * rss_start_mb, rss_end_mb, anon_start_mb, anon_end_mb, anon_floor_rise_mb and
- * heaps_used_floor_rise_mb (the last quarter's least sample over the second quarter's: own memory,
+ * rss_start_mb, rss_end_mb, anon_start_mb, anon_end_mb, anon_median_rise_mb and
+ * heaps_used_median_rise_mb (the last quarter's median sample over the second quarter's: own memory,
  * and both threads' live V8 objects), bytes_per_command (RssAnon), rss_bytes_per_command,
  * heap_bytes_per_command, engine_heap_bytes_per_command (slopes fitted over the second half),
  * collected, anon_mb_samples, heaps_used_mb_samples, heaps_committed_mb_samples}; each sample
@@ -39,7 +39,7 @@ import { startPredex, type Predex } from '../src/app.js'
 import type { OrderInput, UnstampedCommand } from '../src/engine/command.js'
 import { rssOf } from '../scripts/soak/server.js'
 import { BenchFlags } from './flags.js'
-import { floorRise, slope } from './stats.js'
+import { medianRise, slope } from './stats.js'
 
 const flags = new BenchFlags()
 const COMMANDS = flags.integer('--commands', flags.quick ? 200_000 : 1_000_000)
@@ -183,8 +183,8 @@ function report(samples: readonly Sample[], trades: number, openOrders: number, 
     anon_start_mb: mb(samples[0]!.anonBytes),
     anon_end_mb: mb(samples[samples.length - 1]!.anonBytes),
     bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.anonBytes]))),
-    anon_floor_rise_mb: mb(floorRise(samples.map((s) => s.anonBytes))),
-    heaps_used_floor_rise_mb: mb(floorRise(samples.map(heapsUsedOf))),
+    anon_median_rise_mb: mb(medianRise(samples.map((s) => s.anonBytes))),
+    heaps_used_median_rise_mb: mb(medianRise(samples.map(heapsUsedOf))),
     rss_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.rssBytes]))),
     heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.heapBytes]))),
     engine_heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.workerHeapBytes]))),

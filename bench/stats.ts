@@ -40,14 +40,14 @@ export function slope(points: readonly (readonly [number, number])[]): number {
 }
 
 /**
- * How far the lower envelope of a series rose: the least value of its last quarter less the
- * least of its second quarter (the first is warm-up). For memory sampled after full collections:
- * what a collector or an allocator keeps on top of the live memory (pools, pages not yet given
- * back) only ever adds to a sample, so the floor follows what is really retained, while a single
- * sample jumps by tens of MB either way and moves a fitted slope with it.
+ * How far a series' level rose: the median of its last quarter less the median of its second
+ * quarter (the first is warm-up). For memory sampled after full collections: what a collector or
+ * an allocator keeps beside the live memory (pools, pages not yet given back) moves single
+ * samples by tens of MB either way, and a fitted slope with them; a quarter's median follows the
+ * level, and a real growth moves every sample of the last quarter.
  */
-export function floorRise(values: readonly number[]): number {
+export function medianRise(values: readonly number[]): number {
   const quarter = Math.floor(values.length / 4)
   if (quarter === 0) return 0
-  return Math.min(...values.slice(values.length - quarter)) - Math.min(...values.slice(quarter, 2 * quarter))
+  return median(values.slice(values.length - quarter)) - median(values.slice(quarter, 2 * quarter))
 }

@@ -7,10 +7,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { UnstampedCommand } from '../engine/command.js'
-import type { ServiceContext } from './context.js'
-import type { OrderInput } from '../engine/command.js'
+import type { OrderInput, UnstampedCommand } from '../engine/command.js'
 import type { MarketRecord } from '../engine/event.js'
+import type { ServiceContext } from './context.js'
 import { createMarket } from './admin.js'
 import { signLimitOrder, type MarketTerms } from '../client/orders.js'
 import { Wallet } from '../client/wallet.js'
@@ -21,7 +20,7 @@ const MICROS_PER_USDC = 1_000_000
 const DEMO_CREDIT_MICROS = 100_000 * MICROS_PER_USDC
 /** Outcome-token pairs minted per market so the demo account can offer both outcomes. */
 const DEMO_SPLIT_MICROS = 1_000 * MICROS_PER_USDC
-export const LEVEL_SIZE_SHARES = 100
+const LEVEL_SIZE_SHARES = 100
 const TICK_SIZE_MICROS = 10_000
 const MIN_ORDER_SIZE_MICROS = 5 * MICROS_PER_USDC
 

@@ -28,11 +28,11 @@ function newestSourceMs(sourceDirs: readonly string[]): number {
 }
 
 /**
- * Builds dist/ (tsc -p tsconfig.build.json) unless it is newer than every source of the server,
- * the benchmarks and the scripts: for tests that run the built server as its own process.
+ * Builds dist/ when it is stale, by the one rule npm start and npm test use (scripts/build.mjs: a
+ * source or the TypeScript configuration newer than dist/): for tests that run the built server
+ * as its own process.
  */
 export function ensureBuilt(): void {
-  if (freshCompiled('src/main.js', ['src', 'bench', 'scripts']) !== null) return
-  const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' })
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' })
   if (build.status !== 0) throw new Error('the build (npm run build) failed')
 }

@@ -62,9 +62,10 @@ export async function startPredex(config: Config, log: (line: string) => void,
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
   const credentials = await CredentialStore.load(host, masterKey)
-  const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers })
+  const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers,
+    onVerdict: (result, seconds) => metrics.observeVerification(result, seconds) })
   const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
-  const metrics = metricsOf(host, read, pool, heartbeats)
+  const metrics = metricsOf({ host, read, store, pool, heartbeats })
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
     nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats,
@@ -128,13 +129,26 @@ async function openReadModel(config: Config, host: EngineHost, log: (line: strin
 }
 
 /** The process's metrics, with the gauges read at each scrape. */
-function metricsOf(host: EngineHost, read: ReadModel, pool: VerifierPool, heartbeats: Heartbeats): Metrics {
+function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore; pool: VerifierPool;
+  heartbeats: Heartbeats }): Metrics {
+  const { host, read, store, pool, heartbeats } = parts
   const metrics = new Metrics()
-  metrics.gauge('predex_engine_seq', 'Sequence number of the last durable command', () => read.seq)
+  metrics.engine(host.stats)
+  metrics.gauge('predex_engine_seq', 'Sequence number of the last durable command the front end has seen',
+    () => read.seq)
   metrics.gauge('predex_engine_pending_requests', 'Commands submitted and not yet answered',
     () => host.load.pendingRequests)
-  metrics.gauge('predex_engine_ring_bytes_used', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
-  metrics.gauge('predex_signature_queue', 'Orders waiting for or in signature verification', () => pool.queueSize)
+  metrics.gauge('predex_engine_ring_used_bytes', 'Bytes queued in the command ring', () => host.load.ringBytesUsed)
+  metrics.gauge('predex_engine_ring_capacity_bytes', 'Size of the command ring', () => host.load.ringBytes)
+  metrics.gauge('predex_signature_pool_pending_orders', 'Orders waiting for or in signature verification',
+    () => pool.queueSize)
+  metrics.gauge('predex_signature_pool_running_tasks', 'Verification tasks (batches of orders) on the threads',
+    () => pool.tasksRunningCount)
+  metrics.gauge('predex_signature_pool_threads', 'Threads of the verification pool', () => pool.threads)
+  metrics.gauge('predex_read_model_lag_commands', 'Commands the engine applied that the read model has not yet',
+    () => Math.max(0, host.stats.appliedSeq - read.seq))
+  metrics.gauge('predex_read_store_lag_commands', 'Commands in the read model not yet durable in its store',
+    () => Math.max(0, read.seq - store.durableSeq))
   metrics.gauge('predex_heartbeat_chains', 'API keys whose heartbeat chain is watched', () => heartbeats.watched)
   return metrics
 }

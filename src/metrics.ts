@@ -1,81 +1,253 @@
 /**
- * Prometheus metrics in text format, hand-rolled (a handful of series): requests by route and
- * status with a latency histogram, plus gauges the server reads at scrape time (engine seq,
- * queue depths).
+ * The process's Prometheus series, on prom-client with a registry of its own (tests start several
+ * servers in one process; the global registry would clash). Every series is listed in
+ * docs/operations.md ("Metrics"): names end in their unit (`_seconds`, `_bytes`) or `_total`.
+ *
+ * Three kinds of source. Faces and services observe as things happen, through children cached per
+ * label set (no label string built per call beyond prom-client's own hash). Gauges read a figure at
+ * scrape time (queue depths, open sockets). The engine worker's figures live in a shared block it
+ * writes (src/host/engine-stats.ts) and are copied into their series at scrape time, so the
+ * worker never posts a message for them. Labels are bounded: route patterns, method names,
+ * command kinds, status codes; never a raw path, address or id.
  */
-const BUCKETS_MS = [0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000]
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { EngineStatsReader, HistogramReading } from './host/engine-stats.js'
+import { COMMAND_KINDS } from './host/engine-stats.js'
 
-interface RouteSeries {
-  readonly counts: Map<number, number>
-  readonly buckets: number[]
-  sumMs: number
-  count: number
+/** Request latencies (REST, gRPC unary calls, WebSocket messages, signature checks): 0.5 ms to 5 s. */
+const REQUEST_SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+/** A REST route as labelled: its method and pattern (`GET /data/order/:id`), never the raw path. */
+export interface RouteKey {
+  readonly method: string
+  readonly path: string
+}
+
+export type WsChannel = 'market' | 'user'
+
+interface Observed {
+  readonly count: { inc(): void }
+  readonly duration: { observe(value: number): void }
+}
+
+/**
+ * A histogram whose buckets come from elsewhere (the engine worker's shared block), read at scrape.
+ * prom-client's own histogram answers from what it observed, so both of its answers are replaced:
+ * `get` and `getForPromString`, which the registry prefers when a metric has it (Histogram does).
+ */
+class ReadHistogram extends Histogram {
+  private readonly metricName: string
+  private readonly read: () => HistogramReading
+  /** Unregistered and never observed: the shape (name, help, type) of the answer. */
+  private readonly template: Histogram
+
+  constructor(options: { name: string; help: string; registry: Registry; read: () => HistogramReading }) {
+    super({ name: options.name, help: options.help, registers: [options.registry] })
+    this.metricName = options.name
+    this.read = options.read
+    this.template = new Histogram({ name: options.name, help: options.help, registers: [] })
+  }
+
+  override async get(): ReturnType<Histogram['get']> {
+    const base = await this.template.get()
+    const reading = this.read()
+    const values: { metricName: string; labels: Record<string, string | number>; value: number }[] =
+      reading.bounds.map((le, i) =>
+        ({ metricName: `${this.metricName}_bucket`, labels: { le }, value: reading.cumulative[i]! }))
+    values.push({ metricName: `${this.metricName}_bucket`, labels: { le: '+Inf' }, value: reading.count },
+      { metricName: `${this.metricName}_sum`, labels: {}, value: reading.sum },
+      { metricName: `${this.metricName}_count`, labels: {}, value: reading.count })
+    return { ...base, values }
+  }
+
+  getForPromString(): ReturnType<Histogram['get']> {
+    return this.get()
+  }
 }
 
 export class Metrics {
-  private readonly routes = new Map<string, RouteSeries>()
-  private readonly gauges = new Map<string, { help: string; read: () => number }>()
-  private readonly commit: RouteSeries = { counts: new Map(), buckets: BUCKETS_MS.map(() => 0), sumMs: 0, count: 0 }
+  readonly registry = new Registry()
+  private readonly http: ObservedFamily<RouteKey | null, number>
+  private readonly ws: ObservedFamily<WsChannel, string>
+  private readonly grpc: ObservedFamily<string, string>
+  private readonly verifications: ObservedFamily<string, null>
+  private readonly wsOpen: Gauge<'channel'>
+  private readonly grpcStreamsOpen: Gauge<'method'>
+  private readonly engineAck: Histogram
 
-  observe(route: string, status: number, ms: number): void {
-    let series = this.routes.get(route)
-    if (series === undefined) {
-      series = { counts: new Map(), buckets: BUCKETS_MS.map(() => 0), sumMs: 0, count: 0 }
-      this.routes.set(route, series)
-    }
-    series.counts.set(status, (series.counts.get(status) ?? 0) + 1)
-    for (let i = 0; i < BUCKETS_MS.length; i++) if (ms <= BUCKETS_MS[i]!) series.buckets[i]!++
-    series.sumMs += ms
-    series.count++
+  constructor() {
+    collectDefaultMetrics({ register: this.registry })
+    const registers = [this.registry]
+    this.http = new ObservedFamily({ registers, labelNames: ['route', 'status'],
+      count: ['predex_http_requests_total',
+        'HTTP requests answered, by route pattern and status ("unmatched": a path no route serves).'],
+      duration: ['predex_http_request_duration_seconds',
+        'Time from a request\'s arrival to its reply being written, by route pattern and status.'],
+      labelsOf: (route, status) => [route === null ? 'unmatched' : `${route.method} ${route.path}`, String(status)] })
+    this.ws = new ObservedFamily({ registers, labelNames: ['channel', 'status'],
+      count: ['predex_ws_messages_total',
+        'WebSocket client messages handled, by channel and status ("ok", "pong", or the catalogue code sent back).'],
+      duration: ['predex_ws_message_duration_seconds',
+        'Time to handle one WebSocket client message, by channel and status.'],
+      labelsOf: (channel, status) => [channel, status] })
+    this.grpc = new ObservedFamily({ registers, labelNames: ['method', 'code'],
+      count: ['predex_grpc_calls_total', 'gRPC calls ended, by full method name and status code (streams included).'],
+      duration: ['predex_grpc_call_duration_seconds',
+        'Time from a unary gRPC call\'s start to its status, by method and status code.'],
+      labelsOf: (method, code) => [method, code] })
+    this.verifications = new ObservedFamily({ registers, labelNames: ['result'],
+      count: ['predex_signature_verifications_total',
+        'Order signatures checked by the verification pool, by result (valid, invalid, failed).'],
+      duration: ['predex_signature_verification_duration_seconds',
+        'Time from an order entering the verification pool to its verdict (waiting and checking).'],
+      labelsOf: (result) => [result] })
+    this.wsOpen = new Gauge({ name: 'predex_ws_connections', help: 'Open WebSocket connections, by channel.',
+      labelNames: ['channel'], registers })
+    for (const channel of ['market', 'user'] as const) this.wsOpen.set({ channel }, 0)
+    this.grpcStreamsOpen = new Gauge({ name: 'predex_grpc_streams_open',
+      help: 'Open gRPC streaming calls (order entry, book and user streams), by method.', labelNames: ['method'],
+      registers })
+    this.engineAck = new Histogram({ name: 'predex_engine_command_duration_seconds',
+      help: 'Time from submitting a command to the engine to its durable acknowledgement (ring, apply, journal ' +
+        'commit, return).', buckets: REQUEST_SECONDS_BUCKETS, registers })
   }
 
-  /**
-   * Time from submitting a command to its acknowledgement, which the host releases only after
-   * the journal's group commit: the journal commit latency as the front end sees it.
-   */
-  observeCommit(ms: number): void {
-    const series = this.commit
-    for (let i = 0; i < BUCKETS_MS.length; i++) if (ms <= BUCKETS_MS[i]!) series.buckets[i]!++
-    series.sumMs += ms
-    series.count++
+  /** The text format's content type. */
+  get contentType(): string {
+    return this.registry.contentType
   }
 
+  /** Every series in the text format. */
+  text(): Promise<string> {
+    return this.registry.metrics()
+  }
+
+  /** One REST request answered; `route` null for a path no route serves. */
+  observeHttp(route: RouteKey | null, status: number, seconds: number): void {
+    this.http.observe(route, status, seconds)
+  }
+
+  /** One WebSocket client message handled: `status` "ok", "pong" or the catalogue code sent back. */
+  observeWsMessage(channel: WsChannel, status: string, seconds: number): void {
+    this.ws.observe(channel, status, seconds)
+  }
+
+  wsOpened(channel: WsChannel): void {
+    this.wsOpen.inc({ channel })
+  }
+
+  wsClosed(channel: WsChannel): void {
+    this.wsOpen.dec({ channel })
+  }
+
+  /** A gRPC call ended with `code` (a status name); `seconds` for unary calls, null for streams. */
+  observeGrpc(method: string, code: string, seconds: number | null): void {
+    this.grpc.observe(method, code, seconds)
+  }
+
+  grpcStreamOpened(method: string): void {
+    this.grpcStreamsOpen.inc({ method })
+  }
+
+  grpcStreamClosed(method: string): void {
+    this.grpcStreamsOpen.dec({ method })
+  }
+
+  /** Submit to durable acknowledgement of one engine command, as the services see it. */
+  observeEngineAck(seconds: number): void {
+    this.engineAck.observe(seconds)
+  }
+
+  /** One order's verdict from the verification pool, with its time there. */
+  observeVerification(result: 'valid' | 'invalid' | 'failed', seconds: number): void {
+    this.verifications.observe(result, null, seconds)
+  }
+
+  /** A gauge read at each scrape. */
   gauge(name: string, help: string, read: () => number): void {
-    this.gauges.set(name, { help, read })
+    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()) } })
   }
 
-  /** The text format; `counters` are read at scrape time by the caller (e.g. commands applied). */
-  text(counters: readonly { name: string; help: string; value: number }[] = []): string {
-    const lines = ['# HELP predex_http_requests_total HTTP requests by route and status.',
-      '# TYPE predex_http_requests_total counter']
-    for (const [route, series] of this.routes) {
-      for (const [status, count] of series.counts) {
-        lines.push(`predex_http_requests_total{route="${route}",status="${status}"} ${count}`)
-      }
+  /** A counter whose value is kept elsewhere, read at each scrape (it must never decrease). */
+  counter(name: string, help: string, read: () => number): void {
+    new Counter({ name, help, registers: [this.registry], collect() {
+      this.reset()
+      this.inc(read())
+    } })
+  }
+
+  /** The engine worker's figures (engine-stats.ts), copied into their series at each scrape. */
+  engine(stats: EngineStatsReader): void {
+    const registers = [this.registry]
+    new Counter({ name: 'predex_engine_commands_total', labelNames: ['kind', 'result'], registers,
+      help: 'Commands the engine applied since this process started, by kind and result (accepted, rejected).',
+      collect() {
+        this.reset()
+        for (const kind of COMMAND_KINDS) {
+          for (const ok of [true, false]) {
+            const value = stats.commands(kind, ok)
+            if (value > 0) this.inc({ kind, result: ok ? 'accepted' : 'rejected' }, value)
+          }
+        }
+      } })
+    const histogram = (name: string, help: string, read: () => HistogramReading): void =>
+      void new ReadHistogram({ name, help, registry: this.registry, read })
+    histogram('predex_engine_apply_seconds', 'Time the engine takes to apply one command (the worker\'s clock).',
+      () => stats.histogram('applySeconds'))
+    histogram('predex_engine_batch_commands', 'Commands the worker takes from the ring in one drain.',
+      () => stats.histogram('drainCommands'))
+    histogram('predex_journal_commit_seconds', 'Time to write and flush one journal transaction (group commit).',
+      () => stats.histogram('commitSeconds'))
+    histogram('predex_journal_batch_commands', 'Commands in one journal transaction.',
+      () => stats.histogram('journalCommands'))
+    this.counter('predex_journal_written_bytes_total', 'Bytes of command records written to the journal.',
+      () => stats.journalBytes)
+    this.counter('predex_journal_snapshots_total', 'Snapshots written with a journal transaction.',
+      () => stats.snapshots)
+    this.gauge('predex_engine_applied_seq', 'Sequence number of the last command the engine applied.',
+      () => stats.appliedSeq)
+    this.gauge('predex_journal_unflushed_commands', 'Commands applied and not yet durable in the journal.',
+      () => Math.max(0, stats.appliedSeq - stats.durableSeq))
+  }
+}
+
+/**
+ * A counter and a latency histogram over the same labels, with a child pair cached per label set:
+ * two levels of Map keyed by what the caller already holds (a route object and a status number, a
+ * channel and a code), so a cached observation builds no string; `labelsOf` runs on a miss only.
+ */
+class ObservedFamily<A, B> {
+  private readonly counter: Counter
+  private readonly histogram: Histogram
+  private readonly children = new Map<A, Map<B, Observed>>()
+  private readonly labelsOf: (a: A, b: B) => readonly string[]
+  private readonly labelNames: readonly string[]
+
+  constructor(options: { registers: Registry[]; count: [string, string]; duration: [string, string];
+    labelNames: readonly string[]; labelsOf: (a: A, b: B) => readonly string[] }) {
+    const { registers, labelNames } = options
+    this.counter = new Counter({ name: options.count[0], help: options.count[1], labelNames, registers })
+    this.histogram = new Histogram({ name: options.duration[0], help: options.duration[1], labelNames, registers,
+      buckets: REQUEST_SECONDS_BUCKETS })
+    this.labelsOf = options.labelsOf
+    this.labelNames = labelNames
+  }
+
+  /** Counted, and timed unless `seconds` is null (a stream's length says nothing about latency). */
+  observe(a: A, b: B, seconds: number | null): void {
+    let inner = this.children.get(a)
+    if (inner === undefined) {
+      inner = new Map()
+      this.children.set(a, inner)
     }
-    lines.push('# HELP predex_http_request_duration_ms Time from request to reply.',
-      '# TYPE predex_http_request_duration_ms histogram')
-    for (const [route, series] of this.routes) {
-      BUCKETS_MS.forEach((le, i) =>
-        lines.push(`predex_http_request_duration_ms_bucket{route="${route}",le="${le}"} ${series.buckets[i]}`))
-      lines.push(`predex_http_request_duration_ms_bucket{route="${route}",le="+Inf"} ${series.count}`)
-      lines.push(`predex_http_request_duration_ms_sum{route="${route}"} ${series.sumMs.toFixed(3)}`)
-      lines.push(`predex_http_request_duration_ms_count{route="${route}"} ${series.count}`)
+    let observed = inner.get(b)
+    if (observed === undefined) {
+      const values = this.labelsOf(a, b)
+      const labels = Object.fromEntries(this.labelNames.map((name, i) => [name, values[i]!]))
+      observed = { count: this.counter.labels(labels), duration: this.histogram.labels(labels) }
+      inner.set(b, observed)
     }
-    for (const [name, gauge] of this.gauges) {
-      lines.push(`# HELP ${name} ${gauge.help}`, `# TYPE ${name} gauge`, `${name} ${gauge.read()}`)
-    }
-    for (const counter of counters) {
-      lines.push(`# HELP ${counter.name} ${counter.help}`, `# TYPE ${counter.name} counter`,
-        `${counter.name} ${counter.value}`)
-    }
-    const commit = 'predex_journal_commit_latency_ms'
-    lines.push(`# HELP ${commit} Time from submitting a command to its acknowledgement, `
-      + "released after the journal's group commit.",
-      `# TYPE ${commit} histogram`)
-    BUCKETS_MS.forEach((le, i) => lines.push(`${commit}_bucket{le="${le}"} ${this.commit.buckets[i]}`))
-    lines.push(`${commit}_bucket{le="+Inf"} ${this.commit.count}`, `${commit}_sum ${this.commit.sumMs.toFixed(3)}`,
-      `${commit}_count ${this.commit.count}`)
-    return lines.join('\n') + '\n'
+    observed.count.inc()
+    if (seconds !== null) observed.duration.observe(seconds)
   }
 }

@@ -31,11 +31,15 @@ export interface VerifierPoolOptions {
   readonly perKeyMax?: number
   /** Beyond pendingMax, for light keys only (VERIFY_LIGHT_RESERVE_ORDERS unless told). */
   readonly lightReserve?: number
+  /** Told each order's verdict and its time in the pool, waiting included (for /metrics). */
+  readonly onVerdict?: (result: 'valid' | 'invalid' | 'failed', seconds: number) => void
 }
 
 interface Waiting {
   readonly order: OrderToVerify
   readonly key: string
+  /** performance.now() when it entered the pool. */
+  readonly enteredMs: number
   readonly resolve: (verdict: Verdict) => void
   readonly reject: (error: Error) => void
 }
@@ -72,9 +76,14 @@ export class VerifierPool {
     return this.pool.maxThreads
   }
 
-  /** Orders waiting for a thread (for /metrics). */
+  /** Orders waiting for a thread or being verified (for /metrics). */
   get queueSize(): number {
     return this.pending
+  }
+
+  /** Tasks (batches of orders) on the threads now (for /metrics). */
+  get tasksRunningCount(): number {
+    return this.tasksRunning
   }
 
   /**
@@ -99,7 +108,7 @@ export class VerifierPool {
     this.pendingByKey.set(key, (this.pendingByKey.get(key) ?? 0) + 1)
     return new Promise<Verdict>((resolve, reject) => {
       const queue = this.waiting.get(key)
-      const entry: Waiting = { order, key, resolve, reject }
+      const entry: Waiting = { order, key, enteredMs: performance.now(), resolve, reject }
       if (queue === undefined) this.waiting.set(key, [entry])
       else queue.push(entry)
       // Orders submitted in this turn go out together: dispatch once the turn's code has run.
@@ -153,15 +162,25 @@ export class VerifierPool {
     this.pool.run(task).then(
       (verdicts) => {
         settle()
-        batch.forEach((waiting, i) => waiting.resolve(verdicts[i]!))
+        batch.forEach((waiting, i) => {
+          this.told(waiting, verdicts[i]!.ok ? 'valid' : 'invalid')
+          waiting.resolve(verdicts[i]!)
+        })
       },
       (error: unknown) => {
         settle()
         const failure = new PredexError(ServiceCode.SIGNATURE_POOL_BUSY,
           `signature verification failed: ${String(error)}`)
-        for (const waiting of batch) waiting.reject(failure)
+        for (const waiting of batch) {
+          this.told(waiting, 'failed')
+          waiting.reject(failure)
+        }
       },
     )
+  }
+
+  private told(waiting: Waiting, result: 'valid' | 'invalid' | 'failed'): void {
+    this.options.onVerdict?.(result, (performance.now() - waiting.enteredMs) / 1000)
   }
 
   private release(key: string): void {

@@ -22,6 +22,7 @@ import { Ring } from '../ring/ring.js'
 import type { FromWorker, JournalRetention, Outcome, ToWorker, WorkerOptions } from './messages.js'
 import type { Query, QueryAnswer } from './query.js'
 import { encodeRequest } from './request-codec.js'
+import { allocateEngineStats, EngineStatsReader } from './engine-stats.js'
 
 export interface HostOptions {
   readonly dataDir: string
@@ -73,6 +74,8 @@ export class EngineHost {
     private readonly ring: Ring,
     readonly recovered: Recovered,
     readonly durability: Durability,
+    /** The worker's figures (commands by kind, apply and commit times, batch sizes), for /metrics. */
+    readonly stats: EngineStatsReader,
   ) {}
 
   /** Starts the engine worker and resolves once recovery is done and commands are accepted. */
@@ -85,8 +88,10 @@ export class EngineHost {
     }
     mkdirSync(options.dataDir, { recursive: true, mode: 0o700 }) // the owner's alone (journal/data-dir.ts)
     const ringBuffer = Ring.allocate(options.ringBytes ?? COMMAND_RING_BYTES)
+    const statsBuffer = allocateEngineStats()
     const workerOptions: WorkerOptions = {
       ring: ringBuffer,
+      stats: statsBuffer,
       dataDir: options.dataDir,
       durability,
       snapshotEveryCommands: options.snapshotEveryCommands ?? SNAPSHOT_EVERY_COMMANDS,
@@ -106,7 +111,7 @@ export class EngineHost {
       await worker.terminate()
       throw error
     }
-    const host = new EngineHost(worker, new Ring(ringBuffer), ready, durability)
+    const host = new EngineHost(worker, new Ring(ringBuffer), ready, durability, new EngineStatsReader(statsBuffer))
     host.listen()
     log(`engine ready at seq ${ready.seq} (snapshot ${ready.snapshotSeq}, replayed ${ready.replayed} commands ` +
       `in ${ready.recoveryMs.toFixed(0)} ms, durability ${durability})`)

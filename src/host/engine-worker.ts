@@ -24,6 +24,7 @@ import { Ring } from '../ring/ring.js'
 import { crossingEvents, type FromWorker, type Outcome, type ToWorker, type WorkerOptions } from './messages.js'
 import { answer } from './query.js'
 import { decodeRequest } from './request-codec.js'
+import { EngineStatsWriter } from './engine-stats.js'
 
 const IDLE_WAIT_MS = 50
 const NO_EVENTS: readonly EngineEvent[] = Object.freeze([])
@@ -32,6 +33,7 @@ const NO_EVENTS: readonly EngineEvent[] = Object.freeze([])
 class Group {
   readonly records: Buffer[] = []
   readonly outcomes: Outcome[] = []
+  sizeBytes = 0
   constructor(readonly firstSeq: number) {}
 }
 
@@ -54,6 +56,8 @@ class EngineWorker {
   private eventsWanted = false
   /** Everything up to this seq is in the read store durably (journal retention). */
   private readDurableSeq = 0
+  /** For /metrics: written here, read by the main thread (engine-stats.ts). */
+  private readonly stats: EngineStatsWriter
 
   constructor(
     private readonly options: WorkerOptions,
@@ -63,6 +67,8 @@ class EngineWorker {
     this.ring = new Ring(options.ring)
     this.durableSeq = engine.seq
     this.group = new Group(engine.seq + 1)
+    this.stats = new EngineStatsWriter(options.stats)
+    this.stats.recovered(engine.seq)
   }
 
   async run(): Promise<void> {
@@ -100,10 +106,14 @@ class EngineWorker {
       const previous = { seq: this.engine.seq, timeMs: this.engine.timeMs }
       stamped.seq = previous.seq + 1
       stamped.timeMs = Math.max(Date.now(), previous.timeMs)
+      const applyStarted = performance.now()
       const { result, events } = this.engine.apply(stamped)
+      const applySeconds = (performance.now() - applyStarted) / 1000
       const recorded = changedState(events)
       if (recorded) {
-        group.records.push(sealInPlace(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes, SEAL_BYTES)))
+        const record = sealInPlace(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes, SEAL_BYTES))
+        group.records.push(record)
+        group.sizeBytes += record.length
       } else {
         // Nothing changed, so nothing to journal: answered with the last recorded seq.
         this.engine.rewind(previous.seq, previous.timeMs)
@@ -112,8 +122,10 @@ class EngineWorker {
       this.ring.advance()
       group.outcomes.push({ requestId, seq: this.engine.seq, timeMs: stamped.timeMs, recorded, result,
         events: this.eventsWanted ? crossingEvents(events) : NO_EVENTS })
+      this.stats.applied(command.kind, result.ok, this.engine.seq, applySeconds)
       applied++
     }
+    if (applied > 0) this.stats.drained(applied)
     // durability=async (benchmarks only): release at once, without waiting for the disk.
     if (released >= 0 && applied > 0) post({ type: 'batch', outcomes: group.outcomes.slice(released) })
     return applied
@@ -148,11 +160,14 @@ class EngineWorker {
       return
     }
     this.groupsWritten++
+    const commitStarted = performance.now()
     const durable = this.groupsWritten === this.options.failJournalAtBatch
       ? Promise.reject(new Error('injected journal write failure (test)'))
       : this.journal.append(group.firstSeq, group.records, snapshot)
     this.writing = durable.then(() => {
       this.writing = null
+      this.stats.committed({ commands: group.records.length, sizeBytes: group.sizeBytes, snapshot: snapshot !== null,
+        seconds: (performance.now() - commitStarted) / 1000, seq: lastSeq })
       if (this.options.durability === 'sync') post({ type: 'batch', outcomes: group.outcomes })
       this.onDurable(lastSeq)
       if (snapshot !== null) void this.retain().catch(fatal)

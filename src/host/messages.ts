@@ -18,6 +18,8 @@ export type JournalRetention = 'all' | 'snapshots'
 
 export interface WorkerOptions {
   readonly ring: SharedArrayBuffer
+  /** The worker's figures for /metrics (engine-stats.ts). */
+  readonly stats: SharedArrayBuffer
   readonly dataDir: string
   readonly durability: Durability
   readonly snapshotEveryCommands: number

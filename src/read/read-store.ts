@@ -96,6 +96,8 @@ export class ReadStore implements History {
   private batch = newBatch()
   /** The last save's commit and release. */
   private committed: Promise<unknown> = Promise.resolve()
+  /** The projected seq on disk: saved and flushed (for /metrics: how far the store trails the model). */
+  durableSeq = 0
 
   constructor(dataDir: string, options: ReadStoreOptions = {}) {
     this.onDurable = options.onDurable ?? (() => undefined)
@@ -111,6 +113,7 @@ export class ReadStore implements History {
     this.meta = this.root.openDB<unknown, string>({ name: 'meta' })
     // A new store is of this format from its first record; one with records and no format is format 1.
     if (this.meta.get('seq') === undefined && this.meta.get('format') === undefined) this.meta.putSync('format', FORMAT)
+    this.durableSeq = this.storedSeq()
   }
 
   /** The projected seq stored with the records (0 for a new store). */
@@ -245,7 +248,10 @@ export class ReadStore implements History {
     const seq = model.seq
     // The puts of one turn are one transaction: once it is committed, all are visible to reads.
     this.committed = this.meta.put('seq', seq).then(() => this.release(batch))
-    void this.committed.then(() => this.root.flushed).then(() => this.onDurable(seq))
+    void this.committed.then(() => this.root.flushed).then(() => {
+      this.durableSeq = Math.max(this.durableSeq, seq)
+      this.onDurable(seq)
+    })
   }
 
   /**

@@ -25,7 +25,7 @@ export async function submit<C extends UnstampedCommand>(
 ): Promise<OutcomeOf<C['kind']>> {
   const started = performance.now()
   const outcome = await context.host.submit(command)
-  context.metrics.observeCommit(performance.now() - started)
+  context.metrics.observeEngineAck((performance.now() - started) / 1000)
   return outcome
 }
 

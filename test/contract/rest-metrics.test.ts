@@ -1,83 +1,176 @@
 /**
- * GET /metrics over loopback: REST's own (Prometheus text, its content type, series labelled by
- * HTTP route and status), so it stays out of the face-neutral cases (test/contract/cases/
- * health-markets.ts). Shapes are asserted line by line, with the series api.md lists.
+ * GET /metrics over loopback: REST's own (Prometheus text, its content type), so it stays out of
+ * the face-neutral cases (test/contract/cases/health-markets.ts). Every line of a scrape is parsed
+ * against the text format; the process's default series and each series docs/operations.md lists
+ * are there with their type; names follow Prometheus's conventions (counters `_total`, no `_ms`).
+ * Then it moves: a second scrape after traffic on every face (REST routes, a 404, a signed order
+ * through the verification pool and the engine, a WebSocket session, gRPC unary calls) shows each
+ * counter grown by at least what was done, and the engine worker's figures (commands by kind,
+ * apply time, journal commits) grown with it.
  */
-import t from 'tap'
-import { get, l2, send, startServer } from '../rest-harness.js'
+import t, { type Test } from 'tap'
+import { GrpcCallError, GrpcTransport } from '../../src/client/grpc/transport.js'
+import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
+import { WsClient } from '../ws-client.js'
+import { get, l2, placeLimit, send, startServer, USDC, type TestServer } from '../rest-harness.js'
+
+interface Sample { readonly name: string; readonly labels: Record<string, string>; readonly value: number }
+interface Scrape { readonly types: Map<string, string>; readonly samples: Sample[] }
 
 const server = await startServer()
-t.teardown(() => server.stop())
+const grpc = new GrpcTransport(`127.0.0.1:${server.predex.grpcPort}`)
+t.teardown(async () => {
+  grpc.close()
+  await server.stop()
+})
+const market = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
+await server.command({ kind: 'setMarketStatus', marketId: (await server.createMarket()).marketId, status: 'Resolving' })
 
-// Seven markets and two status changes: the engine sequence counts at least these commands.
-const markets = [await server.createMarket(), await server.createMarket(), await server.createMarket(),
-  await server.createMarket({ status: 'Upcoming' }), await server.createMarket({ status: 'Upcoming' }),
-  await server.createMarket(), await server.createMarket()]
-await server.command({ kind: 'setMarketStatus', marketId: markets[5]!.marketId, status: 'Resolving' })
-await server.command({ kind: 'resolveMarket', marketId: markets[6]!.marketId, outcome: 'No' })
-const commandsMin = markets.length + 2
-
-t.test('GET /metrics: Prometheus text format with the series api.md lists', async (t) => {
-  // Requests on several routes, a 404 among them: the series to check.
-  await get(server, '/health')
-  await get(server, '/ready')
-  await get(server, '/markets')
-  await get(server, '/markets/nope')
-  const trader = await server.trader()
-  t.equal((await l2(server, trader, 'DELETE', '/cancel-all')).status, 200, 'a command through the API')
-  const metrics = await send(server, 'GET', '/metrics', '', {})
-  t.equal(metrics.status, 200)
-  t.match(metrics.headers.get('content-type'), /^text\/plain; version=0\.0\.4/)
-  const text = metrics.body as string
+/** Scrapes /metrics and parses every line: a line that is not the text format fails the test. */
+async function scrape(t: Test, target: TestServer): Promise<Scrape> {
+  const reply = await send(target, 'GET', '/metrics', '', {})
+  t.equal(reply.status, 200)
+  t.match(reply.headers.get('content-type'), /^text\/plain; version=0\.0\.4/)
+  const text = reply.body as string
   t.equal(typeof text, 'string')
   t.ok(text.endsWith('\n'), 'ends with a newline')
   const types = new Map<string, string>()
-  const samples: { name: string; labels: Record<string, string>; value: number }[] = []
+  const samples: Sample[] = []
+  const bad: string[] = []
   for (const line of text.split('\n').slice(0, -1)) {
+    if (line === '') continue // allowed between families
     if (line.startsWith('# HELP ')) {
-      t.match(line, /^# HELP [a-zA-Z_:][a-zA-Z0-9_:]* \S/, 'HELP line')
+      if (!/^# HELP [a-zA-Z_:][a-zA-Z0-9_:]* \S/.test(line)) bad.push(line)
       continue
     }
+    const type = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/.exec(line)
     if (line.startsWith('# TYPE ')) {
-      const match = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/.exec(line)
-      t.ok(match, `TYPE line: ${line}`)
-      if (match) types.set(match[1]!, match[2]!)
+      if (type === null) bad.push(line)
+      else types.set(type[1]!, type[2]!)
       continue
     }
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*)\})? (-?[0-9.e+]+|\+Inf|NaN)$/
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*)\})? ([-+]?(?:[0-9.]+(?:e[-+]?[0-9]+)?|Inf)|NaN)$/
       .exec(line)
-    t.ok(match, `sample line: ${line}`)
-    if (!match) continue
+    if (match === null) {
+      bad.push(line)
+      continue
+    }
     const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)]
       .map((m) => [m[1]!, m[2]!]))
     samples.push({ name: match[1]!, labels, value: Number(match[3]) })
   }
+  t.same(bad, [], 'every line is HELP, TYPE or a sample')
   const family = (name: string): string | undefined => types.get(name) ?? types.get(name.replace(/_(bucket|sum|count)$/, ''))
-  for (const sample of samples) t.ok(family(sample.name) !== undefined, `${sample.name} has a TYPE`)
+  t.same(samples.filter((s) => family(s.name) === undefined).map((s) => s.name), [], 'every sample has a TYPE')
+  return { types, samples }
+}
 
-  // Request rates by route and status.
-  t.equal(types.get('predex_http_requests_total'), 'counter')
-  const listed = samples.find((s) => s.name === 'predex_http_requests_total' && s.labels.route === 'GET /markets' && s.labels.status === '200')
-  t.ok(listed !== undefined && listed.value >= 1, 'GET /markets counted')
-  const notFound = samples.find((s) => s.name === 'predex_http_requests_total' && s.labels.status === '404')
-  t.ok(notFound !== undefined && notFound.value >= 1, 'the 404 counted')
-  // Latencies: a histogram whose buckets grow and end at the count.
-  t.equal(types.get('predex_http_request_duration_ms'), 'histogram')
-  const buckets = samples.filter((s) => s.name === 'predex_http_request_duration_ms_bucket' && s.labels.route === 'GET /markets')
-  t.ok(buckets.length >= 2)
+/** The sum of `name`'s samples whose labels include `labels`. */
+function total(scrape: Scrape, name: string, labels: Record<string, string> = {}): number {
+  return scrape.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((sum, s) => sum + s.value, 0)
+}
+
+const PROCESS_SERIES = {
+  process_cpu_seconds_total: 'counter', process_resident_memory_bytes: 'gauge', nodejs_heap_size_used_bytes: 'gauge',
+  nodejs_gc_duration_seconds: 'histogram', nodejs_eventloop_lag_seconds: 'gauge', nodejs_eventloop_lag_p99_seconds: 'gauge',
+}
+const PREDEX_SERIES = {
+  predex_http_requests_total: 'counter', predex_http_request_duration_seconds: 'histogram',
+  predex_http_requests_in_flight: 'gauge', predex_rest_stalled_replies: 'gauge',
+  predex_ws_messages_total: 'counter', predex_ws_message_duration_seconds: 'histogram', predex_ws_connections: 'gauge',
+  predex_grpc_calls_total: 'counter', predex_grpc_call_duration_seconds: 'histogram', predex_grpc_streams_open: 'gauge',
+  predex_engine_commands_total: 'counter', predex_engine_apply_seconds: 'histogram',
+  predex_engine_batch_commands: 'histogram', predex_engine_command_duration_seconds: 'histogram',
+  predex_engine_seq: 'gauge', predex_engine_applied_seq: 'gauge', predex_engine_pending_requests: 'gauge',
+  predex_engine_ring_used_bytes: 'gauge', predex_engine_ring_capacity_bytes: 'gauge',
+  predex_journal_commit_seconds: 'histogram', predex_journal_batch_commands: 'histogram',
+  predex_journal_written_bytes_total: 'counter', predex_journal_snapshots_total: 'counter',
+  predex_journal_unflushed_commands: 'gauge',
+  predex_signature_verifications_total: 'counter', predex_signature_verification_duration_seconds: 'histogram',
+  predex_signature_pool_pending_orders: 'gauge', predex_signature_pool_running_tasks: 'gauge',
+  predex_signature_pool_threads: 'gauge', predex_read_model_lag_commands: 'gauge',
+  predex_read_store_lag_commands: 'gauge', predex_heartbeat_chains: 'gauge',
+}
+
+t.test('a scrape parses, and has the process series and every documented series with its type', async (t) => {
+  const first = await scrape(t, server)
+  for (const [name, type] of Object.entries({ ...PROCESS_SERIES, ...PREDEX_SERIES })) {
+    t.equal(first.types.get(name), type, `${name} is a ${type}`)
+  }
+  for (const [name, type] of first.types) {
+    if (!name.startsWith('predex_')) continue
+    t.notMatch(name, /_ms$|_millis|_milliseconds/, `${name}: seconds, not milliseconds`)
+    if (type === 'counter') t.match(name, /_total$/, `${name}: a counter ends in _total`)
+    else t.notMatch(name, /_total$/, `${name}: only counters end in _total`)
+  }
+  t.equal(total(first, 'predex_engine_seq'), server.predex.context.read.seq, 'the engine sequence')
+  t.equal(total(first, 'predex_signature_pool_threads'), 1, '--sig-workers 1')
+  t.ok(total(first, 'process_resident_memory_bytes') > 10_000_000, 'resident memory, in bytes')
+})
+
+t.test('it moves: every face\'s traffic and the engine\'s work show in the next scrape', async (t) => {
+  const before = await scrape(t, server)
+  // REST: three routes and a path no route serves.
+  await get(server, '/markets')
+  await get(server, `/markets/${market.marketId}`)
+  await get(server, '/no/such/path')
+  // A signed order: the verification pool, then the engine and the journal.
+  const trader = await server.trader(100 * USDC)
+  const placed = await placeLimit(server, trader, market, { side: 'BUY', price: '0.40', size: '10' })
+  t.equal(placed.status, 200, 'an order rests')
+  t.equal((await l2(server, trader, 'DELETE', '/cancel-all')).status, 200, 'and is cancelled')
+  // WebSocket: a PING, a subscription, a refused message; the socket is open during the scrape.
+  const ws = await WsClient.open(`ws://127.0.0.1:${server.predex.port}/ws/market`)
+  t.teardown(() => ws.socket.close())
+  ws.send('PING')
+  t.equal(await ws.next(), 'PONG')
+  ws.send({ type: 'market', assets_ids: [market.yesTokenId] })
+  await ws.json()
+  ws.send({ type: 'market', assets_ids: 'not a list' })
+  t.equal((await ws.json()).event_type, 'error')
+  // gRPC: a unary call answered, one refused.
+  await grpc.unary(MarketDataService.method.getMarket, { market: market.marketId }, null)
+  const refused = await grpc.unary(MarketDataService.method.getMarket, { market: 'nope' }, null).catch((e: unknown) => e)
+  t.ok(refused instanceof GrpcCallError, 'an unknown market is refused')
+  const after = await scrape(t, server)
+  const grew = (name: string, labels: Record<string, string>, by: number, what: string): void => {
+    const delta = total(after, name, labels) - total(before, name, labels)
+    t.ok(delta >= by, `${what}: ${name}${JSON.stringify(labels)} grew by ${delta} (at least ${by})`)
+  }
+  grew('predex_http_requests_total', { route: 'GET /markets', status: '200' }, 1, 'GET /markets')
+  grew('predex_http_requests_total', { route: 'GET /markets/:id', status: '200' }, 1, 'the route pattern, not the path')
+  t.equal(after.samples.filter((s) => s.name === 'predex_http_requests_total' && s.labels.route?.includes(market.marketId))
+    .length, 0, 'no raw path as a label')
+  grew('predex_http_requests_total', { route: 'unmatched', status: '404' }, 1, 'the 404')
+  grew('predex_http_request_duration_seconds_count', { route: 'POST /order', status: '200' }, 1, 'the order timed')
+  grew('predex_signature_verifications_total', { result: 'valid' }, 1, 'the order\'s signature checked')
+  grew('predex_signature_verification_duration_seconds_count', { result: 'valid' }, 1, 'and timed')
+  grew('predex_engine_commands_total', { kind: 'placeOrder', result: 'accepted' }, 1, 'the engine applied it')
+  grew('predex_engine_commands_total', { kind: 'cancelAll', result: 'accepted' }, 1, 'and the cancel')
+  grew('predex_engine_commands_total', { kind: 'credit' }, 1, 'and the funding')
+  grew('predex_engine_apply_seconds_count', {}, 4, 'each apply timed')
+  grew('predex_engine_batch_commands_count', {}, 1, 'drains of the ring')
+  grew('predex_engine_command_duration_seconds_count', {}, 2, 'submit to durable acknowledgement')
+  grew('predex_journal_commit_seconds_count', {}, 2, 'journal transactions')
+  grew('predex_journal_batch_commands_sum', {}, 4, 'commands journaled')
+  grew('predex_journal_written_bytes_total', {}, 100, 'journal bytes')
+  grew('predex_engine_seq', {}, 4, 'the sequence')
+  grew('predex_ws_messages_total', { channel: 'market', status: 'pong' }, 1, 'the PING')
+  grew('predex_ws_messages_total', { channel: 'market', status: 'ok' }, 1, 'the subscription')
+  t.equal(after.samples.filter((s) => s.name === 'predex_ws_messages_total' && !['ok', 'pong'].includes(s.labels.status!))
+    .length >= 1, true, 'the refused message under its catalogue code')
+  t.equal(total(after, 'predex_ws_connections', { channel: 'market' }), 1, 'one socket open')
+  const getMarket = '/predex.v1.MarketDataService/GetMarket'
+  grew('predex_grpc_calls_total', { method: getMarket, code: 'OK' }, 1, 'the gRPC call')
+  grew('predex_grpc_calls_total', { method: getMarket, code: 'NOT_FOUND' }, 1, 'the refused gRPC call')
+  grew('predex_grpc_call_duration_seconds_count', { method: getMarket }, 2, 'gRPC unary calls timed')
+  t.equal(total(after, 'predex_engine_applied_seq'), server.predex.context.read.seq, 'all applied are projected')
+  t.equal(total(after, 'predex_read_model_lag_commands'), 0, 'the read model is caught up at rest')
+  // Histograms: cumulative buckets ending in +Inf at the count.
+  const buckets = after.samples.filter((s) => s.name === 'predex_journal_commit_seconds_bucket')
   for (let i = 1; i < buckets.length; i++) t.ok(buckets[i]!.value >= buckets[i - 1]!.value, 'cumulative buckets')
-  t.equal(buckets.at(-1)!.labels.le, '+Inf')
-  const count = samples.find((s) => s.name === 'predex_http_request_duration_ms_count' && s.labels.route === 'GET /markets')
-  t.equal(buckets.at(-1)!.value, count?.value)
-  // Engine queue depth, commands, journal commit latency, signature pool queue.
-  const seq = samples.find((s) => s.name === 'predex_engine_seq')
-  t.ok(seq !== undefined && seq.value >= commandsMin, 'engine sequence')
-  t.equal(types.get('predex_engine_commands_total'), 'counter', 'commands as a counter (commands/s = rate)')
-  t.ok(samples.some((s) => s.name === 'predex_engine_pending_requests'), 'engine queue depth')
-  t.equal(types.get('predex_journal_commit_latency_ms'), 'histogram', 'journal commit latency')
-  const commits = samples.find((s) => s.name === 'predex_journal_commit_latency_ms_count')
-  t.ok(commits !== undefined && commits.value >= 1, 'the cancel-all was observed')
-  const commands = samples.find((s) => s.name === 'predex_engine_commands_total')
-  t.equal(commands?.value, server.predex.context.read.seq, 'commands applied: the engine sequence')
-  t.ok(samples.some((s) => s.name === 'predex_signature_queue'), 'signature pool queue')
+  t.equal(buckets.at(-1)?.labels.le, '+Inf')
+  t.equal(buckets.at(-1)?.value, total(after, 'predex_journal_commit_seconds_count'))
+  ws.socket.close()
 })

@@ -39,6 +39,7 @@ import { marketDataService } from './market-data.js'
 import { OrderEntry } from './order-entry.js'
 import { Streams } from './streams.js'
 import { tradingService } from './trading.js'
+import { callMeter } from './call-meter.js'
 
 export const SERVICES = [TradingService, AccountService, MarketDataService, OrderEntryService, StreamService] as const
 const FILES = [file_predex_v1_trading, file_predex_v1_account, file_predex_v1_market_data, file_predex_v1_order_entry,
@@ -55,12 +56,13 @@ export const CHANNEL_OPTIONS: ChannelOptions = {
 }
 
 export class GrpcServer {
-  private readonly server = new Server(CHANNEL_OPTIONS)
+  private readonly server: Server
   private readonly health: HealthImplementation
   private readonly orderEntry: OrderEntry
   private readonly streams: Streams
 
   constructor(face: GrpcFace) {
+    this.server = new Server({ ...CHANNEL_OPTIONS, interceptors: [callMeter(face.context.metrics)] })
     this.orderEntry = new OrderEntry(face)
     this.streams = new Streams(face)
     this.server.addService(serverDefinitionOf(TradingService), tradingService(face))

@@ -50,6 +50,8 @@ export class RestServer<C> {
   constructor(private readonly options: ServerOptions<C>) {
     options.metrics.gauge('predex_rest_stalled_replies', 'REST replies waiting for a client that does not read',
       () => this.stalledReplies)
+    options.metrics.gauge('predex_http_requests_in_flight', 'REST requests being handled (read, run, not yet answered)',
+      () => this.inFlight)
     this.app = uWS.App()
     for (const route of options.routes) {
       const surface = route.surface ?? 'both'
@@ -265,8 +267,7 @@ export class RestServer<C> {
   private respond(res: HttpResponse, state: { aborted: boolean }, reply: Reply, route: Route<C> | null, started: number,
     closeConnection = false): void {
     const status = reply.status ?? 200
-    const label = route === null ? 'unmatched' : `${route.method} ${route.path}`
-    this.options.metrics.observe(label, status, performance.now() - started)
+    this.options.metrics.observeHttp(route, status, (performance.now() - started) / 1000)
     if (state.aborted) return
     const body = reply.json ?? (reply.raw === true ? String(reply.body) : JSON.stringify(reply.body))
     res.cork(() => {

@@ -100,7 +100,7 @@ export class MarketChannel {
   }
 
   behavior(): WebSocketBehavior<SocketData> {
-    return channelBehavior<SocketData>({
+    return channelBehavior<SocketData>({ channel: 'market', metrics: this.context.metrics }, {
       data: () => ({ assets: new Set(), custom: false, snapshotBudget: WS_SNAPSHOTS_PER_WINDOW,
         snapshotBudgetMs: performance.now() }),
       open: (ws) => void this.sockets.add(ws),

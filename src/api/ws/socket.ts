@@ -8,6 +8,13 @@ import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import { WS_BACKPRESSURE_BYTES_MAX, WS_IDLE_TIMEOUT_SEC, WS_MESSAGE_BYTES_MAX } from '../../limits.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { parseJsonBody } from '../wire.js'
+import type { Metrics, WsChannel } from '../../metrics.js'
+
+/** Where a channel's sockets and messages are counted (/metrics). */
+export interface ChannelMeter {
+  readonly channel: WsChannel
+  readonly metrics: Metrics
+}
 
 export interface ChannelHandlers<T> {
   /** The data of a new socket, from the client's address. */
@@ -20,7 +27,8 @@ export interface ChannelHandlers<T> {
   readonly afterError?: (ws: WebSocket<T>) => void
 }
 
-export function channelBehavior<T>(handlers: ChannelHandlers<T>): WebSocketBehavior<T> {
+export function channelBehavior<T>(meter: ChannelMeter, handlers: ChannelHandlers<T>): WebSocketBehavior<T> {
+  const { channel, metrics } = meter
   return {
     compression: 0,
     maxPayloadLength: WS_MESSAGE_BYTES_MAX,
@@ -33,25 +41,40 @@ export function channelBehavior<T>(handlers: ChannelHandlers<T>): WebSocketBehav
       res.upgrade<T>(data, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
         req.getHeader('sec-websocket-extensions'), context)
     },
-    open: handlers.open,
-    close: handlers.close,
-    message: (ws, message) => {
-      const text = Buffer.from(message).toString('utf8')
-      if (text === 'PING') {
-        ws.send('PONG')
-        return
-      }
-      try {
-        const body = parseJsonBody(Buffer.from(text))
-        if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-          throw new PredexError(ApiCode.BAD_REQUEST, 'a subscription is a JSON object')
-        }
-        handlers.message(ws, body as Record<string, unknown>)
-      } catch (error) {
-        const apiError = error instanceof PredexError ? error : new PredexError(ApiCode.BAD_REQUEST, String(error))
-        ws.send(JSON.stringify({ event_type: 'error', ...apiError.body() }))
-        handlers.afterError?.(ws)
-      }
+    open: (ws) => {
+      metrics.wsOpened(channel)
+      handlers.open(ws)
     },
+    close: (ws) => {
+      metrics.wsClosed(channel)
+      handlers.close(ws)
+    },
+    message: (ws, message) => {
+      const started = performance.now()
+      const status = handled(ws, message, handlers)
+      metrics.observeWsMessage(channel, status, (performance.now() - started) / 1000)
+    },
+  }
+}
+
+/** Answers one client message; returns its status for /metrics ("pong", "ok" or the catalogue code). */
+function handled<T>(ws: WebSocket<T>, message: ArrayBuffer, handlers: ChannelHandlers<T>): string {
+  const text = Buffer.from(message).toString('utf8')
+  if (text === 'PING') {
+    ws.send('PONG')
+    return 'pong'
+  }
+  try {
+    const body = parseJsonBody(Buffer.from(text))
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new PredexError(ApiCode.BAD_REQUEST, 'a subscription is a JSON object')
+    }
+    handlers.message(ws, body as Record<string, unknown>)
+    return 'ok'
+  } catch (error) {
+    const apiError = error instanceof PredexError ? error : new PredexError(ApiCode.BAD_REQUEST, String(error))
+    ws.send(JSON.stringify({ event_type: 'error', ...apiError.body() }))
+    handlers.afterError?.(ws)
+    return apiError.code
   }
 }

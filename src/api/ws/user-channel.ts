@@ -56,7 +56,7 @@ export class UserChannel {
   constructor(private readonly context: ServiceContext, private readonly gate: Gate) {}
 
   behavior(): WebSocketBehavior<SocketData> {
-    return channelBehavior<SocketData>({
+    return channelBehavior<SocketData>({ channel: 'user', metrics: this.context.metrics }, {
       data: (remoteAddress) => ({ remoteAddress, address: null, apiKey: null, markets: new Set(), seq: 0 }),
       open: (ws) => void this.sockets.add(ws),
       close: (ws) => this.forget(ws),

@@ -42,7 +42,7 @@ export function fakeWorld(faucet: ServiceContext['faucet'] = { amountMicrosMax: 
   }
   const context = {
     host, read, credentials: { size: 0 }, pool: null, chainId: CHAIN_ID, version: 'test', startedMs: T0_MS,
-    metrics: { observeCommit: () => undefined }, nowMs: () => nowMs, faucet, isLinked: () => false,
+    metrics: { observeEngineAck: () => undefined }, nowMs: () => nowMs, faucet, isLinked: () => false,
   } as unknown as ServiceContext
   return { context, engine, commands, advance: (ms) => { nowMs += ms } }
 }

@@ -17,10 +17,7 @@ export const healthRoutes: Route<ServiceContext>[] = [
     handler: (_request, _identity, context) => ({ body: { ready: true, seq: readySeq(context) } }) },
   { method: GET, path: '/metrics', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: 'Prometheus metrics (text format)', response: 'text/plain' },
-    handler: (_request, _identity, context) => ({ body: context.metrics.text([
-      { name: 'predex_engine_commands_total',
-        help: 'Commands applied and durable (the engine sequence); rate() gives commands/s.', value: context.read.seq },
-    ]), raw: true }) },
+    handler: async (_request, _identity, context) => ({ body: await context.metrics.text(), raw: true }) },
   { method: GET, path: '/time', auth: 'none', bodyMax: 0,
     openapi: { tag: 'health', summary: 'Server time, unix seconds (a bare JSON integer)', response: 'integer' },
     handler: (_request, _identity, context) => ({ body: Math.floor(context.nowMs() / 1000) }) },

@@ -6,11 +6,14 @@
  * Then it moves: a second scrape after traffic on every face (REST routes, a 404, a signed order
  * through the verification pool and the engine, a WebSocket session, gRPC unary calls) shows each
  * counter grown by at least what was done, and the engine worker's figures (commands by kind,
- * apply time, journal commits) grown with it.
+ * apply time, journal commits) grown with it. Last, the gauges of open things: a gRPC book stream
+ * and a WebSocket count while open and stop counting when the client goes (the stream's end
+ * counted as CANCELLED).
  */
 import t, { type Test } from 'tap'
 import { GrpcCallError, GrpcTransport } from '../../src/client/grpc/transport.js'
 import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
+import { StreamService } from '../../src/gen/predex/v1/streams_pb.js'
 import { WsClient } from '../ws-client.js'
 import { get, l2, placeLimit, send, startServer, USDC, type TestServer } from '../rest-harness.js'
 
@@ -173,4 +176,35 @@ t.test('it moves: every face\'s traffic and the engine\'s work show in the next 
   t.equal(buckets.at(-1)?.labels.le, '+Inf')
   t.equal(buckets.at(-1)?.value, total(after, 'predex_journal_commit_seconds_count'))
   ws.socket.close()
+})
+
+/** Scrapes until `check` holds (bounded): what a client's going away changes lands a turn or two later. */
+async function eventually(t: Test, check: (scrape: Scrape) => boolean, timeoutMs = 5_000): Promise<Scrape> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const now = await scrape(t, server)
+    if (check(now) || Date.now() > deadline) return now
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+t.test('open streams and sockets count while open, and not after the client goes', async (t) => {
+  const bookStream = '/predex.v1.StreamService/BookStream'
+  const before = await scrape(t, server)
+  const stream = grpc.serverStream(StreamService.method.bookStream, { tokenIds: [market.yesTokenId] }, null)
+  stream.on('error', () => undefined) // the cancel below ends it with CANCELLED
+  await new Promise<void>((resolve) => stream.once('data', () => resolve()))
+  const ws = await WsClient.open(`ws://127.0.0.1:${server.predex.port}/ws/user`)
+  const open = await eventually(t, (s) => total(s, 'predex_ws_connections', { channel: 'user' }) === 1)
+  t.equal(total(open, 'predex_grpc_streams_open', { method: bookStream }), 1, 'the book stream is open')
+  t.equal(total(open, 'predex_ws_connections', { channel: 'user' }), 1, 'the user socket is open')
+  stream.cancel()
+  ws.socket.close()
+  const closed = await eventually(t, (s) => total(s, 'predex_grpc_streams_open', { method: bookStream }) === 0 &&
+    total(s, 'predex_ws_connections', { channel: 'user' }) === 0)
+  t.equal(total(closed, 'predex_grpc_streams_open', { method: bookStream }), 0, 'the stream is no longer open')
+  t.equal(total(closed, 'predex_ws_connections', { channel: 'user' }), 0, 'nor the socket')
+  t.equal(total(closed, 'predex_grpc_calls_total', { method: bookStream, code: 'CANCELLED' }) -
+    total(before, 'predex_grpc_calls_total', { method: bookStream, code: 'CANCELLED' }), 1, 'the stream ended, cancelled')
+  t.equal(total(closed, 'predex_grpc_call_duration_seconds_count', { method: bookStream }), 0, 'streams are not timed')
 })

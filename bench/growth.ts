@@ -40,6 +40,7 @@ import type { OrderInput, UnstampedCommand } from '../src/engine/command.js'
 import { rssOf } from '../scripts/soak/server.js'
 import { BenchFlags } from './flags.js'
 import { medianRise, slope } from './stats.js'
+import { SILENT_LOG } from '../src/log.js'
 
 const flags = new BenchFlags()
 const COMMANDS = flags.integer('--commands', flags.quick ? 200_000 : 1_000_000)
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
   const config = configOf(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo',
     '--sig-workers', '1', '--durability', DURABILITY,
     ...(ENDED_RETAINED > 0 ? ['--ended-orders-retained', String(ENDED_RETAINED)] : [])], {}) as Config
-  const predex = await startPredex(config, () => undefined)
+  const predex = await startPredex(config, SILENT_LOG)
   const host = predex.context.host
   try {
     const yes = 'growth-yes'

@@ -17,6 +17,7 @@ import { EngineHost } from './host/engine-host.js'
 import { catchUp } from './read/catch-up.js'
 import { ReadModel } from './read/read-model.js'
 import { ReadStore } from './read/read-store.js'
+import type { Log } from './log.js'
 import { Metrics } from './metrics.js'
 import { RestServer } from './api/rest/server.js'
 import { RateLimiter } from './auth/rate-limit.js'
@@ -48,7 +49,7 @@ export interface Predex {
 }
 
 /** `clock`: the wall and monotonic time of the faces and services (tests pass their own). */
-export async function startPredex(config: Config, log: (line: string) => void,
+export async function startPredex(config: Config, log: Log,
   clock: Clock = systemClock): Promise<Predex> {
   const isNew = !existsSync(join(config.dataDir, 'data.mdb'))
   makePrivateDir(config.dataDir)
@@ -92,10 +93,10 @@ export async function startPredex(config: Config, log: (line: string) => void,
     addressStreams: new StreamSlots('book streams of this address', GRPC_BOOK_STREAMS_PER_ADDRESS_MAX) })
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
   if (!config.rateLimits) {
-    log('WARNING: rate limits are off (--rate-limits false): benchmarks only, never in production.')
+    log.warn('rate limits are off (--rate-limits false): benchmarks only, never in production')
   }
   if (!(await server.probeUnderscoreHeaders(config.host))) {
-    log('WARNING: this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
+    log.warn('this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
       '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')
   }
   const timers = startHostTimers(context, fanOut, clock, demoAccount, log)
@@ -117,7 +118,7 @@ export async function startPredex(config: Config, log: (line: string) => void,
 }
 
 /** The read model on its store, brought up to the journal. */
-async function openReadModel(config: Config, host: EngineHost, log: (line: string) => void):
+async function openReadModel(config: Config, host: EngineHost, log: Log):
   Promise<{ store: ReadStore; read: ReadModel }> {
   const store = new ReadStore(config.dataDir, { onDurable: (seq) => host.readDurable(seq),
     unfilledOrdersRetentionDays: config.unfilledOrdersRetentionDays })
@@ -159,7 +160,7 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
  * `stop` stops them all, once what they have under way is done.
  */
 function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, demoAccount: DemoAccount | null,
-  log: (line: string) => void): { stop: () => Promise<void>; demo: DemoQuoter | null } {
+  log: Log): { stop: () => Promise<void>; demo: DemoQuoter | null } {
   const { heartbeats } = context
   const sweep = setInterval(() => void heartbeats.sweep(), HEARTBEAT_SWEEP_INTERVAL_MS)
   sweep.unref()
@@ -178,9 +179,9 @@ function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, 
 
 /** Markets and books from the engine, then the events the read model missed (if any). */
 async function loadReadModel(host: EngineHost, read: ReadModel, store: ReadStore, dataDir: string,
-  log: (line: string) => void): Promise<void> {
+  log: Log): Promise<void> {
   const projected = catchUp(dataDir, read, host.recovered.seq)
-  if (projected > 0) log(`read model: projected ${projected} commands it had missed`)
+  if (projected > 0) log.info('read model: projected the commands it had missed', { commands: projected })
   read.seq = host.recovered.seq
   store.save(read) // what the catch-up projected, with the seq it reached
   const markets = await host.query({ kind: 'markets' })
@@ -194,13 +195,13 @@ async function loadReadModel(host: EngineHost, read: ReadModel, store: ReadStore
   }
 }
 
-/** The admin key: configured, or stored in the data directory, or generated now and printed once. */
-function adminKeyOf(config: Config, log: (line: string) => void): string {
+/** The admin key: configured, or stored in the data directory, or generated now (never logged: a secret). */
+function adminKeyOf(config: Config, log: Log): string {
   if (config.adminKey !== null) return config.adminKey
   const file = join(config.dataDir, 'admin-key')
   if (existsSync(file)) return readFileSync(file, 'utf8').trim()
   const key = randomBytes(24).toString('base64url')
   writeFileSync(file, key + '\n', { mode: 0o600 })
-  log(`admin API key generated and stored in ${file} (shown once): ${key}`)
+  log.warn('admin API key generated (not shown: read it from the file)', { file })
   return key
 }

@@ -8,6 +8,7 @@ import { CHAINS } from './crypto/contracts.js'
 import { MasterKey } from './auth/master-key.js'
 import { ENDED_ORDERS_RETAINED } from './engine/limits.js'
 import { UNFILLED_ORDERS_RETENTION_DAYS } from './limits.js'
+import { LOG_LEVELS, type LogFormat, type LogLevel } from './log.js'
 
 export interface Config {
   readonly dataDir: string
@@ -34,6 +35,9 @@ export interface Config {
   readonly authFutureSec: number
   /** Per-key and per-address request budgets (limits.ts RATE_RULES); off only for benchmarks. */
   readonly rateLimits: boolean
+  readonly logLevel: LogLevel
+  /** Null: pretty when standard output is a terminal, JSON lines otherwise. */
+  readonly logFormat: LogFormat | null
 }
 
 interface Setting {
@@ -83,7 +87,7 @@ const SETTINGS: readonly Setting[] = [
       return value
     } },
   { key: 'adminKey', flag: '--admin-key', env: 'ADMIN_API_KEY', help: 'the admin API key (EXCHANGE-ADMIN-KEY)',
-    defaultText: 'generated on first start, stored in the data directory, printed once', parse: (text) => {
+    defaultText: 'generated on first start, stored in <data-dir>/admin-key, never printed', parse: (text) => {
       if (text.length < 16) throw new ConfigError('the admin key must have at least 16 characters')
       return text
     } },
@@ -130,6 +134,17 @@ const SETTINGS: readonly Setting[] = [
     help: 'seconds a signed request may be old', defaultText: '60', parse: integer(1, 3_600) },
   { key: 'authFutureSec', flag: '--auth-window-future', env: 'AUTH_WINDOW_FUTURE',
     help: 'seconds a signed request may be ahead', defaultText: '10', parse: integer(0, 3_600) },
+  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL',
+    help: `${LOG_LEVELS.join(', ')}: debug adds a line per request`, defaultText: 'info', parse: (text) => {
+      const level = LOG_LEVELS.find((name) => name === text)
+      if (level === undefined) throw new ConfigError(`expected one of ${LOG_LEVELS.join(', ')}, got "${text}"`)
+      return level
+    } },
+  { key: 'logFormat', flag: '--log-format', env: 'LOG_FORMAT', help: 'json (a JSON object per line) or pretty',
+    defaultText: 'pretty on a terminal, json otherwise', parse: (text) => {
+      if (text !== 'json' && text !== 'pretty') throw new ConfigError(`expected json or pretty, got "${text}"`)
+      return text
+    } },
 ]
 
 const DEFAULTS: Config = {
@@ -138,7 +153,7 @@ const DEFAULTS: Config = {
   unfilledOrdersRetentionDays: UNFILLED_ORDERS_RETENTION_DAYS,
   demo: null,
   faucetAmountUsdc: 1000, faucetCooldownSec: 60,
-  authPastSec: 60, authFutureSec: 10, rateLimits: true,
+  authPastSec: 60, authFutureSec: 10, rateLimits: true, logLevel: 'info', logFormat: null,
 }
 
 /** The configuration from argv and env, or 'help'. Throws ConfigError naming the setting. */
@@ -194,9 +209,15 @@ export function helpText(): string {
 
 /** The effective configuration for the start-up log (the admin and master keys are never printed here). */
 export function describe(config: Config): string {
+  return Object.entries(effectiveSettings(config)).map(([key, value]) => `${key}=${value}`).join(' ')
+}
+
+/** The same, as fields of the start-up log line. */
+export function effectiveSettings(config: Config): Record<string, string> {
   const shown = { ...config,
     adminKey: config.adminKey === null ? '(from the data directory)' : '(from the configuration)',
     masterKey: config.masterKey === null ? '(from the data directory)' : '(from the configuration)',
-    demo: config.demo === null ? 'when new' : config.demo }
-  return Object.entries(shown).map(([key, value]) => `${key}=${String(value)}`).join(' ')
+    demo: config.demo === null ? 'when new' : config.demo,
+    logFormat: config.logFormat ?? 'by terminal' }
+  return Object.fromEntries(Object.entries(shown).map(([key, value]) => [key, String(value)]))
 }

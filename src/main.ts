@@ -8,14 +8,11 @@
  * runtime is checked: `--help` answers without them, and an unsupported runtime gets a sentence
  * that says so rather than a failed native load (src/runtime.ts).
  */
-import { ConfigError, configOf, describe, helpText } from './config.js'
+import { ConfigError, configOf, effectiveSettings, helpText } from './config.js'
+import { openLog } from './log.js'
 import { currentRuntime, runtimeProblem } from './runtime.js'
 
 const REPEAT_SIGNAL_MS_MIN = 1_000
-
-function log(line: string): void {
-  process.stdout.write(`${new Date().toISOString()} ${line}\n`)
-}
 
 async function main(): Promise<number> {
   let config
@@ -35,22 +32,25 @@ async function main(): Promise<number> {
     process.stderr.write(`predex: ${problem}\n`)
     return 3
   }
-  log(`config: ${describe(config)}`)
+  const log = await openLog({ level: config.logLevel,
+    format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json') })
+  log.info('configuration', effectiveSettings(config))
   const { startPredex } = await import('./app.js')
   const predex = await startPredex(config, log)
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${predex.port}`
-  log(`REST listening on ${base} (Polymarket CLOB compatible under ${base}/compat)`)
-  log(`gRPC listening on ${config.host}:${predex.grpcPort} (predex.v1, reflection and grpc.health.v1 on; docs/grpc.md)`)
-  log(`try it: curl -s ${base}/markets   then   curl -s "${base}/book?token_id=<yes_token_id>"`)
+  log.info(`REST listening on ${base} (Polymarket CLOB compatible under ${base}/compat)`, { url: base })
+  log.info(`gRPC listening on ${config.host}:${predex.grpcPort} (predex.v1, reflection and grpc.health.v1 on; `
+    + 'docs/grpc.md)', { host: config.host, port: predex.grpcPort })
+  log.info(`try it: curl -s ${base}/markets   then   curl -s "${base}/book?token_id=<yes_token_id>"`)
   const adminKeySource = config.adminKey !== null
     ? 'from --admin-key / ADMIN_API_KEY'
     : `stored in ${config.dataDir}/admin-key`
-  log(`admin key: ${adminKeySource}`)
+  log.info(`admin key: ${adminKeySource}`)
   // Where, never what: API secrets derive from it, so losing it means creating every API key again.
   const masterKeySource = config.masterKey !== null
     ? 'from --master-key / PREDEX_MASTER_KEY'
     : `stored in ${config.dataDir}/master-key`
-  log(`master key (API secrets derive from it; back it up): ${masterKeySource}`)
+  log.info(`master key (API secrets derive from it; back it up): ${masterKeySource}`)
   await new Promise<void>((resolve) => {
     let stoppingSinceMs = 0
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -58,13 +58,13 @@ async function main(): Promise<number> {
         // npm (and `timeout`) forward the terminal's Ctrl-C, so one keypress can arrive twice:
         // only a signal well after the first means "stop waiting".
         if (Date.now() - stoppingSinceMs < REPEAT_SIGNAL_MS_MIN) return
-        log(`${signal} again: exiting now without waiting for the stop`)
+        log.warn('signal again: exiting now without waiting for the stop', { signal })
         process.exit(130)
       }
       stoppingSinceMs = Date.now()
-      log(`${signal}: stopping (no new requests; draining, flushing the journal)`)
+      log.info(`${signal}: stopping (no new requests; draining, flushing the journal)`, { signal })
       predex.stop().then(resolve, (error: unknown) => {
-        log(`stop failed: ${(error as Error).stack ?? String(error)}`)
+        log.error('stop failed', { err: error })
         process.exitCode = 1
         resolve()
       })
@@ -72,7 +72,7 @@ async function main(): Promise<number> {
     process.on('SIGINT', onSignal)
     process.on('SIGTERM', onSignal)
   })
-  log('stopped cleanly')
+  log.info('stopped cleanly')
   return process.exitCode === undefined ? 0 : Number(process.exitCode)
 }
 

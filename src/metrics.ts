@@ -192,7 +192,8 @@ export class Metrics {
       } })
     const histogram = (name: string, help: string, read: () => HistogramReading): void =>
       void new ReadHistogram({ name, help, registry: this.registry, read })
-    histogram('predex_engine_apply_seconds', 'Time the engine takes to apply one command (the worker\'s clock).',
+    histogram('predex_engine_apply_seconds', 'Time the engine takes to apply one command: the first of each ring ' +
+      'drain and every 16th after it are timed (the worker\'s clock).',
       () => stats.histogram('applySeconds'))
     histogram('predex_engine_batch_commands', 'Commands the worker takes from the ring in one drain.',
       () => stats.histogram('drainCommands'))

@@ -20,6 +20,7 @@ import { l2Headers, type ApiCredentials, type HeaderFamily } from '../src/client
 import { l1Headers } from '../src/client/headers.js'
 import { orderBody, signLimitOrder, type OrderType, type SignedOrder } from '../src/client/orders.js'
 import { CHAIN_ID, USDC, nowSec, termsOf, type Trader } from './support/driver.js'
+import { lineLog, SILENT_LOG, type Log } from '../src/log.js'
 
 export { CHAIN_ID, USDC, nowSec, termsOf, type Trader } from './support/driver.js'
 
@@ -44,6 +45,8 @@ export interface StartOptions {
   /** Extra flags, as on the command line. */
   readonly argv?: readonly string[]
   readonly log?: (line: string) => void
+  /** The server's log itself (a pino log with its own destination), instead of `log`'s lines. */
+  readonly logger?: Log
   /** An existing data directory to start on (a restart); a new temporary one by default. */
   readonly dataDir?: string
   /** The server's clock (test/support/clock.ts); the system's by default. */
@@ -64,7 +67,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const config = configOf(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo', '--sig-workers', '1', ...(options.argv ?? [])], {})
   if (config === 'help') throw new Error('unexpected help')
   const { startPredex } = await app()
-  const predex = await startPredex(config as Config, options.log ?? (() => undefined), options.clock)
+  const log = options.logger ?? (options.log === undefined ? SILENT_LOG : lineLog(options.log))
+  const predex = await startPredex(config as Config, log, options.clock)
   const base = `http://127.0.0.1:${predex.port}`
   const host = predex.context.host
   const command = async (c: UnstampedCommand): Promise<CommandResult> => {

@@ -12,6 +12,7 @@
  */
 import type { EngineEvent } from '../engine/event.js'
 import type { Outcome } from '../host/messages.js'
+import type { Log } from '../log.js'
 
 /** Where outcomes come from: the engine host. */
 export interface OutcomeSource {
@@ -34,7 +35,7 @@ export interface FanOutOptions {
   readonly read: Projection
   /** Persists the read model after each batch (ReadStore.save). */
   readonly save: () => void
-  readonly log: (line: string) => void
+  readonly log: Log
 }
 
 export class FanOut {
@@ -66,8 +67,8 @@ export class FanOut {
       try {
         subscriber.publish(outcomes)
       } catch (error) {
-        log(`fan-out: a subscriber failed on seq ${outcomes[0]?.seq ?? '?'}..${outcomes.at(-1)?.seq ?? '?'}: ` +
-          (error instanceof Error ? error.stack ?? error.message : String(error)))
+        log.error('fan-out: a subscriber failed', { seqFirst: outcomes[0]?.seq, seqLast: outcomes.at(-1)?.seq,
+          err: error })
       }
     }
   }

@@ -20,6 +20,7 @@ import { verifyL1 } from './l1.js'
 import { verifyL2Message, type ApiCredential, type L2Message } from './l2.js'
 import { authFailureKey, type BudgetState, type RateLimiter } from './rate-limit.js'
 import { verifySecret, type SecretCredential } from './secret.js'
+import type { Log } from '../log.js'
 
 /** Who passed the gate. */
 export interface Identity {
@@ -46,7 +47,7 @@ export interface GateOptions {
   readonly clock: GateClock
   /** Null: no rate limits and no blocking (benchmarks that drive one key far past Polymarket's budgets). */
   readonly limiter: RateLimiter | null
-  readonly log: (line: string) => void
+  readonly log: Log
 }
 
 /** What the client presented, as the face extracted it. */
@@ -169,8 +170,8 @@ export class Gate {
   /** Counts a failed authentication; exhausting the budget blocks the pair for AUTH_FAILURE_BLOCK_MS. */
   private countFailure(failures: string): void {
     if (this.options.limiter?.recordAuthFailure(failures, this.options.clock.nowMs()) === true) {
-      this.options.log(`rate limit: blocked ${failures} for ${AUTH_FAILURE_BLOCK_MS / 1000} s ` +
-        'after repeated authentication failures')
+      this.options.log.warn('rate limit: blocked after repeated authentication failures',
+        { claim: failures, blockedSeconds: AUTH_FAILURE_BLOCK_MS / 1000 })
     }
   }
 }

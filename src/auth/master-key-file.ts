@@ -9,12 +9,13 @@
 import { closeSync, fchmodSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { MasterKey } from './master-key.js'
+import type { Log } from '../log.js'
 
 const KEY_FILE = 'master-key'
 const ID_FILE = 'master-key.id'
 const OWNER_ONLY_FILE = 0o600
 
-export function masterKeyOf(dataDir: string, configured: MasterKey | null, log: (line: string) => void): MasterKey {
+export function masterKeyOf(dataDir: string, configured: MasterKey | null, log: Log): MasterKey {
   const idFile = join(dataDir, ID_FILE)
   const recordedId = readIfExists(idFile)?.trim() ?? null
   const key = configured ?? storedKey(dataDir) ?? newKey(dataDir, recordedId, log)
@@ -40,7 +41,7 @@ function storedKey(dataDir: string): MasterKey | null {
 }
 
 /** A new key, stored; refused if the data directory's API keys derive from one that is gone. */
-function newKey(dataDir: string, recordedId: string | null, log: (line: string) => void): MasterKey {
+function newKey(dataDir: string, recordedId: string | null, log: Log): MasterKey {
   const keyFile = join(dataDir, KEY_FILE)
   if (recordedId !== null) {
     throw new Error(`the master key is missing: ${keyFile} is gone and the API keys recorded here derive their ` +
@@ -51,8 +52,8 @@ function newKey(dataDir: string, recordedId: string | null, log: (line: string) 
   const key = MasterKey.random()
   // Never over another's: a start racing this one on a new directory may have stored its key first.
   if (!writeOnce(dataDir, keyFile, key.fileText())) return storedKey(dataDir)!
-  log(`master key generated in ${keyFile} (not shown): back it up with the data directory; ` +
-    'without it every API key must be created again')
+  log.warn('master key generated (not shown): back it up with the data directory; '
+    + 'without it every API key must be created again', { file: keyFile })
   return key
 }
 

@@ -23,6 +23,7 @@ import type { FromWorker, JournalRetention, Outcome, ToWorker, WorkerOptions } f
 import type { Query, QueryAnswer } from './query.js'
 import { encodeRequest } from './request-codec.js'
 import { allocateEngineStats, EngineStatsReader } from './engine-stats.js'
+import { SILENT_LOG, type Log } from '../log.js'
 
 export interface HostOptions {
   readonly dataDir: string
@@ -36,7 +37,7 @@ export interface HostOptions {
   /** Ended order ids the engine remembers, for a new data directory (Journal.endedOrdersRetained). */
   readonly endedOrdersRetained?: number | null
   /** Where the host says what it does (start, recovery, the async-durability warning). */
-  readonly log?: (line: string) => void
+  readonly log?: Log
   /** Test only: acknowledge before journaling (the crash test shows it then loses commands). */
   readonly unsafeAckBeforeJournalMs?: number
   /** Test only: make the journal write of this batch fail (fail-stop test). */
@@ -80,10 +81,10 @@ export class EngineHost {
 
   /** Starts the engine worker and resolves once recovery is done and commands are accepted. */
   static async start(options: HostOptions): Promise<EngineHost> {
-    const log = options.log ?? (() => undefined)
+    const log = options.log ?? SILENT_LOG
     const durability = options.durability ?? 'sync'
     if (durability === 'async') {
-      log('WARNING: durability=async: results are released before the journal is flushed to disk. ' +
+      log.warn('durability=async: results are released before the journal is flushed to disk. ' +
         'A crash can lose acknowledged commands. Use it for benchmarks only.')
     }
     mkdirSync(options.dataDir, { recursive: true, mode: 0o700 }) // the owner's alone (journal/data-dir.ts)
@@ -113,8 +114,8 @@ export class EngineHost {
     }
     const host = new EngineHost(worker, new Ring(ringBuffer), ready, durability, new EngineStatsReader(statsBuffer))
     host.listen()
-    log(`engine ready at seq ${ready.seq} (snapshot ${ready.snapshotSeq}, replayed ${ready.replayed} commands ` +
-      `in ${ready.recoveryMs.toFixed(0)} ms, durability ${durability})`)
+    log.info('engine ready', { seq: ready.seq, snapshotSeq: ready.snapshotSeq, replayed: ready.replayed,
+      recoveryMs: Math.round(ready.recoveryMs), durability })
     return host
   }
 

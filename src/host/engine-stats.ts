@@ -7,8 +7,9 @@
  *
  * Slots: commands applied by kind and result, the sequence applied and the one durable, the
  * journal's bytes and snapshots, and four histograms (fixed buckets: per bucket a count, then the
- * sum): one command's apply time, the commands taken per drain of the ring, a journal
- * transaction's commit time (write and flush) and its commands. Timing is the worker's (the host
+ * sum): one command's apply time (of the commands the worker times: engine-worker.ts), the
+ * commands taken per drain of the ring, a journal transaction's commit time (write and flush) and
+ * its commands. Timing is the worker's (the host
  * around the pure engine); the engine itself reads no clock.
  */
 import type { Command } from '../engine/command.js'
@@ -73,10 +74,14 @@ export class EngineStatsWriter {
     if (this.slots.length !== SLOTS) throw new Error(`engine stats: ${this.slots.length} slots, expected ${SLOTS}`)
   }
 
-  applied(kind: Command['kind'], ok: boolean, seq: number, applySeconds: number): void {
+  applied(kind: Command['kind'], ok: boolean, seq: number): void {
     this.slots[SLOT_COMMANDS + KIND_INDEX[kind] * 2 + (ok ? 0 : 1)]! += 1
     this.slots[SLOT_APPLIED_SEQ] = seq
-    this.observe('applySeconds', applySeconds)
+  }
+
+  /** One command's apply time, for the commands the worker times (a sample under load). */
+  applyTimed(seconds: number): void {
+    this.observe('applySeconds', seconds)
   }
 
   drained(commands: number): void {

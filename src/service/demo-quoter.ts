@@ -16,11 +16,12 @@ import type { PlaceResult } from '../engine/result.js'
 import { DEMO_REQUOTE_INTERVAL_MS, DEMO_TOP_UP_MICROS } from '../limits.js'
 import type { ServiceContext } from './context.js'
 import { DEMO_MARKETS, demoOrder, quotes, type DemoAccount, type Quote } from './demo.js'
+import type { Log } from '../log.js'
 
 export interface DemoQuoterOptions {
   readonly context: ServiceContext
   readonly account: DemoAccount
-  readonly log: (line: string) => void
+  readonly log: Log
 }
 
 export class DemoQuoter {
@@ -47,7 +48,7 @@ export class DemoQuoter {
   requote(): Promise<number> {
     if (this.stopped) return Promise.resolve(0)
     this.running ??= this.pass().catch((error: unknown) => {
-      this.options.log(`demo: requoting failed (${String(error)}); trying again in ${DEMO_REQUOTE_INTERVAL_MS} ms`)
+      this.options.log.warn('demo: requoting failed; trying again', { retryMs: DEMO_REQUOTE_INTERVAL_MS, err: error })
       return 0
     }).finally(() => { this.running = null })
     return this.running

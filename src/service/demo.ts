@@ -15,6 +15,7 @@ import { signLimitOrder, type MarketTerms } from '../client/orders.js'
 import { Wallet } from '../client/wallet.js'
 import { toHex } from '../crypto/hex.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
+import type { Log } from '../log.js'
 
 const MICROS_PER_USDC = 1_000_000
 const DEMO_CREDIT_MICROS = 100_000 * MICROS_PER_USDC
@@ -74,7 +75,7 @@ export interface DemoAccount {
  * is in the data directory (null otherwise: a data directory that never had the demo).
  */
 export async function openDemo(context: ServiceContext, dataDir: string, create: boolean,
-  log: (line: string) => void): Promise<DemoAccount | null> {
+  log: Log): Promise<DemoAccount | null> {
   if (create) await createDemo(context, dataDir, log)
   if (!existsSync(demoKeyFile(dataDir))) return null
   const wallet = demoWallet(dataDir)
@@ -82,7 +83,7 @@ export async function openDemo(context: ServiceContext, dataDir: string, create:
   return { wallet, address, apiKey: (await context.credentials.create(address, 0)).apiKey }
 }
 
-async function createDemo(context: ServiceContext, dataDir: string, log: (line: string) => void): Promise<void> {
+async function createDemo(context: ServiceContext, dataDir: string, log: Log): Promise<void> {
   const wallet = demoWallet(dataDir)
   const address = wallet.address.toLowerCase()
   const missing = DEMO_MARKETS.filter((demo) => !context.read.marketsBySlug.has(demo.slug))
@@ -103,7 +104,8 @@ async function createDemo(context: ServiceContext, dataDir: string, log: (line: 
       await must(context, { kind: 'placeOrders', orders: orders.slice(i, i + 10) })
     }
   }
-  log(`demo: ${missing.length} markets created; demo account ${wallet.address} quotes both outcomes of each`)
+  log.info('demo: markets created; the demo account quotes both outcomes of each',
+    { markets: missing.length, address: wallet.address })
 }
 
 /** One demo quote as a signed, post-only GTC order of the demo account. */

@@ -16,6 +16,7 @@ import type { Outcome } from '../host/messages.js'
 import { EXPIRY_RETRY_MS, EXPIRY_TIMER_DELAY_MS_MAX, EXPIRY_WATCHED_PRUNE_MIN } from '../limits.js'
 import type { ServiceContext } from './context.js'
 import { submit } from './commands.js'
+import type { Log } from '../log.js'
 
 interface Due {
   readonly dueMs: number
@@ -25,7 +26,7 @@ interface Due {
 export interface ExpiryTimerOptions {
   readonly context: ServiceContext
   readonly clock: Clock
-  readonly log: (line: string) => void
+  readonly log: Log
 }
 
 export class ExpiryTimer {
@@ -97,7 +98,7 @@ export class ExpiryTimer {
       const outcome = await submit(context, { kind: 'expire' })
       behindMs = Math.max(0, nowMs - outcome.timeMs)
     } catch (error) {
-      log(`expiry: the expire command failed (${String(error)}); trying again in ${EXPIRY_RETRY_MS} ms`)
+      log.warn('expiry: the expire command failed; trying again', { retryMs: EXPIRY_RETRY_MS, err: error })
     }
     // Still live (the command failed, or the engine's clock was behind this one): look again later,
     // when the engine's clock will have reached the time, so a lagging clock costs one retry, not many.

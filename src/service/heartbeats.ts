@@ -24,6 +24,7 @@ import { HEARTBEAT_CHAINS_MAX, HEARTBEAT_GRACE_MS, HEARTBEAT_TIMEOUT_MS } from '
 import type { ServiceContext } from './context.js'
 import * as trading from './trading.js'
 import type { Trader } from './trading.js'
+import type { Log } from '../log.js'
 
 /** A live chain: whose, and when its last heartbeat came (monotonic ms). */
 interface Chain {
@@ -35,7 +36,7 @@ export interface HeartbeatsOptions {
   /** The context holding this service (it is built after it, hence a function). */
   readonly context: () => ServiceContext
   readonly clock: Clock
-  readonly log: (line: string) => void
+  readonly log: Log
   /** Bound on the chains watched at once (HEARTBEAT_CHAINS_MAX; tests pass a small one). */
   readonly chainsMax?: number
 }
@@ -118,13 +119,13 @@ export class Heartbeats {
     const { apiKey } = chain.trader
     const orderIds = context.read.liveOrdersOfOwner(apiKey).map((order) => order.orderId)
     const canceled = await trading.cancelInChunks(context, chain.trader, orderIds, this.options.log)
-    this.options.log(`heartbeats: key ${apiKey} sent no heartbeat for ${nowMs - chain.lastBeatMs} ms: ` +
-      `canceled ${canceled} of ${orderIds.length} open orders`)
+    this.options.log.info('heartbeats: a key stopped sending heartbeats; its open orders are canceled',
+      { apiKey, silentMs: nowMs - chain.lastBeatMs, canceled, open: orderIds.length })
   }
 
   private track(expiry: Promise<void>): void {
     const settled = expiry.catch((error: unknown) => {
-      this.options.log(`heartbeats: expiry failed: ${(error as Error).stack ?? String(error)}`)
+      this.options.log.error('heartbeats: expiry failed', { err: error })
     }).finally(() => this.expiring.delete(settled))
     this.expiring.add(settled)
   }

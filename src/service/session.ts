@@ -26,6 +26,7 @@ import { InOrder } from './in-order.js'
 import { checkedOrder, type SignedOrder } from './order-intake.js'
 import * as trading from './trading.js'
 import type { BatchEntry, BatchOutcome, CancelOutcome, OrderOutcome, Trader } from './trading.js'
+import type { Log } from '../log.js'
 
 /** Which open orders a session cancels when it ends without a clean close. */
 export type CancelScope = 'none' | 'key' | 'session'
@@ -91,7 +92,7 @@ export class TradingSession {
 
   /** `onDeadMan`: the dead-man interval passed without a request; the face ends the session. */
   constructor(private readonly context: ServiceContext, readonly trader: Trader,
-    private readonly log: (line: string) => void, private readonly onDeadMan: () => void) {}
+    private readonly log: Log, private readonly onDeadMan: () => void) {}
 
   get options(): SessionSettings {
     return this.settings
@@ -154,8 +155,8 @@ export class TradingSession {
     if (how.clean || this.settings.cancelOnDisconnect === 'none') return
     const orderIds = this.openOrderIds()
     const canceled = await trading.cancelInChunks(this.context, this.trader, orderIds, this.log)
-    this.log(`order entry: session of key ${this.trader.apiKey} ended (${how.reason}): cancel on disconnect ` +
-      `(${this.settings.cancelOnDisconnect}) canceled ${canceled} of ${orderIds.length} open orders`)
+    this.log.info('order entry: a session ended; cancel on disconnect', { apiKey: this.trader.apiKey,
+      reason: how.reason, scope: this.settings.cancelOnDisconnect, canceled, open: orderIds.length })
   }
 
   private cancelNow(request: CancelRequest): Promise<CancelOutcome> {
@@ -201,14 +202,14 @@ export class TradingSession {
   /** A refusal as the client sees it; anything but a catalogue error is a bug: logged, and INTERNAL. */
   private refusal(error: unknown): PredexError {
     if (error instanceof PredexError) return error
-    this.log(`order entry: ${(error as Error).stack ?? error}`)
+    this.log.error('order entry: internal error', { err: error })
     return new PredexError(ApiCode.INTERNAL, 'internal error')
   }
 
   private deadManFired(): void {
     this.deadMan = null
-    this.log(`order entry: the dead-man timer of a session of key ${this.trader.apiKey} fired ` +
-      `(no request for ${this.settings.deadManMs} ms)`)
+    this.log.info('order entry: the dead-man timer of a session fired',
+      { apiKey: this.trader.apiKey, idleMs: this.settings.deadManMs })
     this.onDeadMan()
   }
 }

@@ -19,6 +19,7 @@ import { accepted, rejectionError, submit } from './commands.js'
 import type { ServiceContext } from './context.js'
 import { checkedOrder, intakeSteps, type IntakeStep, type SignedOrder } from './order-intake.js'
 import { marketById } from './markets.js'
+import type { Log } from '../log.js'
 
 /** The caller of a trading use case, as authentication established it. */
 export interface Trader {
@@ -177,7 +178,7 @@ export function cancelOrders(context: ServiceContext, trader: Trader,
  * logged, and the others still apply.
  */
 export async function cancelInChunks(context: ServiceContext, trader: Trader, orderIds: readonly string[],
-  log: (line: string) => void): Promise<number> {
+  log: Log): Promise<number> {
   const chunks: Promise<CancelOutcome>[] = []
   for (let start = 0; start < orderIds.length; start += CANCEL_IDS_MAX) {
     const chunk = orderIds.slice(start, start + CANCEL_IDS_MAX)
@@ -186,7 +187,8 @@ export async function cancelInChunks(context: ServiceContext, trader: Trader, or
   let count = 0
   for (const chunk of await Promise.allSettled(chunks)) {
     if (chunk.status === 'fulfilled') count += chunk.value.canceled.length
-    else log(`cancel of ${orderIds.length} orders of key ${trader.apiKey} failed in part: ${String(chunk.reason)}`)
+    else log.warn('cancel in chunks: a chunk failed', { apiKey: trader.apiKey, orders: orderIds.length,
+      err: chunk.reason })
   }
   return count
 }

@@ -52,7 +52,8 @@ async function scrape(t: Test, target: TestServer): Promise<Scrape> {
       else types.set(type[1]!, type[2]!)
       continue
     }
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*)\})? ([-+]?(?:[0-9.]+(?:e[-+]?[0-9]+)?|Inf)|NaN)$/
+    // Values as Prometheus parses them (Go's ParseFloat, case-blind for NaN and Inf): prom-client writes "Nan".
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*)\})? ([-+]?(?:[0-9.]+(?:e[-+]?[0-9]+)?|[Ii]nf)|[Nn]a[Nn])$/
       .exec(line)
     if (match === null) {
       bad.push(line)

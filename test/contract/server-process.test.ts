@@ -54,7 +54,7 @@ async function stop(running: Running, t: Test): Promise<number | null> {
   const timer = setTimeout(() => running.child.kill('SIGKILL'), 20_000)
   const code = await running.exited
   clearTimeout(timer)
-  t.match(running.output(), /SIGTERM: stopping/)
+  t.match(running.output(), /SIGTERM: stopping.*"signal":"SIGTERM"/)
   t.match(running.output(), /stopped cleanly/)
   return code
 }
@@ -71,12 +71,20 @@ t.test('--help prints every flag and exits 0; a bad flag exits 2 naming it', asy
   t.match(bad.output(), /--port: expected an integer, got "eighty"/)
 })
 
-t.test('first start: demo markets with a two-sided book, admin key printed once; SIGTERM drains and exits 0', async (t) => {
+t.test('first start: demo markets with a two-sided book, admin key made and never logged, JSON log lines; SIGTERM drains and exits 0', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'predex.process-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const first = await start(dataDir)
   const adminKey = readFileSync(join(dataDir, 'admin-key'), 'utf8').trim()
-  t.match(first.output(), `(shown once): ${adminKey}`, 'the generated admin key is printed')
+  t.match(first.output(), `admin API key generated (not shown: read it from the file)","file":"${dataDir}/admin-key"`,
+    'where the generated admin key is, is logged')
+  t.notMatch(first.output(), adminKey, 'the admin key itself is not')
+  // Standard output is a pipe, not a terminal: one JSON object per line, each with a level and a time.
+  const lines = first.output().split('\n').filter((line) => line !== '')
+  const parsed = lines.map((line) => { try { return JSON.parse(line) as Record<string, unknown> } catch { return null } })
+  t.same(lines.filter((_, i) => parsed[i] === null), [], 'every line is JSON')
+  t.ok(parsed.every((line) => typeof line?.level === 'number' && typeof line.time === 'string' &&
+    typeof line.msg === 'string'), 'with level, time and message')
   const markets = await json(`${first.base}/markets`)
   t.equal(markets.data.length, 3, 'three demo markets')
   const book = await json(`${first.base}/book?token_id=${markets.data[0].yes_token_id}`)
@@ -101,7 +109,7 @@ t.test('first start: demo markets with a two-sided book, admin key printed once;
   t.ok(settled.every((a) => a.status === 200 || a.status === 0 || a.status === 503), 'each request answered, refused (503), or never accepted')
 
   const second = await start(dataDir)
-  t.notMatch(second.output(), /shown once/, 'the admin key is not printed again')
+  t.notMatch(second.output(), /admin API key generated/, 'the admin key is made once')
   t.equal((await json(`${second.base}/markets`)).data.length, 3, 'no second demo set')
   for (const { address } of credited) {
     const status = await json(`${second.base}/wallet-status?address=${address}`)

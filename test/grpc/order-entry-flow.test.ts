@@ -22,6 +22,7 @@ import { CODE_TRAILER } from '../../src/api/grpc/status.js'
 import { StreamSlots } from '../../src/api/grpc/stream-slots.js'
 import { l2, startServer, USDC } from '../rest-harness.js'
 import { eventually, orderRequest, signerOf, TestSession } from './order-entry-support.js'
+import { lineLog, SILENT_LOG } from '../../src/log.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())
@@ -134,9 +135,9 @@ t.test('more than ORDER_ENTRY_IN_FLIGHT_MAX requests unanswered end the session 
     : undefined)
   const gate = new Gate({ chainId: 80002, window: { pastSec: 60, futureSec: 10 }, adminKey: 'k'.repeat(40), lookup,
     clock: { nowSec: () => Math.floor(Date.now() / 1000), nowMs: () => performance.now() }, limiter: null,
-    log: () => undefined })
+    log: SILENT_LOG })
   const logged: string[] = []
-  const face = { context: server.predex.context, gate, log: (line: string) => logged.push(line),
+  const face = { context: server.predex.context, gate, log: lineLog((line) => logged.push(line)),
     keyStreams: new StreamSlots('streams', GRPC_STREAMS_PER_KEY_MAX),
     fanOut: { register: () => () => undefined } } as unknown as GrpcFace
   const orderEntry = new OrderEntry(face)

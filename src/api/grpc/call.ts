@@ -20,13 +20,14 @@ import type { FanOut } from '../fanout.js'
 import { pathOf } from './definition.js'
 import type { StreamSlots } from './stream-slots.js'
 import { asPredexError, statusOf } from './status.js'
+import type { Log } from '../../log.js'
 
 /** What the gRPC handlers share: the services' context, the gate, the fan-out (streams), the log. */
 export interface GrpcFace {
   readonly context: ServiceContext
   readonly gate: Gate
   readonly fanOut: FanOut
-  readonly log: (line: string) => void
+  readonly log: Log
   /** Order-entry sessions and user streams per API key (GRPC_STREAMS_PER_KEY_MAX, both kinds together). */
   readonly keyStreams: StreamSlots
   /** Book streams per client address (GRPC_BOOK_STREAMS_PER_ADDRESS_MAX). */
@@ -108,8 +109,11 @@ export function unaryCall<I extends DescMessage, O extends DescMessage>(face: Gr
         const answer = await handler.handle(request, trader)
         if (call.cancelled) return // the deadline passed or the client went away: nobody reads the answer
         callback(null, create(method.output as O, answer))
+        if (face.log.debugEnabled) face.log.debug('grpc call', { method: pathOf(method) })
       } catch (error) {
-        if (!(error instanceof PredexError)) face.log(`grpc ${pathOf(method)}: ${(error as Error).stack ?? error}`)
+        const fields = { method: pathOf(method) }
+        if (error instanceof PredexError) face.log.info('grpc call refused', { ...fields, code: error.code })
+        else face.log.error('grpc: internal error', { ...fields, err: error })
         callback(statusOf(asPredexError(error)))
       }
     })()

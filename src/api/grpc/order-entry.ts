@@ -56,7 +56,7 @@ export class OrderEntry {
       const session: SessionStream = SessionStream.open(this.face, call, () => this.sessions.delete(session))
       this.sessions.add(session)
     } catch (error) {
-      if (!(error instanceof PredexError)) this.face.log(`order entry: ${(error as Error).stack ?? error}`)
+      if (!(error instanceof PredexError)) this.face.log.error('order entry: internal error', { err: error })
       call.emit('error', statusOf(asPredexError(error)))
     }
   }

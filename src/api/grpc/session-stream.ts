@@ -120,7 +120,7 @@ export class SessionStream {
     const closing = request.action.case === 'close'
     if (closing) this.closeRead = true
     this.queue(this.answer(request, index).catch((error: unknown) => {
-      if (!(error instanceof PredexError)) this.face.log(`order entry: ${(error as Error).stack ?? error}`)
+      if (!(error instanceof PredexError)) this.face.log.error('order entry: internal error', { err: error })
       return errorResponse(request.requestId, asPredexError(error))
     }), closing)
   }
@@ -131,7 +131,7 @@ export class SessionStream {
       this.inFlight -= 1
       this.writer.write(create(SessionResponseSchema, response))
       if (closing) void this.end(CLOSED, null)
-    }).catch((error: unknown) => this.face.log(`order entry: an answer was lost: ${(error as Error).stack ?? error}`))
+    }).catch((error: unknown) => this.face.log.error('order entry: an answer was lost', { err: error }))
   }
 
   private async answer(request: SessionRequest, index: number): Promise<SessionResponseInit> {
@@ -197,7 +197,7 @@ export class SessionStream {
   private end(how: SessionEnd, error: PredexError | null): Promise<void> {
     if (this.ended === null) {
       this.ended = this.finish(how, error)
-        .catch((failure: unknown) => this.face.log(`order entry: ${(failure as Error).stack ?? failure}`))
+        .catch((failure: unknown) => this.face.log.error('order entry: internal error', { err: failure }))
     }
     return this.ended
   }

@@ -81,7 +81,9 @@ export class Streams {
       if (this.closing) throw new PredexError(ApiCode.NOT_READY, 'the server is shutting down')
       start()
     } catch (error) {
-      if (!(error instanceof PredexError)) this.face.log(`grpc ${pathOf(method)}: ${(error as Error).stack ?? error}`)
+      if (!(error instanceof PredexError)) {
+        this.face.log.error('grpc: internal error', { method: pathOf(method), err: error })
+      }
       call.emit('error', statusOf(asPredexError(error)))
     }
   }
@@ -135,7 +137,9 @@ export class Streams {
     try {
       start()
     } catch (error) {
-      if (!(error instanceof PredexError)) this.face.log(`grpc ${pathOf(method)}: ${(error as Error).stack ?? error}`)
+      if (!(error instanceof PredexError)) {
+        this.face.log.error('grpc: internal error', { method: pathOf(method), err: error })
+      }
       writer.fail(asPredexError(error))
     }
   }

@@ -19,6 +19,8 @@ import {
 import type { AuthLevel, Identity, Method, Reply, RestRequest, Route } from './route.js'
 import { TurnCounts } from './turn-counts.js'
 import type { Metrics } from '../../metrics.js'
+import type { Log } from '../../log.js'
+import { requestIdOf } from './request-id.js'
 
 export interface ServerOptions<C> {
   readonly routes: readonly Route<C>[]
@@ -26,7 +28,17 @@ export interface ServerOptions<C> {
   /** Authentication and rate limits (src/auth/gate.ts). */
   readonly gate: Gate
   readonly metrics: Metrics
-  readonly log: (line: string) => void
+  readonly log: Log
+}
+
+/** One request's fate, shared by the callbacks that answer it. */
+interface RequestState {
+  /** The client went away: nothing may be written to its response any more. */
+  aborted: boolean
+  /** Sent back as X-Request-Id and on the request's log lines (src/api/rest/request-id.ts). */
+  readonly requestId: string
+  /** The API key that passed the gate (L2), for the log line: who a refusal or a fault concerns. */
+  apiKey?: string
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
@@ -126,7 +138,7 @@ export class RestServer<C> {
   }
 
   private onRequest(res: HttpResponse, req: HttpRequest, route: Route<C>, compat: boolean): void {
-    const state = { aborted: false }
+    const state: RequestState = { aborted: false, requestId: requestIdOf(req.getHeader('x-request-id')) }
     res.onAborted(() => {
       state.aborted = true
     })
@@ -143,7 +155,7 @@ export class RestServer<C> {
       // Before the body is read: a client over its budget costs as little as possible.
       this.options.gate.admit(request.remoteAddress)
     } catch (error) {
-      this.respond(res, state, errorReply(error, this.options.log), route, started)
+      this.respond(res, state, errorReply(error, this.options.log, state.requestId), route, started)
       return
     }
     const declared = Number(req.getHeader('content-length') || '0')
@@ -180,9 +192,9 @@ export class RestServer<C> {
    * goes out with `Connection: close`, or the next request buffered behind it makes uWS close the
    * connection at once (without the refusal); whatever followed is never run.
    */
-  private refuseAndClose(res: HttpResponse, state: { aborted: boolean }, error: PredexError, route: Route<C> | null,
+  private refuseAndClose(res: HttpResponse, state: RequestState, error: PredexError, route: Route<C> | null,
     started: number): void {
-    const reply = errorReply(error, this.options.log)
+    const reply = errorReply(error, this.options.log, state.requestId)
     setImmediate(() => this.respond(res, state, reply, route, started, true))
   }
 
@@ -218,7 +230,7 @@ export class RestServer<C> {
   }
 
   /** Streams the body in, copying each chunk (uWS reuses them), and stops at the route's cap. */
-  private readBody(res: HttpResponse, state: { aborted: boolean }, route: Route<C>, done: (body: Uint8Array) => void,
+  private readBody(res: HttpResponse, state: RequestState, route: Route<C>, done: (body: Uint8Array) => void,
     tooBig: () => void): void {
     const chunks: Buffer[] = []
     let length = 0
@@ -236,22 +248,23 @@ export class RestServer<C> {
     })
   }
 
-  private dispatch(res: HttpResponse, state: { aborted: boolean }, request: RestRequest, route: Route<C>,
+  private dispatch(res: HttpResponse, state: RequestState, request: RestRequest, route: Route<C>,
     started: number): void {
     this.inFlight++
-    void this.run(request, route).then((reply) => {
+    void this.run(request, route, state).then((reply) => {
       this.inFlight--
       this.respond(res, state, reply, route, started)
     })
   }
 
-  private async run(request: RestRequest, route: Route<C>): Promise<Reply> {
+  private async run(request: RestRequest, route: Route<C>, state: RequestState): Promise<Reply> {
     try {
       if (this.closing) throw new PredexError(ApiCode.NOT_READY, 'the server is shutting down')
       const identity = this.authenticated(request, route)
+      if (identity?.apiKey) state.apiKey = identity.apiKey
       return await route.handler(request, identity, this.options.context)
     } catch (error) {
-      return errorReply(error, this.options.log)
+      return errorReply(error, this.options.log, state.requestId)
     }
   }
 
@@ -264,15 +277,19 @@ export class RestServer<C> {
     })
   }
 
-  private respond(res: HttpResponse, state: { aborted: boolean }, reply: Reply, route: Route<C> | null, started: number,
+  private respond(res: HttpResponse, state: RequestState, reply: Reply, route: Route<C> | null, started: number,
     closeConnection = false): void {
     const status = reply.status ?? 200
-    this.options.metrics.observeHttp(route, status, (performance.now() - started) / 1000)
+    const label = route === null ? 'unmatched' : `${route.method} ${route.path}`
+    const elapsedMs = performance.now() - started
+    this.options.metrics.observeHttp(route, status, elapsedMs / 1000)
+    logReply(this.options.log, state, label, status, reply, elapsedMs)
     if (state.aborted) return
     const body = reply.json ?? (reply.raw === true ? String(reply.body) : JSON.stringify(reply.body))
     res.cork(() => {
       res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`)
       res.writeHeader('content-type', reply.raw === true ? 'text/plain; version=0.0.4' : 'application/json')
+      res.writeHeader('x-request-id', state.requestId)
       for (const [key, value] of Object.entries(reply.headers ?? {})) res.writeHeader(key, value)
       if (closeConnection) {
         res.end(body, true)
@@ -292,7 +309,7 @@ export class RestServer<C> {
    * written as the socket drains, and a client that does not take it within REST_WRITE_STALL_MS
    * is closed; meanwhile uWS reads nothing more from it (a reply is pending).
    */
-  private stalled(res: HttpResponse, state: { aborted: boolean }, bytes: Buffer, offsetBefore: number): void {
+  private stalled(res: HttpResponse, state: RequestState, bytes: Buffer, offsetBefore: number): void {
     this.stalledReplies++
     const timer = setTimeout(() => {
       if (!state.aborted) res.close()
@@ -314,7 +331,7 @@ export class RestServer<C> {
   }
 
   private notFound(res: HttpResponse, req: HttpRequest): void {
-    const state = { aborted: false }
+    const state: RequestState = { aborted: false, requestId: requestIdOf(req.getHeader('x-request-id')) }
     res.onAborted(() => {
       state.aborted = true
     })
@@ -339,6 +356,23 @@ export class RestServer<C> {
       error.code === ApiCode.METHOD_NOT_ALLOWED ? { allow: allowed.join(', ') } : {}
     this.respond(res, state, { status: error.status, body: error.body(), headers }, null, performance.now())
   }
+}
+
+/**
+ * The request's log line: a refusal (4xx) at info with its code, a server fault (5xx) at warn (the
+ * fault itself was logged at error where it was caught), anything else at debug. Never a header
+ * or a body: they carry signatures and passphrases.
+ */
+function logReply(log: Log, state: RequestState, route: string, status: number, reply: Reply,
+  elapsedMs: number): void {
+  if (status < 400 && !log.debugEnabled) return
+  const fields = { requestId: state.requestId, route, status, ms: Math.round(elapsedMs * 1000) / 1000,
+    ...(state.apiKey === undefined ? {} : { apiKey: state.apiKey }),
+    ...(status >= 400 ? { code: (reply.body as { code?: unknown } | null)?.code } : {}),
+    ...(state.aborted ? { aborted: true } : {}) }
+  if (status >= 500) log.warn('request failed', fields)
+  else if (status >= 400) log.info('request refused', fields)
+  else log.debug('request', fields)
 }
 
 /** A path parameter, percent-decoded; a broken escape (`%E0%A4%A`) is bad input, not a 500. */
@@ -400,7 +434,7 @@ function tooLarge(bodyMax: number): Reply {
 }
 
 /** Any thrown error as a reply: catalogue errors as themselves, anything else a logged 500. */
-export function errorReply(error: unknown, log: (line: string) => void): Reply {
+export function errorReply(error: unknown, log: Log, requestId: string | null = null): Reply {
   if (error instanceof PredexError) {
     const headers: Record<string, string> = {}
     // 429 (a budget) and 503 (a full queue: the signature pool, the engine) both say when to retry.
@@ -415,7 +449,7 @@ export function errorReply(error: unknown, log: (line: string) => void): Reply {
     const known = new PredexError(code as keyof typeof CATALOGUE, (error as Error).message, context)
     return { status: known.status, body: known.body() }
   }
-  log(`internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`)
+  log.error('internal error', { requestId, err: error })
   const internal = new PredexError(ApiCode.INTERNAL, 'internal error')
   return { status: 500, body: internal.body() }
 }

@@ -10,6 +10,7 @@ import { errorReply } from '../../../src/api/rest/server.js'
 import { Code, CODE_MESSAGES } from '../../../src/engine/codes.js'
 import { ServiceCode } from '../../../src/errors.js'
 import { AuthCode } from '../../../src/auth/failure.js'
+import { lineLog } from '../../../src/log.js'
 
 const HTTP_ALLOWED = new Set([400, 401, 403, 404, 405, 409, 413, 414, 415, 429, 431, 500, 503])
 const GRPC_STATUSES = new Set<number>(Object.values(Grpc))
@@ -87,9 +88,7 @@ t.test('a catalogue error\'s body is {error, code, ...context} and its status is
 
 t.test('errorReply: catalogue errors as themselves, coded errors from other layers mapped, anything else a bare 500', async (t) => {
   const logged: string[] = []
-  const log = (line: string): void => {
-    logged.push(line)
-  }
+  const log = lineLog((line) => logged.push(line))
   const apiReply = errorReply(new PredexError(ApiCode.RATE_LIMITED, 'slow down', { retryAfterSeconds: 7 }), log)
   t.equal(apiReply.status, 429)
   t.same(apiReply.body, { error: 'slow down', code: 'RATE_LIMITED', retryAfterSeconds: 7 })

@@ -7,6 +7,7 @@ import t from 'tap'
 import { FanOut, type OutcomeSubscriber } from '../../../src/api/fanout.js'
 import type { EngineEvent } from '../../../src/engine/event.js'
 import type { Outcome } from '../../../src/host/messages.js'
+import { lineLog, SILENT_LOG } from '../../../src/log.js'
 
 const credited: EngineEvent = { type: 'ledger', action: 'credit', address: '0x1', marketId: '', amountMicros: 1, payoutMicros: 0 }
 
@@ -24,7 +25,7 @@ function rig(): { fanOut: FanOut; emit: (outcomes: readonly Outcome[]) => void; 
     source: { subscribe: (listener) => (listeners.add(listener), () => void listeners.delete(listener)) },
     read: { apply: (seq, events, timeMs) => void seen.push(`read ${seq} ${events.length} ${timeMs}`) },
     save: () => void seen.push('save'),
-    log: (line) => void logged.push(line),
+    log: lineLog((line) => logged.push(line)),
   })
   const subscriber = (name: string, fail = false): OutcomeSubscriber => ({
     publish: (outcomes) => {
@@ -57,7 +58,7 @@ t.test('a throwing subscriber is logged; the others still get the batch, and so 
   emit([outcome(1), outcome(2)])
   t.same(seen, ['read 1 1 1000', 'read 2 1 2000', 'save', 'first 1,2', 'broken 1,2', 'last 1,2'])
   t.equal(logged.length, 1)
-  t.match(logged[0], /^fan-out: a subscriber failed on seq 1\.\.2: Error: broken is broken/)
+  t.match(logged[0], /^ERROR fan-out: a subscriber failed \{"seqFirst":1,"seqLast":2,"err":"Error: broken is broken/)
   seen.length = 0
   emit([outcome(3)])
   t.same(seen, ['read 3 1 3000', 'save', 'first 3', 'broken 3', 'last 3'], 'still registered')
@@ -71,7 +72,7 @@ t.test('a read model that fails is not shielded: the error goes to the host, no 
     source: { subscribe: (listener) => ((emit = listener), () => undefined) },
     read: { apply: () => { throw new Error('projection bug') } },
     save: () => void seen.push('save'),
-    log: () => undefined,
+    log: SILENT_LOG,
   })
   fanOut.register({ publish: () => void seen.push('channel') })
   t.throws(() => emit([outcome(1)]), /projection bug/)

@@ -11,6 +11,7 @@ import { RateLimiter } from '../../../src/auth/rate-limit.js'
 import { l2Signature } from '../../../src/crypto/hmac.js'
 import { ApiCode, PredexError } from '../../../src/errors.js'
 import { AUTH_FAILURE_BLOCK_MS, RATE_RULES, type RateClass } from '../../../src/limits.js'
+import { lineLog } from '../../../src/log.js'
 
 const ADDRESS = '0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A'
 const NOW_SEC = 1_700_000_000
@@ -28,7 +29,7 @@ function gateOf(options: { limits?: boolean } = {}): { gate: Gate; clock: { adva
   let nowMs = 1_000
   const logged: string[] = []
   const gate = new Gate({
-    chainId: 137, window: { pastSec: 60, futureSec: 10 }, adminKey: ADMIN_KEY, log: (line) => logged.push(line),
+    chainId: 137, window: { pastSec: 60, futureSec: 10 }, adminKey: ADMIN_KEY, log: lineLog((line) => logged.push(line)),
     lookup: (apiKey) => (apiKey === credential.apiKey ? credential : undefined),
     clock: { nowSec: () => NOW_SEC, nowMs: () => nowMs },
     limiter: options.limits === false ? null : new RateLimiter(),
@@ -130,7 +131,8 @@ t.test('a pair is blocked after the failure budget, and let through after the bl
     if (error.code !== 'AUTH_PASSPHRASE') t.fail(`failure ${i + 1} answered ${error.code}`)
   }
   t.equal(logged.length, 1, 'the block is logged once')
-  t.match(logged[0], /blocked auth-failures 10\.0\.0\.1 00000000-0000-4000-8000-000000000001 for 60 s/)
+  t.match(logged[0], /^WARN rate limit: blocked after repeated authentication failures /)
+  t.match(logged[0], /"claim":"auth-failures 10\.0\.0\.1 00000000-0000-4000-8000-000000000001","blockedSeconds":60/)
   const blocked = refusal(t, () => gate.pass(passage(l2())))
   t.same([blocked.code, blocked.status, blocked.context], ['RATE_LIMITED', 429,
     { retryAfterSeconds: AUTH_FAILURE_BLOCK_MS / 1000, limit: budget, windowSeconds: 10 }], 'even the right credentials, during the block')

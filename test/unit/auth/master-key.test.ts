@@ -14,6 +14,7 @@ import { MasterKey } from '../../../src/auth/master-key.js'
 import { derivedCredential } from '../../../src/auth/derived-credential.js'
 import { masterKeyOf } from '../../../src/auth/master-key-file.js'
 import { ConfigError, configOf, describe, helpText, type Config } from '../../../src/config.js'
+import { lineLog, SILENT_LOG } from '../../../src/log.js'
 
 const ONE_HEX = '00'.repeat(31) + '01'
 const KEY = { apiKey: '11111111-2222-4333-8444-555555555555', address: '0x' + 'ab'.repeat(20), nonce: 7 }
@@ -92,7 +93,7 @@ t.test('--master-key and PREDEX_MASTER_KEY: 64 hex characters, never repeated in
 t.test('stored: made once, 0600, the same at every start, never logged', (t) => {
   const dir = dataDir(t)
   const logs: string[] = []
-  const first = masterKeyOf(dir, null, (line) => logs.push(line))
+  const first = masterKeyOf(dir, null, lineLog((line) => logs.push(line)))
   const text = readFileSync(join(dir, 'master-key'), 'utf8')
   t.equal(text, first.fileText())
   t.equal((statSync(join(dir, 'master-key')).mode & 0o777).toString(8), '600')
@@ -101,8 +102,8 @@ t.test('stored: made once, 0600, the same at every start, never logged', (t) => 
   t.same(readdirSync(dir).sort(), ['master-key', 'master-key.id'], 'no temporary file left')
   t.equal(logs.length, 1, 'its making is logged')
   t.notOk(logs[0]!.includes(text.trim()), 'without the key')
-  t.equal(masterKeyOf(dir, null, (line) => logs.push(line)).id(), first.id(), 'the same key at the next start')
-  t.equal(masterKeyOf(dir, MasterKey.fromHex(text)!, () => undefined).id(), first.id(), 'and the same key configured')
+  t.equal(masterKeyOf(dir, null, lineLog((line) => logs.push(line))).id(), first.id(), 'the same key at the next start')
+  t.equal(masterKeyOf(dir, MasterKey.fromHex(text)!, SILENT_LOG).id(), first.id(), 'and the same key configured')
   t.equal(logs.length, 1, 'made once')
   t.end()
 })
@@ -110,7 +111,7 @@ t.test('stored: made once, 0600, the same at every start, never logged', (t) => 
 t.test('configured: nothing stored but its fingerprint', (t) => {
   const dir = dataDir(t)
   const configured = MasterKey.fromHex(ONE_HEX)!
-  t.equal(masterKeyOf(dir, configured, () => undefined), configured)
+  t.equal(masterKeyOf(dir, configured, SILENT_LOG), configured)
   t.same(readdirSync(dir), ['master-key.id'])
   t.notOk(readFileSync(join(dir, 'master-key.id'), 'utf8').includes(ONE_HEX))
   t.end()
@@ -118,27 +119,27 @@ t.test('configured: nothing stored but its fingerprint', (t) => {
 
 t.test('another key, a lost key, a corrupt key: refused, nothing written', (t) => {
   const dir = dataDir(t)
-  const stored = masterKeyOf(dir, null, () => undefined)
+  const stored = masterKeyOf(dir, null, SILENT_LOG)
   const other = MasterKey.fromHex('ff'.repeat(32))!
-  t.match(refusal(() => masterKeyOf(dir, other, () => undefined)), /not the one the API keys .* derive/,
+  t.match(refusal(() => masterKeyOf(dir, other, SILENT_LOG)), /not the one the API keys .* derive/,
     'a configured key that is not the stored one')
   rmSync(join(dir, 'master-key'))
-  t.match(refusal(() => masterKeyOf(dir, null, () => undefined)), /master key is missing/, 'the key file lost')
+  t.match(refusal(() => masterKeyOf(dir, null, SILENT_LOG)), /master key is missing/, 'the key file lost')
   t.same(readdirSync(dir), ['master-key.id'], 'no new key made')
   writeFileSync(join(dir, 'master-key'), stored.fileText().slice(0, 40), { mode: 0o600 })
-  t.match(refusal(() => masterKeyOf(dir, null, () => undefined)), /is not a master key/, 'a truncated key file')
+  t.match(refusal(() => masterKeyOf(dir, null, SILENT_LOG)), /is not a master key/, 'a truncated key file')
   writeFileSync(join(dir, 'master-key'), stored.fileText())
-  t.equal(masterKeyOf(dir, null, () => undefined).id(), stored.id(), 'restored from a backup: accepted')
+  t.equal(masterKeyOf(dir, null, SILENT_LOG).id(), stored.id(), 'restored from a backup: accepted')
   rmSync(join(dir, 'master-key.id'))
-  t.equal(masterKeyOf(dir, other, () => undefined), other, 'its fingerprint deleted: the operator gave the old keys up')
+  t.equal(masterKeyOf(dir, other, SILENT_LOG), other, 'its fingerprint deleted: the operator gave the old keys up')
   t.end()
 })
 
 t.test('an unreadable key file is an error, not a new key', { skip: process.getuid?.() === 0 && 'root reads any file' }, (t) => {
   const dir = dataDir(t)
-  masterKeyOf(dir, null, () => undefined)
+  masterKeyOf(dir, null, SILENT_LOG)
   chmodSync(join(dir, 'master-key'), 0o000)
-  t.match(refusal(() => masterKeyOf(dir, null, () => undefined)), /EACCES/)
+  t.match(refusal(() => masterKeyOf(dir, null, SILENT_LOG)), /EACCES/)
   chmodSync(join(dir, 'master-key'), 0o600)
   t.end()
 })

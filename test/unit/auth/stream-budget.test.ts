@@ -9,6 +9,7 @@ import { Gate } from '../../../src/auth/gate.js'
 import { RateLimiter } from '../../../src/auth/rate-limit.js'
 import { ApiCode, PredexError } from '../../../src/errors.js'
 import { RATE_RULES } from '../../../src/limits.js'
+import { SILENT_LOG } from '../../../src/log.js'
 
 const API_KEY = '00000000-0000-4000-8000-000000000001'
 const CANCEL_ALL = { bucket: 'DELETE /cancel-all', rule: 'cancelAll' } as const
@@ -16,7 +17,7 @@ const CANCEL_ALL = { bucket: 'DELETE /cancel-all', rule: 'cancelAll' } as const
 function gateOf(limits = true): { gate: Gate; advanceMs: (ms: number) => void } {
   let nowMs = 1_000
   const gate = new Gate({
-    chainId: 137, window: { pastSec: 60, futureSec: 10 }, adminKey: 'k'.repeat(40), log: () => undefined,
+    chainId: 137, window: { pastSec: 60, futureSec: 10 }, adminKey: 'k'.repeat(40), log: SILENT_LOG,
     lookup: () => undefined, clock: { nowSec: () => 1_700_000_000, nowMs: () => nowMs },
     limiter: limits ? new RateLimiter() : null,
   })
@@ -96,7 +97,7 @@ t.test('a refusal reports the budget of its own instant: nothing left, even if t
   let tickMs = 0
   let nowMs = 1_000
   const gate = new Gate({
-    chainId: 137, window: { pastSec: 60, futureSec: 10 }, adminKey: 'k'.repeat(40), log: () => undefined,
+    chainId: 137, window: { pastSec: 60, futureSec: 10 }, adminKey: 'k'.repeat(40), log: SILENT_LOG,
     lookup: () => undefined, clock: { nowSec: () => 1_700_000_000, nowMs: () => (nowMs += tickMs) },
     limiter: new RateLimiter(),
   })

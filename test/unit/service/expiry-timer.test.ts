@@ -16,6 +16,7 @@ import type { SignedOrder } from '../../../src/service/order-intake.js'
 import { cancelOrder, placeOrder, type Trader } from '../../../src/service/trading.js'
 import type { Outcome } from '../../../src/host/messages.js'
 import { T0_MS, USDC, fakeWorld, type FakeWorld } from './fake-context.js'
+import { SILENT_LOG } from '../../../src/log.js'
 
 const alice: Trader = { apiKey: 'key-alice', address: '0x' + 'a'.repeat(40) }
 
@@ -38,7 +39,7 @@ async function world(): Promise<World> {
   const context = { ...w.context, pool, host: { ...w.context.host } } as unknown as ServiceContext
   // The services' clock is the world's: the engine stamps commands with the same time.
   const clock: Clock = { wallMs: () => context.nowMs(), monotonicMs: () => context.nowMs() }
-  const timer = new ExpiryTimer({ context, clock, log: () => undefined })
+  const timer = new ExpiryTimer({ context, clock, log: SILENT_LOG })
   t.teardown(() => timer.stop())
   // Every durable outcome reaches the timer, as the fan-out sends it.
   const submit = w.context.host.submit.bind(w.context.host) as (c: UnstampedCommand) => Promise<Outcome>
@@ -108,7 +109,7 @@ t.test('an order that ended before its time costs no command; orders due togethe
 t.test('after a restart: the read model\'s live GTD orders are watched', async (t) => {
   const { w, context, clock, yes, expires } = await world()
   const orderId = await gtd(context, yes, inSec(90))
-  const restarted = new ExpiryTimer({ context, clock, log: () => undefined })
+  const restarted = new ExpiryTimer({ context, clock, log: SILENT_LOG })
   t.teardown(() => restarted.stop())
   restarted.start()
   t.equal(restarted.watched, 1)
@@ -132,7 +133,7 @@ t.test('an engine clock behind this one: one retry, once the engine has reached 
   const orderId = await gtd(context, yes, inSec(100))
   // This clock runs 30 s ahead of the engine's (a test clock moved forward): at "100 s" the engine stamps 70 s.
   const ahead: Clock = { wallMs: () => clock.wallMs() + 30_000, monotonicMs: () => clock.monotonicMs() + 30_000 }
-  const timer = new ExpiryTimer({ context, clock: ahead, log: () => undefined })
+  const timer = new ExpiryTimer({ context, clock: ahead, log: SILENT_LOG })
   t.teardown(() => timer.stop())
   timer.start()
   w.advance(70_000)

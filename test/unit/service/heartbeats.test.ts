@@ -18,6 +18,7 @@ import type { SignedOrder } from '../../../src/service/order-intake.js'
 import { placeOrder, type Trader } from '../../../src/service/trading.js'
 import { TestClock } from '../../support/clock.js'
 import { USDC, fakeWorld, type FakeWorld } from './fake-context.js'
+import { lineLog } from '../../../src/log.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const alice = '0x' + 'a'.repeat(40)
@@ -48,7 +49,7 @@ async function world(chainsMax?: number): Promise<World> {
       ({ ok: true, orderId: `0x${BigInt(task.order.salt).toString(16).padStart(64, '0')}` }),
   }
   const credentials = { lookup: (apiKey: string) => (revoked.has(apiKey) ? undefined : { apiKey }) }
-  const heartbeats: Heartbeats = new Heartbeats({ context: () => context, clock, log: (line) => lines.push(line),
+  const heartbeats: Heartbeats = new Heartbeats({ context: () => context, clock, log: lineLog((line) => lines.push(line)),
     ...(chainsMax === undefined ? {} : { chainsMax }) })
   const context = { ...w.context, pool, credentials, heartbeats } as unknown as ServiceContext
   const market = await createMarket(context, { question: 'Will it beat?', slug: null, description: '',
@@ -100,7 +101,8 @@ t.test('a started chain lapses after the window and not before; then its orders 
   t.equal(await heartbeats.sweep(), 1, 'at the end of the window the chain lapses')
   t.same(live(context, orders), [], 'both orders cancelled')
   t.equal(heartbeats.watched, 0, 'the chain is over')
-  t.same(lines, [`heartbeats: key key-alice sent no heartbeat for ${HEARTBEAT_WINDOW_MS} ms: canceled 2 of 2 open orders`])
+  t.same(lines, [`INFO heartbeats: a key stopped sending heartbeats; its open orders are canceled ${JSON.stringify({ apiKey: 'key-alice', silentMs: HEARTBEAT_WINDOW_MS, canceled: 2,
+    open: 2 })}`])
 })
 
 t.test('heartbeats keep the chain alive, whatever id they carry', async (t) => {
@@ -174,7 +176,7 @@ t.test('a key with more open orders than one cancel takes: commands of at most C
   t.ok(cancels.every((c) => c.kind === 'cancelOrders' && c.orderIds.length <= CANCEL_IDS_MAX))
   t.same([...ids].sort(), [...orders].sort(), 'every open order of the key, once')
   t.same(live(context, orders), [])
-  t.match(lines.at(-1), `canceled ${count} of ${count} open orders`)
+  t.match(lines.at(-1), `"canceled":${count},"open":${count}`)
 })
 
 t.test('a revoked key: its chain lapses as any other and its orders are cancelled', async (t) => {

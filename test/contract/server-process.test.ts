@@ -54,7 +54,7 @@ async function stop(running: Running, t: Test): Promise<number | null> {
   const timer = setTimeout(() => running.child.kill('SIGKILL'), 20_000)
   const code = await running.exited
   clearTimeout(timer)
-  t.match(running.output(), /SIGTERM: stopping.*"signal":"SIGTERM"/)
+  t.match(running.output(), /"signal":"SIGTERM","msg":"SIGTERM: stopping/)
   t.match(running.output(), /stopped cleanly/)
   return code
 }
@@ -76,7 +76,7 @@ t.test('first start: demo markets with a two-sided book, admin key made and neve
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const first = await start(dataDir)
   const adminKey = readFileSync(join(dataDir, 'admin-key'), 'utf8').trim()
-  t.match(first.output(), `admin API key generated (not shown: read it from the file)","file":"${dataDir}/admin-key"`,
+  t.match(first.output(), `"file":"${dataDir}/admin-key","msg":"admin API key generated (not shown: read it from the file)"`,
     'where the generated admin key is, is logged')
   t.notMatch(first.output(), adminKey, 'the admin key itself is not')
   // Standard output is a pipe, not a terminal: one JSON object per line, each with a level and a time.

@@ -191,7 +191,7 @@ t.test('a revoked key: its chain lapses as any other and its orders are cancelle
   clock.advance(1)
   t.equal(await heartbeats.sweep(), 1, "Bob's chain ends")
   t.same(live(context, [aliceOrder, bobOrder]), [aliceOrder], "Bob's order cancelled, Alice's kept")
-  t.match(lines.at(-1), `key ${bobKey.apiKey}`)
+  t.match(lines.at(-1), `"apiKey":"${bobKey.apiKey}"`)
 })
 
 t.test('a sweep reads chains in the order of their last heartbeat', async (t) => {

@@ -17,6 +17,8 @@
  *
  * Then: every field written is declared for its code; every declared field is written somewhere
  * (a removed field cannot stay documented); and docs/errors.md equals a fresh generation.
+ * `ERROR_CONTEXT_DUMP=1 npx tap test/unit/api/error-context.test.ts` prints every code and field
+ * written, with where.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -434,7 +436,8 @@ function written(): Map<string, string[]> {
 
 t.test('the sources are parsed and their contexts found', async (t) => {
   t.ok(SITES.length > 150, `${SITES.length} sites where an error is made`)
-  t.ok(parseMs < 10_000, `parsed and resolved in ${Math.round(parseMs)} ms`)
+  // Some 2 s alone; the bound leaves room for a loaded machine (the suite runs three files at a time).
+  t.ok(parseMs < 30_000, `parsed and resolved in ${Math.round(parseMs)} ms`)
   if (process.env['ERROR_CONTEXT_DUMP'] !== undefined) {
     for (const [pair, where] of [...written()].sort()) t.comment(`${pair}  ${where.join(' ')}`)
   }

@@ -10,14 +10,15 @@ import { PredexError } from '../errors.js'
 import { Code } from '../engine/codes.js'
 import { isTimeInForce } from '../engine/rules.js'
 import type { SignedAmounts, SignedOrder } from '../service/signed-order.js'
+import type { OrderPost, Unparsed, WireOrderV1, WireOrderV2 } from './shapes/requests.js'
 import { addressOf, requireObject, requireString, uint256Of } from './wire.js'
 
 export type WireOrder = SignedOrder
 
 /** Parses the body of POST /order (or one element of POST /orders). */
 export function parseWireOrder(body: unknown): WireOrder {
-  const top = requireObject(body, 'body')
-  const order = requireObject(top.order, 'order')
+  const top: Unparsed<OrderPost> = requireObject(body, 'body')
+  const order: Unparsed<WireOrderV1 & WireOrderV2> = requireObject(top.order, 'order')
   const orderType = top.orderType ?? 'GTC'
   if (!isTimeInForce(orderType)) {
     throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'orderType must be GTC, GTD, FOK or FAK', { field: 'orderType' })

@@ -1,10 +1,14 @@
 /**
  * The OpenAPI 3.1 document of the native API, generated from the route table: a route cannot
  * exist without being documented, nor be documented without existing (a test checks both ways
- * against the running server).
+ * against the running server). Request and response bodies are JSON Schemas generated from the
+ * typed shapes (src/api/rest/gen/schemas.ts, `npm run gen:schemas`), found by the route's key
+ * (`GET /markets/:id`) in NativeBodies and NativeRequestBodies: a route cannot document a type
+ * other than the one its handler and the SDK are typed with.
  */
 import type { Route } from './route.js'
 import { RATE_RULES } from '../../limits.js'
+import { COMPONENT_SCHEMAS, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, type JsonSchema } from './gen/schemas.js'
 
 /** The interface's version (the seed: "The interface description carries version 1.0.0"), not the server's. */
 export const API_VERSION = '1.0.0'
@@ -17,9 +21,26 @@ const SECURITY: Readonly<Record<string, unknown[]>> = {
   admin: [{ admin: [] }],
 }
 
-/** A JSON body described in words (the route table's `body` and `response` are prose, not schemas). */
-function jsonContent(description: string): Record<string, unknown> {
-  return { 'application/json': { schema: { description } } }
+/** A route's generated schema, by its key; undefined when the table has none. */
+function schemaOf(table: Readonly<Record<string, JsonSchema>>, key: string): JsonSchema | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined
+}
+
+function responseSchema(key: string): JsonSchema {
+  const schema = schemaOf(RESPONSE_SCHEMAS, key)
+  if (schema === undefined) throw new Error(`${key}: no answer type in NativeBodies (then npm run gen:schemas)`)
+  return schema
+}
+
+/** The request body of a route, from NativeRequestBodies; its `body` words say what it is for. */
+function requestBody<C>(route: Route<C>, key: string): Record<string, unknown> {
+  const schema = schemaOf(REQUEST_SCHEMAS, key)
+  if ((schema === undefined) !== (route.openapi.body === undefined)) {
+    throw new Error(`${key}: a body description needs a type in NativeRequestBodies, and the reverse`)
+  }
+  if (schema === undefined) return {}
+  return { requestBody: { required: true, description: route.openapi.body,
+    content: { 'application/json': { schema } } } }
 }
 
 function errorContent(): Record<string, unknown> {
@@ -38,6 +59,7 @@ export function openApiDocument<C>(routes: readonly Route<C>[], version: string)
   for (const route of routes) {
     if (route.surface === 'compat') continue
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}')
+    const key = `${route.method} ${route.path}`
     const parameters = [
       ...[...route.path.matchAll(/:([A-Za-z_]+)/g)]
         .map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
@@ -51,11 +73,10 @@ export function openApiDocument<C>(routes: readonly Route<C>[], version: string)
       summary: route.openapi.summary,
       security: SECURITY[route.auth],
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(route.openapi.body === undefined ? {} : {
-        requestBody: { required: true, content: jsonContent(route.openapi.body) },
-      }),
+      ...requestBody(route, key),
       responses: {
-        200: { description: route.openapi.response, content: jsonContent(route.openapi.response) },
+        [route.openapi.status ?? 200]: { description: route.openapi.response,
+          content: { [route.openapi.mediaType ?? 'application/json']: { schema: responseSchema(key) } } },
         ...(route.auth === 'none' ? {} : {
           401: { description: 'authentication failed', content: errorContent() },
         }),
@@ -74,10 +95,8 @@ export function openApiDocument<C>(routes: readonly Route<C>[], version: string)
       description: 'Binary prediction markets: native API. Polymarket CLOB surface under /compat.' },
     paths,
     components: {
-      schemas: {
-        Error: { type: 'object', required: ['error', 'code'],
-          properties: { error: { type: 'string' }, code: { type: 'string' } } },
-      },
+      // ErrorBody (src/api/shapes/error.ts) under the name the document has always given it.
+      schemas: COMPONENT_SCHEMAS,
       securitySchemes: {
         l1: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE',
           description: 'EIP-712 ClobAuth signature with EXCHANGE-ADDRESS, -TIMESTAMP, -NONCE (or POLY_*)' },

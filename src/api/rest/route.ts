@@ -31,6 +31,8 @@ export interface Reply {
   readonly raw?: boolean
   /** The body already serialized as JSON (a cached answer): sent as it is, as application/json. */
   readonly json?: string
+  /** A raw body's media type, when it is not Prometheus text (the /docs page is text/html). */
+  readonly contentType?: string
 }
 
 export interface Identity {
@@ -49,8 +51,18 @@ export interface OpenApiInfo {
   readonly tag: string
   /** Query parameters: name -> description (required ones start with "required:"). */
   readonly query?: Readonly<Record<string, string>>
+  /**
+   * What the request body is for, in words. Its schema is generated from the route's entry in
+   * NativeRequestBodies (src/api/shapes/requests.ts), as the response's from NativeBodies: a native
+   * route has a body description exactly when it has a request type (test/unit/api/openapi-schemas.test.ts).
+   */
   readonly body?: string
+  /** What the answer is, in words; its schema is generated from the route's entry in NativeBodies. */
   readonly response: string
+  /** The success status, when not 200. */
+  readonly status?: 201
+  /** The answer's media type, when not application/json (it is then sent raw). */
+  readonly mediaType?: 'text/plain' | 'text/html'
 }
 
 export interface Route<C> {

@@ -288,7 +288,8 @@ export class RestServer<C> {
     const body = reply.json ?? (reply.raw === true ? String(reply.body) : JSON.stringify(reply.body))
     res.cork(() => {
       res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`)
-      res.writeHeader('content-type', reply.raw === true ? 'text/plain; version=0.0.4' : 'application/json')
+      res.writeHeader('content-type',
+        reply.contentType ?? (reply.raw === true ? 'text/plain; version=0.0.4' : 'application/json'))
       res.writeHeader('x-request-id', state.requestId)
       for (const [key, value] of Object.entries(reply.headers ?? {})) res.writeHeader(key, value)
       if (closeConnection) {

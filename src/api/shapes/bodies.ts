@@ -57,6 +57,8 @@ export type NativeBodies = SharedBodies & PolymarketSharedBodies & PolymarketNat
   'GET /metrics': string
   /** The OpenAPI 3.1 document (src/api/rest/openapi.ts). */
   'GET /openapi.json': { readonly openapi: '3.1.0'; readonly [field: string]: unknown }
+  /** The OpenAPI document as a browsable page (text/html, src/api/rest/docs-page.ts). */
+  'GET /docs': string
   'GET /markets': Page<NativeMarket>
   'GET /markets/upcoming': readonly NativeMarket[]
   'GET /markets/resolving': readonly NativeMarket[]

@@ -22,11 +22,12 @@ import { marketById } from '../../../service/markets.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { nativeMarket } from '../../format.js'
 import type { EngineStateHashBody, ExchangeStats } from '../../shapes/admin.js'
+import type { MarketChange, MarketListing, MarketResolve, Unparsed } from '../../shapes/requests.js'
 import { decimalOfMicros, integerOf, microsOfDecimal, parseJsonBody, requireObject, requireString } from '../../wire.js'
 import type { Route } from '../route.js'
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/
-const UPDATE_FIELDS: readonly string[] = ['tick_size', 'fee_rate_bps', 'status']
+const UPDATE_FIELDS: readonly (keyof MarketChange)[] = ['tick_size', 'fee_rate_bps', 'status']
 type Settable = Exclude<MarketStatus, 'Resolved'>
 const SETTABLE_STATUSES = MARKET_STATUSES.filter((status): status is Settable => status !== 'Resolved')
 
@@ -60,7 +61,7 @@ function booleanOf(value: unknown, field: string): boolean {
 }
 
 /** The body of POST /admin/markets; the service checks the terms with the engine's rules. */
-function newMarketOf(body: Record<string, unknown>): NewMarket {
+function newMarketOf(body: Unparsed<MarketListing>): NewMarket {
   const question = requireString(body.question, 'question', 4_096)
   return {
     question,
@@ -76,13 +77,13 @@ function newMarketOf(body: Record<string, unknown>): NewMarket {
 }
 
 /** The body of PATCH /admin/markets/:id. Resolution needs an outcome: it has its own route. */
-function marketChangesOf(body: Record<string, unknown>): MarketChanges {
+function marketChangesOf(body: Unparsed<MarketChange>): MarketChanges {
   const changes: MarketChanges = {
     ...(body.tick_size === undefined ? {} : { tickSizeMicros: microsOfDecimal(body.tick_size, 'tick_size') }),
     ...(body.fee_rate_bps === undefined ? {} : { feeRateBps: integerOf(body.fee_rate_bps, 'fee_rate_bps') }),
     ...(body.status === undefined ? {} : { status: statusOf(body.status, SETTABLE_STATUSES) }),
   }
-  const unknown = Object.keys(body).filter((key) => !UPDATE_FIELDS.includes(key))
+  const unknown = Object.keys(body).filter((key) => !(UPDATE_FIELDS as readonly string[]).includes(key))
   if (unknown.length > 0) {
     throw invalid(unknown[0]!, `unknown field ${unknown[0]}: use status, tick_size or fee_rate_bps`)
   }
@@ -102,7 +103,7 @@ export const adminRoutes: Route<ServiceContext>[] = [
     openapi: { tag: 'admin', summary: 'Lists a new market (201 with its full record)',
       body: '{question, slug?, description?, tick_size: "0.01", min_order_size: "5", fee_rate_bps: 0, neg_risk: false, '
         + 'end_date?, status?: Active|Upcoming}',
-      response: 'Market (201)' },
+      response: 'Market (201)', status: 201 },
     handler: async (request, _identity, context) => {
       const market = await createMarket(context, newMarketOf(requireObject(parseJsonBody(request.body), 'body')))
       return { status: 201, body: nativeMarket(context.read, market) }
@@ -122,7 +123,7 @@ export const adminRoutes: Route<ServiceContext>[] = [
       body: '{outcome: Yes|No}', response: 'Market' },
     handler: async (request, _identity, context) => {
       const { marketId } = marketById(context, request.params[0]!)
-      const outcome = requireObject(parseJsonBody(request.body), 'body').outcome
+      const { outcome } = requireObject(parseJsonBody(request.body), 'body') as Unparsed<MarketResolve>
       if (outcome !== 'Yes' && outcome !== 'No') throw invalid('outcome', 'outcome must be "Yes" or "No"')
       return { body: nativeMarket(context.read, await resolveMarket(context, marketId, outcome as Outcome)) }
     } },

@@ -5,6 +5,7 @@ import type { ServiceContext } from '../../../service/context.js'
 import type { Trader } from '../../../service/trading.js'
 import { checkBatchLength, tokenOf } from '../../market-query.js'
 import { tokenIdOf } from '../../wire.js'
+import type { TokenSideQuery, Unparsed } from '../../shapes/requests.js'
 import type { Identity, RestRequest } from '../route.js'
 
 /** The `token_id` query parameter of a market-data read, and its market. */
@@ -32,7 +33,7 @@ export function tokenItems(body: unknown): { token_id: string; side?: string }[]
   }
   checkBatchLength(body.length)
   return body.map((item: unknown) => {
-    const object = item as { token_id?: unknown; side?: unknown }
+    const object = item as Unparsed<TokenSideQuery> | null
     if (object === null || typeof object !== 'object') {
       throw new PredexError(ApiCode.INVALID_PARAMETER, 'each item must be {token_id}')
     }

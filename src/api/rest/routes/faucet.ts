@@ -6,11 +6,12 @@
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import type { ServiceContext } from '../../../service/context.js'
 import { faucet } from '../../../service/testnet.js'
+import type { FaucetRequest, Unparsed } from '../../shapes/requests.js'
 import type { FaucetCredit } from '../../shapes/testnet.js'
 import { addressOf, decimalOfMicros, microsOfDecimal, parseJsonBody, requireObject } from '../../wire.js'
 import type { Route } from '../route.js'
 
-async function credit(context: ServiceContext, body: Record<string, unknown>): Promise<FaucetCredit> {
+async function credit(context: ServiceContext, body: Unparsed<FaucetRequest>): Promise<FaucetCredit> {
   const address = addressOf(body.address, 'address')
   const usdcMicros = body.amount === undefined || body.amount === null ? null : microsOfDecimal(body.amount, 'amount')
   const receipt = await faucet(context, { address, usdcMicros })

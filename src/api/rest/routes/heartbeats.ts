@@ -6,6 +6,7 @@ import { ApiCode, PredexError } from '../../../errors.js'
 import { HEARTBEAT_ID_LENGTH_MAX, HEARTBEAT_TIMEOUT_MS, REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import type { ServiceContext } from '../../../service/context.js'
 import type { HeartbeatAnswer } from '../../shapes/heartbeat.js'
+import type { HeartbeatRequest, Unparsed } from '../../shapes/requests.js'
 import { parseJsonBody, requireObject } from '../../wire.js'
 import type { Handler, RestRequest, Route } from '../route.js'
 import { traderOf } from './common.js'
@@ -16,7 +17,7 @@ import { traderOf } from './common.js'
  */
 export function heartbeatIdOf(request: RestRequest): string | null {
   if (request.body.length === 0) return null
-  const id = requireObject(parseJsonBody(request.body), 'body').heartbeat_id
+  const id = (requireObject(parseJsonBody(request.body), 'body') as Unparsed<HeartbeatRequest>).heartbeat_id
   if (id === undefined || id === null || id === '') return null
   if (typeof id !== 'string') {
     throw new PredexError(ApiCode.INVALID_PARAMETER, 'heartbeat_id must be a string or null', { field: 'heartbeat_id' })

@@ -11,6 +11,7 @@ import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import type { ServiceContext } from '../../../service/context.js'
 import { relay, relayNonceOf, type RelayRequest } from '../../../service/testnet.js'
 import { ApiCode, PredexError } from '../../../errors.js'
+import type { RelayMessage, Unparsed } from '../../shapes/requests.js'
 import type { RelayNonce, RelayReceipt } from '../../shapes/testnet.js'
 import { addressOf, integerOf, parseJsonBody, requireObject, uint256Of } from '../../wire.js'
 import type { Route } from '../route.js'
@@ -28,7 +29,7 @@ function uint256(value: unknown, field: string): bigint {
   return parsed
 }
 
-function parseRelay(body: Record<string, unknown>): RelayRequest {
+function parseRelay(body: Unparsed<RelayMessage>): RelayRequest {
   const owner = addressOf(body.owner, 'owner')
   const action = body.action
   if (!isRelayActionKind(action)) throw invalid('action', `action must be one of ${RELAY_ACTION_KINDS.join(', ')}`)

@@ -22,6 +22,7 @@ import { parseWireOrder } from '../../order-wire.js'
 import { decimalOfMicros } from '../../../stdx/decimal.js'
 import { limitOf, optionalFilter, optionalInteger, orderIdOf, page, parseJsonBody, requireObject, tokenIdOf }
   from '../../wire.js'
+import type { MarketOrdersCancel, OrderCancel, Unparsed } from '../../shapes/requests.js'
 import type { RestRequest, Route } from '../route.js'
 import { traderOf } from './common.js'
 
@@ -107,7 +108,7 @@ export const tradingRoutes: Route<ServiceContext>[] = [
     openapi: { tag: 'trading', summary: 'Cancel one order', body: '{orderID}',
       response: '{canceled: [id], not_canceled: {id: reason}}' },
     handler: async (request, identity, context) => {
-      const body = parseJsonBody(request.body) as { orderID?: unknown; orderId?: unknown } | null
+      const body = parseJsonBody(request.body) as Unparsed<OrderCancel> | null
       const orderId = orderIdOf(body?.orderID ?? body?.orderId)
       return { body: cancelBody(await trading.cancelOrder(context, traderOf(identity), orderId)) }
     } },
@@ -132,7 +133,8 @@ export const tradingRoutes: Route<ServiceContext>[] = [
     openapi: { tag: 'trading', summary: "Cancel the caller's open orders in a market and/or token",
       body: '{market?, asset_id?}', response: '{canceled, not_canceled}' },
     handler: async (request, identity, context) => {
-      const body = request.body.length === 0 ? {} : requireObject(parseJsonBody(request.body), 'body')
+      const body: Unparsed<MarketOrdersCancel> =
+        request.body.length === 0 ? {} : requireObject(parseJsonBody(request.body), 'body')
       const market = optionalFilter(body.market, 'market')
       const tokenIdText = optionalFilter(body.asset_id, 'asset_id')
       const tokenId = tokenIdText === null ? null : tokenIdOf(tokenIdText, 'asset_id')

@@ -1,0 +1,110 @@
+/**
+ * Checks an answer of the native REST API against the OpenAPI document (GET /openapi.json, whose
+ * schemas are generated from the typed shapes): the operation is found by method and path, the
+ * schema by status (a documented status, else `default`, the error body), and the body validated
+ * with ajv under JSON Schema 2020-12, OpenAPI 3.1's dialect. Each schema is compiled the first time
+ * an answer needs it. test/rest-harness.ts runs every answer of the contract suite through it, so
+ * a server that drifts from its types fails the test that saw it.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
+
+type Json = { readonly [key: string]: unknown }
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete']
+const COMPONENTS_ID = 'predex-components'
+
+interface Operation {
+  readonly method: string
+  /** The document's path: `/markets/{id}`. */
+  readonly path: string
+  readonly pattern: RegExp
+  readonly parameters: number
+  readonly responses: Json
+}
+
+export interface Answer {
+  readonly method: string
+  /** As requested: with the query string, without the host. */
+  readonly path: string
+  readonly status: number
+  readonly contentType: string | null
+  /** The parsed JSON, or the text when it was not JSON. */
+  readonly body: unknown
+}
+
+function isJson(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** A schema's references into components/schemas, pointed at the components schema ajv holds. */
+function localized(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(localized)
+  if (!isJson(schema)) return schema
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key,
+    key === '$ref' && typeof value === 'string'
+      ? value.replace('#/components/schemas/', `${COMPONENTS_ID}#/$defs/`) : localized(value)]))
+}
+
+export class ResponseValidator {
+  private readonly ajv = new Ajv2020({ allErrors: true, strict: true })
+  private readonly compiled = new Map<string, ValidateFunction>()
+  private readonly operations: readonly Operation[]
+  private readonly errorSchema: unknown
+
+  constructor(document: Json) {
+    const components = isJson(document.components) && isJson(document.components.schemas)
+      ? document.components.schemas : {}
+    this.ajv.addSchema({ $id: COMPONENTS_ID, $defs: localized(components) })
+    this.errorSchema = { $ref: '#/components/schemas/Error' }
+    const paths = isJson(document.paths) ? document.paths : {}
+    this.operations = Object.entries(paths).flatMap(([path, item]) => METHODS
+      .filter((method) => isJson(item) && isJson(item[method]))
+      .map((method) => {
+        const operation = (item as Json)[method] as Json
+        const pattern = new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$')
+        return { method: method.toUpperCase(), path, pattern, parameters: path.split('{').length - 1,
+          responses: isJson(operation.responses) ? operation.responses : {} }
+      }))
+      // A literal path wins over a template that also matches it (/markets/upcoming over /markets/{id}).
+      .sort((a, b) => a.parameters - b.parameters)
+  }
+
+  /** The documented operation an answer belongs to, or null (an unknown path, or under /compat). */
+  operationOf(method: string, path: string): Operation | null {
+    const bare = path.split('?')[0]!
+    return this.operations.find((o) => o.method === method.toUpperCase() && o.pattern.test(bare)) ?? null
+  }
+
+  /** Why the answer does not fit the document, or null when it does (or is not the document's: /compat). */
+  mismatch(answer: Answer): string | null {
+    if (/^\/compat(\/|$|\?)/.test(answer.path)) return null
+    const operation = this.operationOf(answer.method, answer.path)
+    const label = operation === null ? `${answer.method} ${answer.path} (undocumented)`
+      : `${operation.method} ${operation.path}`
+    if (operation === null && answer.status < 400) return `${label} answered ${answer.status}: not in the document`
+    const key = operation !== null && isJson(operation.responses[String(answer.status)])
+      ? String(answer.status) : 'default'
+    const response = operation?.responses[key]
+    const content = isJson(response) && isJson(response.content) ? response.content : null
+    const media = content === null ? 'application/json' : Object.keys(content)[0]!
+    const entry = content?.[media]
+    const schema = operation === null ? this.errorSchema : isJson(entry) ? entry.schema : undefined
+    if (schema === undefined) return `${label}: status ${answer.status} has no schema in the document`
+    if (answer.contentType === null || !answer.contentType.startsWith(media)) {
+      return `${label} ${answer.status}: content-type ${answer.contentType}, documented ${media}`
+    }
+    const validate = this.validatorOf(`${label} ${key}`, schema)
+    if (validate(answer.body)) return null
+    return `${label} ${answer.status} (schema of ${key}): ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}` +
+      `; body ${JSON.stringify(answer.body).slice(0, 400)}`
+  }
+
+  private validatorOf(key: string, schema: unknown): ValidateFunction {
+    let validate = this.compiled.get(key)
+    if (validate === undefined) {
+      validate = this.ajv.compile(localized(schema) as Json)
+      this.compiled.set(key, validate)
+    }
+    return validate
+  }
+}

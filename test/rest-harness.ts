@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Predex } from '../src/app.js'
 import { freshCompiled } from './compiled.js'
+import { ResponseValidator } from './support/openapi-validator.js'
 import { configOf, type Config } from '../src/config.js'
 import { newMarketIds } from '../src/service/market-ids.js'
 import type { MarketInput, UnstampedCommand } from '../src/engine/command.js'
@@ -71,6 +72,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const predex = await startPredex(config as Config, log, options.clock)
   const base = `http://127.0.0.1:${predex.port}`
   const host = predex.context.host
+  await documentValidator() // now, not inside the first request a test times or counts against a budget
   const command = async (c: UnstampedCommand): Promise<CommandResult> => {
     const { result } = await host.submit(c)
     if (!result.ok) throw new Error(`engine refused ${c.kind}: ${JSON.stringify(result)}`)
@@ -142,7 +144,28 @@ export async function send(server: TestServer, method: string, path: string, tex
   } catch {
     // not JSON: keep the text (e.g. /metrics)
   }
+  const mismatch = (await documentValidator()).mismatch({ method, path, status: response.status,
+    contentType: response.headers.get('content-type'), body: parsed })
+  if (mismatch !== null) throw new Error(`the answer does not fit GET /openapi.json: ${mismatch}`)
   return { status: response.status, body: parsed, headers: response.headers }
+}
+
+let validator: Promise<ResponseValidator> | null = null
+
+/**
+ * Every answer of the native API a test receives is checked against the OpenAPI document (schemas
+ * generated from the typed shapes), so a server that drifts from its types fails the test that saw
+ * it. The document is built in-process from the route table the server runs (asking the server for
+ * it would spend the client's rate budget, which some tests count).
+ */
+function documentValidator(): Promise<ResponseValidator> {
+  validator ??= (async () => {
+    const compiled = freshCompiled('src/api/rest/routes.js', ['src'])
+    const routes: typeof import('../src/api/rest/routes.js') =
+      await import(compiled !== null ? compiled : '../src/api/rest/routes.js')
+    return new ResponseValidator(routes.nativeApiDocument())
+  })()
+  return validator
 }
 
 /** Signs a limit order of `trader` on `market` (Yes unless `outcome` says No) and posts it to POST /order. */

@@ -123,3 +123,35 @@ t.test('every documented operation answers on the live server (not "no such endp
   t.equal(unknown.status, 404)
   t.equal(unknown.body.code, 'NOT_FOUND')
 })
+
+t.test('bodies are typed: each answer and request body is a schema generated from the shapes', async (t) => {
+  const named = (schema: any): boolean => typeof schema?.$ref === 'string' || typeof schema?.type === 'string'
+  for (const route of allRoutes.filter((r) => r.surface !== 'compat')) {
+    const path = route.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')
+    const operation = doc.paths[path][route.method.toLowerCase()]
+    const label = `${route.method} ${path}`
+    const success = operation.responses[String(route.openapi.status ?? 200)]
+    const [media, content] = Object.entries(success.content as Record<string, any>)[0]!
+    t.ok(named(content.schema), `${label}: ${media} answer schema`)
+    if (route.openapi.body !== undefined) {
+      t.ok(named(operation.requestBody.content['application/json'].schema), `${label}: request body schema`)
+    }
+  }
+  t.same(doc.paths['/markets/{id}'].get.responses['200'].content['application/json'].schema,
+    { $ref: '#/components/schemas/NativeMarket' }, 'GET /markets/{id} answers the NativeMarket type')
+  t.equal(doc.components.schemas.NativeMarket.additionalProperties, false, 'a field the type lacks is drift')
+  t.ok(doc.paths['/admin/markets'].post.responses['201'], 'POST /admin/markets documents its 201')
+})
+
+t.test('GET /docs: the document as one self-contained, browsable HTML page', async (t) => {
+  const page = await send(server, 'GET', '/docs', '', {})
+  t.equal(page.status, 200)
+  t.match(page.headers.get('content-type'), /^text\/html/)
+  t.match(page.body, /^<!doctype html>/)
+  t.notMatch(page.body, /<script|<link|src=|https?:\/\//i, 'no script, stylesheet or anything fetched from elsewhere')
+  for (const op of documented()) {
+    const [method, path] = op.split(' ')
+    t.ok(page.body.includes(`<details id="${method!.toLowerCase()}-${path}">`), `${op}: a collapsible section`)
+  }
+  t.match(page.body, /<details id="schema-NativeMarket">/, 'the schemas follow')
+})

@@ -69,7 +69,7 @@ export async function startPredex(config: Config, log: Log,
   const metrics = metricsOf({ host, read, store, pool, heartbeats })
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
-    nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats,
+    nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log,
     faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
       creditsPerHourMax: config.rateLimits ? undefined : null },
   }

@@ -9,6 +9,7 @@ import type { EngineHost } from '../host/engine-host.js'
 import type { ReadModel } from '../read/read-model.js'
 import type { Metrics } from '../metrics.js'
 import type { Heartbeats } from './heartbeats.js'
+import type { Log } from '../log.js'
 
 export interface ServiceContext {
   readonly host: EngineHost
@@ -34,4 +35,6 @@ export interface ServiceContext {
   readonly isLinked: (maker: string, signer: string) => boolean
   /** Cancel on disconnect for REST clients: the keys' heartbeat chains (heartbeats.ts). */
   readonly heartbeats: Heartbeats
+  /** For what a client is not told: an unexpected failure behind an INTERNAL answer. */
+  readonly log: Log
 }

@@ -117,7 +117,7 @@ export async function submitOrders(context: ServiceContext, checked: CheckedOrde
   }
   let next = 0
   const entries = checked.map((c): BatchEntry => {
-    if (c.status === 'rejected') return { ok: false, error: asPredexError(c.reason), orderId: '' }
+    if (c.status === 'rejected') return { ok: false, error: asPredexError(context, c.reason), orderId: '' }
     const input = inputs[next]!
     const result = results[next++]!
     return result.ok
@@ -345,7 +345,12 @@ function marketIdOf(context: ServiceContext, market: string | null): string | nu
   return market === null || market === '' ? null : marketById(context, market).marketId
 }
 
-function asPredexError(error: unknown): PredexError {
+/**
+ * A batch entry's failure as the client sees it. Anything but a catalogue error is a fault: the
+ * client gets INTERNAL with nothing of it (as a lone request's 500), the operator the details.
+ */
+function asPredexError(context: ServiceContext, error: unknown): PredexError {
   if (error instanceof PredexError) return error
-  return new PredexError(ApiCode.INTERNAL, (error as Error).message)
+  context.log.error('batch placement: an order failed unexpectedly', { err: error })
+  return new PredexError(ApiCode.INTERNAL, 'internal error')
 }

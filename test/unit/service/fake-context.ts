@@ -9,6 +9,7 @@ import { answer, type Query } from '../../../src/host/query.js'
 import { ReadModel } from '../../../src/read/read-model.js'
 import type { ReadStore } from '../../../src/read/read-store.js'
 import type { ServiceContext } from '../../../src/service/context.js'
+import { SILENT_LOG } from '../../../src/log.js'
 
 export const T0_MS = 1_700_000_000_000
 export const USDC = 1_000_000
@@ -42,7 +43,7 @@ export function fakeWorld(faucet: ServiceContext['faucet'] = { amountMicrosMax: 
   }
   const context = {
     host, read, credentials: { size: 0 }, pool: null, chainId: CHAIN_ID, version: 'test', startedMs: T0_MS,
-    metrics: { observeEngineAck: () => undefined }, nowMs: () => nowMs, faucet, isLinked: () => false,
+    metrics: { observeEngineAck: () => undefined }, nowMs: () => nowMs, faucet, isLinked: () => false, log: SILENT_LOG,
   } as unknown as ServiceContext
   return { context, engine, commands, advance: (ms) => { nowMs += ms } }
 }

@@ -144,9 +144,11 @@ export async function send(server: TestServer, method: string, path: string, tex
   } catch {
     // not JSON: keep the text (e.g. /metrics)
   }
-  const mismatch = (await documentValidator()).mismatch({ method, path, status: response.status,
-    contentType: response.headers.get('content-type'), body: parsed })
-  if (mismatch !== null) throw new Error(`the answer does not fit GET /openapi.json: ${mismatch}`)
+  const document = await documentValidator()
+  const mismatch = document.mismatch({ method, path, status: response.status,
+    contentType: response.headers.get('content-type'), body: parsed }) ??
+    document.requestMismatch(method, path, response.status, text, parsed)
+  if (mismatch !== null) throw new Error(`the exchange does not fit GET /openapi.json: ${mismatch}`)
   return { status: response.status, body: parsed, headers: response.headers }
 }
 

@@ -11,6 +11,15 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 type Json = { readonly [key: string]: unknown }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete']
+
+/**
+ * Operations whose 2xx may still refuse the body it carried (each order of a batch stands alone; a
+ * dry run reports failed checks): the body was accepted only when the answer says so.
+ */
+const ACCEPTED_WHEN: Readonly<Record<string, (answer: any) => boolean>> = {
+  'POST /orders': (answer) => answer?.total_failed === 0,
+  'POST /order/verify': (answer) => answer?.valid === true,
+}
 const COMPONENTS_ID = 'predex-components'
 
 interface Operation {
@@ -20,6 +29,8 @@ interface Operation {
   readonly pattern: RegExp
   readonly parameters: number
   readonly responses: Json
+  /** The JSON body's schema, when the operation reads one. */
+  readonly request: unknown
 }
 
 export interface Answer {
@@ -46,7 +57,8 @@ function localized(schema: unknown): unknown {
 }
 
 export class ResponseValidator {
-  private readonly ajv = new Ajv2020({ allErrors: true, strict: true })
+  // Strict (an unknown keyword is an error), with `type: [a, b]`, which a union such as number | string becomes.
+  private readonly ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true })
   private readonly compiled = new Map<string, ValidateFunction>()
   private readonly operations: readonly Operation[]
   private readonly errorSchema: unknown
@@ -62,8 +74,11 @@ export class ResponseValidator {
       .map((method) => {
         const operation = (item as Json)[method] as Json
         const pattern = new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$')
+        const body = isJson(operation.requestBody) && isJson(operation.requestBody.content)
+          ? operation.requestBody.content['application/json'] : undefined
         return { method: method.toUpperCase(), path, pattern, parameters: path.split('{').length - 1,
-          responses: isJson(operation.responses) ? operation.responses : {} }
+          responses: isJson(operation.responses) ? operation.responses : {},
+          request: isJson(body) ? body.schema : undefined }
       }))
       // A literal path wins over a template that also matches it (/markets/upcoming over /markets/{id}).
       .sort((a, b) => a.parameters - b.parameters)
@@ -95,8 +110,28 @@ export class ResponseValidator {
     }
     const validate = this.validatorOf(`${label} ${key}`, schema)
     if (validate(answer.body)) return null
-    return `${label} ${answer.status} (schema of ${key}): ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}` +
-      `; body ${JSON.stringify(answer.body).slice(0, 400)}`
+    const errors = this.ajv.errorsText(validate.errors, { dataVar: 'body' })
+    return `${label} ${answer.status} (schema of ${key}): ${errors}; body ${JSON.stringify(answer.body).slice(0, 400)}`
+  }
+
+  /**
+   * Why a request body the server accepted (2xx) does not fit the body schema of its route, or
+   * null: an accepted body outside the schema means the request type is narrower than the server.
+   */
+  requestMismatch(method: string, path: string, status: number, text: string, answer: unknown): string | null {
+    const operation = this.operationOf(method, path)
+    if (operation === null || operation.request === undefined || status >= 300 || text === '') return null
+    if (ACCEPTED_WHEN[`${operation.method} ${operation.path}`]?.(answer) === false) return null
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return `${operation.method} ${operation.path} accepted a body that is not JSON`
+    }
+    const validate = this.validatorOf(`${operation.method} ${operation.path} request`, operation.request)
+    if (validate(body)) return null
+    return `${operation.method} ${operation.path} accepted (${status}) a body outside its request type: ` +
+      `${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}; body ${text.slice(0, 400)}`
   }
 
   private validatorOf(key: string, schema: unknown): ValidateFunction {

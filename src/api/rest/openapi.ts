@@ -91,6 +91,8 @@ export function openApiDocument<C>(routes: readonly Route<C>[], version: string)
   }
   return {
     openapi: '3.1.0',
+    // The schemas are plain JSON Schema 2020-12 (generated, no OpenAPI-only keywords): say so.
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: { title: 'Predex API', version,
       description: 'Binary prediction markets: native API. Polymarket CLOB surface under /compat.' },
     paths,

@@ -73,11 +73,9 @@ export type OrderPost = {
 /** POST /orders: each order stands alone (a refused one does not stop the others). */
 export type OrderBatchPost = readonly OrderPost[]
 
-/** DELETE /order (`orderId` is read too, when `orderID` is absent). */
-export type OrderCancel = {
-  readonly orderID: Hash
-  readonly orderId?: Hash
-}
+/** DELETE /order: the order id as `orderID` (clob-client's spelling) or `orderId`. */
+export type OrderCancel = { readonly orderID: Hash; readonly orderId?: never } |
+  { readonly orderId: Hash; readonly orderID?: never }
 
 /** DELETE /orders: order ids. */
 export type OrdersCancel = readonly Hash[]
@@ -89,9 +87,11 @@ export type MarketOrdersCancel = {
   readonly asset_id?: TokenId
 }
 
-/** An item of POST /books and POST /midpoints. */
+/** An item of POST /books and POST /midpoints (clob-client's BookParams). */
 export type TokenQuery = {
   readonly token_id: TokenId
+  /** Ignored here (clob-client may send it). */
+  readonly side?: string
 }
 
 /** An item of POST /prices. */

@@ -59,6 +59,10 @@ t.test('the document is OpenAPI 3.1 with JSON Schema 2020-12 schemas that resolv
           contentType: media, body })
         compiled += 1
       }
+      if (operation.requestBody !== undefined) {
+        validator.requestMismatch(method.toUpperCase(), path, 200, '{}', null)
+        compiled += 1
+      }
     }
   }
   t.ok(compiled > 100, `${compiled} schemas compiled`)
@@ -93,6 +97,22 @@ t.test('a drifted answer fails validation, naming the route, the status and what
   t.match(validator.mismatch(answer('/markets', { limit: 1, count: 1, next_cursor: 'LTE=', data: [{ ...MARKET, id: 7 }] })),
     /GET \/markets 200 .*data\/0\/id must be string/, 'an item of a page')
   t.equal(validator.mismatch(answer('/markets/upcoming', [MARKET])), null, 'a literal path wins over /markets/{id}')
+})
+
+t.test('a request body the server accepted must fit its request type', async (t) => {
+  const address = '0x' + '11'.repeat(20)
+  t.equal(validator.requestMismatch('POST', '/faucet', 200, JSON.stringify({ address }), null), null)
+  t.equal(validator.requestMismatch('POST', '/faucet', 200, JSON.stringify({ address, amount: '5' }), null), null)
+  t.match(validator.requestMismatch('POST', '/faucet', 200, JSON.stringify({ address, amout: '5' }), null),
+    /^POST \/faucet accepted \(200\) a body outside its request type: body must NOT have additional properties/,
+    'a misspelt field the server ignored')
+  t.equal(validator.requestMismatch('POST', '/faucet', 400, JSON.stringify({ address: 7 }), null), null,
+    'a refused body is the test\'s business')
+  t.equal(validator.requestMismatch('DELETE', '/order', 200, JSON.stringify({ orderId: '0x' + '1'.repeat(64) }), null),
+    null, 'either spelling of the order id')
+  t.equal(validator.requestMismatch('POST', '/orders', 200, '[{}]', { total_failed: 1 }), null,
+    'a batch that refused items says nothing of the body')
+  t.match(validator.requestMismatch('POST', '/orders', 200, '[{}]', { total_failed: 0 }), /must have required property/)
 })
 
 t.test('errors: every status answers the error body; an unknown path may only fail', async (t) => {

@@ -1399,20 +1399,33 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     "description": "Keys in this order: `hash` is the SHA-1 (hex) of the JSON of this object with `hash` empty, as clob-client computes it, so the order is part of the contract."
   },
   "OrderCancel": {
-    "type": "object",
-    "properties": {
-      "orderID": {
-        "$ref": "#/components/schemas/Hash"
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "orderID": {
+            "$ref": "#/components/schemas/Hash"
+          }
+        },
+        "required": [
+          "orderID"
+        ],
+        "additionalProperties": false
       },
-      "orderId": {
-        "$ref": "#/components/schemas/Hash"
+      {
+        "type": "object",
+        "properties": {
+          "orderId": {
+            "$ref": "#/components/schemas/Hash"
+          }
+        },
+        "required": [
+          "orderId"
+        ],
+        "additionalProperties": false
       }
-    },
-    "required": [
-      "orderID"
     ],
-    "additionalProperties": false,
-    "description": "DELETE /order (`orderId` is read too, when `orderID` is absent)."
+    "description": "DELETE /order: the order id as `orderID` (clob-client's spelling) or `orderId`."
   },
   "OrderPlacement": {
     "type": "object",
@@ -2288,13 +2301,17 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     "properties": {
       "token_id": {
         "$ref": "#/components/schemas/TokenId"
+      },
+      "side": {
+        "type": "string",
+        "description": "Ignored here (clob-client may send it)."
       }
     },
     "required": [
       "token_id"
     ],
     "additionalProperties": false,
-    "description": "An item of POST /books and POST /midpoints."
+    "description": "An item of POST /books and POST /midpoints (clob-client's BookParams)."
   },
   "TokenSideQuery": {
     "type": "object",

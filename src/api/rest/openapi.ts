@@ -32,6 +32,18 @@ function responseSchema(key: string): JsonSchema {
   return schema
 }
 
+/**
+ * An answer's description: the name of its type (the schema says the rest), so the document carries
+ * no hand-written list of fields to drift; the route's words only where the answer has no named type.
+ */
+function answerDescription<C>(route: Route<C>, schema: JsonSchema): string {
+  const items = schema.type === 'array' && typeof schema.items === 'object' ? schema.items as JsonSchema | null : null
+  const ref = typeof schema.$ref === 'string' ? schema.$ref : typeof items?.$ref === 'string' ? items.$ref : null
+  if (ref === null) return route.openapi.response
+  const name = ref.slice(ref.lastIndexOf('/') + 1)
+  return schema.$ref === undefined ? `array of ${name}` : name
+}
+
 /** The request body of a route, from NativeRequestBodies; its `body` words say what it is for. */
 function requestBody<C>(route: Route<C>, key: string): Record<string, unknown> {
   const schema = schemaOf(REQUEST_SCHEMAS, key)
@@ -75,7 +87,7 @@ export function openApiDocument<C>(routes: readonly Route<C>[], version: string)
       ...(parameters.length > 0 ? { parameters } : {}),
       ...requestBody(route, key),
       responses: {
-        [route.openapi.status ?? 200]: { description: route.openapi.response,
+        [route.openapi.status ?? 200]: { description: answerDescription(route, responseSchema(key)),
           content: { [route.openapi.mediaType ?? 'application/json']: { schema: responseSchema(key) } } },
         ...(route.auth === 'none' ? {} : {
           401: { description: 'authentication failed', content: errorContent() },

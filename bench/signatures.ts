@@ -3,14 +3,20 @@
  * order (EIP-712 digest: three keccaks, then secp256k1 recovery and the address comparison) per
  * second: on one thread with plain recovery (every order from a different signer), on one thread
  * with the signer cache (a market maker: one signer, precomputed key), and in the piscina pool at
- * 1..N threads with and without the cache. Orders are signed before timing starts.
+ * 1..N threads with and without the cache. Then the native backend (libsecp256k1, when its
+ * binding loads): the same full check on one thread and in the pool, beside the raw binding's
+ * recovery on the same signatures (the ceiling: no digest, no parsing, no address).
+ * Orders are signed before timing starts.
  *
  * Flags: --quick (shorter timings), --json (last line is a JSON object), --seconds N.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { createRequire } from 'node:module'
 import { availableParallelism, cpus } from 'node:os'
 import { orderDigest, type OrderStruct } from '../src/crypto/eip712.js'
 import { signDigest } from '../src/crypto/signature.js'
+import { installSigBackend, type SigBackend } from '../src/crypto/sig-backend.js'
+import { fromHex } from '../src/crypto/hex.js'
 import { addressOfPublicKey } from '../src/crypto/address.js'
 import { SignerCache } from '../src/crypto/signer-cache.js'
 import { verifyOrder, type OrderToVerify } from '../src/crypto/verify-order.js'
@@ -59,10 +65,12 @@ function singleThread(orders: readonly OrderToVerify[], cache: SignerCache | nul
   return done / ((performance.now() - start) / 1000)
 }
 
-async function poolRate(orders: readonly OrderToVerify[], threads: number, useCache: boolean, total: number): Promise<number> {
-  const pool = new VerifierPool({ chainId: CHAIN, threads, useCache })
+async function poolRate(orders: readonly OrderToVerify[], threads: number, useCache: boolean, total: number,
+  backend: SigBackend = 'noble'): Promise<number> {
+  const pool = new VerifierPool({ chainId: CHAIN, threads, useCache, backend })
   // Warm up: start the threads and make the market maker's key hot in each of them.
-  await Promise.all(orders.slice(0, Math.min(orders.length, 400)).map((order) => pool.verify(order)))
+  // In halves: one key may have VERIFY_PENDING_PER_KEY_MAX (256) orders in the pool at once.
+  for (const half of [orders.slice(0, 200), orders.slice(200, 400)]) await Promise.all(half.map((o) => pool.verify(o)))
   const start = performance.now()
   let next = 0
   const lane = async (): Promise<void> => {
@@ -76,6 +84,49 @@ async function poolRate(orders: readonly OrderToVerify[], threads: number, useCa
   const rate = total / ((performance.now() - start) / 1000)
   await pool.close()
   return rate
+}
+
+/** The raw binding's recoveries per second on this thread (the same signatures, bytes made beforehand). */
+function rawNative(orders: readonly OrderToVerify[], seconds: number): number {
+  const binding = createRequire(import.meta.url)('secp256k1/bindings') as {
+    ecdsaRecover(signature: Uint8Array, recovery: number, digest: Uint8Array, compressed: boolean): Uint8Array
+  }
+  const inputs = orders.map((o) => {
+    const bytes = fromHex(o.signature)
+    return { compact: bytes.subarray(0, 64), recovery: bytes[64]! - 27, digest: orderDigest(o.order, CHAIN, false) }
+  })
+  let done = 0
+  const start = performance.now()
+  const end = start + seconds * 1000
+  while (performance.now() < end) {
+    for (let i = 0; i < 50; i++, done++) {
+      const input = inputs[done % inputs.length]!
+      binding.ecdsaRecover(input.compact, input.recovery, input.digest, false)
+    }
+  }
+  return done / ((performance.now() - start) / 1000)
+}
+
+/** The native backend's figures, or zeros when its binding does not load here. */
+async function nativeFigures(orders: readonly OrderToVerify[], seconds: number, total: number):
+  Promise<{ native_verify_per_s: number; raw_libsecp256k1_per_s: number; pool_native_per_s: number }> {
+  try {
+    installSigBackend('native')
+  } catch (error) {
+    log(`native backend: not here (${(error as Error).message}): its figures are 0`)
+    return { native_verify_per_s: 0, raw_libsecp256k1_per_s: 0, pool_native_per_s: 0 }
+  }
+  const checked = singleThread(orders, null, seconds)
+  const raw = rawNative(orders, seconds)
+  installSigBackend('noble')
+  let pooled = 0
+  for (let threads = 1; threads <= availableParallelism(); threads++) {
+    pooled = Math.max(pooled, await poolRate(orders, threads, false, total, 'native'))
+  }
+  log(`native backend: ${Math.round(checked)} /s full checks on one thread, raw libsecp256k1 ${Math.round(raw)} /s ` +
+    `(${(checked / raw).toFixed(2)} x, target >= 0.9 x), pool ${Math.round(pooled)} /s`)
+  return { native_verify_per_s: Math.round(checked), raw_libsecp256k1_per_s: Math.round(raw),
+    pool_native_per_s: Math.round(pooled) }
 }
 
 async function main(): Promise<void> {
@@ -103,6 +154,7 @@ async function main(): Promise<void> {
     log(`pool, ${threads} thread(s): ${Math.round(withCache)} /s with the cache (one market maker), ${Math.round(withoutCache)} /s plain`)
   }
   const best = pools.reduce((a, b) => (b.cached > a.cached ? b : a))
+  const native = await nativeFigures(manySigners, seconds, total * 20)
   const report = {
     plain_recover_per_s: Math.round(plain),
     cached_verify_per_s: Math.round(cached),
@@ -112,12 +164,17 @@ async function main(): Promise<void> {
     workers: best.threads,
     pools,
     backend: 'noble',
+    ...native,
+    native_to_raw: native.raw_libsecp256k1_per_s === 0 ? 0
+      : Number((native.native_verify_per_s / native.raw_libsecp256k1_per_s).toFixed(2)),
   }
   log(`\n# Signature verification (workload 3)\n\nCommand: \`npm run bench:sig${quick ? ' -- --quick' : ''}\`; ` +
     `${cores} cores (${cpus()[0]?.model ?? ''}), Node ${process.version}; backend @noble/curves; ${seconds} s per figure.\n\n` +
     `Plain recovery on one thread: ${report.plain_recover_per_s}/s; cached signer: ${report.cached_verify_per_s}/s ` +
     `(${report.cache_speedup} x, target >= 3 x: ${report.cache_speedup >= 3 ? 'met' : 'NOT met'}); ` +
-    `pool: ${report.pool_per_s}/s with ${report.workers} thread(s) and the cache, ${report.pool_plain_per_s}/s plain.\n`)
+    `pool: ${report.pool_per_s}/s with ${report.workers} thread(s) and the cache, ${report.pool_plain_per_s}/s plain.\n` +
+    `Native (libsecp256k1): ${report.native_verify_per_s}/s full checks on one thread against the raw binding's ` +
+    `${report.raw_libsecp256k1_per_s}/s (${report.native_to_raw} x, target >= 0.9 x); pool ${report.pool_native_per_s}/s.\n`)
   if (flags.json) {
     const { pools: _pools, ...line } = report
     console.log(JSON.stringify(line))

@@ -17,6 +17,7 @@ import { EngineHost } from './host/engine-host.js'
 import { catchUp } from './read/catch-up.js'
 import { ReadModel } from './read/read-model.js'
 import { ReadStore } from './read/read-store.js'
+import { installSigBackend, type SigBackend } from './crypto/sig-backend.js'
 import type { Log } from './log.js'
 import { Metrics } from './metrics.js'
 import { RestServer } from './api/rest/server.js'
@@ -51,6 +52,7 @@ export interface Predex {
 /** `clock`: the wall and monotonic time of the faces and services (tests pass their own). */
 export async function startPredex(config: Config, log: Log,
   clock: Clock = systemClock): Promise<Predex> {
+  const signatures = signatureBackendOf(config, log) // first: a backend that cannot load opens nothing
   const isNew = !existsSync(join(config.dataDir, 'data.mdb'))
   makePrivateDir(config.dataDir)
   const adminKey = adminKeyOf(config, log)
@@ -63,7 +65,7 @@ export async function startPredex(config: Config, log: Log,
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
   const credentials = await CredentialStore.load(host, masterKey)
-  const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers,
+  const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers, backend: signatures,
     onVerdict: (result, seconds) => metrics.observeVerification(result, seconds) })
   const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
   const metrics = metricsOf({ host, read, store, pool, heartbeats })
@@ -193,6 +195,14 @@ async function loadReadModel(host: EngineHost, read: ReadModel, store: ReadStore
       if (answer.kind === 'book' && answer.book !== null) read.setBook(answer.book)
     }
   }
+}
+
+/** This thread's and the pool's signature backend, logged: the speed of every signed request depends on it. */
+function signatureBackendOf(config: Config, log: Log): SigBackend {
+  const { backend, fallbackReason } = installSigBackend(config.sigBackend)
+  if (fallbackReason === null) log.info('signature backend', { backend, chosen: config.sigBackend })
+  else log.warn('signature backend: libsecp256k1 did not load; noble is about 20 x slower', { backend, fallbackReason })
+  return backend
 }
 
 /** The admin key: configured, or stored in the data directory, or generated now (never logged: a secret). */

@@ -1,7 +1,8 @@
 /**
  * ECDSA (secp256k1) signatures as Ethereum wallets make them: 65 bytes r ‖ s ‖ v. Malformed
  * signatures are refused before any curve arithmetic (length, zero or out-of-range r and s,
- * high s, an unknown v), then the signer's address is recovered with @noble/curves.
+ * high s, an unknown v), then the signer's address is recovered: with @noble/curves, or with
+ * libsecp256k1 when the thread installed it (src/crypto/sig-backend.ts).
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
@@ -40,14 +41,29 @@ export function parseSignature(hex: string): ParsedSignature | SignatureFault {
   return { r, s, recovery: recovery as 0 | 1 }
 }
 
-/** The uncompressed public key (65 bytes) that made `signature` over `digest`, or null. */
-export function recoverPublicKey(digest: Uint8Array, signature: ParsedSignature): Uint8Array | null {
+/** noble's recovery: the reference, and what runs when libsecp256k1 is not chosen (sig-backend.ts). */
+export function nobleRecoverPublicKey(digest: Uint8Array, signature: ParsedSignature): Uint8Array | null {
   try {
     const sig = new secp256k1.Signature(signature.r, signature.s, signature.recovery)
     return sig.recoverPublicKey(digest).toBytes(false)
   } catch {
     return null
   }
+}
+
+let recoverer: (digest: Uint8Array, signature: ParsedSignature) => Uint8Array | null = nobleRecoverPublicKey
+
+/**
+ * This thread's recovery from now on (src/crypto/sig-backend.ts installs libsecp256k1's). A
+ * setting per thread: the verification pool's threads install theirs from the task.
+ */
+export function useRecoverer(recover: (digest: Uint8Array, signature: ParsedSignature) => Uint8Array | null): void {
+  recoverer = recover
+}
+
+/** The uncompressed public key (65 bytes) that made `signature` over `digest`, or null. */
+export function recoverPublicKey(digest: Uint8Array, signature: ParsedSignature): Uint8Array | null {
+  return recoverer(digest, signature)
 }
 
 /** The address that made `signature` over `digest` (lower-case), or null. */

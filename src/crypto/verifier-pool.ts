@@ -19,10 +19,14 @@ import { VERIFY_BATCH_MAX, VERIFY_LIGHT_KEY_ORDERS_MAX, VERIFY_LIGHT_RESERVE_ORD
   VERIFY_PENDING_PER_KEY_MAX, VERIFY_RETRY_AFTER_SEC, VERIFY_TASKS_PER_THREAD } from '../limits.js'
 import type { OrderToVerify, Verdict } from './verify-order.js'
 import type { VerifyTask } from './verify-worker.js'
+import type { SigBackend } from './sig-backend.js'
 
 export interface VerifierPoolOptions {
   readonly chainId: number
   readonly threads?: number
+  /** The threads' signature backend (sig-backend.ts): noble unless told. */
+  readonly backend?: SigBackend
+  /** Whether noble's threads use the signer cache (the benchmark measures both; native never needs it). */
   readonly useCache?: boolean
   readonly batchMax?: number
   /** Orders queued or being verified at once (VERIFY_PENDING_ORDERS_MAX unless told). */
@@ -153,7 +157,7 @@ export class VerifierPool {
   private run(batch: readonly Waiting[]): void {
     this.tasksRunning++
     const task: VerifyTask = { chainId: this.options.chainId, orders: batch.map((w) => w.order),
-      useCache: this.options.useCache ?? true }
+      backend: this.options.backend ?? 'noble', useCache: this.options.useCache ?? true }
     const settle = (): void => {
       this.tasksRunning--
       for (const waiting of batch) this.release(waiting.key)

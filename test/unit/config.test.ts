@@ -28,6 +28,9 @@ const OPERATIONS_TABLE: readonly { flag: string; env: string | null }[] = [
   { flag: '--faucet-amount', env: null },
   { flag: '--faucet-cooldown', env: null },
   { flag: '--unfilled-orders-retention-days', env: null },
+  { flag: '--sig-backend', env: 'SIG_BACKEND' },
+  { flag: '--log-level', env: 'LOG_LEVEL' },
+  { flag: '--log-format', env: 'LOG_FORMAT' },
 ]
 
 /** Expects a ConfigError whose message names `name` (the flag or the variable that was wrong). */
@@ -168,4 +171,17 @@ t.test('describe() gives the effective values and never the admin key', async (t
   t.notMatch(fromEnv, secret, 'the key from the environment is not printed')
   t.match(describe(config([])), /adminKey=\(from the data directory\)/)
   t.match(describe(config([])), /demo=when new/)
+})
+
+t.test('--sig-backend, --log-level and --log-format: their values, and a bad one named', async (t) => {
+  t.equal(config([]).sigBackend, 'auto', 'auto by default')
+  t.equal(config(['--sig-backend', 'noble']).sigBackend, 'noble')
+  t.equal(config([], { SIG_BACKEND: 'native' }).sigBackend, 'native')
+  throwsNaming(t, () => config(['--sig-backend', 'fast']), '--sig-backend', 'an unknown backend')
+  t.equal(config([]).logLevel, 'info')
+  t.equal(config(['--log-level=debug']).logLevel, 'debug')
+  throwsNaming(t, () => config([], { LOG_LEVEL: 'loud' }), 'LOG_LEVEL', 'an unknown level')
+  t.equal(config([]).logFormat, null, 'by terminal by default')
+  t.equal(config(['--log-format', 'pretty']).logFormat, 'pretty')
+  throwsNaming(t, () => config(['--log-format', 'xml']), '--log-format', 'an unknown format')
 })

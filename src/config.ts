@@ -109,8 +109,10 @@ const SETTINGS: readonly Setting[] = [
   { key: 'sigWorkers', flag: '--sig-workers', env: 'SIG_WORKERS', help: 'signature verification threads',
     defaultText: 'number of cores', parse: integer(1, 64) },
   { key: 'sigBackend', flag: '--sig-backend', env: 'SIG_BACKEND',
-    help: 'signature recovery: native (libsecp256k1, about 20 x faster), noble (JavaScript), or auto (native when '
-      + 'its binding loads; the choice is logged)', defaultText: 'auto', parse: (text) => {
+    help: 'signature recovery: native (libsecp256k1, about 10 x faster per check), noble (JavaScript), or auto '
+      + '(native when its binding loads; the choice is logged). noble by default until the front end sheds by its '
+      + 'own load: with native, a flood at twice the higher capacity slows reads past their bound (docs/'
+      + 'signatures-and-auth.md)', defaultText: 'noble', parse: (text) => {
       const choice = SIG_BACKENDS.find((name) => name === text)
       if (choice === undefined) throw new ConfigError(`expected auto, native or noble, got "${text}"`)
       return choice
@@ -162,7 +164,7 @@ const SETTINGS: readonly Setting[] = [
 
 const DEFAULTS: Config = {
   dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null, masterKey: null,
-  sigWorkers: availableParallelism(), sigBackend: 'auto', durability: 'sync', journalRetention: 'snapshots',
+  sigWorkers: availableParallelism(), sigBackend: 'noble', durability: 'sync', journalRetention: 'snapshots',
   endedOrdersRetained: null,
   unfilledOrdersRetentionDays: UNFILLED_ORDERS_RETENTION_DAYS,
   demo: null,

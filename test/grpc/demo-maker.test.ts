@@ -56,7 +56,10 @@ t.test('it quotes both outcomes of every active market, reports a fill, and Ctrl
       return covered ? live : null
     }, 'a bid and an ask on both outcomes of every market')
     t.ok(quoting.length >= 12, `${quoting.length} live quotes`)
-    t.match(output, /QUOTE/, 'it prints its quotes')
+    // The maker prints a market's quotes once their acks reach it, which can be after the read model
+    // shows them LIVE here (one more hop): wait for the line rather than expect it at once.
+    await until(() => (/QUOTE/.test(output) ? true : null), 'the quote lines')
+    t.match(output, /QUOTE .* Yes .* No /, 'it prints its quotes')
 
     const ask = quoting.find((order) => order.tokenId === markets[0]!.yesTokenId && order.side === 'SELL')!
     const taker = await server.trader(1_000 * USDC)

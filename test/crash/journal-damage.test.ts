@@ -13,6 +13,7 @@ import { EngineHost } from '../../src/host/engine-host.js'
 import { PredexError } from '../../src/errors.js'
 import { checkJournal, random } from './harness.js'
 import { commandOf } from './load.js'
+import type { UnstampedCommand } from '../../src/engine/command.js'
 
 const seed = 7
 /** Enough that the journal holds dozens of records: the stream's early orders are refused (no funds yet). */
@@ -75,12 +76,16 @@ t.test('a damaged record in the middle stops the start, naming it', async (t) =>
 
 t.test('a journal write that fails stops the engine', async (t) => {
   const host = await EngineHost.start({ dataDir: dataDir(t), hashSeed: 4, failJournalAtBatch: 3 })
-  const outcomes = await Promise.allSettled(Array.from({ length: 40 }, async (_, index) => {
-    await new Promise((resolve) => setTimeout(resolve, index * 2))
-    return host.submit(commandOf(seed, index))
-  }))
+  // Two credits one after the other are two journal batches, whatever the machine's speed (the
+  // test used to space 40 mixed commands 2 ms apart: refused ones are not journaled, and a stalled
+  // CI run grouped the rest into two batches, so nothing failed). The 38 credits sent at once then
+  // make the third batch, the one that fails, or come after it.
+  const credit = (n: number): UnstampedCommand =>
+    ({ kind: 'credit', address: '0x' + n.toString(16).padStart(40, '0'), usdcMicros: 1, gasMicros: 0 })
+  for (const n of [1, 2]) t.ok((await host.submit(credit(n))).result.ok, `credit ${n}: its own batch`)
+  const outcomes = await Promise.allSettled(Array.from({ length: 38 }, (_, index) => host.submit(credit(index + 3))))
   const failed = outcomes.filter((o) => o.status === 'rejected')
-  t.ok(failed.length > 0, `${failed.length} of 40 pending or later commands failed`)
+  t.equal(failed.length, 38, 'every command of the failed batch and after it failed')
   t.ok(failed.every((o) => o.reason instanceof PredexError && o.reason.code === 'ENGINE_UNAVAILABLE'), 'with ENGINE_UNAVAILABLE')
   await t.rejects(host.submit(commandOf(seed, 99)), { code: 'ENGINE_UNAVAILABLE' }, 'and nothing more is accepted')
   await host.stop()

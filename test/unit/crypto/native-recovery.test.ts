@@ -9,7 +9,8 @@
 import t from 'tap'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { orderDigest, type OrderStruct } from '../../../src/crypto/eip712.js'
-import { toHex } from '../../../src/crypto/hex.js'
+import { fromHex, toHex } from '../../../src/crypto/hex.js'
+import { Random } from '../../simulation/random.js'
 import { nobleRecoverPublicKey, parseSignature, recoverAddress, signDigest, type ParsedSignature }
   from '../../../src/crypto/signature.js'
 import { loadNativeRecoverer } from '../../../src/crypto/native-recovery.js'
@@ -22,16 +23,10 @@ const ORDERS = 2_000
 const UNSIGNED = 500
 const N = secp256k1.Point.Fn.ORDER
 
+/** Seeded random bytes and integers below `max` (the simulation's generator). */
 function generator(seed: number): { bytes: (n: number) => Uint8Array; int: (max: number) => number } {
-  let a = seed >>> 0
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = a
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return (x ^ (x >>> 14)) >>> 0
-  }
-  return { bytes: (n) => Uint8Array.from({ length: n }, () => next() & 0xff), int: (max) => next() % max }
+  const random = new Random(seed)
+  return { bytes: (n) => fromHex('0x' + random.hex(n)), int: (max) => random.int(0, max - 1) }
 }
 
 const native = loadNativeRecoverer()

@@ -18,7 +18,15 @@ export interface LoadResult {
   readonly latencyMs: { readonly p50: number; readonly p99: number; readonly p999: number; readonly max: number }
   /** Answers by HTTP status (or, for gRPC, by outcome). */
   readonly statuses: Readonly<Record<string, number>>
+  /** Every answer's latency, sorted (ms): for the histograms the suite draws. */
+  readonly latenciesMs: Float64Array
 }
+
+/**
+ * Reads an answer beyond its status: the key it is counted under in `statuses` (a batch answered
+ * 200 can still refuse some of its orders, and a figure must not count those as accepted).
+ */
+export type AnswerKey = (status: number, body: Buffer) => string
 
 /** Renders request number `i` (each call may return a different request: signed orders are unique). */
 export type RequestSource = (i: number) => Buffer
@@ -34,7 +42,8 @@ export function getRequest(path: string): RequestSource {
 /** A request with a JSON body, rendered as bytes. */
 export function httpRequest(method: string, path: string, body: string, headers: Record<string, string>): Buffer {
   const lines = [`${method} ${path} HTTP/1.1`, 'Host: bench', 'Content-Type: application/json',
-    `Content-Length: ${Buffer.byteLength(body)}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)]
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)]
   return Buffer.from(lines.join('\r\n') + '\r\n\r\n' + body)
 }
 
@@ -44,6 +53,8 @@ class Connection {
   private waiting: ((status: number) => void) | null = null
   /** Whether the last answer carried Retry-After. */
   retryAfter = false
+  /** The last answer's body (a view: valid until the next answer). */
+  body: Buffer = Buffer.alloc(0)
 
   private constructor(private readonly socket: Socket) {
     socket.setNoDelay(true)
@@ -76,6 +87,7 @@ class Connection {
     const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? '0')
     const total = headerEnd + HEADER_END.length + length
     if (this.buffer.length < total) return
+    this.body = this.buffer.subarray(headerEnd + HEADER_END.length, total)
     this.buffer = this.buffer.subarray(total)
     this.retryAfter = /\r\nretry-after:/i.test(head)
     const waiting = this.waiting
@@ -88,7 +100,8 @@ class Connection {
  * The key an answer is counted under: its status, or for a refusal that sheds load (429, 503)
  * without a Retry-After, a key that says so (a client cannot know when to come back).
  */
-function statusKey(status: number, connection: Connection): string {
+function statusKey(status: number, connection: Connection, answerKey?: AnswerKey): string {
+  if (answerKey !== undefined) return answerKey(status, connection.body)
   return (status === 429 || status === 503) && !connection.retryAfter ? `${status} without Retry-After` : String(status)
 }
 
@@ -97,14 +110,18 @@ export function resultOf(latencies: number[], statuses: Record<string, number>, 
   const sorted = Float64Array.from(latencies).sort()
   return {
     requests: latencies.length, seconds, perSecond: latencies.length / seconds,
-    latencyMs: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), p999: percentile(sorted, 0.999), max: sorted[sorted.length - 1] ?? NaN },
-    statuses,
+    latencyMs: { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), p999: percentile(sorted, 0.999),
+      max: sorted[sorted.length - 1] ?? NaN },
+    statuses, latenciesMs: sorted,
   }
 }
 
-/** As many requests as `connections` can get answered in `seconds`, each connection waiting for its answer. */
+/**
+ * As many requests as `connections` can get answered in `seconds`, each connection waiting for its
+ * answer; `answerKey`, when given, decides what each answer is counted as.
+ */
 export async function closedLoop(port: number, connections: number, seconds: number, source: RequestSource,
-  requestsMax = Number.POSITIVE_INFINITY): Promise<LoadResult> {
+  requestsMax = Number.POSITIVE_INFINITY, answerKey?: AnswerKey): Promise<LoadResult> {
   const pool = await Promise.all(Array.from({ length: connections }, () => Connection.open(port)))
   const latencies: number[] = []
   const statuses: Record<string, number> = {}
@@ -115,7 +132,7 @@ export async function closedLoop(port: number, connections: number, seconds: num
     while (performance.now() < end && next < requestsMax) {
       const request = source(next++)
       const sent = performance.now()
-      const status = statusKey(await connection.send(request), connection)
+      const status = statusKey(await connection.send(request), connection, answerKey)
       latencies.push(performance.now() - sent)
       statuses[status] = (statuses[status] ?? 0) + 1
     }
@@ -164,7 +181,9 @@ export async function openLoop(port: number, connections: number, ratePerSecond:
     // Every millisecond, everything due by now joins the queue at its own due time.
     const timer = setInterval(() => {
       const now = performance.now()
-      while (scheduled < total && start + (scheduled * 1000) / ratePerSecond <= now) due.push(start + (scheduled++ * 1000) / ratePerSecond)
+      while (scheduled < total && start + (scheduled * 1000) / ratePerSecond <= now) {
+        due.push(start + (scheduled++ * 1000) / ratePerSecond)
+      }
       pump()
     }, 1)
   })

@@ -5,9 +5,9 @@
  * orders signed before any timed phase (signing is the client's cost, not the server's).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve as resolvePath } from 'node:path'
 import type { ApiCredentials } from '../src/client/headers.js'
 import { signLimitOrder, type MarketTerms, type SignedOrder } from '../src/client/orders.js'
 import { PredexClient } from '../src/client/predex-client.js'
@@ -39,12 +39,15 @@ export interface Child {
   readonly output: string
 }
 
-/** Starts `node <script> <args>` (from dist/) and waits for its port in its output. */
-export function startChild(script: string, args: readonly string[], portPattern: RegExp): Promise<Child> {
+/**
+ * Starts `node <nodeFlags> <script> <args>` (from dist/) and waits for its port in its output.
+ * PREDEX_BENCH_NODE_OPTIONS adds node flags to every child.
+ */
+export function startChild(script: string, args: readonly string[], portPattern: RegExp,
+  nodeFlags: readonly string[] = []): Promise<Child> {
   return new Promise((resolve, reject) => {
-    // PREDEX_BENCH_NODE_OPTIONS: extra node flags for the children (e.g. --cpu-prof to profile the server).
     const nodeOptions = (process.env.PREDEX_BENCH_NODE_OPTIONS ?? '').split(' ').filter((flag) => flag !== '')
-    const child = spawn(process.execPath, [...nodeOptions, join(DIST, script), ...args],
+    const child = spawn(process.execPath, [...nodeOptions, ...nodeFlags, join(DIST, script), ...args],
       { stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000)
@@ -62,12 +65,18 @@ export function startChild(script: string, args: readonly string[], portPattern:
   })
 }
 
+/**
+ * SIGTERM, then SIGKILL if it has not exited within 20 s. Says so on stderr when it had to kill,
+ * or when the child exited with an error: a killed child writes no CPU profile.
+ */
 export async function stopChild(child: Child): Promise<void> {
-  const exited = new Promise((resolve) => child.process.once('exit', resolve))
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.process.once('exit', (code, signal) => resolve([code, signal])))
   child.process.kill('SIGTERM')
   const timer = setTimeout(() => child.process.kill('SIGKILL'), 20_000)
-  await exited
+  const [code, signal] = await exited
   clearTimeout(timer)
+  if (code !== 0) process.stderr.write(`child ${child.process.pid} ended with ${signal ?? `exit code ${code}`}\n`)
 }
 
 export interface BenchServer {
@@ -80,12 +89,31 @@ export interface BenchServer {
   stop(): Promise<void>
 }
 
-/** Predex from dist/src/main.js on free ports, rate limits off, its data in a temporary directory. */
-export async function startPredexServer(): Promise<BenchServer> {
+export interface ServerOptions {
+  /**
+   * Where the server writes its CPU profiles (node --cpu-prof: one .cpuprofile per thread, the
+   * main thread, the engine worker and the pool threads), written when it stops; null: none.
+   */
+  readonly profileDir?: string | null
+}
+
+/** The node flags that make a child write CPU profiles of its threads into `dir` when it exits. */
+export function profileFlags(dir: string | null | undefined): string[] {
+  if (dir === null || dir === undefined) return []
+  mkdirSync(dir, { recursive: true })
+  return ['--cpu-prof', `--cpu-prof-dir=${resolvePath(dir)}`]
+}
+
+/**
+ * Predex from dist/src/main.js on free ports, rate limits off, its data in a temporary directory.
+ * With `profileDir`, its threads are profiled; `stop()` waits for its graceful exit (SIGTERM:
+ * drain, flush, exit), which is when node writes the profiles.
+ */
+export async function startPredexServer(options: ServerOptions = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'predex-bench-'))
   const child = await startChild('src/main.js', ['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo',
     '--rate-limits', 'false', '--faucet-amount', '1000000', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY],
-  /gRPC listening on [^:\s]+:(\d+)/)
+  /gRPC listening on [^:\s]+:(\d+)/, profileFlags(options.profileDir))
   const restPort = Number(/REST listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(child.output)?.[1])
   return {
     restPort, grpcPort: child.port, base: `http://127.0.0.1:${restPort}`, pid: child.process.pid!,
@@ -126,4 +154,43 @@ export function signOrders(traders: readonly Trader[], tokenId: string, count: n
     return { trader,
       signed: signLimitOrder(trader.wallet, terms, { tokenId, side: 'BUY', price: price.toFixed(2), size: 5 }) }
   })
+}
+
+/** Now on the monotonic clock V8 stamps profile samples with (process.hrtime), in µs. */
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n)
+}
+
+/**
+ * When each phase of a benchmark ran, on the clock of the server's profile samples, so that one
+ * profile splits by phase: `node scripts/profile-summary.mjs <dir> --phase <name>` reads the
+ * phases.json this writes beside the profiles.
+ */
+export class PhaseClock {
+  private readonly phases: { name: string; fromUs: number; toUs: number }[] = []
+
+  async time<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const fromUs = monotonicUs()
+    try {
+      return await work()
+    } finally {
+      this.phases.push({ name, fromUs, toUs: monotonicUs() })
+    }
+  }
+
+  /** Writes `<dir>/phases.json` (nothing when `dir` is null). */
+  write(dir: string | null): void {
+    if (dir === null) return
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'phases.json'), JSON.stringify(this.phases, null, 2) + '\n')
+  }
+}
+
+/** The value after `--profile-dir` in `argv`, or null. */
+export function profileDirOf(argv: readonly string[] = process.argv.slice(2)): string | null {
+  const index = argv.indexOf('--profile-dir')
+  if (index < 0) return null
+  const dir = argv[index + 1]
+  if (dir === undefined || dir.startsWith('--')) throw new Error('--profile-dir needs a directory')
+  return dir
 }

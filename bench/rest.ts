@@ -8,20 +8,25 @@
  *
  * Measured: the ceilings (closed loop); signed orders (POST /order, every order distinct and
  * verified, resting: BUY Yes below the mid) closed loop for the maximum, then open loop at half
- * of it for latency; cancels (DELETE /order, HMAC only); GET /book reads. Also, before the server
- * starts, the verification pool's ceiling on the same orders (the target compares intake to it).
+ * of it for latency; GET /book reads; signed orders in batches of 10 (POST /orders, closed loop,
+ * counted in orders, each answer checked: every order of it accepted); cancels (DELETE /order,
+ * HMAC only). Also, before the server starts, the verification pool's ceiling on the same
+ * orders (the target compares intake to it).
  *
- * Flags: --quick (shorter), --seconds N (per figure), --json (last line is a JSON object).
+ * Flags: --quick (shorter), --seconds N (per figure), --json (last line is a JSON object, with
+ * the latency histograms under `series`), --profile-dir DIR (the server's threads write CPU
+ * profiles there, with phases.json saying when each figure ran: docs/performance.md).
  */
 import { availableParallelism, cpus } from 'node:os'
 import { l2Headers } from '../src/client/headers.js'
 import { VerifierPool } from '../src/crypto/verifier-pool.js'
-import { closedLoop, getRequest, httpRequest, openLoop, type LoadResult } from './http-load.js'
+import { closedLoop, getRequest, httpRequest, openLoop, type AnswerKey, type LoadResult } from './http-load.js'
 import { BenchFlags } from './flags.js'
-import { CHAIN_ID, setUpTraders, signOrders, startChild, startPredexServer, stopChild, type SignedFor }
-  from './predex-server.js'
+import { CHAIN_ID, PhaseClock, profileDirOf, setUpTraders, signOrders, startChild, startPredexServer, stopChild,
+  type SignedFor, type Trader } from './predex-server.js'
 import { describe, pct, round, row, writeResults } from './report.js'
-import { orderSource, REST_CONNECTIONS as CONNECTIONS } from './rest-orders.js'
+import { BATCH_ORDERS, batchesOf, batchSource, orderSource, REST_CONNECTIONS as CONNECTIONS } from './rest-orders.js'
+import { histogram, type WorkloadSeries } from './series.js'
 
 const TRADERS = 8
 const WARM_UP_ORDERS = 400
@@ -56,91 +61,207 @@ async function poolCeiling(orders: readonly SignedFor[], threads: number): Promi
   return rate
 }
 
-async function main(): Promise<void> {
-  const flags = new BenchFlags()
-  const quick = flags.quick
-  const seconds = flags.number('--seconds', quick ? 3 : 8)
-  const cores = availableParallelism()
-  log(`# REST end to end (workload 4): ${seconds} s per figure, ${CONNECTIONS} keep-alive connections, ${cores} cores, Node ${process.version}`)
+interface Settings {
+  readonly quick: boolean
+  readonly json: boolean
+  readonly seconds: number
+  readonly cores: number
+  readonly profileDir: string | null
+}
 
-  const uws = await ceiling('uws', seconds)
+interface Figures {
+  readonly uws: LoadResult
+  readonly node: LoadResult
+  readonly pool: number
+  readonly placeMax: LoadResult
+  readonly openRate: number
+  readonly placeOpen: LoadResult
+  readonly book: LoadResult
+  readonly batch: LoadResult
+  /** Orders the batches placed (every order of every answer accepted), per second. */
+  readonly batchOrdersPerSecond: number
+  readonly cancels: LoadResult
+}
+
+/**
+ * Counts a batch answer as `200` only when every order in it was accepted (native shape:
+ * {total_successful, total_failed, results}); `accepted` counts the orders placed.
+ */
+function batchAnswerKey(accepted: { orders: number }): AnswerKey {
+  return (status, body) => {
+    if (status !== 200) return String(status)
+    const answer = JSON.parse(body.toString()) as { total_successful?: number; total_failed?: number }
+    accepted.orders += answer.total_successful ?? 0
+    return answer.total_successful === BATCH_ORDERS ? '200' : `200 with ${answer.total_failed ?? '?'} refused`
+  }
+}
+
+function signTimed(traders: readonly Trader[], tokenId: string, count: number, first = 0): SignedFor[] {
+  const started = performance.now()
+  const orders = signOrders(traders, tokenId, count, first)
+  const seconds = (performance.now() - started) / 1000
+  log(`signed ${count} orders of ${traders.length} traders in ${seconds.toFixed(1)} s (not timed)`)
+  return orders
+}
+
+/** The server-side figures, one after another on one server; `phases` marks when each ran. */
+async function serverFigures(settings: Settings, port: number, orders: readonly SignedFor[],
+  batches: readonly SignedFor[][], phases: PhaseClock): Promise<Omit<Figures, 'uws' | 'node' | 'pool'>> {
+  const { seconds } = settings
+  const placed: SignedFor[] = []
+  const placeSource = orderSource(orders, placed)
+  // Warm-up, not measured: each pool thread builds its generator table (about a second) and a
+  // table per hot signer (about 100 ms each) on first use; a market maker's steady state is after.
+  const warmUp = await phases.time('warm-up', () => closedLoop(port, CONNECTIONS, 60, placeSource, WARM_UP_ORDERS))
+  log(`warm-up: ${warmUp.requests} orders in ${warmUp.seconds.toFixed(1)} s`)
+  const placeMax = await phases.time('orders', () =>
+    closedLoop(port, CONNECTIONS, seconds, placeSource, Math.floor(orders.length / 2)))
+  log(`POST /order, closed loop: ${describe(placeMax)}`)
+  const openRate = Math.max(1, Math.floor(placeMax.perSecond / 2))
+  const placeOpen = await phases.time('orders-open', () => openLoop(port, CONNECTIONS * 2, openRate,
+    Math.min(seconds, (orders.length - placed.length) / openRate), placeSource))
+  log(`POST /order, open loop at ${openRate}/s (half the maximum): ${describe(placeOpen)}`)
+  const bookRequest = getRequest(`/book?token_id=${tokenIdOf(orders)}`)
+  const book = await phases.time('book', () => closedLoop(port, CONNECTIONS, seconds, bookRequest))
+  log(`GET /book (49 levels), closed loop: ${describe(book)}`)
+  const accepted = { orders: 0 }
+  const batch = await phases.time('batch', () =>
+    closedLoop(port, CONNECTIONS, seconds, batchSource(batches, placed), batches.length, batchAnswerKey(accepted)))
+  const batchOrdersPerSecond = accepted.orders / batch.seconds
+  log(`POST /orders (${BATCH_ORDERS} per batch), closed loop: ${Math.round(batchOrdersPerSecond)} orders/s; ` +
+    `requests ${describe(batch)}`)
+  const cancels = await phases.time('cancels', () =>
+    closedLoop(port, CONNECTIONS, seconds, cancelSource(placed), placed.length))
+  log(`DELETE /order, closed loop: ${describe(cancels)}`)
+  return { placeMax, openRate, placeOpen, book, batch, batchOrdersPerSecond, cancels }
+}
+
+function tokenIdOf(orders: readonly SignedFor[]): string {
+  return orders[0]!.signed.order.tokenId
+}
+
+/** DELETE /order of the orders placed, in the order they were sent. */
+function cancelSource(placed: readonly SignedFor[]): (i: number) => Buffer {
+  let next = 0
+  return () => {
+    const { trader, signed } = placed[next++]!
+    const body = JSON.stringify({ orderID: signed.orderId })
+    return httpRequest('DELETE', '/order', body,
+      l2Headers(trader.credentials, trader.address, 'DELETE', '/order', body, nowSec()))
+  }
+}
+
+async function measure(settings: Settings): Promise<Figures> {
+  const uws = await ceiling('uws', settings.seconds)
   log(`ceiling, uWS constant JSON: ${describe(uws)}`)
-  const node = await ceiling('http', seconds)
+  const node = await ceiling('http', settings.seconds)
   log(`context, node:http constant JSON: ${describe(node)}`)
-
-  const server = await startPredexServer()
+  const server = await startPredexServer({ profileDir: settings.profileDir })
+  const phases = new PhaseClock()
   try {
-    const port = server.restPort
     const { traders, tokenId } = await setUpTraders(server, TRADERS)
     // Enough distinct orders for the closed loop at several times the pool ceiling we expect here.
-    const orderCount = quick ? 6_000 : 20_000
-    log(`signing ${orderCount} orders of ${TRADERS} traders...`)
-    const orders = signOrders(traders, tokenId, orderCount)
-    const sigThreads = cores
-    const pool = await poolCeiling(orders.slice(0, Math.min(orders.length, 4_000)), sigThreads)
-    log(`verification pool ceiling (${sigThreads} threads, hot signers, measured with the server idle): ${Math.round(pool)}/s`)
-
-    const placed: SignedFor[] = []
-    const placeSource = orderSource(orders, placed)
-    // Warm-up, not measured: each pool thread builds its generator table (about a second) and a
-    // table per hot signer (about 100 ms each) on first use; a market maker's steady state is after.
-    const warmUp = await closedLoop(port, CONNECTIONS, 60, placeSource, WARM_UP_ORDERS)
-    log(`warm-up: ${warmUp.requests} orders in ${warmUp.seconds.toFixed(1)} s`)
-    const placeMax = await closedLoop(port, CONNECTIONS, seconds, placeSource, Math.floor(orderCount / 2))
-    log(`POST /order, closed loop: ${describe(placeMax)}`)
-    const rate = Math.max(1, Math.floor(placeMax.perSecond / 2))
-    const placeOpen = await openLoop(port, CONNECTIONS * 2, rate, Math.min(seconds, (orderCount - placed.length) / rate),
-      placeSource)
-    log(`POST /order, open loop at ${rate}/s (half the maximum): ${describe(placeOpen)}`)
-
-    const book = await closedLoop(port, CONNECTIONS, seconds, getRequest(`/book?token_id=${tokenId}`))
-    log(`GET /book (49 levels), closed loop: ${describe(book)}`)
-
-    let nextCancel = 0
-    const cancelSource = (): Buffer => {
-      const { trader, signed } = placed[nextCancel++]!
-      const body = JSON.stringify({ orderID: signed.orderId })
-      return httpRequest('DELETE', '/order', body,
-        l2Headers(trader.credentials, trader.address, 'DELETE', '/order', body, nowSec()))
-    }
-    const cancels = await closedLoop(port, CONNECTIONS, seconds, cancelSource, placed.length)
-    log(`DELETE /order, closed loop: ${describe(cancels)}`)
-
-    const intakeRatio = placeMax.perSecond / pool
-    const bookRatio = book.perSecond / uws.perSecond
-    const report = {
-      seconds, connections: CONNECTIONS, cores, node: process.version,
-      uws_constant_per_s: Math.round(uws.perSecond), node_http_constant_per_s: Math.round(node.perSecond),
-      pool_ceiling_per_s: Math.round(pool),
-      orders_per_s: Math.round(placeMax.perSecond), orders_closed_p50_ms: round(placeMax.latencyMs.p50), orders_closed_p99_ms: round(placeMax.latencyMs.p99),
-      orders_open_rate_per_s: rate, orders_open_p50_ms: round(placeOpen.latencyMs.p50), orders_open_p99_ms: round(placeOpen.latencyMs.p99),
-      orders_open_p999_ms: round(placeOpen.latencyMs.p999),
-      cancels_per_s: Math.round(cancels.perSecond), cancels_p99_ms: round(cancels.latencyMs.p99),
-      book_per_s: Math.round(book.perSecond), book_p99_ms: round(book.latencyMs.p99),
-      intake_vs_pool: round(intakeRatio), book_vs_uws: round(bookRatio),
-      statuses: { orders: placeMax.statuses, orders_open: placeOpen.statuses, cancels: cancels.statuses, book: book.statuses },
-    }
-    const markdown = [
-      `# REST end to end (workload 4)`, '',
-      `Command: \`npm run bench:rest${quick ? ' -- --quick' : ''}\`; ${cores} cores (${cpus()[0]?.model ?? ''}), Node ${process.version}; ` +
-        `${seconds} s per figure, ${CONNECTIONS} keep-alive connections, one run (repeat it and compare ratios; the machine is shared).`,
-      `Predex in its own process (durability sync, rate limits off); load generator in this process; both on the same ${cores} cores.`, '',
-      '| figure | per second | p50 ms | p99 ms | p99.9 ms |', '| --- | --- | --- | --- | --- |',
-      row('uWS constant JSON (ceiling)', uws), row('node:http constant JSON', node), row('POST /order, closed loop', placeMax),
-      row(`POST /order, open loop at ${rate}/s`, placeOpen), row('DELETE /order, closed loop', cancels), row('GET /book, closed loop', book), '',
-      `Verification pool ceiling on the same orders (${sigThreads} threads, server idle): ${Math.round(pool)}/s.`, '',
-      `Targets: signed-order intake >= 80 % of the pool ceiling: ${pct(intakeRatio)} (${intakeRatio >= 0.8 ? 'met' : 'NOT met'}); ` +
-        `GET /book >= 50 % of the uWS constant-JSON ceiling: ${pct(bookRatio)} (${bookRatio >= 0.5 ? 'met' : 'NOT met'}).`,
-      `Statuses: ${JSON.stringify(report.statuses)}`,
-    ].join('\n')
-    log('\n' + markdown)
-    writeResults('rest', report, markdown)
-    if (flags.json) {
-      const { statuses: _statuses, ...line } = report
-      console.log(JSON.stringify(line))
-    }
+    const orderCount = settings.quick ? 6_000 : 20_000
+    const orders = signTimed(traders, tokenId, orderCount)
+    const batches = batchesOf(signTimed(traders, tokenId, orderCount, orderCount), BATCH_ORDERS)
+    const pool = await poolCeiling(orders.slice(0, Math.min(orders.length, 4_000)), settings.cores)
+    log(`verification pool ceiling (${settings.cores} threads, hot signers, measured with the server idle): ` +
+      `${Math.round(pool)}/s`)
+    return { uws, node, pool, ...await serverFigures(settings, server.restPort, orders, batches, phases) }
   } finally {
     await server.stop()
+    phases.write(settings.profileDir)
+    if (settings.profileDir !== null) {
+      log(`server CPU profiles in ${settings.profileDir}: ` +
+        `node scripts/profile-summary.mjs ${settings.profileDir} --phase orders`)
+    }
+  }
+}
+
+function reportOf(settings: Settings, f: Figures): Record<string, unknown> {
+  return {
+    seconds: settings.seconds, connections: CONNECTIONS, cores: settings.cores, node: process.version,
+    uws_constant_per_s: Math.round(f.uws.perSecond), node_http_constant_per_s: Math.round(f.node.perSecond),
+    pool_ceiling_per_s: Math.round(f.pool),
+    orders_per_s: Math.round(f.placeMax.perSecond), orders_closed_p50_ms: round(f.placeMax.latencyMs.p50),
+    orders_closed_p99_ms: round(f.placeMax.latencyMs.p99),
+    orders_open_rate_per_s: f.openRate, orders_open_p50_ms: round(f.placeOpen.latencyMs.p50),
+    orders_open_p99_ms: round(f.placeOpen.latencyMs.p99), orders_open_p999_ms: round(f.placeOpen.latencyMs.p999),
+    cancels_per_s: Math.round(f.cancels.perSecond), cancels_p99_ms: round(f.cancels.latencyMs.p99),
+    book_per_s: Math.round(f.book.perSecond), book_p99_ms: round(f.book.latencyMs.p99),
+    batch_orders_per_s: Math.round(f.batchOrdersPerSecond), batch_p99_ms: round(f.batch.latencyMs.p99),
+    intake_vs_pool: ratio(f.placeMax.perSecond, f.pool), book_vs_uws: ratio(f.book.perSecond, f.uws.perSecond),
+    orders_vs_uws: ratio(f.placeMax.perSecond, f.uws.perSecond),
+    cancels_vs_uws: ratio(f.cancels.perSecond, f.uws.perSecond),
+    batch_vs_single: ratio(f.batchOrdersPerSecond, f.placeMax.perSecond),
+    statuses: { orders: f.placeMax.statuses, orders_open: f.placeOpen.statuses, cancels: f.cancels.statuses,
+      book: f.book.statuses, batch: f.batch.statuses },
+  }
+}
+
+/** A ratio to three decimals: small ratios (orders against uWS) would round to nothing at two. */
+function ratio(value: number, reference: number): number {
+  return Number((value / reference).toFixed(3))
+}
+
+function seriesOf(f: Figures): WorkloadSeries {
+  const figure = (label: string, result: LoadResult): ReturnType<typeof histogram> =>
+    histogram(label, 'ms', result.latenciesMs)
+  return {
+    histograms: [figure('uWS constant JSON', f.uws), figure('node:http constant JSON', f.node),
+      figure('POST /order, closed loop', f.placeMax), figure(`POST /order, open loop at ${f.openRate}/s`, f.placeOpen),
+      figure('GET /book, closed loop', f.book),
+      figure(`POST /orders (${BATCH_ORDERS} per batch), closed loop`, f.batch),
+      figure('DELETE /order, closed loop', f.cancels)],
+    timelines: [],
+  }
+}
+
+function markdownOf(settings: Settings, f: Figures, r: Record<string, unknown>): string {
+  const { cores, seconds, quick } = settings
+  const met = (ok: boolean): string => (ok ? 'met' : 'NOT met')
+  const target = (value: unknown, least: number): string => `${pct(Number(value))} (${met(Number(value) >= least)})`
+  const batchRatio = Number(r.batch_vs_single)
+  return [
+    `# REST end to end (workload 4)`, '',
+    `Command: \`npm run bench:rest${quick ? ' -- --quick' : ''}\`; ${cores} cores (${cpus()[0]?.model ?? ''}), ` +
+      `Node ${process.version}; ${seconds} s per figure, ${CONNECTIONS} keep-alive connections, one run ` +
+      '(repeat it and compare ratios; the machine is shared).',
+    'Predex in its own process (durability sync, rate limits off); load generator in this process; ' +
+      `both on the same ${cores} cores.`, '',
+    '| figure | per second | p50 ms | p99 ms | p99.9 ms |', '| --- | --- | --- | --- | --- |',
+    row('uWS constant JSON (ceiling)', f.uws), row('node:http constant JSON', f.node),
+    row('POST /order, closed loop', f.placeMax),
+    row(`POST /order, open loop at ${f.openRate}/s`, f.placeOpen), row('DELETE /order, closed loop', f.cancels),
+    row('GET /book, closed loop', f.book),
+    row(`POST /orders (${BATCH_ORDERS} per batch), closed loop: requests`, f.batch),
+    `| POST /orders: orders placed | ${Math.round(f.batchOrdersPerSecond)} | | | |`, '',
+    `Verification pool ceiling on the same orders (${cores} threads, server idle): ${Math.round(f.pool)}/s.`, '',
+    `Targets: signed-order intake >= 80 % of the pool ceiling: ${target(r.intake_vs_pool, 0.8)}; ` +
+      `POST /order >= 20 % of the uWS constant-JSON ceiling: ${target(r.orders_vs_uws, 0.2)}; ` +
+      `DELETE /order >= 40 %: ${target(r.cancels_vs_uws, 0.4)}; GET /book >= 50 %: ${target(r.book_vs_uws, 0.5)}; ` +
+      `POST /orders (${BATCH_ORDERS} per batch) >= 3 x single placements in orders/s: ` +
+      `${batchRatio} x (${met(batchRatio >= 3)}).`,
+    `Statuses: ${JSON.stringify(r.statuses)}`,
+  ].join('\n')
+}
+
+async function main(): Promise<void> {
+  const flags = new BenchFlags()
+  const settings: Settings = { quick: flags.quick, json: flags.json,
+    seconds: flags.number('--seconds', flags.quick ? 3 : 8),
+    cores: availableParallelism(), profileDir: profileDirOf() }
+  log(`# REST end to end (workload 4): ${settings.seconds} s per figure, ${CONNECTIONS} keep-alive connections, ` +
+    `${settings.cores} cores, Node ${process.version}`)
+  const figures = await measure(settings)
+  const report = reportOf(settings, figures)
+  const markdown = markdownOf(settings, figures, report)
+  log('\n' + markdown)
+  const series = seriesOf(figures)
+  writeResults('rest', { ...report, series }, markdown)
+  if (settings.json) {
+    const { statuses: _statuses, ...line } = report
+    console.log(JSON.stringify({ ...line, series }))
   }
 }
 

@@ -19,6 +19,7 @@ import { bookOf } from '../src/engine/view.js'
 import { generateStream, type Stream } from './engine-stream.js'
 import { engineCommands, peerCalls, setupCommands, YES, type PeerCall } from './engine-adapters.js'
 import { percentile, summarize, type Summary } from './stats.js'
+import { histogram, TimelineRecorder, type LatencyHistogram, type Timeline } from './series.js'
 import { BenchFlags } from './flags.js'
 
 interface Options {
@@ -48,7 +49,17 @@ interface VariantResult {
   readonly ratio: Summary
   readonly latencyUs: { readonly p50: number; readonly p99: number; readonly p999: number; readonly max: number }
   readonly matchTypes: Readonly<Record<string, number>>
+  /** The latency pass's histogram, and the last timed run's throughput over time (engine, then peer). */
+  readonly histogram: LatencyHistogram
+  readonly timelines: readonly Timeline[]
 }
+
+/**
+ * The timed runs mark their timeline once per chunk of commands: a clock read per 1 024 commands
+ * costs nothing measurable, and 20 ms intervals give a quick run (about 0.4 s) some twenty points.
+ */
+const TIMELINE_CHUNK_MASK = 1023
+const TIMELINE_INTERVAL_SECONDS = 0.02
 
 function gc(): void {
   const collect = (globalThis as { gc?: () => void }).gc
@@ -64,28 +75,40 @@ function freshEngine(setup: readonly Command[]): Engine {
   return engine
 }
 
-function timeEngine(setup: readonly Command[], commands: readonly Command[]): [number, Engine] {
+function timeEngine(setup: readonly Command[], commands: readonly Command[], label: string):
+  [number, Engine, Timeline] {
   const engine = freshEngine(setup)
   gc()
+  const timeline = new TimelineRecorder(label, TIMELINE_INTERVAL_SECONDS)
   const start = performance.now()
-  for (let i = 0; i < commands.length; i++) engine.apply(commands[i]!)
-  return [performance.now() - start, engine]
+  for (let i = 0; i < commands.length; i++) {
+    engine.apply(commands[i]!)
+    if ((i & TIMELINE_CHUNK_MASK) === TIMELINE_CHUNK_MASK) timeline.mark(TIMELINE_CHUNK_MASK + 1)
+  }
+  const ms = performance.now() - start
+  timeline.mark(commands.length % (TIMELINE_CHUNK_MASK + 1))
+  return [ms, engine, timeline.done()]
 }
 
-function timePeer(calls: readonly PeerCall[]): [number, OrderBook] {
+function timePeer(calls: readonly PeerCall[], label: string): [number, OrderBook, Timeline] {
   const book = new OrderBook()
   gc()
+  const timeline = new TimelineRecorder(label, TIMELINE_INTERVAL_SECONDS)
   const start = performance.now()
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i]!
     if (call.kind === 'limit') book.limit(call.options as unknown as LimitOrderOptions)
     else book.cancel(call.id)
+    if ((i & TIMELINE_CHUNK_MASK) === TIMELINE_CHUNK_MASK) timeline.mark(TIMELINE_CHUNK_MASK + 1)
   }
-  return [performance.now() - start, book]
+  const ms = performance.now() - start
+  timeline.mark(calls.length % (TIMELINE_CHUNK_MASK + 1))
+  return [ms, book, timeline.done()]
 }
 
 /** One extra engine pass timing every command, and counting the trades by match type. */
-function latencyPass(setup: readonly Command[], commands: readonly Command[]): Pick<VariantResult, 'latencyUs' | 'matchTypes'> {
+function latencyPass(setup: readonly Command[], commands: readonly Command[], label: string):
+  Pick<VariantResult, 'latencyUs' | 'matchTypes' | 'histogram'> {
   const engine = freshEngine(setup)
   const micros = new Float64Array(commands.length)
   const matchTypes: Record<string, number> = {}
@@ -95,8 +118,10 @@ function latencyPass(setup: readonly Command[], commands: readonly Command[]): P
     micros[i] = (performance.now() - start) * 1000
     for (const event of events) if (event.type === 'trade') matchTypes[event.matchType] = (matchTypes[event.matchType] ?? 0) + 1
   }
+  const latencyHistogram = histogram(label, 'us', micros)
   micros.sort()
   return {
+    histogram: latencyHistogram,
     latencyUs: { p50: percentile(micros, 0.5), p99: percentile(micros, 0.99), p999: percentile(micros, 0.999), max: micros[micros.length - 1]! },
     matchTypes,
   }
@@ -129,9 +154,11 @@ function runVariant(name: string, options: Options, iocSizeMax: number, noShare:
   const engineRates: number[] = []
   const peerRates: number[] = []
   const ratios: number[] = []
+  let timelines: Timeline[] = []
   for (let run = 1; run <= options.runs; run++) {
-    const [engineMs, engine] = timeEngine(setup, commands)
-    const [peerMs, peer] = timePeer(calls)
+    const [engineMs, engine, engineTimeline] = timeEngine(setup, commands, `engine, ${name}`)
+    const [peerMs, peer, peerTimeline] = timePeer(calls, `nodejs-order-book, ${name}`)
+    timelines = [engineTimeline, peerTimeline]
     checkFinalBooks(stream, engine, peer)
     const engineRate = commands.length / (engineMs / 1000)
     const peerRate = calls.length / (peerMs / 1000)
@@ -141,11 +168,11 @@ function runVariant(name: string, options: Options, iocSizeMax: number, noShare:
     log(`[${name}] run ${run}/${options.runs}: engine ${Math.round(engineRate).toLocaleString('en')}/s, ` +
       `peer ${Math.round(peerRate).toLocaleString('en')}/s, ratio ${(engineRate / peerRate).toFixed(2)}`)
   }
-  const latency = latencyPass(setup, commands)
+  const latency = latencyPass(setup, commands, `engine apply per command, ${name}`)
   log(`[${name}] latency p50 ${latency.latencyUs.p50.toFixed(2)} us, p99 ${latency.latencyUs.p99.toFixed(2)} us, ` +
     `p99.9 ${latency.latencyUs.p999.toFixed(2)} us; trades ${JSON.stringify(latency.matchTypes)}`)
   return { name, commands: commands.length, restingMax: stream.restingMax, engine: summarize(engineRates),
-    peer: summarize(peerRates), ratio: summarize(ratios), ...latency }
+    peer: summarize(peerRates), ratio: summarize(ratios), ...latency, timelines }
 }
 
 /**
@@ -235,6 +262,12 @@ function main(): void {
     commands_per_s: Math.round(headline.engine.median),
     peer_commands_per_s: Math.round(headline.peer.median),
     ratio: Number(headline.ratio.median.toFixed(3)),
+    commands_per_s_min: Math.round(headline.engine.min),
+    commands_per_s_max: Math.round(headline.engine.max),
+    peer_commands_per_s_min: Math.round(headline.peer.min),
+    peer_commands_per_s_max: Math.round(headline.peer.max),
+    ratio_min: Number(headline.ratio.min.toFixed(3)),
+    ratio_max: Number(headline.ratio.max.toFixed(3)),
     p50_us: Number(headline.latencyUs.p50.toFixed(3)),
     p99_us: Number(headline.latencyUs.p99.toFixed(3)),
     p999_us: Number(headline.latencyUs.p999.toFixed(3)),
@@ -251,7 +284,9 @@ function main(): void {
   writeFileSync(new URL('engine.json', resultsDir), JSON.stringify(summary, null, 2) + '\n')
   if (options.json) {
     const { variants: _v, machine: _m, ...line } = summary
-    console.log(JSON.stringify({ ...line, medians_over_runs: options.runs }))
+    // The charts' data (bench/series.ts) for the suite: every variant's latency histogram, the headline's timelines.
+    const series = { histograms: variants.map((v) => v.histogram), timelines: headline.timelines }
+    console.log(JSON.stringify({ ...line, medians_over_runs: options.runs, series }))
   }
 }
 

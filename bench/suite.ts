@@ -2,18 +2,36 @@
  * `npm run bench`: the bench suite of ../shared/spec/benchmarks.md, one workload after another,
  * each in its own process (so none inherits another's heap or threads): the engine alone
  * (workload 1), the engine host (2 and 6), signature verification (3), REST end to end (4), gRPC end
- * to end (5).
- * Their progress streams through; their figures are collected into bench/results/summary.md and
- * summary.json, with every target of benchmarks.md marked met or NOT met. Each workload's own
- * report (bench/results/<workload>.md where it writes one) has its details.
+ * to end (5). The workloads' own lines stream through on stderr; between them the suite says which
+ * workload runs, [i/n], for how long, and about how long the suite has left (bench/progress.ts).
  *
- * Flags: --quick (every workload's short form; minutes instead of a quarter of an hour),
- * --only engine,host,sig,rest,grpc.
+ * At the end it writes, under bench/results/:
+ * - `<YYYY-MM-DD>-<hostname>.md`: the machine, the command, each target of issue 13 and
+ *   benchmarks.md met or NOT met and by how much (bench/targets.ts), each workload's runs and
+ *   figures (median, min and max where it prints them) and its charts (bench/suite-report.ts);
+ * - `<same>.json`: every workload's whole last-line JSON, the machine, Node, command and duration;
+ * - `<same>/`: the charts as SVG (bench/suite-charts.ts): each target against its threshold,
+ *   latency histograms and throughput over time from the `series` workloads hand over
+ *   (bench/series.ts);
+ * - `summary.md` and `summary.json`: the same, for the latest run, at a fixed path.
+ * A workload that fails is reported as failed and the others still run; the exit status is 1 then.
+ *
+ * Flags: --quick (every workload's short form: about 3 minutes instead of about 11),
+ * --only engine,host,sig,rest,grpc, --profile <workload> (that workload alone with CPU profiles of
+ * its server side into bench/results/profiles/<date>-<workload>/, see bench/profile.ts; its figures
+ * are slowed by the profiler, so no report is written).
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { availableParallelism, cpus } from 'node:os'
+import { availableParallelism, cpus, hostname, loadavg, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { BenchFlags } from './flags.js'
+import { formatSeconds, SuiteProgress } from './progress.js'
+import { profilePlan, profilesIn, type ProfilePlan } from './profile.js'
+import { writeCharts } from './suite-charts.js'
+import { suiteMarkdown, type Machine, type SuiteRun, type WorkloadRun } from './suite-report.js'
+import { check, TARGETS, type Figures } from './targets.js'
 
 interface Workload {
   readonly name: string
@@ -24,50 +42,29 @@ interface Workload {
 
 const WORKLOADS: readonly Workload[] = [
   { name: 'engine', script: 'engine.js', title: 'Engine alone (workload 1)', nodeFlags: ['--expose-gc'] },
-  { name: 'host', script: 'host.js', title: 'Engine host, journal, recovery (workloads 2 and 6)', nodeFlags: ['--expose-gc'] },
+  { name: 'host', script: 'host.js', title: 'Engine host, journal, recovery (workloads 2 and 6)',
+    nodeFlags: ['--expose-gc'] },
   { name: 'sig', script: 'signatures.js', title: 'Signature verification (workload 3)', nodeFlags: [] },
   { name: 'rest', script: 'rest.js', title: 'REST end to end (workload 4)', nodeFlags: [] },
   { name: 'grpc', script: 'grpc.js', title: 'gRPC end to end (workload 5)', nodeFlags: [] },
 ]
 
-type Figures = Record<string, unknown>
-
-interface Target {
-  readonly text: string
-  readonly workload: string
-  readonly value: (f: Figures) => number
-  readonly met: (value: number) => boolean
-  readonly unit: string
-}
-
-const TARGETS: readonly Target[] = [
-  { text: 'engine >= 5 x nodejs-order-book on the same stream', workload: 'engine', value: (f) => Number(f.ratio), met: (v) => v >= 5, unit: 'x' },
-  { text: 'signature ceiling per core >= 3 x plain recovery (signer cache)', workload: 'sig', value: (f) => Number(f.cache_speedup), met: (v) => v >= 3, unit: 'x' },
-  { text: 'REST signed-order intake >= 80 % of the pool ceiling', workload: 'rest', value: (f) => Number(f.intake_vs_pool), met: (v) => v >= 0.8, unit: 'of the ceiling' },
-  { text: 'durable (sync) throughput >= 70 % of async', workload: 'host', value: (f) => Number(f.sync_to_async), met: (v) => v >= 0.7, unit: 'of async' },
-  { text: 'ack p99 < 5 ms at half of the maximum load', workload: 'host', value: (f) => Number(f.ack_p99_ms), met: (v) => v < 5, unit: 'ms' },
-  { text: 'GET /book >= 50 % of the uWS constant-JSON ceiling', workload: 'rest', value: (f) => Number(f.book_vs_uws), met: (v) => v >= 0.5, unit: 'of the ceiling' },
-  { text: 'replay >= 500 k commands/s', workload: 'host', value: (f) => Number(f.replay_commands_per_s), met: (v) => v >= 500_000, unit: 'commands/s' },
-  { text: 'gRPC order-entry stream intake >= REST POST /order intake (same run)', workload: 'grpc',
-    value: (f) => Number(f.stream_vs_rest), met: (v) => v >= 1, unit: 'x' },
-  { text: 'gRPC unary PlaceOrder >= 0.8 x REST POST /order (same run)', workload: 'grpc',
-    value: (f) => Number(f.unary_vs_rest), met: (v) => v >= 0.8, unit: 'x' },
-  { text: 'restart to ready < 2 s with a snapshot', workload: 'host', value: (f) => Number(f.restart_ms), met: (v) => v < 2_000, unit: 'ms' },
-]
-
+const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url))
 const log = (line: string): void => void process.stderr.write(line + '\n')
 
 /** Runs one workload with --json; resolves with its last stdout line, parsed. */
-function run(workload: Workload, quick: boolean): Promise<Figures> {
+function run(workload: Workload, quick: boolean, profile: ProfilePlan | null): Promise<Figures> {
   return new Promise((resolve, reject) => {
-    const script = new URL(`./${workload.script}`, import.meta.url).pathname
-    const child = spawn(process.execPath, [...workload.nodeFlags, script, '--json', ...(quick ? ['--quick'] : [])],
-      { stdio: ['ignore', 'pipe', 'inherit'] })
+    const script = fileURLToPath(new URL(`./${workload.script}`, import.meta.url))
+    const args = [...workload.nodeFlags, ...(profile?.nodeFlags ?? []), script, '--json',
+      ...(quick ? ['--quick'] : []), ...(profile?.scriptArgs ?? [])]
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let stdout = ''
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-    child.on('exit', (code) => {
+    child.on('error', reject)
+    child.on('exit', (code, signal) => {
+      if (code !== 0) return reject(new Error(`${workload.name} exited with ${code ?? signal}`))
       const last = stdout.trim().split('\n').pop() ?? ''
-      if (code !== 0) return reject(new Error(`${workload.name} exited with ${code}`))
       try {
         resolve(JSON.parse(last) as Figures)
       } catch {
@@ -77,43 +74,102 @@ function run(workload: Workload, quick: boolean): Promise<Figures> {
   })
 }
 
-async function main(): Promise<void> {
-  const flags = new BenchFlags()
-  const quick = flags.quick
-  const only = flags.list('--only')
-  const chosen = WORKLOADS.filter((w) => only === null || only.includes(w.name))
-  const started = Date.now()
-  const figures: Record<string, Figures> = {}
-  for (const [i, workload] of chosen.entries()) {
-    log(`\n=== [${i + 1}/${chosen.length}] ${workload.title} ===`)
-    const workloadStarted = Date.now()
-    figures[workload.name] = await run(workload, quick)
-    log(`=== ${workload.name} done in ${Math.round((Date.now() - workloadStarted) / 1000)} s ===`)
-  }
-  const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? ''}), Node ${process.version}`
-  const rows = TARGETS.filter((target) => figures[target.workload] !== undefined).map((target) => {
-    const value = target.value(figures[target.workload]!)
-    return { target: target.text, value, unit: target.unit, met: target.met(value) }
-  })
-  const markdown = [
-    '# Predex bench suite', '',
-    `Command: \`npm run bench${quick ? ' -- --quick' : ''}\`; ${machine}; ${Math.round((Date.now() - started) / 1000)} s in all. ` +
-      'Each workload reports medians over its own runs (see its report); the machine is shared, so compare ratios within a run.', '',
-    '| target (benchmarks.md) | measured | |', '| --- | --- | --- |',
-    ...rows.map((row) => `| ${row.target} | ${formatValue(row.value, row.unit)} | ${row.met ? 'met' : '**NOT met**'} |`),
-    '', 'No charts yet: the figures are in the JSON.', '',
-    ...chosen.map((w) => `- ${w.title}: \`${JSON.stringify(figures[w.name])}\``),
-  ].join('\n')
-  log('\n' + markdown)
-  const results = new URL('../../bench/results/', import.meta.url)
-  mkdirSync(results, { recursive: true })
-  writeFileSync(new URL('summary.md', results), markdown + '\n')
-  writeFileSync(new URL('summary.json', results), JSON.stringify({ machine, quick, figures, targets: rows }, null, 2) + '\n')
+function localDate(date: Date): string {
+  const two = (n: number): string => String(n).padStart(2, '0')
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}`
 }
 
-function formatValue(value: number, unit: string): string {
-  if (unit.startsWith('of')) return `${Math.round(value * 100)} % ${unit}`
-  return `${Number.isInteger(value) ? value : value.toFixed(2)} ${unit}`
+function machineOf(loadAverageStart: number): Machine {
+  return { hostname: hostname(), cores: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    node: process.version, platform: `${process.platform} ${process.arch}`, memoryBytes: totalmem(),
+    loadAverageStart, loadAverageEnd: loadavg()[0]! }
+}
+
+async function runAll(chosen: readonly Workload[], quick: boolean, profile: ProfilePlan | null):
+  Promise<WorkloadRun[]> {
+  const progress = new SuiteProgress(chosen.map((w) => w.name), quick, log)
+  const runs: WorkloadRun[] = []
+  for (const [i, workload] of chosen.entries()) {
+    progress.start(i, workload.title)
+    let figures: Figures = {}
+    let error: string | null = null
+    try {
+      figures = await run(workload, quick, profile)
+    } catch (caught) {
+      error = (caught as Error).message
+      log(`${workload.name} failed: ${error}`)
+    }
+    const seconds = progress.finish(error === null)
+    runs.push({ name: workload.name, title: workload.title, seconds, figures, error })
+  }
+  return runs
+}
+
+function writeReport(run: SuiteRun): string {
+  const base = `${run.date}-${run.machine.hostname}`
+  const charts = writeCharts(run, join(RESULTS_DIR, base), base)
+  const markdown = suiteMarkdown(run, `${base}.json`, charts)
+  const json = JSON.stringify({ ...run, targets: run.targets.map(({ target, ...rest }) =>
+    ({ label: target.label, workload: target.workload, source: target.source, ...rest })) }, null, 2) + '\n'
+  writeFileSync(join(RESULTS_DIR, `${base}.md`), markdown)
+  writeFileSync(join(RESULTS_DIR, `${base}.json`), json)
+  // Beside the dated report, so the same relative links work from it.
+  writeFileSync(join(RESULTS_DIR, 'summary.md'), markdown)
+  writeFileSync(join(RESULTS_DIR, 'summary.json'), json)
+  return join(RESULTS_DIR, `${base}.md`)
+}
+
+function reportProfiles(plan: ProfilePlan): void {
+  const files = profilesIn(plan.dir)
+  if (files.length === 0) {
+    log(`\nNo CPU profile under ${plan.dir}: the workload did not write one (does it honour --profile-dir yet?).`)
+    return
+  }
+  log(`\n${files.length} CPU profile(s) in ${plan.dir} (open in Chrome DevTools, Performance, or speedscope):`)
+  for (const file of files) log(`  ${file.path} (${Math.round(file.bytes / 1024)} KiB)`)
+}
+
+async function main(): Promise<void> {
+  const flags = new BenchFlags()
+  const started = new Date()
+  const loadAverageStart = loadavg()[0]!
+  const only = flags.list('--only')
+  const profiled = flags.list('--profile')?.[0] ?? null
+  const names = profiled !== null ? [profiled] : only
+  const chosen = WORKLOADS.filter((w) => names === null || names.includes(w.name))
+  const unknown = (names ?? []).filter((name) => !WORKLOADS.some((w) => w.name === name))
+  if (unknown.length > 0 || chosen.length === 0) {
+    const known = WORKLOADS.map((w) => w.name).join(', ')
+    throw new Error(`unknown workload ${unknown.join(', ')}: the workloads are ${known}`)
+  }
+  const profile = profiled === null ? null : profilePlan(profiled, RESULTS_DIR, localDate(started))
+  if (profile !== null) mkdirSync(profile.dir, { recursive: true })
+  const workloads = await runAll(chosen, flags.quick, profile)
+  const durationSeconds = (Date.now() - started.getTime()) / 1000
+  if (profile !== null) {
+    log(`\nfigures (slowed by the profiler): ${JSON.stringify({ ...workloads[0]!.figures, series: undefined })}`)
+    reportProfiles(profile)
+  } else {
+    const figures = Object.fromEntries(workloads.filter((w) => w.error === null).map((w) => [w.name, w.figures]))
+    const suiteRun: SuiteRun = { date: localDate(started), startedAt: started.toISOString(),
+      command: `npm run bench${process.argv.length > 2 ? ' -- ' + process.argv.slice(2).join(' ') : ''}`,
+      quick: flags.quick, durationSeconds, machine: machineOf(loadAverageStart), workloads,
+      targets: TARGETS.map((target) => check(target, figures)) }
+    const path = writeReport(suiteRun)
+    printTargets(suiteRun)
+    const base = path.replace(/\.md$/, '')
+    log(`\nReport: ${path} (charts in ${base}/, raw figures in ${base}.json); ` +
+      `${formatSeconds(durationSeconds)} in all.`)
+  }
+  if (workloads.some((w) => w.error !== null)) process.exitCode = 1
+}
+
+function printTargets(run: SuiteRun): void {
+  log('\n# Targets')
+  for (const c of run.targets) {
+    log(`${c.verdict.padEnd(12)} ${c.target.label}: ${c.measuredText} (target ${c.thresholdText})` +
+      (c.marginText === '' ? '' : `, ${c.marginText}`))
+  }
 }
 
 await main()

@@ -1,0 +1,125 @@
+/**
+ * The targets the suite's report checks: issue 13's table and ../shared/spec/benchmarks.md's list,
+ * each read off one workload's last-line JSON. A figure a workload does not print yet is "not
+ * measured", never a guess; a workload left out with --only is "not run".
+ */
+
+export type Figures = Readonly<Record<string, unknown>>
+
+type Unit = 'x' | 'percent' | 'ms' | 'per_s'
+
+export interface Target {
+  readonly label: string
+  readonly workload: string
+  /** The JSON fields it is computed from, for the report. */
+  readonly source: string
+  /** null: the workload does not print what it needs. */
+  readonly value: (f: Figures) => number | null
+  /** The threshold; null for a figure the report names without judging it (the knee). */
+  readonly threshold: number | null
+  readonly atLeast: boolean
+  readonly unit: Unit
+}
+
+function field(f: Figures, name: string): number | null {
+  const value = f[name]
+  return typeof value === 'number' && Number.isFinite(value) ? value : null
+}
+
+/** a / b, or null when either is missing or b is 0 (a baseline that did not run). */
+function quotient(f: Figures, a: string, b: string): number | null {
+  const top = field(f, a)
+  const bottom = field(f, b)
+  return top === null || bottom === null || bottom === 0 ? null : top / bottom
+}
+
+/** native_to_raw is 0 when the native backend did not load: not measured, not a failure. */
+function nativeToRaw(f: Figures): number | null {
+  return field(f, 'raw_libsecp256k1_per_s') === 0 ? null : field(f, 'native_to_raw')
+}
+
+const at = (label: string, workload: string, source: string, value: Target['value'], threshold: number | null,
+  unit: Unit, atLeast = true): Target => ({ label, workload, source, value, threshold, unit, atLeast })
+
+export const TARGETS: readonly Target[] = [
+  at('engine vs nodejs-order-book, same stream (holds + complementary)', 'engine', 'ratio', (f) => field(f, 'ratio'), 5,
+    'x'),
+  at('durable host (sync) vs engine alone', 'host', 'sync_to_engine', (f) => field(f, 'sync_to_engine'), 0.4, 'x'),
+  at('durable sync vs async', 'host', 'sync_to_async', (f) => field(f, 'sync_to_async'), 0.7, 'x'),
+  at('ack p99, open loop at half of the closed-loop maximum', 'host', 'ack_p99_ms', (f) => field(f, 'ack_p99_ms'), 5,
+    'ms', false),
+  at('knee: highest open-loop rate with ack p99 < 5 ms', 'host', 'ack_knee_per_s', (f) => field(f, 'ack_knee_per_s'),
+    null, 'per_s'),
+  at('replay vs engine alone', 'host', 'replay_to_engine (or replay_commands_per_s / engine_commands_per_s)',
+    (f) => field(f, 'replay_to_engine') ?? quotient(f, 'replay_commands_per_s', 'engine_commands_per_s'), 0.7, 'x'),
+  at('restart to ready with a snapshot', 'host', 'restart_ms', (f) => field(f, 'restart_ms'), 2_000, 'ms', false),
+  at('signer cache vs plain noble recovery, per core', 'sig', 'cache_speedup', (f) => field(f, 'cache_speedup'), 3,
+    'x'),
+  at('native backend vs raw libsecp256k1, per core', 'sig', 'native_to_raw', nativeToRaw, 0.9, 'x'),
+  at('REST signed POST /order vs uWS constant JSON', 'rest', 'orders_per_s / uws_constant_per_s',
+    (f) => quotient(f, 'orders_per_s', 'uws_constant_per_s'), 0.2, 'percent'),
+  at('REST signed intake vs the verification pool\'s ceiling', 'rest', 'intake_vs_pool',
+    (f) => field(f, 'intake_vs_pool'), 0.8, 'percent'),
+  at('REST DELETE /order vs uWS constant JSON', 'rest', 'cancels_per_s / uws_constant_per_s',
+    (f) => quotient(f, 'cancels_per_s', 'uws_constant_per_s'), 0.4, 'percent'),
+  at('REST GET /book vs uWS constant JSON', 'rest', 'book_vs_uws', (f) => field(f, 'book_vs_uws'), 0.5, 'percent'),
+  at('REST POST /orders (10 per batch) vs single POST /order, orders/s', 'rest', 'batch_orders_per_s / orders_per_s',
+    (f) => quotient(f, 'batch_orders_per_s', 'orders_per_s'), 3, 'x'),
+  at('gRPC order-entry stream intake vs REST (same run)', 'grpc', 'stream_vs_rest', (f) => field(f, 'stream_vs_rest'),
+    1, 'x'),
+  at('gRPC unary PlaceOrder vs REST (same run)', 'grpc', 'unary_vs_rest', (f) => field(f, 'unary_vs_rest'), 0.8, 'x'),
+]
+
+export type Verdict = 'met' | 'NOT met' | 'named' | 'not measured' | 'not run'
+
+export interface Checked {
+  readonly target: Target
+  readonly value: number | null
+  readonly verdict: Verdict
+  /** Met: value / threshold ("at least") or threshold / value ("less than"); >= 1 is met. */
+  readonly fractionOfTarget: number | null
+  /** "1.67 x", "2 %", "435 ms". */
+  readonly measuredText: string
+  /** ">= 5 x", "< 5 ms". */
+  readonly thresholdText: string
+  /** By how much it is met or missed, in words. */
+  readonly marginText: string
+}
+
+export function formatValue(value: number, unit: Unit): string {
+  if (unit === 'percent') return `${Math.round(value * 100)} %`
+  if (unit === 'x') return `${value.toFixed(2)} x`
+  if (unit === 'ms') return `${value < 10 ? value.toFixed(2) : Math.round(value).toLocaleString('en')} ms`
+  return `${Math.round(value).toLocaleString('en')}/s`
+}
+
+/** Checks one target against the figures of every workload that ran (absent: not run). */
+export function check(target: Target, figures: Readonly<Record<string, Figures>>): Checked {
+  const thresholdText = target.threshold === null ? 'named' :
+    `${target.atLeast ? '>=' : '<'} ${formatValue(target.threshold, target.unit)}`
+  const ran = figures[target.workload]
+  const value = ran === undefined ? null : target.value(ran)
+  if (value === null) {
+    const verdict = ran === undefined ? 'not run' : 'not measured'
+    return { target, value, verdict, fractionOfTarget: null, measuredText: verdict, thresholdText, marginText: '' }
+  }
+  const measuredText = formatValue(value, target.unit)
+  if (target.threshold === null) {
+    return { target, value, verdict: 'named', fractionOfTarget: null, measuredText, thresholdText, marginText: '' }
+  }
+  const fraction = target.atLeast ? value / target.threshold : target.threshold / Math.max(value, 1e-9)
+  const met = fraction >= 1 && (target.atLeast || value < target.threshold)
+  return { target, value, verdict: met ? 'met' : 'NOT met', fractionOfTarget: fraction, measuredText, thresholdText,
+    marginText: margin(target, value, met) }
+}
+
+function margin(target: Target, value: number, met: boolean): string {
+  const threshold = target.threshold!
+  const gap = Math.abs(value - threshold)
+  const difference = target.unit === 'percent' ? `${Math.round(gap * 100)} points` : formatValue(gap, target.unit)
+  if (target.atLeast) {
+    return met ? `${difference} above (${Math.round((value / threshold) * 100)} % of the target)`
+      : `${difference} short (${Math.round((value / threshold) * 100)} % of the target)`
+  }
+  return met ? `${difference} under the limit` : `${difference} over (${(value / threshold).toFixed(1)} x the limit)`
+}

@@ -22,6 +22,7 @@ import { Ring } from '../ring/ring.js'
 import type { FromWorker, JournalRetention, Outcome, ToWorker, WorkerOptions } from './messages.js'
 import type { Query, QueryAnswer } from './query.js'
 import { encodeRequest } from './request-codec.js'
+import { decodeOutcomes } from './outcome-codec.js'
 import { allocateEngineStats, EngineStatsReader } from './engine-stats.js'
 import { SILENT_LOG, type Log } from '../log.js'
 
@@ -213,7 +214,7 @@ export class EngineHost {
 
   private onMessage(message: FromWorker): void {
     switch (message.type) {
-      case 'batch': return this.onBatch(message.outcomes)
+      case 'batch': return this.onBatch(decodeOutcomes(message.bytes))
       case 'answer': {
         const waiting = this.queries.get(message.queryId)
         this.queries.delete(message.queryId)

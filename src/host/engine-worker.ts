@@ -24,6 +24,7 @@ import { Ring } from '../ring/ring.js'
 import { crossingEvents, type FromWorker, type Outcome, type ToWorker, type WorkerOptions } from './messages.js'
 import { answer } from './query.js'
 import { decodeRequest } from './request-codec.js'
+import { OutcomeWriter } from './outcome-codec.js'
 import { EngineStatsWriter } from './engine-stats.js'
 
 const IDLE_WAIT_MS = 50
@@ -134,7 +135,7 @@ class EngineWorker {
     }
     if (applied > 0) this.stats.drained(applied)
     // durability=async (benchmarks only): release at once, without waiting for the disk.
-    if (released >= 0 && applied > 0) post({ type: 'batch', outcomes: group.outcomes.slice(released) })
+    if (released >= 0 && applied > 0) postBatch(group.outcomes.slice(released))
     return applied
   }
 
@@ -147,7 +148,7 @@ class EngineWorker {
     const group = this.group
     this.group = new Group(this.engine.seq + 1)
     if (group.records.length === 0) {
-      if (this.options.durability === 'sync') post({ type: 'batch', outcomes: group.outcomes })
+      if (this.options.durability === 'sync') postBatch(group.outcomes)
       this.writing = null
       return
     }
@@ -160,7 +161,7 @@ class EngineWorker {
     const lastSeq = group.firstSeq + group.records.length - 1
     if (this.options.unsafeAckBeforeJournalMs > 0) {
       // Test only: the acknowledgement goes out before the journal write even starts.
-      if (this.options.durability === 'sync') post({ type: 'batch', outcomes: group.outcomes })
+      if (this.options.durability === 'sync') postBatch(group.outcomes)
       setTimeout(() => void this.journal.append(group.firstSeq, group.records, snapshot).catch(fatal),
         this.options.unsafeAckBeforeJournalMs)
       this.onDurable(lastSeq)
@@ -175,7 +176,7 @@ class EngineWorker {
       this.writing = null
       this.stats.committed({ commands: group.records.length, sizeBytes: group.sizeBytes, snapshot: snapshot !== null,
         seconds: (performance.now() - commitStarted) / 1000, seq: lastSeq })
-      if (this.options.durability === 'sync') post({ type: 'batch', outcomes: group.outcomes })
+      if (this.options.durability === 'sync') postBatch(group.outcomes)
       this.onDurable(lastSeq)
       if (snapshot !== null) void this.retain().catch(fatal)
       // What arrived while this group flushed goes out as the next transaction at once.
@@ -230,6 +231,14 @@ class EngineWorker {
 
 function post(message: FromWorker): void {
   parentPort!.postMessage(message)
+}
+
+const outcomeWriter = new OutcomeWriter()
+
+/** A batch of outcomes crosses as one transferred buffer (outcome-codec.ts), not as cloned objects. */
+function postBatch(outcomes: readonly Outcome[]): void {
+  const bytes = outcomeWriter.encode(outcomes)
+  parentPort!.postMessage({ type: 'batch', bytes } satisfies FromWorker, [bytes])
 }
 
 function fatal(error: unknown): never {

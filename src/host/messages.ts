@@ -35,8 +35,9 @@ export interface WorkerOptions {
 
 /**
  * One command's outcome: its request, its seq, its result and its events: only the kinds that
- * cross (EVENTS_CROSSING), and none while nobody subscribes to events. Copying them between
- * threads (structured clone) is the host's largest cost per command.
+ * cross (EVENTS_CROSSING), and none while nobody subscribes to events. Outcomes cross between
+ * threads in batches, in a binary form (outcome-codec.ts): structured clone of these objects cost
+ * the host more per command than applying it.
  */
 export interface Outcome {
   readonly requestId: number
@@ -86,7 +87,8 @@ export function crossingEvents(events: readonly EngineEvent[]): readonly EngineE
 export type FromWorker =
   | { readonly type: 'ready'; readonly seq: number; readonly snapshotSeq: number;
       readonly snapshotsSkipped: number; readonly replayed: number; readonly recoveryMs: number }
-  | { readonly type: 'batch'; readonly outcomes: readonly Outcome[] }
+  /** Outcomes in sequence order, encoded by outcome-codec.ts; the buffer is transferred, not copied. */
+  | { readonly type: 'batch'; readonly bytes: ArrayBuffer }
   | { readonly type: 'answer'; readonly queryId: number; readonly answer: QueryAnswer }
   | { readonly type: 'stopped'; readonly seq: number }
   | { readonly type: 'fatal'; readonly message: string }

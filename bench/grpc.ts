@@ -20,7 +20,9 @@
  *    the source's rate (what each subscriber gets per second).
  *
  * Flags: --quick (3 s phases), --seconds N, --subscribers N (book streams, at most 32 from one
- * address), --window N (requests in flight per session), --json (last line is a JSON object).
+ * address), --window N (requests in flight per session), --json (last line is a JSON object, with
+ * each phase's latency histogram under `series` for the suite's charts), --profile-dir DIR (the
+ * server writes CPU profiles of its threads there when it stops).
  */
 import { availableParallelism, cpus } from 'node:os'
 import { GrpcTransport } from '../src/client/grpc/transport.js'
@@ -29,8 +31,9 @@ import { BenchFlags } from './flags.js'
 import { cancelWork, fanOut, openLoop, pipelined, placeWork, unaryClosedLoop, type FanOut } from './grpc-load.js'
 import { BenchSession } from './grpc-session.js'
 import { closedLoop, type LoadResult } from './http-load.js'
-import { setUpTraders, signOrders, startPredexServer, type BenchServer, type SignedFor, type Trader }
+import { profileDirOf, setUpTraders, signOrders, startPredexServer, type BenchServer, type SignedFor, type Trader }
   from './predex-server.js'
+import { histogram, type LatencyHistogram } from './series.js'
 import { describe, pct, round, row, writeResults } from './report.js'
 import { orderSource, REST_CONNECTIONS } from './rest-orders.js'
 
@@ -167,6 +170,18 @@ function reportOf(f: Figures, settings: Settings, sessions: number): Record<stri
   }
 }
 
+/** Each timed phase's latencies as a histogram (bench/series.ts), for the suite's charts. */
+function seriesOf(f: Figures, sessions: number, window: number): { histograms: LatencyHistogram[]; timelines: [] } {
+  const phases: readonly [string, LoadResult][] = [
+    [`REST POST /order, closed loop (${REST_CONNECTIONS} connections)`, f.rest],
+    [`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight)`, f.unary],
+    [`stream place, pipelined (${sessions} x ${window})`, f.stream],
+    [`stream place, open loop at ${f.openRate}/s (ack latency from due time)`, f.open],
+    ['stream cancel, pipelined', f.cancels],
+  ]
+  return { histograms: phases.map(([label, result]) => histogram(label, 'ms', result.latenciesMs)), timelines: [] }
+}
+
 function markdownOf(f: Figures, settings: Settings, sessions: number, report: Record<string, unknown>): string {
   const streamRatio = f.stream.perSecond / f.rest.perSecond
   const unaryRatio = f.unary.perSecond / f.rest.perSecond
@@ -207,7 +222,7 @@ async function main(): Promise<void> {
   const settings = settingsOf(flags)
   log(`# gRPC end to end (workload 5): ${settings.seconds} s per phase, ${availableParallelism()} cores, ` +
     `Node ${process.version}`)
-  const server = await startPredexServer()
+  const server = await startPredexServer({ profileDir: profileDirOf() })
   const transports = Array.from({ length: CHANNELS }, () =>
     new GrpcTransport(`127.0.0.1:${server.grpcPort}`, { 'grpc.use_local_subchannel_pool': 1 }))
   try {
@@ -221,7 +236,7 @@ async function main(): Promise<void> {
     writeResults('grpc', report, markdown)
     if (flags.json) {
       const { statuses: _statuses, ...line } = report
-      console.log(JSON.stringify(line))
+      console.log(JSON.stringify({ ...line, series: seriesOf(figures, sessions.length, settings.window) }))
     }
   } finally {
     for (const transport of transports) transport.close()

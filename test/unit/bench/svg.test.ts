@@ -132,7 +132,7 @@ t.test('targets: met, not met by how much, not measured, not run', async (t) => 
   t.match(ack.marginText, /87\.1 x the limit/)
   t.equal(check(byLabel('ack p99'), { host: { ack_p99_ms: 4.9 } }).verdict, 'met')
   t.equal(check(byLabel('knee'), { host: {} }).verdict, 'not measured', 'a field the workload does not print')
-  t.equal(check(byLabel('knee'), { host: { ack_knee_per_s: 1200 } }).verdict, 'named', 'the knee is named, not judged')
+  t.equal(check(byLabel('knee'), { host: { ack_knee_per_s: 1200 } }).verdict, 'reported', 'the knee is reported, not judged')
   t.equal(check(byLabel('replay'), { host: { replay_commands_per_s: 350, engine_commands_per_s: 500 } }).value, 0.7,
     'replay falls back to the two rates')
   t.equal(check(byLabel('raw libsecp256k1'), { sig: { native_to_raw: 0, raw_libsecp256k1_per_s: 0 } }).verdict,

@@ -8,8 +8,27 @@
  * cross-check test compares every hash with viem's.
  */
 import { contractsOf } from './contracts.js'
-import { concatBytes, fromHex, wordOfAddress, wordOfBigInt, wordOfDecimal } from './hex.js'
-import { keccak256, keccakOfText } from './keccak.js'
+import {
+  concatBytes,
+  fromHex,
+  WORD_BYTES,
+  wordOfAddress,
+  wordOfBigInt,
+  wordOfDecimal,
+  writeAddressWord,
+  writeBytes32Word,
+  writeDecimalWord,
+  writeSmallWord,
+} from './hex.js'
+import {
+  KECCAK_LAYOUT,
+  KECCAK_OUTPUT_AT,
+  keccak256,
+  keccakModule,
+  keccakOfText,
+  padKeccakMessage,
+} from './keccak.js'
+import type { KeccakModule } from './keccak-wasm.js'
 
 export const ORDER_TYPE =
   'Order(uint256 salt,address maker,address signer,address taker,uint256 tokenId,uint256 makerAmount,' +
@@ -151,9 +170,26 @@ export function relayDomainSeparator(chainId: number): Uint8Array {
   return cachedSeparator(RELAY_NAME, chainId, null)
 }
 
+/**
+ * An order's struct hash. Fast path: the fields are written into the keccak module's memory
+ * beside the type hash and hashed there (hashOrderInPlace); an order with a field not in canonical
+ * form (which the API refuses before this) is encoded by the reference, which throws as it did.
+ */
 export function orderStructHash(order: AnyOrderStruct): Uint8Array {
-  if (order.version === 2) return orderV2StructHash(order)
-  return keccak256(concatBytes([
+  if (keccakModule !== null && hashOrderInPlace(keccakModule, order, KECCAK_OUTPUT_AT)) {
+    return keccakModule.memory.slice(KECCAK_OUTPUT_AT, KECCAK_OUTPUT_AT + 32)
+  }
+  return orderStructHashReference(order)
+}
+
+/**
+ * The struct hash as EIP-712 spells it: each field a word, concatenated, hashed with `hash`
+ * (keccak256; the tests pass noble's to compare the fast path against a reference in pure JS).
+ */
+export function orderStructHashReference(order: AnyOrderStruct,
+  hash: (bytes: Uint8Array) => Uint8Array = keccak256): Uint8Array {
+  if (order.version === 2) return orderV2StructHashReference(order, hash)
+  return hash(concatBytes([
     ORDER_TYPE_HASH, wordOfDecimal(order.salt), wordOfAddress(order.maker), wordOfAddress(order.signer),
     wordOfAddress(order.taker), wordOfDecimal(order.tokenId), wordOfDecimal(order.makerAmount),
     wordOfDecimal(order.takerAmount), wordOfDecimal(order.expiration), wordOfDecimal(order.nonce),
@@ -161,13 +197,55 @@ export function orderStructHash(order: AnyOrderStruct): Uint8Array {
   ]))
 }
 
-function orderV2StructHash(order: OrderStructV2): Uint8Array {
-  return keccak256(concatBytes([
+function orderV2StructHashReference(order: OrderStructV2, hash: (bytes: Uint8Array) => Uint8Array): Uint8Array {
+  return hash(concatBytes([
     ORDER_V2_TYPE_HASH, wordOfDecimal(order.salt), wordOfAddress(order.maker), wordOfAddress(order.signer),
     wordOfDecimal(order.tokenId), wordOfDecimal(order.makerAmount), wordOfDecimal(order.takerAmount),
     wordOfBigInt(BigInt(order.side)), wordOfBigInt(BigInt(order.signatureType)), wordOfDecimal(order.timestamp),
     wordOfBytes32(order.metadata), wordOfBytes32(order.builder),
   ]))
+}
+
+/** The layouts in the keccak module's memory (keccak.ts), padded, with the constant words in place. */
+const DIGEST_AT = KECCAK_LAYOUT.digest
+const ORDER_V1_AT = KECCAK_LAYOUT.orderV1
+const ORDER_V2_AT = KECCAK_LAYOUT.orderV2
+const orderLayoutBlocks = keccakModule === null ? null : layOutOrders(keccakModule.memory)
+
+function layOutOrders(memory: Uint8Array): { v1: number; v2: number; digest: number } {
+  const digest = padKeccakMessage(memory, DIGEST_AT, 2 + 2 * WORD_BYTES)
+  memory[DIGEST_AT] = 0x19
+  memory[DIGEST_AT + 1] = 0x01
+  const v1 = padKeccakMessage(memory, ORDER_V1_AT, 13 * WORD_BYTES)
+  memory.set(ORDER_TYPE_HASH, ORDER_V1_AT)
+  const v2 = padKeccakMessage(memory, ORDER_V2_AT, 12 * WORD_BYTES)
+  memory.set(ORDER_V2_TYPE_HASH, ORDER_V2_AT)
+  return { v1, v2, digest }
+}
+
+/** Encodes `order` in its layout and writes its struct hash at `output`; false when a field is not canonical. */
+function hashOrderInPlace(keccak: KeccakModule, order: AnyOrderStruct, output: number): boolean {
+  const memory = keccak.memory
+  if (order.version === 2) {
+    const at = ORDER_V2_AT
+    if (!(writeDecimalWord(memory, at + 32, order.salt) && writeAddressWord(memory, at + 64, order.maker) &&
+      writeAddressWord(memory, at + 96, order.signer) && writeDecimalWord(memory, at + 128, order.tokenId) &&
+      writeDecimalWord(memory, at + 160, order.makerAmount) && writeDecimalWord(memory, at + 192, order.takerAmount) &&
+      writeSmallWord(memory, at + 224, order.side) && writeSmallWord(memory, at + 256, order.signatureType) &&
+      writeDecimalWord(memory, at + 288, order.timestamp) && writeBytes32Word(memory, at + 320, order.metadata) &&
+      writeBytes32Word(memory, at + 352, order.builder))) return false
+    keccak.absorb(at, orderLayoutBlocks!.v2, output)
+    return true
+  }
+  const at = ORDER_V1_AT
+  if (!(writeDecimalWord(memory, at + 32, order.salt) && writeAddressWord(memory, at + 64, order.maker) &&
+    writeAddressWord(memory, at + 96, order.signer) && writeAddressWord(memory, at + 128, order.taker) &&
+    writeDecimalWord(memory, at + 160, order.tokenId) && writeDecimalWord(memory, at + 192, order.makerAmount) &&
+    writeDecimalWord(memory, at + 224, order.takerAmount) && writeDecimalWord(memory, at + 256, order.expiration) &&
+    writeDecimalWord(memory, at + 288, order.nonce) && writeDecimalWord(memory, at + 320, order.feeRateBps) &&
+    writeSmallWord(memory, at + 352, order.side) && writeSmallWord(memory, at + 384, order.signatureType))) return false
+  keccak.absorb(at, orderLayoutBlocks!.v1, output)
+  return true
 }
 
 function wordOfBytes32(hex: string): Uint8Array {
@@ -203,7 +281,14 @@ export function typedDataDigest(domainSeparator: Uint8Array, structHash: Uint8Ar
  */
 export function orderDigest(order: AnyOrderStruct, chainId: number, negRisk: boolean,
   version: ExchangeVersion = versionOf(order)): Uint8Array {
-  return typedDataDigest(orderDomainSeparator(chainId, negRisk, version), orderStructHash(order))
+  const separator = orderDomainSeparator(chainId, negRisk, version)
+  if (keccakModule !== null && hashOrderInPlace(keccakModule, order, DIGEST_AT + 34)) {
+    const memory = keccakModule.memory
+    memory.set(separator, DIGEST_AT + 2)
+    keccakModule.absorb(DIGEST_AT, orderLayoutBlocks!.digest, KECCAK_OUTPUT_AT)
+    return memory.slice(KECCAK_OUTPUT_AT, KECCAK_OUTPUT_AT + 32)
+  }
+  return typedDataDigest(separator, orderStructHashReference(order))
 }
 
 export function clobAuthDigest(auth: ClobAuthStruct, chainId: number): Uint8Array {

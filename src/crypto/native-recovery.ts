@@ -29,15 +29,21 @@ export function loadNativeRecoverer(): Recoverer | string {
     return error instanceof Error ? error.message.split('\n')[0]! : String(error)
   }
   return (digest, signature) => {
-    const compact = new Uint8Array(64)
-    writeScalar(compact, 0, signature.r)
-    writeScalar(compact, 32, signature.s)
+    const compact = signature.compact ?? compactOf(signature)
     try {
       return binding.ecdsaRecover(compact, signature.recovery, digest, false)
     } catch {
       return null // no point has this x, or the product is infinity: nobody signed it
     }
   }
+}
+
+/** r ‖ s as 64 bytes, for a signature not parsed from hex (its bytes are at hand otherwise). */
+function compactOf(signature: ParsedSignature): Uint8Array {
+  const compact = new Uint8Array(64)
+  writeScalar(compact, 0, signature.r)
+  writeScalar(compact, 32, signature.s)
+  return compact
 }
 
 /** A scalar below the group order as 32 big-endian bytes at `offset`. */

@@ -7,7 +7,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { addressOfPublicKey } from './address.js'
-import { isHexOfLength } from './hex.js'
+import { writeHexBytes } from './hex.js'
 
 const N = secp256k1.Point.Fn.ORDER
 const HALF_N = N >> 1n
@@ -25,20 +25,30 @@ export interface ParsedSignature {
   readonly s: bigint
   /** 0 or 1 (v - 27). */
   readonly recovery: 0 | 1
+  /** r ‖ s, 64 bytes, when parsed from hex: libsecp256k1 takes them as they are. */
+  readonly compact?: Uint8Array
 }
 
+/** 0x + 65 bytes of hex. */
+const SIGNATURE_HEX_LENGTH = 2 + 65 * 2
+
 export function parseSignature(hex: string): ParsedSignature | SignatureFault {
-  if (typeof hex !== 'string' || !isHexOfLength(hex, 65)) return 'signature-length'
+  if (typeof hex !== 'string' || hex.length !== SIGNATURE_HEX_LENGTH || !hex.startsWith('0x')) {
+    return 'signature-length'
+  }
+  const compact = new Uint8Array(64)
+  const vByte = new Uint8Array(1)
+  if (!writeHexBytes(compact, 0, hex, 2, 64) || !writeHexBytes(vByte, 0, hex, 130, 1)) return 'signature-length'
   const r = BigInt('0x' + hex.slice(2, 66))
   const s = BigInt('0x' + hex.slice(66, 130))
-  const v = parseInt(hex.slice(130, 132), 16)
+  const v = vByte[0]!
   if (r === 0n || s === 0n) return 'signature-zero'
   if (r >= N || s >= N) return 'signature-range'
   // EIP-2: only the low-s form is valid, so a signature cannot be re-shaped into a second one.
   if (s > HALF_N) return 'signature-high-s'
   const recovery = v === 27 || v === 0 ? 0 : v === 28 || v === 1 ? 1 : -1
   if (recovery < 0) return 'signature-v'
-  return { r, s, recovery: recovery as 0 | 1 }
+  return { r, s, recovery: recovery as 0 | 1, compact }
 }
 
 /** noble's recovery: the reference, and what runs when libsecp256k1 is not chosen (sig-backend.ts). */

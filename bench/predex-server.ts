@@ -194,3 +194,13 @@ export function profileDirOf(argv: readonly string[] = process.argv.slice(2)): s
   if (dir === undefined || dir.startsWith('--')) throw new Error('--profile-dir needs a directory')
   return dir
 }
+
+/**
+ * The directory this process writes its own CPU profile to (node --cpu-prof --cpu-prof-dir=DIR),
+ * or null: a benchmark run in-process (bench:host) writes its phases.json there.
+ */
+export function ownProfileDir(): string | null {
+  if (!process.execArgv.includes('--cpu-prof')) return null
+  const flag = process.execArgv.find((arg) => arg.startsWith('--cpu-prof-dir='))
+  return flag === undefined ? process.cwd() : flag.slice('--cpu-prof-dir='.length)
+}

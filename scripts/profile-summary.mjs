@@ -31,34 +31,37 @@ if (target === undefined || !Number.isInteger(TOP) || TOP <= 0 || PHASE === unde
 }
 const WAITING = new Set(['(idle)', 'atomicsWaitLoop'])
 
-/** The window (monotonic µs) of phase `name` from phases.json in `dir`; everything when null. */
-function windowOf(dir, name) {
-  if (name === null) return { fromUs: -Infinity, toUs: Infinity }
+/**
+ * The windows (monotonic µs) of phase `name` from phases.json in `dir` (a phase that ran several
+ * times, once per run, has several); everything when null.
+ */
+function windowsOf(dir, name) {
+  if (name === null) return [{ fromUs: -Infinity, toUs: Infinity }]
   const phases = JSON.parse(readFileSync(join(dir, 'phases.json'), 'utf8'))
-  const phase = phases.find((p) => p.name === name)
-  if (phase === undefined) throw new Error(`no phase ${name} in phases.json: ${phases.map((p) => p.name).join(', ')}`)
-  return phase
+  const windows = phases.filter((p) => p.name === name)
+  if (windows.length === 0) {
+    throw new Error(`no phase ${name} in phases.json: ${[...new Set(phases.map((p) => p.name))].join(', ')}`)
+  }
+  return windows
 }
 
 /**
  * Self time (ms) per profile node id within the window, and the window's span (ms): each sample
  * stands for the interval up to the next one.
  */
-function selfTimesMs(profile, window) {
+function selfTimesMs(profile, windows) {
   const self = new Map()
   const { samples, timeDeltas } = profile
   let atUs = profile.startTime
-  let firstUs = Infinity
-  let lastUs = -Infinity
+  let spanUs = 0
   for (let i = 0; i < samples.length; i++) {
     atUs += timeDeltas[i]
-    if (atUs < window.fromUs || atUs > window.toUs) continue
-    firstUs = Math.min(firstUs, atUs)
-    lastUs = Math.max(lastUs, atUs)
+    if (!windows.some((w) => atUs >= w.fromUs && atUs <= w.toUs)) continue
     const us = timeDeltas[i + 1] ?? 0
+    spanUs += us
     self.set(samples[i], (self.get(samples[i]) ?? 0) + us / 1000)
   }
-  return { self, spanMs: lastUs > firstUs ? (lastUs - firstUs) / 1000 : 0 }
+  return { self, spanMs: spanUs / 1000 }
 }
 
 /** The area of a script URL: the project's folder, a package, or node's own code. */
@@ -85,8 +88,8 @@ function add(map, key, ms) {
 }
 
 /** Self time grouped three ways, plus the span and the time spent waiting. */
-function summarise(profile, window) {
-  const { self, spanMs } = selfTimesMs(profile, window)
+function summarise(profile, windows) {
+  const { self, spanMs } = selfTimesMs(profile, windows)
   const byArea = new Map()
   const byFile = new Map()
   const byFunction = new Map()
@@ -129,9 +132,11 @@ function table(title, map, busyMs) {
     `${key.padEnd(width)}  ${ms.padStart(7)}  ${pct.padStart(8)}`)].join('\n')
 }
 
+/** The report of one profile, or null when it has no samples in the phase (a thread of another phase). */
 function report(file) {
   const profile = JSON.parse(readFileSync(file, 'utf8'))
-  const summary = summarise(profile, windowOf(dirname(file), PHASE))
+  const summary = summarise(profile, windowsOf(dirname(file), PHASE))
+  if (summary.spanMs === 0) return null
   const busyMs = summary.spanMs - summary.idleMs
   const phase = PHASE === null ? '' : `, phase ${PHASE}`
   const heading = `${basename(file)}: ${threadOf(file, profile)}${phase}; ` +
@@ -145,4 +150,7 @@ function report(file) {
 const files = statSync(target).isDirectory()
   ? readdirSync(target).filter((name) => name.endsWith('.cpuprofile')).sort().map((name) => join(target, name))
   : [target]
-for (const file of files) process.stdout.write(report(file) + '\n')
+for (const file of files) {
+  const text = report(file)
+  if (text !== null) process.stdout.write(text + '\n')
+}

@@ -98,7 +98,10 @@ function percentileMarks(histogram: LatencyHistogram, bucketWidthPx: number, bod
     const x = xOf(value)
     body.push(line(x, PLOT.top, x, PLOT.top + PLOT.height,
       { stroke: '#d84315', 'stroke-dasharray': '4 3', class: 'mark' }))
-    body.push(text(x + 3, PLOT.top + 12 + i * 14, `${name} ${shortNumber(value)}`, { fill: '#d84315' }))
+    // Near the right edge the label goes to the left of its line, so it is not cut off.
+    const leftOfLine = x > PLOT.left + PLOT_WIDTH_PX - 80
+    body.push(text(leftOfLine ? x - 3 : x + 3, PLOT.top + 12 + i * 14, `${name} ${shortNumber(value)}`,
+      { fill: '#d84315', 'text-anchor': leftOfLine ? 'end' : undefined }))
   })
 }
 

@@ -75,7 +75,8 @@ export function histogram(label: string, unit: LatencyUnit, values: ArrayLike<nu
   const [from, to] = first < 0 ? [0, -1] : [first, last]
   return {
     label, unit, upper: EDGES.slice(from, to + 1), counts: counts.slice(from, to + 1),
-    p50: nearestRank(sorted, 0.5), p99: nearestRank(sorted, 0.99), p999: nearestRank(sorted, 0.999), samples: sorted.length,
+    p50: nearestRank(sorted, 0.5), p99: nearestRank(sorted, 0.99), p999: nearestRank(sorted, 0.999),
+    samples: sorted.length,
   }
 }
 

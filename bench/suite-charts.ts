@@ -3,7 +3,7 @@
  * workload that handed over `series` (bench/series.ts) a histogram per latency figure and one
  * throughput-over-time chart with all its timelines. Returns the links, relative to the report.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { histogramChart, targetChart, timelineChart } from './charts.js'
 import type { LatencyHistogram, Timeline, WorkloadSeries } from './series.js'
@@ -28,6 +28,8 @@ function seriesOf(figures: Readonly<Record<string, unknown>>): WorkloadSeries | 
  */
 export function writeCharts(run: SuiteRun, dir: string, linkPrefix: string): ChartLinks {
   mkdirSync(dir, { recursive: true })
+  // A second run on the same day replaces the first's charts; names carry rates, so old ones would linger.
+  for (const name of readdirSync(dir)) if (name.endsWith('.svg')) rmSync(join(dir, name))
   const write = (name: string, svg: string): string => {
     writeFileSync(join(dir, name), svg)
     return `${linkPrefix}/${name}`

@@ -106,7 +106,10 @@ export function check(target: Target, figures: Readonly<Record<string, Figures>>
   }
   const measuredText = formatValue(value, target.unit)
   if (target.threshold === null) {
-    return { target, value, verdict: 'reported', fractionOfTarget: null, measuredText, thresholdText, marginText: '' }
+    // The knee is 0 when no rate tried kept p99 under the limit.
+    const text = value === 0 ? 'none found (no rate tried kept it)' : measuredText
+    return { target, value, verdict: 'reported', fractionOfTarget: null, measuredText: text, thresholdText,
+      marginText: '' }
   }
   const fraction = target.atLeast ? value / target.threshold : target.threshold / Math.max(value, 1e-9)
   const met = fraction >= 1 && (target.atLeast || value < target.threshold)

@@ -27,13 +27,14 @@ export function profilePlan(workload: string, resultsDir: string, date: string):
     : { dir, nodeFlags: [], scriptArgs: ['--profile-dir', dir] }
 }
 
-/** The .cpuprofile files under `dir` (any depth), with their sizes, oldest first. */
-export function profilesIn(dir: string): { path: string; bytes: number }[] {
+/** The .cpuprofile files under `dir` (any depth) written since `sinceMs`, with their sizes, oldest first. */
+export function profilesIn(dir: string, sinceMs = 0): { path: string; bytes: number }[] {
   if (!existsSync(dir)) return []
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.cpuprofile'))
     .map((name) => ({ path: join(dir, name), stat: statSync(join(dir, name)) }))
     .map(({ path, stat }) => ({ path, bytes: stat.size, ms: stat.mtimeMs }))
+    .filter(({ ms }) => ms >= sinceMs)
     .sort((a, b) => a.ms - b.ms)
     .map(({ path, bytes }) => ({ path, bytes }))
 }

@@ -119,14 +119,17 @@ function writeReport(run: SuiteRun): string {
   return join(RESULTS_DIR, `${base}.md`)
 }
 
-function reportProfiles(plan: ProfilePlan): void {
-  const files = profilesIn(plan.dir)
+function reportProfiles(plan: ProfilePlan, sinceMs: number): void {
+  // Only this run's: a second run on the same day writes into the same folder.
+  const files = profilesIn(plan.dir, sinceMs)
   if (files.length === 0) {
     log(`\nNo CPU profile under ${plan.dir}: the workload did not write one (does it honour --profile-dir yet?).`)
     return
   }
   log(`\n${files.length} CPU profile(s) in ${plan.dir} (open in Chrome DevTools, Performance, or speedscope):`)
   for (const file of files) log(`  ${file.path} (${Math.round(file.bytes / 1024)} KiB)`)
+  log('One file per thread (CPU.<date>.<time>.<pid>.<thread>.<n>: thread 0 is the main thread, the others workers); ' +
+    `where the time went, as tables: node scripts/profile-summary.mjs ${plan.dir}`)
 }
 
 async function main(): Promise<void> {
@@ -148,7 +151,7 @@ async function main(): Promise<void> {
   const durationSeconds = (Date.now() - started.getTime()) / 1000
   if (profile !== null) {
     log(`\nfigures (slowed by the profiler): ${JSON.stringify({ ...workloads[0]!.figures, series: undefined })}`)
-    reportProfiles(profile)
+    reportProfiles(profile, started.getTime())
   } else {
     const figures = Object.fromEntries(workloads.filter((w) => w.error === null).map((w) => [w.name, w.figures]))
     const suiteRun: SuiteRun = { date: localDate(started), startedAt: started.toISOString(),

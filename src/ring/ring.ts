@@ -3,7 +3,15 @@
  * command queue from the front end (main thread) to the engine worker. Lock-free: the producer
  * owns `head`, the consumer owns `tail`, each published with an atomic store after the bytes it
  * covers are written or read. A consumer with nothing to read sleeps in Atomics.wait (or awaits
- * Atomics.waitAsync) on `head` instead of spinning; the producer notifies after each publish.
+ * Atomics.waitAsync) on `head` instead of spinning.
+ *
+ * Wake-ups only for a sleeper (issue 13, point 3): Atomics.notify takes a process-wide lock, and
+ * under load the engine never sleeps, so a notify per record was pure cost. A side about to sleep
+ * raises its flag, then looks at the other side's counter once more; the other side publishes its
+ * counter, then looks at the flag, and notifies only when it is up. All four are sequentially
+ * consistent atomics, so at least one of the two sees the other's store (Dekker): either the
+ * sleeper sees the new counter and does not sleep, or the publisher sees the flag and notifies
+ * (and Atomics.wait on a counter that already moved returns at once).
  *
  * Layout: a 128-byte header (head and tail on separate cache lines), then `capacity` data bytes
  * (a power of two). A record is a 4-byte little-endian length, then the payload, padded to 4
@@ -14,9 +22,16 @@ import { assert } from '../stdx/assert.js'
 
 const HEADER_BYTES = 128
 const HEAD = 0
+/** Raised by the producer while it sleeps waiting for space (beside `head`, which it owns). */
+const PRODUCER_SLEEPING = 8
 /** Index of `tail` in the Int32 header: 64 bytes after `head`. */
 const TAIL = 16
+/** Raised by the consumer while it sleeps waiting for records (beside `tail`, which it owns). */
+const CONSUMER_SLEEPING = 24
 const LENGTH_BYTES = 4
+
+/** How a wait ended: a record (or space) was there already, a wake-up came, or the time ran out. */
+export type WaitResult = 'not-empty' | 'woken' | 'timed-out'
 
 export class Ring {
   readonly capacity: number
@@ -51,7 +66,7 @@ export class Ring {
 
   /**
    * Producer: appends one record, or returns false at once when it does not fit (the queue is
-   * full). Wakes a sleeping consumer.
+   * full). Wakes the consumer if it sleeps.
    */
   tryWrite(payload: Uint8Array): boolean {
     assert(payload.length <= this.payloadMax, 'a record fits in the ring')
@@ -64,7 +79,7 @@ export class Ring {
     this.view.setUint32(at, payload.length, true)
     this.copyIn(payload, (at + LENGTH_BYTES) & mask)
     Atomics.store(this.header, HEAD, (head + recordBytes) | 0)
-    Atomics.notify(this.header, HEAD)
+    if (Atomics.load(this.header, CONSUMER_SLEEPING) !== 0) Atomics.notify(this.header, HEAD)
     return true
   }
 
@@ -91,7 +106,7 @@ export class Ring {
     const tail = Atomics.load(this.header, TAIL) >>> 0
     const length = this.view.getUint32(tail & (this.capacity - 1), true)
     Atomics.store(this.header, TAIL, (tail + LENGTH_BYTES + align4(length)) | 0)
-    Atomics.notify(this.header, TAIL)
+    if (Atomics.load(this.header, PRODUCER_SLEEPING) !== 0) Atomics.notify(this.header, TAIL)
   }
 
   /** Consumer: takes the oldest record (a copy), or null when the queue is empty. */
@@ -105,26 +120,53 @@ export class Ring {
   }
 
   /** Producer: blocks until the consumer frees space or `timeoutMs` passes (tests, tools). */
-  waitForSpaceSync(timeoutMs: number): void {
-    Atomics.wait(this.header, TAIL, Atomics.load(this.header, TAIL), timeoutMs)
+  waitForSpaceSync(timeoutMs: number): WaitResult {
+    const tail = Atomics.load(this.header, TAIL)
+    Atomics.store(this.header, PRODUCER_SLEEPING, 1)
+    try {
+      return waitResult(Atomics.wait(this.header, TAIL, tail, timeoutMs))
+    } finally {
+      Atomics.store(this.header, PRODUCER_SLEEPING, 0)
+    }
   }
 
   /** Consumer: blocks this thread until a record may be there or `timeoutMs` passes. */
-  waitSync(timeoutMs: number): void {
-    const head = Atomics.load(this.header, HEAD)
-    if (head !== Atomics.load(this.header, TAIL)) return
-    Atomics.wait(this.header, HEAD, head, timeoutMs)
+  waitSync(timeoutMs: number): WaitResult {
+    const head = this.headToSleepOn()
+    if (head === null) return 'not-empty'
+    try {
+      return waitResult(Atomics.wait(this.header, HEAD, head, timeoutMs))
+    } finally {
+      Atomics.store(this.header, CONSUMER_SLEEPING, 0)
+    }
   }
 
   /**
    * Consumer: a promise that resolves when a record may be there or `timeoutMs` passes, without
    * blocking the thread's event loop (the engine worker also answers queries).
    */
-  async waitAsync(timeoutMs: number): Promise<void> {
+  async waitAsync(timeoutMs: number): Promise<WaitResult> {
+    const head = this.headToSleepOn()
+    if (head === null) return 'not-empty'
+    try {
+      const waiting = Atomics.waitAsync(this.header, HEAD, head, timeoutMs)
+      return waitResult(waiting.async ? await waiting.value : waiting.value)
+    } finally {
+      Atomics.store(this.header, CONSUMER_SLEEPING, 0)
+    }
+  }
+
+  /**
+   * Raises the consumer's flag and returns the `head` to sleep on, or null (flag lowered) when a
+   * record is there after all: the flag goes up before this last look (see the header comment).
+   */
+  private headToSleepOn(): number | null {
+    if (Atomics.load(this.header, HEAD) !== Atomics.load(this.header, TAIL)) return null
+    Atomics.store(this.header, CONSUMER_SLEEPING, 1)
     const head = Atomics.load(this.header, HEAD)
-    if (head !== Atomics.load(this.header, TAIL)) return
-    const waiting = Atomics.waitAsync(this.header, HEAD, head, timeoutMs)
-    if (waiting.async) await waiting.value
+    if (head === Atomics.load(this.header, TAIL)) return head
+    Atomics.store(this.header, CONSUMER_SLEEPING, 0)
+    return null
   }
 
   private copyIn(payload: Uint8Array, at: number): void {
@@ -140,6 +182,11 @@ export class Ring {
     if (first < length) payload.set(this.data.subarray(0, length - first), first)
     return payload
   }
+}
+
+/** Atomics' answer in the ring's words: 'not-equal' means the counter had moved already. */
+function waitResult(answer: 'ok' | 'not-equal' | 'timed-out'): WaitResult {
+  return answer === 'ok' ? 'woken' : answer === 'timed-out' ? 'timed-out' : 'not-empty'
 }
 
 function align4(bytes: number): number {

@@ -159,8 +159,22 @@ export function orderExchangeOf(chainId: number, negRisk: boolean, version: Exch
  * protocol version (domain version "1", "2" or "3").
  */
 export function orderDomainSeparator(chainId: number, negRisk: boolean, version: ExchangeVersion = 1): Uint8Array {
-  return cachedSeparator(EXCHANGE_NAME, chainId, orderExchangeOf(chainId, negRisk, version), String(version))
+  let byDomain = orderSeparators.get(chainId)
+  if (byDomain === undefined) {
+    byDomain = []
+    orderSeparators.set(chainId, byDomain)
+  }
+  const index = version * 2 + (negRisk ? 1 : 0)
+  return (byDomain[index] ??=
+    cachedSeparator(EXCHANGE_NAME, chainId, orderExchangeOf(chainId, negRisk, version), String(version)))
 }
+
+/**
+ * Order domain separators by chain, then by version and neg-risk flag: each order asks for one,
+ * and building cachedSeparator's string key cost more than the rest of the lookup. Only chains
+ * with contracts get an entry (orderExchangeOf throws for the others).
+ */
+const orderSeparators = new Map<number, Uint8Array[]>()
 
 export function clobAuthDomainSeparator(chainId: number): Uint8Array {
   return cachedSeparator(CLOB_AUTH_NAME, chainId, null)
@@ -223,13 +237,33 @@ function layOutOrders(memory: Uint8Array): { v1: number; v2: number; digest: num
   return { v1, v2, digest }
 }
 
+/**
+ * Token ids as words: 77 decimal digits each, converted through a bigint, and few of them (two per
+ * market), each in thousands of orders. Cleared when full, so a stream of unknown ids costs one
+ * insertion per order and no memory beyond the bound.
+ */
+const tokenIdWords = new Map<string, Uint8Array>()
+const TOKEN_ID_WORDS_MAX = 4_096
+
+function writeTokenIdWord(memory: Uint8Array, at: number, tokenId: string): boolean {
+  const word = tokenIdWords.get(tokenId)
+  if (word !== undefined) {
+    memory.set(word, at)
+    return true
+  }
+  if (!writeDecimalWord(memory, at, tokenId)) return false
+  if (tokenIdWords.size >= TOKEN_ID_WORDS_MAX) tokenIdWords.clear()
+  tokenIdWords.set(tokenId, memory.slice(at, at + WORD_BYTES))
+  return true
+}
+
 /** Encodes `order` in its layout and writes its struct hash at `output`; false when a field is not canonical. */
 function hashOrderInPlace(keccak: KeccakModule, order: AnyOrderStruct, output: number): boolean {
   const memory = keccak.memory
   if (order.version === 2) {
     const at = ORDER_V2_AT
     if (!(writeDecimalWord(memory, at + 32, order.salt) && writeAddressWord(memory, at + 64, order.maker) &&
-      writeAddressWord(memory, at + 96, order.signer) && writeDecimalWord(memory, at + 128, order.tokenId) &&
+      writeAddressWord(memory, at + 96, order.signer) && writeTokenIdWord(memory, at + 128, order.tokenId) &&
       writeDecimalWord(memory, at + 160, order.makerAmount) && writeDecimalWord(memory, at + 192, order.takerAmount) &&
       writeSmallWord(memory, at + 224, order.side) && writeSmallWord(memory, at + 256, order.signatureType) &&
       writeDecimalWord(memory, at + 288, order.timestamp) && writeBytes32Word(memory, at + 320, order.metadata) &&
@@ -240,7 +274,7 @@ function hashOrderInPlace(keccak: KeccakModule, order: AnyOrderStruct, output: n
   const at = ORDER_V1_AT
   if (!(writeDecimalWord(memory, at + 32, order.salt) && writeAddressWord(memory, at + 64, order.maker) &&
     writeAddressWord(memory, at + 96, order.signer) && writeAddressWord(memory, at + 128, order.taker) &&
-    writeDecimalWord(memory, at + 160, order.tokenId) && writeDecimalWord(memory, at + 192, order.makerAmount) &&
+    writeTokenIdWord(memory, at + 160, order.tokenId) && writeDecimalWord(memory, at + 192, order.makerAmount) &&
     writeDecimalWord(memory, at + 224, order.takerAmount) && writeDecimalWord(memory, at + 256, order.expiration) &&
     writeDecimalWord(memory, at + 288, order.nonce) && writeDecimalWord(memory, at + 320, order.feeRateBps) &&
     writeSmallWord(memory, at + 352, order.side) && writeSmallWord(memory, at + 384, order.signatureType))) return false

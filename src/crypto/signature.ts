@@ -82,6 +82,32 @@ export function recoverAddress(digest: Uint8Array, signature: ParsedSignature): 
   return publicKey === null ? null : addressOfPublicKey(publicKey)
 }
 
+/**
+ * The public key last seen for each of up to KNOWN_KEYS_MAX addresses, each one checked to hash
+ * to its address: a signer's next order recovers the same key, and comparing 65 bytes replaces a
+ * keccak and a hex encoding. Cleared when full (about 1 MiB), so unknown signers cost what they did.
+ */
+const knownKeys = new Map<string, Uint8Array>()
+const KNOWN_KEYS_MAX = 4_096
+
+/** Whether `signature` over `digest` recovers to `address` (lower-case). */
+export function recoversTo(digest: Uint8Array, signature: ParsedSignature, address: string): boolean {
+  const publicKey = recoverPublicKey(digest, signature)
+  if (publicKey === null) return false
+  const known = knownKeys.get(address)
+  if (known !== undefined && equalBytes(known, publicKey)) return true
+  if (addressOfPublicKey(publicKey) !== address) return false
+  if (knownKeys.size >= KNOWN_KEYS_MAX) knownKeys.clear()
+  knownKeys.set(address, publicKey.slice())
+  return true
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 /** Signs a digest (the SDK's wallets): 0x + r ‖ s ‖ v with v = 27 or 28, low s. */
 export function signDigest(digest: Uint8Array, privateKey: Uint8Array): string {
   const signature = secp256k1.sign(digest, privateKey, { prehash: false, lowS: true, format: 'recovered' })

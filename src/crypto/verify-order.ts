@@ -20,7 +20,7 @@ import {
   versionOf,
 } from './eip712.js'
 import { toHex } from './hex.js'
-import { parseSignature, recoverAddress, type SignatureFault } from './signature.js'
+import { parseSignature, recoverAddress, recoversTo, type SignatureFault } from './signature.js'
 import type { SignerCache } from './signer-cache.js'
 import { normalAddress } from './address.js'
 
@@ -103,7 +103,7 @@ export function verifyOrder(task: OrderToVerify, chainId: number, cache: SignerC
   const digest = orderDigest(task.order, chainId, task.negRisk)
   const verified = cache !== null
     ? cache.verify(signer, digest, signature)
-    : recoverAddress(digest, signature) === signer
+    : recoversTo(digest, signature, signer)
   if (verified) return { ok: true, orderId: toHex(digest) }
   return diagnose(task, chainId, (other) => recoverAddress(other, signature) === signer,
     () => recoverAddress(digest, signature) ?? 'none', signer)

@@ -20,6 +20,7 @@ export const EXPECTED_SECONDS: Readonly<Record<string, { readonly quick: number;
 }
 
 const TICK_SECONDS = 15
+const SCALE_PRIOR_SECONDS = 60
 
 export function formatSeconds(seconds: number): string {
   const whole = Math.max(0, Math.round(seconds))
@@ -89,8 +90,13 @@ export class SuiteProgress {
     return row === undefined ? 60 : this.quick ? row.quick : row.full
   }
 
-  /** Finished workloads' time over their expected time, bounded: one odd workload should not swing it far. */
+  /**
+   * Finished workloads' time over their expected time, starting from a minute's worth of 1 (so a
+   * short first workload that ran 8 s late does not make everything after it 40 % longer) and
+   * bounded: one odd workload should not swing it far.
+   */
   private scale(): number {
-    return this.doneExpectedSeconds === 0 ? 1 : Math.min(3, Math.max(0.5, this.doneSeconds / this.doneExpectedSeconds))
+    const ratio = (this.doneSeconds + SCALE_PRIOR_SECONDS) / (this.doneExpectedSeconds + SCALE_PRIOR_SECONDS)
+    return Math.min(3, Math.max(0.5, ratio))
   }
 }

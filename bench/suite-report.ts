@@ -98,16 +98,19 @@ function runsOf(figures: Figures): string {
 }
 
 function workloadSection(w: WorkloadRun, charts: readonly { title: string; path: string }[]): string[] {
-  const lines = [`### ${w.title}`, '', `Runs: ${runsOf(w.figures)}; ${formatSeconds(w.seconds)}.` +
-    (hasRange(w.figures) ? ' Min and max are over the runs.' : ' This workload prints one value per figure.'), '']
+  const lines = [`### ${w.title}`, '',
+    `Runs: ${runsOf(w.figures)}; ${formatSeconds(w.seconds)}. ${rangeNote(w.figures)}`, '']
   if (w.error !== null) return [...lines, `Failed: ${w.error}`]
   lines.push('| figure | median or value | min | max |', '| --- | --- | --- | --- |', ...figureRows(w.figures))
   if (charts.length > 0) lines.push('', ...charts.map((c) => `![${c.title}](${c.path})`))
   return lines
 }
 
-function hasRange(figures: Figures): boolean {
-  return Object.keys(figures).some((key) => key.endsWith('_min'))
+function rangeNote(figures: Figures): string {
+  if (Object.keys(figures).some((key) => key.endsWith('_min'))) return 'Min and max are over the runs.'
+  return typeof (figures.runs ?? figures.medians_over_runs) === 'number'
+    ? 'Medians over the runs; the workload does not print their min and max.'
+    : 'One value per figure.'
 }
 
 /** One row per flat figure; X_min and X_max join X's row. Nested objects (series, statuses) stay in the JSON. */

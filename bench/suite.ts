@@ -16,7 +16,8 @@
  * - `summary.md` and `summary.json`: the same, for the latest run, at a fixed path.
  * A workload that fails is reported as failed and the others still run; the exit status is 1 then.
  *
- * Flags: --quick (every workload's short form: about 3 minutes instead of about 11),
+ * Flags: --quick (every workload's short form: minutes instead of a quarter of an hour or more;
+ * the report's workloads table says how long each took, bench/progress.ts keeps the expected times),
  * --only engine,host,sig,rest,grpc, --profile <workload> (that workload alone with CPU profiles of
  * its server side into bench/results/profiles/<date>-<workload>/, see bench/profile.ts; its figures
  * are slowed by the profiler, so no report is written).

@@ -88,7 +88,7 @@ export interface Checked {
 }
 
 export function formatValue(value: number, unit: Unit): string {
-  if (unit === 'percent') return `${Math.round(value * 100)} %`
+  if (unit === 'percent') return value < 0.1 ? `${(value * 100).toFixed(1)} %` : `${Math.round(value * 100)} %`
   if (unit === 'x') return `${value.toFixed(2)} x`
   if (unit === 'ms') return `${value < 10 ? value.toFixed(2) : Math.round(value).toLocaleString('en')} ms`
   return `${Math.round(value).toLocaleString('en')}/s`

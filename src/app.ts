@@ -33,6 +33,8 @@ import { UserChannel } from './api/ws/user-channel.js'
 import { GrpcServer } from './api/grpc/server.js'
 import { StreamSlots } from './api/grpc/stream-slots.js'
 import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX, GRPC_STREAMS_PER_KEY_MAX, HEARTBEAT_SWEEP_INTERVAL_MS } from './limits.js'
+import { LoadShedder } from './service/load-shedder.js'
+import { admitPlacement } from './service/trading.js'
 import { Heartbeats } from './service/heartbeats.js'
 import { ExpiryTimer } from './service/expiry-timer.js'
 
@@ -68,10 +70,13 @@ export async function startPredex(config: Config, log: Log,
   const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers, backend: signatures,
     onVerdict: (result, seconds) => metrics.observeVerification(result, seconds) })
   const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
-  const metrics = metricsOf({ host, read, store, pool, heartbeats })
+  const shedder = new LoadShedder({ lagMsMax: config.shedLagMs,
+    onChange: (shedding, lagMs) => log.warn(shedding ? 'overloaded: shedding order placements' : 'no longer shedding',
+      { lagMs: Math.round(lagMs), lagMsMax: config.shedLagMs }) })
+  const metrics = metricsOf({ host, read, store, pool, heartbeats, shedder })
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
-    nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log,
+    nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log, shedder,
     faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
       creditsPerHourMax: config.rateLimits ? undefined : null },
   }
@@ -82,7 +87,8 @@ export async function startPredex(config: Config, log: Log,
     clock: { nowSec: () => Math.floor(clock.wallMs() / 1000), nowMs: () => clock.monotonicMs() },
     limiter: config.rateLimits ? new RateLimiter() : null,
   })
-  const server = new RestServer({ routes: allRoutes, context, metrics, log, gate })
+  const server = new RestServer({ routes: allRoutes, context, metrics, log, gate,
+    admitPlacement: () => admitPlacement(context) })
   const marketChannel = new MarketChannel(server.uws, context)
   server.uws.ws('/ws/market', marketChannel.behavior())
   fanOut.register(marketChannel)
@@ -102,9 +108,11 @@ export async function startPredex(config: Config, log: Log,
       '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')
   }
   const timers = startHostTimers(context, fanOut, clock, demoAccount, log)
+  shedder.start()
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
+      shedder.stop()
       await timers.stop() // the heartbeats' cancels and an expiry under way reach the engine before it stops
       marketChannel.closeAll()
       userChannel.closeAll()
@@ -133,8 +141,8 @@ async function openReadModel(config: Config, host: EngineHost, log: Log):
 
 /** The process's metrics, with the gauges read at each scrape. */
 function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore; pool: VerifierPool;
-  heartbeats: Heartbeats }): Metrics {
-  const { host, read, store, pool, heartbeats } = parts
+  heartbeats: Heartbeats; shedder: LoadShedder }): Metrics {
+  const { host, read, store, pool, heartbeats, shedder } = parts
   const metrics = new Metrics()
   metrics.engine(host.stats)
   metrics.gauge('predex_engine_seq', 'Sequence number of the last durable command the front end has seen',
@@ -153,6 +161,10 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
   metrics.gauge('predex_read_store_lag_commands', 'Commands in the read model not yet durable in its store',
     () => Math.max(0, read.seq - store.durableSeq))
   metrics.gauge('predex_heartbeat_chains', 'API keys whose heartbeat chain is watched', () => heartbeats.watched)
+  metrics.gauge('predex_load_shedding', 'Whether order placements are being shed (1) for event-loop lag',
+    () => (shedder.isShedding ? 1 : 0))
+  metrics.counter('predex_load_shed_placements_total', 'Order placements refused with SERVER_BUSY for event-loop lag',
+    () => shedder.refused)
   return metrics
 }
 

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os'
 import { CHAINS } from './crypto/contracts.js'
 import { MasterKey } from './auth/master-key.js'
 import { ENDED_ORDERS_RETAINED } from './engine/limits.js'
-import { UNFILLED_ORDERS_RETENTION_DAYS } from './limits.js'
+import { LOOP_LAG_MS_MAX_DEFAULT, UNFILLED_ORDERS_RETENTION_DAYS } from './limits.js'
 import { LOG_LEVELS, type LogFormat, type LogLevel } from './log.js'
 import type { SigBackendChoice } from './crypto/sig-backend.js'
 
@@ -41,6 +41,8 @@ export interface Config {
   readonly authFutureSec: number
   /** Per-key and per-address request budgets (limits.ts RATE_RULES); off only for benchmarks. */
   readonly rateLimits: boolean
+  /** Shed order placements while the event loop lags more than this, in ms (0: never). */
+  readonly shedLagMs: number
   readonly logLevel: LogLevel
   /** Null: pretty when standard output is a terminal, JSON lines otherwise. */
   readonly logFormat: LogFormat | null
@@ -141,6 +143,10 @@ const SETTINGS: readonly Setting[] = [
   { key: 'rateLimits', flag: '--rate-limits', env: 'RATE_LIMITS',
     help: 'answer 429 past the per-key and per-address budgets (off: benchmarks only)',
     defaultText: 'true', parse: boolean },
+  { key: 'shedLagMs', flag: '--shed-lag-ms', env: 'SHED_LAG_MS',
+    help: 'refuse new order placements (503 SERVER_BUSY, Retry-After) while the event loop runs this many ms late, '
+      + 'before their bodies are read; reads and cancels go on (0: never shed)',
+    defaultText: String(LOOP_LAG_MS_MAX_DEFAULT), parse: integer(0, 60_000) },
   { key: 'faucetAmountUsdc', flag: '--faucet-amount', env: null, help: 'USDC per faucet request', defaultText: '1000',
     parse: integer(1, 1_000_000) },
   { key: 'faucetCooldownSec', flag: '--faucet-cooldown', env: null,
@@ -169,7 +175,7 @@ const DEFAULTS: Config = {
   unfilledOrdersRetentionDays: UNFILLED_ORDERS_RETENTION_DAYS,
   demo: null,
   faucetAmountUsdc: 1000, faucetCooldownSec: 60,
-  authPastSec: 60, authFutureSec: 10, rateLimits: true, logLevel: 'info', logFormat: null,
+  authPastSec: 60, authFutureSec: 10, rateLimits: true, shedLagMs: LOOP_LAG_MS_MAX_DEFAULT, logLevel: 'info', logFormat: null,
 }
 
 /** The configuration from argv and env, or 'help'. Throws ConfigError naming the setting. */

@@ -187,6 +187,11 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
     perKeyMax: 'when this trader\'s share is full: the most orders of one address waiting at once',
     retryAfterSeconds: RETRY_AFTER,
   },
+  SERVER_BUSY: {
+    lagMs: 'how late the front end\'s thread ran its last timer, in ms: how long a request waited for it',
+    lagMsMax: 'the lag past which order placements are shed (--shed-lag-ms)',
+    retryAfterSeconds: RETRY_AFTER,
+  },
   // ---- Authentication ----------------------------------------------------------------------------------
   AUTH_TIMESTAMP: {
     serverTime: 'the server\'s clock, unix seconds (as GET /time)',

@@ -55,6 +55,8 @@ export const ServiceCode = {
   ENGINE_UNAVAILABLE: 'ENGINE_UNAVAILABLE',
   /** The signature verification pool's queue is full: retry shortly. */
   SIGNATURE_POOL_BUSY: 'SIGNATURE_POOL_BUSY',
+  /** The front end's thread is overloaded (its event loop lags): order placements are shed; retry shortly. */
+  SERVER_BUSY: 'SERVER_BUSY',
 } as const
 
 export type ServiceCode = (typeof ServiceCode)[keyof typeof ServiceCode]
@@ -138,6 +140,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   ENGINE_BUSY: UNAVAILABLE,
   ENGINE_UNAVAILABLE: UNAVAILABLE,
   SIGNATURE_POOL_BUSY: UNAVAILABLE,
+  SERVER_BUSY: UNAVAILABLE,
   // Authentication.
   AUTH_HEADERS_MISSING: UNAUTHENTICATED,
   AUTH_TIMESTAMP: UNAUTHENTICATED,

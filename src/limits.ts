@@ -78,6 +78,19 @@ export const VERIFY_LIGHT_RESERVE_ORDERS = 256
 export const VERIFY_TASKS_PER_THREAD = 2
 /** The Retry-After of SIGNATURE_POOL_BUSY: the pool drains its whole bound in less than this. */
 export const VERIFY_RETRY_AFTER_SEC = 1
+/**
+ * Shedding by event-loop lag (service/load-shedder.ts): the front end's timer ticks every
+ * LOOP_LAG_TICK_MS; when LOOP_LAG_TICKS_TO_SHED ticks in a row run more than the bound late
+ * (--shed-lag-ms, LOOP_LAG_MS_MAX_DEFAULT unless told), new order placements are refused with
+ * SERVER_BUSY until a tick is on time. 50 ms: a read waits at most a few times that while a flood
+ * is shed (the overload test bounds reads' p99 at 250 ms); two ticks: one late tick is a
+ * collection or a busy machine, not an overload.
+ */
+export const LOOP_LAG_TICK_MS = 20
+export const LOOP_LAG_TICKS_TO_SHED = 2
+export const LOOP_LAG_MS_MAX_DEFAULT = 50
+/** The Retry-After of SERVER_BUSY. */
+export const LOOP_LAG_RETRY_AFTER_SEC = 1
 /** Signers whose public key is kept precomputed, per pool thread (about 1 MiB each). */
 export const SIGNER_CACHE_ENTRIES_MAX = 64
 /** Verifications of one signer before its key is precomputed (the table costs tens of ms). */

@@ -65,7 +65,10 @@ async function app(): Promise<typeof import('../src/app.js')> {
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'predex.rest-')) // a dot, as mktemp's (journal.ts)
-  const config = configOf(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo', '--sig-workers', '1', ...(options.argv ?? [])], {})
+  // No shedding by event-loop lag: here the test shares the server's thread, so its own work (signing
+  // orders, checking answers) would count as the server's lag (shedding has its own test).
+  const config = configOf(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo', '--sig-workers', '1',
+    '--shed-lag-ms', '0', ...(options.argv ?? [])], {})
   if (config === 'help') throw new Error('unexpected help')
   const { startPredex } = await app()
   const log = options.logger ?? (options.log === undefined ? SILENT_LOG : lineLog(options.log))

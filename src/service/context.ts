@@ -10,6 +10,7 @@ import type { ReadModel } from '../read/read-model.js'
 import type { Metrics } from '../metrics.js'
 import type { Heartbeats } from './heartbeats.js'
 import type { Log } from '../log.js'
+import type { LoadShedder } from './load-shedder.js'
 
 export interface ServiceContext {
   readonly host: EngineHost
@@ -37,4 +38,6 @@ export interface ServiceContext {
   readonly heartbeats: Heartbeats
   /** For what a client is not told: an unexpected failure behind an INTERNAL answer. */
   readonly log: Log
+  /** Sheds order placements while the front end's event loop lags (absent: never sheds). */
+  readonly shedder?: LoadShedder
 }

@@ -113,7 +113,11 @@ export class TradingSession {
   /** Places one order: its placement, or its refusal (by the intake, or by the engine with the command's seq). */
   place(order: SignedOrder | PredexError): Promise<OrderOutcome> {
     return this.track(this.inOrder.run(
-      () => (order instanceof PredexError ? Promise.reject(order) : checkedOrder(this.context, order, this.trader)),
+      async () => {
+        if (order instanceof PredexError) throw order
+        trading.admitPlacement(this.context)
+        return checkedOrder(this.context, order, this.trader)
+      },
       (input) => trading.submitOrder(this.context, input),
       order instanceof PredexError ? 0 : 1,
     ).then((outcome) => {

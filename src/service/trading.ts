@@ -40,7 +40,16 @@ export interface Placement {
 /** What a cancel did, and the journal sequence number of the cancel command. */
 export type CancelOutcome = Canceled & { readonly seq: number }
 
+/**
+ * Throws SERVER_BUSY while the front end sheds placements (load-shedder.ts). Every placement
+ * passes here first; the REST face also asks before it reads a placement's body.
+ */
+export function admitPlacement(context: ServiceContext): void {
+  context.shedder?.admitPlacement()
+}
+
 export async function placeOrder(context: ServiceContext, order: SignedOrder, trader: Trader): Promise<Placement> {
+  admitPlacement(context)
   const { entry } = await submitOrder(context, await checkedOrder(context, order, trader))
   if (!entry.ok) throw entry.error
   return entry.placement
@@ -88,6 +97,7 @@ export type CheckedOrders = readonly PromiseSettledResult<OrderInput>[]
 export async function checkedOrders(context: ServiceContext, orders: readonly (SignedOrder | PredexError)[],
   trader: Trader): Promise<CheckedOrders> {
   checkBatchSize(orders.length)
+  admitPlacement(context)
   // Admitted whole or refused whole (503 with one Retry-After), not half verified and half refused.
   context.pool.admit(orders.filter((order) => !(order instanceof PredexError)).length, trader.address)
   return Promise.allSettled(orders.map((order) =>

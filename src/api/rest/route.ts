@@ -76,6 +76,11 @@ export interface Route<C> {
   readonly openapi: OpenApiInfo
   /** Its own rate budget (limits.ts RATE_RULES), besides the general one every request counts against. */
   readonly rate?: RateClass
+  /**
+   * An order placement: refused before its body is read while the front end sheds load
+   * (service/load-shedder.ts). Reads and cancels never are.
+   */
+  readonly placement?: true
   /** Only under /compat (Polymarket-only endpoints), or only native. */
   readonly surface?: 'native' | 'compat' | 'both'
 }

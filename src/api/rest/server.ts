@@ -29,6 +29,8 @@ export interface ServerOptions<C> {
   readonly gate: Gate
   readonly metrics: Metrics
   readonly log: Log
+  /** Throws while order placements are shed (trading.admitPlacement); asked before their bodies are read. */
+  readonly admitPlacement?: () => void
 }
 
 /** One request's fate, shared by the callbacks that answer it. */
@@ -152,8 +154,10 @@ export class RestServer<C> {
     let request: RestRequest
     try {
       request = this.copyRequest(req, route, compat, remoteAddress)
-      // Before the body is read: a client over its budget costs as little as possible.
+      // Before the body is read: a client over its budget, or a placement while the front end
+      // sheds load, costs as little as possible.
       this.options.gate.admit(request.remoteAddress)
+      if (route.placement === true) this.options.admitPlacement?.()
     } catch (error) {
       this.respond(res, state, errorReply(error, this.options.log, state.requestId), route, started)
       return

@@ -76,7 +76,7 @@ function query(request: RestRequest, name: string): string | null {
 }
 
 export const tradingRoutes: Route<ServiceContext>[] = [
-  { method: 'POST', path: '/order', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order',
+  { method: 'POST', path: '/order', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order', placement: true,
     openapi: { tag: 'trading', summary: 'Place one signed order',
       body: '{order: SignedOrder (V1: taker, nonce, feeRateBps; V2: timestamp, metadata, builder), owner, orderType, '
         + 'postOnly?}',
@@ -86,7 +86,7 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       const order = parseWireOrder(parseJsonBody(request.body))
       return { body: placed(await trading.placeOrder(context, order, traderOf(identity))) }
     } },
-  { method: 'POST', path: '/orders', auth: 'l2', bodyMax: REST_BATCH_BODY_BYTES_MAX, rate: 'batch',
+  { method: 'POST', path: '/orders', auth: 'l2', bodyMax: REST_BATCH_BODY_BYTES_MAX, rate: 'batch', placement: true,
     openapi: { tag: 'trading',
       summary: `Place up to ${NATIVE_BATCH_ORDERS_MAX} signed orders (${BATCH_ORDERS_MAX} under /compat, as ` +
         'Polymarket), each on its own',

@@ -7,7 +7,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { addressOfPublicKey } from './address.js'
-import { writeHexBytes } from './hex.js'
+import { wordOfBigInt, writeHexBytes } from './hex.js'
 
 const N = secp256k1.Point.Fn.ORDER
 const HALF_N = N >> 1n
@@ -31,24 +31,62 @@ export interface ParsedSignature {
 
 /** 0x + 65 bytes of hex. */
 const SIGNATURE_HEX_LENGTH = 2 + 65 * 2
+const N_WORD = wordOfBigInt(N)
+const HALF_N_WORD = wordOfBigInt(HALF_N)
+/** The v byte, decoded here (one array, reused). */
+const vByte = new Uint8Array(1)
+
+/**
+ * A signature parsed from hex: its bytes, checked without bigints; r and s become bigints only
+ * when asked for (noble and the signer cache ask; libsecp256k1 takes the bytes).
+ */
+class HexSignature implements ParsedSignature {
+  private rValue: bigint | null = null
+  private sValue: bigint | null = null
+
+  constructor(readonly compact: Uint8Array, readonly recovery: 0 | 1) {}
+
+  get r(): bigint {
+    return (this.rValue ??= bigIntOfWord(this.compact, 0))
+  }
+
+  get s(): bigint {
+    return (this.sValue ??= bigIntOfWord(this.compact, 32))
+  }
+}
 
 export function parseSignature(hex: string): ParsedSignature | SignatureFault {
   if (typeof hex !== 'string' || hex.length !== SIGNATURE_HEX_LENGTH || !hex.startsWith('0x')) {
     return 'signature-length'
   }
   const compact = new Uint8Array(64)
-  const vByte = new Uint8Array(1)
   if (!writeHexBytes(compact, 0, hex, 2, 64) || !writeHexBytes(vByte, 0, hex, 130, 1)) return 'signature-length'
-  const r = BigInt('0x' + hex.slice(2, 66))
-  const s = BigInt('0x' + hex.slice(66, 130))
   const v = vByte[0]!
-  if (r === 0n || s === 0n) return 'signature-zero'
-  if (r >= N || s >= N) return 'signature-range'
+  if (isZeroWord(compact, 0) || isZeroWord(compact, 32)) return 'signature-zero'
+  if (compareWord(compact, 0, N_WORD) >= 0 || compareWord(compact, 32, N_WORD) >= 0) return 'signature-range'
   // EIP-2: only the low-s form is valid, so a signature cannot be re-shaped into a second one.
-  if (s > HALF_N) return 'signature-high-s'
+  if (compareWord(compact, 32, HALF_N_WORD) > 0) return 'signature-high-s'
   const recovery = v === 27 || v === 0 ? 0 : v === 28 || v === 1 ? 1 : -1
   if (recovery < 0) return 'signature-v'
-  return { r, s, recovery: recovery as 0 | 1, compact }
+  return new HexSignature(compact, recovery as 0 | 1)
+}
+
+function isZeroWord(bytes: Uint8Array, at: number): boolean {
+  for (let i = at; i < at + 32; i++) if (bytes[i] !== 0) return false
+  return true
+}
+
+/** Negative, zero or positive as the big-endian word at `at` is below, equal to or above `word`. */
+function compareWord(bytes: Uint8Array, at: number, word: Uint8Array): number {
+  for (let i = 0; i < 32; i++) {
+    const difference = bytes[at + i]! - word[i]!
+    if (difference !== 0) return difference
+  }
+  return 0
+}
+
+function bigIntOfWord(bytes: Uint8Array, at: number): bigint {
+  return BigInt('0x' + bytesToHex(bytes.subarray(at, at + 32)))
 }
 
 /** noble's recovery: the reference, and what runs when libsecp256k1 is not chosen (sig-backend.ts). */

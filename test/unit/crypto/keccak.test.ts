@@ -181,7 +181,19 @@ t.test('a parsed signature carries r ‖ s as bytes; any non-hex character is re
   const signature = signDigest(fromHex('0x' + random.hex(32)), fromHex('0x01' + random.hex(31)))
   const parsed = parseSignature(signature) as ParsedSignature
   t.equal(hex(parsed.compact!), parsed.r.toString(16).padStart(64, '0') + parsed.s.toString(16).padStart(64, '0'))
-  t.same(parseSignature(signature.toUpperCase().replace('0X', '0x')), parsed, 'upper-case hex')
+  const upper = parseSignature(signature.toUpperCase().replace('0X', '0x')) as ParsedSignature
+  t.same([upper.r, upper.s, upper.recovery, hex(upper.compact!)], [parsed.r, parsed.s, parsed.recovery,
+    hex(parsed.compact!)], 'upper-case hex')
+  // The range checks compare bytes: their edges against the curve order's.
+  const N = secp256k1.Point.Fn.ORDER
+  const word = (value: bigint): string => value.toString(16).padStart(64, '0')
+  const edges: [bigint, bigint, string | null][] = [[N - 1n, 1n, null], [N, 1n, 'signature-range'],
+    [1n, N >> 1n, null], [1n, (N >> 1n) + 1n, 'signature-high-s'], [1n, N, 'signature-range'],
+    [0n, 1n, 'signature-zero'], [1n, 0n, 'signature-zero'], [(1n << 256n) - 1n, 1n, 'signature-range']]
+  for (const [r, s, fault] of edges) {
+    const result = parseSignature('0x' + word(r) + word(s) + '1b')
+    t.same(typeof result === 'string' ? result : [result.r, result.s], fault ?? [r, s], `r ${r}, s ${s}`)
+  }
   for (const bad of ['g', ' ', '\u0130', '\u0661']) {
     const at = random.int(2, signature.length - 1)
     t.equal(parseSignature(signature.slice(0, at) + bad + signature.slice(at + 1)), 'signature-length', JSON.stringify(bad))

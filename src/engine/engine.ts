@@ -83,6 +83,11 @@ export class Engine {
   /** Scratch of the current command. */
   events: EngineEvent[] = []
   tradeCount = 0
+  /**
+   * False while `applyForReplay` runs: the per-step events are not built and the aggregated ones
+   * not computed. Nothing but events reads what they would hold, so the state is the same.
+   */
+  recording = true
 
   /**
    * `hashSeed` only randomises the layout of the order index (against crafted collisions); it
@@ -105,8 +110,24 @@ export class Engine {
     this.touches.begin()
     expireDue(this)
     const result = this.dispatch(command)
-    emitAggregates(this)
+    if (this.recording) emitAggregates(this)
     return { result, events: this.events }
+  }
+
+  /**
+   * Applies a journaled command during recovery: the same state as `apply` (the simulation and
+   * the crash tests compare state hashes), but no events are built, since nobody reads them.
+   * Events were about a third of the engine's time per command.
+   */
+  applyForReplay(command: Command): void {
+    assert(this.recording, 'replay does not nest')
+    this.recording = false
+    try {
+      this.apply(command)
+    } finally {
+      this.recording = true
+    }
+    assert(this.events.length === 0, 'replay builds no events')
   }
 
   /**
@@ -148,8 +169,9 @@ export class Engine {
     }
   }
 
+  /** Callers of the hot paths check `recording` first, so that a replay does not even build the event. */
   emit(event: EngineEvent): void {
-    this.events.push(event)
+    if (this.recording) this.events.push(event)
   }
 
   /** Lists a market and its tokens in every index (market creation and snapshot loading). */

@@ -67,6 +67,7 @@ export function emitOrderUpdate(
   status: OrderStatus,
   reason: CancelReason | null,
 ): void {
+  if (!engine.recording) return
   engine.emit({
     type: 'orderUpdate',
     orderId: order.orderId,

@@ -197,6 +197,7 @@ function emitTrade(
   takerPips: number,
   fee: number,
 ): void {
+  if (!engine.recording) return
   const market = taker.market
   engine.emit({
     type: 'trade',

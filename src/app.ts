@@ -70,9 +70,7 @@ export async function startPredex(config: Config, log: Log,
   const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers, backend: signatures,
     onVerdict: (result, seconds) => metrics.observeVerification(result, seconds) })
   const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
-  const shedder = new LoadShedder({ lagMsMax: config.shedLagMs,
-    onChange: (shedding, lagMs) => log.warn(shedding ? 'overloaded: shedding order placements' : 'no longer shedding',
-      { lagMs: Math.round(lagMs), lagMsMax: config.shedLagMs }) })
+  const shedder = shedderOf(config, log)
   const metrics = metricsOf({ host, read, store, pool, heartbeats, shedder })
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
@@ -100,15 +98,8 @@ export async function startPredex(config: Config, log: Log,
     keyStreams: new StreamSlots('streams of this API key', GRPC_STREAMS_PER_KEY_MAX),
     addressStreams: new StreamSlots('book streams of this address', GRPC_BOOK_STREAMS_PER_ADDRESS_MAX) })
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
-  if (!config.rateLimits) {
-    log.warn('rate limits are off (--rate-limits false): benchmarks only, never in production')
-  }
-  if (!(await server.probeUnderscoreHeaders(config.host))) {
-    log.warn('this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
-      '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')
-  }
+  await warnAboutSetup(config, server, log)
   const timers = startHostTimers(context, fanOut, clock, demoAccount, log)
-  shedder.start()
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
@@ -125,6 +116,26 @@ export async function startPredex(config: Config, log: Log,
     return stopped
   }
   return { port, grpcPort, adminKey, context, demo: timers.demo, stop }
+}
+
+/** What an operator must know about this start: rate limits off, a uWS build that drops some headers. */
+async function warnAboutSetup(config: Config, server: RestServer<ServiceContext>, log: Log): Promise<void> {
+  if (!config.rateLimits) {
+    log.warn('rate limits are off (--rate-limits false): benchmarks only, never in production')
+  }
+  if (!(await server.probeUnderscoreHeaders(config.host))) {
+    log.warn('this uWebSockets.js build drops requests whose header names contain "_" (POLY_ADDRESS, ...), so ' +
+      '@polymarket/clob-client cannot authenticate. Run `node scripts/patch-uws.mjs` (npm ci does) on Linux x64.')
+  }
+}
+
+/** Sheds order placements while the event loop lags (service/load-shedder.ts); says when it starts and stops. */
+function shedderOf(config: Config, log: Log): LoadShedder {
+  const shedder = new LoadShedder({ lagMsMax: config.shedLagMs,
+    onChange: (shedding, lagMs) => log.warn(shedding ? 'overloaded: shedding order placements' : 'no longer shedding',
+      { lagMs: Math.round(lagMs), lagMsMax: config.shedLagMs }) })
+  shedder.start()
+  return shedder
 }
 
 /** The read model on its store, brought up to the journal. */

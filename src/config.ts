@@ -175,7 +175,8 @@ const DEFAULTS: Config = {
   unfilledOrdersRetentionDays: UNFILLED_ORDERS_RETENTION_DAYS,
   demo: null,
   faucetAmountUsdc: 1000, faucetCooldownSec: 60,
-  authPastSec: 60, authFutureSec: 10, rateLimits: true, shedLagMs: LOOP_LAG_MS_MAX_DEFAULT, logLevel: 'info', logFormat: null,
+  authPastSec: 60, authFutureSec: 10, rateLimits: true, shedLagMs: LOOP_LAG_MS_MAX_DEFAULT,
+  logLevel: 'info', logFormat: null,
 }
 
 /** The configuration from argv and env, or 'help'. Throws ConfigError naming the setting. */

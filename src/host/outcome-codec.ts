@@ -183,7 +183,8 @@ export function decodeOutcomes(batch: ArrayBuffer): Outcome[] {
     const events = reader.value()
     assert(typeof recorded === 'boolean' && typeof result === 'object' && result !== null && Array.isArray(events),
       'an outcome has a recorded flag, a result and a list of events')
-    outcomes.push({ requestId, seq, timeMs, recorded, result: result as CommandResult, events: events as EngineEvent[] })
+    outcomes.push({ requestId, seq, timeMs, recorded, result: result as CommandResult,
+      events: events as EngineEvent[] })
   }
   assert(reader.atEnd, 'an outcome batch has no trailing bytes')
   return outcomes

@@ -113,7 +113,8 @@ const SETTINGS: readonly Setting[] = [
   { key: 'sigBackend', flag: '--sig-backend', env: 'SIG_BACKEND',
     help: 'signature recovery: native (libsecp256k1, about 10 x faster per check), noble (JavaScript), or auto '
       + '(native when its binding loads; the choice is logged). noble by default: with native, a flood at twice the '
-      + 'higher capacity slows reads past their bound, for a cause not found yet (docs/signatures-and-auth.md)', defaultText: 'noble', parse: (text) => {
+      + 'higher capacity slows reads past their bound, for a cause not found yet (docs/signatures-and-auth.md)',
+    defaultText: 'noble', parse: (text) => {
       const choice = SIG_BACKENDS.find((name) => name === text)
       if (choice === undefined) throw new ConfigError(`expected auto, native or noble, got "${text}"`)
       return choice

@@ -50,6 +50,8 @@ export const TARGETS: readonly Target[] = [
     'ms', false),
   at('knee: highest open-loop rate with ack p99 < 5 ms', 'host', 'ack_knee_per_s', (f) => field(f, 'ack_knee_per_s'),
     null, 'per_s'),
+  at('the floor under a durable ack: the disk\'s flush (4 KiB + fdatasync), p99', 'host', 'disk_flush_p99_ms',
+    (f) => field(f, 'disk_flush_p99_ms'), null, 'ms'),
   at('replay vs engine alone', 'host', 'replay_to_engine (or replay_commands_per_s / engine_commands_per_s)',
     (f) => field(f, 'replay_to_engine') ?? quotient(f, 'replay_commands_per_s', 'engine_commands_per_s'), 0.7, 'x'),
   at('restart to ready with a snapshot', 'host', 'restart_ms', (f) => field(f, 'restart_ms'), 2_000, 'ms', false),

@@ -34,7 +34,7 @@ import { GrpcServer } from './api/grpc/server.js'
 import { StreamSlots } from './api/grpc/stream-slots.js'
 import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX, GRPC_STREAMS_PER_KEY_MAX, HEARTBEAT_SWEEP_INTERVAL_MS } from './limits.js'
 import { LoadShedder } from './service/load-shedder.js'
-import { admitPlacement } from './service/trading.js'
+import { checkPlacementLoad } from './service/trading.js'
 import { Heartbeats } from './service/heartbeats.js'
 import { ExpiryTimer } from './service/expiry-timer.js'
 
@@ -86,7 +86,7 @@ export async function startPredex(config: Config, log: Log,
     limiter: config.rateLimits ? new RateLimiter() : null,
   })
   const server = new RestServer({ routes: allRoutes, context, metrics, log, gate,
-    admitPlacement: () => admitPlacement(context) })
+    admitPlacement: (address) => checkPlacementLoad(context, address) })
   const marketChannel = new MarketChannel(server.uws, context)
   server.uws.ws('/ws/market', marketChannel.behavior())
   fanOut.register(marketChannel)

@@ -91,6 +91,15 @@ export const LOOP_LAG_TICKS_TO_SHED = 2
 export const LOOP_LAG_MS_MAX_DEFAULT = 50
 /** The Retry-After of SERVER_BUSY. */
 export const LOOP_LAG_RETRY_AFTER_SEC = 1
+/**
+ * While shedding, a key that placed more than SHED_LIGHT_PLACEMENTS_PER_WINDOW orders in the
+ * current SHED_WINDOW_MS is refused; lighter keys are not (a market maker quoting a few orders a
+ * second keeps its door while a flood is turned away). The counts are of SHED_KEYS_TRACKED_MAX keys
+ * at most (cleared when full: a flood of new keys forgets, it does not grow).
+ */
+export const SHED_WINDOW_MS = 1_000
+export const SHED_LIGHT_PLACEMENTS_PER_WINDOW = 20
+export const SHED_KEYS_TRACKED_MAX = 10_000
 /** Signers whose public key is kept precomputed, per pool thread (about 1 MiB each). */
 export const SIGNER_CACHE_ENTRIES_MAX = 64
 /** Verifications of one signer before its key is precomputed (the table costs tens of ms). */

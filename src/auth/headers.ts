@@ -58,6 +58,11 @@ function missingOf(headers: Readonly<Record<string, string | undefined>>): strin
     .map(([name]) => NAMES[name]!)
 }
 
+/** The wallet address a request's headers claim (lower case), before any check; "" without one. */
+export function claimedAddress(get: HeaderGetter): string {
+  return either(get, 'address')?.toLowerCase() ?? ''
+}
+
 /**
  * Who a request claims to be, before any check: its API key, else its wallet address (lower
  * case), else "". Rate limiting counts failed authentications against this claim.

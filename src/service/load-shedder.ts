@@ -12,9 +12,17 @@
  *
  * Sustained lag only: one late tick (a collection, a descheduled process on a busy machine) does
  * not shed; LOOP_LAG_TICKS_TO_SHED ticks in a row over the bound do, and one tick under it stops.
+ *
+ * Heavy traders first: while shedding, only a key that placed more than
+ * SHED_LIGHT_PLACEMENTS_PER_WINDOW orders in the current SHED_WINDOW_MS window is refused, so a
+ * flood's senders are turned away and a trader placing a few orders a second is not (the same
+ * fairness as the signature pool's reserve for light keys). Counted per verified trader by the
+ * service; the REST face asks with the address its headers claim, before the body is read (a
+ * client lying about it only reaches the service's own check, after authentication).
  */
 import { ServiceCode, PredexError } from '../errors.js'
-import { LOOP_LAG_RETRY_AFTER_SEC, LOOP_LAG_TICK_MS, LOOP_LAG_TICKS_TO_SHED } from '../limits.js'
+import { LOOP_LAG_RETRY_AFTER_SEC, LOOP_LAG_TICK_MS, LOOP_LAG_TICKS_TO_SHED, SHED_KEYS_TRACKED_MAX,
+  SHED_LIGHT_PLACEMENTS_PER_WINDOW, SHED_WINDOW_MS } from '../limits.js'
 
 export interface LoadShedderOptions {
   /** Shed while the loop lags more than this, in ms; 0: never shed. */
@@ -34,6 +42,9 @@ export class LoadShedder {
   lagMs = 0
   /** Placements refused while shedding (for /metrics). */
   refused = 0
+  /** Orders placed per key in the current window; cleared each window, and when it holds too many keys. */
+  private readonly placements = new Map<string, number>()
+  private windowStartMs = 0
 
   private readonly nowMs: () => number
 
@@ -60,13 +71,31 @@ export class LoadShedder {
     return this.shedding
   }
 
-  /** Throws SERVER_BUSY while shedding: the check before an order placement is read. */
-  admitPlacement(): void {
-    if (!this.shedding) return
+  /** Throws SERVER_BUSY while shedding, for a heavy key: the check before an order placement is read. */
+  admitPlacement(key: string): void {
+    if (!this.shedding || (this.placementsOf(key) <= SHED_LIGHT_PLACEMENTS_PER_WINDOW)) return
     this.refused++
     throw new PredexError(ServiceCode.SERVER_BUSY, 'the server is overloaded: retry shortly', {
       lagMs: Math.round(this.lagMs), lagMsMax: this.options.lagMsMax, retryAfterSeconds: LOOP_LAG_RETRY_AFTER_SEC,
     })
+  }
+
+  /** Counts `orders` placed by `key` (after admission), for telling heavy keys from light ones. */
+  notePlacement(key: string, orders: number): void {
+    if (this.options.lagMsMax <= 0) return
+    this.placementsOf(key)
+    if (this.placements.size >= SHED_KEYS_TRACKED_MAX) this.placements.clear()
+    this.placements.set(key, (this.placements.get(key) ?? 0) + orders)
+  }
+
+  /** `key`'s placements in the current window (starting a new window when its time is up). */
+  private placementsOf(key: string): number {
+    const nowMs = this.nowMs()
+    if (nowMs - this.windowStartMs >= SHED_WINDOW_MS) {
+      this.placements.clear()
+      this.windowStartMs = nowMs
+    }
+    return this.placements.get(key) ?? 0
   }
 
   /** One tick of the timer, due LOOP_LAG_TICK_MS after the last (the timer calls it; so may a test). */

@@ -115,7 +115,7 @@ export class TradingSession {
     return this.track(this.inOrder.run(
       async () => {
         if (order instanceof PredexError) throw order
-        trading.admitPlacement(this.context)
+        trading.admitPlacement(this.context, this.trader.address)
         return checkedOrder(this.context, order, this.trader)
       },
       (input) => trading.submitOrder(this.context, input),

@@ -41,15 +41,21 @@ export interface Placement {
 export type CancelOutcome = Canceled & { readonly seq: number }
 
 /**
- * Throws SERVER_BUSY while the front end sheds placements (load-shedder.ts). Every placement
- * passes here first; the REST face also asks before it reads a placement's body.
+ * Throws SERVER_BUSY while the front end sheds placements of this trader (load-shedder.ts: heavy
+ * traders only), else counts its `orders`. Every placement passes here first.
  */
-export function admitPlacement(context: ServiceContext): void {
-  context.shedder?.admitPlacement()
+export function admitPlacement(context: ServiceContext, address: string, orders = 1): void {
+  checkPlacementLoad(context, address)
+  context.shedder?.notePlacement(address, orders)
+}
+
+/** The same refusal without counting: what the REST face asks, with the claimed address, before it reads a body. */
+export function checkPlacementLoad(context: ServiceContext, address: string): void {
+  context.shedder?.admitPlacement(address)
 }
 
 export async function placeOrder(context: ServiceContext, order: SignedOrder, trader: Trader): Promise<Placement> {
-  admitPlacement(context)
+  admitPlacement(context, trader.address)
   const { entry } = await submitOrder(context, await checkedOrder(context, order, trader))
   if (!entry.ok) throw entry.error
   return entry.placement
@@ -97,7 +103,7 @@ export type CheckedOrders = readonly PromiseSettledResult<OrderInput>[]
 export async function checkedOrders(context: ServiceContext, orders: readonly (SignedOrder | PredexError)[],
   trader: Trader): Promise<CheckedOrders> {
   checkBatchSize(orders.length)
-  admitPlacement(context)
+  admitPlacement(context, trader.address, orders.length)
   // Admitted whole or refused whole (503 with one Retry-After), not half verified and half refused.
   context.pool.admit(orders.filter((order) => !(order instanceof PredexError)).length, trader.address)
   return Promise.allSettled(orders.map((order) =>

@@ -10,6 +10,7 @@ import { connect } from 'node:net'
 import uWS from 'uWebSockets.js'
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js'
 import { restL2Message } from '../../auth/l2.js'
+import { claimedAddress } from '../../auth/headers.js'
 import type { Credentials, Gate } from '../../auth/gate.js'
 import { ApiCode, PredexError, CATALOGUE } from '../../errors.js'
 import {
@@ -29,8 +30,11 @@ export interface ServerOptions<C> {
   readonly gate: Gate
   readonly metrics: Metrics
   readonly log: Log
-  /** Throws while order placements are shed (trading.admitPlacement); asked before their bodies are read. */
-  readonly admitPlacement?: () => void
+  /**
+   * Throws while order placements of this (claimed) address are shed (trading.checkPlacementLoad);
+   * asked before their bodies are read.
+   */
+  readonly admitPlacement?: (claimedAddress: string) => void
 }
 
 /** One request's fate, shared by the callbacks that answer it. */
@@ -157,7 +161,7 @@ export class RestServer<C> {
       // Before the body is read: a client over its budget, or a placement while the front end
       // sheds load, costs as little as possible.
       this.options.gate.admit(request.remoteAddress)
-      if (route.placement === true) this.options.admitPlacement?.()
+      if (route.placement === true) this.options.admitPlacement?.(claimedAddress(request.headers))
     } catch (error) {
       this.respond(res, state, errorReply(error, this.options.log, state.requestId), route, started)
       return

@@ -7,7 +7,7 @@
 import t from 'tap'
 import { LoadShedder } from '../../../src/service/load-shedder.js'
 import { CATALOGUE, PredexError } from '../../../src/errors.js'
-import { LOOP_LAG_TICK_MS } from '../../../src/limits.js'
+import { LOOP_LAG_TICK_MS, SHED_LIGHT_PLACEMENTS_PER_WINDOW, SHED_WINDOW_MS } from '../../../src/limits.js'
 
 function fakeClock(): { nowMs: () => number; advance: (ms: number) => void } {
   let now = 1_000
@@ -20,6 +20,8 @@ t.test('sustained lag sheds placements; one late tick does not; an on-time tick 
   const shedder = new LoadShedder({ lagMsMax: 50, nowMs: clock.nowMs, onChange: (s, lag) => changes.push([s, lag]) })
   shedder.start()
   shedder.stop() // the test ticks by hand; start() only set the first tick's time
+  shedder.notePlacement('flooder', SHED_LIGHT_PLACEMENTS_PER_WINDOW + 1)
+  shedder.notePlacement('quoter', 3)
   const tickAfter = (ms: number): void => {
     clock.advance(ms)
     shedder.tick()
@@ -27,19 +29,21 @@ t.test('sustained lag sheds placements; one late tick does not; an on-time tick 
   tickAfter(LOOP_LAG_TICK_MS + 200)
   t.equal(shedder.lagMs, 200, 'the lag is how late the tick ran')
   t.equal(shedder.isShedding, false, 'one late tick does not shed')
-  t.doesNotThrow(() => shedder.admitPlacement())
+  t.doesNotThrow(() => shedder.admitPlacement('flooder'))
   tickAfter(LOOP_LAG_TICK_MS)
   tickAfter(LOOP_LAG_TICK_MS + 51)
   t.equal(shedder.isShedding, false, 'late ticks with an on-time one between do not shed')
   tickAfter(LOOP_LAG_TICK_MS + 80)
   t.equal(shedder.isShedding, true, 'two late ticks in a row shed')
+  t.doesNotThrow(() => shedder.admitPlacement('quoter'), 'a light key (3 orders in the window) is not refused')
+  t.doesNotThrow(() => shedder.admitPlacement('newcomer'), 'nor one that placed nothing yet')
   let refusal: unknown = null
   try {
-    shedder.admitPlacement()
+    shedder.admitPlacement('flooder')
   } catch (error) {
     refusal = error
   }
-  t.ok(refusal instanceof PredexError, 'a placement is refused')
+  t.ok(refusal instanceof PredexError, 'a heavy key\'s placement is refused')
   const error = refusal as PredexError
   t.equal(error.code, 'SERVER_BUSY')
   t.equal(CATALOGUE.SERVER_BUSY.http, 503, 'as 503')
@@ -47,8 +51,30 @@ t.test('sustained lag sheds placements; one late tick does not; an on-time tick 
   t.equal(shedder.refused, 1, 'and counted')
   tickAfter(LOOP_LAG_TICK_MS + 10)
   t.equal(shedder.isShedding, false, 'a tick on time stops shedding')
-  t.doesNotThrow(() => shedder.admitPlacement())
+  t.doesNotThrow(() => shedder.admitPlacement('flooder'))
   t.same(changes, [[true, 80], [false, 10]], 'both changes were told, once each')
+  t.end()
+})
+
+t.test('a heavy key is judged by its placements in the current window only', (t) => {
+  const clock = fakeClock()
+  const shedder = new LoadShedder({ lagMsMax: 50, nowMs: clock.nowMs })
+  shedder.start()
+  shedder.stop()
+  for (let i = 0; i < 2; i++) {
+    clock.advance(LOOP_LAG_TICK_MS + 100)
+    shedder.tick()
+  }
+  t.equal(shedder.isShedding, true)
+  shedder.notePlacement('flooder', SHED_LIGHT_PLACEMENTS_PER_WINDOW + 1)
+  t.throws(() => shedder.admitPlacement('flooder'), 'heavy in this window: refused')
+  clock.advance(SHED_WINDOW_MS)
+  shedder.tick() // a whole window late: still shedding
+  t.equal(shedder.isShedding, true)
+  t.doesNotThrow(() => shedder.admitPlacement('flooder'), 'a new window: light again')
+  shedder.notePlacement('flooder', SHED_LIGHT_PLACEMENTS_PER_WINDOW + 1)
+  t.throws(() => shedder.admitPlacement('flooder'), 'until it places too many again')
+  t.equal(shedder.refused, 2)
   t.end()
 })
 
@@ -61,7 +87,8 @@ t.test('a bound of 0 never sheds', (t) => {
     shedder.tick()
   }
   t.equal(shedder.isShedding, false, 'seconds-late ticks do not shed')
-  t.doesNotThrow(() => shedder.admitPlacement())
+  shedder.notePlacement('flooder', 1_000)
+  t.doesNotThrow(() => shedder.admitPlacement('flooder'))
   shedder.stop()
   t.end()
 })

@@ -102,6 +102,10 @@ export const SHED_LIGHT_PLACEMENTS_PER_WINDOW = 20
 export const SHED_KEYS_TRACKED_MAX = 10_000
 /** Signers whose public key is kept precomputed, per pool thread (about 1 MiB each). */
 export const SIGNER_CACHE_ENTRIES_MAX = 64
+/** Token ids kept as their 32-byte EIP-712 words, per thread (crypto/eip712.ts); cleared when full. */
+export const TOKEN_ID_WORDS_MAX = 4_096
+/** Signers whose last recovered public key is kept, per thread (crypto/signature.ts; ~1 MiB); cleared when full. */
+export const KNOWN_KEYS_MAX = 4_096
 /** Verifications of one signer before its key is precomputed (the table costs tens of ms). */
 export const SIGNER_HOT_AFTER = 8
 /**

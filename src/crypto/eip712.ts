@@ -29,6 +29,7 @@ import {
   padKeccakMessage,
 } from './keccak.js'
 import type { KeccakModule } from './keccak-wasm.js'
+import { TOKEN_ID_WORDS_MAX } from '../limits.js'
 
 export const ORDER_TYPE =
   'Order(uint256 salt,address maker,address signer,address taker,uint256 tokenId,uint256 makerAmount,' +
@@ -243,7 +244,6 @@ function layOutOrders(memory: Uint8Array): { v1: number; v2: number; digest: num
  * insertion per order and no memory beyond the bound.
  */
 const tokenIdWords = new Map<string, Uint8Array>()
-const TOKEN_ID_WORDS_MAX = 4_096
 
 function writeTokenIdWord(memory: Uint8Array, at: number, tokenId: string): boolean {
   const word = tokenIdWords.get(tokenId)

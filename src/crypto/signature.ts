@@ -8,6 +8,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { addressOfPublicKey } from './address.js'
 import { wordOfBigInt, writeHexBytes } from './hex.js'
+import { KNOWN_KEYS_MAX } from '../limits.js'
 
 const N = secp256k1.Point.Fn.ORDER
 const HALF_N = N >> 1n
@@ -126,7 +127,6 @@ export function recoverAddress(digest: Uint8Array, signature: ParsedSignature): 
  * keccak and a hex encoding. Cleared when full (about 1 MiB), so unknown signers cost what they did.
  */
 const knownKeys = new Map<string, Uint8Array>()
-const KNOWN_KEYS_MAX = 4_096
 
 /** Whether `signature` over `digest` recovers to `address` (lower-case). */
 export function recoversTo(digest: Uint8Array, signature: ParsedSignature, address: string): boolean {

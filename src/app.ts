@@ -19,6 +19,7 @@ import { ReadModel } from './read/read-model.js'
 import { ReadStore } from './read/read-store.js'
 import { installSigBackend, type SigBackend } from './crypto/sig-backend.js'
 import type { Log } from './log.js'
+import { LogBudget } from './log-budget.js'
 import { Metrics } from './metrics.js'
 import { RestServer } from './api/rest/server.js'
 import { RateLimiter } from './auth/rate-limit.js'
@@ -94,7 +95,8 @@ export async function startPredex(config: Config, log: Log,
   server.uws.ws('/ws/user', userChannel.behavior())
   fanOut.register(userChannel)
   const port = await server.listen(config.host, config.port)
-  const grpc = new GrpcServer({ context, gate, fanOut, log,
+  const grpcRefusalLines = new LogBudget(log, { what: 'gRPC refusals' })
+  const grpc = new GrpcServer({ context, gate, fanOut, log, refusalLines: grpcRefusalLines,
     keyStreams: new StreamSlots('streams of this API key', GRPC_STREAMS_PER_KEY_MAX),
     addressStreams: new StreamSlots('book streams of this address', GRPC_BOOK_STREAMS_PER_ADDRESS_MAX) })
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
@@ -108,6 +110,7 @@ export async function startPredex(config: Config, log: Log,
       marketChannel.closeAll()
       userChannel.closeAll()
       await grpc.close()
+      grpcRefusalLines.flush()
       await server.close()
       await host.stop()
       await pool.close()

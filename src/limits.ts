@@ -100,6 +100,14 @@ export const LOOP_LAG_RETRY_AFTER_SEC = 1
 export const SHED_WINDOW_MS = 1_000
 export const SHED_LIGHT_PLACEMENTS_PER_WINDOW = 20
 export const SHED_KEYS_TRACKED_MAX = 10_000
+/**
+ * Per-request refusal lines (REST 'request refused', gRPC 'grpc call refused') written per
+ * REFUSAL_LOG_WINDOW_MS, per face; the rest are counted and reported in one line at the window's
+ * end (src/log-budget.ts). A flood of refusals wrote one synchronous line each, and the writing
+ * took 9 % of the front end's thread in the overload test (the metrics count every refusal).
+ */
+export const REFUSAL_LOG_LINES_PER_WINDOW = 100
+export const REFUSAL_LOG_WINDOW_MS = 1_000
 /** Signers whose public key is kept precomputed, per pool thread (about 1 MiB each). */
 export const SIGNER_CACHE_ENTRIES_MAX = 64
 /** Token ids kept as their 32-byte EIP-712 words, per thread (crypto/eip712.ts); cleared when full. */

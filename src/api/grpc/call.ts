@@ -21,6 +21,7 @@ import { pathOf } from './definition.js'
 import type { StreamSlots } from './stream-slots.js'
 import { asPredexError, statusOf } from './status.js'
 import type { Log } from '../../log.js'
+import type { LogBudget } from '../../log-budget.js'
 
 /** What the gRPC handlers share: the services' context, the gate, the fan-out (streams), the log. */
 export interface GrpcFace {
@@ -28,6 +29,8 @@ export interface GrpcFace {
   readonly gate: Gate
   readonly fanOut: FanOut
   readonly log: Log
+  /** Refusal lines per second (src/log-budget.ts): a flood of refused calls is counted, not written. */
+  readonly refusalLines: LogBudget
   /** Order-entry sessions and user streams per API key (GRPC_STREAMS_PER_KEY_MAX, both kinds together). */
   readonly keyStreams: StreamSlots
   /** Book streams per client address (GRPC_BOOK_STREAMS_PER_ADDRESS_MAX). */
@@ -112,8 +115,9 @@ export function unaryCall<I extends DescMessage, O extends DescMessage>(face: Gr
         if (face.log.debugEnabled) face.log.debug('grpc call', { method: pathOf(method) })
       } catch (error) {
         const fields = { method: pathOf(method) }
-        if (error instanceof PredexError) face.log.info('grpc call refused', { ...fields, code: error.code })
-        else face.log.error('grpc: internal error', { ...fields, err: error })
+        if (error instanceof PredexError) {
+          if (face.refusalLines.take()) face.log.info('grpc call refused', { ...fields, code: error.code })
+        } else face.log.error('grpc: internal error', { ...fields, err: error })
         callback(statusOf(asPredexError(error)))
       }
     })()

@@ -21,6 +21,7 @@ import type { AuthLevel, Identity, Method, Reply, RestRequest, Route } from './r
 import { TurnCounts } from './turn-counts.js'
 import type { Metrics } from '../../metrics.js'
 import type { Log } from '../../log.js'
+import { LogBudget } from '../../log-budget.js'
 import { requestIdOf } from './request-id.js'
 
 export interface ServerOptions<C> {
@@ -64,8 +65,11 @@ export class RestServer<C> {
   private stalledReplies = 0
   /** Requests per client address in this event-loop turn (REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX). */
   private readonly turnCounts = new TurnCounts(REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX)
+  /** Refusal and fault lines per second (REFUSAL_LOG_LINES_PER_WINDOW): a flood is counted, not written. */
+  private readonly refusalLines: LogBudget
 
   constructor(private readonly options: ServerOptions<C>) {
+    this.refusalLines = new LogBudget(options.log, { what: 'REST refusals and faults' })
     options.metrics.gauge('predex_rest_stalled_replies', 'REST replies waiting for a client that does not read',
       () => this.stalledReplies)
     options.metrics.gauge('predex_http_requests_in_flight', 'REST requests being handled (read, run, not yet answered)',
@@ -130,6 +134,7 @@ export class RestServer<C> {
     this.listenSocket = null
     const deadline = Date.now() + waitMs
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    this.refusalLines.flush()
   }
 
   private register(route: Route<C>, compat: boolean): void {
@@ -291,7 +296,7 @@ export class RestServer<C> {
     const label = route === null ? 'unmatched' : `${route.method} ${route.path}`
     const elapsedMs = performance.now() - started
     this.options.metrics.observeHttp(route, status, elapsedMs / 1000)
-    logReply(this.options.log, state, label, status, reply, elapsedMs)
+    logReply(this.options.log, this.refusalLines, state, label, status, reply, elapsedMs)
     if (state.aborted) return
     const body = reply.json ?? (reply.raw === true ? String(reply.body) : JSON.stringify(reply.body))
     res.cork(() => {
@@ -368,18 +373,21 @@ export class RestServer<C> {
 }
 
 /**
- * The request's log line: a refusal (4xx) at info with its code, a server fault (5xx) at warn (the
- * fault itself was logged at error where it was caught), anything else at debug. Never a header
- * or a body: they carry signatures and passphrases.
+ * The request's log line: a refusal (4xx, and 503: busy, retry later) at info with its code, a
+ * server fault (other 5xx) at warn (the fault itself was logged at error where it was caught),
+ * anything else at debug; refusals and faults within the budget (src/log-budget.ts). Never a
+ * header or a body: they carry signatures and passphrases.
  */
-function logReply(log: Log, state: RequestState, route: string, status: number, reply: Reply,
+function logReply(log: Log, budget: LogBudget, state: RequestState, route: string, status: number, reply: Reply,
   elapsedMs: number): void {
   if (status < 400 && !log.debugEnabled) return
+  if (status >= 400 && !budget.take()) return
   const fields = { requestId: state.requestId, route, status, ms: Math.round(elapsedMs * 1000) / 1000,
     ...(state.apiKey === undefined ? {} : { apiKey: state.apiKey }),
     ...(status >= 400 ? { code: (reply.body as { code?: unknown } | null)?.code } : {}),
     ...(state.aborted ? { aborted: true } : {}) }
-  if (status >= 500) log.warn('request failed', fields)
+  // A 503 is a full queue or a shed placement saying when to retry: a refusal, not a fault.
+  if (status >= 500 && status !== 503) log.warn('request failed', fields)
   else if (status >= 400) log.info('request refused', fields)
   else log.debug('request', fields)
 }

@@ -188,7 +188,16 @@ export class PredexError extends Error {
     message: string,
     readonly context: Readonly<Record<string, unknown>> | null = null,
   ) {
-    super(message)
+    // A refusal is an answer, not a fault: its code and context say why, and capturing a stack
+    // made each cost 5.8 µs instead of 0.5 (a flood refuses tens of thousands a second). Only
+    // INTERNAL, a fault to debug, keeps its stack.
+    const stackFramesMax = Error.stackTraceLimit
+    if (code !== 'INTERNAL') Error.stackTraceLimit = 0
+    try {
+      super(message)
+    } finally {
+      Error.stackTraceLimit = stackFramesMax
+    }
   }
 
   get status(): number {

@@ -38,6 +38,8 @@ export class Ring {
   private readonly header: Int32Array
   private readonly data: Uint8Array
   private readonly view: DataView
+  /** The consumer's `tail` when the last refused write found the ring full (waitForSpaceSync). */
+  private tailWhenFull = 0
 
   /** Allocates the shared memory for a ring of `capacity` data bytes (a power of two). */
   static allocate(capacity: number): SharedArrayBuffer {
@@ -66,20 +68,37 @@ export class Ring {
 
   /**
    * Producer: appends one record, or returns false at once when it does not fit (the queue is
-   * full). Wakes the consumer if it sleeps.
+   * full). Wakes the consumer if it sleeps, unless told not to: a producer writing several records
+   * in a row then calls wakeConsumer() once.
    */
-  tryWrite(payload: Uint8Array): boolean {
+  tryWrite(payload: Uint8Array, wake = true): boolean {
     assert(payload.length <= this.payloadMax, 'a record fits in the ring')
     const head = Atomics.load(this.header, HEAD) >>> 0
     const tail = Atomics.load(this.header, TAIL) >>> 0
     const recordBytes = LENGTH_BYTES + align4(payload.length)
-    if (this.capacity - ((head - tail) >>> 0) < recordBytes) return false
+    if (this.capacity - ((head - tail) >>> 0) < recordBytes) {
+      this.tailWhenFull = tail
+      return false
+    }
     const mask = this.capacity - 1
     const at = head & mask
     this.view.setUint32(at, payload.length, true)
     this.copyIn(payload, (at + LENGTH_BYTES) & mask)
     Atomics.store(this.header, HEAD, (head + recordBytes) | 0)
-    if (Atomics.load(this.header, CONSUMER_SLEEPING) !== 0) Atomics.notify(this.header, HEAD)
+    if (wake) this.wakeConsumer()
+    return true
+  }
+
+  /**
+   * Producer: wakes the consumer if it sleeps; true when it notified. Called after the records it
+   * announces are published (tryWrite's store of `head`), so the Dekker argument above holds. The
+   * flag stays the consumer's to take down: a producer that took it down could spend its notify
+   * on a consumer that had raised it but not yet started waiting, and that consumer would then
+   * sleep through the next records with its flag down (the two-thread test below found it).
+   */
+  wakeConsumer(): boolean {
+    if (Atomics.load(this.header, CONSUMER_SLEEPING) === 0) return false
+    Atomics.notify(this.header, HEAD)
     return true
   }
 
@@ -119,12 +138,16 @@ export class Ring {
     return payload
   }
 
-  /** Producer: blocks until the consumer frees space or `timeoutMs` passes (tests, tools). */
+  /**
+   * Producer, after a refused write: blocks until the consumer frees space or `timeoutMs` passes
+   * (tests, tools). It sleeps on the `tail` that write saw, with its flag raised first: had it
+   * slept on a `tail` read now, a consumer that emptied the ring in between, unflagged, would
+   * leave it asleep with room to write (the two-thread test found it, with one wake-up per run).
+   */
   waitForSpaceSync(timeoutMs: number): WaitResult {
-    const tail = Atomics.load(this.header, TAIL)
     Atomics.store(this.header, PRODUCER_SLEEPING, 1)
     try {
-      return waitResult(Atomics.wait(this.header, TAIL, tail, timeoutMs))
+      return waitResult(Atomics.wait(this.header, TAIL, this.tailWhenFull | 0, timeoutMs))
     } finally {
       Atomics.store(this.header, PRODUCER_SLEEPING, 0)
     }

@@ -86,42 +86,45 @@ t.test('two threads: every record arrives once, in order, intact', async (t) => 
   await producer.terminate()
 })
 
-t.test('wake-ups: a sleeping side is always woken, never left to its timeout', async (t) => {
-  // Both sides wait with a 20 s timeout: a wake-up lost to a race between a sleeper's flag and
-  // the other side's publish would show as a timed-out wait (and a slow test), never as lost data.
-  const count = 3_000
-  const seed = 99
-  t.comment(`seed ${seed}`)
-  const buffer = Ring.allocate(1024)
-  const ring = new Ring(buffer)
-  const here = new URL(import.meta.url)
-  const producer = new Worker(new URL(`./ring-producer.${here.pathname.endsWith('.ts') ? 'ts' : 'js'}`, here),
-    { workerData: { buffer, count, seed, waitMs: 20_000, pauseMaxMs: 0.3 } })
-  const producerDone = new Promise<{ timedOut: number; woken: number }>((resolve, reject) => {
-    producer.once('message', resolve)
-    producer.once('error', reject)
-  })
-  const waits: Record<string, number> = { 'not-empty': 0, woken: 0, 'timed-out': 0 }
-  let next = 0
-  while (next < count) {
-    const record = ring.read()
-    if (record === null) {
-      waits[await ring.waitAsync(20_000)]!++
-      continue
+for (const wakeEvery of [0, 7]) {
+  const how = wakeEvery === 0 ? 'each write wakes' : `one wake-up per run of ${wakeEvery} writes`
+  t.test(`wake-ups (${how}): a sleeping side is always woken, never left to its timeout`, async (t) => {
+    // Both sides wait with a 20 s timeout: a wake-up lost to a race between a sleeper's flag and
+    // the other side's publish would show as a timed-out wait (and a slow test), never as lost data.
+    const count = 3_000
+    const seed = 99
+    t.comment(`seed ${seed}`)
+    const buffer = Ring.allocate(1024)
+    const ring = new Ring(buffer)
+    const here = new URL(import.meta.url)
+    const producer = new Worker(new URL(`./ring-producer.${here.pathname.endsWith('.ts') ? 'ts' : 'js'}`, here),
+      { workerData: { buffer, count, seed, waitMs: 20_000, pauseMaxMs: 0.3, wakeEvery } })
+    const producerDone = new Promise<{ timedOut: number; woken: number }>((resolve, reject) => {
+      producer.once('message', resolve)
+      producer.once('error', reject)
+    })
+    const waits: Record<string, number> = { 'not-empty': 0, woken: 0, 'timed-out': 0 }
+    let next = 0
+    while (next < count) {
+      const record = ring.read()
+      if (record === null) {
+        waits[await ring.waitAsync(20_000)]!++
+        continue
+      }
+      if (!equalBytes(record, recordOf(next ^ seed, next % 300))) break
+      next++
+      // Now and then the consumer dawdles, so the producer fills the ring and sleeps for space.
+      if (next % 500 === 0) await new Promise((resolve) => setTimeout(resolve, 30))
     }
-    if (!equalBytes(record, recordOf(next ^ seed, next % 300))) break
-    next++
-    // Now and then the consumer dawdles, so the producer fills the ring and sleeps for space.
-    if (next % 500 === 0) await new Promise((resolve) => setTimeout(resolve, 30))
-  }
-  const { timedOut, woken } = await producerDone
-  t.equal(next, count, `${count} records arrived in order and intact`)
-  t.equal(waits['timed-out'], 0, `the consumer was never left asleep (${JSON.stringify(waits)})`)
-  t.ok(waits.woken! > 0, 'the consumer did sleep and was woken')
-  t.equal(timedOut, 0, 'the producer was never left asleep waiting for space')
-  t.ok(woken > 0, `the producer did sleep for space and was woken (${woken} times)`)
-  await producer.terminate()
-})
+    const { timedOut, woken } = await producerDone
+    t.equal(next, count, `${count} records arrived in order and intact`)
+    t.equal(waits['timed-out'], 0, `the consumer was never left asleep (${JSON.stringify(waits)})`)
+    t.ok(waits.woken! > 0, 'the consumer did sleep and was woken')
+    t.equal(timedOut, 0, 'the producer was never left asleep waiting for space')
+    t.ok(woken > 0, `the producer did sleep for space and was woken (${woken} times)`)
+    await producer.terminate()
+  })
+}
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false

@@ -45,13 +45,20 @@ export type CancelOutcome = Canceled & { readonly seq: number }
  * traders only), else counts its `orders`. Every placement passes here first.
  */
 export function admitPlacement(context: ServiceContext, address: string, orders = 1): void {
-  checkPlacementLoad(context, address)
+  context.shedder?.admitPlacement(address)
   context.shedder?.notePlacement(address, orders)
 }
 
-/** The same refusal without counting: what the REST face asks, with the claimed address, before it reads a body. */
+/**
+ * The same refusals without counting: what the REST face asks, with the claimed address, before
+ * it reads a body. Also the signature pool's own admission for one order, so that a trader whose
+ * pool queue is full is refused before its body is read and parsed, not after (with the native
+ * backend the pool refuses most of a flood, and parsing what it then refused cost the front end
+ * more than the answers it gave).
+ */
 export function checkPlacementLoad(context: ServiceContext, address: string): void {
   context.shedder?.admitPlacement(address)
+  context.pool.admit(1, address)
 }
 
 export async function placeOrder(context: ServiceContext, order: SignedOrder, trader: Trader): Promise<Placement> {

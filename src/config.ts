@@ -112,9 +112,8 @@ const SETTINGS: readonly Setting[] = [
     defaultText: 'number of cores', parse: integer(1, 64) },
   { key: 'sigBackend', flag: '--sig-backend', env: 'SIG_BACKEND',
     help: 'signature recovery: native (libsecp256k1, about 10 x faster per check), noble (JavaScript), or auto '
-      + '(native when its binding loads; the choice is logged). noble by default: with native, a flood at twice the '
-      + 'higher capacity slows reads past their bound, for a cause not found yet (docs/signatures-and-auth.md)',
-    defaultText: 'noble', parse: (text) => {
+      + '(native when its binding loads, else noble; the choice is logged)',
+    defaultText: 'auto', parse: (text) => {
       const choice = SIG_BACKENDS.find((name) => name === text)
       if (choice === undefined) throw new ConfigError(`expected auto, native or noble, got "${text}"`)
       return choice
@@ -170,7 +169,7 @@ const SETTINGS: readonly Setting[] = [
 
 const DEFAULTS: Config = {
   dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null, masterKey: null,
-  sigWorkers: availableParallelism(), sigBackend: 'noble', durability: 'sync', journalRetention: 'snapshots',
+  sigWorkers: availableParallelism(), sigBackend: 'auto', durability: 'sync', journalRetention: 'snapshots',
   endedOrdersRetained: null,
   unfilledOrdersRetentionDays: UNFILLED_ORDERS_RETENTION_DAYS,
   demo: null,

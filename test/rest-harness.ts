@@ -124,7 +124,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
 
 /** An L2-authenticated request; returns status and parsed body. */
 export async function l2(server: TestServer, trader: Trader, method: string, path: string, body?: unknown,
-  family: HeaderFamily = 'EXCHANGE'): Promise<{ status: number; body: any }> {
+  family: HeaderFamily = 'EXCHANGE'): Promise<{ status: number; body: any; headers: Headers }> {
   const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body)
   const headers = l2Headers(trader.credentials, trader.address, method, path.split('?')[0]!, text, nowSec(), family)
   return send(server, method, path, text, headers)

@@ -14,7 +14,8 @@ import { VERIFY_PENDING_PER_KEY_MAX } from '../../src/limits.js'
 const BATCH = 10
 
 t.test("a trader's full pool queue: its next placement is refused before its body is parsed", async (t) => {
-  const server = await startServer({ argv: ['--sig-workers', '1'] })
+  // noble: one thread of it keeps a queue full long enough to ask (native would drain it in milliseconds).
+  const server = await startServer({ argv: ['--sig-workers', '1', '--sig-backend', 'noble'] })
   t.teardown(() => server.stop())
   const market = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
   const [flooder, other] = [await server.trader(1_000 * USDC), await server.trader(1_000 * USDC)]

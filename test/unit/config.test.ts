@@ -174,7 +174,7 @@ t.test('describe() gives the effective values and never the admin key', async (t
 })
 
 t.test('--sig-backend, --log-level and --log-format: their values, and a bad one named', async (t) => {
-  t.equal(config([]).sigBackend, 'noble', 'noble by default (docs/signatures-and-auth.md says why)')
+  t.equal(config([]).sigBackend, 'auto', 'auto by default: native when its binding loads')
   t.equal(config(['--sig-backend=auto']).sigBackend, 'auto')
   t.equal(config(['--sig-backend', 'noble']).sigBackend, 'noble')
   t.equal(config([], { SIG_BACKEND: 'native' }).sigBackend, 'native')

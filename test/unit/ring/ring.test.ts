@@ -59,11 +59,7 @@ t.test('two threads: every record arrives once, in order, intact', async (t) => 
   const count = 200_000
   const seed = 1234
   t.comment(`seed ${seed}`)
-  const buffer = Ring.allocate(4096)
-  const ring = new Ring(buffer)
-  const here = new URL(import.meta.url)
-  const producer = new Worker(new URL(`./ring-producer.${here.pathname.endsWith('.ts') ? 'ts' : 'js'}`, here),
-    { workerData: { buffer, count, seed, waitMs: 50, pauseMaxMs: 0 } })
+  const { ring, producer } = startProducer(4096, { count, seed, waitMs: 50, pauseMaxMs: 0 })
   const failed = new Promise<never>((_, reject) => producer.once('error', reject))
   let next = 0
   const started = Date.now()
@@ -94,11 +90,7 @@ for (const wakeEvery of [0, 7]) {
     const count = 3_000
     const seed = 99
     t.comment(`seed ${seed}`)
-    const buffer = Ring.allocate(1024)
-    const ring = new Ring(buffer)
-    const here = new URL(import.meta.url)
-    const producer = new Worker(new URL(`./ring-producer.${here.pathname.endsWith('.ts') ? 'ts' : 'js'}`, here),
-      { workerData: { buffer, count, seed, waitMs: 20_000, pauseMaxMs: 0.3, wakeEvery } })
+    const { ring, producer } = startProducer(1024, { count, seed, waitMs: 20_000, pauseMaxMs: 0.3, wakeEvery })
     const producerDone = new Promise<{ timedOut: number; woken: number }>((resolve, reject) => {
       producer.once('message', resolve)
       producer.once('error', reject)
@@ -124,6 +116,16 @@ for (const wakeEvery of [0, 7]) {
     t.ok(woken > 0, `the producer did sleep for space and was woken (${woken} times)`)
     await producer.terminate()
   })
+}
+
+/** A ring of `capacity` bytes and a thread writing into it (ring-producer.ts, told `options`). */
+function startProducer(capacity: number, options: { count: number; seed: number; waitMs: number;
+  pauseMaxMs: number; wakeEvery?: number }): { ring: Ring; producer: Worker } {
+  const buffer = Ring.allocate(capacity)
+  const here = new URL(import.meta.url)
+  const producer = new Worker(new URL(`./ring-producer.${here.pathname.endsWith('.ts') ? 'ts' : 'js'}`, here),
+    { workerData: { buffer, ...options } })
+  return { ring: new Ring(buffer), producer }
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

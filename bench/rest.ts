@@ -20,6 +20,7 @@
 import { availableParallelism, cpus } from 'node:os'
 import { l2Headers } from '../src/client/headers.js'
 import { VerifierPool } from '../src/crypto/verifier-pool.js'
+import { installSigBackend, SIG_BACKEND_CHOICES, type SigBackend } from '../src/crypto/sig-backend.js'
 import { closedLoop, getRequest, httpRequest, openLoop, type AnswerKey, type LoadResult } from './http-load.js'
 import { BenchFlags } from './flags.js'
 import { CHAIN_ID, PhaseClock, profileDirOf, setUpTraders, signOrders, startChild, startPredexServer, stopChild,
@@ -43,8 +44,16 @@ async function ceiling(kind: 'uws' | 'http', seconds: number): Promise<LoadResul
   }
 }
 
-async function poolCeiling(orders: readonly SignedFor[], threads: number): Promise<number> {
-  const pool = new VerifierPool({ chainId: CHAIN_ID, threads })
+/**
+ * The signature backend the server runs: it inherits this environment, so SIG_BACKEND when set,
+ * else its default, auto (native when the binding loads). The pool's ceiling is measured with it.
+ */
+function serverSigBackend(): SigBackend {
+  return installSigBackend(SIG_BACKEND_CHOICES.find((name) => name === process.env.SIG_BACKEND) ?? 'auto').backend
+}
+
+async function poolCeiling(orders: readonly SignedFor[], threads: number, backend: SigBackend): Promise<number> {
+  const pool = new VerifierPool({ chainId: CHAIN_ID, threads, backend })
   const tasks = orders.map(({ signed }) => ({ order: signed.order, negRisk: false, signature: signed.signature }))
   // Warm-up in two halves: one key may have at most VERIFY_PENDING_PER_KEY_MAX (256) orders pending.
   for (const from of [0, 200]) await Promise.all(tasks.slice(from, from + 200).map((task) => pool.verify(task)))
@@ -73,6 +82,8 @@ interface Figures {
   readonly uws: LoadResult
   readonly node: LoadResult
   readonly pool: number
+  /** The server's signature backend (and the pool ceiling's). */
+  readonly backend: SigBackend
   readonly placeMax: LoadResult
   readonly openRate: number
   readonly placeOpen: LoadResult
@@ -106,7 +117,7 @@ function signTimed(traders: readonly Trader[], tokenId: string, count: number, f
 
 /** The server-side figures, one after another on one server; `phases` marks when each ran. */
 async function serverFigures(settings: Settings, port: number, orders: readonly SignedFor[],
-  batches: readonly SignedFor[][], phases: PhaseClock): Promise<Omit<Figures, 'uws' | 'node' | 'pool'>> {
+  batches: readonly SignedFor[][], phases: PhaseClock): Promise<Omit<Figures, 'uws' | 'node' | 'pool' | 'backend'>> {
   const { seconds } = settings
   const placed: SignedFor[] = []
   const placeSource = orderSource(orders, placed)
@@ -164,10 +175,11 @@ async function measure(settings: Settings): Promise<Figures> {
     const orderCount = settings.quick ? 6_000 : 20_000
     const orders = signTimed(traders, tokenId, orderCount)
     const batches = batchesOf(signTimed(traders, tokenId, orderCount, orderCount), BATCH_ORDERS)
-    const pool = await poolCeiling(orders.slice(0, Math.min(orders.length, 4_000)), settings.cores)
-    log(`verification pool ceiling (${settings.cores} threads, hot signers, measured with the server idle): ` +
-      `${Math.round(pool)}/s`)
-    return { uws, node, pool, ...await serverFigures(settings, server.restPort, orders, batches, phases) }
+    const backend = serverSigBackend()
+    const pool = await poolCeiling(orders.slice(0, Math.min(orders.length, 4_000)), settings.cores, backend)
+    log(`verification pool ceiling (${settings.cores} threads, ${backend}, hot signers, measured with the server ` +
+      `idle): ${Math.round(pool)}/s`)
+    return { uws, node, pool, backend, ...await serverFigures(settings, server.restPort, orders, batches, phases) }
   } finally {
     await server.stop()
     phases.write(settings.profileDir)
@@ -182,7 +194,7 @@ function reportOf(settings: Settings, f: Figures): Record<string, unknown> {
   return {
     seconds: settings.seconds, connections: CONNECTIONS, cores: settings.cores, node: process.version,
     uws_constant_per_s: Math.round(f.uws.perSecond), node_http_constant_per_s: Math.round(f.node.perSecond),
-    pool_ceiling_per_s: Math.round(f.pool),
+    pool_ceiling_per_s: Math.round(f.pool), sig_backend: f.backend,
     orders_per_s: Math.round(f.placeMax.perSecond), orders_closed_p50_ms: round(f.placeMax.latencyMs.p50),
     orders_closed_p99_ms: round(f.placeMax.latencyMs.p99),
     orders_open_rate_per_s: f.openRate, orders_open_p50_ms: round(f.placeOpen.latencyMs.p50),

@@ -115,10 +115,11 @@ export class VerifierPool {
       const entry: Waiting = { order, key, enteredMs: performance.now(), resolve, reject }
       if (queue === undefined) this.waiting.set(key, [entry])
       else queue.push(entry)
-      // Orders submitted in this turn go out together: dispatch once the turn's code has run.
+      // Orders submitted in this event-loop turn go out together: dispatch once its callbacks have
+      // run (a microtask ran after each request's callback, so each request was its own task).
       if (!this.dispatchScheduled) {
         this.dispatchScheduled = true
-        queueMicrotask(() => this.dispatch())
+        setImmediate(() => this.dispatch())
       }
     })
   }

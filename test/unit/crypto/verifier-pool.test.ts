@@ -35,6 +35,24 @@ t.test('verdicts from the pool, batched', async (t) => {
   })
 })
 
+t.test("orders of one event-loop turn go as one task, even from callbacks apart (not one task per request)", async (t) => {
+  const pool = new VerifierPool({ chainId: 80002, threads: 2 })
+  t.teardown(() => pool.close())
+  const verify = (salt: number): Promise<unknown> => {
+    const o = order(salt)
+    return pool.verify({ order: o, negRisk: false, signature: signDigest(orderDigest(o, 80002, false), KEY) })
+  }
+  // Two requests' callbacks of one turn: each ends with its microtasks run, as uWS's callbacks do.
+  const first = verify(1)
+  await Promise.resolve()
+  const second = verify(2)
+  await Promise.resolve()
+  // This immediate runs after the pool's dispatch (queued first), before any answer can be read.
+  const tasks = await new Promise<number>((resolve) => setImmediate(() => resolve(pool.tasksRunningCount)))
+  t.equal(tasks, 1, 'one task carries both orders')
+  await Promise.all([first, second])
+})
+
 t.test('a full queue refuses at once', async (t) => {
   const pool = new VerifierPool({ chainId: 80002, threads: 1, batchMax: 1, pendingMax: 2, lightReserve: 0 })
   t.teardown(() => pool.close())

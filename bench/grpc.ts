@@ -31,7 +31,7 @@ import { BenchFlags } from './flags.js'
 import { cancelWork, fanOut, openLoop, pipelined, placeWork, unaryClosedLoop, type FanOut } from './grpc-load.js'
 import { BenchSession } from './grpc-session.js'
 import { closedLoop, type LoadResult } from './http-load.js'
-import { profileDirOf, setUpTraders, signOrders, startPredexServer, type BenchServer, type SignedFor, type Trader }
+import { PhaseClock, profileDirOf, setUpTraders, signOrders, startPredexServer, type BenchServer, type SignedFor, type Trader }
   from './predex-server.js'
 import { histogram, type LatencyHistogram } from './series.js'
 import { describe, pct, round, row, writeResults } from './report.js'
@@ -109,23 +109,27 @@ async function cancelEverything(sessions: readonly BenchSession[]): Promise<void
   log(`  (cancelled the ${canceled} open orders, not timed)`)
 }
 
+/** When each phase ran, for splitting the server's profiles (--profile-dir; profile-summary.mjs --phase). */
+const phases = new PhaseClock()
+
 /** Placements: REST, unary, then the stream, each from an empty book, with as many in flight. */
 async function intake(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
   sessions: readonly BenchSession[], settings: Settings, warmRate: number):
   Promise<{ rest: LoadResult; unary: LoadResult; stream: LoadResult; resting: SignedFor[] }> {
   const { seconds, window } = settings
   const restOrders = signer.sign(budget(warmRate * 1.3, seconds))
-  const rest = await closedLoop(server.restPort, REST_CONNECTIONS, seconds, orderSource(restOrders, []),
-    restOrders.length)
+  const rest = await phases.time('rest', () => closedLoop(server.restPort, REST_CONNECTIONS, seconds,
+    orderSource(restOrders, []), restOrders.length))
   log(`REST POST /order, closed loop (${REST_CONNECTIONS} connections): ${describe(rest)}`)
   await cancelEverything(sessions)
   const unaryOrders = signer.sign(budget(rest.perSecond * 1.5, seconds))
-  const unary = await unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, seconds, unaryOrders, [])
+  const unary = await phases.time('unary', () =>
+    unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, seconds, unaryOrders, []))
   log(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight on ${CHANNELS} channels): ${describe(unary)}`)
   await cancelEverything(sessions)
   const streamOrders = signer.sign(budget(Math.max(rest.perSecond, unary.perSecond) * 1.5, seconds))
   const resting: SignedFor[] = []
-  const stream = await pipelined(sessions, window, seconds, placeWork(streamOrders, resting))
+  const stream = await phases.time('stream', () => pipelined(sessions, window, seconds, placeWork(streamOrders, resting)))
   log(`stream place, pipelined (${sessions.length} sessions x ${window} in flight): ${describe(stream)}`)
   return { rest, unary, stream, resting }
 }
@@ -140,7 +144,7 @@ async function measure(server: BenchServer, signer: Signer, transports: readonly
   const openOrders = signer.sign(Math.ceil(openRate * seconds) + 2 * TRADERS)
   const open = await openLoop(sessions, openRate, seconds, placeWork(openOrders, resting))
   log(`stream place, open loop at ${openRate}/s (half the pipelined rate): ${describe(open)}`)
-  const cancels = await pipelined(sessions, window, seconds, cancelWork(resting))
+  const cancels = await phases.time('cancels', () => pipelined(sessions, window, seconds, cancelWork(resting)))
   log(`stream cancel, pipelined: ${describe(cancels)} (${resting.length} resting orders to cancel)`)
   await cancelEverything(sessions)
   const fanOrders = signer.sign(budget(stream.perSecond, seconds))
@@ -222,7 +226,8 @@ async function main(): Promise<void> {
   const settings = settingsOf(flags)
   log(`# gRPC end to end (workload 5): ${settings.seconds} s per phase, ${availableParallelism()} cores, ` +
     `Node ${process.version}`)
-  const server = await startPredexServer({ profileDir: profileDirOf() })
+  const profileDir = profileDirOf()
+  const server = await startPredexServer({ profileDir })
   const transports = Array.from({ length: CHANNELS }, () =>
     new GrpcTransport(`127.0.0.1:${server.grpcPort}`, { 'grpc.use_local_subchannel_pool': 1 }))
   try {
@@ -241,6 +246,7 @@ async function main(): Promise<void> {
   } finally {
     for (const transport of transports) transport.close()
     await server.stop()
+    phases.write(profileDir)
   }
 }
 

@@ -2,7 +2,9 @@
  * The suite's dated report in Markdown: the machine and command first (absolute figures mean
  * nothing without them), then every target met or not and by how much, then each workload's
  * figures with its runs, medians and, where the workload prints them, min and max, and its charts.
- * Everything here is read off what the workloads printed; nothing is typed in by hand.
+ * Every figure here is read off what the workloads printed; nothing is typed in by hand. The one
+ * text that is not a figure is what limited each target missed, as the last CPU profiles found
+ * it (targets.ts, `limitedBy`), printed so that a reader of a report need not look for it.
  */
 import type { Checked, Figures } from './targets.js'
 import { formatSeconds } from './progress.js'
@@ -87,7 +89,17 @@ function targetSection(targets: readonly Checked[], chart: string | null): strin
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...targets.map((c) => `| ${c.target.label} | ${c.target.workload} | ${c.measuredText} | ${c.thresholdText} | ` +
       `${c.verdict === 'NOT met' ? '**NOT met**' : c.verdict} | ${c.marginText} | \`${c.target.source}\` |`),
+    ...limitsSection(targets),
   ]
+}
+
+/** For each target not met, what limited it when last profiled (targets.ts, `limitedBy`). */
+function limitsSection(targets: readonly Checked[]): string[] {
+  const missed = targets.filter((c) => c.verdict === 'NOT met')
+  if (missed.length === 0) return []
+  return ['', '### What limits the targets not met', '',
+    'As the last CPU profiles found them (re-profile with `npm run bench -- --profile <workload>`):', '',
+    ...missed.map((c) => `- **${c.target.label}**: ${c.target.limitedBy ?? 'not profiled yet'}.`)]
 }
 
 function runsOf(figures: Figures): string {

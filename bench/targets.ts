@@ -19,6 +19,11 @@ export interface Target {
   readonly threshold: number | null
   readonly atLeast: boolean
   readonly unit: Unit
+  /**
+   * What limited it when last profiled, and where that measurement is written up: the report
+   * prints it for a target not met (issue 13: say what limits it, measured with a profile).
+   */
+  readonly limitedBy?: string
 }
 
 function field(f: Figures, name: string): number | null {
@@ -39,7 +44,38 @@ function nativeToRaw(f: Figures): number | null {
 }
 
 const at = (label: string, workload: string, source: string, value: Target['value'], threshold: number | null,
-  unit: Unit, atLeast = true): Target => ({ label, workload, source, value, threshold, unit, atLeast })
+  unit: Unit, atLeast = true): Target => ({ label, workload, source, value, threshold, unit, atLeast,
+  ...(LIMITED_BY[label] === undefined ? {} : { limitedBy: LIMITED_BY[label] }) })
+
+const PERFORMANCE = 'docs/performance.md'
+/** By target label: what the last profiles found (2026-11-27); re-profile with `--profile <workload>`. */
+const LIMITED_BY: Readonly<Record<string, string>> = {
+  'engine vs nodejs-order-book, same stream (holds + complementary)': 'the order-id table: every placement and ' +
+    'cancel hashes a 66-character hex id (OrderIndex.get 0.8 s and setLive 0.3 s of the engine\'s 2.9 s in a ' +
+    'bench:engine --cpu-prof run), then placement, aggregates and GC; the lever is ids as packed bytes hashed once, ' +
+    `and orders in typed arrays (${PERFORMANCE})`,
+  'durable host (sync) vs engine alone': 'the engine worker, of which the engine is a third: outcome encoding, ' +
+    `command decoding, GC and the journal's JS side, one lmdb-js put per command (${PERFORMANCE}, the engine host)`,
+  'ack p99, open loop at half of the closed-loop maximum': 'the journal\'s fixed cost per transaction (about 2 ms, ' +
+    'one in flight) and a wake-up per hop; not the disk (its flush p99 is under 1.2 ms) ' +
+    `(${PERFORMANCE}, the engine host)`,
+  'replay vs engine alone': `decoding and reading the journal record by record (${PERFORMANCE}, the engine host)`,
+  'native backend vs raw libsecp256k1, per core': 'what a full check does around the recovery in JavaScript ' +
+    '(the EIP-712 digest, the address, parsing: about 5 µs) and the recovery\'s tables evicted from L2 by it; ' +
+    'it reads 0.89-0.93 x in interleaved chunks (docs/signatures-and-auth.md, the signature backend)',
+  'signer cache vs plain noble recovery, per core': 'noisy on a shared machine (3.54, 3.49, 3.42 and 2.50 x in ' +
+    'quick runs); noble\'s plain recovery and its cached tables differ by the load, not the code ' +
+    '(docs/signatures-and-auth.md)',
+  'REST signed POST /order vs uWS constant JSON': 'with native signatures, 0.5 ms of the main thread per order ' +
+    '(the answer, the pool hand-off, read-store writes, GC) and the pipeline\'s latency with 32 in flight, the ' +
+    `journal one transaction at a time (${PERFORMANCE}, since native is the default)`,
+  'REST signed intake vs the verification pool\'s ceiling': 'the same: the pool (native) is no longer the wall; ' +
+    `the main thread and the journal are (${PERFORMANCE}, since native is the default)`,
+  'REST DELETE /order vs uWS constant JSON': 'neither thread saturated (main 57 %, engine worker 16 %): the round ' +
+    `trip, mostly the journal's transaction, then the answer (${PERFORMANCE}, since native is the default)`,
+  'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js\'s per-call cost on the main thread: 0.85 ms per call ' +
+    `against 0.39 ms per REST order (${PERFORMANCE}, since native is the default)`,
+}
 
 export const TARGETS: readonly Target[] = [
   at('engine vs nodejs-order-book, same stream (holds + complementary)', 'engine', 'ratio', (f) => field(f, 'ratio'), 5,

@@ -73,6 +73,9 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     `the main thread and the journal are (${PERFORMANCE}, since native is the default)`,
   'REST DELETE /order vs uWS constant JSON': 'neither thread saturated (main 57 %, engine worker 16 %): the round ' +
     `trip, mostly the journal's transaction, then the answer (${PERFORMANCE}, since native is the default)`,
+  'REST GET /book vs uWS constant JSON': 'not the server: its main thread was 34 % busy at 25 k reads/s (a ' +
+    'bench:rest --profile-dir run); the load generator shares the 2 cores, and the figure swings with the machine ' +
+    '(52, 55, 66 and 37 % in four quick runs on 2026-11-27)',
   'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js\'s per-call cost on the main thread: 0.85 ms per call ' +
     `against 0.39 ms per REST order (${PERFORMANCE}, since native is the default)`,
 }

@@ -52,9 +52,9 @@ export function admitPlacement(context: ServiceContext, address: string, orders 
 /**
  * The same refusals without counting: what the REST face asks, with the claimed address, before
  * it reads a body. Also the signature pool's own admission for one order, so that a trader whose
- * pool queue is full is refused before its body is read and parsed, not after (with the native
- * backend the pool refuses most of a flood, and parsing what it then refused cost the front end
- * more than the answers it gave).
+ * pool queue is full is refused before its body is read and parsed, not after (under the overload
+ * test's flood with the native backend, the pool refused most batches, each one read, parsed and
+ * authenticated first).
  */
 export function checkPlacementLoad(context: ServiceContext, address: string): void {
   context.shedder?.admitPlacement(address)

@@ -28,6 +28,8 @@ const PROBE_ORDER_P99_MS_MAX = 1_000
 const RSS_MB_MAX = 1_024
 /** Its own memory (RssAnon) after the load and a pause, above what it was before the load. */
 const RSS_ANON_RETURN_MB_MAX = 96
+/** How long after the load its memory may take to come back (checkMemoryReturns says why). */
+const RSS_RETURN_WAIT_MS = 90_000
 const TRADERS = 8
 const BATCH = 10
 const FLOOD_SECONDS = 8
@@ -156,10 +158,16 @@ function checkProbe(t: Test, probed: Probe): void {
   t.same(probed.refusals, [], `the probe's ${probed.orderStatuses.length} orders were all placed, none shed`)
 }
 
-/** Its own memory back near where it was before the load, within 15 s. */
+/**
+ * Its own memory back near where it was before the load, within RSS_RETURN_WAIT_MS. With the
+ * native backend (capacity about 12 000 orders/s) the heap grows more under the flood, and V8's
+ * memory reducer gives it back about a minute after the load, not within the 15 s once allowed:
+ * sampled every 5 s after the flood, 388 388 388 388 378 ... 378 245 MB (271 before), so +103 to
+ * +111 MB at 15 s in two of five runs, and below the level before the load at 60 s.
+ */
 async function checkMemoryReturns(t: Test, pid: number, beforeMb: number): Promise<void> {
   let afterMb = Infinity
-  for (let waited = 0; waited < 15_000 && afterMb > beforeMb + RSS_ANON_RETURN_MB_MAX; waited += 500) {
+  for (let waited = 0; waited < RSS_RETURN_WAIT_MS && afterMb > beforeMb + RSS_ANON_RETURN_MB_MAX; waited += 500) {
     await new Promise((resolve) => setTimeout(resolve, 500))
     afterMb = rssOf(pid)!.rssAnonBytes / 2 ** 20
   }

@@ -63,6 +63,7 @@ export class VerifierPool {
   private pending = 0
   private tasksRunning = 0
   private dispatchScheduled = false
+  private held = false
 
   constructor(private readonly options: VerifierPoolOptions) {
     const threads = options.threads ?? availableParallelism()
@@ -124,7 +125,21 @@ export class VerifierPool {
     })
   }
 
+  /**
+   * Tests: no task goes to the threads until the returned release is called; orders admitted
+   * meanwhile wait, counted as pending. A test of what a full queue does cannot otherwise keep it
+   * full: the threads drain it while the test's requests are still arriving.
+   */
+  hold(): () => void {
+    this.held = true
+    return () => {
+      this.held = false
+      this.dispatch()
+    }
+  }
+
   async close(): Promise<void> {
+    this.held = false
     this.dispatch()
     await this.pool.close()
   }
@@ -137,7 +152,7 @@ export class VerifierPool {
   /** Hands tasks to the threads while they have room and orders wait. */
   private dispatch(): void {
     this.dispatchScheduled = false
-    while (this.tasksRunning < this.tasksMax && this.waiting.size > 0) this.run(this.nextBatch())
+    while (!this.held && this.tasksRunning < this.tasksMax && this.waiting.size > 0) this.run(this.nextBatch())
   }
 
   /** Up to batchMax orders, one from each waiting key in turn (a key with none left leaves the turn). */

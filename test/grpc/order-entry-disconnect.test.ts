@@ -19,7 +19,8 @@ import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, GRPC_STREAMS_PER_KEY_MAX } from '../.
 import { CancelOnDisconnect } from '../../src/gen/predex/v1/order_entry_pb.js'
 import { OrderRequestSchema } from '../../src/gen/predex/v1/trading_pb.js'
 import { placeLimit, startServer, USDC, type TestServer, type Trader } from '../rest-harness.js'
-import { eventually, orderRequest, signerOf, TestSession } from './order-entry-support.js'
+import { orderRequest, signerOf, TestSession } from './order-entry-support.js'
+import { eventually } from '../support/eventually.js'
 
 const logged: string[] = []
 const server = await startServer({ log: (line) => logged.push(line) })

@@ -21,7 +21,8 @@ import { OrderEntry } from '../../src/api/grpc/order-entry.js'
 import { CODE_TRAILER } from '../../src/api/grpc/status.js'
 import { StreamSlots } from '../../src/api/grpc/stream-slots.js'
 import { l2, startServer, USDC } from '../rest-harness.js'
-import { eventually, orderRequest, signerOf, TestSession } from './order-entry-support.js'
+import { orderRequest, signerOf, TestSession } from './order-entry-support.js'
+import { eventually } from '../support/eventually.js'
 import { lineLog, SILENT_LOG } from '../../src/log.js'
 
 const server = await startServer()

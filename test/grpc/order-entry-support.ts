@@ -118,13 +118,3 @@ export function requestOf(signed: SignedOrder, options: { clientOrderId?: string
     clientOrderId: options.clientOrderId ?? '',
   }
 }
-
-/** Waits until `check` holds, polling; fails after `timeoutMs`. */
-export async function eventually(check: () => boolean, timeoutMs: number, what: string): Promise<number> {
-  const started = Date.now()
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return Date.now() - started
-}

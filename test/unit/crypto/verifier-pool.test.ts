@@ -125,3 +125,16 @@ t.test('when flooders fill the pool, a light key still gets in (the reserve); a 
   t.equal(done.filter((d) => d === 'flooder:busy').length, 20, 'the flooder is refused past the pool-wide 40')
   t.equal(done.filter((d) => d === 'trader:true').length, 5, 'the light key, arriving with the pool full, is verified')
 })
+
+t.test('held, the pool hands no task to its threads; released, it verifies what waited', async (t) => {
+  const pool = new VerifierPool({ chainId: 80002, threads: 1 })
+  t.teardown(() => pool.close())
+  const release = pool.hold()
+  const o = order(7)
+  const verdict = pool.verify({ order: o, negRisk: false, signature: signDigest(orderDigest(o, 80002, false), KEY) })
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  t.same([pool.queueSize, pool.tasksRunningCount], [1, 0], 'the order waits, counted, with no task running')
+  release()
+  t.match(await verdict, { ok: true }, 'verified once released')
+  t.equal(pool.queueSize, 0)
+})

@@ -20,6 +20,7 @@ import { VERIFY_BATCH_MAX, VERIFY_LIGHT_KEY_ORDERS_MAX, VERIFY_LIGHT_RESERVE_ORD
 import type { OrderToVerify, Verdict } from './verify-order.js'
 import type { VerifyTask } from './verify-worker.js'
 import type { SigBackend } from './sig-backend.js'
+import { threadStart } from '../thread-start.js'
 
 export interface VerifierPoolOptions {
   readonly chainId: number
@@ -73,7 +74,8 @@ export class VerifierPool {
     this.lightReserve = options.lightReserve ?? VERIFY_LIGHT_RESERVE_ORDERS
     this.tasksMax = threads * VERIFY_TASKS_PER_THREAD
     // The pool holds at most tasksMax tasks, so piscina's own queue stays short: waiting is fair here.
-    this.pool = new Piscina({ filename: workerUrl().href, minThreads: threads, maxThreads: threads,
+    const { url, execArgv, env } = threadStart('verify-worker', import.meta.url)
+    this.pool = new Piscina({ filename: url.href, execArgv, env, minThreads: threads, maxThreads: threads,
       maxQueue: this.tasksMax })
   }
 
@@ -209,9 +211,4 @@ export class VerifierPool {
     if (left === 0) this.pendingByKey.delete(key)
     else this.pendingByKey.set(key, left)
   }
-}
-
-function workerUrl(): URL {
-  const extension = import.meta.url.endsWith('.ts') ? 'ts' : 'js'
-  return new URL(`./verify-worker.${extension}`, import.meta.url)
 }

@@ -25,6 +25,7 @@ import { encodeRequest } from './request-codec.js'
 import { decodeOutcomes } from './outcome-codec.js'
 import { allocateEngineStats, EngineStatsReader } from './engine-stats.js'
 import { SILENT_LOG, type Log } from '../log.js'
+import { threadStart } from '../thread-start.js'
 
 export interface HostOptions {
   readonly dataDir: string
@@ -104,7 +105,8 @@ export class EngineHost {
       unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs ?? 0,
       failJournalAtBatch: options.failJournalAtBatch ?? 0,
     }
-    const worker = new Worker(workerUrl(), { workerData: workerOptions })
+    const { url, execArgv, env } = threadStart('engine-worker', import.meta.url)
+    const worker = new Worker(url, { workerData: workerOptions, execArgv, env })
     let ready: Extract<FromWorker, { type: 'ready' }>
     try {
       ready = await startup(worker)
@@ -310,10 +312,4 @@ async function startup(worker: Worker): Promise<Extract<FromWorker, { type: 'rea
 
 function busy(message: string): PredexError {
   return new PredexError(ServiceCode.ENGINE_BUSY, `${message}: retry shortly`)
-}
-
-/** The worker's file: the .ts source under the test loader, the compiled .js otherwise. */
-function workerUrl(): URL {
-  const extension = import.meta.url.endsWith('.ts') ? 'ts' : 'js'
-  return new URL(`./engine-worker.${extension}`, import.meta.url)
 }

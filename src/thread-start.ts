@@ -12,16 +12,21 @@
 /** The flags that load code into a thread before its own: a value follows them, or is joined with '='. */
 const HOOK_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader'])
 
-export interface ThreadStart {
-  readonly url: URL
-  /** The Worker's (or piscina's) execArgv and env: undefined leaves Node's defaults (the parent's). */
+/** A Worker's (or piscina's) execArgv and env: undefined leaves Node's defaults (the parent's). */
+export interface ThreadOptions {
   readonly execArgv?: string[]
   readonly env?: NodeJS.ProcessEnv
 }
 
+export interface ThreadStart extends ThreadOptions {
+  readonly url: URL
+}
+
 /**
  * The thread `name` (a file beside `moduleUrl`, without its extension): its .ts when `moduleUrl` is
- * a source, else its .js with the parent's hooks left out.
+ * a source, else its .js with the parent's hooks left out. A list of flags is given only when hooks
+ * were left out of it: Node refuses some flags in a thread's own list that it takes from the parent
+ * (V8's, such as --expose-gc, which reach every thread anyway).
  */
 export function threadStart(name: string, moduleUrl: string): ThreadStart {
   const source = moduleUrl.endsWith('.ts')
@@ -32,7 +37,23 @@ export function threadStart(name: string, moduleUrl: string): ThreadStart {
   const optionsWithoutHooks = withoutHooks(nodeOptions.match(/(?:[^\s"]+|"[^"]*")+/g) ?? []).join(' ')
   const env = optionsWithoutHooks === nodeOptions.trim() ? undefined
     : { ...process.env, NODE_OPTIONS: optionsWithoutHooks }
-  return { url, execArgv: withoutHooks(process.execArgv), env }
+  const flags = withoutHooks(process.execArgv)
+  return { url, execArgv: flags.length === process.execArgv.length ? undefined : flags, env }
+}
+
+/**
+ * Starts the thread `name` with `make` (new Worker, new Piscina), as threadStart says. Should Node
+ * refuse the list of flags without hooks (hooks and a V8 flag together), the thread starts with the
+ * parent's list after all, hooks included: slower to start, not wrong.
+ */
+export function startThread<T>(name: string, moduleUrl: string, make: (url: URL, options: ThreadOptions) => T): T {
+  const { url, execArgv, env } = threadStart(name, moduleUrl)
+  try {
+    return make(url, { execArgv, env })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error
+    return make(url, { env })
+  }
 }
 
 /** `flags` without the module hooks and their values. */

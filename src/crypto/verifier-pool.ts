@@ -20,7 +20,7 @@ import { VERIFY_BATCH_MAX, VERIFY_LIGHT_KEY_ORDERS_MAX, VERIFY_LIGHT_RESERVE_ORD
 import type { OrderToVerify, Verdict } from './verify-order.js'
 import type { VerifyTask } from './verify-worker.js'
 import type { SigBackend } from './sig-backend.js'
-import { threadStart } from '../thread-start.js'
+import { startThread } from '../thread-start.js'
 
 export interface VerifierPoolOptions {
   readonly chainId: number
@@ -74,9 +74,8 @@ export class VerifierPool {
     this.lightReserve = options.lightReserve ?? VERIFY_LIGHT_RESERVE_ORDERS
     this.tasksMax = threads * VERIFY_TASKS_PER_THREAD
     // The pool holds at most tasksMax tasks, so piscina's own queue stays short: waiting is fair here.
-    const { url, execArgv, env } = threadStart('verify-worker', import.meta.url)
-    this.pool = new Piscina({ filename: url.href, execArgv, env, minThreads: threads, maxThreads: threads,
-      maxQueue: this.tasksMax })
+    this.pool = startThread('verify-worker', import.meta.url, (url, flags) => new Piscina({ filename: url.href,
+      ...flags, minThreads: threads, maxThreads: threads, maxQueue: this.tasksMax }))
   }
 
   get threads(): number {

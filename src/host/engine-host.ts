@@ -25,7 +25,7 @@ import { encodeRequest } from './request-codec.js'
 import { decodeOutcomes } from './outcome-codec.js'
 import { allocateEngineStats, EngineStatsReader } from './engine-stats.js'
 import { SILENT_LOG, type Log } from '../log.js'
-import { threadStart } from '../thread-start.js'
+import { startThread } from '../thread-start.js'
 
 export interface HostOptions {
   readonly dataDir: string
@@ -105,8 +105,8 @@ export class EngineHost {
       unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs ?? 0,
       failJournalAtBatch: options.failJournalAtBatch ?? 0,
     }
-    const { url, execArgv, env } = threadStart('engine-worker', import.meta.url)
-    const worker = new Worker(url, { workerData: workerOptions, execArgv, env })
+    const worker = startThread('engine-worker', import.meta.url,
+      (url, flags) => new Worker(url, { workerData: workerOptions, ...flags }))
     let ready: Extract<FromWorker, { type: 'ready' }>
     try {
       ready = await startup(worker)

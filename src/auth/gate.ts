@@ -12,7 +12,9 @@
  * timestamps, monotonic milliseconds for the budgets.
  */
 import { ApiCode, PredexError } from '../errors.js'
-import { AUTH_FAILURE_BLOCK_MS, RATE_RULES, type RateClass, type RateRule } from '../limits.js'
+import {
+  AUTH_CLAIM_CHARS_MAX, AUTH_FAILURE_BLOCK_MS, RATE_LIMIT_SWEEP_INTERVAL_MS, RATE_RULES, type RateClass, type RateRule,
+} from '../limits.js'
 import { verifyAdmin } from './admin.js'
 import type { AuthFailure, TimestampWindow } from './failure.js'
 import { claimedSubject, type HeaderGetter } from './headers.js'
@@ -20,6 +22,7 @@ import { verifyL1 } from './l1.js'
 import { verifyL2Message, type ApiCredential, type L2Message } from './l2.js'
 import { authFailureKey, type BudgetState, type RateLimiter } from './rate-limit.js'
 import { verifySecret, type SecretCredential } from './secret.js'
+import { SweepTimer } from './sweep-timer.js'
 import type { Log } from '../log.js'
 
 /** Who passed the gate. */
@@ -75,7 +78,14 @@ export interface Charge {
 }
 
 export class Gate {
-  constructor(private readonly options: GateOptions) {}
+  /** Drops the limiter's entries that are full again (RATE_LIMIT_SWEEP_INTERVAL_MS): memory comes back after a flood. */
+  private readonly sweeps: SweepTimer | null
+
+  constructor(private readonly options: GateOptions) {
+    const { limiter, clock } = options
+    this.sweeps = limiter === null ? null
+      : new SweepTimer(() => limiter.sweep(clock.nowMs()), RATE_LIMIT_SWEEP_INTERVAL_MS)
+  }
 
   /**
    * Takes one request from the client address's general budget, before anything else is read
@@ -163,24 +173,36 @@ export class Gate {
   /** Takes one request from `subject`'s budget for `bucket`, or throws RATE_LIMITED. */
   private limit(bucket: string, rule: RateRule, subject: string, nowMs = this.options.clock.nowMs()): void {
     const waitSec = this.options.limiter?.take(budgetKey(bucket, subject), rule, nowMs) ?? null
+    this.sweeps?.arm()
     if (waitSec === null) return
     throw rateLimited(waitSec, rule, `rate limit of ${bucket === 'general' ? 'all requests' : bucket} exceeded`)
   }
 
   /** Counts a failed authentication; exhausting the budget blocks the pair for AUTH_FAILURE_BLOCK_MS. */
   private countFailure(failures: string): void {
-    if (this.options.limiter?.recordAuthFailure(failures, this.options.clock.nowMs()) === true) {
+    const blocked = this.options.limiter?.recordAuthFailure(failures, this.options.clock.nowMs()) === true
+    this.sweeps?.arm()
+    if (blocked) {
       this.options.log.warn('rate limit: blocked after repeated authentication failures',
         { claim: failures, blockedSeconds: AUTH_FAILURE_BLOCK_MS / 1000 })
     }
   }
 }
 
+/** The claim that all of a client address's claims longer than AUTH_CLAIM_CHARS_MAX are counted under. */
+const OVERSIZED_CLAIM = '(oversized)'
+
 /**
  * Who the credentials claim to be, before any check: failures are counted per (client address,
- * claim), so one client guessing cannot block another, nor one key's owner elsewhere.
+ * claim), so one client guessing cannot block another, nor one key's owner elsewhere. A claim
+ * longer than any key or address can never pass, and is not kept: all of them count as one.
  */
 function claimOf(credentials: Exclude<Credentials, { kind: 'none' }>): string {
+  const claim = presentedClaimOf(credentials)
+  return claim.length > AUTH_CLAIM_CHARS_MAX ? OVERSIZED_CLAIM : claim
+}
+
+function presentedClaimOf(credentials: Exclude<Credentials, { kind: 'none' }>): string {
   switch (credentials.kind) {
     case 'admin': return 'admin'
     case 'secret': return credentials.credential.apiKey ?? ''

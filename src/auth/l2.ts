@@ -10,6 +10,7 @@ import { equalSecrets, l2Signature } from '../crypto/hmac.js'
 import { normalAddress } from '../crypto/address.js'
 import { AuthCode, authFailure, checkTimestamp, type AuthFailure, type TimestampWindow } from './failure.js'
 import { l2HeadersOf, type HeaderGetter } from './headers.js'
+import { lookupBounded } from './api-key.js'
 
 export interface ApiCredential {
   readonly apiKey: string
@@ -66,7 +67,7 @@ export function verifyL2Message(get: HeaderGetter, message: L2Message,
   }
   const stale = checkTimestamp(headers.timestamp, nowSec, window)
   if (stale !== null) return stale
-  const credential = lookup(headers.apiKey)
+  const credential = lookupBounded(lookup, headers.apiKey)
   if (credential === undefined) {
     return authFailure(AuthCode.AUTH_UNKNOWN_KEY, 'Unauthorized/Invalid api key: unknown or revoked key')
   }

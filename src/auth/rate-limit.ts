@@ -6,7 +6,9 @@
  * its risk. Authentication failures have a bucket of their own: exhausting it blocks the claimed
  * key (or address) for a while, so guessing costs the guesser, not the engine.
  *
- * The table of keys is bounded (least recently used goes first); time comes from the caller.
+ * The table of keys is bounded (least recently used goes first), and sweep() drops the entries
+ * that are full again and block nothing, so the table of a flood of one-off keys shrinks back
+ * after it (issue 27); time comes from the caller.
  */
 import { AUTH_FAILURE_BLOCK_MS, RATE_LIMIT_KEYS_MAX, RATE_RULES, type RateRule } from '../limits.js'
 
@@ -24,6 +26,8 @@ interface Entry {
   readonly burst: Bucket
   readonly sustained: Bucket | null
   blockedUntilMs: number
+  /** From then on every bucket is full and no block holds: the entry is as good as absent. */
+  idleFromMs: number
 }
 
 /** Refills `bucket` to `nowMs` at `capacity` per `windowMs`. */
@@ -31,6 +35,17 @@ function refill(bucket: Bucket, capacity: number, windowMs: number, nowMs: numbe
   const elapsedMs = Math.max(0, nowMs - bucket.updatedMs)
   bucket.tokens = Math.min(capacity, bucket.tokens + (elapsedMs * capacity) / windowMs)
   bucket.updatedMs = nowMs
+}
+
+/** When `entry`'s buckets are all full again, and its block (if any) over. */
+function idleFrom(entry: Entry, rule: RateRule): number {
+  const fullAt = (bucket: Bucket, capacity: number, windowMs: number): number =>
+    bucket.updatedMs + ((capacity - bucket.tokens) * windowMs) / capacity
+  let idleFromMs = Math.max(entry.blockedUntilMs, fullAt(entry.burst, rule.burst, rule.burstWindowMs))
+  if (entry.sustained !== null) {
+    idleFromMs = Math.max(idleFromMs, fullAt(entry.sustained, rule.sustained!, rule.sustainedWindowMs!))
+  }
+  return idleFromMs
 }
 
 /** Milliseconds until `bucket` holds one whole token. */
@@ -81,6 +96,7 @@ export class RateLimiter {
     if (wait > 0) return Math.max(1, Math.ceil(wait / 1000))
     entry.burst.tokens -= 1
     if (entry.sustained !== null) entry.sustained.tokens -= 1
+    entry.idleFromMs = idleFrom(entry, rule)
     return null
   }
 
@@ -116,7 +132,21 @@ export class RateLimiter {
 
   /** Blocks `key` until `untilMs` (every take answers with the time left). */
   block(key: string, rule: RateRule, untilMs: number, nowMs: number): void {
-    this.entryOf(key, rule, nowMs).blockedUntilMs = untilMs
+    const entry = this.entryOf(key, rule, nowMs)
+    entry.blockedUntilMs = untilMs
+    entry.idleFromMs = Math.max(entry.idleFromMs, untilMs)
+  }
+
+  /**
+   * Drops the entries that are as good as absent at `nowMs` (every bucket full, no block): a key
+   * seen again starts from a full budget, exactly what the dropped entry held. Answers the
+   * entries left.
+   */
+  sweep(nowMs: number): number {
+    for (const [key, entry] of this.entries) {
+      if (entry.idleFromMs <= nowMs) this.entries.delete(key)
+    }
+    return this.entries.size
   }
 
   /**
@@ -143,6 +173,7 @@ export class RateLimiter {
         burst: { tokens: rule.burst, updatedMs: nowMs },
         sustained: rule.sustained === undefined ? null : { tokens: rule.sustained, updatedMs: nowMs },
         blockedUntilMs: 0,
+        idleFromMs: nowMs,
       }
       if (this.entries.size >= this.keysMax) this.entries.delete(this.entries.keys().next().value!)
     }

@@ -6,6 +6,7 @@
 import { equalSecrets } from '../crypto/hmac.js'
 import type { ApiCredential } from './l2.js'
 import { AuthCode, authFailure, type AuthFailure } from './failure.js'
+import { lookupBounded } from './api-key.js'
 
 /** The credential as the face extracted it: a field the client did not send (or not as text) is undefined. */
 export interface SecretCredential {
@@ -19,7 +20,7 @@ export function verifySecret(given: SecretCredential, lookup: (apiKey: string) =
   if (given.apiKey === undefined || given.secret === undefined || given.passphrase === undefined) {
     return authFailure(AuthCode.AUTH_HEADERS_MISSING, 'auth must carry apiKey, secret and passphrase')
   }
-  const credential = lookup(given.apiKey)
+  const credential = lookupBounded(lookup, given.apiKey)
   if (credential === undefined) return authFailure(AuthCode.AUTH_UNKNOWN_KEY, 'unknown API key')
   // Both compared, whatever the first gives: the time taken says nothing about which one is wrong.
   const secretOk = equalSecrets(given.secret, credential.secret)

@@ -40,6 +40,7 @@ import { OrderEntry } from './order-entry.js'
 import { Streams } from './streams.js'
 import { tradingService } from './trading.js'
 import { callMeter } from './call-meter.js'
+import { callEnds } from './call-end.js'
 
 export const SERVICES = [TradingService, AccountService, MarketDataService, OrderEntryService, StreamService] as const
 const FILES = [file_predex_v1_trading, file_predex_v1_account, file_predex_v1_market_data, file_predex_v1_order_entry,
@@ -62,7 +63,7 @@ export class GrpcServer {
   private readonly streams: Streams
 
   constructor(face: GrpcFace) {
-    this.server = new Server({ ...CHANNEL_OPTIONS, interceptors: [callMeter(face.context.metrics)] })
+    this.server = new Server({ ...CHANNEL_OPTIONS, interceptors: [callEnds([callMeter(face.context.metrics)])] })
     this.orderEntry = new OrderEntry(face)
     this.streams = new Streams(face)
     this.server.addService(serverDefinitionOf(TradingService), tradingService(face))

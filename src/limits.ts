@@ -366,6 +366,77 @@ export const USER_FEED_WALLETS_MAX = 10_000
  */
 export const USER_FEED_UPDATES_MAX = 1_000_000
 
+// ---- gRPC port: connections, resets and reflection (issue 27; docs/grpc.md, docs/operations.md) ----
+
+/**
+ * TCP connections to the gRPC port open at once, over all clients, and per client address. Each
+ * costs a file descriptor and an HTTP/2 session (about 14 KB measured: 21 000 idle connections
+ * took RSS +300 MB and the descriptors to the process's limit, 20 000 here, so that new REST
+ * connections timed out too). 4 096 leaves most of a 20 000 limit to REST and the data files; a
+ * market maker needs a few connections, and 256 per address leaves room for clients behind one
+ * NAT. Past either bound a new connection is closed at once, before HTTP/2 starts.
+ */
+export const GRPC_CONNECTIONS_MAX = 4_096
+export const GRPC_CONNECTIONS_PER_ADDRESS_MAX = 256
+/**
+ * New connections per client address: a burst of 500, refilled at 50 a second. A handshake costs
+ * the server a session set-up; a client that reconnects in a loop (to start over nghttp2's own
+ * per-connection budget of stream resets) kept a core busy at 32 000 resets a second. An SDK
+ * reconnects with a back-off (GRPC_SDK_RECONNECT_DELAY_MS_MIN and up); the live fuzz opens a
+ * connection per raw case, a few hundred in its run.
+ */
+export const GRPC_CONNECT_RULE: RateRule = { burst: 500, burstWindowMs: 10_000 }
+/**
+ * Calls a client address ends by resetting them (RST_STREAM, or going away with calls open): a
+ * burst of 2 000, refilled at 200 a second. A client cancels a stream it no longer follows and
+ * a deadline now and then; a reset flood costs the server a call set-up each. Past the budget
+ * the connection that reset is closed, so a flood gets at most a connection's handshake per
+ * reset, itself under GRPC_CONNECT_RULE.
+ */
+export const GRPC_RESET_RULE: RateRule = { burst: 2_000, burstWindowMs: 10_000 }
+/** Client addresses whose connect, reset and reflection budgets are kept (least recently used go first). */
+export const GRPC_ADDRESSES_TRACKED_MAX = 10_000
+/**
+ * A connection without a call for this long is closed (GOAWAY; grpc.max_connection_idle_ms): an
+ * idle connection holds a descriptor and a session for nobody. Clients reconnect on their next call.
+ */
+export const GRPC_CONNECTION_IDLE_MS_MAX = 300_000
+/**
+ * A connection is told to go away (GOAWAY, no new calls on it) after this long, give or take a
+ * tenth (grpc.max_connection_age_ms), so no connection lives for ever. Its open calls are not cut
+ * (no grace bound): an order-entry session ends with cancel on disconnect, which a rotation must
+ * never cause; the client opens its next calls on a new connection.
+ */
+export const GRPC_CONNECTION_AGE_MS_MAX = 3_600_000
+/**
+ * Reflection (grpc.reflection.v1 and v1alpha, for grpcurl and the like): streams open at once per
+ * client address and over all clients. Each holds up to its backlog of answers (below) while its
+ * client does not read, until the client goes; a tool needs one at a time.
+ */
+export const GRPC_REFLECTION_STREAMS_PER_ADDRESS_MAX = 4
+export const GRPC_REFLECTION_STREAMS_MAX = 64
+/**
+ * Bytes of one reflection request: a symbol or file name and a host, a few hundred bytes from any
+ * tool. Every answer echoes its request, so a 200 KB `host` made each answer 200 KB (issue 27: 2.5
+ * GB in seconds); past this the stream ends with BODY_TOO_LARGE (RESOURCE_EXHAUSTED).
+ */
+export const GRPC_REFLECTION_REQUEST_BYTES_MAX = 4 * 1024
+/**
+ * Answers waiting for a reflection client that does not read, beyond grpc-js's own buffer (16):
+ * past this the stream ends with SLOW_CONSUMER (RESOURCE_EXHAUSTED). A descriptor answer is tens
+ * of KB; a tool reads each answer before it asks again.
+ */
+export const GRPC_REFLECTION_BACKLOG_ANSWERS_MAX = 32
+/**
+ * Reflection requests per client address: a burst of 200, refilled at 20 a second. `grpcurl
+ * describe` of every service asks a few dozen; an answer costs its encoding (a descriptor answer
+ * tens of KB). Past it the stream ends with RATE_LIMITED (RESOURCE_EXHAUSTED, with the wait).
+ */
+export const GRPC_REFLECTION_RULE: RateRule = { burst: 200, burstWindowMs: 10_000 }
+
+assert(GRPC_CONNECTIONS_PER_ADDRESS_MAX <= GRPC_CONNECTIONS_MAX, 'one address cannot take every connection alone')
+assert(GRPC_REFLECTION_STREAMS_PER_ADDRESS_MAX <= GRPC_REFLECTION_STREAMS_MAX, 'per address within the total')
+
 // ---- gRPC SDK (src/client/grpc) ------------------------------------------------------------------
 
 /** A unary call of the SDK fails with DEADLINE_EXCEEDED after this long unless the caller says otherwise. */

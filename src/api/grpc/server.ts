@@ -16,13 +16,13 @@ import { toBinary } from '@bufbuild/protobuf'
 import { FileDescriptorProtoSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt'
 import type { DescFile } from '@bufbuild/protobuf'
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js'
-import { ReflectionService } from '@grpc/reflection'
 import { HealthImplementation } from 'grpc-health-check'
 import {
   GRPC_CLIENT_PING_INTERVAL_MS_MIN,
   GRPC_KEEPALIVE_TIME_MS,
   GRPC_KEEPALIVE_TIMEOUT_MS,
   GRPC_RECEIVE_MESSAGE_BYTES_MAX,
+  GRPC_REFLECTION_RULE,
   GRPC_SEND_MESSAGE_BYTES_MAX,
   GRPC_SHUTDOWN_GRACE_MS,
   GRPC_STREAMS_PER_CONNECTION_MAX,
@@ -41,6 +41,8 @@ import { Streams } from './streams.js'
 import { tradingService } from './trading.js'
 import { callMeter } from './call-meter.js'
 import { callEnds } from './call-end.js'
+import { AddressBudgets } from './address-budgets.js'
+import { Reflection } from './reflection.js'
 
 export const SERVICES = [TradingService, AccountService, MarketDataService, OrderEntryService, StreamService] as const
 const FILES = [file_predex_v1_trading, file_predex_v1_account, file_predex_v1_market_data, file_predex_v1_order_entry,
@@ -61,6 +63,9 @@ export class GrpcServer {
   private readonly health: HealthImplementation
   private readonly orderEntry: OrderEntry
   private readonly streams: Streams
+  private readonly reflection: Reflection
+  /** The gRPC port's budgets per client address (connections, resets, reflection requests). */
+  private readonly budgets = new AddressBudgets()
 
   constructor(face: GrpcFace) {
     this.server = new Server({ ...CHANNEL_OPTIONS, interceptors: [callEnds([callMeter(face.context.metrics)])] })
@@ -75,8 +80,9 @@ export class GrpcServer {
     for (const service of SERVICES) statuses[service.typeName] = 'NOT_SERVING'
     this.health = new HealthImplementation(statuses)
     this.health.addToServer(this.server)
-    new ReflectionService({ 'predex.v1': { fileDescriptorProtos: descriptorsOf(FILES) } } as never)
-      .addToServer(this.server)
+    this.reflection = new Reflection(face, { 'predex.v1': { fileDescriptorProtos: descriptorsOf(FILES) } } as never,
+      { take: (address) => this.budgets.take('reflection', GRPC_REFLECTION_RULE, address) })
+    this.reflection.addToServer(this.server)
   }
 
   /** Binds `host`:`port` (0: a free port) and reports SERVING; resolves with the bound port. */
@@ -100,6 +106,7 @@ export class GrpcServer {
     this.setServing('NOT_SERVING')
     await this.orderEntry.close()
     this.streams.close()
+    this.reflection.close()
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => this.server.forceShutdown(), GRPC_SHUTDOWN_GRACE_MS)
       this.server.tryShutdown(() => {

@@ -70,3 +70,11 @@ export function claimedAddress(get: HeaderGetter): string {
 export function claimedSubject(get: HeaderGetter): string {
   return either(get, 'api_key') ?? either(get, 'address')?.toLowerCase() ?? ''
 }
+
+/**
+ * Whether a (lower-case) header name is one of the authentication families': such a header given
+ * twice makes a request ambiguous (which admin key, which API key?), so the REST face refuses it.
+ */
+export function isAuthHeaderName(lowerCaseName: string): boolean {
+  return lowerCaseName.startsWith('exchange-') || lowerCaseName.startsWith('poly_')
+}

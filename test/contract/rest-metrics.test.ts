@@ -14,6 +14,7 @@ import t, { type Test } from 'tap'
 import { GrpcCallError, GrpcTransport } from '../../src/client/grpc/transport.js'
 import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
 import { StreamService } from '../../src/gen/predex/v1/streams_pb.js'
+import { METRICS_RENDER_INTERVAL_MS } from '../../src/limits.js'
 import { WsClient } from '../ws-client.js'
 import { get, l2, placeLimit, send, startServer, USDC, type TestServer } from '../rest-harness.js'
 
@@ -137,6 +138,8 @@ t.test('it moves: every face\'s traffic and the engine\'s work show in the next 
   await grpc.unary(MarketDataService.method.getMarket, { market: market.marketId }, null)
   const refused = await grpc.unary(MarketDataService.method.getMarket, { market: 'nope' }, null).catch((e: unknown) => e)
   t.ok(refused instanceof GrpcCallError, 'an unknown market is refused')
+  // A scrape within the render interval of the last one would be that one's text.
+  await new Promise((resolve) => setTimeout(resolve, METRICS_RENDER_INTERVAL_MS))
   const after = await scrape(t, server)
   const grew = (name: string, labels: Record<string, string>, by: number, what: string): void => {
     const delta = total(after, name, labels) - total(before, name, labels)

@@ -10,7 +10,7 @@ import { connect } from 'node:net'
 import uWS from 'uWebSockets.js'
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js'
 import { restL2Message } from '../../auth/l2.js'
-import { claimedAddress } from '../../auth/headers.js'
+import { claimedAddress, isAuthHeaderName } from '../../auth/headers.js'
 import type { Credentials, Gate } from '../../auth/gate.js'
 import { ApiCode, PredexError, CATALOGUE } from '../../errors.js'
 import {
@@ -218,13 +218,20 @@ export class RestServer<C> {
     }
     const headers = new Map<string, string>()
     let headerBytes = 0
+    let repeated: string | null = null
     req.forEach((key, value) => {
       headerBytes += key.length + value.length
       // uWS lower-cases names with `| 0x20`, which turns `_` into DEL (scripts/patch-uws.mjs).
-      headers.set(key.includes('\x7f') ? key.replace(/\x7f/g, '_') : key, value)
+      const name = key.includes('\x7f') ? key.replace(/\x7f/g, '_') : key
+      if (headers.has(name) && isAuthHeaderName(name)) repeated ??= name
+      headers.set(name, value)
     })
     if (headerBytes > REST_HEADERS_BYTES_MAX) {
       throw new PredexError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${REST_HEADERS_BYTES_MAX} bytes`)
+    }
+    if (repeated !== null) {
+      throw new PredexError(ApiCode.BAD_REQUEST, `the ${repeated} header may be given once: the request is ambiguous`,
+        { field: repeated })
     }
     const params: string[] = []
     const count = (route.path.match(/:/g) ?? []).length

@@ -2,8 +2,22 @@
 import type { ServiceContext } from '../../../service/context.js'
 import type { Route } from '../route.js'
 import { healthOf, readySeq } from '../../../service/health.js'
+import { METRICS_RENDER_INTERVAL_MS } from '../../../limits.js'
+import type { Metrics } from '../../../metrics.js'
+import { RenderCache } from '../render-cache.js'
 
 const GET = 'GET' as const
+
+/** Each server's /metrics text, rendered at most once per METRICS_RENDER_INTERVAL_MS. */
+const metricsTexts = new WeakMap<Metrics, RenderCache>()
+
+function metricsTextOf(metrics: Metrics): Promise<string> {
+  let cache = metricsTexts.get(metrics)
+  if (cache === undefined) {
+    metricsTexts.set(metrics, cache = new RenderCache(() => metrics.text(), METRICS_RENDER_INTERVAL_MS))
+  }
+  return cache.get()
+}
 
 export const healthRoutes: Route<ServiceContext>[] = [
   { method: GET, path: '/health', auth: 'none', bodyMax: 0, surface: 'native',
@@ -16,9 +30,9 @@ export const healthRoutes: Route<ServiceContext>[] = [
       response: '{ready: true, seq}' },
     handler: (_request, _identity, context) => ({ body: { ready: true, seq: readySeq(context) } }) },
   { method: GET, path: '/metrics', auth: 'none', bodyMax: 0, surface: 'native',
-    openapi: { tag: 'health', summary: 'Prometheus metrics (text format)', response: 'text/plain',
-      mediaType: 'text/plain' },
-    handler: async (_request, _identity, context) => ({ body: await context.metrics.text(), raw: true }) },
+    openapi: { tag: 'health', summary: 'Prometheus metrics (text format), rendered at most every 100 ms',
+      response: 'text/plain', mediaType: 'text/plain' },
+    handler: async (_request, _identity, context) => ({ body: await metricsTextOf(context.metrics), raw: true }) },
   { method: GET, path: '/time', auth: 'none', bodyMax: 0,
     openapi: { tag: 'health', summary: 'Server time, unix seconds (a bare JSON integer)', response: 'integer' },
     handler: (_request, _identity, context) => ({ body: Math.floor(context.nowMs() / 1000) }) },

@@ -388,12 +388,13 @@ export const GRPC_CONNECTIONS_PER_ADDRESS_MAX = 256
 export const GRPC_CONNECT_RULE: RateRule = { burst: 500, burstWindowMs: 10_000 }
 /**
  * Calls a client address ends by resetting them (RST_STREAM, or going away with calls open): a
- * burst of 2 000, refilled at 200 a second. A client cancels a stream it no longer follows and
- * a deadline now and then; a reset flood costs the server a call set-up each. Past the budget
- * the connection that reset is closed, so a flood gets at most a connection's handshake per
- * reset, itself under GRPC_CONNECT_RULE.
+ * burst of 1 000, refilled at 100 a second. A client cancels a stream it no longer follows and
+ * a deadline now and then; a reset flood costs the server a call set-up each (nghttp2 closes a
+ * connection past about 1 000 resets, so the flooder reconnects). Past the budget the connection
+ * that reset is closed, so a flood gets at most a connection's handshake per reset, itself under
+ * GRPC_CONNECT_RULE.
  */
-export const GRPC_RESET_RULE: RateRule = { burst: 2_000, burstWindowMs: 10_000 }
+export const GRPC_RESET_RULE: RateRule = { burst: 1_000, burstWindowMs: 10_000 }
 /** Client addresses whose connect, reset and reflection budgets are kept (least recently used go first). */
 export const GRPC_ADDRESSES_TRACKED_MAX = 10_000
 /**

@@ -10,9 +10,11 @@
  * (UNIMPLEMENTED) just before the reset lands; such calls were counted UNIMPLEMENTED (issue 27).
  * So the code is decided when the stream closes, by its `rstCode`. grpc-js 1.14 gives the only
  * interceptor its base call, which keeps the stream in `stream`; without one (another grpc-js),
- * the status sent or the cancellation decides, as before.
+ * the status sent or the cancellation decides, as before. The stream's session is also how an
+ * observer closes a call's connection: Node's HTTP/2 owns the socket once the session is made,
+ * and destroying the socket itself does not close it.
  */
-import { constants as http2 } from 'node:http2'
+import { constants as http2, type Http2Stream } from 'node:http2'
 import { Duplex } from 'node:stream'
 import { ResponderBuilder, ServerInterceptingCall, ServerListenerBuilder, status as Status,
   type ServerInterceptingCallInterface, type ServerInterceptor } from '@grpc/grpc-js'
@@ -29,6 +31,8 @@ export interface CallEnd {
   /** The client's address and port (undefined when grpc-js could not read them). */
   readonly remoteAddress: string | undefined
   readonly remotePort: number | undefined
+  /** Closes the connection the call came on (nothing when grpc-js did not show it). */
+  readonly closeConnection: () => void
 }
 
 export interface CallObserver {
@@ -43,15 +47,18 @@ export function callEnds(observers: readonly CallObserver[]): ServerInterceptor 
     const { remoteAddress, remotePort } = call.getConnectionInfo()
     let ended = false
     let sent: number | null = null
+    const stream = streamOf(call)
+    // Taken now: a closed stream has no session any more.
+    const session = stream?.session
+    const closeConnection = (): void => void session?.destroy()
     const end = (code: number): void => {
       if (ended) return
       ended = true
       const callEnd = { path: method.path, streaming, code, seconds: (performance.now() - started) / 1000,
-        remoteAddress, remotePort }
+        remoteAddress, remotePort, closeConnection }
       for (const observer of observers) observer.ended(callEnd)
     }
     for (const observer of observers) observer.started(method.path, streaming)
-    const stream = streamOf(call)
     if (stream !== null) {
       stream.once('close', () => end(stream.rstCode !== http2.NGHTTP2_NO_ERROR ? Status.CANCELLED
         : sent ?? Status.CANCELLED))
@@ -71,7 +78,7 @@ export function callEnds(observers: readonly CallObserver[]): ServerInterceptor 
 }
 
 /** The call's HTTP/2 stream, when grpc-js's base call shows it (it keeps it in `stream`). */
-function streamOf(call: ServerInterceptingCallInterface): (Duplex & { readonly rstCode: unknown }) | null {
+function streamOf(call: ServerInterceptingCallInterface): Http2Stream | null {
   const stream: unknown = Reflect.get(call, 'stream')
-  return stream instanceof Duplex && 'rstCode' in stream ? stream : null
+  return stream instanceof Duplex && 'rstCode' in stream && 'session' in stream ? stream as Http2Stream : null
 }

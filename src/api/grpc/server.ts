@@ -7,18 +7,22 @@
  * Transport settings, stated once here: HTTP/2 keepalive pings every GRPC_KEEPALIVE_TIME_MS,
  * dropped after GRPC_KEEPALIVE_TIMEOUT_MS without an answer; clients may ping down to
  * GRPC_CLIENT_PING_INTERVAL_MS_MIN, also without calls; message sizes bounded both ways; at most
- * GRPC_STREAMS_PER_CONNECTION_MAX concurrent calls per connection. Deadlines: grpc-js cancels a
- * call whose deadline passes (DEADLINE_EXCEEDED to the client); handlers see `call.cancelled` and
+ * GRPC_STREAMS_PER_CONNECTION_MAX concurrent calls per connection; connections bounded in number
+ * (in total and per client address), in their rate per address, in idle time and age, and closed
+ * when their address resets too many calls (connection-guard.ts, guarded-server.ts). Deadlines:
+ * grpc-js cancels a call whose deadline passes (DEADLINE_EXCEEDED to the client); handlers see `call.cancelled` and
  * drop the answer, and a command already in the engine completes (its result is durable and can
  * be read back), which is what "deadline" can honestly mean for an order.
  */
 import { toBinary } from '@bufbuild/protobuf'
 import { FileDescriptorProtoSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt'
 import type { DescFile } from '@bufbuild/protobuf'
-import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js'
+import { ServerCredentials, type ChannelOptions } from '@grpc/grpc-js'
 import { HealthImplementation } from 'grpc-health-check'
 import {
   GRPC_CLIENT_PING_INTERVAL_MS_MIN,
+  GRPC_CONNECTION_AGE_MS_MAX,
+  GRPC_CONNECTION_IDLE_MS_MAX,
   GRPC_KEEPALIVE_TIME_MS,
   GRPC_KEEPALIVE_TIMEOUT_MS,
   GRPC_RECEIVE_MESSAGE_BYTES_MAX,
@@ -43,6 +47,8 @@ import { callMeter } from './call-meter.js'
 import { callEnds } from './call-end.js'
 import { AddressBudgets } from './address-budgets.js'
 import { Reflection } from './reflection.js'
+import { ConnectionGuard } from './connection-guard.js'
+import { GuardedServer } from './guarded-server.js'
 
 export const SERVICES = [TradingService, AccountService, MarketDataService, OrderEntryService, StreamService] as const
 const FILES = [file_predex_v1_trading, file_predex_v1_account, file_predex_v1_market_data, file_predex_v1_order_entry,
@@ -56,10 +62,12 @@ export const CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.max_receive_message_length': GRPC_RECEIVE_MESSAGE_BYTES_MAX,
   'grpc.max_send_message_length': GRPC_SEND_MESSAGE_BYTES_MAX,
   'grpc.max_concurrent_streams': GRPC_STREAMS_PER_CONNECTION_MAX,
+  'grpc.max_connection_idle_ms': GRPC_CONNECTION_IDLE_MS_MAX,
+  'grpc.max_connection_age_ms': GRPC_CONNECTION_AGE_MS_MAX,
 }
 
 export class GrpcServer {
-  private readonly server: Server
+  private readonly server: GuardedServer
   private readonly health: HealthImplementation
   private readonly orderEntry: OrderEntry
   private readonly streams: Streams
@@ -68,7 +76,11 @@ export class GrpcServer {
   private readonly budgets = new AddressBudgets()
 
   constructor(face: GrpcFace) {
-    this.server = new Server({ ...CHANNEL_OPTIONS, interceptors: [callEnds([callMeter(face.context.metrics)])] })
+    const guard = new ConnectionGuard(this.budgets, (why, address) => {
+      if (face.refusalLines.take()) face.log.info('grpc connection refused', { why, address })
+    })
+    this.server = new GuardedServer({ ...CHANNEL_OPTIONS,
+      interceptors: [callEnds([callMeter(face.context.metrics), guard])] }, guard)
     this.orderEntry = new OrderEntry(face)
     this.streams = new Streams(face)
     this.server.addService(serverDefinitionOf(TradingService), tradingService(face))

@@ -1,0 +1,55 @@
+/**
+ * grpc-js's Server, with the listening socket ours: `bindAsync` listens with node:net (an
+ * exclusive port, as Node 20 always binds) and hands each accepted connection to the connection
+ * guard (connection-guard.ts) before grpc-js sees it, through grpc-js's public connection
+ * injector (`createConnectionInjector`, the same HTTP/2 server and session handling as its own
+ * listeners: keepalive, idle and age limits). grpc-js offers no hook on its own listeners'
+ * connections. Stopping closes the listeners first, so no connection comes in while calls end.
+ */
+import { createServer, type AddressInfo, type Server as NetServer } from 'node:net'
+import { Server, type ServerCredentials, type ServerOptions } from '@grpc/grpc-js'
+import type { ConnectionGuard } from './connection-guard.js'
+
+export class GuardedServer extends Server {
+  private readonly listeners = new Set<NetServer>()
+
+  constructor(options: ServerOptions, private readonly guard: ConnectionGuard) {
+    super(options)
+  }
+
+  /** Listens on `port` ("host:port" or "[v6]:port"; port 0: a free one); calls back with the bound port. */
+  override bindAsync(port: string, credentials: ServerCredentials,
+    callback: (error: Error | null, port: number) => void): void {
+    const address = /^\[?([^\]]*?)\]?:(\d+)$/.exec(port)
+    if (address === null) return callback(new Error(`not a host and port: ${port}`), 0)
+    const injector = this.createConnectionInjector(credentials)
+    const listener = createServer((socket) => {
+      if (this.guard.admit(socket)) injector.injectConnection(socket)
+    })
+    listener.once('error', (error) => {
+      injector.destroy()
+      callback(error, 0)
+    })
+    listener.listen({ host: address[1], port: Number(address[2]), exclusive: true }, () => {
+      listener.removeAllListeners('error')
+      listener.on('error', () => undefined) // accept errors (EMFILE...) are the kernel's; the listener goes on
+      this.listeners.add(listener)
+      callback(null, (listener.address() as AddressInfo).port)
+    })
+  }
+
+  override tryShutdown(callback: (error?: Error) => void): void {
+    this.closeListeners()
+    super.tryShutdown(callback)
+  }
+
+  override forceShutdown(): void {
+    this.closeListeners()
+    super.forceShutdown()
+  }
+
+  private closeListeners(): void {
+    for (const listener of this.listeners) listener.close()
+    this.listeners.clear()
+  }
+}

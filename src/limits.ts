@@ -35,6 +35,13 @@ export const SNAPSHOT_EVERY_COMMANDS = 100_000
 export const SNAPSHOTS_KEPT = 2
 /** Queries waiting for an answer from the engine worker. */
 export const PENDING_QUERIES_MAX = 4_096
+/**
+ * How long opening a data directory waits for its lock while another process holds it. A process
+ * killed with -9 gives the kernel's lock back only once it has exited, a few milliseconds after
+ * the signal (more while the kernel unmaps a large LMDB map): a restart right after the kill waits
+ * for that instead of being refused. A live holder is named after this wait.
+ */
+export const DATA_DIR_LOCK_WAIT_MS_MAX = 2_000
 
 assert(COMMAND_BYTES_MAX * 4 <= COMMAND_RING_BYTES, 'several of the largest commands fit in the ring')
 // A cancel of the most ids, order hashes or the longest client order ids, is one command: each id

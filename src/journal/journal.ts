@@ -48,6 +48,8 @@ export interface JournalOptions {
   readonly path: string
   readonly durability: Durability
   readonly readOnly?: boolean
+  /** How long to wait for the directory's lock held by another process (DATA_DIR_LOCK_WAIT_MS_MAX by default). */
+  readonly lockWaitMsMax?: number
 }
 
 const CRC_BYTES = 4
@@ -105,7 +107,7 @@ export class Journal {
    */
   static open(options: JournalOptions): Journal {
     if (options.readOnly !== true) mkdirSync(options.path, { recursive: true })
-    const lock = DirectoryLock.acquire(options.path)
+    const lock = DirectoryLock.acquire(options.path, options.lockWaitMsMax)
     try {
       return new Journal(options, lock)
     } catch (error) {

@@ -40,11 +40,25 @@ export class Child {
   readonly recovered: Promise<Recovered>
   readonly exited: Promise<number | null>
   private readonly process: ChildProcess
+  /** Whether the child leads a process group of its own (the sleeping parent and its host). */
+  private readonly group: boolean
   private stderr = ''
 
-  constructor(dataDir: string, seed: number, firstIndex: number, count: number, unsafeAckBeforeJournalMs = 0) {
-    this.process = spawn(process.execPath, [...CHILD_COMMAND, dataDir, String(seed),
-      String(firstIndex), String(count), String(unsafeAckBeforeJournalMs)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  /**
+   * `underParentThatNeverReaps`: the host runs under a shell that starts it and then becomes
+   * `sleep` (exec), which never waits for children, so a killed host stays a zombie as long as
+   * this Child lives: what an operator's restart meets when the killed server's parent is slow to
+   * reap it. `pid` is then the sleeping parent's; the host's is in the data directory's lock.
+   */
+  constructor(dataDir: string, seed: number, firstIndex: number, count: number, unsafeAckBeforeJournalMs = 0,
+    underParentThatNeverReaps = false) {
+    const args = [...CHILD_COMMAND, dataDir, String(seed), String(firstIndex), String(count),
+      String(unsafeAckBeforeJournalMs)]
+    this.process = underParentThatNeverReaps
+      ? spawn('sh', ['-c', '"$0" "$@" & exec sleep 600', process.execPath, ...args],
+        { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+      : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    this.group = underParentThatNeverReaps
     this.process.stderr!.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-4_000)
     })
@@ -60,8 +74,17 @@ export class Child {
     })
   }
 
+  /** Kills the child (with its whole group: the sleeping parent's host too). */
   kill(): Promise<number | null> {
-    this.process.kill('SIGKILL')
+    if (this.group) {
+      try {
+        process.kill(-this.process.pid!, 'SIGKILL')
+      } catch {
+        // gone already
+      }
+    } else {
+      this.process.kill('SIGKILL')
+    }
     return this.exited
   }
 

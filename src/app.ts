@@ -38,6 +38,8 @@ import { LoadShedder } from './service/load-shedder.js'
 import { checkPlacementLoad } from './service/trading.js'
 import { Heartbeats } from './service/heartbeats.js'
 import { ExpiryTimer } from './service/expiry-timer.js'
+import { checkPortsFree } from './api/port-check.js'
+import { OpenedParts } from './opened-parts.js'
 
 export const VERSION = '0.1.0'
 
@@ -52,10 +54,30 @@ export interface Predex {
   stop(): Promise<void>
 }
 
-/** `clock`: the wall and monotonic time of the faces and services (tests pass their own). */
+/**
+ * `clock`: the wall and monotonic time of the faces and services (tests pass their own). A start
+ * that fails part way closes what it had opened, in reverse order, and rejects: no half-started
+ * server is left serving (main.ts then exits non-zero).
+ */
 export async function startPredex(config: Config, log: Log,
   clock: Clock = systemClock): Promise<Predex> {
   const signatures = signatureBackendOf(config, log) // first: a backend that cannot load opens nothing
+  // Before the data directory: a port another process holds refuses the start with nothing opened.
+  await checkPortsFree(config.host, [
+    { port: config.port, face: 'REST and WebSocket', setting: '--port / PORT' },
+    { port: config.grpcPort, face: 'gRPC', setting: '--grpc-port / GRPC_PORT' },
+  ])
+  const opened = new OpenedParts(log)
+  try {
+    return await startParts(config, log, clock, signatures, opened)
+  } catch (error) {
+    await opened.closeAll()
+    throw error
+  }
+}
+
+async function startParts(config: Config, log: Log, clock: Clock, signatures: SigBackend,
+  opened: OpenedParts): Promise<Predex> {
   const isNew = !existsSync(join(config.dataDir, 'data.mdb'))
   makePrivateDir(config.dataDir)
   const adminKey = adminKeyOf(config, log)
@@ -63,15 +85,19 @@ export async function startPredex(config: Config, log: Log,
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
   const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
     journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log })
+  opened.add(() => host.stop())
   const { store, read } = await openReadModel(config, host, log)
+  opened.add(() => store.close())
   // From here on every durable outcome reaches the read model; the channels register once they exist.
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
   const credentials = await CredentialStore.load(host, masterKey)
   const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers, backend: signatures,
     onVerdict: (result, seconds) => metrics.observeVerification(result, seconds) })
+  opened.add(() => pool.close())
   const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
   const shedder = shedderOf(config, log)
+  opened.add(() => shedder.stop())
   const metrics = metricsOf({ host, read, store, pool, heartbeats, shedder })
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
@@ -95,10 +121,12 @@ export async function startPredex(config: Config, log: Log,
   server.uws.ws('/ws/user', userChannel.behavior())
   fanOut.register(userChannel)
   const port = await server.listen(config.host, config.port)
+  opened.add(() => server.close())
   const grpcRefusalLines = new LogBudget(log, { what: 'gRPC refusals' })
   const grpc = new GrpcServer({ context, gate, fanOut, log, refusalLines: grpcRefusalLines,
     keyStreams: new StreamSlots('streams of this API key', GRPC_STREAMS_PER_KEY_MAX),
     addressStreams: new StreamSlots('book streams of this address', GRPC_BOOK_STREAMS_PER_ADDRESS_MAX) })
+  opened.add(() => grpc.close())
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
   await warnAboutSetup(config, server, log)
   const timers = startHostTimers(context, fanOut, clock, demoAccount, log)

@@ -13,6 +13,8 @@ import { openLog } from './log.js'
 import { currentRuntime, runtimeProblem } from './runtime.js'
 
 const REPEAT_SIGNAL_MS_MIN = 1_000
+/** Errors whose message says all an operator needs (src/api/port-check.ts, src/journal/directory-lock.ts). */
+const OPERATOR_ERRORS = new Set(['PortInUseError', 'DataDirectoryInUseError'])
 
 async function main(): Promise<number> {
   let config
@@ -79,6 +81,9 @@ async function main(): Promise<number> {
 main().then((code) => {
   process.exitCode = code
 }, (error: unknown) => {
-  process.stderr.write(`predex: failed to start: ${(error as Error).stack ?? String(error)}\n`)
-  process.exitCode = 1
+  // An operator's mistake (a port or data directory in use) is said in a sentence; anything else with its stack.
+  const known = error instanceof Error && OPERATOR_ERRORS.has(error.name)
+  process.stderr.write(`predex: failed to start: ${known ? error.message : (error as Error).stack ?? String(error)}\n`)
+  // startPredex closed what it had opened; exit now all the same, so nothing left behind keeps a failed start alive.
+  process.exit(1)
 })

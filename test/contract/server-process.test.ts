@@ -7,7 +7,8 @@
  * there after a restart, and the process exits 0 by itself. Bounded: each wait has a deadline.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
@@ -133,5 +134,56 @@ t.test('first start: demo markets with a two-sided book, admin key made and neve
   t.equal(await intruder.exited, 1, 'a second server on the directory exits 1')
   t.match(intruder.output(), `in use by process ${second.child.pid}`, 'naming the process that has it')
   t.equal((await json(`${second.base}/markets`)).data.length, 3, 'the running server is untouched')
+
+  // Another server on either of its ports, with a data directory of its own: refused before that
+  // directory's journal is made, naming the port (both faces listen without SO_REUSEPORT, so the
+  // kernel would otherwise split new connections between two exchanges).
+  const grpcPort = Number(/gRPC listening on 127\.0\.0\.1:(\d+)/.exec(second.output())![1])
+  const restPort = Number(new URL(second.base).port)
+  for (const [flags, face, port] of [[['--port', String(restPort), '--grpc-port', '0'], 'REST and WebSocket', restPort],
+    [['--port', '0', '--grpc-port', String(grpcPort)], 'gRPC', grpcPort]] as const) {
+    const otherDir = dir(t)
+    const other = run(['--data-dir', otherDir, ...flags, '--sig-workers', '1'])
+    t.equal(await other.exited, 1, `a second server on the ${face} port exits 1`)
+    t.match(other.output(), `port ${port} on 127.0.0.1 (${face}) is in use`, 'naming the port')
+    t.notOk(existsSync(join(otherDir, 'data.mdb')), 'before its own journal is made')
+  }
+  t.equal((await json(`${second.base}/markets`)).data.length, 3, 'the running server still answers')
   t.equal(await stop(second, t), 0)
 })
+
+t.test('a start that fails part way (its gRPC port taken meanwhile) closes what it opened and exits 1', async (t) => {
+  const dataDir = dir(t)
+  const grpcPort = await freePort()
+  const starting = run(['--data-dir', dataDir, '--port', '0', '--grpc-port', String(grpcPort), '--sig-workers', '1'])
+  // The port is free when the start checks it; it is taken once the start opens its journal.
+  const deadline = Date.now() + START_MS_MAX
+  while (!existsSync(join(dataDir, 'predex.lock')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1))
+  const squatter = createServer()
+  await new Promise<void>((resolve) => squatter.listen(grpcPort, '127.0.0.1', resolve))
+  t.teardown(() => squatter.close())
+  const timer = setTimeout(() => starting.child.kill('SIGKILL'), START_MS_MAX)
+  t.equal(await starting.exited, 1, 'the start exits 1 by itself')
+  clearTimeout(timer)
+  t.match(starting.output(), /failed to start/, 'saying it failed')
+  t.match(starting.output(), `port ${grpcPort}`, 'naming the port')
+  t.notMatch(starting.output(), /REST listening on/, 'it never said it was serving')
+  const restarted = await start(dataDir)
+  t.equal((await json(`${restarted.base}/markets`)).data.length, 3, 'its data directory starts cleanly afterwards')
+  t.equal(await stop(restarted, t), 0)
+})
+
+function dir(t: Test): string {
+  const path = mkdtempSync(join(tmpdir(), 'predex.process-'))
+  t.teardown(() => rmSync(path, { recursive: true, force: true }))
+  return path
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}

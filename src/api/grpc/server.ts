@@ -79,7 +79,8 @@ export class GrpcServer {
     const guard = new ConnectionGuard(this.budgets, (why, address) => {
       if (face.refusalLines.take()) face.log.info('grpc connection refused', { why, address })
     })
-    this.server = new GuardedServer({ ...CHANNEL_OPTIONS,
+    // 'grpc.so_reuseport': 0: the port is this server's alone; a second Predex on it is refused (port-check.ts).
+    this.server = new GuardedServer({ ...CHANNEL_OPTIONS, 'grpc.so_reuseport': 0,
       interceptors: [callEnds([callMeter(face.context.metrics), guard])] }, guard)
     this.orderEntry = new OrderEntry(face)
     this.streams = new Streams(face)
@@ -102,7 +103,10 @@ export class GrpcServer {
     return new Promise((resolve, reject) => {
       const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
       this.server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => {
-        if (error !== null) return reject(error)
+        if (error !== null) {
+          return reject(new Error(`cannot listen on port ${port} on ${host} (gRPC): ${error.message}; `
+            + 'choose another with --grpc-port / GRPC_PORT', { cause: error }))
+        }
         this.setServing('SERVING')
         resolve(bound)
       })

@@ -562,5 +562,15 @@ export const RATE_LIMIT_SWEEP_INTERVAL_MS = 10_000
  */
 export const METRICS_RENDER_INTERVAL_MS = 100
 
+/**
+ * External memory's growth since the last full collection that makes the front end force one
+ * (src/external-memory-watch.ts): large HTTP/2 header values are external strings whose bytes V8
+ * does not count, so without it a flood of gRPC calls with big metadata grew the process by their
+ * size (60 KB a call) until it died. 32 MiB: a collection (some 30 ms) per about 500 such calls.
+ */
+export const EXTERNAL_MEMORY_GROWTH_BYTES_MAX = 32 * 1024 * 1024
+/** How often that growth is checked (process.memoryUsage(), some 20 us). */
+export const EXTERNAL_MEMORY_CHECK_INTERVAL_MS = 1_000
+
 assert(API_KEY_CHARS_MAX >= 36, 'a UUID fits')
 assert(AUTH_CLAIM_CHARS_MAX >= 42, 'a wallet address fits')

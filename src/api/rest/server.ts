@@ -23,6 +23,7 @@ import type { Metrics } from '../../metrics.js'
 import type { Log } from '../../log.js'
 import { LogBudget } from '../../log-budget.js'
 import { requestIdOf } from './request-id.js'
+import { holdExternalMemoryWatch } from '../../external-memory-watch.js'
 
 export interface ServerOptions<C> {
   readonly routes: readonly Route<C>[]
@@ -67,6 +68,11 @@ export class RestServer<C> {
   private readonly turnCounts = new TurnCounts(REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX)
   /** Refusal and fault lines per second (REFUSAL_LOG_LINES_PER_WINDOW): a flood is counted, not written. */
   private readonly refusalLines: LogBudget
+  /**
+   * The front end's external memory watch (src/external-memory-watch.ts), held while this server
+   * listens: its lifetime is the front end's, and every face's large headers are what it collects.
+   */
+  private releaseMemoryWatch: (() => void) | null = null
 
   constructor(private readonly options: ServerOptions<C>) {
     this.refusalLines = new LogBudget(options.log, { what: 'REST refusals and faults' })
@@ -95,6 +101,7 @@ export class RestServer<C> {
         if (socket === false) return reject(new Error(`cannot listen on ${host}:${port}`))
         this.listenSocket = socket
         this.port = uWS.us_socket_local_port(socket)
+        this.releaseMemoryWatch ??= holdExternalMemoryWatch()
         resolve(this.port)
       })
     })
@@ -135,6 +142,8 @@ export class RestServer<C> {
     const deadline = Date.now() + waitMs
     while (this.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
     this.refusalLines.flush()
+    this.releaseMemoryWatch?.()
+    this.releaseMemoryWatch = null
   }
 
   private register(route: Route<C>, compat: boolean): void {

@@ -15,6 +15,8 @@
  * throughout; a new client is served after; the resident set stays under RSS_MB_MAX; its own
  * memory (RssAnon) comes back within RSS_ANON_RETURN_MB_MAX of where it was before the attack
  * after quiet; and the process is alive at the end. Bounded in time (about a minute here).
+ * To look at one part: ABUSE_NO_FLOOD=1 leaves the connection flood out, ABUSE_RETURN_WAIT_MS sets
+ * how long memory may take to come back.
  */
 import t from 'tap'
 import { readdirSync } from 'node:fs'

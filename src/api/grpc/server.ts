@@ -79,8 +79,8 @@ export class GrpcServer {
     const guard = new ConnectionGuard(this.budgets, (why, address) => {
       if (face.refusalLines.take()) face.log.info('grpc connection refused', { why, address })
     })
-    // 'grpc.so_reuseport': 0: the port is this server's alone; a second Predex on it is refused (port-check.ts).
-    this.server = new GuardedServer({ ...CHANNEL_OPTIONS, 'grpc.so_reuseport': 0,
+    // The port is this server's alone: GuardedServer listens with node:net, which sets no SO_REUSEPORT.
+    this.server = new GuardedServer({ ...CHANNEL_OPTIONS,
       interceptors: [callEnds([callMeter(face.context.metrics), guard])] }, guard)
     this.orderEntry = new OrderEntry(face)
     this.streams = new Streams(face)

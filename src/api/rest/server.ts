@@ -23,7 +23,12 @@ import type { Metrics } from '../../metrics.js'
 import type { Log } from '../../log.js'
 import { LogBudget } from '../../log-budget.js'
 import { requestIdOf } from './request-id.js'
+import { assert } from '../../stdx/assert.js'
 import { holdExternalMemoryWatch } from '../../external-memory-watch.js'
+
+/** uWS's LIBUS_LISTEN_EXCLUSIVE_PORT: exported at run time, typed only as a member of an enum it does not export. */
+const LISTEN_EXCLUSIVE_PORT = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT
+assert(LISTEN_EXCLUSIVE_PORT === 1, 'this uWebSockets.js build listens without SO_REUSEPORT on request')
 
 export interface ServerOptions<C> {
   readonly routes: readonly Route<C>[]
@@ -94,11 +99,20 @@ export class RestServer<C> {
     return this.app
   }
 
-  /** Listens on host:port (0: any free port); resolves with the port. */
+  /**
+   * Listens on host:port (0: any free port), the port this server's alone (no SO_REUSEPORT: a
+   * second server there is refused, not handed half the connections); resolves with the port.
+   */
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
-        if (socket === false) return reject(new Error(`cannot listen on ${host}:${port}`))
+      // uWS.js 20.30 takes (host, port, options, callback), though its typings list no such form.
+      const listen = this.app.listen as unknown as (host: string, port: number, options: number,
+        callback: (socket: us_listen_socket | false) => void) => TemplatedApp
+      listen.call(this.app, host, port, LISTEN_EXCLUSIVE_PORT, (socket) => {
+        if (socket === false) {
+          return reject(new Error(`cannot listen on port ${port} on ${host} (REST and WebSocket): it is in use or `
+            + 'not permitted; choose another with --port / PORT'))
+        }
         this.listenSocket = socket
         this.port = uWS.us_socket_local_port(socket)
         this.releaseMemoryWatch ??= holdExternalMemoryWatch()

@@ -42,6 +42,11 @@ export const PENDING_QUERIES_MAX = 4_096
  * for that instead of being refused. A live holder is named after this wait.
  */
 export const DATA_DIR_LOCK_WAIT_MS_MAX = 2_000
+/**
+ * The nice value of the signature-verification threads (0 is the default, 19 the lowest
+ * priority): the main thread and the engine worker run first (src/crypto/verify-worker.ts).
+ */
+export const VERIFIER_THREAD_NICE = 10
 
 assert(COMMAND_BYTES_MAX * 4 <= COMMAND_RING_BYTES, 'several of the largest commands fit in the ring')
 // A cancel of the most ids, order hashes or the longest client order ids, is one command: each id

@@ -11,6 +11,8 @@ import { fromHex, toHex } from '../../../src/crypto/hex.js'
 import { signDigest } from '../../../src/crypto/signature.js'
 import { addressOfPublicKey } from '../../../src/crypto/address.js'
 import { PredexError } from '../../../src/errors.js'
+import { VERIFIER_THREAD_NICE } from '../../../src/limits.js'
+import { readFileSync, readdirSync } from 'node:fs'
 
 const KEY = fromHex('0x' + '44'.repeat(32))
 const SIGNER = addressOfPublicKey(secp256k1.getPublicKey(KEY, false))
@@ -137,4 +139,18 @@ t.test('held, the pool hands no task to its threads; released, it verifies what 
   release()
   t.match(await verdict, { ok: true }, 'verified once released')
   t.equal(pool.queueSize, 0)
+})
+
+t.test('the pool\'s threads run below the main thread\'s priority (Linux: a nice value per thread)', async (t) => {
+  const niceOf = (tid: string): number => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) // field 19: nice
+  }
+  const before = new Set(readdirSync('/proc/self/task'))
+  const pool = new VerifierPool({ chainId: 80002, threads: 2 })
+  t.teardown(() => pool.close())
+  await pool.verify({ order: order(1), negRisk: false, signature: signDigest(orderDigest(order(1), 80002, false), KEY) })
+  const lowered = readdirSync('/proc/self/task').filter((tid) => !before.has(tid) && niceOf(tid) === VERIFIER_THREAD_NICE)
+  t.ok(lowered.length >= 1, `${lowered.length} new threads at nice ${VERIFIER_THREAD_NICE} (the pool's)`)
+  t.equal(niceOf(String(process.pid)), 0, 'the main thread keeps nice 0')
 })

@@ -106,12 +106,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
       creditsPerHourMax: config.rateLimits ? undefined : null },
   }
   const demoAccount = config.demo === false ? null : await openDemo(context, config.dataDir, config.demo ?? isNew, log)
-  const gate = new Gate({
-    chainId: config.chainId, window: { pastSec: config.authPastSec, futureSec: config.authFutureSec }, adminKey,
-    lookup: (apiKey) => credentials.lookup(apiKey), log,
-    clock: { nowSec: () => Math.floor(clock.wallMs() / 1000), nowMs: () => clock.monotonicMs() },
-    limiter: config.rateLimits ? new RateLimiter() : null,
-  })
+  const gate = gateOf(config, credentials, adminKey, clock, log)
   const server = new RestServer({ routes: allRoutes, context, metrics, log, gate,
     admitPlacement: (address) => checkPlacementLoad(context, address) })
   const marketChannel = new MarketChannel(server.uws, context)
@@ -147,6 +142,16 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
     return stopped
   }
   return { port, grpcPort, adminKey, context, demo: timers.demo, stop }
+}
+
+/** The authentication gate: the time window, the admin key, API keys looked up in `credentials`, rate budgets. */
+function gateOf(config: Config, credentials: CredentialStore, adminKey: string, clock: Clock, log: Log): Gate {
+  return new Gate({
+    chainId: config.chainId, window: { pastSec: config.authPastSec, futureSec: config.authFutureSec }, adminKey,
+    lookup: (apiKey) => credentials.lookup(apiKey), log,
+    clock: { nowSec: () => Math.floor(clock.wallMs() / 1000), nowMs: () => clock.monotonicMs() },
+    limiter: config.rateLimits ? new RateLimiter() : null,
+  })
 }
 
 /** What an operator must know about this start: rate limits off, a uWS build that drops some headers. */

@@ -38,8 +38,8 @@ function checkPortFree(host: string, facePort: FacePort): Promise<void> {
     const probe = createServer()
     probe.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') reject(new PortInUseError(host, facePort, error.code))
-      else reject(new Error(`cannot listen on port ${facePort.port} on ${host} (${facePort.face}): ${error.code ?? error.message}; `
-        + `choose another with ${facePort.setting}`, { cause: error }))
+      else reject(new Error(`cannot listen on port ${facePort.port} on ${host} (${facePort.face}): `
+        + `${error.code ?? error.message}; choose another with ${facePort.setting}`, { cause: error }))
     })
     probe.listen({ host, port: facePort.port, exclusive: true }, () => probe.close(() => resolve()))
   })

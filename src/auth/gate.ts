@@ -78,7 +78,7 @@ export interface Charge {
 }
 
 export class Gate {
-  /** Drops the limiter's entries that are full again (RATE_LIMIT_SWEEP_INTERVAL_MS): memory comes back after a flood. */
+  /** Drops the limiter's entries that are full again (RATE_LIMIT_SWEEP_INTERVAL_MS): memory comes back after floods. */
   private readonly sweeps: SweepTimer | null
 
   constructor(private readonly options: GateOptions) {

@@ -57,7 +57,8 @@ export class ConnectionGuard implements CallObserver {
 
   private refusalOf(address: string): Refusal | null {
     if (this.total >= GRPC_CONNECTIONS_MAX) return 'connections'
-    if ((this.byAddress.get(address)?.size ?? 0) >= GRPC_CONNECTIONS_PER_ADDRESS_MAX) return 'connections of the address'
+    const ofAddress = this.byAddress.get(address)?.size ?? 0
+    if (ofAddress >= GRPC_CONNECTIONS_PER_ADDRESS_MAX) return 'connections of the address'
     if (this.budgets.take('connect', GRPC_CONNECT_RULE, address) !== null) return 'connect budget'
     return null
   }

@@ -66,8 +66,9 @@ export class ReflectionStream {
 
   private answerOf(bytes: Buffer): ServerReflectionResponse {
     if (bytes.length > GRPC_REFLECTION_REQUEST_BYTES_MAX) {
-      throw new PredexError(ApiCode.BODY_TOO_LARGE, `a reflection request is at most ${GRPC_REFLECTION_REQUEST_BYTES_MAX} ` +
-        'bytes', { bytesMax: GRPC_REFLECTION_REQUEST_BYTES_MAX })
+      throw new PredexError(ApiCode.BODY_TOO_LARGE,
+        `a reflection request is at most ${GRPC_REFLECTION_REQUEST_BYTES_MAX} bytes`,
+        { bytesMax: GRPC_REFLECTION_REQUEST_BYTES_MAX })
     }
     const waitSeconds = this.options.budget.take(this.options.address)
     if (waitSeconds !== null) {
@@ -82,7 +83,8 @@ export class ReflectionStream {
     try {
       return this.options.decode(bytes)
     } catch (error) {
-      throw new PredexError(ApiCode.BAD_REQUEST, 'the request is not a valid grpc.reflection ServerReflectionRequest: ' +
+      throw new PredexError(ApiCode.BAD_REQUEST,
+        'the request is not a valid grpc.reflection ServerReflectionRequest: ' +
         (error instanceof Error ? error.message : String(error)))
     }
   }

@@ -42,7 +42,8 @@ export class Reflection {
   private readonly open = new Set<ReflectionStream>()
   private closing = false
 
-  constructor(private readonly face: GrpcFace, descriptors: PackageDefinition, private readonly budget: ReflectionBudget) {
+  constructor(private readonly face: GrpcFace, descriptors: PackageDefinition,
+    private readonly budget: ReflectionBudget) {
     this.answers = new ReflectionV1Implementation(descriptors)
     this.definitions = definitionsOf(descriptors)
   }
@@ -51,7 +52,8 @@ export class Reflection {
     for (const definition of this.definitions) {
       const [name, method] = Object.entries(definition)[0]!
       const implementation: UntypedServiceImplementation = {
-        [name]: (call: Call) => this.serve(call, (bytes) => method.requestDeserialize(bytes) as ServerReflectionRequest),
+        [name]: (call: Call) =>
+          this.serve(call, (bytes) => method.requestDeserialize(bytes) as ServerReflectionRequest),
       }
       server.addService({ [name]: { ...method, requestDeserialize: (bytes: Buffer) => bytes } }, implementation)
     }

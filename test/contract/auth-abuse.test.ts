@@ -11,18 +11,19 @@
  */
 import t, { type Test } from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { request, Agent } from 'node:http'
+import { Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client, credentials as grpcCredentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js'
+import { Client, credentials as grpcCredentials, status as GrpcStatus } from '@grpc/grpc-js'
 import { startChild, stopChild, type Child } from '../../bench/predex-server.js'
-import { rssOf } from '../../scripts/soak/server.js'
 import { AccountService } from '../../src/gen/predex/v1/account_pb.js'
 import { AssetType } from '../../src/gen/predex/v1/account_pb.js'
 import { GrpcTransport } from '../../src/client/grpc/transport.js'
 import { l1Headers, l2Headers, type ApiCredentials } from '../../src/client/headers.js'
 import { Wallet } from '../../src/client/wallet.js'
 import { ensureBuilt } from '../compiled.js'
+import { anonMb, floodRequests, forgedCall, forgedHeaders, keyOf, memoryBack, nowSec, rest as restOn }
+  from '../support/abuse.js'
 
 const CHAIN_ID = 80002
 const REST_FAILURES = 3_000
@@ -40,8 +41,6 @@ const QUIET_WAIT_MS = 30_000
 const PROBE_MS_MAX = 2_000
 
 ensureBuilt()
-const nowSec = (): number => Math.floor(Date.now() / 1000)
-const anonMb = (pid: number): number => (rssOf(pid)?.rssAnonBytes ?? NaN) / 2 ** 20
 
 interface Server {
   readonly child: Child
@@ -59,46 +58,12 @@ async function startServer(dataDir: string): Promise<Server> {
 /** One REST request: its status (or the error's code when the connection failed). */
 function rest(server: Server, agent: Agent, method: string, path: string, headers: Record<string, string>):
   Promise<number | string> {
-  return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port: server.restPort, method, path, headers, agent }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode ?? 0))
-    })
-    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
-    req.end()
-  })
-}
-
-/** A distinct claimed API key of `bytes` bytes. */
-const keyOf = (i: number, bytes: number): string => `${i}-`.padEnd(bytes, 'k')
-
-/** L2 headers claiming `apiKey`, with a signature that cannot match anything. */
-function forgedHeaders(apiKey: string): Record<string, string> {
-  return { 'exchange-address': '0x' + '1'.repeat(40), 'exchange-signature': 'c2lnbmF0dXJl',
-    'exchange-timestamp': String(nowSec()), 'exchange-api-key': apiKey, 'exchange-passphrase': 'passphrase' }
+  return restOn(server.restPort, agent, method, path, headers)
 }
 
 /** Runs `send(i)` for i < count, CONCURRENCY at a time; the answers counted by status. */
-async function flood(count: number, send: (i: number) => Promise<number | string>): Promise<Map<number | string, number>> {
-  const statuses = new Map<number | string, number>()
-  let next = 0
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < count) {
-      const status = await send(next++)
-      statuses.set(status, (statuses.get(status) ?? 0) + 1)
-    }
-  }))
-  return statuses
-}
-
-/** A failed gRPC L2 call (AccountService.GetBalanceAllowance): its status code. */
-function forgedCall(client: Client, i: number): Promise<number | string> {
-  const metadata = new Metadata()
-  for (const [name, value] of Object.entries(forgedHeaders(keyOf(i, GRPC_KEY_BYTES)))) metadata.set(name, value)
-  return new Promise((resolve) => {
-    client.makeUnaryRequest('/predex.v1.AccountService/GetBalanceAllowance', (bytes: Buffer) => bytes,
-      (bytes: Buffer) => bytes, Buffer.alloc(0), metadata, (error) => resolve(error?.code ?? GrpcStatus.OK))
-  })
+function flood(count: number, send: (i: number) => Promise<number | string>): Promise<Map<number | string, number>> {
+  return floodRequests(CONCURRENCY, (i) => i < count, send)
 }
 
 /** The honest client: a wallet with an API key, asking its balance signed on both faces. */
@@ -160,12 +125,8 @@ async function underProbe<T>(server: Server, honest: Honest, during: () => Promi
   return { result, peakMb: Math.max(peakMb, anonMb(server.child.process.pid!)) }
 }
 
-async function memoryBack(t: Test, pid: number, beforeMb: number): Promise<void> {
-  let afterMb = anonMb(pid)
-  for (let waited = 0; waited < QUIET_WAIT_MS && afterMb > beforeMb + RSS_ANON_RETURN_MB_MAX; waited += 500) {
-    await new Promise((resolve) => setTimeout(resolve, 500))
-    afterMb = anonMb(pid)
-  }
+async function checkMemoryBack(t: Test, pid: number, beforeMb: number): Promise<void> {
+  const { afterMb } = await memoryBack(pid, beforeMb, RSS_ANON_RETURN_MB_MAX, QUIET_WAIT_MS)
   t.ok(afterMb <= beforeMb + RSS_ANON_RETURN_MB_MAX, `own memory back to ${afterMb.toFixed(0)} MB after the quiet `
     + `(${beforeMb.toFixed(0)} MB before; at most ${RSS_ANON_RETURN_MB_MAX} MB more)`)
 }
@@ -190,7 +151,7 @@ t.test('oversized distinct keys over REST and gRPC: memory bounded and back, the
   const { result: statuses, peakMb } = await underProbe(server, honest, async () => ({
     rest: await flood(REST_FAILURES, (i) => rest(server, agent, 'GET', '/auth/api-keys',
       forgedHeaders(keyOf(i, REST_KEY_BYTES)))),
-    grpc: await flood(GRPC_FAILURES, (i) => forgedCall(grpcClient, i)),
+    grpc: await flood(GRPC_FAILURES, (i) => forgedCall(grpcClient, i, GRPC_KEY_BYTES)),
   }))
   t.comment(JSON.stringify({ seconds: Math.round((performance.now() - startedMs) / 1000), beforeMb: Math.round(beforeMb),
     peakMb: Math.round(peakMb), rest: Object.fromEntries(statuses.rest), grpc: Object.fromEntries(statuses.grpc) }))
@@ -202,7 +163,7 @@ t.test('oversized distinct keys over REST and gRPC: memory bounded and back, the
   t.same(honest.failures, [], `the honest client was served (${honest.slowMs.length} probes)`)
   t.ok(Math.max(...honest.slowMs) <= PROBE_MS_MAX, `its slowest probe: ${Math.max(...honest.slowMs).toFixed(0)} ms `
     + `(at most ${PROBE_MS_MAX})`)
-  await memoryBack(t, pid, beforeMb)
+  await checkMemoryBack(t, pid, beforeMb)
   await honest.probe()
   t.same(honest.failures, [], 'and served after')
   t.equal(server.child.process.exitCode, null, 'the server is alive')

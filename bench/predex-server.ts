@@ -95,6 +95,8 @@ export interface ServerOptions {
    * main thread, the engine worker and the pool threads), written when it stops; null: none.
    */
   readonly profileDir?: string | null
+  /** The rate limits on, as in production (default off: one client address drives a benchmark). */
+  readonly rateLimits?: boolean
 }
 
 /** The node flags that make a child write CPU profiles of its threads into `dir` when it exits. */
@@ -105,14 +107,16 @@ export function profileFlags(dir: string | null | undefined): string[] {
 }
 
 /**
- * Predex from dist/src/main.js on free ports, rate limits off, its data in a temporary directory.
+ * Predex from dist/src/main.js on free ports, rate limits off (unless `rateLimits`), its data in a
+ * temporary directory.
  * With `profileDir`, its threads are profiled; `stop()` waits for its graceful exit (SIGTERM:
  * drain, flush, exit), which is when node writes the profiles.
  */
 export async function startPredexServer(options: ServerOptions = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'predex-bench-'))
   const child = await startChild('src/main.js', ['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo',
-    '--rate-limits', 'false', '--faucet-amount', '1000000', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY],
+    '--rate-limits', String(options.rateLimits ?? false), '--faucet-amount', '1000000', '--faucet-cooldown', '0',
+    '--admin-key', ADMIN_KEY],
   /gRPC listening on [^:\s]+:(\d+)/, profileFlags(options.profileDir))
   const restPort = Number(/REST listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(child.output)?.[1])
   return {

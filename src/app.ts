@@ -92,8 +92,8 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
   const credentials = await CredentialStore.load(host, masterKey)
-  const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers, backend: signatures,
-    onVerdict: (result, seconds) => metrics.observeVerification(result, seconds) })
+  const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers, nice: config.sigNice,
+    backend: signatures, onVerdict: (result, seconds) => metrics.observeVerification(result, seconds) })
   opened.add(() => pool.close())
   const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
   const shedder = shedderOf(config, log)

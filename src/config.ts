@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os'
 import { CHAINS } from './crypto/contracts.js'
 import { MasterKey } from './auth/master-key.js'
 import { ENDED_ORDERS_RETAINED } from './engine/limits.js'
-import { LOOP_LAG_MS_MAX_DEFAULT, UNFILLED_ORDERS_RETENTION_DAYS } from './limits.js'
+import { LOOP_LAG_MS_MAX_DEFAULT, UNFILLED_ORDERS_RETENTION_DAYS, VERIFIER_THREAD_NICE } from './limits.js'
 import { LOG_LEVELS, type LogFormat, type LogLevel } from './log.js'
 import type { SigBackendChoice } from './crypto/sig-backend.js'
 
@@ -25,6 +25,8 @@ export interface Config {
   /** What API secrets derive from (src/auth/master-key.ts). Null: the data directory's, or a new one. */
   readonly masterKey: MasterKey | null
   readonly sigWorkers: number
+  /** The signature threads' nice value (0-19): above 0 they yield the CPU to the front end and the engine. */
+  readonly sigNice: number
   /** How signers are recovered (src/crypto/sig-backend.ts). */
   readonly sigBackend: SigBackendChoice
   readonly durability: 'sync' | 'async'
@@ -110,6 +112,10 @@ const SETTINGS: readonly Setting[] = [
     } },
   { key: 'sigWorkers', flag: '--sig-workers', env: 'SIG_WORKERS', help: 'signature verification threads',
     defaultText: 'number of cores', parse: integer(1, 64) },
+  { key: 'sigNice', flag: '--sig-nice', env: 'SIG_NICE',
+    help: 'nice value of the signature threads, 0 to 19: above 0 they yield the CPU to the front end\'s thread and '
+      + 'the engine under load (and to every other busy process on the machine)',
+    defaultText: String(VERIFIER_THREAD_NICE), parse: integer(0, 19) },
   { key: 'sigBackend', flag: '--sig-backend', env: 'SIG_BACKEND',
     help: 'signature recovery: native (libsecp256k1, about 10 x faster per check), noble (JavaScript), or auto '
       + '(native when its binding loads, else noble; the choice is logged)',
@@ -169,7 +175,8 @@ const SETTINGS: readonly Setting[] = [
 
 const DEFAULTS: Config = {
   dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null, masterKey: null,
-  sigWorkers: availableParallelism(), sigBackend: 'auto', durability: 'sync', journalRetention: 'snapshots',
+  sigWorkers: availableParallelism(), sigNice: VERIFIER_THREAD_NICE, sigBackend: 'auto', durability: 'sync',
+  journalRetention: 'snapshots',
   endedOrdersRetained: null,
   unfilledOrdersRetentionDays: UNFILLED_ORDERS_RETENTION_DAYS,
   demo: null,

@@ -66,9 +66,12 @@ async function app(): Promise<typeof import('../src/app.js')> {
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'predex.rest-')) // a dot, as mktemp's (journal.ts)
   // No shedding by event-loop lag: here the test shares the server's thread, so its own work (signing
-  // orders, checking answers) would count as the server's lag (shedding has its own test).
+  // orders, checking answers) would count as the server's lag (shedding has its own test). Signature
+  // threads at nice 0: the suite runs three files at once, and at the default 10 they waited behind the
+  // other files' work (verification took 4 x as long beside two busy processes; the nice value has its
+  // own tests: test/unit/crypto/verifier-pool.test.ts, and the overload test runs the default).
   const config = configOf(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo', '--sig-workers', '1',
-    '--shed-lag-ms', '0', ...(options.argv ?? [])], {})
+    '--shed-lag-ms', '0', '--sig-nice', '0', ...(options.argv ?? [])], {})
   if (config === 'help') throw new Error('unexpected help')
   const { startPredex } = await app()
   const log = options.logger ?? (options.log === undefined ? SILENT_LOG : lineLog(options.log))

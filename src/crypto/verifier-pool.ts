@@ -16,9 +16,10 @@ import { Piscina } from 'piscina'
 import { availableParallelism } from 'node:os'
 import { ServiceCode, PredexError } from '../errors.js'
 import { VERIFY_BATCH_MAX, VERIFY_LIGHT_KEY_ORDERS_MAX, VERIFY_LIGHT_RESERVE_ORDERS, VERIFY_PENDING_ORDERS_MAX,
-  VERIFY_PENDING_PER_KEY_MAX, VERIFY_RETRY_AFTER_SEC, VERIFY_TASKS_PER_THREAD } from '../limits.js'
+  VERIFY_PENDING_PER_KEY_MAX, VERIFY_RETRY_AFTER_SEC, VERIFY_TASKS_PER_THREAD, VERIFIER_THREAD_NICE }
+  from '../limits.js'
 import type { OrderToVerify, Verdict } from './verify-order.js'
-import type { VerifyTask } from './verify-worker.js'
+import type { VerifyTask, VerifyThreadData } from './verify-worker.js'
 import type { SigBackend } from './sig-backend.js'
 import { startThread } from '../thread-start.js'
 
@@ -36,6 +37,8 @@ export interface VerifierPoolOptions {
   readonly perKeyMax?: number
   /** Beyond pendingMax, for light keys only (VERIFY_LIGHT_RESERVE_ORDERS unless told). */
   readonly lightReserve?: number
+  /** The threads' nice value (VERIFIER_THREAD_NICE unless told; verify-worker.ts says why). */
+  readonly nice?: number
   /** Told each order's verdict and its time in the pool, waiting included (for /metrics). */
   readonly onVerdict?: (result: 'valid' | 'invalid' | 'failed', seconds: number) => void
 }
@@ -75,7 +78,8 @@ export class VerifierPool {
     this.tasksMax = threads * VERIFY_TASKS_PER_THREAD
     // The pool holds at most tasksMax tasks, so piscina's own queue stays short: waiting is fair here.
     this.pool = startThread('verify-worker', import.meta.url, (url, flags) => new Piscina({ filename: url.href,
-      ...flags, minThreads: threads, maxThreads: threads, maxQueue: this.tasksMax }))
+      ...flags, minThreads: threads, maxThreads: threads, maxQueue: this.tasksMax,
+      workerData: { nice: options.nice ?? VERIFIER_THREAD_NICE } satisfies VerifyThreadData }))
   }
 
   get threads(): number {

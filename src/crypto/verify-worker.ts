@@ -4,6 +4,7 @@
  * recovers faster than noble verifies against a precomputed key, so it needs none.
  */
 import { setPriority } from 'node:os'
+import { isMainThread, workerData } from 'node:worker_threads'
 import { SIGNER_CACHE_ENTRIES_MAX, SIGNER_HOT_AFTER, VERIFIER_THREAD_NICE } from '../limits.js'
 import { SignerCache } from './signer-cache.js'
 import { verifyOrder, type OrderToVerify, type Verdict } from './verify-order.js'
@@ -18,7 +19,14 @@ export interface VerifyTask {
   readonly useCache: boolean
 }
 
-lowerThisThreadsPriority()
+/** What the pool tells each of its threads when it starts them. */
+export interface VerifyThreadData {
+  /** This thread's nice value (--sig-nice). */
+  readonly nice: number
+}
+
+// Only on a pool thread: a nice value set on the main thread would lower the front end itself.
+if (!isMainThread) lowerThisThreadsPriority((workerData as VerifyThreadData | null)?.nice ?? VERIFIER_THREAD_NICE)
 
 /**
  * Verification is most of the server's CPU under load, and runs on as many threads as there are
@@ -28,9 +36,10 @@ lowerThisThreadsPriority()
  * first and verification in what is left, so it loses nothing while they idle. On Linux a thread's
  * nice value is its own (setpriority on pid 0 is the calling thread), so only this thread is lowered.
  */
-function lowerThisThreadsPriority(): void {
+function lowerThisThreadsPriority(nice: number): void {
+  if (nice === 0) return
   try {
-    setPriority(VERIFIER_THREAD_NICE)
+    setPriority(nice)
   } catch {
     // Not permitted here (a sandbox): verification keeps the default priority, slower to shed, not wrong.
   }

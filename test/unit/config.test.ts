@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os'
 import t, { type Test } from 'tap'
 import { ConfigError, configOf, describe, helpText, type Config } from '../../src/config.js'
+import { VERIFIER_THREAD_NICE } from '../../src/limits.js'
 
 function config(argv: readonly string[], env: Record<string, string | undefined> = {}): Config {
   const result = configOf(argv, env)
@@ -57,6 +58,7 @@ t.test('defaults are those of operations.md', async (t) => {
   t.equal(c.faucetCooldownSec, 60)
   t.equal(c.adminKey, null, 'admin key: generated on first start')
   t.equal(c.sigWorkers, availableParallelism(), 'signature workers: number of cores')
+  t.equal(c.sigNice, VERIFIER_THREAD_NICE, 'signature threads: nice 10')
   t.equal(c.authPastSec, 60, 'L2 window: 60 s past (api.md)')
   t.equal(c.authFutureSec, 10, 'L2 window: 10 s ahead (api.md)')
 })
@@ -142,6 +144,7 @@ t.test('bad values throw a ConfigError naming the setting', async (t) => {
   throwsNaming(t, () => configOf(['--demo', 'maybe'], {}), '--demo', 'demo maybe')
   throwsNaming(t, () => configOf([], { DEMO: 'maybe' }), 'DEMO', 'DEMO=maybe')
   throwsNaming(t, () => configOf(['--sig-workers', '0'], {}), '--sig-workers', 'no signature workers')
+  throwsNaming(t, () => configOf(['--sig-nice', '20'], {}), '--sig-nice', 'a nice value past 19')
   throwsNaming(t, () => configOf(['--faucet-amount', '0'], {}), '--faucet-amount', 'faucet amount 0')
   throwsNaming(t, () => configOf(['--faucet-cooldown', '1.5'], {}), '--faucet-cooldown', 'faucet cooldown 1.5')
   throwsNaming(t, () => configOf(['--auth-window-past', '0'], {}), '--auth-window-past', 'no past window')

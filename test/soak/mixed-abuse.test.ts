@@ -44,6 +44,7 @@ import { orderBody } from '../../src/client/orders.js'
 import { AccountService, AssetType } from '../../src/gen/predex/v1/account_pb.js'
 import { BookStreamRequestSchema } from '../../src/gen/predex/v1/streams_pb.js'
 import { ensureBuilt } from '../compiled.js'
+import { Random } from '../simulation/random.js'
 import { Abuser, REFLECTION, type ChurnTally, anonMb, churn, connectionChurn, descriptorsOpen, floodRequests,
   floodStream, forgedCall, forgedHeaders, framed, keyOf, memoryBack, MemorySampler, nowSec, reflectionRequest, rest,
   session, sleep } from '../support/abuse.js'
@@ -89,17 +90,6 @@ const CHURN_CONCURRENCY = 8
 const TRADER_PAUSE_MS = 20
 
 ensureBuilt()
-
-/** mulberry32: a small seeded generator of [0, 1). */
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let x = Math.imul(state ^ (state >>> 15), 1 | state)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32
-  }
-}
 
 const count = <K>(map: Map<K, number>, key: K): void => {
   map.set(key, (map.get(key) ?? 0) + 1)
@@ -178,8 +168,8 @@ async function deepen(server: BenchServer, trader: Trader, tokenId: string): Pro
 
 t.test(`${SECONDS} s of mixed abuse: the honest client served, own memory back after quiet, alive`, async (t) => {
   t.comment(`seed ${SEED} (MIXED_ABUSE_SEED=${SEED} draws the same lifetimes)`)
-  const draw = random(SEED)
-  const lifetime = (): number => LIFETIME_MS_MIN + draw() * (LIFETIME_MS_MAX - LIFETIME_MS_MIN)
+  const draw = new Random(SEED)
+  const lifetime = (): number => draw.int(LIFETIME_MS_MIN, LIFETIME_MS_MAX)
   const server = await startPredexServer({ rateLimits: true })
   t.teardown(() => server.stop())
   const { traders, tokenId } = await setUpTraders(server, 3)

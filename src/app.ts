@@ -87,7 +87,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
     journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log })
   opened.add(() => host.stop())
   const { store, read } = await openReadModel(config, host, log)
-  opened.add(() => store.close())
+  opened.add(() => stopHostThenStore(host, store))
   // From here on every durable outcome reaches the read model; the channels register once they exist.
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
@@ -142,6 +142,15 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
     return stopped
   }
   return { port, grpcPort, adminKey, context, demo: timers.demo, stop }
+}
+
+/**
+ * As in stop(): the host stops before the read store closes, so its last events reach an open
+ * store. host.stop() is idempotent: a failed start's later closer of the host alone does nothing.
+ */
+async function stopHostThenStore(host: EngineHost, store: ReadStore): Promise<void> {
+  await host.stop()
+  await store.close()
 }
 
 /** The authentication gate: the time window, the admin key, API keys looked up in `credentials`, rate budgets. */

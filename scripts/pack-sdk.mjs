@@ -107,7 +107,8 @@ function manifest(root, dependencyNames) {
   return {
     name: PACKAGE_NAME, version: root.version,
     description: 'The Predex SDK: a typed REST client for every native endpoint, the gRPC client, wallet and signing',
-    type: 'module', engines: root.engines,
+    // Not the root's engines: only the server is held to Node 20 (its uWS binary); the SDK loads no uWS.
+    type: 'module', engines: { node: '>=20' },
     main: './dist/client/index.js', types: './dist/client/index.d.ts',
     exports: { '.': entry('client/index'), './grpc': entry('client/grpc/index'), './package.json': './package.json' },
     files: ['dist', 'README.md'],

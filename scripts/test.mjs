@@ -8,15 +8,95 @@
 // the growth test alone), the growth test 216 s (195 s); the three in 220 s, where the abuse test
 // after the overload test would add some 130 s. Then the overload test alone, whose probe's p99 a
 // neighbouring test's CPU would be measured with.
-// Arguments (such as --reporter=tap) go to every run.
-import { spawnSync } from 'node:child_process'
+//
+// What it prints: a line per test file as it ends (on a terminal, one line rewritten in place
+// and only the files that failed kept), then each failure named with what went wrong, the time
+// of each part, and last `N passed, N failed` over the whole run (scripts/tap-summary.mjs). The
+// full TAP of the run is kept in .tap/npm-test.tap; `npm test -- --full` prints it as it comes.
+// Other arguments go to every tap run.
+import { spawn } from 'node:child_process'
+import { createWriteStream, mkdirSync } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { closingLines, summarize } from './tap-summary.mjs'
 
 const LOAD_TESTS_SIDE_BY_SIDE = ['test/soak/soak.test.ts', 'test/soak/growth.test.ts', 'test/soak/mixed-abuse.test.ts']
 const LOAD_TESTS_ALONE = ['test/overload/overload.test.ts']
-const args = process.argv.slice(2)
-const run = (extra) => spawnSync('npx', ['tap', ...args, ...extra], { stdio: 'inherit' }).status ?? 1
+const LOG_PATH = '.tap/npm-test.tap'
 // tap's config (package.json) excludes the load tests from the parallel run; named, they run.
-const suite = run([])
-const sideBySide = run([`--jobs=${LOAD_TESTS_SIDE_BY_SIDE.length}`, ...LOAD_TESTS_SIDE_BY_SIDE])
-const alone = run(['--jobs=1', ...LOAD_TESTS_ALONE])
-process.exit([suite, sideBySide, alone].find((status) => status !== 0) ?? 0)
+const PARTS = [
+  { name: 'suite', extra: [] },
+  { name: 'load tests side by side', extra: [`--jobs=${LOAD_TESTS_SIDE_BY_SIDE.length}`, ...LOAD_TESTS_SIDE_BY_SIDE] },
+  { name: 'overload test alone', extra: ['--jobs=1', ...LOAD_TESTS_ALONE] },
+]
+// A file's own line: `ok 12 - test/x.test.ts # time=1234.5ms` (its tests are indented under it).
+const FILE_POINT = /^(not )?ok \d+ - (\S+)(?: # (?:time=([\d.]+)ms|(.*)))?$/
+
+const full = process.argv.includes('--full')
+const args = process.argv.slice(2).filter((arg) => arg !== '--full' && !arg.startsWith('--reporter'))
+const terminal = process.stdout.isTTY === true && !full
+mkdirSync('.tap', { recursive: true })
+const log = createWriteStream(LOG_PATH)
+const ran = []
+
+for (const part of PARTS) {
+  const startedMs = Date.now()
+  const lines = []
+  const status = await runPart(part, lines)
+  ran.push({ name: part.name, seconds: (Date.now() - startedMs) / 1000, status, counts: summarize(lines) })
+}
+clearStatus()
+await new Promise((resolve) => log.end(resolve))
+const counts = ran.map(countsOf).reduce(sum)
+const total = ran.reduce((seconds, part) => seconds + part.seconds, 0)
+console.log(`\n${ran.map((p) => `${p.name} ${p.seconds.toFixed(0)} s`).join(', ')}; ${total.toFixed(0)} s in all`)
+console.log(`Full TAP output: ${LOG_PATH}`)
+for (const line of closingLines(counts)) console.log(line)
+process.exit(counts.failed > 0 ? 1 : 0)
+
+/**
+ * A part's counts, where tap exiting non-zero without a failing test (no file matched, tap
+ * itself failed) is one failure, named: a run that did not happen is not a pass.
+ */
+function countsOf({ name, status, counts }) {
+  if (status === 0 || counts.failed > 0) return counts
+  const failure = `- ${name}: tap exited with status ${status} without a failing test (its output: ${LOG_PATH})`
+  return { ...counts, failed: 1, failures: [...counts.failures, failure] }
+}
+
+function sum(a, b) {
+  const total = { failures: [...a.failures, ...b.failures] }
+  for (const key of ['passed', 'failed', 'todo', 'skipped']) total[key] = a[key] + b[key]
+  return total
+}
+
+/** Runs one tap invocation, keeping its TAP and reporting each file as it ends; resolves its exit status. */
+function runPart({ name, extra }, lines) {
+  const child = spawn('npx', ['tap', '--reporter=tap', ...args, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const filesDone = { count: 0 }
+  createInterface({ input: child.stdout }).on('line', (line) => onLine(line, lines, name, filesDone))
+  child.stderr.on('data', (chunk) => {
+    log.write(chunk)
+    if (full) process.stderr.write(chunk)
+  })
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))))
+}
+
+function onLine(line, lines, partName, filesDone) {
+  lines.push(line)
+  log.write(`${line}\n`)
+  if (full) return void console.log(line)
+  const point = FILE_POINT.exec(line)
+  if (!point) return
+  filesDone.count++
+  const failing = point[1] !== undefined
+  const seconds = point[3] === undefined ? '' : `${(Number(point[3]) / 1000).toFixed(1)} s`
+  const text = `${failing ? 'FAIL' : 'ok  '} ${seconds.padStart(8)}  ${point[2]}${point[4] ? ` # ${point[4]}` : ''}`
+  if (!terminal) return void console.log(text)
+  clearStatus()
+  if (failing) console.log(text)
+  process.stdout.write(`${partName}: ${filesDone.count} files done, last ${point[2]}`.slice(0, process.stdout.columns - 1))
+}
+
+function clearStatus() {
+  if (terminal) process.stdout.write('\r\x1b[2K')
+}

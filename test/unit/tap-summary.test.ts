@@ -1,7 +1,8 @@
 /**
- * CI's closing lines (scripts/ci-summary.mjs): the count of each file's tests, and, because CI
- * keeps only the end of a run's output, each failure named where it happened with what its
- * diagnostic says went wrong. On a made-up TAP stream in the shape tap 18 prints.
+ * npm test's closing lines (scripts/tap-summary.mjs): the count of each file's tests, TODO and
+ * SKIP apart, and, because a terminal and CI keep only the end of a run's output, each failure
+ * named where it happened with what its diagnostic says went wrong. On a made-up TAP stream in
+ * the shape tap prints.
  */
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
@@ -45,12 +46,21 @@ not ok 2 - test/b.test.ts # time=5533.0ms
 function summary(tap: string, dir: string): string[] {
   const path = join(dir, 'run.tap')
   writeFileSync(path, tap)
-  return execFileSync(process.execPath, ['scripts/ci-summary.mjs', path], { encoding: 'utf8' }).trim().split('\n')
+  return execFileSync(process.execPath, ['scripts/tap-summary.mjs', path], { encoding: 'utf8' }).trim().split('\n')
 }
 
 t.test('counts each file’s tests, a TODO as neither, a crashed file as one failure', async (t) => {
   const out = summary(TAP, t.testdir())
   t.equal(out.at(-1), '1 passed, 2 failed')
+  t.equal(out.at(-2), '1 todo, 0 skipped (neither passed nor failed)')
+})
+
+t.test('a skipped test is counted apart, in a run of several parts', async (t) => {
+  const part = (file: string, point: string): string =>
+    `TAP version 14\n# Subtest: ${file}\n    ${point}\n    1..1\nok 1 - ${file}\n`
+  const out = summary(part('test/d.test.ts', 'ok 1 - later # SKIP no chain here') + part('test/e.test.ts', 'ok 1 - fine'),
+    t.testdir())
+  t.same(out, ['0 todo, 1 skipped (neither passed nor failed)', '1 passed, 0 failed'])
 })
 
 t.test('names each failure once, where it happened, with what went wrong but not where', async (t) => {

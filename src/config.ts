@@ -173,6 +173,9 @@ const SETTINGS: readonly Setting[] = [
     } },
 ]
 
+/** Every flag `npm start --` accepts: the docs are checked against it (test/unit/docs-truth.test.ts). */
+export const SERVER_FLAGS: readonly string[] = [...SETTINGS.map((setting) => setting.flag), '--no-demo', '--help']
+
 const DEFAULTS: Config = {
   dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null, masterKey: null,
   sigWorkers: availableParallelism(), sigNice: VERIFIER_THREAD_NICE, sigBackend: 'auto', durability: 'sync',

@@ -46,6 +46,9 @@ type SharedBodies = {
   'DELETE /cancel-market-orders': CancelResult
   'GET /data/trades': Page<Trade>
   'GET /balance-allowance': BalanceAllowance
+  'POST /faucet': FaucetCredit
+  'GET /relay/nonce': RelayNonce
+  'POST /relay': RelayReceipt
 }
 
 /** The native API at `/`. */
@@ -71,9 +74,6 @@ export type NativeBodies = SharedBodies & PolymarketSharedBodies & PolymarketNat
   'GET /orders': ClientOrders
   'POST /order/verify': VerifyResult
   'GET /wallet-status': WalletStatus
-  'POST /faucet': FaucetCredit
-  'GET /relay/nonce': RelayNonce
-  'POST /relay': RelayReceipt
   /** 201. */
   'POST /admin/markets': NativeMarket
   'PATCH /admin/markets/:id': NativeMarket

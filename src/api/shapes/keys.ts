@@ -182,6 +182,7 @@ export const COMPAT_ROUTES: readonly CompatRoute[] = routeList<CompatRoute>({
   'GET /auth/derive-api-key': true, 'GET /auth/api-keys': true, 'DELETE /auth/api-key': true, 'POST /order': true,
   'DELETE /order': true, 'DELETE /orders': true, 'DELETE /cancel-all': true, 'DELETE /cancel-market-orders': true,
   'GET /data/trades': true, 'GET /balance-allowance': true, 'GET /': true, 'GET /markets': true,
+  'POST /faucet': true, 'GET /relay/nonce': true, 'POST /relay': true,
   'GET /markets/:id': true, 'POST /spreads': true, 'POST /last-trades-prices': true, 'GET /prices-history': true,
   'POST /orders': true, 'GET /data/order/:id': true, 'GET /data/orders': true, 'GET /balance-allowance/update': true,
   ...POLYMARKET_SHARED_ROUTES, ...POLYMARKET_COMPAT_ROUTES,

@@ -2976,15 +2976,6 @@ export const RESPONSE_SCHEMAS: Readonly<Record<NativeRoute, JsonSchema>> = {
   "GET /wallet-status": {
     "$ref": "#/components/schemas/WalletStatus"
   },
-  "POST /faucet": {
-    "$ref": "#/components/schemas/FaucetCredit"
-  },
-  "GET /relay/nonce": {
-    "$ref": "#/components/schemas/RelayNonce"
-  },
-  "POST /relay": {
-    "$ref": "#/components/schemas/RelayReceipt"
-  },
   "POST /admin/markets": {
     "$ref": "#/components/schemas/NativeMarket",
     "description": "201."
@@ -3103,6 +3094,15 @@ export const RESPONSE_SCHEMAS: Readonly<Record<NativeRoute, JsonSchema>> = {
   },
   "GET /balance-allowance": {
     "$ref": "#/components/schemas/BalanceAllowance"
+  },
+  "POST /faucet": {
+    "$ref": "#/components/schemas/FaucetCredit"
+  },
+  "GET /relay/nonce": {
+    "$ref": "#/components/schemas/RelayNonce"
+  },
+  "POST /relay": {
+    "$ref": "#/components/schemas/RelayReceipt"
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * The test network's faucet (src/service/testnet.ts): new test USDC for any address, and test gas
  * the first time, with a cooldown per address (429 FAUCET_COOLDOWN with Retry-After inside it)
- * and a cap per request. This module parses the request and shapes the answer.
+ * and a cap per request. This module parses the request and shapes the answer. Served under
+ * /compat too, the same route: a Polymarket bot's one base URL (`<server>/compat`) then reaches
+ * the test funds its first order needs (examples/polymarket-v2-bot.mjs).
  */
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import type { ServiceContext } from '../../../service/context.js'
@@ -26,7 +28,7 @@ async function credit(context: ServiceContext, body: Unparsed<FaucetRequest>): P
 
 export const faucetRoutes: Route<ServiceContext>[] = [
   { method: 'POST', path: '/faucet', auth: 'none', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'faucet',
-    surface: 'native',
+    surface: 'both',
     openapi: { tag: 'faucet',
       summary: 'Test USDC (and test gas for a new address); one request per address per cooldown',
       body: '{address, amount?: "1000" (USDC, at most the configured faucet amount)}',

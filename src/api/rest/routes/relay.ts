@@ -2,7 +2,9 @@
  * The gasless relay of the test network (api.md, "Formats decided here"): a wallet signs an
  * EIP-712 `Relay` message (domain "Predex Relay") for approve, split, merge or redeem, and anyone
  * may submit it; the exchange runs it for the signer (src/service/testnet.ts). This module parses
- * the message (INVALID_PARAMETER naming the field) and shapes the answer.
+ * the message (INVALID_PARAMETER naming the field) and shapes the answer. Served under /compat
+ * too, the same routes: the test network has no RPC for an approve transaction, so a Polymarket
+ * bot approves the exchange here, on the base URL its client already uses (examples/).
  */
 import type { RelayStruct } from '../../../crypto/eip712.js'
 import { isHexOfLength } from '../../../crypto/hex.js'
@@ -50,7 +52,7 @@ function parseRelay(body: Unparsed<RelayMessage>): RelayRequest {
 }
 
 export const relayRoutes: Route<ServiceContext>[] = [
-  { method: 'GET', path: '/relay/nonce', auth: 'none', bodyMax: 0, surface: 'native',
+  { method: 'GET', path: '/relay/nonce', auth: 'none', bodyMax: 0, surface: 'both',
     openapi: { tag: 'faucet', summary: 'The next relay nonce of an address (0 for a new one)',
       query: { address: 'required: 0x address' },
       response: '{address, nonce}' },
@@ -60,7 +62,7 @@ export const relayRoutes: Route<ServiceContext>[] = [
       return { body }
     } },
   { method: 'POST', path: '/relay', auth: 'none', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'testnet',
-    surface: 'native',
+    surface: 'both',
     openapi: { tag: 'faucet',
       summary: 'Runs a wallet-signed approve, split, merge or redeem for the signer, without gas',
       body: '{owner, action: approve|split|merge|redeem, condition_id, amount, nonce, deadline, signature} '

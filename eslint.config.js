@@ -14,6 +14,11 @@ export default tseslint.config(
     },
   },
   {
+    // The examples are plain Node scripts, as a bot author writes them: Node's globals.
+    files: ['examples/**/*.mjs'],
+    languageOptions: { globals: { fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+  },
+  {
     // Tests read JSON bodies off the wire: untyped by nature, asserted field by field.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

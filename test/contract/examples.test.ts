@@ -118,7 +118,7 @@ t.test('examples/sdk-first-trade.mjs (through scripts/first-trade.mjs): a new wa
   t.match(output, new RegExp(`order: .*"status":"matched".*"transactionsHashes":\\["${HASH}"\\]`), 'the order traded')
   const trades = await json(`/users/${walletOf(output)}/trades`)
   t.equal(trades.body.data.length, 1, 'one trade of the wallet on the server')
-  t.match(trades.body.data[0], { side: 'BUY', size: '10' })
+  t.match(trades.body.data[0], { side: 'BUY', size: '10' }, 'a buy of 10 shares')
 })
 
 t.test('examples/grpc-maker.mjs --seconds 2: a bid and an ask acknowledged over gRPC, both canceled', async (t) => {

@@ -3,10 +3,13 @@
  * build when it is fresh, else the sources) funds a new wallet through the REST SDK, quotes a bid
  * and an ask on both outcomes of every active market over its order-entry session, reports a
  * fill when a taker buys from it, and on SIGINT exits 0 after dropping the session without
- * `close`, so that the server's cancel on disconnect leaves none of its orders open.
+ * `close`, so that the server's cancel on disconnect leaves none of its orders open. Without
+ * --rest and --grpc it goes where PORT and GRPC_PORT say, and an address it cannot reach is named
+ * with the variable that sets it (exit 1), where it used to say only "fetch failed".
  */
 import t from 'tap'
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { decimalText } from '../../src/client/decimal.js'
 import { freshCompiled, ROOT } from '../compiled.js'
@@ -86,3 +89,35 @@ t.test('it quotes both outcomes of every active market, reports a fill, and Ctrl
       `the ${resting.length} quotes resting at Ctrl-C ended CANCELED`)
     t.match(output, /DONE +(\d+)\/\1 quotes canceled by the server/, 'and the maker saw each cancel on its user stream')
   })
+
+/** A port nobody listens on: one the system gave, closed again. */
+async function closedPort(): Promise<number> {
+  const socket = createServer()
+  await new Promise<void>((resolve) => socket.listen(0, '127.0.0.1', resolve))
+  const { port } = socket.address() as { port: number }
+  await new Promise((resolve) => socket.close(resolve))
+  return port
+}
+
+/** The maker run to its end with `env` over PORT and GRPC_PORT unset: its exit status and what it wrote. */
+function makerRun(args: readonly string[], env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  const { PORT: _port, GRPC_PORT: _grpcPort, ...rest } = process.env
+  return new Promise((resolve) => execFile(process.execPath, [...entry, ...args], { cwd: ROOT, timeout: 30_000,
+    env: { ...rest, TS_NODE_TRANSPILE_ONLY: '1', ...env } },
+  (error, _stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? -1), stderr })))
+}
+
+t.test('PORT and GRPC_PORT point it at the server; an address it cannot reach is named, exit 1', async (t) => {
+  const [restPort, grpcPort] = [await closedPort(), await closedPort()]
+  const [noRest, noGrpc] = await Promise.all([
+    makerRun(['--duration-sec', '1'], { PORT: String(restPort), GRPC_PORT: String(server.predex.grpcPort) }),
+    // REST is there (funding works), the gRPC port is not.
+    makerRun(['--duration-sec', '1'], { PORT: String(server.predex.port), GRPC_PORT: String(grpcPort) }),
+  ])
+  t.equal(noRest.code, 1, noRest.stderr)
+  t.match(noRest.stderr, `cannot reach Predex's REST API at http://127.0.0.1:${restPort} (ECONNREFUSED)`)
+  t.match(noRest.stderr, 'set PORT', 'and how to point it elsewhere')
+  t.equal(noGrpc.code, 1, noGrpc.stderr)
+  t.match(noGrpc.stderr, `cannot reach Predex's gRPC API at 127.0.0.1:${grpcPort}`)
+  t.match(noGrpc.stderr, 'set GRPC_PORT')
+})

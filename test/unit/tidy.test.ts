@@ -110,8 +110,8 @@ t.test('src/engine: packages, built-ins, dynamic imports and re-exports from out
 })
 
 t.test('the command line prints file:line: what per violation and exits 1; 0 on a clean tree', async (t) => {
-  const run = (root: string) => spawnSync(process.execPath, ['--import', '@tapjs/typescript/import', 'scripts/tidy.ts', root],
-    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' } })
+  const run = (root: string) => spawnSync(process.execPath, ['--import', './scripts/ts-loader.mjs', 'scripts/tidy.ts', root],
+    { cwd: ROOT, encoding: 'utf8' })
   const bad = run(t.testdir(BAD_TREE))
   t.equal(bad.status, 1, bad.stderr)
   const lines = bad.stdout.trim().split('\n')

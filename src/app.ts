@@ -27,8 +27,9 @@ import { Gate } from './auth/gate.js'
 import { FanOut } from './api/fanout.js'
 import { allRoutes } from './api/rest/routes.js'
 import type { ServiceContext } from './service/context.js'
-import { openDemo, type DemoAccount } from './service/demo.js'
+import { openDemo, type DemoAccounts } from './service/demo.js'
 import { DemoQuoter } from './service/demo-quoter.js'
+import { DemoTrader } from './service/demo-trader.js'
 import { MarketChannel } from './api/ws/market-channel.js'
 import { UserChannel } from './api/ws/user-channel.js'
 import { GrpcServer } from './api/grpc/server.js'
@@ -51,6 +52,8 @@ export interface Predex {
   readonly context: ServiceContext
   /** The demo account's quoter (null with --no-demo, or a data directory without the demo). */
   readonly demo: DemoQuoter | null
+  /** The demo trader (null as the quoter is, or with --demo-trade-interval-ms 0). */
+  readonly demoTrader: DemoTrader | null
   stop(): Promise<void>
 }
 
@@ -105,7 +108,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
     faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
       creditsPerHourMax: config.rateLimits ? undefined : null },
   }
-  const demoAccount = config.demo === false ? null : await openDemo(context, config.dataDir, config.demo ?? isNew, log)
+  const demoAccounts = config.demo === false ? null : await openDemo(context, config.dataDir, config.demo ?? isNew, log)
   const gate = gateOf(config, credentials, adminKey, clock, log)
   const server = new RestServer({ routes: allRoutes, context, metrics, log, gate,
     admitPlacement: (address) => checkPlacementLoad(context, address) })
@@ -124,7 +127,8 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   opened.add(() => grpc.close())
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
   await warnAboutSetup(config, server, log)
-  const timers = startHostTimers(context, fanOut, clock, demoAccount, log)
+  const timers = startHostTimers(context, fanOut, clock, log,
+    demoAccounts === null ? null : { accounts: demoAccounts, tradeIntervalMs: config.demoTradeIntervalMs })
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
@@ -141,7 +145,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
     })()
     return stopped
   }
-  return { port, grpcPort, adminKey, context, demo: timers.demo, stop }
+  return { port, grpcPort, adminKey, context, demo: timers.demo, demoTrader: timers.demoTrader, stop }
 }
 
 /**
@@ -226,25 +230,32 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
 
 /**
  * What runs on the host's clock (unref'd timers: they never keep the process up): the sweep for
- * lapsed heartbeat chains, GTD expiry, which watches the durable events, and the demo's quoter.
- * `stop` stops them all, once what they have under way is done.
+ * lapsed heartbeat chains, GTD expiry, which watches the durable events, and the demo's quoter and
+ * trader. `stop` stops them all, once what they have under way is done.
  */
-function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, demoAccount: DemoAccount | null,
-  log: Log): { stop: () => Promise<void>; demo: DemoQuoter | null } {
+function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, log: Log,
+  demoSetup: { accounts: DemoAccounts; tradeIntervalMs: number } | null):
+  { stop: () => Promise<void>; demo: DemoQuoter | null; demoTrader: DemoTrader | null } {
   const { heartbeats } = context
   const sweep = setInterval(() => void heartbeats.sweep(), HEARTBEAT_SWEEP_INTERVAL_MS)
   sweep.unref()
   const expiry = new ExpiryTimer({ context, clock, log })
   const unregister = fanOut.register(expiry)
   expiry.start()
-  const demo = demoAccount === null ? null : new DemoQuoter({ context, account: demoAccount, log })
+  const demo = demoSetup === null ? null : new DemoQuoter({ context, account: demoSetup.accounts.maker, log })
   demo?.start()
+  const demoTrader = demo === null || demoSetup === null || demoSetup.tradeIntervalMs === 0 ? null
+    : new DemoTrader({ context, account: demoSetup.accounts.taker, intervalMs: demoSetup.tradeIntervalMs,
+      afterTrade: () => demo.requote(), log })
+  demoTrader?.start()
   const stop = async (): Promise<void> => {
     clearInterval(sweep)
     unregister()
+    // The trader first: a trade under way still gets its pass from the quoter, before the quoter stops.
+    await demoTrader?.stop()
     await Promise.all([heartbeats.stop(), expiry.stop(), demo?.stop()])
   }
-  return { stop, demo }
+  return { stop, demo, demoTrader }
 }
 
 /** Markets and books from the engine, then the events the read model missed (if any). */

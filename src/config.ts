@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os'
 import { CHAINS } from './crypto/contracts.js'
 import { MasterKey } from './auth/master-key.js'
 import { ENDED_ORDERS_RETAINED } from './engine/limits.js'
-import { LOOP_LAG_MS_MAX_DEFAULT, UNFILLED_ORDERS_RETENTION_DAYS, VERIFIER_THREAD_NICE } from './limits.js'
+import { DEMO_TRADE_INTERVAL_MS, DEMO_TRADE_INTERVAL_MS_MIN, DEMO_TRADES_PER_MINUTE_MAX, LOOP_LAG_MS_MAX_DEFAULT,
+  UNFILLED_ORDERS_RETENTION_DAYS, VERIFIER_THREAD_NICE } from './limits.js'
 import { LOG_LEVELS, type LogFormat, type LogLevel } from './log.js'
 import type { SigBackendChoice } from './crypto/sig-backend.js'
 
@@ -37,6 +38,8 @@ export interface Config {
   readonly unfilledOrdersRetentionDays: number
   /** Null: on when the data directory is new. */
   readonly demo: boolean | null
+  /** Ms between the demo trader's trades (0: it does not trade; the quotes go on). */
+  readonly demoTradeIntervalMs: number
   readonly faucetAmountUsdc: number
   readonly faucetCooldownSec: number
   readonly authPastSec: number
@@ -143,8 +146,19 @@ const SETTINGS: readonly Setting[] = [
     help: 'days an order that ended with nothing filled stays readable, then it is removed from the read store '
       + '(0: kept for ever)', defaultText: String(UNFILLED_ORDERS_RETENTION_DAYS), parse: integer(0, 36_500) },
   { key: 'demo', flag: '--demo', env: 'DEMO',
-    help: 'create the demo markets; a demo account keeps their books quoted (--no-demo: neither)',
+    help: 'create the demo markets; a demo account keeps their books quoted around the last trade and another '
+      + 'trades now and then (--no-demo: none of it)',
     defaultText: 'made when the data directory is new, quoted whenever it exists', parse: boolean },
+  { key: 'demoTradeIntervalMs', flag: '--demo-trade-interval-ms', env: 'DEMO_TRADE_INTERVAL_MS',
+    help: 'ms between the demo trader\'s small FAK orders against the demo quotes, so prices and candles move '
+      + `(at most ${DEMO_TRADES_PER_MINUTE_MAX} a minute; 0: no demo trades, the quotes stay)`,
+    defaultText: String(DEMO_TRADE_INTERVAL_MS), parse: (text) => {
+      const value = integer(0, 3_600_000)(text)
+      if (value !== 0 && value < DEMO_TRADE_INTERVAL_MS_MIN) {
+        throw new ConfigError(`expected 0 or ${DEMO_TRADE_INTERVAL_MS_MIN}..3600000, got ${value}`)
+      }
+      return value
+    } },
   { key: 'rateLimits', flag: '--rate-limits', env: 'RATE_LIMITS',
     help: 'answer 429 past the per-key and per-address budgets (off: benchmarks only)',
     defaultText: 'true', parse: boolean },
@@ -183,6 +197,7 @@ const DEFAULTS: Config = {
   endedOrdersRetained: null,
   unfilledOrdersRetentionDays: UNFILLED_ORDERS_RETENTION_DAYS,
   demo: null,
+  demoTradeIntervalMs: DEMO_TRADE_INTERVAL_MS,
   faucetAmountUsdc: 1000, faucetCooldownSec: 60,
   authPastSec: 60, authFutureSec: 10, rateLimits: true, shedLagMs: LOOP_LAG_MS_MAX_DEFAULT,
   logLevel: 'info', logFormat: null,

@@ -527,12 +527,34 @@ assert(HEARTBEAT_SWEEP_INTERVAL_MS <= HEARTBEAT_GRACE_MS, 'a sweep comes within 
 assert(HEARTBEAT_TIMEOUT_MS + HEARTBEAT_GRACE_MS + HEARTBEAT_SWEEP_INTERVAL_MS <= 15_000,
   "a lapsed chain is cancelled inside Polymarket's 10 s + 5 s")
 
-// ---- The living demo (src/service/demo-quoter.ts) ------------------------------------------
+// ---- The living demo (src/service/demo-quoter.ts, demo-trader.ts) --------------------------
 
 /** How often the demo account puts back the quotes users took (a pass submits nothing when none is missing). */
 export const DEMO_REQUOTE_INTERVAL_MS = 5_000
 /** What one top-up adds when a demo quote lacks funds: a split for shares, a credit for USDC (1 000 USDC). */
 export const DEMO_TOP_UP_MICROS = 1_000_000_000
+/**
+ * How far (in cents of the Yes price) the quotes' centre may drift from a demo market's home price
+ * as it follows the last trade: far enough that candles and prices visibly move, near enough that
+ * a demo market keeps its story (rain in Lisbon stays unlikely).
+ */
+export const DEMO_DRIFT_CENTS_MAX = 10
+/**
+ * How often the demo trader may take liquidity from a demo market (--demo-trade-interval-ms): a
+ * trade every few seconds makes a fresh server's prices, candles and trades feed move.
+ */
+export const DEMO_TRADE_INTERVAL_MS = 4_000
+/** The shortest trade interval a configuration may set (tests use it; the per-minute cap still holds). */
+export const DEMO_TRADE_INTERVAL_MS_MIN = 100
+/**
+ * Demo trades in any minute, whatever the interval. Each costs some 3 journaled commands (the order,
+ * the quoter's placements and cancels that follow it): about 60 a minute at most.
+ */
+export const DEMO_TRADES_PER_MINUTE_MAX = 20
+/** The largest demo trade, in shares (the smallest is a market's minimum order size): a dent in a 100-share level. */
+export const DEMO_TRADE_SHARES_MAX = 20
+/** The demo trader's seed: its choices of market, outcome, side and size are the same on every start. */
+export const DEMO_TRADER_SEED = 0x5eed_de30
 
 // ---- GTD expiry on the host's clock (src/service/expiry-timer.ts) ----------------------------
 

@@ -1,9 +1,11 @@
 /**
  * The demo set: a few markets and a demo account whose signed orders rest on both outcomes, so a
- * new user sees a real book at once (operations.md). Everything goes through engine commands
- * (journaled like any other); the demo wallet's key lives in the data directory so the same
- * account is used on every start. Markets already present (by slug) are not created again. The
- * demo quoter (demo-quoter.ts) keeps these quotes on the book as users take them.
+ * new user sees a real book at once (testnet.md, "The demo"), and a second demo account that
+ * trades now and then (demo-trader.ts), so prices, candles and the trades feed move. Everything
+ * goes through engine commands (journaled like any other); the demo wallets' keys live in the
+ * data directory so the same accounts are used on every start. Markets already present (by slug)
+ * are not created again. The demo quoter (demo-quoter.ts) keeps the quotes on the book, centred
+ * on the last trade, as users and the demo trader take them.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -16,14 +18,25 @@ import { Wallet } from '../client/wallet.js'
 import { toHex } from '../crypto/hex.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import type { Log } from '../log.js'
+import { Code } from '../engine/codes.js'
+import type { PlaceResult } from '../engine/result.js'
+import { DEMO_TOP_UP_MICROS } from '../limits.js'
+import { decimalOfMicros } from '../stdx/decimal.js'
 
 const MICROS_PER_USDC = 1_000_000
 const DEMO_CREDIT_MICROS = 100_000 * MICROS_PER_USDC
+/** The demo trader's first credit: it buys as often as it sells, and a shortfall is topped up. */
+const DEMO_TRADER_CREDIT_MICROS = 10_000 * MICROS_PER_USDC
 /** Outcome-token pairs minted per market so the demo account can offer both outcomes. */
 const DEMO_SPLIT_MICROS = 1_000 * MICROS_PER_USDC
 const LEVEL_SIZE_SHARES = 100
-const TICK_SIZE_MICROS = 10_000
+const MICROS_PER_CENT = 10_000
+const TICK_SIZE_MICROS = MICROS_PER_CENT
 const MIN_ORDER_SIZE_MICROS = 5 * MICROS_PER_USDC
+
+/** The demo account's key (the quotes), and the demo trader's, in the data directory. */
+const MAKER_KEY_FILE = 'demo-wallet.key'
+const TAKER_KEY_FILE = 'demo-trader-wallet.key'
 
 interface DemoMarket {
   readonly slug: string
@@ -63,28 +76,61 @@ export function quotes(midCents: number): Quote[] {
   ]
 }
 
-/** The demo account as the quoter needs it: its key, its address and its API key (the orders' owner). */
+/** A demo account as the quoter and the trader need it: its key, its address and its API key (the orders' owner). */
 export interface DemoAccount {
   readonly wallet: Wallet
   readonly address: string
   readonly apiKey: string
 }
 
+/** The demo's two accounts: the one that quotes, and the one that trades against the quotes. */
+export interface DemoAccounts {
+  readonly maker: DemoAccount
+  /** Another account, so that its orders meet the maker's (one account's own orders never trade). */
+  readonly taker: DemoAccount
+}
+
 /**
- * Creates the demo markets that are missing (`create`), and answers the demo account when its key
- * is in the data directory (null otherwise: a data directory that never had the demo).
+ * Creates the demo markets that are missing (`create`), and answers the demo accounts when the
+ * maker's key is in the data directory (null otherwise: a data directory that never had the
+ * demo). The taker is made and funded on the first start that needs it, a data directory made
+ * before it existed included.
  */
 export async function openDemo(context: ServiceContext, dataDir: string, create: boolean,
-  log: Log): Promise<DemoAccount | null> {
+  log: Log): Promise<DemoAccounts | null> {
   if (create) await createDemo(context, dataDir, log)
-  if (!existsSync(demoKeyFile(dataDir))) return null
-  const wallet = demoWallet(dataDir)
+  if (!existsSync(join(dataDir, MAKER_KEY_FILE))) return null
+  const maker = await accountOf(context, demoWallet(dataDir, MAKER_KEY_FILE))
+  const takerKey = demoKey(dataDir, TAKER_KEY_FILE)
+  const taker = await accountOf(context, takerKey.wallet)
+  if (takerKey.isNew) {
+    // Its key is kept once it is funded: a start that fails in between funds a new one next time.
+    await fundTaker(context, taker, log)
+    takerKey.save()
+  }
+  return { maker, taker }
+}
+
+async function accountOf(context: ServiceContext, wallet: Wallet): Promise<DemoAccount> {
   const address = wallet.address.toLowerCase()
   return { wallet, address, apiKey: (await context.credentials.create(address, 0)).apiKey }
 }
 
+/** The taker's USDC, and Yes and No shares of each demo market so it can sell from its first trade. */
+async function fundTaker(context: ServiceContext, taker: DemoAccount, log: Log): Promise<void> {
+  const { address } = taker
+  await must(context, { kind: 'credit', address, usdcMicros: DEMO_TRADER_CREDIT_MICROS, gasMicros: MICROS_PER_USDC })
+  await must(context, { kind: 'approve', address, usdcAllowanceMicros: Number.MAX_SAFE_INTEGER })
+  for (const demo of DEMO_MARKETS) {
+    const market = context.read.marketsBySlug.get(demo.slug)
+    if (market === undefined || market.status !== 'Active') continue
+    await must(context, { kind: 'split', address, marketId: market.marketId, amountMicros: DEMO_SPLIT_MICROS })
+  }
+  log.info('demo: the demo trader account is funded; it takes some liquidity now and then', { address })
+}
+
 async function createDemo(context: ServiceContext, dataDir: string, log: Log): Promise<void> {
-  const wallet = demoWallet(dataDir)
+  const wallet = demoWallet(dataDir, MAKER_KEY_FILE)
   const address = wallet.address.toLowerCase()
   const missing = DEMO_MARKETS.filter((demo) => !context.read.marketsBySlug.has(demo.slug))
   if (missing.length === 0) return
@@ -111,16 +157,53 @@ async function createDemo(context: ServiceContext, dataDir: string, log: Log): P
 /** One demo quote as a signed, post-only GTC order of the demo account. */
 export function demoOrder(context: ServiceContext, account: DemoAccount, market: MarketRecord,
   quote: Quote): OrderInput {
+  return signedOrder(context, account, market, { outcome: quote.outcome, side: quote.side,
+    priceMicros: quote.cents * MICROS_PER_CENT, shares: LEVEL_SIZE_SHARES, timeInForce: 'GTC', postOnly: true })
+}
+
+/** What a demo order is: the demo market's terms and the account fill in the rest. */
+export interface DemoOrderTerms {
+  readonly outcome: 'Yes' | 'No'
+  readonly side: 'BUY' | 'SELL'
+  /** On a 0.01 tick. */
+  readonly priceMicros: number
+  /** Whole shares. */
+  readonly shares: number
+  readonly timeInForce: 'GTC' | 'FAK'
+  readonly postOnly: boolean
+}
+
+/** A demo order signed by `account`'s key, as the engine takes it (as a verified order would reach it). */
+export function signedOrder(context: ServiceContext, account: DemoAccount, market: MarketRecord,
+  order: DemoOrderTerms): OrderInput {
   const terms: MarketTerms = { tickSize: '0.01', negRisk: market.negRisk, feeRateBps: market.feeRateBps,
     chainId: context.chainId }
-  const tokenId = quote.outcome === 'Yes' ? market.yesTokenId : market.noTokenId
-  const price = (quote.cents / 100).toFixed(2)
-  const signed = signLimitOrder(account.wallet, terms, { tokenId, side: quote.side, price, size: LEVEL_SIZE_SHARES })
+  const tokenId = order.outcome === 'Yes' ? market.yesTokenId : market.noTokenId
+  const signed = signLimitOrder(account.wallet, terms,
+    { tokenId, side: order.side, price: decimalOfMicros(order.priceMicros), size: order.shares })
   return {
     orderId: signed.orderId, owner: account.apiKey, maker: account.address, signer: account.address, tokenId,
-    side: quote.side, makerAmountMicros: Number(signed.order.makerAmount),
+    side: order.side, makerAmountMicros: Number(signed.order.makerAmount),
     takerAmountMicros: Number(signed.order.takerAmount), expirationSec: 0, feeRateBps: market.feeRateBps,
-    timeInForce: 'GTC', postOnly: true, clientOrderId: '',
+    timeInForce: order.timeInForce, postOnly: order.postOnly, clientOrderId: '',
+  }
+}
+
+/**
+ * Tops up what the refusals in `results` lacked, once each: a credit when USDC was short, a split
+ * of `market` when shares were (DEMO_TOP_UP_MICROS each). The demo's orders then pass next time.
+ */
+export async function topUpShortfalls(context: ServiceContext, account: DemoAccount, market: MarketRecord,
+  results: readonly PlaceResult[]): Promise<void> {
+  const short = results.filter((r) => !r.ok && r.code === Code.INVALID_ORDER_NOT_ENOUGH_BALANCE)
+  const asset = (r: PlaceResult): unknown => (r.ok ? undefined : r.context?.['asset'])
+  if (short.some((r) => asset(r) === 'USDC')) {
+    await context.host.submit({ kind: 'credit', address: account.address, usdcMicros: DEMO_TOP_UP_MICROS,
+      gasMicros: 0 })
+  }
+  if (short.some((r) => asset(r) !== 'USDC')) {
+    await context.host.submit({ kind: 'split', address: account.address, marketId: market.marketId,
+      amountMicros: DEMO_TOP_UP_MICROS })
   }
 }
 
@@ -134,15 +217,17 @@ async function must(context: ServiceContext, command: UnstampedCommand): Promise
   }
 }
 
-/** The demo account's key, stored in the data directory (it is a test-network key, nothing more). */
-function demoWallet(dataDir: string): Wallet {
-  const file = demoKeyFile(dataDir)
-  if (existsSync(file)) return new Wallet(readFileSync(file, 'utf8').trim())
-  const key = toHex(secp256k1.utils.randomSecretKey())
-  writeFileSync(file, key + '\n', { mode: 0o600 })
-  return new Wallet(key)
+/** A demo account's key, stored in the data directory at once (it is a test-network key, nothing more). */
+function demoWallet(dataDir: string, name: string): Wallet {
+  const key = demoKey(dataDir, name)
+  if (key.isNew) key.save()
+  return key.wallet
 }
 
-function demoKeyFile(dataDir: string): string {
-  return join(dataDir, 'demo-wallet.key')
+/** A demo account's key from the data directory, or a new one that `save` writes there. */
+function demoKey(dataDir: string, name: string): { wallet: Wallet; isNew: boolean; save: () => void } {
+  const file = join(dataDir, name)
+  if (existsSync(file)) return { wallet: new Wallet(readFileSync(file, 'utf8').trim()), isNew: false, save: () => {} }
+  const key = toHex(secp256k1.utils.randomSecretKey())
+  return { wallet: new Wallet(key), isNew: true, save: () => writeFileSync(file, key + '\n', { mode: 0o600 }) }
 }

@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os'
 import t, { type Test } from 'tap'
 import { ConfigError, configOf, describe, helpText, type Config } from '../../src/config.js'
+import { DEMO_TRADE_INTERVAL_MS, DEMO_TRADE_INTERVAL_MS_MIN } from '../../src/limits.js'
 import { VERIFIER_THREAD_NICE } from '../../src/limits.js'
 
 function config(argv: readonly string[], env: Record<string, string | undefined> = {}): Config {
@@ -105,6 +106,15 @@ t.test('--demo and --no-demo', async (t) => {
   t.equal(config(['--demo=off']).demo, false)
   t.equal(config(['--no-demo'], { DEMO: 'true' }).demo, false, '--no-demo wins over DEMO')
   t.equal(config(['--demo'], { DEMO: 'false' }).demo, true, '--demo wins over DEMO')
+})
+
+t.test('--demo-trade-interval-ms: 0 turns the demo trader off, else at least DEMO_TRADE_INTERVAL_MS_MIN', async (t) => {
+  t.equal(config([]).demoTradeIntervalMs, DEMO_TRADE_INTERVAL_MS)
+  t.equal(config(['--demo-trade-interval-ms', '0']).demoTradeIntervalMs, 0)
+  t.equal(config([], { DEMO_TRADE_INTERVAL_MS: '250' }).demoTradeIntervalMs, 250)
+  throwsNaming(t, () => configOf(['--demo-trade-interval-ms', String(DEMO_TRADE_INTERVAL_MS_MIN - 1)], {}),
+    '--demo-trade-interval-ms', 'below the minimum')
+  t.match(helpText(), /--demo-trade-interval-ms <value> +DEMO_TRADE_INTERVAL_MS /, 'listed by --help')
 })
 
 t.test('--help gives help, and its text lists every flag and variable of operations.md', async (t) => {

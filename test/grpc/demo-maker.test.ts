@@ -26,9 +26,11 @@ const markets = [...read.markets.values()].filter((market) => market.status === 
 t.equal(markets.length, 3, 'the demo set: three active markets')
 
 const compiled = freshCompiled('scripts/demo-maker.js', ['src', 'scripts'])
-const entry = compiled !== null ? [compiled] : ['--import', '@tapjs/typescript/import', join(ROOT, 'scripts/demo-maker.ts')]
+// Else the sources through the tests' loader (the child's working directory is the repository's).
+const entry = compiled !== null ? [compiled]
+  : ['--import', './scripts/ts-loader.mjs', join(ROOT, 'scripts/demo-maker.ts')]
 const child = spawn(process.execPath, [...entry, '--rest', server.base, '--grpc', `127.0.0.1:${server.predex.grpcPort}`,
-  '--duration-sec', '120'], { cwd: ROOT, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' },
+  '--duration-sec', '120'], { cwd: ROOT, env: { ...process.env },
   stdio: ['ignore', 'pipe', 'pipe'] })
 const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
 t.teardown(() => {
@@ -105,7 +107,7 @@ async function closedPort(): Promise<number> {
 function makerRun(args: readonly string[], env: Record<string, string>): Promise<{ code: number; stderr: string }> {
   const { PORT: _port, GRPC_PORT: _grpcPort, ...rest } = process.env
   return new Promise((resolve) => execFile(process.execPath, [...entry, ...args], { cwd: ROOT, timeout: 30_000,
-    env: { ...rest, TS_NODE_TRANSPILE_ONLY: '1', ...env } },
+    env: { ...rest, ...env } },
   (error, _stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? -1), stderr })))
 }
 

@@ -17,7 +17,9 @@ const market = await server.createMarket()
 const addr = `127.0.0.1:${server.predex.grpcPort}`
 
 const compiled = freshCompiled('scripts/grpc.js', ['src', 'scripts'])
-const entry = compiled !== null ? [compiled] : ['--import', '@tapjs/typescript/import', join(ROOT, 'scripts/grpc.ts')]
+// Else the sources through the tests' loader (the child's working directory is the repository's).
+const entry = compiled !== null ? [compiled]
+  : ['--import', './scripts/ts-loader.mjs', join(ROOT, 'scripts/grpc.ts')]
 
 interface Run {
   readonly code: number
@@ -28,7 +30,7 @@ interface Run {
 function grpc(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(process.execPath, [...entry, ...args], { cwd: ROOT, timeout: 30_000,
-      env: { ...process.env, GRPC_PORT: '', TS_NODE_TRANSPILE_ONLY: '1', ...env } },
+      env: { ...process.env, GRPC_PORT: '', ...env } },
     (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? -1), stdout, stderr }))
   })
 }

@@ -41,8 +41,10 @@ import { Heartbeats } from './service/heartbeats.js'
 import { ExpiryTimer } from './service/expiry-timer.js'
 import { checkPortsFree } from './api/port-check.js'
 import { OpenedParts } from './opened-parts.js'
+import { VERSION } from './version.js'
 
-export const VERSION = '0.1.0'
+/** package.json's version, read from the file (src/version.ts): one source for the package and /health. */
+export { VERSION } from './version.js'
 
 export interface Predex {
   readonly port: number

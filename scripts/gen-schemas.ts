@@ -1,9 +1,11 @@
 /**
- * Generates the JSON Schemas of the OpenAPI document (src/api/rest/gen/schemas.ts) from the typed
- * shapes (src/api/shapes): the response body of every native route (NativeBodies), the request
- * body of every route that reads one (NativeRequestBodies), and the error body. The types stay the
- * one source; the schemas are their compiled form, committed, because the generator needs the
- * TypeScript compiler (seconds) and the server must not run it at start.
+ * Generates the JSON Schemas of the OpenAPI and AsyncAPI documents (src/api/rest/gen/schemas.ts)
+ * from the typed shapes (src/api/shapes): the response body of every route of each surface
+ * (NativeBodies, CompatBodies), the request body of every route that reads one
+ * (NativeRequestBodies, CompatRequestBodies), the messages of the WebSocket channels
+ * (MarketChannelRequests and -Events, UserChannelRequests and -Events), and the error body. The
+ * types stay the one source; the schemas are their compiled form, committed, because the
+ * generator needs the TypeScript compiler (seconds) and the server must not run it at start.
  *
  *   npm run gen:schemas     (writes the file; test/unit/api/schemas-gen.test.ts fails when it is stale)
  *
@@ -22,9 +24,29 @@ type JsonObject = { readonly [key: string]: Json }
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..')
 export const SCHEMAS_FILE = join(ROOT, 'src', 'api', 'rest', 'gen', 'schemas.ts')
 
-/** The generated file's roots: route maps whose properties become per-route schemas, and the error body. */
-const RESPONSES_ROOT = 'NativeBodies'
-const REQUESTS_ROOT = 'NativeRequestBodies'
+/**
+ * The generated file's maps: each a type whose properties (a route's key, a message's name) become
+ * one schema each, exported as `constant`, typed by its keys (`keys`, imported from `from`).
+ */
+const MAPS: readonly { readonly root: string; readonly constant: string; readonly keys: string;
+  readonly from: string; readonly doc: string }[] = [
+  { root: 'NativeBodies', constant: 'RESPONSE_SCHEMAS', keys: 'NativeRoute', from: 'bodies',
+    doc: 'The 2xx body of every native route (NativeBodies).' },
+  { root: 'NativeRequestBodies', constant: 'REQUEST_SCHEMAS', keys: 'NativeRequestRoute', from: 'requests',
+    doc: 'The JSON body of every native route that reads one (NativeRequestBodies).' },
+  { root: 'CompatBodies', constant: 'COMPAT_RESPONSE_SCHEMAS', keys: 'CompatRoute', from: 'bodies',
+    doc: 'The 2xx body of every /compat route, keyed without the prefix (CompatBodies).' },
+  { root: 'CompatRequestBodies', constant: 'COMPAT_REQUEST_SCHEMAS', keys: 'CompatRequestRoute', from: 'requests',
+    doc: 'The JSON body of every /compat route that reads one (CompatRequestBodies).' },
+  { root: 'MarketChannelRequests', constant: 'WS_MARKET_REQUEST_SCHEMAS', keys: 'MarketChannelRequest',
+    from: 'ws-market', doc: 'What a client sends on /ws/market, by message name (MarketChannelRequests).' },
+  { root: 'MarketChannelEvents', constant: 'WS_MARKET_EVENT_SCHEMAS', keys: 'MarketChannelEvent',
+    from: 'ws-market', doc: 'What the server sends on /ws/market, by message name (MarketChannelEvents).' },
+  { root: 'UserChannelRequests', constant: 'WS_USER_REQUEST_SCHEMAS', keys: 'UserChannelRequest',
+    from: 'ws-user', doc: 'What a client sends on /ws/user, by message name (UserChannelRequests).' },
+  { root: 'UserChannelEvents', constant: 'WS_USER_EVENT_SCHEMAS', keys: 'UserChannelEvent',
+    from: 'ws-user', doc: 'What the server sends on /ws/user, by message name (UserChannelEvents).' },
+]
 const ERROR_ROOT = 'ErrorBody'
 /** The error body keeps the component name the document has always had. */
 const RENAMED: Readonly<Record<string, string>> = { ErrorBody: 'Error' }
@@ -58,7 +80,7 @@ export function openApiSchema(schema: Json): Json {
   return out
 }
 
-/** The per-route schemas of a route map (its properties), in the map's order. */
+/** The per-key schemas of a map (its properties), in the map's order. */
 function routeSchemas(definitions: JsonObject, root: string): Record<string, Json> {
   const map = definitions[root]
   if (!isObject(map) || !isObject(map.properties)) throw new Error(`${root}: not an object type`)
@@ -75,36 +97,35 @@ export function schemasModuleText(): string {
     additionalProperties: false, expose: 'export',
   })
   const definitions: Record<string, Json> = {}
-  for (const root of [RESPONSES_ROOT, REQUESTS_ROOT, ERROR_ROOT]) {
+  for (const root of [...MAPS.map((map) => map.root), ERROR_ROOT]) {
     const schema = generator.createSchema(root) as JsonObject
     if (isObject(schema.definitions)) Object.assign(definitions, schema.definitions)
   }
-  const responses = routeSchemas(definitions, RESPONSES_ROOT)
-  const requests = routeSchemas(definitions, REQUESTS_ROOT)
+  const roots = new Set(MAPS.map((map) => map.root))
   const components: Record<string, Json> = {}
   for (const [name, schema] of Object.entries(definitions).sort(([a], [b]) => a.localeCompare(b))) {
-    if (name !== RESPONSES_ROOT && name !== REQUESTS_ROOT) components[componentName(name)] = openApiSchema(schema)
+    if (!roots.has(name)) components[componentName(name)] = openApiSchema(schema)
   }
   const json = (value: Json): string => JSON.stringify(value, null, 2)
+  const imports = [...new Set(MAPS.map((map) => map.from))].map((from) => {
+    const keys = MAPS.filter((map) => map.from === from).map((map) => map.keys)
+    return `import type { ${[...new Set(keys)].join(', ')} } from '../../shapes/${from}.js'`
+  })
   return [
     '/**',
     ' * GENERATED by `npm run gen:schemas` (scripts/gen-schemas.ts) from the types in src/api/shapes: do not',
-    ' * edit. test/unit/api/schemas-gen.test.ts fails when this file differs from a fresh generation.',
+    ' * edit. test/unit/api/openapi-schemas.test.ts fails when this file differs from a fresh generation.',
     ' */',
-    "import type { NativeRoute } from '../../shapes/bodies.js'",
-    "import type { NativeRequestRoute } from '../../shapes/requests.js'",
+    ...imports,
     '',
     '/** A JSON Schema (2020-12), as data. */',
     'export type JsonSchema = { readonly [keyword: string]: unknown }',
     '',
     '/** The named types, for components/schemas (references point there). */',
     `export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = ${json(components)}`,
-    '',
-    '/** The 2xx body of every native route (NativeBodies). */',
-    `export const RESPONSE_SCHEMAS: Readonly<Record<NativeRoute, JsonSchema>> = ${json(responses)}`,
-    '',
-    '/** The JSON body of every native route that reads one (NativeRequestBodies). */',
-    `export const REQUEST_SCHEMAS: Readonly<Record<NativeRequestRoute, JsonSchema>> = ${json(requests)}`,
+    ...MAPS.flatMap((map) => ['', `/** ${map.doc} */`,
+      `export const ${map.constant}: Readonly<Record<${map.keys}, JsonSchema>> = ` +
+      `${json(routeSchemas(definitions, map.root))}`]),
     '',
   ].join('\n')
 }

@@ -204,8 +204,11 @@ export class PredexError extends Error {
     return CATALOGUE[this.code].http
   }
 
-  /** `{error, code, ...context}`; a context field named `error` or `code` never replaces them. */
-  body(): Record<string, unknown> {
+  /**
+   * `{error, code, ...context}`; a context field named `error` or `code` never replaces them. The
+   * shape of ErrorBody (src/api/shapes/error.ts), the error answer of every face.
+   */
+  body(): { readonly error: string; readonly code: string; readonly [context: string]: unknown } {
     const { error: _error, code: _code, ...context } = this.context ?? {}
     return { error: this.message, code: this.code, ...context }
   }

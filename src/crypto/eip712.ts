@@ -46,7 +46,7 @@ export const CLOB_AUTH_MESSAGE = 'This message attests that I control the given 
 const DOMAIN_WITH_CONTRACT = 'EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'
 const DOMAIN_WITHOUT_CONTRACT = 'EIP712Domain(string name,string version,uint256 chainId)'
 const EXCHANGE_NAME = 'Polymarket CTF Exchange'
-const CLOB_AUTH_NAME = 'ClobAuthDomain'
+export const CLOB_AUTH_NAME = 'ClobAuthDomain'
 const RELAY_NAME = 'Predex Relay'
 const VERSION = '1'
 

@@ -1,5 +1,5 @@
 /**
- * Checks an answer of the native REST API against the OpenAPI document (GET /openapi.json, whose
+ * Checks an answer of the REST API, native or under /compat, against the OpenAPI document (GET /openapi.json, whose
  * schemas are generated from the typed shapes): the operation is found by method and path, the
  * schema by status (a documented status, else `default`, the error body), and the body validated
  * with ajv under JSON Schema 2020-12, OpenAPI 3.1's dialect. Each schema is compiled the first time
@@ -84,15 +84,14 @@ export class ResponseValidator {
       .sort((a, b) => a.parameters - b.parameters)
   }
 
-  /** The documented operation an answer belongs to, or null (an unknown path, or under /compat). */
+  /** The documented operation an answer belongs to, or null (an unknown path). */
   operationOf(method: string, path: string): Operation | null {
     const bare = path.split('?')[0]!
     return this.operations.find((o) => o.method === method.toUpperCase() && o.pattern.test(bare)) ?? null
   }
 
-  /** Why the answer does not fit the document, or null when it does (or is not the document's: /compat). */
+  /** Why the answer does not fit the document, or null when it does. */
   mismatch(answer: Answer): string | null {
-    if (/^\/compat(\/|$|\?)/.test(answer.path)) return null
     const operation = this.operationOf(answer.method, answer.path)
     const label = operation === null ? `${answer.method} ${answer.path} (undocumented)`
       : `${operation.method} ${operation.path}`

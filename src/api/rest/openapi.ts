@@ -1,34 +1,65 @@
 /**
- * The OpenAPI 3.1 document of the native API, generated from the route table: a route cannot
+ * The OpenAPI 3.1 document of both REST surfaces, generated from the route table: a route cannot
  * exist without being documented, nor be documented without existing (a test checks both ways
- * against the running server). Request and response bodies are JSON Schemas generated from the
- * typed shapes (src/api/rest/gen/schemas.ts, `npm run gen:schemas`), found by the route's key
- * (`GET /markets/:id`) in NativeBodies and NativeRequestBodies: a route cannot document a type
- * other than the one its handler and the SDK are typed with.
+ * against the running server). The native API is at `/`; Polymarket's CLOB surface under
+ * `/compat`, every route the server answers there, tagged `compat` ("Polymarket compatible").
+ * Request and response bodies are JSON Schemas generated from the typed shapes
+ * (src/api/rest/gen/schemas.ts, `npm run gen:schemas`), found by the route's key
+ * (`GET /markets/:id`) in NativeBodies and NativeRequestBodies, or CompatBodies and
+ * CompatRequestBodies under /compat: a route cannot document a type other than the one its
+ * handler and the SDK are typed with.
  */
 import type { Route } from './route.js'
 import { RATE_RULES } from '../../limits.js'
-import { COMPONENT_SCHEMAS, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, type JsonSchema } from './gen/schemas.js'
+import {
+  COMPAT_REQUEST_SCHEMAS, COMPAT_RESPONSE_SCHEMAS, COMPONENT_SCHEMAS, REQUEST_SCHEMAS, RESPONSE_SCHEMAS,
+  type JsonSchema,
+} from './gen/schemas.js'
+import { referencedSchemas } from './schema-closure.js'
+import { SECURITY, securitySchemes, type Surface } from './security-schemes.js'
 
-/** The interface's version (the seed: "The interface description carries version 1.0.0"), not the server's. */
-export const API_VERSION = '1.0.0'
+type Schemas = Readonly<Record<string, JsonSchema>>
 
-/** L2 is the seed's `hmac_signature` scheme. */
-const SECURITY: Readonly<Record<string, unknown[]>> = {
-  none: [],
-  l1: [{ l1: [] }],
-  l2: [{ hmac_signature: [] }],
-  admin: [{ admin: [] }],
+/** Where each surface's routes are, and the generated schemas of their bodies. */
+const SURFACES: Readonly<Record<Surface, { readonly prefix: string; readonly responses: Schemas;
+  readonly requests: Schemas }>> = {
+  native: { prefix: '', responses: RESPONSE_SCHEMAS, requests: REQUEST_SCHEMAS },
+  compat: { prefix: '/compat', responses: COMPAT_RESPONSE_SCHEMAS, requests: COMPAT_REQUEST_SCHEMAS },
 }
 
+/** The tag of every /compat operation: /docs groups them under its display name. */
+export const COMPAT_TAG = 'compat'
+
+/** The tags in the order /docs shows them, with what each groups. */
+const TAGS: readonly Record<string, string>[] = [
+  { name: 'health', description: 'Liveness, readiness, metrics, the server clock, and these documents.' },
+  { name: 'markets', description: 'Markets and their listing.' },
+  { name: 'market-data', description: 'Books, prices, midpoints, spreads, last trades, candles.' },
+  { name: 'auth', description: 'API credentials: created or derived with L1, listed and revoked with L2.' },
+  { name: 'trading', description: 'Placing and cancelling signed orders; heartbeats (cancel on disconnect).' },
+  { name: 'orders', description: 'Order look-ups.' },
+  { name: 'trades', description: 'Trades.' },
+  { name: 'account', description: 'Balances and allowances.' },
+  { name: 'users', description: 'Public views of a wallet: profile, positions, history.' },
+  { name: 'faucet', description: 'The test network: test USDC and gasless ledger actions.' },
+  { name: 'admin', description: 'Listing, changing and resolving markets; exchange statistics (admin key).' },
+  { name: COMPAT_TAG, 'x-displayName': 'Polymarket compatible',
+    description: "Polymarket's CLOB routes as Predex serves them under /compat, in Polymarket's formats: an "
+      + 'unmodified @polymarket/clob-client (5.x) or @polymarket/clob-client-v2 works with host '
+      + 'http://<server>/compat. The L2 HMAC covers the path without /compat, as the client signs it.' },
+]
+
 /** A route's generated schema, by its key; undefined when the table has none. */
-function schemaOf(table: Readonly<Record<string, JsonSchema>>, key: string): JsonSchema | undefined {
+function schemaOf(table: Schemas, key: string): JsonSchema | undefined {
   return Object.hasOwn(table, key) ? table[key] : undefined
 }
 
-function responseSchema(key: string): JsonSchema {
-  const schema = schemaOf(RESPONSE_SCHEMAS, key)
-  if (schema === undefined) throw new Error(`${key}: no answer type in NativeBodies (then npm run gen:schemas)`)
+function responseSchema(table: Schemas, key: string, surface: Surface): JsonSchema {
+  const schema = schemaOf(table, key)
+  if (schema === undefined) {
+    const map = surface === 'native' ? 'NativeBodies' : 'CompatBodies'
+    throw new Error(`${key}: no answer type in ${map} (then npm run gen:schemas)`)
+  }
   return schema
 }
 
@@ -44,15 +75,26 @@ function answerDescription<C>(route: Route<C>, schema: JsonSchema): string {
   return schema.$ref === undefined ? `array of ${name}` : name
 }
 
-/** The request body of a route, from NativeRequestBodies; its `body` words say what it is for. */
-function requestBody<C>(route: Route<C>, key: string): Record<string, unknown> {
-  const schema = schemaOf(REQUEST_SCHEMAS, key)
+/** The request body of a route, from its surface's request map; its `body` words say what it is for. */
+function requestBody<C>(route: Route<C>, table: Schemas, key: string): Record<string, unknown> {
+  const schema = schemaOf(table, key)
   if ((schema === undefined) !== (route.openapi.body === undefined)) {
-    throw new Error(`${key}: a body description needs a type in NativeRequestBodies, and the reverse`)
+    throw new Error(`${key}: a body description needs a type in the request map of each surface, and the reverse`)
   }
   if (schema === undefined) return {}
   return { requestBody: { required: true, description: route.openapi.body,
     content: { 'application/json': { schema } } } }
+}
+
+function parametersOf<C>(route: Route<C>): Record<string, unknown> {
+  const parameters = [
+    ...[...route.path.matchAll(/:([A-Za-z_]+)/g)]
+      .map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
+    ...Object.entries(route.openapi.query ?? {}).map(([name, description]) => ({
+      name, in: 'query', required: description.startsWith('required'), description, schema: { type: 'string' },
+    })),
+  ]
+  return parameters.length > 0 ? { parameters } : {}
 }
 
 function errorContent(): Record<string, unknown> {
@@ -66,39 +108,57 @@ function rateLimitedText<C>(route: Route<C>): string {
   return `RATE_LIMITED: past the budget${budget}; wait Retry-After seconds`
 }
 
+function responsesOf<C>(route: Route<C>, schema: JsonSchema): Record<string, unknown> {
+  const media = route.openapi.mediaType ?? 'application/json'
+  const success = { description: answerDescription(route, schema), content: { [media]: { schema } } }
+  return {
+    [route.openapi.status ?? 200]: success,
+    ...(route.openapi.redirect === undefined ? {} : { 302: { ...success, description: route.openapi.redirect,
+      headers: { Location: { schema: { type: 'string' }, description: 'where to go' } } } }),
+    ...(route.auth === 'none' ? {} : { 401: { description: 'authentication failed', content: errorContent() } }),
+    429: {
+      description: rateLimitedText(route),
+      headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds' } },
+      content: errorContent(),
+    },
+    default: { description: 'error: {error, code, ...context}', content: errorContent() },
+  }
+}
+
+function operationOf<C>(route: Route<C>, surface: Surface): Record<string, unknown> {
+  const key = `${route.method} ${route.path}`
+  const { responses, requests } = SURFACES[surface]
+  return {
+    tags: [surface === 'compat' ? COMPAT_TAG : route.openapi.tag],
+    summary: route.openapi.summary,
+    ...(route.openapi.description === undefined ? {} : { description: route.openapi.description }),
+    security: SECURITY[surface][route.auth],
+    ...parametersOf(route),
+    ...requestBody(route, requests, key),
+    responses: responsesOf(route, responseSchema(responses, key, surface)),
+  }
+}
+
+/** The surfaces a route is served on (src/api/rest/server.ts registers it the same way). */
+export function surfacesOf<C>(route: Route<C>): Surface[] {
+  const surface = route.surface ?? 'both'
+  return surface === 'both' ? ['native', 'compat'] : [surface]
+}
+
+/** The document's path of a route on a surface: `/compat/markets/{id}`. */
+export function documentPath<C>(route: Route<C>, surface: Surface): string {
+  return SURFACES[surface].prefix + route.path.replace(/:([A-Za-z_]+)/g, '{$1}')
+}
+
+/** `version`: the server's (package.json, src/version.ts), which the document describes. */
 export function openApiDocument<C>(routes: readonly Route<C>[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
-  for (const route of routes) {
-    if (route.surface === 'compat') continue
-    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}')
-    const key = `${route.method} ${route.path}`
-    const parameters = [
-      ...[...route.path.matchAll(/:([A-Za-z_]+)/g)]
-        .map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
-      ...Object.entries(route.openapi.query ?? {}).map(([name, description]) => ({
-        name, in: 'query', required: description.startsWith('required'), description, schema: { type: 'string' },
-      })),
-    ]
-    paths[path] ??= {}
-    paths[path]![route.method.toLowerCase()] = {
-      tags: [route.openapi.tag],
-      summary: route.openapi.summary,
-      security: SECURITY[route.auth],
-      ...(parameters.length > 0 ? { parameters } : {}),
-      ...requestBody(route, key),
-      responses: {
-        [route.openapi.status ?? 200]: { description: answerDescription(route, responseSchema(key)),
-          content: { [route.openapi.mediaType ?? 'application/json']: { schema: responseSchema(key) } } },
-        ...(route.auth === 'none' ? {} : {
-          401: { description: 'authentication failed', content: errorContent() },
-        }),
-        429: {
-          description: rateLimitedText(route),
-          headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds' } },
-          content: errorContent(),
-        },
-        default: { description: 'error: {error, code, ...context}', content: errorContent() },
-      },
+  // The native operations first, then /compat's: /docs shows the tags in the order they come.
+  for (const surface of ['native', 'compat'] as const) {
+    for (const route of routes.filter((r) => surfacesOf(r).includes(surface))) {
+      const path = documentPath(route, surface)
+      paths[path] ??= {}
+      paths[path]![route.method.toLowerCase()] = operationOf(route, surface)
     }
   }
   return {
@@ -106,19 +166,15 @@ export function openApiDocument<C>(routes: readonly Route<C>[], version: string)
     // The schemas are plain JSON Schema 2020-12 (generated, no OpenAPI-only keywords): say so.
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: { title: 'Predex API', version,
-      description: 'Binary prediction markets: native API. Polymarket CLOB surface under /compat.' },
+      description: 'Binary prediction markets: the native API at /, Polymarket\'s CLOB surface under /compat. '
+        + 'How to authenticate: GET /docs, "Authentication". The WebSocket channels: GET /asyncapi.json.' },
+    tags: TAGS,
     paths,
     components: {
-      // ErrorBody (src/api/shapes/error.ts) under the name the document has always given it.
-      schemas: COMPONENT_SCHEMAS,
-      securitySchemes: {
-        l1: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE',
-          description: 'EIP-712 ClobAuth signature with EXCHANGE-ADDRESS, -TIMESTAMP, -NONCE (or POLY_*)' },
-        hmac_signature: { type: 'apiKey', in: 'header', name: 'EXCHANGE-SIGNATURE',
-          description: 'HMAC-SHA256 over timestamp + METHOD + path + body, with EXCHANGE-ADDRESS, -TIMESTAMP, '
-            + '-API-KEY, -PASSPHRASE (or POLY_*)' },
-        admin: { type: 'apiKey', in: 'header', name: 'EXCHANGE-ADMIN-KEY' },
-      },
+      // The types the operations name, and ErrorBody (src/api/shapes/error.ts) under the name the
+      // document has always given it.
+      schemas: referencedSchemas([paths, errorContent()], COMPONENT_SCHEMAS),
+      securitySchemes: securitySchemes(),
     },
   }
 }

@@ -48,6 +48,8 @@ export type Handler<C> = (request: RestRequest, identity: Identity | null, conte
 
 export interface OpenApiInfo {
   readonly summary: string
+  /** What the summary cannot say in a line (a convention, what an answer means exactly), when it matters. */
+  readonly description?: string
   readonly tag: string
   /** Query parameters: name -> description (required ones start with "required:"). */
   readonly query?: Readonly<Record<string, string>>
@@ -61,6 +63,8 @@ export interface OpenApiInfo {
   readonly response: string
   /** The success status, when not 200. */
   readonly status?: 201
+  /** When the route may answer 302 instead (Location names where), in words. */
+  readonly redirect?: string
   /** The answer's media type, when not application/json (it is then sent raw). */
   readonly mediaType?: 'text/plain' | 'text/html'
 }

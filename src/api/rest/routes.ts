@@ -1,10 +1,12 @@
 /** The route table: every REST route of Predex, native and /compat, in one list. */
 import type { ServiceContext } from '../../service/context.js'
-import { API_VERSION, openApiDocument } from './openapi.js'
-import { docsPage } from './docs-page.js'
+import { VERSION } from '../../version.js'
+import { asyncApiDocument } from './asyncapi.js'
+import { openApiDocument } from './openapi.js'
 import type { Route } from './route.js'
 import { accountRoutes } from './routes/account.js'
 import { authRoutes } from './routes/auth-keys.js'
+import { documentRoutes } from './routes/documents.js'
 import { healthRoutes } from './routes/health.js'
 import { marketDataRoutes } from './routes/market-data.js'
 import { marketRoutes } from './routes/markets.js'
@@ -23,28 +25,14 @@ const baseRoutes: Route<ServiceContext>[] = [
   ...polymarketRoutes, ...heartbeatRoutes,
 ]
 
-const openApiRoute: Route<ServiceContext> = {
-  method: 'GET', path: '/openapi.json', auth: 'none', bodyMax: 0, surface: 'native',
-  openapi: { tag: 'health', summary: 'This document: OpenAPI 3.1 of the native API', response: 'OpenAPI document' },
-  handler: () => ({ body: nativeApiDocument() }),
+export const allRoutes: Route<ServiceContext>[] = [...baseRoutes, ...documentRoutes(() => allRoutes)]
+
+/** The OpenAPI document of both surfaces, as GET /openapi.json serves it. */
+export function restApiDocument(): Record<string, unknown> {
+  return openApiDocument(allRoutes, VERSION)
 }
 
-/** The OpenAPI document of the native API, as GET /openapi.json serves it. */
-export function nativeApiDocument(): Record<string, unknown> {
-  return openApiDocument(allRoutes, API_VERSION)
+/** The AsyncAPI document of the WebSocket channels, as GET /asyncapi.json serves it. */
+export function wsApiDocument(): Record<string, unknown> {
+  return asyncApiDocument(VERSION)
 }
-
-/** The page is the same for the process's life: rendered once, at the first request. */
-let docsHtml: string | null = null
-
-const docsRoute: Route<ServiceContext> = {
-  method: 'GET', path: '/docs', auth: 'none', bodyMax: 0, surface: 'native',
-  openapi: { tag: 'health', summary: 'This document as a browsable page', response: 'HTML page',
-    mediaType: 'text/html' },
-  handler: () => {
-    docsHtml ??= docsPage(nativeApiDocument())
-    return { body: docsHtml, raw: true, contentType: 'text/html; charset=utf-8' }
-  },
-}
-
-export const allRoutes: Route<ServiceContext>[] = [...baseRoutes, openApiRoute, docsRoute]

@@ -5,6 +5,7 @@
  * are exactly the table's routes of each surface (test/unit/client/shapes.test.ts).
  */
 import type { BalanceAllowance, BalanceAllowanceUpdate } from './account.js'
+import type { ApiIndex } from './api-index.js'
 import type { EngineStateHashBody, ExchangeStats } from './admin.js'
 import type { OrderBookSummary } from './book.js'
 import type { ApiCredentials, ApiKeyDeleted, ApiKeys } from './credential.js'
@@ -60,8 +61,12 @@ export type NativeBodies = SharedBodies & PolymarketSharedBodies & PolymarketNat
   'GET /metrics': string
   /** The OpenAPI 3.1 document (src/api/rest/openapi.ts). */
   'GET /openapi.json': { readonly openapi: '3.1.0'; readonly [field: string]: unknown }
-  /** The OpenAPI document as a browsable page (text/html, src/api/rest/docs-page.ts). */
+  /** The OpenAPI and AsyncAPI documents as a browsable page (text/html, src/api/rest/docs-page.ts). */
   'GET /docs': string
+  /** The AsyncAPI 3.0 document of the WebSocket channels (src/api/rest/asyncapi.ts). */
+  'GET /asyncapi.json': { readonly asyncapi: '3.0.0'; readonly [field: string]: unknown }
+  /** Where the documents are (a browser is redirected to /docs instead: 302). */
+  'GET /': ApiIndex
   'GET /markets': Page<NativeMarket>
   'GET /markets/upcoming': readonly NativeMarket[]
   'GET /markets/resolving': readonly NativeMarket[]

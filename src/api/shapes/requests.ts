@@ -159,23 +159,39 @@ export type HeartbeatRequest = {
   readonly heartbeat_id?: string | null
 }
 
-/** The native routes that read a JSON body, and its type (keys as in NativeBodies). */
-export type NativeRequestBodies = {
+/** POST /compat/orders-scoring: order ids (at most ORDERS_SCORING_IDS_MAX). */
+export type OrdersScoringQuery = readonly Hash[]
+
+/** The routes of both surfaces that read a JSON body, and its type (the same on both). */
+type SharedRequestBodies = {
   'POST /order': OrderPost
   'POST /orders': OrderBatchPost
-  'POST /order/verify': OrderPost
   'DELETE /order': OrderCancel
   'DELETE /orders': OrdersCancel
   'DELETE /cancel-market-orders': MarketOrdersCancel
   'POST /books': readonly TokenQuery[]
   'POST /midpoints': readonly TokenQuery[]
   'POST /prices': readonly TokenSideQuery[]
+  'POST /heartbeats': HeartbeatRequest
   'POST /faucet': FaucetRequest
   'POST /relay': RelayMessage
+}
+
+/** The native routes that read a JSON body, and its type (keys as in NativeBodies). */
+export type NativeRequestBodies = SharedRequestBodies & {
+  'POST /order/verify': OrderPost
   'POST /admin/markets': MarketListing
   'PATCH /admin/markets/:id': MarketChange
   'POST /admin/markets/:id/resolve': MarketResolve
-  'POST /heartbeats': HeartbeatRequest
+}
+
+/** The /compat routes that read a JSON body, and its type (keys as in CompatBodies, without /compat). */
+export type CompatRequestBodies = SharedRequestBodies & {
+  'POST /spreads': readonly TokenQuery[]
+  'POST /last-trades-prices': readonly TokenQuery[]
+  'POST /orders-scoring': OrdersScoringQuery
+  'POST /v1/heartbeats': HeartbeatRequest
 }
 
 export type NativeRequestRoute = keyof NativeRequestBodies
+export type CompatRequestRoute = keyof CompatRequestBodies

@@ -35,6 +35,8 @@ import { Code, CODE_MESSAGES } from '../../engine/codes.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { bookSummary, tickText } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
+import type { MarketChannelEvents, WsAssetEvent, WsBook, WsMarketResolved, WsNewMarket, WsPriceChangeEntry }
+  from '../shapes/ws-market.js'
 import { BookMirror } from './book-mirror.js'
 import { bestBidAskEvent, bestTexts, marketResolvedEvent, newMarketEvent } from './market-events.js'
 import { channelBehavior } from './socket.js'
@@ -58,8 +60,11 @@ interface MarketState {
 /** The level changes of one asset in one command: one price_change. */
 interface AssetChange {
   readonly marketId: string
-  readonly levels: Record<string, unknown>[]
+  readonly levels: Omit<WsPriceChangeEntry, 'hash' | 'best_bid' | 'best_ask'>[]
 }
+
+/** An event of an asset's stream before the channel numbers it (each event type without its seq). */
+type Unnumbered<E> = E extends unknown ? Omit<E, 'seq'> : never
 
 /**
  * Takes `count` snapshots from the socket's budget, refilled at WS_SNAPSHOTS_PER_WINDOW per
@@ -174,7 +179,10 @@ export class MarketChannel {
     }
     // The snapshot is taken now, on this thread, between two published batches: the events that
     // follow it are exactly those with a higher seq.
-    if (initialDump && assets.length > 0) ws.send(JSON.stringify(assets.map((asset) => this.snapshot(asset))))
+    if (initialDump && assets.length > 0) {
+      const dump: MarketChannelEvents['book'] = assets.map((asset) => this.snapshot(asset))
+      ws.send(JSON.stringify(dump))
+    }
   }
 
   private unsubscribe(ws: WebSocket<SocketData>, asset: string): void {
@@ -215,7 +223,7 @@ export class MarketChannel {
     if (entry.sockets === 0) this.followed.delete(assetId)
   }
 
-  private snapshot(assetId: string): Record<string, unknown> {
+  private snapshot(assetId: string): WsBook {
     const summary = bookSummary(this.context.read, bookOf(this.context, assetId, false).book, this.context.nowMs())
     return { event_type: 'book', ...summary, seq: this.seqByAsset.get(assetId) ?? 0 }
   }
@@ -230,17 +238,18 @@ export class MarketChannel {
   }
 
   /** Sends a per-asset event with the asset's next seq; returns that seq. */
-  private send(assetId: string, event: Record<string, unknown>): number {
+  private send(assetId: string, event: Unnumbered<WsAssetEvent>): number {
     const seq = (this.seqByAsset.get(assetId) ?? 0) + 1
     this.seqByAsset.set(assetId, seq)
-    this.app.publish(topicOf(assetId), JSON.stringify({ ...event, seq }))
+    const numbered: WsAssetEvent = { ...event, seq }
+    this.app.publish(topicOf(assetId), JSON.stringify(numbered))
     return seq
   }
 
   private publishCommand(seq: number, timeMs: number, events: readonly EngineEvent[]): void {
     const timestamp = String(timeMs)
     const changes = new Map<string, AssetChange>()
-    const lifecycle: Record<string, unknown>[] = []
+    const lifecycle: (WsNewMarket | WsMarketResolved)[] = []
     for (const event of events) {
       switch (event.type) {
         case 'bookLevel': this.onLevel(event, changes); break
@@ -276,7 +285,7 @@ export class MarketChannel {
 
   private onTrade(seq: number, event: Trade, timestamp: string): void {
     const market = this.context.read.markets.get(event.marketId)
-    const common = { event_type: 'last_trade_price', market: market?.conditionId ?? event.marketId,
+    const common = { event_type: 'last_trade_price' as const, market: market?.conditionId ?? event.marketId,
       fee_rate_bps: String(event.feeRateBps), size: decimalOfMicros(event.sizeMicros), timestamp,
       transaction_hash: transactionOf(this.context.chainId, seq).transactionHash }
     const taker = this.mirrorOf(event.tokenId)
@@ -310,7 +319,8 @@ export class MarketChannel {
     const moved = mirror.takeBestChange()
     const topic = bestTopicOf(assetId)
     if (moved !== null && this.app.numSubscribers(topic) > 0) {
-      this.app.publish(topic, JSON.stringify({ ...bestBidAskEvent(market, assetId, moved, timestamp), seq }))
+      const best: MarketChannelEvents['best_bid_ask'] = { ...bestBidAskEvent(market, assetId, moved, timestamp), seq }
+      this.app.publish(topic, JSON.stringify(best))
     }
   }
 
@@ -319,7 +329,7 @@ export class MarketChannel {
   }
 
   /** A tick size change is told per asset; a resolution is returned, to be told after the book's changes. */
-  private onMarketUpdated(event: MarketUpdated, timestamp: string): Record<string, unknown> | null {
+  private onMarketUpdated(event: MarketUpdated, timestamp: string): WsMarketResolved | null {
     const market = this.context.read.markets.get(event.marketId)
     if (market === undefined) return null
     const old = this.marketStates.get(market.marketId)

@@ -8,6 +8,7 @@
 import type { Outcome } from '../../engine/command.js'
 import type { MarketRecord } from '../../engine/event.js'
 import { MICROS_PER_UNIT } from '../../limits.js'
+import type { WsBestBidAsk, WsMarketFields, WsMarketResolved, WsNewMarket } from '../shapes/ws-market.js'
 import { decimalOfMicros } from '../wire.js'
 import type { Best } from './book-mirror.js'
 
@@ -18,32 +19,34 @@ const OUTCOMES = ['Yes', 'No'] as const
  * best_bid and best_ask as price_change shows them: an empty side reads "0" (no bid) or "1" (no
  * ask), the sentinels Polymarket sends, so the fields always parse as decimals.
  */
-export function bestTexts(best: Best): { best_bid: string; best_ask: string } {
+export function bestTexts(best: Best): Pick<WsBestBidAsk, 'best_bid' | 'best_ask'> {
   return { best_bid: decimalOfMicros(best.bidMicros ?? 0),
     best_ask: decimalOfMicros(best.askMicros ?? MICROS_PER_UNIT) }
 }
 
-/** After a command moved the token's best bid or best ask; the spread is of the prices shown (sentinels included). */
+/**
+ * After a command moved the token's best bid or best ask; the spread is of the prices shown (sentinels
+ * included). Its seq is the price_change's, added by the channel.
+ */
 export function bestBidAskEvent(conditionId: string, assetId: string, best: Best, timestamp: string):
-  Record<string, unknown> {
+  Omit<WsBestBidAsk, 'seq'> {
   const spreadMicros = (best.askMicros ?? MICROS_PER_UNIT) - (best.bidMicros ?? 0)
   return { event_type: 'best_bid_ask', market: conditionId, asset_id: assetId, ...bestTexts(best),
     spread: decimalOfMicros(spreadMicros), timestamp }
 }
 
-function marketFields(market: MarketRecord): Record<string, unknown> {
+function marketFields(market: MarketRecord): WsMarketFields {
   return { id: market.marketId, question: market.question, market: market.conditionId, slug: market.slug,
     description: market.description, assets_ids: [market.yesTokenId, market.noTokenId], outcomes: [...OUTCOMES] }
 }
 
 /** A market was listed (created, Active or Upcoming). */
-export function newMarketEvent(market: MarketRecord, timestamp: string): Record<string, unknown> {
+export function newMarketEvent(market: MarketRecord, timestamp: string): WsNewMarket {
   return { event_type: 'new_market', ...marketFields(market), timestamp }
 }
 
 /** A market was resolved (its open orders were cancelled by the same command). */
-export function marketResolvedEvent(market: MarketRecord, winner: Outcome, timestamp: string):
-  Record<string, unknown> {
+export function marketResolvedEvent(market: MarketRecord, winner: Outcome, timestamp: string): WsMarketResolved {
   return { event_type: 'market_resolved', ...marketFields(market),
     winning_asset_id: winner === 'Yes' ? market.yesTokenId : market.noTokenId, winning_outcome: winner, timestamp }
 }

@@ -7,6 +7,7 @@
 import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import { WS_BACKPRESSURE_BYTES_MAX, WS_IDLE_TIMEOUT_SEC, WS_MESSAGE_BYTES_MAX } from '../../limits.js'
 import { ApiCode, PredexError } from '../../errors.js'
+import type { WsError } from '../shapes/ws-socket.js'
 import { parseJsonBody } from '../wire.js'
 import type { Metrics, WsChannel } from '../../metrics.js'
 
@@ -73,7 +74,8 @@ function handled<T>(ws: WebSocket<T>, message: ArrayBuffer, handlers: ChannelHan
     return 'ok'
   } catch (error) {
     const apiError = error instanceof PredexError ? error : new PredexError(ApiCode.BAD_REQUEST, String(error))
-    ws.send(JSON.stringify({ event_type: 'error', ...apiError.body() }))
+    const event: WsError = { event_type: 'error', ...apiError.body() }
+    ws.send(JSON.stringify(event))
     handlers.afterError?.(ws)
     return apiError.code
   }

@@ -18,6 +18,8 @@ import type { ServiceContext } from '../../service/context.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { AuthCode } from '../../auth/failure.js'
 import { orderInfo, tradeInfo } from '../format.js'
+import type { WsError } from '../shapes/ws-socket.js'
+import type { UserChannelEvents, WsOrder, WsTrade } from '../shapes/ws-user.js'
 import { decimalOfMicros } from '../wire.js'
 import { channelBehavior } from './socket.js'
 
@@ -92,7 +94,7 @@ export class UserChannel {
         const type = event.type === 'orderAccepted' ? 'PLACEMENT'
           : event.status === 'CANCELED' ? 'CANCELLATION' : 'UPDATE'
         // The read model holds the order as it is after the whole command: report this event's own state.
-        const state = event.type === 'orderUpdate'
+        const state: Pick<WsOrder, 'status' | 'size_matched'> = event.type === 'orderUpdate'
           ? { status: event.status, size_matched: decimalOfMicros(event.sizeMatchedMicros) }
           : { status: 'LIVE', size_matched: '0' }
         const market = read.markets.get(order.marketId)
@@ -129,17 +131,20 @@ export class UserChannel {
     const error = new PredexError(AuthCode.AUTH_UNKNOWN_KEY, 'the API key was revoked: this session has ended')
     for (const ws of [...(this.socketsByAddress.get(address) ?? [])]) {
       if (ws.getUserData().apiKey !== apiKey) continue
-      ws.send(JSON.stringify({ event_type: 'error', ...error.body() }))
+      const revoked: WsError = { event_type: 'error', ...error.body() }
+      ws.send(JSON.stringify(revoked))
       ws.end(1008, 'API key revoked')
     }
   }
 
-  private sendTo(address: string, conditionId: string, event: Record<string, unknown>): void {
+  /** Sends an event to the address's sockets that follow its market, each numbered by its socket. */
+  private sendTo(address: string, conditionId: string, event: Omit<WsOrder, 'seq'> | Omit<WsTrade, 'seq'>): void {
     for (const ws of this.socketsByAddress.get(address) ?? []) {
       const data = ws.getUserData()
       if (data.markets.size > 0 && !data.markets.has(conditionId)) continue
       data.seq++
-      ws.send(JSON.stringify({ ...event, seq: data.seq }))
+      const numbered: UserChannelEvents['order'] | UserChannelEvents['trade'] = { ...event, seq: data.seq }
+      ws.send(JSON.stringify(numbered))
     }
   }
 

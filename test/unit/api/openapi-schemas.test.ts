@@ -2,8 +2,9 @@
  * The OpenAPI document's schemas against their source and against drift, without a server:
  * - src/api/rest/gen/schemas.ts is exactly what `npm run gen:schemas` generates from the shapes now
  *   (a shape changed without regenerating fails here);
- * - the document built from the route table has a schema for every native route's answer and for
- *   every body a route reads, each valid JSON Schema 2020-12 (ajv in strict mode compiles them all);
+ * - the document built from the route table has a schema for every route's answer and for every body
+ *   a route reads, on each surface (native and /compat), each valid JSON Schema 2020-12 (ajv in
+ *   strict mode compiles them all);
  * - the validator the contract suite runs every answer through (test/support/openapi-validator.ts)
  *   refuses drifted bodies: a missing field, a wrong type, a field no type declares, a wrong status
  *   or media type. The real answers are checked in test/contract (test/rest-harness.ts).
@@ -11,32 +12,43 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { allRoutes } from '../../../src/api/rest/routes.js'
-import { API_VERSION, openApiDocument } from '../../../src/api/rest/openapi.js'
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../../src/api/rest/gen/schemas.js'
+import { documentPath, openApiDocument, surfacesOf } from '../../../src/api/rest/openapi.js'
+import { asyncApiDocument } from '../../../src/api/rest/asyncapi.js'
+import { COMPAT_REQUEST_SCHEMAS, COMPAT_RESPONSE_SCHEMAS, REQUEST_SCHEMAS, RESPONSE_SCHEMAS }
+  from '../../../src/api/rest/gen/schemas.js'
 import { docsPage } from '../../../src/api/rest/docs-page.js'
+import { VERSION } from '../../../src/version.js'
 import { SCHEMAS_FILE, schemasModuleText } from '../../../scripts/gen-schemas.js'
 import { ResponseValidator, type Answer } from '../../support/openapi-validator.js'
 
-const document = openApiDocument(allRoutes, API_VERSION) as any
+const document = openApiDocument(allRoutes, VERSION) as any
 const validator = new ResponseValidator(document)
 const native = allRoutes.filter((route) => route.surface !== 'compat')
+const compat = allRoutes.filter((route) => route.surface !== 'native')
 
 t.test('src/api/rest/gen/schemas.ts is what npm run gen:schemas generates from the shapes now', { timeout: 120_000 },
   async (t) => {
     t.equal(readFileSync(SCHEMAS_FILE, 'utf8'), schemasModuleText(), 'stale: run npm run gen:schemas')
   })
 
-t.test('every native route: its answer and (when it reads one) its body have a generated schema', async (t) => {
-  const keys = native.map((route) => `${route.method} ${route.path}`)
-  t.same(Object.keys(RESPONSE_SCHEMAS).sort(), [...keys].sort(), 'one answer schema per native route')
-  const reading = native.filter((route) => route.openapi.body !== undefined).map((route) => `${route.method} ${route.path}`)
-  t.same(Object.keys(REQUEST_SCHEMAS).sort(), reading.sort(), 'a body schema exactly for the routes that describe a body')
-  for (const route of native) {
-    const operation = document.paths[route.path.replace(/:([A-Za-z_]+)/g, '{$1}')][route.method.toLowerCase()]
-    const success = operation.responses[String(route.openapi.status ?? 200)]
-    const media = route.openapi.mediaType ?? 'application/json'
-    t.ok(success.content[media].schema, `${route.method} ${route.path}: ${media} schema`)
+t.test('every route of each surface: its answer and (when it reads one) its body have a generated schema', async (t) => {
+  const surfaces = [['native', native, RESPONSE_SCHEMAS, REQUEST_SCHEMAS], ['compat', compat, COMPAT_RESPONSE_SCHEMAS,
+    COMPAT_REQUEST_SCHEMAS]] as const
+  for (const [surface, routes, responses, requests] of surfaces) {
+    const keys = routes.map((route) => `${route.method} ${route.path}`)
+    t.same(Object.keys(responses).sort(), [...keys].sort(), `${surface}: one answer schema per route`)
+    const reading = routes.filter((route) => route.openapi.body !== undefined).map((route) => `${route.method} ${route.path}`)
+    t.same(Object.keys(requests).sort(), reading.sort(), `${surface}: a body schema exactly for the routes that describe a body`)
+    for (const route of routes) {
+      const operation = document.paths[documentPath(route, surface)][route.method.toLowerCase()]
+      const success = operation.responses[String(route.openapi.status ?? 200)]
+      const media = route.openapi.mediaType ?? 'application/json'
+      t.ok(success.content[media].schema, `${surface} ${route.method} ${route.path}: ${media} schema`)
+    }
   }
+  t.same(Object.keys(document.paths).filter((path) => path.startsWith('/compat')).length > 0, true)
+  t.equal(allRoutes.flatMap((route) => surfacesOf(route)).length,
+    Object.values(document.paths).flatMap((item: any) => Object.keys(item)).length, 'one operation per route and surface')
 })
 
 t.test('the document is OpenAPI 3.1 with JSON Schema 2020-12 schemas that resolve and compile strictly', async (t) => {
@@ -121,22 +133,34 @@ t.test('errors: every status answers the error body; an unknown path may only fa
   t.match(validator.mismatch(answer('/markets/x', { message: 'no such market' }, 404)),
     /schema of default.*must have required property 'error'/)
   t.match(validator.mismatch(answer('/no-such-thing', { ok: true })), /not in the document/)
-  t.equal(validator.mismatch(answer('/compat/markets', { anything: true })), null, '/compat is not the document\'s')
+  t.match(validator.mismatch(answer('/compat/markets', { anything: true })),
+    /^GET \/compat\/markets 200 .*must have required property 'limit'/, '/compat answers are the document\'s too')
+  t.equal(validator.mismatch(answer('/compat/', 'OK')), null, 'Polymarket\'s liveness')
+  t.match(validator.mismatch(answer('/compat/ok', 'ok')), /must be equal to constant/)
   t.match(validator.mismatch({ ...answer('/markets/x', MARKET), contentType: 'text/html' }), /content-type text\/html/)
   t.match(validator.mismatch(answer('/admin/markets', MARKET, 200, 'POST')), /schema of default/,
     'POST /admin/markets answers 201: a 200 is not its success')
   t.equal(validator.mismatch(answer('/admin/markets', MARKET, 201, 'POST')), null)
 })
 
-t.test('GET /docs: one self-contained page of the document', async (t) => {
-  const html = docsPage(document)
+t.test('GET /docs: one self-contained page of the documents', async (t) => {
+  const html = docsPage(document, asyncApiDocument(VERSION), 80002)
   t.match(html, /^<!doctype html>/)
-  t.notMatch(html, /<script|<link|src=|https?:\/\//i, 'nothing fetched from elsewhere')
+  // Addresses in the text (a curl example) are words; nothing is loaded from them or linked to them.
+  t.notMatch(html, /<script|<link|src=|href="?https?:|url\(/i, 'nothing fetched from elsewhere')
   for (const route of native) {
     t.ok(html.includes(`<code>${route.path.replace(/:([A-Za-z_]+)/g, '{$1}')}</code>`), `${route.method} ${route.path}`)
   }
-  for (const tag of new Set(native.map((route) => route.openapi.tag))) t.match(html, `<h2 id="tag-${tag}">`)
+  for (const tag of new Set(native.map((route) => route.openapi.tag))) t.match(html, `<h2 id="tag-${tag}"`)
   t.match(html, /<details id="schema-NativeMarket">/)
   t.match(html, /<a href="#schema-Page_NativeMarket">/, 'answers link to their schemas')
   t.match(html, /<details id="schema-OrderPost">/, 'request bodies are there too')
+  for (const route of compat) {
+    const path = documentPath(route, 'compat')
+    t.ok(html.includes(`<details id="${route.method.toLowerCase()}-${path}">`), `${route.method} ${path}`)
+  }
+  t.match(html, '<h2 id="tag-compat">Polymarket compatible</h2>', '/compat grouped under its display name')
+  t.match(html, '<h2 id="authentication">Authentication</h2>')
+  t.match(html, '<h2 id="websocket">WebSocket</h2>')
+  t.match(html, /<details id="schema-WsPriceChange">/, 'the WebSocket messages\' schemas too')
 })

@@ -27,6 +27,16 @@ function sentBook(context: ServiceContext, tokenId: string, unified: boolean): R
   return { body: null, json: cachedBook(context, tokenId, unified).json }
 }
 
+/**
+ * GET /price's convention, Polymarket's (src/service/market-data.ts priceOf): the side names the
+ * orders read, not the trade the caller means to make. Said in the document: it surprises.
+ */
+const QUOTE_SIDES = 'side=buy answers the best bid (the highest price a resting buy order pays) and side=sell the '
+  + 'best ask (the lowest price a resting sell order takes), as Polymarket\'s GET /price does: the side names the '
+  + 'resting orders read, not the trade the caller would make (a buyer pays the best ask: side=sell). Both are of '
+  + "the unified book (the token's own orders and the other token's, mirrored at 1 - price, as GET /book/unified "
+  + 'shows them); null when that side is empty.'
+
 export const marketDataRoutes: Route<ServiceContext>[] = [
   { method: GET, path: '/book', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: "A token's own book (best level last)",
@@ -59,14 +69,16 @@ export const marketDataRoutes: Route<ServiceContext>[] = [
       .map((item) => [item.token_id, midpointText(context, item.token_id)])) }) },
   { method: GET, path: '/price', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: 'Best price: side=buy gives the best bid, side=sell the best ask',
-      query: { token_id: 'required', side: 'required: buy or sell (any case)' }, response: '{price}' },
+      description: QUOTE_SIDES, query: { token_id: 'required', side: 'required: buy or sell (any case)' },
+      response: '{price}' },
     handler: (request, _identity, context) => {
       const { tokenId } = tokenQuery(request, context)
       const side = quoteSideOf(request.query.get('side'))
       return { body: { price: priceText(marketData.priceOf(context, tokenId, side)) } }
     } },
   { method: POST, path: '/prices', auth: 'none', bodyMax: REST_BATCH_BODY_BYTES_MAX,
-    openapi: { tag: 'market-data', summary: 'Prices of several tokens and sides', body: '[{token_id, side}]',
+    openapi: { tag: 'market-data', summary: 'Prices of several tokens and sides', description: QUOTE_SIDES,
+      body: '[{token_id, side}]',
       response: '{<token_id>: {BUY, SELL}}' },
     handler: (request, _identity, context) => {
       const prices: Record<string, Record<string, string | null>> = {}

@@ -1,0 +1,75 @@
+/**
+ * The user channel's messages (`/ws/user`, src/api/ws/user-channel.ts; clob-compat.md section 8.3):
+ * the authenticating first message, later subscription changes, and the caller's own order and
+ * trade events, in Polymarket's formats (the market is the condition id). The channel builds its
+ * events with these types and GET /asyncapi.json documents them from the same. Type-only.
+ */
+import type { CompatOrder } from './order.js'
+import type { Trade } from './trade.js'
+import type { Hash, UnixMillisText } from './vocabulary.js'
+import type { WsError, WsPing, WsPong } from './ws-socket.js'
+
+/** The API credentials of POST /auth/api-key, sent whole (the secret too: there is no HMAC here). */
+export type WsUserAuth = {
+  readonly apiKey: string
+  readonly secret: string
+  readonly passphrase: string
+}
+
+/** The first message: it authenticates the socket (a failure closes it, 1008). */
+export type UserSubscription = {
+  /** "user", in any case. */
+  readonly type: string
+  readonly auth: WsUserAuth
+  /** Condition ids; empty or absent: all of the user's markets. At most 500. */
+  readonly markets?: readonly Hash[] | null
+}
+
+/** Any later message: follow more markets, or fewer. */
+export type UserSubscriptionChange = {
+  /** "subscribe" when absent; in any case. */
+  readonly operation?: 'subscribe' | 'unsubscribe'
+  readonly markets?: readonly Hash[] | null
+}
+
+/** PLACEMENT: the order rests; UPDATE: a fill; CANCELLATION: cancelled (by its owner, expiry or a heartbeat lapse). */
+export type WsOrderEventType = 'PLACEMENT' | 'UPDATE' | 'CANCELLATION'
+
+/** One of the caller's orders changed: Polymarket's OpenOrder, status and size_matched as of this event. */
+export type WsOrder = { readonly event_type: 'order'; readonly type: WsOrderEventType } & CompatOrder & {
+  /** The API key that placed it. */
+  readonly order_owner: string
+  /** The command's time. */
+  readonly timestamp: UnixMillisText
+  /** This socket's message count: 1, 2, ... */
+  readonly seq: number
+}
+
+/** A trade of the caller's, as taker or maker (trader_side); settled at once, so sent once, CONFIRMED. */
+export type WsTrade = { readonly event_type: 'trade'; readonly type: 'TRADE' } & Trade & {
+  /** The API key of the caller's order in the trade. */
+  readonly trade_owner: string
+  /** The command's time. */
+  readonly timestamp: UnixMillisText
+  /** This socket's message count: 1, 2, ... */
+  readonly seq: number
+}
+
+/** What a client sends on /ws/user, by message name (GET /asyncapi.json). */
+export type UserChannelRequests = {
+  subscription: UserSubscription
+  subscription_change: UserSubscriptionChange
+  ping: WsPing
+}
+
+/** What the server sends on /ws/user, by message name (GET /asyncapi.json). */
+export type UserChannelEvents = {
+  order: WsOrder
+  trade: WsTrade
+  /** A refused message; an authentication failure or a revoked key then closes the socket (1008). */
+  error: WsError
+  pong: WsPong
+}
+
+export type UserChannelRequest = keyof UserChannelRequests
+export type UserChannelEvent = keyof UserChannelEvents

@@ -99,7 +99,7 @@ function decodeWithBuffer(bytes: Uint8Array, start: number, end: number): string
 /** Writes an unstamped command (the kind and its fields). */
 export function writeCommand(w: ByteWriter, command: UnstampedCommand): void {
   const tag = TAG_OF.get(command.kind)
-  assert(tag !== undefined, `a known command kind: ${String(command.kind)}`)
+  assert(tag !== undefined, () => `a known command kind: ${String(command.kind)}`)
   w.uint(tag)
   writeFields(w, SCHEMAS[tag]![1], command as unknown as Fields)
 }
@@ -112,7 +112,7 @@ export function readCommand(r: ByteReader): UnstampedCommand {
 function readCommandInto(r: ByteReader, target: Fields): Fields {
   const tag = r.uint()
   const schema = SCHEMAS[tag]
-  assert(schema !== undefined, `a known command tag: ${tag}`)
+  assert(schema !== undefined, () => `a known command tag: ${tag}`)
   target.kind = schema[0]
   return readFieldsInto(r, schema[1], target)
 }
@@ -200,9 +200,9 @@ function writeAction(w: ByteWriter, value: unknown): void {
 function readAction(r: ByteReader): unknown {
   const marker = r.uint()
   if (marker === ACTION_LEAF) return readLeaf(r)
-  assert(marker === ACTION_COMMAND, `a known action marker: ${marker}`)
+  assert(marker === ACTION_COMMAND, () => `a known action marker: ${marker}`)
   const action = readCommand(r)
-  assert(RELAYABLE.has(action.kind), `a relayable action kind: ${action.kind}`)
+  assert(RELAYABLE.has(action.kind), () => `a relayable action kind: ${action.kind}`)
   return action
 }
 
@@ -311,5 +311,5 @@ function readLeaf(r: ByteReader): unknown {
     case LEAF_UNDEFINED: return undefined
     case LEAF_JSON: return JSON.parse(r.string()) as unknown
   }
-  assert(false, `a known value tag: ${tag}`)
+  assert(false, () => `a known value tag: ${tag}`)
 }

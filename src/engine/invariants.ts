@@ -27,16 +27,16 @@ export function checkInvariants(engine: Engine): void {
       }
     })
   }
-  assert(openOrders === engine.openOrderCount, `open order count ${engine.openOrderCount} != ${openOrders}`)
-  assert(engine.orders.live === openOrders, `live orders ${engine.orders.live} != resting ${openOrders}`)
+  assert(openOrders === engine.openOrderCount, () => `open order count ${engine.openOrderCount} != ${openOrders}`)
+  assert(engine.orders.live === openOrders, () => `live orders ${engine.orders.live} != resting ${openOrders}`)
   // The order index holds the live orders and at most the bound of ended ones, nothing else.
   assert(engine.orders.ended <= engine.orders.endedRetained,
-    `ended orders kept ${engine.orders.ended} > bound ${engine.orders.endedRetained}`)
+    () => `ended orders kept ${engine.orders.ended} > bound ${engine.orders.endedRetained}`)
   assert(engine.orders.size === engine.orders.live + engine.orders.ended,
-    `order index ${engine.orders.size} != live ${engine.orders.live} + ended ${engine.orders.ended}`)
+    () => `order index ${engine.orders.size} != live ${engine.orders.live} + ended ${engine.orders.ended}`)
   // Each resting order with a client id is found by it (above), and the index holds no other entry.
   assert(engine.orders.liveWithClientOrderId === withClientOrderId,
-    `client order id index ${engine.orders.liveWithClientOrderId} != live orders with one ${withClientOrderId}`)
+    () => `client order id index ${engine.orders.liveWithClientOrderId} != live orders with one ${withClientOrderId}`)
   const supply = new Map<number, number>()
   let usdcTotal = 0
   for (const account of engine.accounts) {
@@ -53,13 +53,13 @@ export function checkInvariants(engine: Engine): void {
   }
   assert(engine.feesMicros >= 0, 'fees are not negative')
   assert(usdcTotal + collateral + engine.feesMicros === engine.creditedMicros,
-    `USDC conservation: balances ${usdcTotal} + collateral ${collateral} + fees ${engine.feesMicros}`
+    () => `USDC conservation: balances ${usdcTotal} + collateral ${collateral} + fees ${engine.feesMicros}`
       + ` != credited ${engine.creditedMicros}`)
 }
 
 function checkClientOrderId(engine: Engine, order: Order): void {
   assert(engine.orders.liveByClientOrderId(order.owner, order.clientOrderId) === order,
-    `order ${order.orderId} is found by its owner's client order id`)
+    () => `order ${order.orderId} is found by its owner's client order id`)
 }
 
 function addHold(order: Order, usdcHeld: Map<Account, number>, sharesHeld: Map<Account, Map<number, number>>): void {
@@ -74,24 +74,27 @@ function addHold(order: Order, usdcHeld: Map<Account, number>, sharesHeld: Map<A
 }
 
 function checkAccount(account: Account, usdcHeld: number, sharesHeld: Map<number, number> | undefined): void {
-  const where = `account ${account.address}`
+  const where = (): string => `account ${account.address}`
   assert(account.usdcMicros >= 0 && account.usdcHeldMicros >= 0 && account.usdcAllowanceMicros >= 0,
-    `${where}: USDC amounts are not negative`)
-  assert(account.gasMicros >= 0, `${where}: gas is not negative`)
-  assert(account.usdcHeldMicros === usdcHeld, `${where}: USDC held ${account.usdcHeldMicros} != orders ${usdcHeld}`)
+    () => `${where()}: USDC amounts are not negative`)
+  assert(account.gasMicros >= 0, () => `${where()}: gas is not negative`)
+  assert(account.usdcHeldMicros === usdcHeld,
+    () => `${where()}: USDC held ${account.usdcHeldMicros} != orders ${usdcHeld}`)
   assert(usdcHeld <= Math.min(account.usdcMicros, account.usdcAllowanceMicros),
-    `${where}: USDC held within balance and allowance`)
-  assert(account.sharesApproved === account.usdcAllowanceMicros > 0, `${where}: share approval follows the allowance`)
+    () => `${where()}: USDC held within balance and allowance`)
+  assert(account.sharesApproved === account.usdcAllowanceMicros > 0,
+    () => `${where()}: share approval follows the allowance`)
   for (const shares of account.shares.values()) {
     const held = sharesHeld?.get(shares.tokenIndex) ?? 0
-    assert(shares.balanceMicros >= 0, `${where}: ${shares.tokenId} balance is not negative`)
-    assert(shares.heldMicros === held, `${where}: ${shares.tokenId} held ${shares.heldMicros} != orders ${held}`)
-    assert(held <= shares.balanceMicros, `${where}: ${shares.tokenId} held within balance`)
+    assert(shares.balanceMicros >= 0, () => `${where()}: ${shares.tokenId} balance is not negative`)
+    assert(shares.heldMicros === held,
+      () => `${where()}: ${shares.tokenId} held ${shares.heldMicros} != orders ${held}`)
+    assert(held <= shares.balanceMicros, () => `${where()}: ${shares.tokenId} held within balance`)
   }
   for (let order = account.openHead; order !== null; order = order.accountNext) {
-    assert(order.live && order.account === account, `${where}: open list holds its live orders`)
+    assert(order.live && order.account === account, () => `${where()}: open list holds its live orders`)
     assert(order.accountNext === null || order.accountNext.orderNumber > order.orderNumber,
-      `${where}: open list in acceptance order`)
+      () => `${where()}: open list in acceptance order`)
   }
 }
 
@@ -100,9 +103,9 @@ function checkBook(market: Market, onOrder: (order: Order) => void): number {
   const book = market.book
   const bid = book.bestBid()
   const ask = book.bestAsk()
-  assert(bid === null || ask === null || bid.pips < ask.pips, `market ${market.marketId}: best bid < best ask`)
+  assert(bid === null || ask === null || bid.pips < ask.pips, () => `market ${market.marketId}: best bid < best ask`)
   if (market.status === 'Closed' || market.status === 'Resolving' || market.status === 'Resolved') {
-    assert(bid === null && ask === null, `market ${market.marketId}: no resting orders once trading stopped`)
+    assert(bid === null && ask === null, () => `market ${market.marketId}: no resting orders once trading stopped`)
   }
   let count = 0
   const levelsSeen = [0, 0] // asks, bids
@@ -112,10 +115,10 @@ function checkBook(market: Market, onOrder: (order: Order) => void): number {
     let noLots = 0
     let previousNumber = 0
     for (let order = level.head; order !== null; order = order.next) {
-      assert(order.live && order.level === level && order.lots > 0, `order ${order.orderId} rests with lots`)
-      assert(order.yesPips === level.pips && level.pips % market.tickPips === 0, `order ${order.orderId} on grid`)
-      assert(order.isBid === level.isBid, `order ${order.orderId} on its side`)
-      assert(order.orderNumber > previousNumber, `level ${level.pips} is in time order`)
+      assert(order.live && order.level === level && order.lots > 0, () => `order ${order.orderId} rests with lots`)
+      assert(order.yesPips === level.pips && level.pips % market.tickPips === 0, () => `order ${order.orderId} on grid`)
+      assert(order.isBid === level.isBid, () => `order ${order.orderId} on its side`)
+      assert(order.orderNumber > previousNumber, () => `level ${level.pips} is in time order`)
       assert(level.pips > 0 && level.pips < PIPS_PER_UNIT, 'level price inside (0, 1)')
       previousNumber = order.orderNumber
       lots += order.lots
@@ -123,22 +126,23 @@ function checkBook(market: Market, onOrder: (order: Order) => void): number {
       onOrder(order)
       count++
     }
-    assert(level.lots === lots && level.noLots === noLots, `level ${level.pips}: totals equal the sum of orders`)
+    assert(level.lots === lots && level.noLots === noLots, () => `level ${level.pips}: totals equal the sum of orders`)
   }
   // A count too high shows here; one too low cuts the walk short, and the open-order totals miss its orders.
   assert(levelsSeen[1] === book.levelCount(true) && levelsSeen[0] === book.levelCount(false),
-    `market ${market.marketId}: level counts ${book.levelCount(true)}/${book.levelCount(false)} != `
+    () => `market ${market.marketId}: level counts ${book.levelCount(true)}/${book.levelCount(false)} != `
       + `${levelsSeen[1]}/${levelsSeen[0]}`)
   return count
 }
 
 function checkConservation(market: Market, yesSupply: number, noSupply: number): void {
-  const where = `market ${market.marketId}`
+  const where = (): string => `market ${market.marketId}`
   const outstanding = market.mintedMicros - market.mergedMicros
-  assert(yesSupply === outstanding - market.redeemedYesMicros, `${where}: Yes supply ${yesSupply}`)
-  assert(noSupply === outstanding - market.redeemedNoMicros, `${where}: No supply ${noSupply}`)
+  assert(yesSupply === outstanding - market.redeemedYesMicros, () => `${where()}: Yes supply ${yesSupply}`)
+  assert(noSupply === outstanding - market.redeemedNoMicros, () => `${where()}: No supply ${noSupply}`)
   const winning = market.winningOutcome === null ? outstanding
     : market.winningOutcome === 'Yes' ? yesSupply : noSupply
-  assert(market.collateralMicros === winning, `${where}: collateral ${market.collateralMicros} backs the shares`)
-  assert(market.collateralMicros >= 0, `${where}: collateral is not negative`)
+  assert(market.collateralMicros === winning,
+    () => `${where()}: collateral ${market.collateralMicros} backs the shares`)
+  assert(market.collateralMicros >= 0, () => `${where()}: collateral is not negative`)
 }

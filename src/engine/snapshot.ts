@@ -96,7 +96,7 @@ export function decodeSnapshot(bytes: Uint8Array, options: EngineOptions = {}): 
   // Resting the orders again rebuilt every hold; it must equal what was stored (pair assertion).
   for (const hold of storedHolds) {
     const actual = hold.shares === null ? hold.account.usdcHeldMicros : hold.shares.heldMicros
-    assert(actual === hold.heldMicros, `snapshot hold of ${hold.account.address} matches its orders`)
+    assert(actual === hold.heldMicros, () => `snapshot hold of ${hold.account.address} matches its orders`)
   }
   for (let i = r.uint(); i > 0; i--) {
     const [apiKey, address, secret, passphrase] = [r.string(), r.string(), r.string(), r.string()]

@@ -7,6 +7,11 @@ export class AssertionError extends Error {
   override readonly name = 'AssertionError'
 }
 
-export function assert(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new AssertionError(message)
+/**
+ * `message` may be a function that builds it: a template literal is built on every call, failing or
+ * not, and assertions inside loops over the whole state (the invariants after every simulated
+ * command) spent most of their time building messages nobody read.
+ */
+export function assert(condition: boolean, message: string | (() => string)): asserts condition {
+  if (!condition) throw new AssertionError(typeof message === 'string' ? message : message())
 }

@@ -39,7 +39,7 @@ export class ByteWriter {
   }
 
   uint(value: number): void {
-    assert(Number.isSafeInteger(value) && value >= 0, `snapshot integer ${value} is a safe unsigned integer`)
+    assert(Number.isSafeInteger(value) && value >= 0, () => `snapshot integer ${value} is a safe unsigned integer`)
     this.reserve(8)
     let rest = value
     while (rest >= 0x80) {

@@ -22,7 +22,6 @@ import { callErrorOf } from '../src/client/grpc/transport.js'
 import { GRPC_SEND_MESSAGE_BYTES_MAX } from '../src/limits.js'
 import { closeNames, enumText, messageText, methodText, registryOf, serviceText, splitMethod }
   from './grpc/descriptors.js'
-import { HEALTH_SERVICE, healthFile } from './grpc/health.js'
 import { ReflectionClient, ReflectionRefusal } from './grpc/reflection.js'
 
 const USAGE = `usage: npm run grpc -- [--addr HOST:PORT] [-H 'key: value']... [--max N] COMMAND
@@ -138,14 +137,9 @@ class Tool {
     }
   }
 
-  /** The reflected services, and the health service with the descriptor the tool carries when it is not one. */
+  /** The reflected services (the server's reflection describes grpc.health.v1 beside predex.v1). */
   private async services(): Promise<string[]> {
-    const services = await this.reflect(() => this.reflection.services())
-    if (!services.includes(HEALTH_SERVICE)) {
-      this.reflection.addFiles([healthFile()])
-      services.push(HEALTH_SERVICE)
-    }
-    return services.sort()
+    return (await this.reflect(() => this.reflection.services())).sort()
   }
 
   private async list(serviceName: string | undefined): Promise<void> {

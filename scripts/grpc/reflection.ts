@@ -142,14 +142,6 @@ export class ReflectionClient {
     }
   }
 
-  /** Adds descriptors the tool carries itself (a service the server runs but does not reflect). */
-  addFiles(files: readonly Uint8Array[]): void {
-    for (const bytes of files) {
-      const file = fromBinary(FileDescriptorProtoSchema, bytes)
-      if (!this.files.has(file.name)) this.files.set(file.name, file)
-    }
-  }
-
   close(): void {
     this.call?.end()
     this.call = null

@@ -1,6 +1,6 @@
 /**
  * The gRPC server itself: it listens beside REST, answers the standard health check (SERVING while
- * up, and the services by name), lists predex.v1's services through server reflection as
+ * up, and the services by name), lists predex.v1's services and grpc.health.v1 through server reflection as
  * grpcurl does (grpc.reflection.v1, list_services then file_containing_symbol), and answers a
  * method it does not have with UNIMPLEMENTED; bytes that are not the message are INVALID_ARGUMENT, an
  * oversized request RESOURCE_EXHAUSTED, a passed deadline DEADLINE_EXCEEDED; a refusal naming a huge
@@ -59,9 +59,14 @@ t.test('server reflection lists the services and serves their descriptors', asyn
   const listed = await ask({ list_services: '' })
   const names = listed.list_services_response.service.map((s: { name: string }) => s.name).sort()
   for (const name of ['predex.v1.AccountService', 'predex.v1.MarketDataService', 'predex.v1.OrderEntryService',
-    'predex.v1.StreamService', 'predex.v1.TradingService']) t.ok(names.includes(name), `lists ${name}`)
+    'predex.v1.StreamService', 'predex.v1.TradingService', 'grpc.health.v1.Health']) {
+    t.ok(names.includes(name), `lists ${name}`)
+  }
   const file = await ask({ file_containing_symbol: 'predex.v1.TradingService' })
   t.ok(file.file_descriptor_response.file_descriptor_proto.length >= 1, 'serves the descriptor of trading.proto')
+  // The health service too, so grpcurl calls Health/Check with nothing but the server.
+  const health = await ask({ file_containing_symbol: 'grpc.health.v1.Health' })
+  t.ok(health.file_descriptor_response.file_descriptor_proto.length >= 1, 'serves the descriptor of health.proto')
 })
 
 t.test('a method the server does not have is UNIMPLEMENTED', async (t) => {

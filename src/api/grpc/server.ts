@@ -35,6 +35,7 @@ import { AccountService, file_predex_v1_account } from '../../gen/predex/v1/acco
 import { file_predex_v1_market_data, MarketDataService } from '../../gen/predex/v1/market_data_pb.js'
 import { file_predex_v1_order_entry, OrderEntryService } from '../../gen/predex/v1/order_entry_pb.js'
 import { file_predex_v1_streams, StreamService } from '../../gen/predex/v1/streams_pb.js'
+import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js'
 import { file_predex_v1_trading, TradingService } from '../../gen/predex/v1/trading_pb.js'
 import { accountService } from './account.js'
 import type { GrpcFace } from './call.js'
@@ -51,8 +52,9 @@ import { ConnectionGuard } from './connection-guard.js'
 import { GuardedServer } from './guarded-server.js'
 
 export const SERVICES = [TradingService, AccountService, MarketDataService, OrderEntryService, StreamService] as const
+/** What reflection describes: Predex's services, and the standard health service beside them. */
 const FILES = [file_predex_v1_trading, file_predex_v1_account, file_predex_v1_market_data, file_predex_v1_order_entry,
-  file_predex_v1_streams]
+  file_predex_v1_streams, file_grpc_health_v1_health]
 
 export const CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.keepalive_time_ms': GRPC_KEEPALIVE_TIME_MS,

@@ -7,23 +7,13 @@
  * through it, as test/rest-harness.ts does with REST answers and the OpenAPI document.
  */
 import { Ajv, type ValidateFunction } from 'ajv'
+import { isJson, localizedRefs } from './openapi-validator.js'
 
 type Json = { readonly [key: string]: unknown }
 
 const COMPONENTS_ID = 'predex-ws-components'
 
-function isJson(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** References into components/schemas, pointed at the components schema ajv holds. */
-function localized(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(localized)
-  if (!isJson(schema)) return schema
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key,
-    key === '$ref' && typeof value === 'string'
-      ? value.replace('#/components/schemas/', `${COMPONENTS_ID}#/definitions/`) : localized(value)]))
-}
+const localized = (schema: unknown): unknown => localizedRefs(schema, `${COMPONENTS_ID}#/definitions/`)
 
 /** The name of the message a frame is, by what it carries. */
 export function messageNameOf(text: string, body: unknown): string {

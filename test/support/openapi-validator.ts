@@ -43,18 +43,23 @@ export interface Answer {
   readonly body: unknown
 }
 
-function isJson(value: unknown): value is Json {
+export function isJson(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** A schema's references into components/schemas, pointed at the components schema ajv holds. */
-function localized(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(localized)
+/**
+ * A schema's references into components/schemas, pointed at `target` (the components schema ajv
+ * holds: `<its $id>#/$defs/` here, `#/definitions/` in draft-07 for the AsyncAPI validator).
+ */
+export function localizedRefs(schema: unknown, target: string): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => localizedRefs(item, target))
   if (!isJson(schema)) return schema
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key,
     key === '$ref' && typeof value === 'string'
-      ? value.replace('#/components/schemas/', `${COMPONENTS_ID}#/$defs/`) : localized(value)]))
+      ? value.replace('#/components/schemas/', target) : localizedRefs(value, target)]))
 }
+
+const localized = (schema: unknown): unknown => localizedRefs(schema, `${COMPONENTS_ID}#/$defs/`)
 
 export class ResponseValidator {
   // Strict (an unknown keyword is an error), with `type: [a, b]`, which a union such as number | string becomes.

@@ -5,13 +5,20 @@
  * injector (`createConnectionInjector`, the same HTTP/2 server and session handling as its own
  * listeners: keepalive, idle and age limits). grpc-js offers no hook on its own listeners'
  * connections. Stopping closes the listeners first, so no connection comes in while calls end.
+ *
+ * A forced stop also destroys every connection still open: Node's HTTP/2 graceful close ends
+ * our side and then waits for the client to close its own, with no time limit, and grpc-js's
+ * forceShutdown cannot reach a session whose graceful close has begun; so a client that never
+ * closes (stuck, or hostile) would hold the server's stop forever (test/grpc/shutdown.test.ts).
  */
-import { createServer, type AddressInfo, type Server as NetServer } from 'node:net'
+import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net'
 import { Server, type ServerCredentials, type ServerOptions } from '@grpc/grpc-js'
 import type { ConnectionGuard } from './connection-guard.js'
 
 export class GuardedServer extends Server {
   private readonly listeners = new Set<NetServer>()
+  /** Every admitted connection until it closes: what a forced stop destroys. */
+  private readonly sockets = new Set<Socket>()
 
   constructor(options: ServerOptions, private readonly guard: ConnectionGuard) {
     super(options)
@@ -24,7 +31,10 @@ export class GuardedServer extends Server {
     if (address === null) return callback(new Error(`not a host and port: ${port}`), 0)
     const injector = this.createConnectionInjector(credentials)
     const listener = createServer((socket) => {
-      if (this.guard.admit(socket)) injector.injectConnection(socket)
+      if (!this.guard.admit(socket)) return
+      this.sockets.add(socket)
+      socket.once('close', () => this.sockets.delete(socket))
+      injector.injectConnection(socket)
     })
     listener.once('error', (error) => {
       injector.destroy()
@@ -46,6 +56,8 @@ export class GuardedServer extends Server {
   override forceShutdown(): void {
     this.closeListeners()
     super.forceShutdown()
+    for (const socket of this.sockets) socket.destroy()
+    this.sockets.clear()
   }
 
   private closeListeners(): void {

@@ -8,7 +8,7 @@ import { decodeStampedCommand } from '../../src/codec/command-codec.js'
 import { Engine } from '../../src/engine/engine.js'
 import { checkInvariants } from '../../src/engine/invariants.js'
 import { stateHashOf } from '../../src/engine/snapshot.js'
-import { Journal, unsealed } from '../../src/journal/journal.js'
+import { Journal } from '../../src/journal/journal.js'
 import type { RssSample } from './server.js'
 import type { Ledger, Trader } from './workload.js'
 import { slope } from '../../bench/stats.js'
@@ -71,9 +71,8 @@ export async function replayedHash(dataDir: string, seq: number): Promise<{ seq:
   // The journal's own retention of ended ids: its commands were applied with it.
   const engine = new Engine({ endedOrdersRetained: journal.endedOrdersRetained(null) })
   try {
-    for (const { seq: recordSeq, bytes } of journal.rawRecords(1)) {
+    for (const { seq: recordSeq, payload } of journal.commandRecords(1)) {
       if (recordSeq > seq) break
-      const payload = unsealed(bytes)
       if (payload === null) throw new Error(`journal record ${recordSeq}: bad checksum`)
       if (recordSeq !== engine.seq + 1) throw new Error(`journal gap: ${engine.seq} is followed by ${recordSeq}`)
       engine.apply(decodeStampedCommand(payload))

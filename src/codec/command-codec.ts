@@ -129,22 +129,6 @@ export function encodeStampedCommand(command: Command): Uint8Array {
   return stampedWriter.finish()
 }
 
-/**
- * The journal payload of a command whose encoding (`commandBytes`, as `writeCommand` wrote it)
- * is at hand: the seq and time prefixed, without encoding the command again, written into a
- * fresh buffer after `headroom` spare bytes (where the journal puts its checksum).
- */
-export function stampEncodedCommand(seq: number, timeMs: number, commandBytes: Uint8Array, headroom = 0): Buffer {
-  stampedWriter.reset()
-  stampedWriter.uint(seq)
-  stampedWriter.uint(timeMs)
-  const prefix = stampedWriter.bytes()
-  const record = Buffer.allocUnsafe(headroom + prefix.length + commandBytes.length)
-  record.set(prefix, headroom)
-  record.set(commandBytes, headroom + prefix.length)
-  return record
-}
-
 export function decodeStampedCommand(bytes: Uint8Array): Command {
   const r = readerOf(bytes)
   const seq = r.uint()

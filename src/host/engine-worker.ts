@@ -16,10 +16,10 @@ import type { Command } from '../engine/command.js'
 import { changedState, type Engine } from '../engine/engine.js'
 import type { EngineEvent } from '../engine/event.js'
 import { encodeSnapshot } from '../engine/snapshot.js'
-import { Journal, SEAL_BYTES, sealInPlace } from '../journal/journal.js'
+import { Journal } from '../journal/journal.js'
+import { BatchRecordWriter } from '../journal/batch-record.js'
 import { recover } from '../journal/recovery.js'
 import { BATCH_COMMANDS_MAX, SNAPSHOTS_KEPT } from '../limits.js'
-import { stampEncodedCommand } from '../codec/command-codec.js'
 import { Ring } from '../ring/ring.js'
 import { crossingEvents, type FromWorker, type Outcome, type ToWorker, type WorkerOptions } from './messages.js'
 import { answer } from './query.js'
@@ -36,11 +36,13 @@ const IDLE_WAIT_MS = 50
 const APPLY_TIMING_STRIDE_MASK = 15
 const NO_EVENTS: readonly EngineEvent[] = Object.freeze([])
 
-/** Commands applied but not yet written: the next journal transaction. */
+/**
+ * Commands applied but not yet written: the next journal transaction, one batch record. The
+ * recorded commands' bytes go straight into the worker's batch writer; the group keeps the rest.
+ */
 class Group {
-  readonly records: Buffer[] = []
   readonly outcomes: Outcome[] = []
-  sizeBytes = 0
+  recorded = 0
   constructor(readonly firstSeq: number) {}
 }
 
@@ -58,6 +60,8 @@ class EngineWorker {
   /** Every command up to this seq is durable. */
   private durableSeq: number
   private readonly waitingQueries: WaitingQuery[] = []
+  /** The current group's recorded commands, as its journal record will hold them. */
+  private readonly batch = new BatchRecordWriter()
   private commandsSinceSnapshot = 0
   private groupsWritten = 0
   private eventsWanted = false
@@ -119,14 +123,13 @@ class EngineWorker {
       if (timed) this.stats.applyTimed((performance.now() - applyStarted) / 1000)
       const recorded = changedState(events)
       if (recorded) {
-        const record = sealInPlace(stampEncodedCommand(stamped.seq, stamped.timeMs, commandBytes, SEAL_BYTES))
-        group.records.push(record)
-        group.sizeBytes += record.length
+        this.batch.add(stamped.seq, stamped.timeMs, commandBytes)
+        group.recorded++
       } else {
         // Nothing changed, so nothing to journal: answered with the last recorded seq.
         this.engine.rewind(previous.seq, previous.timeMs)
       }
-      // The bytes are copied into the record above, so the slot is free only now.
+      // The bytes are copied into the batch above, so the slot is free only now.
       this.ring.advance()
       group.outcomes.push({ requestId, seq: this.engine.seq, timeMs: stamped.timeMs, recorded, result,
         events: this.eventsWanted ? crossingEvents(events) : NO_EVENTS })
@@ -147,22 +150,23 @@ class EngineWorker {
   private startWrite(): void {
     const group = this.group
     this.group = new Group(this.engine.seq + 1)
-    if (group.records.length === 0) {
+    if (group.recorded === 0) {
       if (this.options.durability === 'sync') postBatch(group.outcomes)
       this.writing = null
       return
     }
-    this.commandsSinceSnapshot += group.records.length
+    this.commandsSinceSnapshot += group.recorded
     let snapshot: { seq: number; bytes: Uint8Array } | null = null
     if (this.commandsSinceSnapshot >= this.options.snapshotEveryCommands) {
       snapshot = { seq: this.engine.seq, bytes: encodeSnapshot(this.engine) }
       this.commandsSinceSnapshot = 0
     }
-    const lastSeq = group.firstSeq + group.records.length - 1
+    const lastSeq = group.firstSeq + group.recorded - 1
+    const record = this.batch.seal()
     if (this.options.unsafeAckBeforeJournalMs > 0) {
       // Test only: the acknowledgement goes out before the journal write even starts.
       if (this.options.durability === 'sync') postBatch(group.outcomes)
-      setTimeout(() => void this.journal.append(group.firstSeq, group.records, snapshot).catch(fatal),
+      setTimeout(() => void this.journal.append(group.firstSeq, record, snapshot).catch(fatal),
         this.options.unsafeAckBeforeJournalMs)
       this.onDurable(lastSeq)
       return
@@ -171,10 +175,10 @@ class EngineWorker {
     const commitStarted = performance.now()
     const durable = this.groupsWritten === this.options.failJournalAtBatch
       ? Promise.reject(new Error('injected journal write failure (test)'))
-      : this.journal.append(group.firstSeq, group.records, snapshot)
+      : this.journal.append(group.firstSeq, record, snapshot)
     this.writing = durable.then(() => {
       this.writing = null
-      this.stats.committed({ commands: group.records.length, sizeBytes: group.sizeBytes, snapshot: snapshot !== null,
+      this.stats.committed({ commands: group.recorded, sizeBytes: record.length, snapshot: snapshot !== null,
         seconds: (performance.now() - commitStarted) / 1000, seq: lastSeq })
       if (this.options.durability === 'sync') postBatch(group.outcomes)
       this.onDurable(lastSeq)

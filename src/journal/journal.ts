@@ -1,20 +1,21 @@
 /**
  * The journal: every command the engine applied, in sequence order, in LMDB; and the engine's
- * snapshots. One LMDB environment holds two databases:
+ * snapshots. One LMDB environment holds these databases:
  *
+ *   batches:   first seq -> a batch record: the commands of one group commit (batch-record.ts)
  *   commands:  seq -> [crc32 (4 bytes, little-endian)][stamped command (command-codec)]
+ *              (journals written before batches, read and pruned but no longer written)
  *   snapshots: seq -> [crc32][engine snapshot at that seq]
  *
- * A batch of commands (and a snapshot, when one is due) is written in one transaction: the
- * writes issued in one event-loop turn form one LMDB transaction (lmdb-js batching). `append`
- * resolves when the transaction is flushed to disk (lmdb-js overlappingSync writes the commit
- * first and flushes after; we wait for the flush, not just the commit). A write error rejects
- * the promise: the host stops. (With durability `async` the worker does not wait for it.)
+ * A batch (and a snapshot, when one is due) is written in one transaction of one or two puts.
+ * `append` resolves when the transaction is flushed to disk (lmdb-js overlappingSync writes the
+ * commit first and flushes after; we wait for the flush, not just the commit). A write error
+ * rejects the promise: the host stops. (With durability `async` the worker does not wait for it.)
  *
  * Recovery reads the newest sound snapshot and replays the commands after it. A damaged last
- * record is a write that never completed, so it was never acknowledged: it is dropped. A damaged
- * record with sound records after it, or a missing sequence number, means the journal cannot be
- * trusted: recovery stops with an error naming the sequence number (fail closed).
+ * record is a write that never completed, so none of its commands was acknowledged: it is
+ * dropped. A damaged record with sound records after it, or a missing sequence number, means the
+ * journal cannot be trusted: recovery stops with an error naming the sequence number (fail closed).
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { mkdirSync } from 'node:fs'
@@ -22,6 +23,7 @@ import { crc32 } from 'node:zlib'
 import { assert } from '../stdx/assert.js'
 import type { Command } from '../engine/command.js'
 import { decodeStampedCommand } from '../codec/command-codec.js'
+import { batchCommandsOf, batchCountOf } from './batch-record.js'
 import { ENDED_ORDERS_RETAINED } from '../engine/limits.js'
 import { DirectoryLock } from './directory-lock.js'
 
@@ -53,9 +55,28 @@ export interface JournalOptions {
 }
 
 const CRC_BYTES = 4
+/** The databases' names (tests damage records through LMDB directly). */
+export const BATCHES_DB = 'batches'
+export const LEGACY_COMMANDS_DB = 'commands'
+
+/** One stored record: a batch, or a command of a journal written before batches. */
+interface StoredRecord {
+  readonly key: number
+  /** The stamped commands it holds (views into the record), or null if it is damaged. */
+  readonly payloads: readonly Uint8Array[] | null
+  readonly db: Database<Buffer, number>
+}
+
+/** A command as stored, unchecked beyond its record's checksum (tests and tools). */
+export interface CommandRecord {
+  readonly seq: number
+  /** Its stamped command, or null when its record is damaged (then `seq` is the record's key). */
+  readonly payload: Uint8Array | null
+}
 
 export class Journal {
   private readonly root: RootDatabase
+  private readonly batches: Database<Buffer, number>
   private readonly commands: Database<Buffer, number>
   private readonly snapshots: Database<Buffer, number>
   /** Settings fixed when the journal is made, which replaying it must use (endedOrdersRetained). */
@@ -76,7 +97,8 @@ export class Journal {
       readOnly: options.readOnly ?? false,
       maxDbs: 4,
     })
-    this.commands = this.root.openDB<Buffer, number>({ name: 'commands', encoding: 'binary' })
+    this.batches = this.root.openDB<Buffer, number>({ name: BATCHES_DB, encoding: 'binary' })
+    this.commands = this.root.openDB<Buffer, number>({ name: LEGACY_COMMANDS_DB, encoding: 'binary' })
     this.snapshots = this.root.openDB<Buffer, number>({ name: 'snapshots', encoding: 'binary' })
     this.settings = this.root.openDB<number, string>({ name: 'settings' })
   }
@@ -116,26 +138,24 @@ export class Journal {
     }
   }
 
-  /** Sequence number of the last command record (0 when empty), damaged or not. */
+  /** Sequence number of the last command journaled (0 when empty); a damaged last batch counts as one command. */
   lastSeq(): number {
+    for (const { key, value } of this.batches.getRange({ reverse: true, limit: 1 })) {
+      return key + Math.max(1, batchCountOf(value) ?? 1) - 1
+    }
     for (const key of this.commands.getKeys({ reverse: true, limit: 1 })) return key
     return 0
   }
 
   /**
-   * Appends sealed command records (`records[i]` for seq `firstSeq + i`, see `sealInPlace`)
-   * and, optionally, a snapshot, in one transaction. Resolves when durable.
+   * Appends a sealed batch record (BatchRecordWriter.seal) whose first command has seq
+   * `firstSeq` and, optionally, a snapshot, in one transaction. Resolves when durable.
    */
-  append(
-    firstSeq: number,
-    records: readonly Buffer[],
-    snapshot: { seq: number; bytes: Uint8Array } | null,
-  ): Promise<void> {
+  append(firstSeq: number, batch: Buffer, snapshot: { seq: number; bytes: Uint8Array } | null): Promise<void> {
     assert(!this.options.readOnly, 'the journal is open for writing')
-    const writes: Promise<boolean>[] = []
-    for (let i = 0; i < records.length; i++) writes.push(this.commands.put(firstSeq + i, records[i]!))
+    const writes = [this.batches.put(firstSeq, batch)]
     if (snapshot !== null) writes.push(this.snapshots.put(snapshot.seq, sealed(snapshot.bytes)))
-    // All writes of this turn are one transaction: the last one's flush covers them all.
+    // The writes of one turn are one transaction: the last one's flush covers them all.
     const flushed = (writes[writes.length - 1] as Promise<boolean> & { flushed?: Promise<void> }).flushed
     assert(flushed !== undefined, 'lmdb-js gives each write a flushed promise (separateFlushed)')
     return Promise.all([Promise.all(writes), flushed]).then(() => undefined)
@@ -153,20 +173,26 @@ export class Journal {
     return null
   }
 
-  /** The seq of the first command record (null when there is none). */
+  /** The seq of the first command journaled (null when there is none). */
   firstSeq(): number | null {
     for (const key of this.commands.getKeys({ limit: 1 })) return key
+    for (const key of this.batches.getKeys({ limit: 1 })) return key
     return null
   }
 
   /**
-   * Deletes the command records up to and including `seq` (journal retention: docs/host.md). The
-   * deletes of one turn are one transaction, so a crash leaves all of them or none.
+   * Deletes the records whose commands are all at or before `seq` (journal retention:
+   * docs/host.md); returns how many. The deletes of one turn are one transaction, so a crash
+   * leaves all of them or none.
    */
   pruneCommandsThrough(seq: number): Promise<number> {
     assert(!this.options.readOnly, 'the journal is open for writing')
-    const keys = [...this.commands.getKeys({ end: seq + 1 })]
-    return Promise.all(keys.map((key) => this.commands.remove(key))).then(() => keys.length)
+    const deletes = [...this.commands.getKeys({ end: seq + 1 })].map((key) => this.commands.remove(key))
+    for (const { key, value } of this.batches.getRange({ end: seq + 1 })) {
+      const count = batchCountOf(value)
+      if (count !== null && key + count - 1 <= seq) deletes.push(this.batches.remove(key))
+    }
+    return Promise.all(deletes).then(() => deletes.length)
   }
 
   /** Snapshots from the newest, each with its bytes if its checksum holds (null if damaged). */
@@ -178,30 +204,40 @@ export class Journal {
 
   /**
    * The commands after `afterSeq`, checked: sequence numbers without gaps, checksums sound,
-   * each record's own seq equal to its key. Drops a damaged last record (see the header).
+   * each command's own seq the one its place says. Drops a damaged last record (see the header).
    */
   *recordsAfter(afterSeq: number): Generator<RecoveredRecord> {
-    const lastSeq = this.lastSeq()
     let expected = afterSeq + 1
-    for (const { key, value } of this.commands.getRange({ start: afterSeq + 1 })) {
-      if (key !== expected) throw new JournalCorruptError(expected, `missing; the next record is ${key}`)
-      const payload = unsealed(value)
-      const command = payload === null ? null : decodeOrNull(payload)
-      if (command === null || command.seq !== key) {
-        if (key === lastSeq) {
-          this.dropTornTail(key)
+    const lastKey = this.lastRecordKey()
+    for (const record of this.storedFrom(afterSeq + 1)) {
+      if (record.key > expected) throw new JournalCorruptError(expected, `missing; the next record is ${record.key}`)
+      const decoded = decodeRecord(record)
+      if (typeof decoded === 'string') {
+        if (record.key === lastKey) {
+          this.dropTornTail(record)
           return
         }
-        throw new JournalCorruptError(key, command === null ? 'checksum or format' : `it says seq ${command.seq}`)
+        throw new JournalCorruptError(record.key, decoded)
       }
-      yield { seq: key, command }
-      expected++
+      for (const command of decoded) {
+        if (command.seq < expected) continue // a batch that began at or before afterSeq
+        yield { seq: command.seq, command }
+        expected++
+      }
     }
   }
 
-  /** Command records from `fromSeq` on (seq 1 by default), unchecked (for tests and tools). */
-  *rawRecords(fromSeq = 1): Generator<{ seq: number; bytes: Buffer }> {
-    for (const { key, value } of this.commands.getRange({ start: fromSeq })) yield { seq: key, bytes: value }
+  /** Each command from `fromSeq` on (seq 1 by default), checked only by its record's checksum (tests and tools). */
+  *commandRecords(fromSeq = 1): Generator<CommandRecord> {
+    for (const record of this.storedFrom(fromSeq)) {
+      if (record.payloads === null) {
+        yield { seq: record.key, payload: null }
+        continue
+      }
+      for (let i = 0; i < record.payloads.length; i++) {
+        if (record.key + i >= fromSeq) yield { seq: record.key + i, payload: record.payloads[i]! }
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -212,9 +248,28 @@ export class Journal {
     }
   }
 
-  private dropTornTail(seq: number): void {
+  /** The records holding `fromSeq` and after: a journal's older single commands first, then its batches. */
+  private *storedFrom(fromSeq: number): Generator<StoredRecord> {
+    for (const { key, value } of this.commands.getRange({ start: fromSeq })) {
+      const payload = unsealed(value)
+      yield { key, payloads: payload === null ? null : [payload], db: this.commands }
+    }
+    let start = fromSeq
+    for (const key of this.batches.getKeys({ start: fromSeq, reverse: true, limit: 1 })) start = key
+    for (const { key, value } of this.batches.getRange({ start })) {
+      yield { key, payloads: batchCommandsOf(value), db: this.batches }
+    }
+  }
+
+  private lastRecordKey(): number {
+    for (const key of this.batches.getKeys({ reverse: true, limit: 1 })) return key
+    for (const key of this.commands.getKeys({ reverse: true, limit: 1 })) return key
+    return 0
+  }
+
+  private dropTornTail(record: StoredRecord): void {
     if (this.options.readOnly) return
-    this.commands.removeSync(seq)
+    record.db.removeSync(record.key)
   }
 }
 
@@ -222,15 +277,7 @@ export class Journal {
 export function sealed(payload: Uint8Array): Buffer {
   const record = Buffer.allocUnsafe(CRC_BYTES + payload.length)
   record.set(payload, CRC_BYTES)
-  return sealInPlace(record)
-}
-
-/** Bytes reserved at the start of a record for its checksum (see `sealInPlace`). */
-export const SEAL_BYTES = CRC_BYTES
-
-/** Writes the checksum of record[SEAL_BYTES..] into its first bytes: a record built without a copy. */
-export function sealInPlace(record: Buffer): Buffer {
-  record.writeUInt32LE(crc32(record.subarray(CRC_BYTES)), 0)
+  record.writeUInt32LE(crc32(payload), 0)
   return record
 }
 
@@ -242,10 +289,19 @@ export function unsealed(record: Uint8Array): Uint8Array | null {
   return stored === crc32(payload) ? payload : null
 }
 
-function decodeOrNull(payload: Uint8Array): Command | null {
-  try {
-    return decodeStampedCommand(payload)
-  } catch {
-    return null
+/** A record's commands, each saying the seq its place gives it; or why the record is damaged. */
+function decodeRecord(record: StoredRecord): Command[] | string {
+  if (record.payloads === null) return 'checksum or format'
+  const commands: Command[] = []
+  for (let i = 0; i < record.payloads.length; i++) {
+    let command: Command
+    try {
+      command = decodeStampedCommand(record.payloads[i]!)
+    } catch {
+      return 'checksum or format'
+    }
+    if (command.seq !== record.key + i) return `it says seq ${command.seq}`
+    commands.push(command)
   }
+  return commands
 }

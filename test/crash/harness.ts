@@ -12,7 +12,7 @@ import { checkInvariants } from '../../src/engine/invariants.js'
 import { stateHashOf } from '../../src/engine/snapshot.js'
 import { ByteWriter } from '../../src/stdx/bytes.js'
 import type { Command, UnstampedCommand } from '../../src/engine/command.js'
-import { Journal, unsealed } from '../../src/journal/journal.js'
+import { Journal } from '../../src/journal/journal.js'
 import { decodeStampedCommand, writeCommand } from '../../src/codec/command-codec.js'
 import { commandOf } from './load.js'
 import { freshCompiled } from '../compiled.js'
@@ -124,10 +124,9 @@ export class JournalReplay {
     const problems: string[] = []
     let lastSeq = this.engine.seq
     try {
-      for (const { seq, bytes } of journal.rawRecords(this.engine.seq + 1)) {
+      for (const { seq, payload } of journal.commandRecords(this.engine.seq + 1)) {
         if (seq !== lastSeq + 1) problems.push(`gap: ${lastSeq} is followed by ${seq}`)
         lastSeq = seq
-        const payload = unsealed(bytes)
         if (payload === null) {
           problems.push(`record ${seq}: checksum`)
           continue

@@ -42,7 +42,7 @@ function journalSpan(dir: string): { first: number | null; oldestSnapshot: numbe
   const journal = Journal.open({ path: dir, durability: 'sync', readOnly: true })
   try {
     return { first: journal.firstSeq(), oldestSnapshot: journal.oldestSnapshotSeq(),
-      records: [...journal.rawRecords(0)].length }
+      records: [...journal.commandRecords(0)].length }
   } finally {
     void journal.close()
   }

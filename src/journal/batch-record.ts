@@ -1,0 +1,101 @@
+/**
+ * A journal batch: the commands of one group commit in one record, so a transaction is one LMDB
+ * put whatever the number of commands (a put per command cost the worker its JavaScript side and
+ * lmdb-js its per-write bookkeeping for each). Keyed by the batch's first seq:
+ *
+ *   [crc32 of the rest (4, LE)][format (1) = 1][count (4, LE)]
+ *   then `count` times: [length (LEB128)][stamped command: seq, time, command (command-codec)]
+ *
+ * Command i of the batch has seq `firstSeq + i` and says so itself, which the reader checks.
+ * The worker writes each command's bytes as the ring gave them, prefixed by its stamp, straight
+ * into one reusable buffer: nothing is allocated per command; sealing copies the batch out once.
+ */
+import { crc32 } from 'node:zlib'
+import { ByteWriter } from '../stdx/bytes.js'
+import { assert } from '../stdx/assert.js'
+
+const CRC_BYTES = 4
+const FORMAT = 1
+const COUNT_AT = CRC_BYTES + 1
+const HEADER_BYTES = COUNT_AT + 4
+const HEADER_PLACEHOLDER = new Uint8Array(HEADER_BYTES)
+
+/** Bytes of `value` as LEB128 (ByteWriter.uint). */
+function uintBytes(value: number): number {
+  let bytes = 1
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes++
+  return bytes
+}
+
+/** Builds batch records, one at a time, in one buffer reused for all of them. */
+export class BatchRecordWriter {
+  private readonly writer = new ByteWriter(1 << 16)
+  private commands = 0
+
+  constructor() {
+    this.writer.raw(HEADER_PLACEHOLDER)
+  }
+
+  /** Commands added since the last seal. */
+  get count(): number {
+    return this.commands
+  }
+
+  /** Adds a command stamped with `seq` and `timeMs`; `commandBytes` is its command-codec encoding. */
+  add(seq: number, timeMs: number, commandBytes: Uint8Array): void {
+    this.writer.uint(uintBytes(seq) + uintBytes(timeMs) + commandBytes.length)
+    this.writer.uint(seq)
+    this.writer.uint(timeMs)
+    this.writer.raw(commandBytes)
+    this.commands++
+  }
+
+  /** The record of the commands added so far, sealed, in a buffer of its own; the writer starts over. */
+  seal(): Buffer {
+    assert(this.commands > 0, 'a batch record holds at least one command')
+    const bytes = this.writer.bytes()
+    const record = Buffer.allocUnsafe(bytes.length)
+    record.set(bytes)
+    record[CRC_BYTES] = FORMAT
+    record.writeUInt32LE(this.commands, COUNT_AT)
+    record.writeUInt32LE(crc32(record.subarray(CRC_BYTES)), 0)
+    this.writer.reset()
+    this.writer.raw(HEADER_PLACEHOLDER)
+    this.commands = 0
+    return record
+  }
+}
+
+/** How many commands a record says it holds, if its header is whole (its checksum unchecked). */
+export function batchCountOf(record: Uint8Array): number | null {
+  if (record.length < HEADER_BYTES || record[CRC_BYTES] !== FORMAT) return null
+  return Buffer.from(record.buffer, record.byteOffset, record.byteLength).readUInt32LE(COUNT_AT)
+}
+
+/**
+ * The stamped commands of a batch record (each a view into `record`), or null if the record is
+ * damaged: checksum, format, or lengths that do not add up to the record.
+ */
+export function batchCommandsOf(record: Uint8Array): Uint8Array[] | null {
+  const count = batchCountOf(record)
+  if (count === null) return null
+  const buffer = Buffer.from(record.buffer, record.byteOffset, record.byteLength)
+  if (buffer.readUInt32LE(0) !== crc32(buffer.subarray(CRC_BYTES))) return null
+  const commands: Uint8Array[] = []
+  let offset = HEADER_BYTES
+  for (let i = 0; i < count; i++) {
+    let length = 0
+    let scale = 1
+    for (;;) {
+      if (offset >= buffer.length || scale > 2 ** 28) return null
+      const byte = buffer[offset++]!
+      length += (byte & 0x7f) * scale
+      if (byte < 0x80) break
+      scale *= 0x80
+    }
+    if (offset + length > buffer.length) return null
+    commands.push(buffer.subarray(offset, offset + length))
+    offset += length
+  }
+  return offset === buffer.length ? commands : null
+}

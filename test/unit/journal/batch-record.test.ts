@@ -1,0 +1,71 @@
+/**
+ * Batch records (src/journal/batch-record.ts): what the writer seals reads back command for
+ * command, bytes equal; the writer starts over after each seal; any truncation or flipped bit
+ * is seen as damage, never read as other commands.
+ */
+import t from 'tap'
+import { BatchRecordWriter, batchCommandsOf, batchCountOf } from '../../../src/journal/batch-record.js'
+import { ByteWriter } from '../../../src/stdx/bytes.js'
+
+const SEED = Number(process.env.BATCH_SEED ?? Math.floor(Math.random() * 2 ** 31))
+t.comment(`seed ${SEED} (BATCH_SEED replays it)`)
+
+/** mulberry32. */
+function random(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let x = Math.imul(a ^ (a >>> 15), a | 1)
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const next = random(SEED)
+/** Command bytes of lengths either side of the one-byte length prefix's limit (127). */
+const commandBytes = (): Uint8Array => Uint8Array.from({ length: 1 + Math.floor(next() * 300) }, () => next() * 256)
+
+/** A stamped command as the journal has always kept one (command-codec): seq, time, the command's bytes. */
+function stampedHex(seq: number, timeMs: number, bytes: Uint8Array): string {
+  const w = new ByteWriter(512)
+  w.uint(seq)
+  w.uint(timeMs)
+  w.raw(bytes)
+  return Buffer.from(w.bytes()).toString('hex')
+}
+
+t.test('a sealed batch reads back as the stamped commands it was given', async (t) => {
+  const writer = new BatchRecordWriter()
+  let seq = 1 + Math.floor(next() * 2 ** 40)
+  for (const count of [1, 2, 7, 128, 1000]) {
+    const stamped: string[] = []
+    for (let i = 0; i < count; i++, seq++) {
+      const bytes = commandBytes()
+      const timeMs = 1_700_000_000_000 + Math.floor(next() * 1e9)
+      writer.add(seq, timeMs, bytes)
+      stamped.push(stampedHex(seq, timeMs, bytes))
+    }
+    t.equal(writer.count, count)
+    const record = writer.seal()
+    t.equal(writer.count, 0, 'the writer starts over')
+    t.equal(batchCountOf(record), count)
+    const read = batchCommandsOf(record)
+    t.same(read?.map((c) => Buffer.from(c).toString('hex')), stamped, `${count} commands`)
+  }
+})
+
+t.test('a damaged record is seen as damaged', async (t) => {
+  const writer = new BatchRecordWriter()
+  for (let i = 0; i < 20; i++) writer.add(100 + i, 1_700_000_000_000, commandBytes())
+  const record = writer.seal()
+  for (let cut = 0; cut < record.length; cut++) {
+    if (batchCommandsOf(record.subarray(0, cut)) !== null) t.fail(`cut to ${cut} bytes read as sound`)
+  }
+  for (let i = 0; i < 200; i++) {
+    const flipped = Buffer.from(record)
+    flipped[Math.floor(next() * flipped.length)]! ^= 1 << Math.floor(next() * 8)
+    if (batchCommandsOf(flipped) !== null) t.fail('a flipped bit read as sound')
+  }
+  t.same(batchCommandsOf(Buffer.concat([record, Buffer.of(0)])), null, 'trailing bytes are damage')
+  t.pass('every cut and flip refused')
+})

@@ -8,7 +8,8 @@
  *
  * Latency is measured open loop (each command due on a fixed schedule, its latency counted from
  * when it was due): at half of the durable closed-loop maximum, and in steps to find the knee,
- * the highest rate whose ack p99 stays under 5 ms.
+ * the highest rate whose ack p99 stays within 3 x the disk's own flush p99, measured first in the same
+ * run; and each hop of an ack alone, one at a time (ack-floors.ts).
  *
  * Flags: --quick (200 k commands, 3 runs, short steps), --json (last line is a JSON object, with
  * the latency histograms and the closed loop's throughput over time under `series`), --runs N,
@@ -28,6 +29,7 @@ import { percentile, summarize, type Summary } from './stats.js'
 import { BenchFlags } from './flags.js'
 import { histogram, TimelineRecorder, type Timeline, type WorkloadSeries } from './series.js'
 import { measureDiskFlush } from './disk-flush.js'
+import { measureAckFloors, type AckFloors, type Floor } from './ack-floors.js'
 import { assert } from '../src/stdx/assert.js'
 import { ownProfileDir, PhaseClock } from './predex-server.js'
 
@@ -232,21 +234,25 @@ class StepHost {
   }
 }
 
-/** The latency target of benchmarks.md: ack p99 under 5 ms. */
-const ACK_P99_MS_MAX = 5
+/**
+ * The latency target (issue 29): ack p99 within this many times the disk's own flush p99 in the
+ * same run, since no durable ack can come sooner than a flush and this machine's flush time moves
+ * with its neighbours (benchmarks.md's fixed 5 ms was the first target).
+ */
+const ACK_P99_TO_DISK_FLUSH_MAX = 3
 /** A step whose acknowledgements fall this far behind the asked rate could not keep up: it fails. */
 const ACHIEVED_SHARE_MIN = 0.95
 
-function passes(step: Step): boolean {
+function passes(step: Step, boundMs: number): boolean {
   const keptUp = step.achievedPerSecond >= ACHIEVED_SHARE_MIN * step.ratePerSecond
-  return keptUp && percentile(step.latencies, 0.99) < ACK_P99_MS_MAX
+  return keptUp && percentile(step.latencies, 0.99) <= boundMs
 }
 
-function describeStep(step: Step): string {
+function describeStep(step: Step, boundMs: number): string {
   const p = (q: number): string => percentile(step.latencies, q).toFixed(2)
   return `${k(step.ratePerSecond)}/s asked, ${k(step.achievedPerSecond)}/s achieved: ack p50 ${p(0.5)} ms, ` +
     `p99 ${p(0.99)} ms, p99.9 ${p(0.999)} ms (sender late p99 ${step.sendLateP99Ms.toFixed(2)} ms)` +
-    `${passes(step) ? '' : ', fails'}`
+    `${passes(step, boundMs) ? '' : ', fails'}`
 }
 
 /** 1/64 of the maximum (at least 100/s), doubling, then the maximum itself. */
@@ -265,23 +271,24 @@ interface Knee {
 }
 
 /**
- * The knee: the highest open-loop rate whose ack p99 stays under 5 ms (and that keeps up). Rates
+ * The knee: the highest open-loop rate whose ack p99 stays within `boundMs` (and that keeps up). Rates
  * double from 1/64 of the closed-loop maximum until a step fails or the maximum is reached, then
  * `refinements` steps bisect (geometrically) between the last pass and the first failure.
  */
-async function kneeSearch(hosts: StepHost, maxRate: number, seconds: number, refinements: number): Promise<Knee> {
+async function kneeSearch(hosts: StepHost, maxRate: number, seconds: number, refinements: number,
+  boundMs: number): Promise<Knee> {
   const steps: Step[] = []
   const run = async (rate: number): Promise<Step> => {
     const step = await hosts.step(Math.round(rate), seconds)
     steps.push(step)
-    log(`  knee step ${steps.length}: ${describeStep(step)}`)
+    log(`  knee step ${steps.length}: ${describeStep(step, boundMs)}`)
     return step
   }
   let knee: Step | null = null
   let failedRate = Number.POSITIVE_INFINITY
   for (const rate of coarseRates(maxRate)) {
     const step = await run(rate)
-    if (!passes(step)) {
+    if (!passes(step, boundMs)) {
       failedRate = rate
       break
     }
@@ -291,7 +298,7 @@ async function kneeSearch(hosts: StepHost, maxRate: number, seconds: number, ref
   let low = knee?.ratePerSecond ?? failedRate / 8
   for (let refinement = 0; refinement < refinements; refinement++) {
     const step = await run(Math.sqrt(low * failedRate))
-    if (passes(step)) {
+    if (passes(step, boundMs)) {
       knee = step
       low = step.ratePerSecond
     } else failedRate = step.ratePerSecond
@@ -369,24 +376,29 @@ async function main(): Promise<void> {
   const setup = setupStamped.map(unstamped)
   const commands = stamped.map(unstamped)
 
+  // The floors first, on a machine not yet warmed by the load: the disk's flush sets the bound.
+  const flush = measureDiskFlush(tmpdir())
+  const boundMs = ACK_P99_TO_DISK_FLUSH_MAX * flush.p99Ms
+  log(`the disk's flush (4 KiB write + fdatasync, the floor under a durable ack): p50 ${flush.p50Ms.toFixed(2)} ms, ` +
+    `p99 ${flush.p99Ms.toFixed(2)} ms; the ack p99 bound is ${boundMs.toFixed(2)} ms`)
+  const floors = await phases.time('floors', () => measureAckFloors(tmpdir(), options.quick ? 400 : 1_000))
+  log(`one at a time: ${describeFloors(floors)}`)
   const measured = await throughput(options, setupStamped, stamped, setup, commands)
   // Ack latency at half of the measured durable maximum, open loop, then the knee; fresh hosts.
   const hosts = new StepHost(setup, commands, options.quick ? 1 : 3)
   const half = await phases.time('half', () => hosts.step(Math.floor(measured.sync.median / 2), options.quick ? 3 : 10))
-  log(`ack latency at half of the durable maximum, open loop: ${describeStep(half)}`)
-  log(`knee: the highest open-loop rate with ack p99 < ${ACK_P99_MS_MAX} ms`)
+  log(`ack latency at half of the durable maximum, open loop: ${describeStep(half, boundMs)}`)
+  log(`knee: the highest open-loop rate with ack p99 <= ${boundMs.toFixed(2)} ms`)
   const knee = await phases.time('knee', () =>
-    kneeSearch(hosts, measured.sync.median, options.quick ? 1.5 : 4, options.quick ? 2 : 3))
+    kneeSearch(hosts, measured.sync.median, options.quick ? 1.5 : 4, options.quick ? 2 : 3, boundMs))
   await hosts.stop()
-  const flush = measureDiskFlush(tmpdir())
-  log(`the disk's flush (4 KiB write + fdatasync, the floor under a durable ack): p50 ${flush.p50Ms.toFixed(2)} ms, ` +
-    `p99 ${flush.p99Ms.toFixed(2)} ms`)
   const recovered = await recovery(measured.journalDir, setup, commands)
   rmSync(measured.journalDir, { recursive: true, force: true })
   phases.write(ownProfileDir())
 
   const report = { ...reportOf(options, measured, half, knee, recovered),
-    disk_flush_p50_ms: round(flush.p50Ms), disk_flush_p99_ms: round(flush.p99Ms) }
+    disk_flush_p50_ms: round(flush.p50Ms), disk_flush_p99_ms: round(flush.p99Ms), ack_p99_bound_ms: round(boundMs),
+    ...floorFields(floors) }
   log('\n' + markdown(options, report, measured, half, knee))
   const series = seriesOf(measured, half, knee)
   if (options.json) {
@@ -443,10 +455,25 @@ function k(rate: number): string {
   return rate < 10_000 ? `${(rate / 1000).toFixed(1)} k` : `${Math.round(rate / 1000).toLocaleString('en')} k`
 }
 
-function stepRow(step: Step, label: string): string {
+function describeFloors(f: AckFloors): string {
+  const one = (name: string, floor: Floor): string => `${name} p50 ${floor.p50Ms.toFixed(2)} p99 ${floor.p99Ms.toFixed(2)} ms`
+  return [one('lmdb-js put + flushed', f.lmdbPutFlushed), one('LMDB synchronous commit', f.lmdbSyncCommit),
+    one('host round trip (async)', f.hostRoundTrip), one('host durable ack', f.hostDurable)].join('; ')
+}
+
+function floorFields(f: AckFloors): Record<string, number> {
+  return {
+    lmdb_put_flushed_p50_ms: round(f.lmdbPutFlushed.p50Ms), lmdb_put_flushed_p99_ms: round(f.lmdbPutFlushed.p99Ms),
+    lmdb_sync_commit_p50_ms: round(f.lmdbSyncCommit.p50Ms), lmdb_sync_commit_p99_ms: round(f.lmdbSyncCommit.p99Ms),
+    host_round_trip_p50_ms: round(f.hostRoundTrip.p50Ms), host_round_trip_p99_ms: round(f.hostRoundTrip.p99Ms),
+    host_durable_one_p50_ms: round(f.hostDurable.p50Ms), host_durable_one_p99_ms: round(f.hostDurable.p99Ms),
+  }
+}
+
+function stepRow(step: Step, label: string, boundMs: number): string {
   const p = (q: number): string => percentile(step.latencies, q).toFixed(2)
   return `| ${step.ratePerSecond} | ${Math.round(step.achievedPerSecond)} | ${p(0.5)} | ${p(0.99)} | ${p(0.999)} | ` +
-    `${step.sendLateP99Ms.toFixed(2)} | ${passes(step) ? 'pass' : 'fail'}${label} |`
+    `${step.sendLateP99Ms.toFixed(2)} | ${passes(step, boundMs) ? 'pass' : 'fail'}${label} |`
 }
 
 function markdown(options: Options, r: Record<string, number>, m: Throughput, half: Step, knee: Knee): string {
@@ -465,9 +492,11 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     `Sync / async: ${r.sync_to_async} (target >= 0.7: ${met(r.sync_to_async! >= 0.7)}). ` +
     `Ack latency at ${r.ack_rate_per_s} commands/s (half the durable maximum, open loop; ` +
     `${r.ack_achieved_per_s}/s achieved): p50 ${r.ack_p50_ms} ms, p99 ${r.ack_p99_ms} ms ` +
-    `(target < 5 ms: ${met(r.ack_p99_ms! < 5)}), p99.9 ${r.ack_p999_ms} ms. ` +
+    `(target <= ${r.ack_p99_bound_ms} ms, ${ACK_P99_TO_DISK_FLUSH_MAX} x the disk's flush p99: ` +
+    `${met(r.ack_p99_ms! <= r.ack_p99_bound_ms!)}), p99.9 ${r.ack_p999_ms} ms. ` +
     `Journal: ${r.journal_bytes_per_command} bytes per command.`, '',
-    `Knee (highest open-loop rate with ack p99 < ${ACK_P99_MS_MAX} ms that keeps up): ` +
+    `Knee (highest open-loop rate with ack p99 <= ${r.ack_p99_bound_ms} ms that keeps up; target: at least half ` +
+    `of the closed-loop maximum, ${met(r.ack_knee_per_s! >= m.sync.median / 2)}): ` +
     (knee.knee === null ? `none; every rate tried failed.` : `${r.ack_knee_per_s} commands/s ` +
       `(${pct(r.ack_knee_per_s! / m.sync.median)} of the closed-loop maximum): p50 ${r.ack_knee_p50_ms} ms, ` +
       `p99 ${r.ack_knee_p99_ms} ms, p99.9 ${r.ack_knee_p999_ms} ms.`) +
@@ -475,10 +504,20 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     '(part of the latency).', '',
     '| rate asked /s | achieved /s | p50 ms | p99 ms | p99.9 ms | sender late p99 ms | |',
     '| --- | --- | --- | --- | --- | --- | --- |',
-    stepRow(half, ' (half of max)'), ...knee.steps.map((step) => stepRow(step, step === knee.knee ? ' (knee)' : '')),
+    stepRow(half, ' (half of max)', r.ack_p99_bound_ms!),
+    ...knee.steps.map((step) => stepRow(step, step === knee.knee ? ' (knee)' : '', r.ack_p99_bound_ms!)),
     '',
     `The floor: this disk makes a 4 KiB write durable (fdatasync) in p50 ${r.disk_flush_p50_ms} ms, p99 ` +
     `${r.disk_flush_p99_ms} ms; every durable ack waits for at least one such flush, so no ack p99 goes below it.`, '',
+    'Each hop alone, one at a time (bench/ack-floors.ts):', '',
+    '| hop | p50 ms | p99 ms |', '| --- | --- | --- |',
+    `| the disk: 4 KiB write + fdatasync | ${r.disk_flush_p50_ms} | ${r.disk_flush_p99_ms} |`,
+    `| LMDB synchronous commit (data, fdatasync, meta, sync; no lmdb-js write thread) | ` +
+    `${r.lmdb_sync_commit_p50_ms} | ${r.lmdb_sync_commit_p99_ms} |`,
+    `| lmdb-js put + flushed, as the journal writes | ${r.lmdb_put_flushed_p50_ms} | ${r.lmdb_put_flushed_p99_ms} |`,
+    `| host round trip, durability async (ring, worker, answer; no disk) | ${r.host_round_trip_p50_ms} | ` +
+    `${r.host_round_trip_p99_ms} |`,
+    `| host durable ack, one command alone | ${r.host_durable_one_p50_ms} | ${r.host_durable_one_p99_ms} |`, '',
     `Replay from the journal alone: ${r.replay_commands_per_s} commands/s, ${r.replay_to_engine} x the engine alone ` +
     `(target >= 0.7: ${met(r.replay_to_engine! >= 0.7)}). Restart to ready: ${r.restart_ms} ms with a snapshot ` +
     `(target < 2 s: ${met(r.restart_ms! < 2000)}), ${r.restart_no_snapshot_ms} ms without.`,

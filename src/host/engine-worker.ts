@@ -1,12 +1,13 @@
 /**
  * The engine worker: Predex's single writer, on its own thread. It recovers (snapshot + journal),
  * says it is ready, then loops: take commands from the ring, stamp each with the next sequence
- * number and the time, apply it, and add it to the current group. Group commit: one journal
- * transaction is in flight at a time; while it flushes, the engine goes on applying and the next
- * group grows, so under load each transaction carries more commands instead of queueing more
- * small transactions behind the disk. A group's results and events are released only when its
- * transaction is durable (durability `sync`; with `async`, for benchmarks only, as soon as they
- * are applied); only the event kinds the main thread reads cross (messages.ts, EVENTS_CROSSING).
+ * number and the time, apply it, and add it to the current group. Group commit: the group is
+ * written as one record in one synchronous LMDB transaction on this thread (journal.ts); while it
+ * commits, the ring gathers the next group, so under load each transaction carries more commands
+ * instead of queueing more small transactions behind the disk. A group's results and events are
+ * released only once its transaction is durable (durability `sync`; with `async`, for benchmarks
+ * only, as soon as they are applied, the write going through lmdb-js's thread); only the event
+ * kinds the main thread reads cross (messages.ts, EVENTS_CROSSING).
  * Any journal error or broken assertion stops the worker (fail-stop): it never carries on in a
  * state nobody can vouch for.
  */
@@ -173,17 +174,31 @@ class EngineWorker {
     }
     this.groupsWritten++
     const commitStarted = performance.now()
-    const durable = this.groupsWritten === this.options.failJournalAtBatch
-      ? Promise.reject(new Error('injected journal write failure (test)'))
-      : this.journal.append(group.firstSeq, record, snapshot)
-    this.writing = durable.then(() => {
-      this.writing = null
+    const committed = (): void => {
       this.stats.committed({ commands: group.recorded, sizeBytes: record.length, snapshot: snapshot !== null,
         seconds: (performance.now() - commitStarted) / 1000, seq: lastSeq })
       if (this.options.durability === 'sync') postBatch(group.outcomes)
       this.onDurable(lastSeq)
       if (snapshot !== null) void this.retain().catch(fatal)
-      // What arrived while this group flushed goes out as the next transaction at once.
+    }
+    if (this.options.durability === 'sync') {
+      // Committed on this thread, durable when it returns; meanwhile the ring gathers the next group.
+      try {
+        if (this.groupsWritten === this.options.failJournalAtBatch) {
+          throw new Error('injected journal write failure (test)')
+        }
+        this.journal.appendSync(group.firstSeq, record, snapshot)
+      } catch (error) {
+        fatal(error)
+      }
+      committed()
+      return
+    }
+    // durability=async (benchmarks only): the answers have left; the write goes through lmdb-js's thread.
+    this.writing = this.journal.append(group.firstSeq, record, snapshot).then(() => {
+      this.writing = null
+      committed()
+      // What arrived while this group was written goes out as the next transaction at once.
       if (this.group.outcomes.length > 0) this.startWrite()
     }, fatal)
   }

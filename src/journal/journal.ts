@@ -8,9 +8,12 @@
  *   snapshots: seq -> [crc32][engine snapshot at that seq]
  *
  * A batch (and a snapshot, when one is due) is written in one transaction of one or two puts.
- * `append` resolves when the transaction is flushed to disk (lmdb-js overlappingSync writes the
- * commit first and flushes after; we wait for the flush, not just the commit). A write error
- * rejects the promise: the host stops. (With durability `async` the worker does not wait for it.)
+ * Commits are LMDB's own, synchronous to disk (data pages, fdatasync, meta page, sync): a
+ * commit that has returned is durable. `appendSync` commits on the calling thread, without
+ * lmdb-js's write thread: one at a time its p99 was 0.7-1.4 ms here against 4-6 ms for an
+ * lmdb-js put and its flush (docs/performance.md, "Write path v2"). `append` is the same write
+ * through lmdb-js's write thread, for durability `async`, whose worker does not wait for it. A
+ * write error throws (or rejects): the host stops.
  *
  * Recovery reads the newest sound snapshot and replays the commands after it. A damaged last
  * record is a write that never completed, so none of its commands was acknowledged: it is
@@ -88,12 +91,10 @@ export class Journal {
       // A directory, always: lmdb-js takes a path with a dot in its last part ("./my.data",
       // mktemp's "/tmp/tmp.x1Y2") for a file unless told, and then cannot open it.
       noSubdir: false,
-      // overlappingSync: commit first, flush after. With separateFlushed, each write's promise
-      // carries `flushed`, taken when the write is issued: the flush of *its* transaction.
-      // (db.flushed is looked up lazily, when awaited; awaited after the commit it can name a
-      // later, empty batch and resolve before our data is on disk.)
-      overlappingSync: true,
-      separateFlushed: true,
+      // Synchronous commits (see the header): a transaction is on disk when its commit returns, so
+      // there is no separate flush to wait for. (overlappingSync, lmdb-js's default here, commits
+      // first and flushes after, through its write thread: a longer tail for each ack.)
+      overlappingSync: false,
       readOnly: options.readOnly ?? false,
       maxDbs: 4,
     })
@@ -149,16 +150,23 @@ export class Journal {
 
   /**
    * Appends a sealed batch record (BatchRecordWriter.seal) whose first command has seq
-   * `firstSeq` and, optionally, a snapshot, in one transaction. Resolves when durable.
+   * `firstSeq` and, optionally, a snapshot, in one transaction committed on this thread: durable
+   * when it returns.
    */
+  appendSync(firstSeq: number, batch: Buffer, snapshot: { seq: number; bytes: Uint8Array } | null): void {
+    assert(!this.options.readOnly, 'the journal is open for writing')
+    this.root.transactionSync(() => {
+      this.batches.putSync(firstSeq, batch)
+      if (snapshot !== null) this.snapshots.putSync(snapshot.seq, sealed(snapshot.bytes))
+    })
+  }
+
+  /** The same write through lmdb-js's write thread; resolves when the transaction is committed, so durable. */
   append(firstSeq: number, batch: Buffer, snapshot: { seq: number; bytes: Uint8Array } | null): Promise<void> {
     assert(!this.options.readOnly, 'the journal is open for writing')
     const writes = [this.batches.put(firstSeq, batch)]
     if (snapshot !== null) writes.push(this.snapshots.put(snapshot.seq, sealed(snapshot.bytes)))
-    // The writes of one turn are one transaction: the last one's flush covers them all.
-    const flushed = (writes[writes.length - 1] as Promise<boolean> & { flushed?: Promise<void> }).flushed
-    assert(flushed !== undefined, 'lmdb-js gives each write a flushed promise (separateFlushed)')
-    return Promise.all([Promise.all(writes), flushed]).then(() => undefined)
+    return Promise.all(writes).then(() => undefined)
   }
 
   /** Deletes all but the newest `keep` snapshots. */

@@ -56,10 +56,10 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     `and orders in typed arrays (${PERFORMANCE})`,
   'durable host (sync) vs engine alone': 'the engine worker, of which the engine is a third: outcome encoding, ' +
     `command decoding and GC (the journal writes one record per batch since issue 29) (${PERFORMANCE}, the engine host)`,
-  'ack p99 at half of the closed-loop maximum vs the disk\'s flush p99': 'lmdb-js\'s write path and the hops, not ' +
-    'the disk: one at a time, an lmdb-js put + flushed has p99 6-12 ms where LMDB\'s own synchronous commit has ' +
-    '0.8-1.2 ms and the disk\'s flush 0.5-1.6 ms, and the host\'s round trip without the disk p99 2.3 ms ' +
-    `(bench:host's per-hop table; ${PERFORMANCE}, the engine host)`,
+  'ack p99 at half of the closed-loop maximum vs the disk\'s flush p99': 'the hops and the CPU, not the disk: one ' +
+    'command alone waits p99 1.7-2.6 ms (synchronous commits since issue 29; 4.2 ms through lmdb-js\'s thread), ' +
+    'the host\'s round trip without the disk has p99 2-3 ms, and at half load the two cores are busy ' +
+    `(bench:host's per-hop table; ${PERFORMANCE}, "Write path v2")`,
   'replay vs engine alone': `decoding every command into an object, then applying it (${PERFORMANCE}, the engine host)`,
   'native backend vs raw libsecp256k1, per core': 'what a full check does around the recovery in JavaScript ' +
     '(the EIP-712 digest, the address, parsing: about 5 µs) and the recovery\'s tables evicted from L2 by it; ' +

@@ -3,20 +3,24 @@
  * same run as the host's figures (issue 29's per-hop table): so that a slow ack can be read as
  * "the disk", "LMDB as lmdb-js commits it" or "the trip between threads".
  *
- * - `lmdbPutFlushed`: one lmdb-js `put` and its `flushed`, one transaction at a time, the
- *   environment opened as the journal opens it (overlappingSync, separateFlushed): the journal's
- *   own commit, without the host around it.
- * - `lmdbSyncCommit`: the same write as a synchronous transaction (`transactionSync`) of an
+ * - `lmdbSyncCommit`: one small write as a synchronous transaction (`transactionSync`) of an
  *   environment without overlappingSync: LMDB's own commit (data pages, fdatasync, meta page,
- *   sync), on the calling thread, without lmdb-js's write thread.
+ *   sync) on the calling thread, as the journal commits (src/journal/journal.ts).
+ * - `lmdbPutFlushed`: the same write as an lmdb-js `put` and its `flushed` with overlappingSync
+ *   and separateFlushed, through lmdb-js's write thread: how the journal wrote before issue 29,
+ *   kept beside the other for comparison.
  * - `hostRoundTrip`: one command at a time through a host with durability `async`: the ring,
  *   the worker's wake-up and apply, the answer's trip back; no wait for the disk.
  * - `hostDurable`: the same with durability `sync`: everything an ack waits for when alone.
+ * - `durableHops`: that durable ack hop by hop (src/host/hop-trace.ts): into the ring until the
+ *   worker takes it; apply and journal commit until the answer is posted; the answer's trip to
+ *   the main thread; from its arrival until the caller's `await` resumes.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { open } from 'lmdb'
 import { EngineHost } from '../src/host/engine-host.js'
+import type { Hop } from '../src/host/hop-trace.js'
 import type { Durability } from '../src/journal/journal.js'
 import { percentile } from './stats.js'
 
@@ -25,11 +29,17 @@ export interface Floor {
   readonly p99Ms: number
 }
 
+/** A durable ack's hops, in order; they add up to `hostDurable` command by command. */
+export const DURABLE_HOPS = ['submitted -> decoded', 'decoded -> posted', 'posted -> received',
+  'received -> resumed'] as const
+type DurableHop = (typeof DURABLE_HOPS)[number]
+
 export interface AckFloors {
   readonly lmdbPutFlushed: Floor
   readonly lmdbSyncCommit: Floor
   readonly hostRoundTrip: Floor
   readonly hostDurable: Floor
+  readonly durableHops: Readonly<Record<DurableHop, Floor>>
 }
 
 const WARM_UP = 100
@@ -63,20 +73,38 @@ async function lmdbLatencies(dir: string, writes: number, synchronous: boolean):
   return latencies
 }
 
-async function hostLatencies(dir: string, commands: number, durability: Durability): Promise<number[]> {
-  const host = await EngineHost.start({ dataDir: dir, durability })
-  const latencies: number[] = []
+interface HostRun {
+  readonly latencies: number[]
+  readonly hops: Record<DurableHop, number[]>
+}
+
+async function hostLatencies(dir: string, commands: number, durability: Durability): Promise<HostRun> {
+  const host = await EngineHost.start({ dataDir: dir, durability, hopTrace: true })
+  const trace = host.hopTrace!
+  const run: HostRun = { latencies: [], hops: { 'submitted -> decoded': [], 'decoded -> posted': [],
+    'posted -> received': [], 'received -> resumed': [] } }
+  const between = (requestId: number, from: Hop, to: Hop): number => trace.at(requestId, to) - trace.at(requestId, from)
   try {
     for (let i = 0; i < commands; i++) {
       const address = '0x' + (i + 1).toString(16).padStart(40, '0')
+      const requestId = host.nextRequest
       const started = performance.now()
       await host.submit({ kind: 'credit', address, usdcMicros: 1, gasMicros: 0 })
-      latencies.push(performance.now() - started)
+      run.latencies.push(performance.now() - started)
+      run.hops['submitted -> decoded'].push(between(requestId, 'submitted', 'decoded'))
+      run.hops['decoded -> posted'].push(between(requestId, 'decoded', 'posted'))
+      run.hops['posted -> received'].push(between(requestId, 'posted', 'received'))
+      run.hops['received -> resumed'].push(performance.timeOrigin + performance.now() - trace.at(requestId, 'received'))
     }
   } finally {
     await host.stop()
   }
-  return latencies
+  return run
+}
+
+function durableFloors(run: HostRun): Pick<AckFloors, 'hostDurable' | 'durableHops'> {
+  const hops = Object.fromEntries(DURABLE_HOPS.map((hop) => [hop, floorOf(run.hops[hop])])) as Record<DurableHop, Floor>
+  return { hostDurable: floorOf(run.latencies), durableHops: hops }
 }
 
 /** Each floor over `count` operations after a warm-up, in fresh directories under `parent`. */
@@ -87,8 +115,8 @@ export async function measureAckFloors(parent: string, count = 600): Promise<Ack
     return {
       lmdbPutFlushed: floorOf(await lmdbLatencies(dirs[0], WARM_UP + count, false)),
       lmdbSyncCommit: floorOf(await lmdbLatencies(dirs[1], WARM_UP + count, true)),
-      hostRoundTrip: floorOf(await hostLatencies(dirs[2], WARM_UP + count, 'async')),
-      hostDurable: floorOf(await hostLatencies(dirs[3], WARM_UP + count, 'sync')),
+      hostRoundTrip: floorOf((await hostLatencies(dirs[2], WARM_UP + count, 'async')).latencies),
+      ...durableFloors(await hostLatencies(dirs[3], WARM_UP + count, 'sync')),
     }
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true })

@@ -29,7 +29,7 @@ import { percentile, summarize, type Summary } from './stats.js'
 import { BenchFlags } from './flags.js'
 import { histogram, TimelineRecorder, type Timeline, type WorkloadSeries } from './series.js'
 import { measureDiskFlush } from './disk-flush.js'
-import { measureAckFloors, type AckFloors, type Floor } from './ack-floors.js'
+import { DURABLE_HOPS, measureAckFloors, type AckFloors, type Floor } from './ack-floors.js'
 import { assert } from '../src/stdx/assert.js'
 import { ownProfileDir, PhaseClock } from './predex-server.js'
 
@@ -467,6 +467,10 @@ function floorFields(f: AckFloors): Record<string, number> {
     lmdb_sync_commit_p50_ms: round(f.lmdbSyncCommit.p50Ms), lmdb_sync_commit_p99_ms: round(f.lmdbSyncCommit.p99Ms),
     host_round_trip_p50_ms: round(f.hostRoundTrip.p50Ms), host_round_trip_p99_ms: round(f.hostRoundTrip.p99Ms),
     host_durable_one_p50_ms: round(f.hostDurable.p50Ms), host_durable_one_p99_ms: round(f.hostDurable.p99Ms),
+    ...Object.fromEntries(DURABLE_HOPS.flatMap((hop) => {
+      const name = `hop_${hop.replace(' -> ', '_to_')}`
+      return [[`${name}_p50_ms`, round(f.durableHops[hop].p50Ms)], [`${name}_p99_ms`, round(f.durableHops[hop].p99Ms)]]
+    })),
   }
 }
 
@@ -512,12 +516,17 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     'Each hop alone, one at a time (bench/ack-floors.ts):', '',
     '| hop | p50 ms | p99 ms |', '| --- | --- | --- |',
     `| the disk: 4 KiB write + fdatasync | ${r.disk_flush_p50_ms} | ${r.disk_flush_p99_ms} |`,
-    `| LMDB synchronous commit (data, fdatasync, meta, sync; no lmdb-js write thread) | ` +
+    `| LMDB synchronous commit, as the journal commits (data, fdatasync, meta, sync) | ` +
     `${r.lmdb_sync_commit_p50_ms} | ${r.lmdb_sync_commit_p99_ms} |`,
-    `| lmdb-js put + flushed, as the journal writes | ${r.lmdb_put_flushed_p50_ms} | ${r.lmdb_put_flushed_p99_ms} |`,
+    `| lmdb-js put + flushed (overlappingSync: how the journal wrote before issue 29) | ` +
+    `${r.lmdb_put_flushed_p50_ms} | ${r.lmdb_put_flushed_p99_ms} |`,
     `| host round trip, durability async (ring, worker, answer; no disk) | ${r.host_round_trip_p50_ms} | ` +
     `${r.host_round_trip_p99_ms} |`,
-    `| host durable ack, one command alone | ${r.host_durable_one_p50_ms} | ${r.host_durable_one_p99_ms} |`, '',
+    `| host durable ack, one command alone | ${r.host_durable_one_p50_ms} | ${r.host_durable_one_p99_ms} |`,
+    ...DURABLE_HOPS.map((hop) => {
+      const name = `hop_${hop.replace(' -> ', '_to_')}`
+      return `| ... of which ${hop} | ${r[`${name}_p50_ms`]} | ${r[`${name}_p99_ms`]} |`
+    }), '',
     `Replay from the journal alone: ${r.replay_commands_per_s} commands/s, ${r.replay_to_engine} x the engine alone ` +
     `(target >= 0.7: ${met(r.replay_to_engine! >= 0.7)}). Restart to ready: ${r.restart_ms} ms with a snapshot ` +
     `(target < 2 s: ${met(r.restart_ms! < 2000)}), ${r.restart_no_snapshot_ms} ms without.`,

@@ -26,6 +26,7 @@ import { decodeOutcomes } from './outcome-codec.js'
 import { allocateEngineStats, EngineStatsReader } from './engine-stats.js'
 import { SILENT_LOG, type Log } from '../log.js'
 import { startThread } from '../thread-start.js'
+import { HopTrace } from './hop-trace.js'
 
 export interface HostOptions {
   readonly dataDir: string
@@ -44,6 +45,8 @@ export interface HostOptions {
   readonly unsafeAckBeforeJournalMs?: number
   /** Test only: make the journal write of this batch fail (fail-stop test). */
   readonly failJournalAtBatch?: number
+  /** Benchmarks only: mark when each request passes each hop (hop-trace.ts; `EngineHost.hopTrace`). */
+  readonly hopTrace?: boolean
 }
 
 export interface Recovered {
@@ -80,7 +83,14 @@ export class EngineHost {
     readonly durability: Durability,
     /** The worker's figures (commands by kind, apply and commit times, batch sizes), for /metrics. */
     readonly stats: EngineStatsReader,
+    /** When each request passed each hop, with `HostOptions.hopTrace` (null otherwise). */
+    readonly hopTrace: HopTrace | null,
   ) {}
+
+  /** The request id the next `submit` will take (to read its hops in `hopTrace`). */
+  get nextRequest(): number {
+    return this.nextRequestId
+  }
 
   /** Starts the engine worker and resolves once recovery is done and commands are accepted. */
   static async start(options: HostOptions): Promise<EngineHost> {
@@ -93,6 +103,7 @@ export class EngineHost {
     mkdirSync(options.dataDir, { recursive: true, mode: 0o700 }) // the owner's alone (journal/data-dir.ts)
     const ringBuffer = Ring.allocate(options.ringBytes ?? COMMAND_RING_BYTES)
     const statsBuffer = allocateEngineStats()
+    const hopTrace = options.hopTrace === true ? HopTrace.allocate() : null
     const workerOptions: WorkerOptions = {
       ring: ringBuffer,
       stats: statsBuffer,
@@ -104,6 +115,7 @@ export class EngineHost {
       endedOrdersRetained: options.endedOrdersRetained ?? null,
       unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs ?? 0,
       failJournalAtBatch: options.failJournalAtBatch ?? 0,
+      hopTrace: hopTrace?.buffer ?? null,
     }
     const worker = startThread('engine-worker', import.meta.url,
       (url, flags) => new Worker(url, { workerData: workerOptions, ...flags }))
@@ -116,7 +128,8 @@ export class EngineHost {
       await worker.terminate()
       throw error
     }
-    const host = new EngineHost(worker, new Ring(ringBuffer), ready, durability, new EngineStatsReader(statsBuffer))
+    const host = new EngineHost(worker, new Ring(ringBuffer), ready, durability, new EngineStatsReader(statsBuffer),
+      hopTrace)
     host.listen()
     log.info('engine ready', { seq: ready.seq, snapshotSeq: ready.snapshotSeq, replayed: ready.replayed,
       recoveryMs: Math.round(ready.recoveryMs), durability })
@@ -139,6 +152,7 @@ export class EngineHost {
         new PredexError(ServiceCode.ENGINE_BUSY, 'the command is too large', { bytesMax: COMMAND_BYTES_MAX }))
     }
     if (!this.ring.tryWrite(record, false)) return Promise.reject(busy('the command queue is full'))
+    this.hopTrace?.mark(requestId, 'submitted')
     this.wakeEngineAtTurnEnd()
     // The one narrowing on the path: the engine answers a command of kind K with ResultOf[K]
     // (engine-door.ts ties the two to the engine's functions).
@@ -232,6 +246,7 @@ export class EngineHost {
   }
 
   private onBatch(outcomes: readonly Outcome[]): void {
+    if (this.hopTrace !== null) for (const outcome of outcomes) this.hopTrace.mark(outcome.requestId, 'received')
     // Listeners (the read model) first: a client that gets its result and reads at once must
     // find its own write.
     for (const listener of this.listeners) listener(outcomes)

@@ -27,6 +27,7 @@ import { answer } from './query.js'
 import { decodeRequest } from './request-codec.js'
 import { OutcomeWriter } from './outcome-codec.js'
 import { EngineStatsWriter } from './engine-stats.js'
+import { HopTrace } from './hop-trace.js'
 
 const IDLE_WAIT_MS = 50
 /**
@@ -114,6 +115,7 @@ class EngineWorker {
       const bytes = this.ring.peek()
       if (bytes === null) break
       const { requestId, command, commandBytes } = decodeRequest(bytes)
+      hopTrace?.mark(requestId, 'decoded')
       const stamped = command as Command & { seq: number; timeMs: number }
       const previous = { seq: this.engine.seq, timeMs: this.engine.timeMs }
       stamped.seq = previous.seq + 1
@@ -253,9 +255,12 @@ function post(message: FromWorker): void {
 }
 
 const outcomeWriter = new OutcomeWriter()
+const hopTrace = (workerData as WorkerOptions).hopTrace === null ? null
+  : new HopTrace((workerData as WorkerOptions).hopTrace!)
 
 /** A batch of outcomes crosses as one transferred buffer (outcome-codec.ts), not as cloned objects. */
 function postBatch(outcomes: readonly Outcome[]): void {
+  if (hopTrace !== null) for (const outcome of outcomes) hopTrace.mark(outcome.requestId, 'posted')
   const bytes = outcomeWriter.encode(outcomes)
   parentPort!.postMessage({ type: 'batch', bytes } satisfies FromWorker, [bytes])
 }

@@ -31,6 +31,8 @@ export interface WorkerOptions {
   readonly unsafeAckBeforeJournalMs: number
   /** Test only: the journal write of this batch (1-based) fails, as a disk error would; 0 = never. */
   readonly failJournalAtBatch: number
+  /** Benchmarks only: the hop trace's buffer (hop-trace.ts), or null. */
+  readonly hopTrace: SharedArrayBuffer | null
 }
 
 /**

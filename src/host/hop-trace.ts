@@ -1,0 +1,35 @@
+/**
+ * When each request passed each hop of the host (benchmarks only, `HostOptions.hopTrace`): the
+ * main thread marks it submitted (written to the ring) and received (its outcome decoded), the
+ * engine worker decoded (taken off the ring) and posted (its outcome sent back, after the journal
+ * commit for durability `sync`). One SharedArrayBuffer both threads write, so a slow ack can be
+ * read hop by hop: bench/ack-floors.ts prints the table. Times are `performance.timeOrigin +
+ * performance.now()`, in ms, comparable across the threads of one process. A slot per request id
+ * modulo HOP_TRACE_SLOTS: a reader reads a request before that many more have passed.
+ */
+export const HOP_TRACE_SLOTS = 65_536
+
+export const HOPS = ['submitted', 'decoded', 'posted', 'received'] as const
+export type Hop = (typeof HOPS)[number]
+const INDEX_OF: Readonly<Record<Hop, number>> = { submitted: 0, decoded: 1, posted: 2, received: 3 }
+
+export class HopTrace {
+  private readonly times: Float64Array
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    this.times = new Float64Array(buffer)
+  }
+
+  static allocate(): HopTrace {
+    return new HopTrace(new SharedArrayBuffer(HOP_TRACE_SLOTS * HOPS.length * Float64Array.BYTES_PER_ELEMENT))
+  }
+
+  mark(requestId: number, hop: Hop): void {
+    this.times[(requestId % HOP_TRACE_SLOTS) * HOPS.length + INDEX_OF[hop]] = performance.timeOrigin + performance.now()
+  }
+
+  /** When `requestId` passed `hop` (ms on the shared clock; 0: not yet). */
+  at(requestId: number, hop: Hop): number {
+    return this.times[(requestId % HOP_TRACE_SLOTS) * HOPS.length + INDEX_OF[hop]]!
+  }
+}

@@ -11,7 +11,7 @@
  * into one reusable buffer: nothing is allocated per command; sealing copies the batch out once.
  */
 import { crc32 } from 'node:zlib'
-import { ByteWriter } from '../stdx/bytes.js'
+import { ByteReader, ByteWriter } from '../stdx/bytes.js'
 import { assert } from '../stdx/assert.js'
 
 const CRC_BYTES = 4
@@ -19,13 +19,6 @@ const FORMAT = 1
 const COUNT_AT = CRC_BYTES + 1
 const HEADER_BYTES = COUNT_AT + 4
 const HEADER_PLACEHOLDER = new Uint8Array(HEADER_BYTES)
-
-/** Bytes of `value` as LEB128 (ByteWriter.uint). */
-function uintBytes(value: number): number {
-  let bytes = 1
-  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes++
-  return bytes
-}
 
 /** Builds batch records, one at a time, in one buffer reused for all of them. */
 export class BatchRecordWriter {
@@ -43,7 +36,7 @@ export class BatchRecordWriter {
 
   /** Adds a command stamped with `seq` and `timeMs`; `commandBytes` is its command-codec encoding. */
   add(seq: number, timeMs: number, commandBytes: Uint8Array): void {
-    this.writer.uint(uintBytes(seq) + uintBytes(timeMs) + commandBytes.length)
+    this.writer.uint(ByteWriter.uintLength(seq) + ByteWriter.uintLength(timeMs) + commandBytes.length)
     this.writer.uint(seq)
     this.writer.uint(timeMs)
     this.writer.raw(commandBytes)
@@ -81,21 +74,12 @@ export function batchCommandsOf(record: Uint8Array): Uint8Array[] | null {
   if (count === null) return null
   const buffer = Buffer.from(record.buffer, record.byteOffset, record.byteLength)
   if (buffer.readUInt32LE(0) !== crc32(buffer.subarray(CRC_BYTES))) return null
+  const reader = new ByteReader(buffer.subarray(HEADER_BYTES))
   const commands: Uint8Array[] = []
-  let offset = HEADER_BYTES
-  for (let i = 0; i < count; i++) {
-    let length = 0
-    let scale = 1
-    for (;;) {
-      if (offset >= buffer.length || scale > 2 ** 28) return null
-      const byte = buffer[offset++]!
-      length += (byte & 0x7f) * scale
-      if (byte < 0x80) break
-      scale *= 0x80
-    }
-    if (offset + length > buffer.length) return null
-    commands.push(buffer.subarray(offset, offset + length))
-    offset += length
+  try {
+    for (let i = 0; i < count; i++) commands.push(reader.raw(reader.uint()))
+  } catch {
+    return null // lengths that run past the record
   }
-  return offset === buffer.length ? commands : null
+  return reader.isAtEnd() ? commands : null
 }

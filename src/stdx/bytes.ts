@@ -49,6 +49,13 @@ export class ByteWriter {
     this.buffer[this.length++] = rest
   }
 
+  /** How many bytes `uint(value)` writes: a length prefix computed before what it prefixes. */
+  static uintLength(value: number): number {
+    let bytes = 1
+    for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes++
+    return bytes
+  }
+
   bool(value: boolean): void {
     this.reserve(1)
     this.buffer[this.length++] = value ? 1 : 0
@@ -148,6 +155,14 @@ export class ByteReader {
     assert(start + length <= this.bytes.length, 'record ends inside a string')
     this.offset += length
     return this.utf8(this.bytes, start, start + length)
+  }
+
+  /** The next `length` bytes as they are: a view, not a copy. */
+  raw(length: number): Uint8Array {
+    const start = this.offset
+    assert(start + length <= this.bytes.length, 'record ends inside its raw bytes')
+    this.offset += length
+    return this.bytes.subarray(start, start + length)
   }
 
   /** Bytes read so far. */

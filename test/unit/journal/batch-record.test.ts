@@ -6,22 +6,12 @@
 import t from 'tap'
 import { BatchRecordWriter, batchCommandsOf, batchCountOf } from '../../../src/journal/batch-record.js'
 import { ByteWriter } from '../../../src/stdx/bytes.js'
+import { mulberry32 } from '../../../bench/engine-stream.js'
 
 const SEED = Number(process.env.BATCH_SEED ?? Math.floor(Math.random() * 2 ** 31))
 t.comment(`seed ${SEED} (BATCH_SEED replays it)`)
 
-/** mulberry32. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = Math.imul(a ^ (a >>> 15), a | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const next = random(SEED)
+const next = mulberry32(SEED)
 /** Command bytes of lengths either side of the one-byte length prefix's limit (127). */
 const commandBytes = (): Uint8Array => Uint8Array.from({ length: 1 + Math.floor(next() * 300) }, () => next() * 256)
 

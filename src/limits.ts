@@ -29,6 +29,11 @@ export const PENDING_REQUESTS_MAX = 65_536
  * then fills and callers get ENGINE_BUSY).
  */
 export const BATCH_COMMANDS_MAX = 4_096
+/**
+ * Requests the host's hop trace (benchmarks only, src/host/hop-trace.ts) holds at once, a slot
+ * per request id modulo this: 2 MiB of timestamps, allocated only when the trace is asked for.
+ */
+export const HOP_TRACE_SLOTS = 65_536
 /** The engine writes a snapshot every this many commands. */
 export const SNAPSHOT_EVERY_COMMANDS = 100_000
 /** Snapshots kept in the data directory (older ones are deleted). */

@@ -5,9 +5,9 @@
  * commit for durability `sync`). One SharedArrayBuffer both threads write, so a slow ack can be
  * read hop by hop: bench/ack-floors.ts prints the table. Times are `performance.timeOrigin +
  * performance.now()`, in ms, comparable across the threads of one process. A slot per request id
- * modulo HOP_TRACE_SLOTS: a reader reads a request before that many more have passed.
+ * modulo HOP_TRACE_SLOTS (src/limits.ts): a reader reads a request before that many more have passed.
  */
-export const HOP_TRACE_SLOTS = 65_536
+import { HOP_TRACE_SLOTS } from '../limits.js'
 
 export const HOPS = ['submitted', 'decoded', 'posted', 'received'] as const
 export type Hop = (typeof HOPS)[number]

@@ -20,7 +20,10 @@ const COUNT_AT = CRC_BYTES + 1
 const HEADER_BYTES = COUNT_AT + 4
 const HEADER_PLACEHOLDER = new Uint8Array(HEADER_BYTES)
 
-/** Builds batch records, one at a time, in one buffer reused for all of them. */
+/**
+ * Builds batch records, one at a time, in one buffer reused for all of them: it grows to the
+ * largest batch, at most BATCH_COMMANDS_MAX commands of at most COMMAND_BYTES_MAX (src/limits.ts).
+ */
 export class BatchRecordWriter {
   private readonly writer = new ByteWriter(1 << 16)
   private commands = 0

@@ -17,7 +17,7 @@ import type { ConnectionGuard } from './connection-guard.js'
 
 export class GuardedServer extends Server {
   private readonly listeners = new Set<NetServer>()
-  /** Every admitted connection until it closes: what a forced stop destroys. */
+  /** Every admitted connection until it closes: what a forced stop destroys (at most GRPC_CONNECTIONS_MAX). */
   private readonly sockets = new Set<Socket>()
 
   constructor(options: ServerOptions, private readonly guard: ConnectionGuard) {

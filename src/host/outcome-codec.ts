@@ -13,12 +13,16 @@
  * a wrong answer.
  *
  * Layout: count, then per outcome: requestId, seq, timeMs (unsigned LEB128), recorded (a value),
- * result (a value), events (a value: an array).
+ * result (a value), events (a value: an array). A result of one of the engine's common shapes
+ * (result-shape.ts) is written by position under a tag of its own, keys left out, and the ids in
+ * it that are new in every outcome (an order's id, its trade ids) as lone strings (a length with
+ * a UTF-8 flag, then the bytes), outside the string table.
  */
-import type { EngineEvent } from '../engine/event.js'
+import type { EngineEvent, OrderStatus } from '../engine/event.js'
 import type { CommandResult } from '../engine/result.js'
 import { assert } from '../stdx/assert.js'
 import type { Outcome } from './messages.js'
+import { ORDER_STATUSES, ResultShape, resultShapeOf } from './result-shape.js'
 
 const enum Tag {
   Null = 0,
@@ -36,6 +40,8 @@ const enum Tag {
   StringRef = 9,
   Array = 10,
   Object = 11,
+  /** A result of a shape of result-shape.ts: this tag plus the shape, then its values by position. */
+  Result = 12,
 }
 
 const encoder = new TextEncoder()
@@ -61,7 +67,7 @@ export class OutcomeWriter {
       this.uint(outcome.seq)
       this.uint(outcome.timeMs)
       this.value(outcome.recorded)
-      this.value(outcome.result)
+      this.result(outcome.result)
       this.value(outcome.events)
     }
     // Strings of a big batch are not kept alive by the writer until the next one.
@@ -82,6 +88,72 @@ export class OutcomeWriter {
       default:
         assert(false, `an outcome holds only plain values, not a ${typeof value}`)
     }
+  }
+
+  /** A result by position when it has one of the common shapes, else as any other value. */
+  private result(value: unknown): void {
+    const shape = typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? resultShapeOf(value as Record<string, unknown>) : null
+    if (shape === null) return this.value(value)
+    const record = value as Record<string, unknown>
+    this.tag(Tag.Result)
+    this.tag(shape as number)
+    switch (shape) {
+      case ResultShape.Done: return
+      case ResultShape.OrderPlaced:
+        this.loneString(record.orderId as string)
+        this.tag(ORDER_STATUSES.indexOf(record.status as OrderStatus))
+        this.uint(record.makingMicros as number)
+        this.uint(record.takingMicros as number)
+        this.uint(record.feeMicros as number)
+        return this.loneStrings(record.tradeIds as readonly string[])
+      case ResultShape.Rejection:
+      case ResultShape.OrderRejection:
+        this.string(record.code as string)
+        this.string(record.message as string)
+        this.value(record.context)
+        if (shape === ResultShape.OrderRejection) this.loneString(record.orderId as string)
+        return
+      case ResultShape.BatchPlaced: {
+        const results = record.results as readonly unknown[]
+        this.uint(results.length)
+        for (const item of results) this.result(item)
+        return
+      }
+      case ResultShape.Canceled:
+        this.loneStrings(record.canceled as readonly string[])
+        return this.value(record.notCanceled)
+    }
+  }
+
+  private loneStrings(values: readonly string[]): void {
+    this.uint(values.length)
+    for (const value of values) this.loneString(value)
+  }
+
+  /**
+   * A string outside the table: its length doubled (plus one for UTF-8), then its bytes. ASCII,
+   * the usual case, is copied char by char, checked as it goes.
+   */
+  private loneString(value: string): void {
+    const start = this.length
+    this.reserve(8 + value.length)
+    this.uint(value.length * 2)
+    const at = this.length
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i)
+      if (code >= 0x80) {
+        this.length = start
+        const bytes = encoder.encode(value)
+        this.uint(bytes.length * 2 + 1)
+        this.reserve(bytes.length)
+        this.buffer.set(bytes, this.length)
+        this.length += bytes.length
+        return
+      }
+      this.buffer[at + i] = code
+    }
+    this.length = at + value.length
   }
 
   private array(values: readonly unknown[]): void {
@@ -221,6 +293,7 @@ class OutcomeReader {
       case Tag.StringRef: return this.stringRef()
       case Tag.Array: return this.array()
       case Tag.Object: return this.object()
+      case Tag.Result: return this.result()
       default: assert(false, `an outcome batch holds an unknown tag ${tag}`)
     }
   }
@@ -256,6 +329,63 @@ class OutcomeReader {
       : this.latin1.toString('latin1', start, start + byteLength)
     this.strings.push(value)
     return value
+  }
+
+  private result(): Record<string, unknown> {
+    assert(this.offset < this.bytes.length, 'an outcome batch ends inside a result')
+    const shape = this.bytes[this.offset++]! as ResultShape
+    switch (shape) {
+      case ResultShape.Done: return { ok: true }
+      case ResultShape.OrderPlaced: {
+        const orderId = this.loneString()
+        assert(this.offset < this.bytes.length, 'an outcome batch ends inside a result')
+        const status = ORDER_STATUSES[this.bytes[this.offset++]!]
+        assert(status !== undefined, 'an order status is one of the known ones')
+        const makingMicros = this.uint()
+        const takingMicros = this.uint()
+        const feeMicros = this.uint()
+        return { ok: true, orderId, status, makingMicros, takingMicros, feeMicros, tradeIds: this.loneStrings() }
+      }
+      case ResultShape.Rejection:
+      case ResultShape.OrderRejection: {
+        const code = this.string()
+        const message = this.string()
+        const context = this.value()
+        return shape === ResultShape.Rejection ? { ok: false, code, message, context }
+          : { ok: false, code, message, context, orderId: this.loneString() }
+      }
+      case ResultShape.BatchPlaced: {
+        const length = this.uint()
+        assert(length <= this.bytes.length - this.offset, 'an outcome batch result is no longer than its batch')
+        const results: unknown[] = []
+        for (let i = 0; i < length; i++) results.push(this.value())
+        return { ok: true, results }
+      }
+      case ResultShape.Canceled: {
+        const canceled = this.loneStrings()
+        return { ok: true, canceled, notCanceled: this.value() }
+      }
+      default: assert(false, `an outcome batch holds an unknown result shape ${shape as number}`)
+    }
+  }
+
+  private loneStrings(): string[] {
+    const length = this.uint()
+    assert(length <= this.bytes.length - this.offset, 'an outcome id list is no longer than its batch')
+    const values: string[] = []
+    for (let i = 0; i < length; i++) values.push(this.loneString())
+    return values
+  }
+
+  private loneString(): string {
+    const header = this.uint()
+    const byteLength = Math.floor(header / 2)
+    const start = this.offset
+    assert(start + byteLength <= this.bytes.length, 'an outcome batch ends inside a string')
+    this.offset += byteLength
+    return header % 2 === 1
+      ? utf8Decoder.decode(this.bytes.subarray(start, start + byteLength))
+      : this.latin1.toString('latin1', start, start + byteLength)
   }
 
   private stringRef(): string {

@@ -4,6 +4,8 @@
  * batches of many sizes, compared field by field with the engine's own objects. Also the values
  * an engine does not make today but the encoding promises to carry (negative and fractional
  * numbers, -0, undefined, non-ASCII text), and that a damaged batch is refused, not misread.
+ * Results of the common shapes (src/host/result-shape.ts) go by position: every result of the
+ * stream has one, and anything that differs from a shape in the least goes the generic way.
  */
 import t from 'tap'
 import { isDeepStrictEqual } from 'node:util'
@@ -11,6 +13,7 @@ import { Engine } from '../../../src/engine/engine.js'
 import type { Command } from '../../../src/engine/command.js'
 import { crossingEvents, type Outcome } from '../../../src/host/messages.js'
 import { decodeOutcomes, OutcomeWriter } from '../../../src/host/outcome-codec.js'
+import { resultShapeOf } from '../../../src/host/result-shape.js'
 import { Workload } from '../../simulation/workload.js'
 
 const SEED = Number(process.env.SEED ?? 7)
@@ -51,6 +54,8 @@ t.test(`every outcome of a simulated stream survives the round trip (seed ${SEED
     size = (size * 3) % 997 + 1
   }
   t.equal(from >= outcomes.length, true, 'every batch decoded as encoded')
+  const shapeless = outcomes.filter((outcome) => resultShapeOf(outcome.result as never) === null)
+  t.same(shapeless.map((outcome) => outcome.result), [], 'every result of the stream is written by position')
   for (const kind of ['orderAccepted', 'orderUpdate', 'trade', 'bookLevel', 'balance', 'ledger', 'marketCreated',
     'marketUpdated', 'allowance', 'apiKey', 'orderRejected']) {
     t.ok(kinds.has(kind), `the stream carried ${kind} events`)
@@ -74,6 +79,52 @@ t.test('values beyond what the engine makes today still round-trip exactly', (t)
   t.end()
 })
 
+/** Round trip of one result, keys in their order included (isDeepStrictEqual ignores order). */
+function roundTrip(result: unknown): unknown {
+  const batch = [{ requestId: 1, seq: 1, timeMs: 1, recorded: true, result, events: [] }] as unknown as Outcome[]
+  return decodeOutcomes(new OutcomeWriter().encode(batch))[0]!.result
+}
+
+t.test('a result that is not exactly of a shape goes the generic way, exactly', (t) => {
+  const placed = { ok: true, orderId: '0xab', status: 'LIVE', makingMicros: 1, takingMicros: 2, feeMicros: 0,
+    tradeIds: ['t1', 't2'] }
+  t.equal(resultShapeOf(placed), 1, 'an order placed has its shape')
+  const near: Record<string, unknown>[] = [
+    { ...placed, extra: 1 },
+    { ok: true, status: 'LIVE', orderId: '0xab', makingMicros: 1, takingMicros: 2, feeMicros: 0, tradeIds: [] },
+    { ...placed, status: 'DELAYED' },
+    { ...placed, feeMicros: -0 },
+    { ...placed, feeMicros: 0.5 },
+    { ...placed, makingMicros: -1 },
+    { ...placed, tradeIds: ['t1', 7] },
+    { ...placed, ok: false },
+    { ok: false, code: 'X', message: 'm', orderId: 'o', context: null },
+    { ok: true, results: 'none' },
+    { ok: true, canceled: [1], notCanceled: [] },
+    { ok: 1 },
+  ]
+  for (const result of near) {
+    t.equal(resultShapeOf(result), null, `not a shape: ${JSON.stringify(result)}`)
+    const back = roundTrip(result) as Record<string, unknown>
+    t.ok(isDeepStrictEqual(back, result) && Object.keys(back).join() === Object.keys(result).join(),
+      'round trip, keys in order')
+  }
+  const shaped: Record<string, unknown>[] = [
+    placed, { ...placed, orderId: 'ordre réservé 💸', tradeIds: ['échange', ''] }, { ok: true },
+    { ok: false, code: 'X', message: 'm', context: { a: 1 } },
+    { ok: false, code: 'X', message: 'm', context: null, orderId: '' },
+    { ok: true, results: [placed, { ok: false, code: 'Y', message: 'n', context: null, orderId: 'z' }, { odd: 1 }] },
+    { ok: true, canceled: ['a', 'b'], notCanceled: [{ orderId: 'c', reason: 'gone' }] },
+  ]
+  for (const result of shaped) {
+    t.not(resultShapeOf(result), null, `a shape: ${JSON.stringify(result)}`)
+    const back = roundTrip(result) as Record<string, unknown>
+    t.ok(isDeepStrictEqual(back, result) && JSON.stringify(back) === JSON.stringify(result),
+      'round trip, keys in order at every level')
+  }
+  t.end()
+})
+
 t.test('a damaged batch is refused', (t) => {
   const outcomes = simulatedOutcomes(SEED + 1, 50)
   const bytes = new Uint8Array(new OutcomeWriter().encode(outcomes))
@@ -83,6 +134,11 @@ t.test('a damaged batch is refused', (t) => {
   t.throws(() => decodeOutcomes(unknownTag.buffer), 'an unknown tag')
   const danglingRef = Uint8Array.from([1, 1, 1, 1, 3, 11, 1, 9, 5, 3, 10, 0])
   t.throws(() => decodeOutcomes(danglingRef.buffer), 'a reference to a string not seen before')
+  t.throws(() => decodeOutcomes(Uint8Array.from([1, 1, 1, 1, 3, 12, 0xee, 10, 0]).buffer), 'an unknown result shape')
+  t.throws(() => decodeOutcomes(Uint8Array.from([1, 1, 1, 1, 3, 12, 1, 0, 9, 0, 0, 0, 0, 10, 0]).buffer),
+    'an unknown order status')
+  t.throws(() => decodeOutcomes(Uint8Array.from([1, 1, 1, 1, 3, 12, 1, 40, 0x61, 10, 0]).buffer),
+    'an order id longer than its batch')
   t.throws(() => new OutcomeWriter().encode([{ requestId: 1, seq: 1, timeMs: 1, recorded: true,
     result: { ok: true, when: new Date(0) }, events: [] } as unknown as Outcome]), 'a non-plain object is not encoded')
   t.end()

@@ -1,7 +1,8 @@
 /**
  * The engine worker's figures, shared with the main thread without a message: a small
- * SharedArrayBuffer of float64 slots that the worker alone writes (single writer: plain stores, no
- * locks) and /metrics reads at scrape time. Counts stay exact up to 2^53. A read may see one
+ * SharedArrayBuffer of float64 slots, each written by one thread alone (single writer: plain
+ * stores, no locks): the worker what it applies, its journal thread what it commits (`committed`);
+ * /metrics reads them at scrape time. Counts stay exact up to 2^53. A read may see one
  * figure a command ahead of another (there is no snapshot of the whole block): fine for
  * monitoring, never used for decisions.
  *
@@ -65,7 +66,7 @@ export function allocateEngineStats(): SharedArrayBuffer {
   return new SharedArrayBuffer(SLOTS * Float64Array.BYTES_PER_ELEMENT)
 }
 
-/** The worker's side: it alone writes. */
+/** The writers' side: the worker and its journal thread, each its own slots. */
 export class EngineStatsWriter {
   private readonly slots: Float64Array
 

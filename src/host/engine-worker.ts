@@ -1,17 +1,19 @@
 /**
  * The engine worker: Predex's single writer, on its own thread. It recovers (snapshot + journal),
- * says it is ready, then loops: take commands from the ring, stamp each with the next sequence
- * number and the time, apply it, and add it to the current group. Group commit: the group is
- * written as one record in one synchronous LMDB transaction on this thread (journal.ts); while it
- * commits, the ring gathers the next group, so under load each transaction carries more commands
- * instead of queueing more small transactions behind the disk. A group's results and events are
- * released only once its transaction is durable (durability `sync`; with `async`, for benchmarks
- * only, as soon as they are applied, the write going through lmdb-js's thread); only the event
- * kinds the main thread reads cross (messages.ts, EVENTS_CROSSING).
+ * starts its journal thread (journal-thread.ts), says it is ready, then loops: take commands
+ * from the ring, stamp each with the next sequence number and the time, apply it, and add it to
+ * the current group. Group commit in a pipeline: when the ring is drained (or the group full) and
+ * the journal thread has no group in hand, the group goes to it, as one batch record and its
+ * encoded outcomes; the journal thread commits it in one synchronous LMDB transaction and posts
+ * the outcomes to the main thread, while this thread applies the next group. Under load each
+ * group carries more commands instead of more groups queueing behind the disk. A group's results
+ * and events are released only once its transaction is durable (durability `sync`; with `async`,
+ * for benchmarks only, this thread posts them as soon as they are applied); only the event kinds
+ * the main thread reads cross (messages.ts, EVENTS_CROSSING).
  * Any journal error or broken assertion stops the worker (fail-stop): it never carries on in a
  * state nobody can vouch for.
  */
-import { parentPort, workerData } from 'node:worker_threads'
+import { parentPort, Worker, workerData } from 'node:worker_threads'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Command } from '../engine/command.js'
 import { changedState, type Engine } from '../engine/engine.js'
@@ -20,9 +22,19 @@ import { encodeSnapshot } from '../engine/snapshot.js'
 import { Journal } from '../journal/journal.js'
 import { BatchRecordWriter } from '../journal/batch-record.js'
 import { recover } from '../journal/recovery.js'
-import { BATCH_COMMANDS_MAX, SNAPSHOTS_KEPT } from '../limits.js'
+import { BATCH_COMMANDS_MAX } from '../limits.js'
 import { Ring } from '../ring/ring.js'
-import { crossingEvents, type FromWorker, type Outcome, type ToWorker, type WorkerOptions } from './messages.js'
+import { startThread } from '../thread-start.js'
+import {
+  crossingEvents,
+  type FromJournal,
+  type FromWorker,
+  type JournalThreadOptions,
+  type Outcome,
+  type ToJournal,
+  type ToWorker,
+  type WorkerOptions,
+} from './messages.js'
 import { answer } from './query.js'
 import { decodeRequest } from './request-codec.js'
 import { OutcomeWriter } from './outcome-codec.js'
@@ -57,27 +69,26 @@ class EngineWorker {
   private readonly ring: Ring
   private stopping = false
   private group: Group
-  /** The journal transaction in flight, if any. */
-  private writing: Promise<void> | null = null
+  /** Groups handed to the journal thread and not yet durable: at most one (journal-thread.ts). */
+  private handedOver = 0
+  /** Resolves the wait for the journal thread's next `durable` (a full group waits for it). */
+  private onNextDurable: (() => void) | null = null
   /** Every command up to this seq is durable. */
   private durableSeq: number
   private readonly waitingQueries: WaitingQuery[] = []
   /** The current group's recorded commands, as its journal record will hold them. */
   private readonly batch = new BatchRecordWriter()
   private commandsSinceSnapshot = 0
-  private groupsWritten = 0
   private eventsWanted = false
-  /** The retention work after the last snapshot (retain), awaited before the journal closes. */
-  private retaining: Promise<void> = Promise.resolve()
-  /** Everything up to this seq is in the read store durably (journal retention). */
-  private readDurableSeq = 0
   /** For /metrics: written here, read by the main thread (engine-stats.ts). */
   private readonly stats: EngineStatsWriter
 
   constructor(
     private readonly options: WorkerOptions,
+    /** This thread's own handle: recovery read it; it holds the directory's lock until the end. */
     private readonly journal: Journal,
     private readonly engine: Engine,
+    private readonly journalThread: Worker,
   ) {
     this.ring = new Ring(options.ring)
     this.durableSeq = engine.seq
@@ -88,24 +99,26 @@ class EngineWorker {
 
   async run(): Promise<void> {
     parentPort!.on('message', (message: ToWorker) => this.onMessage(message))
+    this.journalThread.on('message', (message: FromJournal) => this.onJournal(message))
     for (;;) {
       const applied = this.applyFromRing()
-      if (this.writing === null && this.group.outcomes.length > 0) this.startWrite()
+      if (this.handedOver === 0 && this.group.outcomes.length > 0) this.handOver()
       if (applied > 0) {
-        // Let journal completions and messages run between slices of work.
+        // Let the journal thread's answers and the host's messages run between slices of work.
         await nextTurn()
         continue
       }
       if (this.stopping && this.ring.usedBytes === 0) break
-      if (this.group.outcomes.length >= BATCH_COMMANDS_MAX && this.writing !== null) await this.writing
+      // A full group waits for the journal thread; an empty ring for a command or the journal
+      // thread, whose `durable` wakes this wait (onJournal).
+      if (this.group.outcomes.length >= BATCH_COMMANDS_MAX) await this.nextDurable()
       else await this.ring.waitAsync(IDLE_WAIT_MS)
     }
-    while (this.writing !== null || this.group.outcomes.length > 0) {
-      if (this.writing === null) this.startWrite()
-      await this.writing
+    while (this.handedOver > 0 || this.group.outcomes.length > 0) {
+      if (this.handedOver === 0) this.handOver()
+      else await this.nextDurable()
     }
-    await this.retaining
-    await this.journal.close()
+    await this.stopJournalThread()
     post({ type: 'stopped', seq: this.engine.seq })
   }
 
@@ -149,87 +162,70 @@ class EngineWorker {
   }
 
   /**
-   * Writes the current group as one transaction; the next group starts empty. A group of
-   * unrecorded commands only has nothing to write: everything before it is durable (no write is
-   * in flight when this runs), so its answers go out at once.
+   * Hands the current group to the journal thread; the next group starts empty. A group of
+   * unrecorded commands only goes too, with no record: its answers must not overtake those of
+   * the group in hand, and they leave from the journal thread, in order.
    */
-  private startWrite(): void {
+  private handOver(): void {
     const group = this.group
     this.group = new Group(this.engine.seq + 1)
-    if (group.recorded === 0) {
-      if (this.options.durability === 'sync') postBatch(group.outcomes)
-      this.writing = null
-      return
-    }
-    this.commandsSinceSnapshot += group.recorded
+    const sync = this.options.durability === 'sync' && this.options.unsafeAckBeforeJournalMs === 0
+    // durability=async (benchmarks only) posted its answers as it applied them; the unsafe test switch posts them now.
+    if (!sync && this.options.durability === 'sync') postBatch(group.outcomes)
+    if (!sync && group.recorded === 0) return this.onDurable(this.engine.seq)
     let snapshot: { seq: number; bytes: Uint8Array } | null = null
-    if (this.commandsSinceSnapshot >= this.options.snapshotEveryCommands) {
+    this.commandsSinceSnapshot += group.recorded
+    if (group.recorded > 0 && this.commandsSinceSnapshot >= this.options.snapshotEveryCommands) {
       snapshot = { seq: this.engine.seq, bytes: encodeSnapshot(this.engine) }
       this.commandsSinceSnapshot = 0
     }
-    const lastSeq = group.firstSeq + group.recorded - 1
-    const record = this.batch.seal()
-    if (this.options.unsafeAckBeforeJournalMs > 0) {
-      // Test only: the acknowledgement goes out before the journal write even starts.
-      if (this.options.durability === 'sync') postBatch(group.outcomes)
-      setTimeout(() => void this.journal.append(group.firstSeq, record, snapshot).catch(fatal),
-        this.options.unsafeAckBeforeJournalMs)
-      this.onDurable(lastSeq)
-      return
-    }
-    this.groupsWritten++
-    const commitStarted = performance.now()
-    const committed = (): void => {
-      this.stats.committed({ commands: group.recorded, sizeBytes: record.length, snapshot: snapshot !== null,
-        seconds: (performance.now() - commitStarted) / 1000, seq: lastSeq })
-      if (this.options.durability === 'sync') postBatch(group.outcomes)
-      this.onDurable(lastSeq)
-      if (snapshot !== null) {
-        // One after the other, and finished before the journal closes: a stop right after a
-        // snapshot used to close the journal under a retention still pruning (a CI run caught it).
-        this.retaining = this.retaining.then(() => this.retain())
-        this.retaining.catch(fatal)
-      }
-    }
-    if (this.options.durability === 'sync') {
-      // Committed on this thread, durable when it returns; meanwhile the ring gathers the next group.
-      try {
-        if (this.groupsWritten === this.options.failJournalAtBatch) {
-          throw new Error('injected journal write failure (test)')
-        }
-        this.journal.appendSync(group.firstSeq, record, snapshot)
-      } catch (error) {
-        fatal(error)
-      }
-      committed()
-      return
-    }
-    // durability=async (benchmarks only): the answers have left; the write goes through lmdb-js's thread.
-    this.writing = this.journal.append(group.firstSeq, record, snapshot).then(() => {
-      this.writing = null
-      committed()
-      // What arrived while this group was written goes out as the next transaction at once.
-      if (this.group.outcomes.length > 0) this.startWrite()
-    }, fatal)
+    const record = group.recorded > 0 ? this.batch.seal().buffer as ArrayBuffer : null
+    const outcomes = sync ? outcomeWriter.encode(group.outcomes) : null
+    const requestIds = sync && hopTrace !== null ? Float64Array.from(group.outcomes, (o) => o.requestId) : null
+    const message: ToJournal = { type: 'group', firstSeq: group.firstSeq, lastSeq: this.engine.seq, record,
+      commands: group.recorded, snapshot, outcomes, requestIds }
+    const transfer: ArrayBuffer[] = []
+    if (record !== null) transfer.push(record)
+    if (outcomes !== null) transfer.push(outcomes)
+    // A snapshot (one per SNAPSHOT_EVERY_COMMANDS) is copied: it is rare, and its buffer may be shared.
+    this.journalThread.postMessage(message, transfer)
+    this.handedOver++
+    // The unsafe test switch: acknowledged already, so counted durable (the crash test shows the loss).
+    if (this.options.unsafeAckBeforeJournalMs > 0) this.onDurable(this.engine.seq)
   }
 
-  /**
-   * After a snapshot: keeps the newest SNAPSHOTS_KEPT snapshots and, with retention `snapshots`,
-   * only the commands after the oldest of them. Recovery starts from a kept snapshot (the older
-   * one if the newer is damaged) and the read store's catch-up from one at or before its seq, so
-   * nothing goes that either could need; while the read store is behind the oldest kept snapshot,
-   * nothing goes at all (docs/host.md, "Retention").
-   */
-  private async retain(): Promise<void> {
-    await this.journal.pruneSnapshots(SNAPSHOTS_KEPT)
-    if (this.options.journalRetention !== 'snapshots') return
-    const oldest = this.journal.oldestSnapshotSeq()
-    if (oldest === null || this.readDurableSeq < oldest) return
-    await this.journal.pruneCommandsThrough(oldest)
+  private onJournal(message: FromJournal): void {
+    switch (message.type) {
+      case 'durable':
+        this.handedOver--
+        this.onDurable(message.seq)
+        this.onNextDurable?.()
+        this.onNextDurable = null
+        // The loop may sleep on the ring with a group that waited for this: wake it.
+        this.ring.wakeConsumer()
+        return
+      case 'ready':
+      case 'stopped':
+        return
+    }
+  }
+
+  private nextDurable(): Promise<void> {
+    return new Promise((resolve) => {
+      this.onNextDurable = resolve
+    })
+  }
+
+  /** Every group is durable: the journal thread closes its journal, then this thread its own. */
+  private async stopJournalThread(): Promise<void> {
+    const stopped = new Promise<void>((resolve) => this.journalThread.on('exit', () => resolve()))
+    this.journalThread.postMessage({ type: 'stop' } satisfies ToJournal)
+    await stopped
+    await this.journal.close()
   }
 
   private onDurable(seq: number): void {
-    this.durableSeq = seq
+    this.durableSeq = Math.max(this.durableSeq, seq)
     while (this.waitingQueries.length > 0 && this.waitingQueries[0]!.afterSeq <= seq) {
       post(this.waitingQueries.shift()!.reply)
     }
@@ -244,7 +240,7 @@ class EngineWorker {
         this.eventsWanted = message.wanted
         return
       case 'readDurable':
-        this.readDurableSeq = Math.max(this.readDurableSeq, message.seq)
+        this.journalThread.postMessage(message satisfies ToJournal)
         return
       case 'query': {
         // The answer reflects every command applied so far; release it once they are durable.
@@ -266,7 +262,10 @@ const outcomeWriter = new OutcomeWriter()
 const hopTrace = (workerData as WorkerOptions).hopTrace === null ? null
   : new HopTrace((workerData as WorkerOptions).hopTrace!)
 
-/** A batch of outcomes crosses as one transferred buffer (outcome-codec.ts), not as cloned objects. */
+/**
+ * Posted from here (durability `async`, the unsafe test switch): at once, before the journal has
+ * them. A batch of outcomes crosses as one transferred buffer (outcome-codec.ts), not as cloned objects.
+ */
 function postBatch(outcomes: readonly Outcome[]): void {
   if (hopTrace !== null) for (const outcome of outcomes) hopTrace.mark(outcome.requestId, 'posted')
   const bytes = outcomeWriter.encode(outcomes)
@@ -280,17 +279,40 @@ function fatal(error: unknown): never {
   throw error instanceof Error ? error : new Error(message)
 }
 
+/** Starts the journal thread, with the main thread's end of the outcomes' channel; resolves once it is ready. */
+async function startJournalThread(options: WorkerOptions): Promise<Worker> {
+  const threadOptions: JournalThreadOptions = {
+    stats: options.stats, dataDir: options.dataDir, durability: options.durability,
+    journalRetention: options.journalRetention, unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs,
+    failJournalAtBatch: options.failJournalAtBatch, hopTrace: options.hopTrace, toMain: options.toMain,
+  }
+  const thread = startThread('journal-thread', import.meta.url,
+    (url, flags) => new Worker(url, { workerData: threadOptions, transferList: [options.toMain], ...flags }))
+  // The journal thread's failure is the worker's: fail-stop.
+  thread.on('error', fatal)
+  await new Promise<void>((resolve, reject) => {
+    thread.once('message', (message: FromJournal) => message.type === 'ready' ? resolve() : reject(
+      new Error(`the journal thread said ${message.type} before ready`)))
+    thread.once('exit', (code) => reject(new Error(`the journal thread exited at its start (code ${code})`)))
+  })
+  thread.on('exit', (code) => {
+    if (code !== 0) fatal(new Error(`the journal thread exited (code ${code})`))
+  })
+  return thread
+}
+
 async function main(): Promise<void> {
   const options = workerData as WorkerOptions
   const journal = Journal.open({ path: options.dataDir, durability: options.durability })
   const recovery = recover(journal, options.hashSeed, () => performance.now(),
     journal.endedOrdersRetained(options.endedOrdersRetained))
   const engine = recovery.engine
+  const journalThread = await startJournalThread(options)
   post({
     type: 'ready', seq: engine.seq, snapshotSeq: recovery.snapshotSeq,
     snapshotsSkipped: recovery.snapshotsSkipped, replayed: recovery.replayed, recoveryMs: recovery.ms,
   })
-  await new EngineWorker(options, journal, engine).run()
+  await new EngineWorker(options, journal, engine, journalThread).run()
 }
 
 main().catch(fatal)

@@ -6,6 +6,7 @@
 import type { EngineEvent } from '../engine/event.js'
 import type { CommandResult } from '../engine/result.js'
 import type { Durability } from '../journal/journal.js'
+import type { MessagePort } from 'node:worker_threads'
 import type { Query, QueryAnswer } from './query.js'
 
 /**
@@ -33,7 +34,52 @@ export interface WorkerOptions {
   readonly failJournalAtBatch: number
   /** Benchmarks only: the hop trace's buffer (hop-trace.ts), or null. */
   readonly hopTrace: SharedArrayBuffer | null
+  /**
+   * The main thread's end of the durable outcomes' channel: the worker hands it to its journal
+   * thread, which posts each batch there once it is committed (FromWorker `batch`, `stopped`).
+   */
+  readonly toMain: MessagePort
 }
+
+/** The journal thread's options: the worker's, less what only the engine needs. */
+export type JournalThreadOptions = Pick<WorkerOptions, 'stats' | 'dataDir' | 'durability' | 'journalRetention' |
+  'unsafeAckBeforeJournalMs' | 'failJournalAtBatch' | 'hopTrace' | 'toMain'>
+
+/**
+ * A group handed from the engine worker to its journal thread: applied, not yet durable. The
+ * journal thread commits its record (if any), then posts its outcomes (if not posted already:
+ * durability `async`) to the main thread, then tells the worker it is durable.
+ */
+export interface JournalGroup {
+  readonly type: 'group'
+  readonly firstSeq: number
+  /** The last recorded seq of the group (everything up to it is durable once the group is). */
+  readonly lastSeq: number
+  /** Its batch record (batch-record.ts), transferred; null when none of its commands is recorded. */
+  readonly record: ArrayBuffer | null
+  /** Recorded commands in the record. */
+  readonly commands: number
+  readonly snapshot: { readonly seq: number; readonly bytes: Uint8Array } | null
+  /** Its outcomes (outcome-codec.ts), transferred; null when the worker posted them already. */
+  readonly outcomes: ArrayBuffer | null
+  /** With the hop trace only: the group's request ids, to mark them posted. */
+  readonly requestIds: Float64Array | null
+}
+
+/** Engine worker -> journal thread. */
+export type ToJournal =
+  | JournalGroup
+  /** The read store holds everything up to `seq` durably (journal retention). */
+  | { readonly type: 'readDurable'; readonly seq: number }
+  /** Nothing more comes: finish the retention, close the journal, say `stopped` to both, exit. */
+  | { readonly type: 'stop' }
+
+/** Journal thread -> engine worker. */
+export type FromJournal =
+  | { readonly type: 'ready' }
+  /** A group handed over is durable (and its outcomes posted): everything up to `seq`. */
+  | { readonly type: 'durable'; readonly seq: number }
+  | { readonly type: 'stopped' }
 
 /**
  * One command's outcome: its request, its seq, its result and its events: only the kinds that

@@ -46,11 +46,12 @@ export class BatchRecordWriter {
     this.commands++
   }
 
-  /** The record of the commands added so far, sealed, in a buffer of its own; the writer starts over. */
+  /** The record of the commands added so far, sealed, in an ArrayBuffer of its own; the writer starts over. */
   seal(): Buffer {
     assert(this.commands > 0, 'a batch record holds at least one command')
     const bytes = this.writer.bytes()
-    const record = Buffer.allocUnsafe(bytes.length)
+    // An ArrayBuffer of its own (not a slice of Node's shared pool): it is transferred to the journal thread.
+    const record = Buffer.from(new ArrayBuffer(bytes.length))
     record.set(bytes)
     record[CRC_BYTES] = FORMAT
     record.writeUInt32LE(this.commands, COUNT_AT)

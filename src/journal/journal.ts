@@ -9,11 +9,10 @@
  *
  * A batch (and a snapshot, when one is due) is written in one transaction of one or two puts.
  * Commits are LMDB's own, synchronous to disk (data pages, fdatasync, meta page, sync): a
- * commit that has returned is durable. `appendSync` commits on the calling thread, without
- * lmdb-js's write thread: one at a time its p99 was 0.7-1.4 ms here against 4-6 ms for an
- * lmdb-js put and its flush (docs/performance.md, "Write path v2"). `append` is the same write
- * through lmdb-js's write thread, for durability `async`, whose worker does not wait for it. A
- * write error throws (or rejects): the host stops.
+ * commit that has returned is durable. `appendSync` commits on the calling thread (the engine
+ * worker's journal thread, src/host/journal-thread.ts), without lmdb-js's write thread: one at a
+ * time its p99 was 0.7-1.4 ms here against 4-6 ms for an lmdb-js put and its flush
+ * (docs/performance.md, "Write path v2"). A write error throws: the host stops.
  *
  * Recovery reads the newest sound snapshot and replays the commands after it. A damaged last
  * record is a write that never completed, so none of its commands was acknowledged: it is
@@ -159,14 +158,6 @@ export class Journal {
       this.batches.putSync(firstSeq, batch)
       if (snapshot !== null) this.snapshots.putSync(snapshot.seq, sealed(snapshot.bytes))
     })
-  }
-
-  /** The same write through lmdb-js's write thread; resolves when the transaction is committed, so durable. */
-  append(firstSeq: number, batch: Buffer, snapshot: { seq: number; bytes: Uint8Array } | null): Promise<void> {
-    assert(!this.options.readOnly, 'the journal is open for writing')
-    const writes = [this.batches.put(firstSeq, batch)]
-    if (snapshot !== null) writes.push(this.snapshots.put(snapshot.seq, sealed(snapshot.bytes)))
-    return Promise.all(writes).then(() => undefined)
   }
 
   /** Deletes all but the newest `keep` snapshots. */

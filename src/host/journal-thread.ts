@@ -1,0 +1,151 @@
+/**
+ * The journal thread: the engine worker's second half (issue 29). The worker applies a group of
+ * commands and hands it here (its batch record, its snapshot if one is due, its encoded
+ * outcomes); this thread commits the record in one synchronous LMDB transaction (journal.ts:
+ * data pages, fdatasync, meta page, sync), then posts the outcomes straight to the main thread,
+ * then tells the worker the group is durable. Meanwhile the worker applies the next group: the
+ * commit's disk wait no longer stops the engine, and an acknowledgement no longer passes through
+ * the worker after its commit.
+ *
+ * Groups are handled one at a time, in the order handed over (a message handler that returns
+ * only when its commit has), so outcomes reach the main thread in sequence order and nothing is
+ * posted before every group before it is durable. With durability `async` (benchmarks only) the
+ * worker has posted the outcomes already and this thread only writes.
+ *
+ * Any journal error stops this thread and with it the worker (fail-stop, as before): the main
+ * thread learns it from the `fatal` message here, the worker from this thread's error.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { Journal } from '../journal/journal.js'
+import { SNAPSHOTS_KEPT } from '../limits.js'
+import type { FromJournal, FromWorker, JournalGroup, JournalThreadOptions, ToJournal } from './messages.js'
+import { EngineStatsWriter } from './engine-stats.js'
+import { HopTrace } from './hop-trace.js'
+
+class JournalThread {
+  private groupsWritten = 0
+  /** The last seq of the last group handled. */
+  private lastSeq = 0
+  /** The retention work after the last snapshot (retain), awaited before the journal closes. */
+  private retaining: Promise<void> = Promise.resolve()
+  /** Everything up to this seq is in the read store durably (journal retention). */
+  private readDurableSeq = 0
+  private readonly stats: EngineStatsWriter
+  private readonly hopTrace: HopTrace | null
+
+  constructor(private readonly options: JournalThreadOptions, private readonly journal: Journal) {
+    this.stats = new EngineStatsWriter(options.stats)
+    this.hopTrace = options.hopTrace === null ? null : new HopTrace(options.hopTrace)
+  }
+
+  onMessage(message: ToJournal): void {
+    switch (message.type) {
+      case 'group': return this.onGroup(message)
+      case 'readDurable':
+        this.readDurableSeq = Math.max(this.readDurableSeq, message.seq)
+        return
+      case 'stop': return void this.stop().catch(fatal)
+    }
+  }
+
+  private onGroup(group: JournalGroup): void {
+    if (group.record !== null) {
+      const record = group.record
+      // Test only: the acknowledgements have left already; the write follows later, in order.
+      if (this.options.unsafeAckBeforeJournalMs > 0) {
+        setTimeout(() => this.commit(group, record), this.options.unsafeAckBeforeJournalMs)
+      } else {
+        this.commit(group, record)
+      }
+    }
+    if (group.outcomes !== null) {
+      // Marked before the post: the main thread may read the mark as soon as the outcome arrives.
+      if (this.hopTrace !== null && group.requestIds !== null) {
+        for (const requestId of group.requestIds) this.hopTrace.mark(requestId, 'posted')
+      }
+      this.options.toMain.postMessage({ type: 'batch', bytes: group.outcomes } satisfies FromWorker, [group.outcomes])
+    }
+    this.lastSeq = group.lastSeq
+    toWorker({ type: 'durable', seq: group.lastSeq })
+  }
+
+  /** Committed on this thread: durable when it returns. */
+  private commit(group: JournalGroup, record: ArrayBuffer): void {
+    const started = performance.now()
+    try {
+      if (++this.groupsWritten === this.options.failJournalAtBatch) {
+        throw new Error('injected journal write failure (test)')
+      }
+      this.journal.appendSync(group.firstSeq, Buffer.from(record), group.snapshot)
+    } catch (error) {
+      fatal(error)
+    }
+    this.stats.committed({ commands: group.commands, sizeBytes: record.byteLength, snapshot: group.snapshot !== null,
+      seconds: (performance.now() - started) / 1000, seq: group.lastSeq })
+    if (group.snapshot !== null) {
+      // One after the other, and finished before the journal closes: a stop right after a
+      // snapshot used to close the journal under a retention still pruning (a CI run caught it).
+      this.retaining = this.retaining.then(() => this.retain())
+      this.retaining.catch(fatal)
+    }
+  }
+
+  /**
+   * After a snapshot: keeps the newest SNAPSHOTS_KEPT snapshots and, with retention `snapshots`,
+   * only the commands after the oldest of them. Recovery starts from a kept snapshot (the older
+   * one if the newer is damaged) and the read store's catch-up from one at or before its seq, so
+   * nothing goes that either could need; while the read store is behind the oldest kept snapshot,
+   * nothing goes at all (docs/host.md, "Retention").
+   */
+  private async retain(): Promise<void> {
+    await this.journal.pruneSnapshots(SNAPSHOTS_KEPT)
+    if (this.options.journalRetention !== 'snapshots') return
+    const oldest = this.journal.oldestSnapshotSeq()
+    if (oldest === null || this.readDurableSeq < oldest) return
+    await this.journal.pruneCommandsThrough(oldest)
+  }
+
+  /**
+   * Every group handed over has been handled (they come before `stop`); with the unsafe test
+   * switch, the delayed writes are let through first.
+   */
+  private async stop(): Promise<void> {
+    if (this.options.unsafeAckBeforeJournalMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, this.options.unsafeAckBeforeJournalMs))
+    }
+    await this.retaining
+    await this.journal.close()
+    // To the main thread after the last batch: it must not take the worker's own `stopped`, which
+    // may overtake this channel, as the sign that every outcome has arrived.
+    this.options.toMain.postMessage({ type: 'stopped', seq: this.lastSeq } satisfies FromWorker)
+    this.options.toMain.close()
+    toWorker({ type: 'stopped' })
+    parentPort!.close()
+  }
+}
+
+function toWorker(message: FromJournal): void {
+  parentPort!.postMessage(message)
+}
+
+function fatal(error: unknown): never {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  const options = workerData as JournalThreadOptions
+  options.toMain.postMessage({ type: 'fatal', message } satisfies FromWorker)
+  // Fail-stop: end the thread with the error; the worker ends with it, and the host stops the process.
+  throw error instanceof Error ? error : new Error(message)
+}
+
+function main(): void {
+  const options = workerData as JournalThreadOptions
+  const journal = Journal.open({ path: options.dataDir, durability: options.durability })
+  const thread = new JournalThread(options, journal)
+  parentPort!.on('message', (message: ToJournal) => thread.onMessage(message))
+  toWorker({ type: 'ready' })
+}
+
+try {
+  main()
+} catch (error) {
+  fatal(error)
+}

@@ -89,13 +89,18 @@ export class EngineStatsWriter {
     this.observe('drainCommands', commands)
   }
 
-  /** One journal transaction, durable: its commands, bytes, whether it held a snapshot, its time. */
-  committed(figures: { commands: number; sizeBytes: number; snapshot: boolean; seconds: number; seq: number }): void {
+  /** One journal transaction of a batch, durable: its commands, bytes, its time. */
+  committed(figures: { commands: number; sizeBytes: number; seconds: number; seq: number }): void {
     this.slots[SLOT_JOURNAL_BYTES]! += figures.sizeBytes
-    if (figures.snapshot) this.slots[SLOT_SNAPSHOTS]! += 1
     this.slots[SLOT_DURABLE_SEQ] = figures.seq
     this.observe('journalCommands', figures.commands)
     this.observe('commitSeconds', figures.seconds)
+  }
+
+  /** One snapshot written, durable, in a transaction of its own. */
+  snapshotted(sizeBytes: number): void {
+    this.slots[SLOT_JOURNAL_BYTES]! += sizeBytes
+    this.slots[SLOT_SNAPSHOTS]! += 1
   }
 
   /** The sequence at start (recovery): nothing is waiting for the journal yet. */

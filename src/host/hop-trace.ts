@@ -2,10 +2,11 @@
  * When each request passed each hop of the host (benchmarks only, `HostOptions.hopTrace`): the
  * main thread marks it submitted (written to the ring) and received (its outcome decoded), the
  * engine worker decoded (taken off the ring), the journal thread posted (its outcome sent back,
- * after the journal commit; for durability `async`, the worker, before it). One SharedArrayBuffer
- * the threads write, so a slow ack can be read hop by hop: bench/ack-floors.ts prints the table. Times are `performance.timeOrigin +
- * performance.now()`, in ms, comparable across the threads of one process. A slot per request id
- * modulo HOP_TRACE_SLOTS (src/limits.ts): a reader reads a request before that many more have passed.
+ * after the journal commit; for durability `async`, the worker, before it). One
+ * SharedArrayBuffer the threads write, so a slow ack can be read hop by hop (bench/ack-floors.ts).
+ * Times are `performance.timeOrigin + performance.now()`, in ms, comparable across the threads
+ * of one process. A slot per request id modulo HOP_TRACE_SLOTS (src/limits.ts): a reader reads a
+ * request before that many more have passed.
  */
 import { HOP_TRACE_SLOTS } from '../limits.js'
 

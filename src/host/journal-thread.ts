@@ -41,6 +41,7 @@ class JournalThread {
   onMessage(message: ToJournal): void {
     switch (message.type) {
       case 'group': return this.onGroup(message)
+      case 'snapshot': return this.onSnapshot(message.seq, message.bytes)
       case 'readDurable':
         this.readDurableSeq = Math.max(this.readDurableSeq, message.seq)
         return
@@ -76,18 +77,31 @@ class JournalThread {
       if (++this.groupsWritten === this.options.failJournalAtBatch) {
         throw new Error('injected journal write failure (test)')
       }
-      this.journal.appendSync(group.firstSeq, Buffer.from(record), group.snapshot)
+      this.journal.appendSync(group.firstSeq, Buffer.from(record))
     } catch (error) {
       fatal(error)
     }
-    this.stats.committed({ commands: group.commands, sizeBytes: record.byteLength, snapshot: group.snapshot !== null,
+    this.stats.committed({ commands: group.commands, sizeBytes: record.byteLength,
       seconds: (performance.now() - started) / 1000, seq: group.lastSeq })
-    if (group.snapshot !== null) {
+  }
+
+  /** After the group it follows (handled before it, in order): a transaction of its own, then the retention. */
+  private onSnapshot(seq: number, bytes: Uint8Array): void {
+    const write = (): void => {
+      try {
+        this.journal.snapshotSync(seq, bytes)
+      } catch (error) {
+        fatal(error)
+      }
+      this.stats.snapshotted(bytes.byteLength)
       // One after the other, and finished before the journal closes: a stop right after a
       // snapshot used to close the journal under a retention still pruning (a CI run caught it).
       this.retaining = this.retaining.then(() => this.retain())
       this.retaining.catch(fatal)
     }
+    // Test only: the groups' writes are delayed; the snapshot follows them, in order.
+    if (this.options.unsafeAckBeforeJournalMs > 0) setTimeout(write, this.options.unsafeAckBeforeJournalMs)
+    else write()
   }
 
   /**

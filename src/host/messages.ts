@@ -59,7 +59,6 @@ export interface JournalGroup {
   readonly record: ArrayBuffer | null
   /** Recorded commands in the record. */
   readonly commands: number
-  readonly snapshot: { readonly seq: number; readonly bytes: Uint8Array } | null
   /** Its outcomes (outcome-codec.ts), transferred; null when the worker posted them already. */
   readonly outcomes: ArrayBuffer | null
   /** With the hop trace only: the group's request ids, to mark them posted. */
@@ -69,6 +68,11 @@ export interface JournalGroup {
 /** Engine worker -> journal thread. */
 export type ToJournal =
   | JournalGroup
+  /**
+   * The engine's snapshot at `seq`, the last seq of the group handed over just before it: written
+   * in a transaction of its own, after that group's (whose answers have left by then).
+   */
+  | { readonly type: 'snapshot'; readonly seq: number; readonly bytes: Uint8Array }
   /** The read store holds everything up to `seq` durably (journal retention). */
   | { readonly type: 'readDurable'; readonly seq: number }
   /** Nothing more comes: finish the retention, close the journal, say `stopped` to both, exit. */

@@ -7,7 +7,7 @@
  *              (journals written before batches, read and pruned but no longer written)
  *   snapshots: seq -> [crc32][engine snapshot at that seq]
  *
- * A batch (and a snapshot, when one is due) is written in one transaction of one or two puts.
+ * A batch is written in one transaction of one put; a snapshot, when one is due, in the next.
  * Commits are LMDB's own, synchronous to disk (data pages, fdatasync, meta page, sync): a
  * commit that has returned is durable. `appendSync` commits on the calling thread (the engine
  * worker's journal thread, src/host/journal-thread.ts), without lmdb-js's write thread: one at a
@@ -149,15 +149,21 @@ export class Journal {
 
   /**
    * Appends a sealed batch record (BatchRecordWriter.seal) whose first command has seq
-   * `firstSeq` and, optionally, a snapshot, in one transaction committed on this thread: durable
-   * when it returns.
+   * `firstSeq`, in one transaction committed on this thread: durable when it returns.
    */
-  appendSync(firstSeq: number, batch: Buffer, snapshot: { seq: number; bytes: Uint8Array } | null): void {
+  appendSync(firstSeq: number, batch: Buffer): void {
     assert(!this.options.readOnly, 'the journal is open for writing')
-    this.root.transactionSync(() => {
-      this.batches.putSync(firstSeq, batch)
-      if (snapshot !== null) this.snapshots.putSync(snapshot.seq, sealed(snapshot.bytes))
-    })
+    this.root.transactionSync(() => this.batches.putSync(firstSeq, batch))
+  }
+
+  /**
+   * Writes the engine's snapshot at `seq` in a transaction of its own, committed on this thread,
+   * after the batch that ends at `seq`: the batch's acknowledgements need not wait for a write of
+   * megabytes.
+   */
+  snapshotSync(seq: number, bytes: Uint8Array): void {
+    assert(!this.options.readOnly, 'the journal is open for writing')
+    this.root.transactionSync(() => this.snapshots.putSync(seq, sealed(bytes)))
   }
 
   /** Deletes all but the newest `keep` snapshots. */

@@ -18,7 +18,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Command } from '../engine/command.js'
 import { changedState, type Engine } from '../engine/engine.js'
 import type { EngineEvent } from '../engine/event.js'
-import { encodeSnapshot } from '../engine/snapshot.js'
 import { Journal } from '../journal/journal.js'
 import { BatchRecordWriter } from '../journal/batch-record.js'
 import { recover } from '../journal/recovery.js'
@@ -78,7 +77,6 @@ class EngineWorker {
   private readonly waitingQueries: WaitingQuery[] = []
   /** The current group's recorded commands, as its journal record will hold them. */
   private readonly batch = new BatchRecordWriter()
-  private commandsSinceSnapshot = 0
   private eventsWanted = false
   /** For /metrics: written here, read by the main thread (engine-stats.ts). */
   private readonly stats: EngineStatsWriter
@@ -185,20 +183,6 @@ class EngineWorker {
     this.handedOver++
     // The unsafe test switch: acknowledged already, so counted durable (the crash test shows the loss).
     if (this.options.unsafeAckBeforeJournalMs > 0) this.onDurable(this.engine.seq)
-    this.commandsSinceSnapshot += group.recorded
-    if (group.recorded > 0 && this.commandsSinceSnapshot >= this.options.snapshotEveryCommands) this.snapshot()
-  }
-
-  /**
-   * The engine's state at the end of the group just handed over, written after it: the group's
-   * answers do not wait for it (issue 29: encoding 5.5 MB took this worker 46-78 ms here, and its
-   * write held the acknowledgements of the whole group behind it). It is copied, not transferred:
-   * one per SNAPSHOT_EVERY_COMMANDS, and its buffer may be shared.
-   */
-  private snapshot(): void {
-    this.commandsSinceSnapshot = 0
-    const message: ToJournal = { type: 'snapshot', seq: this.engine.seq, bytes: encodeSnapshot(this.engine) }
-    this.journalThread.postMessage(message)
   }
 
   private onJournal(message: FromJournal): void {
@@ -287,11 +271,12 @@ function fatal(error: unknown): never {
 }
 
 /** Starts the journal thread, with the main thread's end of the outcomes' channel; resolves once it is ready. */
-async function startJournalThread(options: WorkerOptions): Promise<Worker> {
+async function startJournalThread(options: WorkerOptions, recoveredSeq: number): Promise<Worker> {
   const threadOptions: JournalThreadOptions = {
     stats: options.stats, dataDir: options.dataDir, durability: options.durability,
     journalRetention: options.journalRetention, unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs,
     failJournalAtBatch: options.failJournalAtBatch, hopTrace: options.hopTrace, toMain: options.toMain,
+    snapshotEveryCommands: options.snapshotEveryCommands, hashSeed: options.hashSeed, recoveredSeq,
   }
   const thread = startThread('journal-thread', import.meta.url,
     (url, flags) => new Worker(url, { workerData: threadOptions, transferList: [options.toMain], ...flags }))
@@ -314,7 +299,7 @@ async function main(): Promise<void> {
   const recovery = recover(journal, options.hashSeed, () => performance.now(),
     journal.endedOrdersRetained(options.endedOrdersRetained))
   const engine = recovery.engine
-  const journalThread = await startJournalThread(options)
+  const journalThread = await startJournalThread(options, engine.seq)
   post({
     type: 'ready', seq: engine.seq, snapshotSeq: recovery.snapshotSeq,
     snapshotsSkipped: recovery.snapshotsSkipped, replayed: recovery.replayed, recoveryMs: recovery.ms,

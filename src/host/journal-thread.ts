@@ -15,15 +15,27 @@
  * Any journal error stops this thread and with it the worker (fail-stop, as before): the main
  * thread learns it from the `fatal` message here, the worker from this thread's error.
  */
-import { parentPort, workerData } from 'node:worker_threads'
+import { parentPort, Worker, workerData } from 'node:worker_threads'
 import { Journal } from '../journal/journal.js'
 import { SNAPSHOTS_KEPT } from '../limits.js'
-import type { FromJournal, FromWorker, JournalGroup, JournalThreadOptions, ToJournal } from './messages.js'
+import { startThread } from '../thread-start.js'
+import type {
+  FromJournal,
+  FromSnapshotThread,
+  FromWorker,
+  JournalGroup,
+  JournalThreadOptions,
+  SnapshotThreadOptions,
+  ToJournal,
+  ToSnapshotThread,
+} from './messages.js'
 import { EngineStatsWriter } from './engine-stats.js'
 import { HopTrace } from './hop-trace.js'
 
 class JournalThread {
   private groupsWritten = 0
+  /** Recorded commands since the last snapshot asked for. */
+  private commandsSinceSnapshot = 0
   /** The last seq of the last group handled. */
   private lastSeq = 0
   /** The retention work after the last snapshot (retain), awaited before the journal closes. */
@@ -33,7 +45,12 @@ class JournalThread {
   private readonly stats: EngineStatsWriter
   private readonly hopTrace: HopTrace | null
 
-  constructor(private readonly options: JournalThreadOptions, private readonly journal: Journal) {
+  constructor(
+    private readonly options: JournalThreadOptions,
+    private readonly journal: Journal,
+    /** The replica that makes the snapshots (snapshot-thread.ts); null when snapshots are off. */
+    private readonly snapshots: Worker | null,
+  ) {
     this.stats = new EngineStatsWriter(options.stats)
     this.hopTrace = options.hopTrace === null ? null : new HopTrace(options.hopTrace)
   }
@@ -41,7 +58,6 @@ class JournalThread {
   onMessage(message: ToJournal): void {
     switch (message.type) {
       case 'group': return this.onGroup(message)
-      case 'snapshot': return this.onSnapshot(message.seq, message.bytes)
       case 'readDurable':
         this.readDurableSeq = Math.max(this.readDurableSeq, message.seq)
         return
@@ -83,25 +99,32 @@ class JournalThread {
     }
     this.stats.committed({ commands: group.commands, sizeBytes: record.byteLength,
       seconds: (performance.now() - started) / 1000, seq: group.lastSeq })
+    this.follow(group)
   }
 
-  /** After the group it follows (handled before it, in order): a transaction of its own, then the retention. */
-  private onSnapshot(seq: number, bytes: Uint8Array): void {
-    const write = (): void => {
-      try {
-        this.journal.snapshotSync(seq, bytes)
-      } catch (error) {
-        fatal(error)
-      }
-      this.stats.snapshotted(bytes.byteLength)
-      // One after the other, and finished before the journal closes: a stop right after a
-      // snapshot used to close the journal under a retention still pruning (a CI run caught it).
-      this.retaining = this.retaining.then(() => this.retain())
-      this.retaining.catch(fatal)
+  /** The replica follows the journal; every SNAPSHOT_EVERY_COMMANDS, it makes a snapshot there. */
+  private follow(group: JournalGroup): void {
+    if (this.snapshots === null) return
+    this.commandsSinceSnapshot += group.commands
+    const due = this.commandsSinceSnapshot >= this.options.snapshotEveryCommands
+    if (due) this.commandsSinceSnapshot = 0
+    const message: ToSnapshotThread = { type: due ? 'snapshot' : 'durable', seq: group.lastSeq }
+    this.snapshots.postMessage(message)
+  }
+
+  /** A snapshot from the replica: a transaction of its own, between two groups', then the retention. */
+  onSnapshot(message: FromSnapshotThread): void {
+    // Its batch is in the journal already: the replica is told only of committed groups (follow).
+    try {
+      this.journal.snapshotSync(message.seq, message.bytes)
+    } catch (error) {
+      fatal(error)
     }
-    // Test only: the groups' writes are delayed; the snapshot follows them, in order.
-    if (this.options.unsafeAckBeforeJournalMs > 0) setTimeout(write, this.options.unsafeAckBeforeJournalMs)
-    else write()
+    this.stats.snapshotted(message.bytes.byteLength)
+    // One after the other, and finished before the journal closes: a stop right after a
+    // snapshot used to close the journal under a retention still pruning (a CI run caught it).
+    this.retaining = this.retaining.then(() => this.retain())
+    this.retaining.catch(fatal)
   }
 
   /**
@@ -127,6 +150,12 @@ class JournalThread {
     if (this.options.unsafeAckBeforeJournalMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, this.options.unsafeAckBeforeJournalMs))
     }
+    if (this.snapshots !== null) {
+      // The snapshots it was asked for come first (their messages arrive before its exit).
+      const exited = new Promise((resolve) => this.snapshots!.once('exit', resolve))
+      this.snapshots.postMessage({ type: 'stop' } satisfies ToSnapshotThread)
+      await exited
+    }
     await this.retaining
     await this.journal.close()
     // To the main thread after the last batch: it must not take the worker's own `stopped`, which
@@ -150,11 +179,28 @@ function fatal(error: unknown): never {
   throw error instanceof Error ? error : new Error(message)
 }
 
+/** The replica that makes the snapshots, unless they are off (snapshotEveryCommands at MAX_SAFE_INTEGER). */
+function startSnapshotThread(options: JournalThreadOptions): Worker | null {
+  if (options.snapshotEveryCommands >= Number.MAX_SAFE_INTEGER) return null
+  const threadOptions: SnapshotThreadOptions = { dataDir: options.dataDir, hashSeed: options.hashSeed,
+    recoveredSeq: options.recoveredSeq }
+  const thread = startThread('snapshot-thread', import.meta.url,
+    (url, flags) => new Worker(url, { workerData: threadOptions, ...flags }))
+  // Its failure is the journal's (fail-stop), as a failed write would be.
+  thread.on('error', fatal)
+  thread.on('exit', (code) => {
+    if (code !== 0) fatal(new Error(`the snapshot thread exited (code ${code})`))
+  })
+  return thread
+}
+
 function main(): void {
   const options = workerData as JournalThreadOptions
   const journal = Journal.open({ path: options.dataDir, durability: options.durability })
-  const thread = new JournalThread(options, journal)
+  const snapshots = startSnapshotThread(options)
+  const thread = new JournalThread(options, journal, snapshots)
   parentPort!.on('message', (message: ToJournal) => thread.onMessage(message))
+  snapshots?.on('message', (message: FromSnapshotThread) => thread.onSnapshot(message))
   toWorker({ type: 'ready' })
 }
 

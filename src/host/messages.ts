@@ -41,9 +41,25 @@ export interface WorkerOptions {
   readonly toMain: MessagePort
 }
 
-/** The journal thread's options: the worker's, less what only the engine needs. */
+/** The journal thread's options: the worker's, less what only the engine needs, and where recovery ended. */
 export type JournalThreadOptions = Pick<WorkerOptions, 'stats' | 'dataDir' | 'durability' | 'journalRetention' |
-  'unsafeAckBeforeJournalMs' | 'failJournalAtBatch' | 'hopTrace' | 'toMain'>
+  'unsafeAckBeforeJournalMs' | 'failJournalAtBatch' | 'hopTrace' | 'toMain' | 'snapshotEveryCommands' | 'hashSeed'>
+  & { readonly recoveredSeq: number }
+
+/** The snapshot thread's (snapshot-thread.ts): the journal, its replica's layout seed, where to start. */
+export type SnapshotThreadOptions = Pick<JournalThreadOptions, 'dataDir' | 'hashSeed' | 'recoveredSeq'>
+
+/** Journal thread -> snapshot thread. */
+export type ToSnapshotThread =
+  /** The journal is durable up to `seq`: the replica may follow. */
+  | { readonly type: 'durable'; readonly seq: number }
+  /** Durable up to `seq` too, and a snapshot is due there: apply exactly up to it and make it. */
+  | { readonly type: 'snapshot'; readonly seq: number }
+  /** Make the snapshots asked for, then close the journal and exit. */
+  | { readonly type: 'stop' }
+
+/** Snapshot thread -> journal thread: a snapshot to write. */
+export type FromSnapshotThread = { readonly type: 'snapshot'; readonly seq: number; readonly bytes: Uint8Array }
 
 /**
  * A group handed from the engine worker to its journal thread: applied, not yet durable. The
@@ -68,11 +84,6 @@ export interface JournalGroup {
 /** Engine worker -> journal thread. */
 export type ToJournal =
   | JournalGroup
-  /**
-   * The engine's snapshot at `seq`, the last seq of the group handed over just before it: written
-   * in a transaction of its own, after that group's (whose answers have left by then).
-   */
-  | { readonly type: 'snapshot'; readonly seq: number; readonly bytes: Uint8Array }
   /** The read store holds everything up to `seq` durably (journal retention). */
   | { readonly type: 'readDurable'; readonly seq: number }
   /** Nothing more comes: finish the retention, close the journal, say `stopped` to both, exit. */

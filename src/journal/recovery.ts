@@ -18,14 +18,19 @@ export interface Recovery {
   readonly ms: number
 }
 
-/** `endedOrdersRetained`: the journal's own (Journal.endedOrdersRetained), which its commands were applied with. */
-export function recover(journal: Journal, hashSeed: number, now: () => number, endedOrdersRetained?: number):
-  Recovery {
+/**
+ * `endedOrdersRetained`: the journal's own (Journal.endedOrdersRetained), which its commands were
+ * applied with. `upToSeq`: stop there rather than at the journal's end (the snapshot thread's
+ * replica starts where the engine worker's recovery ended, while the journal grows).
+ */
+export function recover(journal: Journal, hashSeed: number, now: () => number, endedOrdersRetained?: number,
+  upToSeq = Number.MAX_SAFE_INTEGER): Recovery {
   const started = now()
   const options = { hashSeed, endedOrdersRetained }
   let engine: Engine | null = null
   let snapshotsSkipped = 0
   for (const snapshot of journal.snapshotsNewestFirst()) {
+    if (snapshot.seq > upToSeq) continue
     engine = snapshot.bytes === null ? null : decodeOrNull(snapshot.bytes, options)
     if (engine !== null && engine.seq === snapshot.seq) break
     engine = null
@@ -35,6 +40,7 @@ export function recover(journal: Journal, hashSeed: number, now: () => number, e
   const snapshotSeq = engine.seq
   let replayed = 0
   for (const record of journal.recordsAfter(engine.seq)) {
+    if (record.seq > upToSeq) break
     // Nobody reads a replayed command's events: applyForReplay builds none (same state).
     engine.applyForReplay(record.command)
     replayed++

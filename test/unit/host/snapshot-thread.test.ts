@@ -1,0 +1,64 @@
+/**
+ * The snapshot thread (src/host/snapshot-thread.ts): the snapshots are made by a replica that
+ * follows the journal, not by the engine worker. Each one must be the engine's state at its seq:
+ * here every kept snapshot is compared with a replay of the whole journal up to that seq, over a
+ * simulated stream of every kind of command, and a restart from the newest one reaches the
+ * running engine's state hash.
+ */
+import t from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { EngineHost } from '../../../src/host/engine-host.js'
+import { Journal } from '../../../src/journal/journal.js'
+import { Engine } from '../../../src/engine/engine.js'
+import { decodeSnapshot, stateHashOf } from '../../../src/engine/snapshot.js'
+import { SNAPSHOTS_KEPT } from '../../../src/limits.js'
+import { Workload } from '../../simulation/workload.js'
+
+const SEED = Number(process.env.SNAPSHOT_SEED ?? 11)
+const COMMANDS = 900
+const SNAPSHOT_EVERY = 70
+
+t.test(`each snapshot is the engine's state at its seq (seed ${SEED})`, async (t) => {
+  t.comment(`seed ${SEED}; SNAPSHOT_SEED=<n> to repeat`)
+  const dir = mkdtempSync(join(tmpdir(), 'predex.snapshots-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const host = await EngineHost.start({ dataDir: dir, snapshotEveryCommands: SNAPSHOT_EVERY, hashSeed: 3 })
+  const unsubscribe = host.subscribe(() => undefined)
+  await host.eventsFlowing()
+  const workload = new Workload({ seed: SEED })
+  for (let i = 0; i < COMMANDS; i++) {
+    const command = workload.next()
+    const { seq: _seq, timeMs: _timeMs, ...unstamped } = command
+    const outcome = await host.submit(unstamped)
+    workload.observe(command, outcome.result, outcome.events)
+  }
+  const runningHash = await host.query({ kind: 'stateHash' })
+  unsubscribe()
+  await host.stop()
+
+  const journal = Journal.open({ path: dir, durability: 'sync', readOnly: true })
+  try {
+    const snapshots = [...journal.snapshotsNewestFirst()].reverse()
+    t.equal(snapshots.length, SNAPSHOTS_KEPT, `the ${SNAPSHOTS_KEPT} newest snapshots are kept`)
+    const replica = new Engine({ endedOrdersRetained: journal.endedOrdersRetained(null) })
+    let next = 0
+    for (const record of journal.recordsAfter(0)) {
+      replica.applyForReplay(record.command)
+      const snapshot = snapshots[next]
+      if (snapshot?.seq !== replica.seq) continue
+      t.equal(stateHashOf(decodeSnapshot(snapshot.bytes!)), stateHashOf(replica),
+        `the snapshot at seq ${snapshot.seq} is the journal replayed to there`)
+      next++
+    }
+    t.equal(next, snapshots.length, 'every snapshot sits at a seq of the journal')
+  } finally {
+    await journal.close()
+  }
+
+  const restarted = await EngineHost.start({ dataDir: dir, hashSeed: 4 })
+  t.ok(restarted.recovered.snapshotSeq > 0, 'the restart starts from a snapshot')
+  t.same(await restarted.query({ kind: 'stateHash' }), runningHash, 'and reaches the running engine\'s state')
+  await restarted.stop()
+})

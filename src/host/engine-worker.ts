@@ -59,6 +59,12 @@ class Group {
   constructor(readonly firstSeq: number) {}
 }
 
+/** The journal thread, and the Int32 it blocks on for the worker's messages (journal-thread.ts, run). */
+interface JournalThread {
+  readonly thread: Worker
+  readonly signal: Int32Array
+}
+
 interface WaitingQuery {
   readonly afterSeq: number
   readonly reply: FromWorker
@@ -86,7 +92,7 @@ class EngineWorker {
     /** This thread's own handle: recovery read it; it holds the directory's lock until the end. */
     private readonly journal: Journal,
     private readonly engine: Engine,
-    private readonly journalThread: Worker,
+    private readonly journalThread: JournalThread,
   ) {
     this.ring = new Ring(options.ring)
     this.durableSeq = engine.seq
@@ -97,7 +103,7 @@ class EngineWorker {
 
   async run(): Promise<void> {
     parentPort!.on('message', (message: ToWorker) => this.onMessage(message))
-    this.journalThread.on('message', (message: FromJournal) => this.onJournal(message))
+    this.journalThread.thread.on('message', (message: FromJournal) => this.onJournal(message))
     for (;;) {
       const applied = this.applyFromRing()
       if (this.handedOver === 0 && this.group.outcomes.length > 0) this.handOver()
@@ -179,10 +185,17 @@ class EngineWorker {
     const transfer: ArrayBuffer[] = []
     if (record !== null) transfer.push(record)
     if (outcomes !== null) transfer.push(outcomes)
-    this.journalThread.postMessage(message, transfer)
+    this.toJournal(message, transfer)
     this.handedOver++
     // The unsafe test switch: acknowledged already, so counted durable (the crash test shows the loss).
     if (this.options.unsafeAckBeforeJournalMs > 0) this.onDurable(this.engine.seq)
+  }
+
+  /** Posts to the journal thread, then wakes it: the message is there before the signal moves. */
+  private toJournal(message: ToJournal, transfer: ArrayBuffer[] = []): void {
+    this.journalThread.thread.postMessage(message, transfer)
+    Atomics.add(this.journalThread.signal, 0, 1)
+    Atomics.notify(this.journalThread.signal, 0)
   }
 
   private onJournal(message: FromJournal): void {
@@ -209,8 +222,8 @@ class EngineWorker {
 
   /** Every group is durable: the journal thread closes its journal, then this thread its own. */
   private async stopJournalThread(): Promise<void> {
-    const stopped = new Promise<void>((resolve) => this.journalThread.on('exit', () => resolve()))
-    this.journalThread.postMessage({ type: 'stop' } satisfies ToJournal)
+    const stopped = new Promise<void>((resolve) => this.journalThread.thread.on('exit', () => resolve()))
+    this.toJournal({ type: 'stop' })
     await stopped
     await this.journal.close()
   }
@@ -231,7 +244,7 @@ class EngineWorker {
         this.eventsWanted = message.wanted
         return
       case 'readDurable':
-        this.journalThread.postMessage(message satisfies ToJournal)
+        this.toJournal(message)
         return
       case 'query': {
         // The answer reflects every command applied so far; release it once they are durable.
@@ -271,15 +284,17 @@ function fatal(error: unknown): never {
 }
 
 /** Starts the journal thread, with the main thread's end of the outcomes' channel; resolves once it is ready. */
-async function startJournalThread(options: WorkerOptions, recoveredSeq: number): Promise<Worker> {
+async function startJournalThread(options: WorkerOptions, recoveredSeq: number): Promise<JournalThread> {
   const threadOptions: JournalThreadOptions = {
     stats: options.stats, dataDir: options.dataDir, durability: options.durability,
     journalRetention: options.journalRetention, unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs,
     failJournalAtBatch: options.failJournalAtBatch, hopTrace: options.hopTrace, toMain: options.toMain,
     snapshotEveryCommands: options.snapshotEveryCommands, hashSeed: options.hashSeed, recoveredSeq,
+    signal: new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT),
   }
   const thread = startThread('journal-thread', import.meta.url,
     (url, flags) => new Worker(url, { workerData: threadOptions, transferList: [options.toMain], ...flags }))
+
   // The journal thread's failure is the worker's: fail-stop.
   thread.on('error', fatal)
   await new Promise<void>((resolve, reject) => {
@@ -290,7 +305,7 @@ async function startJournalThread(options: WorkerOptions, recoveredSeq: number):
   thread.on('exit', (code) => {
     if (code !== 0) fatal(new Error(`the journal thread exited (code ${code})`))
   })
-  return thread
+  return { thread, signal: new Int32Array(threadOptions.signal) }
 }
 
 async function main(): Promise<void> {

@@ -44,7 +44,11 @@ export interface WorkerOptions {
 /** The journal thread's options: the worker's, less what only the engine needs, and where recovery ended. */
 export type JournalThreadOptions = Pick<WorkerOptions, 'stats' | 'dataDir' | 'durability' | 'journalRetention' |
   'unsafeAckBeforeJournalMs' | 'failJournalAtBatch' | 'hopTrace' | 'toMain' | 'snapshotEveryCommands' | 'hashSeed'>
-  & { readonly recoveredSeq: number }
+  & {
+    readonly recoveredSeq: number
+    /** One Int32 the worker bumps (and notifies) after each message it posts to the journal thread. */
+    readonly signal: SharedArrayBuffer
+  }
 
 /** The snapshot thread's (snapshot-thread.ts): the journal, its replica's layout seed, where to start. */
 export type SnapshotThreadOptions = Pick<JournalThreadOptions, 'dataDir' | 'hashSeed' | 'recoveredSeq'>

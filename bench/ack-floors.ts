@@ -13,7 +13,8 @@
  *   the worker's wake-up and apply, the answer's trip back; no wait for the disk.
  * - `hostDurable`: the same with durability `sync`: everything an ack waits for when alone.
  * - `durableHops`: that durable ack hop by hop (src/host/hop-trace.ts): into the ring until the
- *   worker takes it; apply and journal commit until the answer is posted; the answer's trip to
+ *   worker takes it; apply until its group is handed to the journal thread (with the wait for
+ *   the journal thread to be free); the commit until the answer is posted; the answer's trip to
  *   the main thread; from its arrival until the caller's `await` resumes.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -30,9 +31,17 @@ export interface Floor {
 }
 
 /** A durable ack's hops, in order; they add up to `hostDurable` command by command. */
-export const DURABLE_HOPS = ['submitted -> decoded', 'decoded -> posted', 'posted -> received',
+export const DURABLE_HOPS = ['submitted -> decoded', 'decoded -> handed', 'handed -> posted', 'posted -> received',
   'received -> resumed'] as const
-type DurableHop = (typeof DURABLE_HOPS)[number]
+export type DurableHop = (typeof DURABLE_HOPS)[number]
+
+/** Each hop between two marks of the trace, in order; the last one ends when the caller resumes. */
+export const TRACED_HOPS: readonly (readonly [DurableHop, Hop, Hop])[] = [
+  ['submitted -> decoded', 'submitted', 'decoded'],
+  ['decoded -> handed', 'decoded', 'handed'],
+  ['handed -> posted', 'handed', 'posted'],
+  ['posted -> received', 'posted', 'received'],
+]
 
 export interface AckFloors {
   readonly lmdbPutFlushed: Floor
@@ -81,8 +90,8 @@ interface HostRun {
 async function hostLatencies(dir: string, commands: number, durability: Durability): Promise<HostRun> {
   const host = await EngineHost.start({ dataDir: dir, durability, hopTrace: true })
   const trace = host.hopTrace!
-  const run: HostRun = { latencies: [], hops: { 'submitted -> decoded': [], 'decoded -> posted': [],
-    'posted -> received': [], 'received -> resumed': [] } }
+  const run: HostRun = { latencies: [],
+    hops: Object.fromEntries(DURABLE_HOPS.map((hop) => [hop, []])) as unknown as Record<DurableHop, number[]> }
   const between = (requestId: number, from: Hop, to: Hop): number => trace.at(requestId, to) - trace.at(requestId, from)
   try {
     for (let i = 0; i < commands; i++) {
@@ -91,9 +100,7 @@ async function hostLatencies(dir: string, commands: number, durability: Durabili
       const started = performance.now()
       await host.submit({ kind: 'credit', address, usdcMicros: 1, gasMicros: 0 })
       run.latencies.push(performance.now() - started)
-      run.hops['submitted -> decoded'].push(between(requestId, 'submitted', 'decoded'))
-      run.hops['decoded -> posted'].push(between(requestId, 'decoded', 'posted'))
-      run.hops['posted -> received'].push(between(requestId, 'posted', 'received'))
+      for (const [hop, from, to] of TRACED_HOPS) run.hops[hop].push(between(requestId, from, to))
       run.hops['received -> resumed'].push(performance.timeOrigin + performance.now() - trace.at(requestId, 'received'))
     }
   } finally {

@@ -29,7 +29,8 @@ import { percentile, summarize, type Summary } from './stats.js'
 import { BenchFlags } from './flags.js'
 import { histogram, TimelineRecorder, type Timeline, type WorkloadSeries } from './series.js'
 import { measureDiskFlush } from './disk-flush.js'
-import { DURABLE_HOPS, measureAckFloors, type AckFloors, type Floor } from './ack-floors.js'
+import { DURABLE_HOPS, measureAckFloors, TRACED_HOPS, type AckFloors, type Floor } from './ack-floors.js'
+import type { Hop, HopTrace } from '../src/host/hop-trace.js'
 import { assert } from '../src/stdx/assert.js'
 import { ownProfileDir, PhaseClock } from './predex-server.js'
 
@@ -105,6 +106,35 @@ interface Step {
   readonly latencies: Float64Array
   /** How late the sender submitted, p99 (ms): the part of the latency spent before the host saw the command. */
   readonly sendLateP99Ms: number
+  /** With the host's hop trace: each command's time in each hop (sorted, ms); they add up to its latency. */
+  readonly hops: Readonly<Record<LoadHop, Float64Array>> | null
+}
+
+/** The hops of an ack under load: the sender's lateness, then the host's (ack-floors.ts). */
+const LOAD_HOPS = ['due -> submitted', ...DURABLE_HOPS] as const
+type LoadHop = (typeof LOAD_HOPS)[number]
+
+/** Records where each acknowledged command spent its time, from the host's hop trace. */
+class HopRecorder {
+  private readonly hops: Record<LoadHop, Float64Array>
+
+  constructor(private readonly trace: HopTrace, count: number) {
+    this.hops = Object.fromEntries(LOAD_HOPS.map((hop) => [hop, new Float64Array(count)])) as
+      unknown as Record<LoadHop, Float64Array>
+  }
+
+  /** Command `index`, request `requestId`, due at `dueMs` (performance.now), acknowledged just now. */
+  acknowledged(index: number, requestId: number, dueMs: number): void {
+    const at = (hop: Hop): number => this.trace.at(requestId, hop) - performance.timeOrigin
+    this.hops['due -> submitted'][index] = at('submitted') - dueMs
+    for (const [hop, from, to] of TRACED_HOPS) this.hops[hop][index] = at(to) - at(from)
+    this.hops['received -> resumed'][index] = performance.now() - at('received')
+  }
+
+  sorted(): Record<LoadHop, Float64Array> {
+    return Object.fromEntries(LOAD_HOPS.map((hop) => [hop, sortedMs(this.hops[hop])])) as
+      unknown as Record<LoadHop, Float64Array>
+  }
 }
 
 /** The sender never sleeps for less than this: a timer is late by about a millisecond anyway. */
@@ -127,15 +157,18 @@ async function openLoop(host: EngineHost, commands: readonly UnstampedCommand[],
   let next = 0
   let done = 0
   let lastAck = start
+  const hops = host.hopTrace === null ? null : new HopRecorder(host.hopTrace, count)
   await new Promise<void>((resolve, reject) => {
     const tick = (): void => {
       const now = performance.now()
       while (next < count && dueOf(next) <= now) {
         const index = next++
         late[index] = now - dueOf(index)
+        const requestId = host.nextRequest
         host.submit(commands[index]!).then(() => {
           lastAck = performance.now()
           latencies[index] = lastAck - dueOf(index)
+          hops?.acknowledged(index, requestId, dueOf(index))
           if (++done === count) resolve()
         }, (error: unknown) => reject(error instanceof PredexError ? new Error(`${error.code} at ${rate}/s`) : error))
       }
@@ -147,7 +180,7 @@ async function openLoop(host: EngineHost, commands: readonly UnstampedCommand[],
     tick()
   })
   return { ratePerSecond: rate, achievedPerSecond: count / ((lastAck - start) / 1000), latencies: sortedMs(latencies),
-    sendLateP99Ms: percentile(sortedMs(late), 0.99) }
+    sendLateP99Ms: percentile(sortedMs(late), 0.99), hops: hops?.sorted() ?? null }
 }
 
 function directoryBytes(dir: string): number {
@@ -228,7 +261,8 @@ class StepHost {
   private async renew(): Promise<void> {
     await this.stop()
     this.dir = mkdtempSync(join(tmpdir(), 'predex-bench-open-'))
-    this.host = await EngineHost.start({ dataDir: this.dir, durability: 'sync' })
+    // The hop trace: the half-load step's ack, hop by hop (a few marks a command, shared memory).
+    this.host = await EngineHost.start({ dataDir: this.dir, durability: 'sync', hopTrace: true })
     for (const command of this.setup) await this.host.submit(command)
     this.next = 0
   }
@@ -433,7 +467,18 @@ function reportOf(options: Options, m: Throughput, half: Step, knee: Knee, r: Re
     restart_no_snapshot_ms: Math.round(r.noSnapshotMs),
     commands: options.commands,
     runs: options.runs,
+    ...halfHopFields(half),
   }
+}
+
+/** The half-load step's ack, hop by hop: `half_hop_<from>_to_<to>_p50_ms` and `_p99_ms`. */
+function halfHopFields(half: Step): Record<string, number> {
+  if (half.hops === null) return {}
+  return Object.fromEntries(LOAD_HOPS.flatMap((hop) => {
+    const name = `half_hop_${hop.replace(' -> ', '_to_')}`
+    return [[`${name}_p50_ms`, round(percentile(half.hops![hop], 0.5))],
+      [`${name}_p99_ms`, round(percentile(half.hops![hop], 0.99))]]
+  }))
 }
 
 function seriesOf(m: Throughput, half: Step, knee: Knee): WorkloadSeries {
@@ -510,7 +555,7 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     '| --- | --- | --- | --- | --- | --- | --- |',
     stepRow(half, ' (half of max)', r.ack_p99_bound_ms!),
     ...knee.steps.map((step) => stepRow(step, step === knee.knee ? ' (knee)' : '', r.ack_p99_bound_ms!)),
-    '',
+    '', ...halfHopTable(r),
     `The floor: this disk makes a 4 KiB write durable (fdatasync) in p50 ${r.disk_flush_p50_ms} ms, p99 ` +
     `${r.disk_flush_p99_ms} ms; every durable ack waits for at least one such flush, so no ack p99 goes below it.`, '',
     'Each hop alone, one at a time (bench/ack-floors.ts):', '',
@@ -531,6 +576,19 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     `(target >= 0.7: ${met(r.replay_to_engine! >= 0.7)}). Restart to ready: ${r.restart_ms} ms with a snapshot ` +
     `(target < 2 s: ${met(r.restart_ms! < 2000)}), ${r.restart_no_snapshot_ms} ms without.`,
   ].join('\n') + '\n'
+}
+
+/** The half-load step's ack hop by hop (empty without the trace). */
+function halfHopTable(r: Record<string, number>): string[] {
+  if (r.half_hop_due_to_submitted_p50_ms === undefined) return []
+  return [`The ack at ${r.ack_rate_per_s}/s (half of the maximum), hop by hop: where each command spent its time ` +
+    '(the sender\'s lateness, then the host: the ring, apply and the wait for the journal thread, the commit, the ' +
+    'answer\'s trip, the caller\'s resumption). Each command\'s hops add up to its latency.', '',
+    '| hop | p50 ms | p99 ms |', '| --- | --- | --- |',
+    ...LOAD_HOPS.map((hop) => {
+      const name = `half_hop_${hop.replace(' -> ', '_to_')}`
+      return `| ${hop} | ${r[`${name}_p50_ms`]} | ${r[`${name}_p99_ms`]} |`
+    }), '']
 }
 
 function pct(ratio: number): string {

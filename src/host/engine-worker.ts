@@ -179,6 +179,7 @@ class EngineWorker {
     if (!sync && group.recorded === 0) return this.onDurable(this.engine.seq)
     const record = group.recorded > 0 ? this.batch.seal().buffer as ArrayBuffer : null
     const outcomes = sync ? outcomeWriter.encode(group.outcomes) : null
+    if (hopTrace !== null) for (const outcome of group.outcomes) hopTrace.mark(outcome.requestId, 'handed')
     const requestIds = sync && hopTrace !== null ? Float64Array.from(group.outcomes, (o) => o.requestId) : null
     const message: ToJournal = { type: 'group', firstSeq: group.firstSeq, lastSeq: this.engine.seq, record,
       commands: group.recorded, outcomes, requestIds }

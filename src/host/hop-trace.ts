@@ -1,7 +1,8 @@
 /**
  * When each request passed each hop of the host (benchmarks only, `HostOptions.hopTrace`): the
  * main thread marks it submitted (written to the ring) and received (its outcome decoded), the
- * engine worker decoded (taken off the ring), the journal thread posted (its outcome sent back,
+ * engine worker decoded (taken off the ring) and handed (its group given to the journal thread:
+ * applied, and the journal thread free), the journal thread posted (its outcome sent back,
  * after the journal commit; for durability `async`, the worker, before it). One
  * SharedArrayBuffer the threads write, so a slow ack can be read hop by hop (bench/ack-floors.ts).
  * Times are `performance.timeOrigin + performance.now()`, in ms, comparable across the threads
@@ -10,9 +11,9 @@
  */
 import { HOP_TRACE_SLOTS } from '../limits.js'
 
-export const HOPS = ['submitted', 'decoded', 'posted', 'received'] as const
+export const HOPS = ['submitted', 'decoded', 'handed', 'posted', 'received'] as const
 export type Hop = (typeof HOPS)[number]
-const INDEX_OF: Readonly<Record<Hop, number>> = { submitted: 0, decoded: 1, posted: 2, received: 3 }
+const INDEX_OF: Readonly<Record<Hop, number>> = { submitted: 0, decoded: 1, handed: 2, posted: 3, received: 4 }
 
 export class HopTrace {
   private readonly times: Float64Array

@@ -55,12 +55,15 @@ class JournalThread {
   private readDurableSeq = 0
   private readonly stats: EngineStatsWriter
   private readonly hopTrace: HopTrace | null
+  /**
+   * The replica that makes the snapshots (snapshot-thread.ts), started when it is first needed:
+   * a host that stops before (most tests' hosts) never pays for its thread and its recovery.
+   */
+  private snapshots: Worker | null = null
 
   constructor(
     private readonly options: JournalThreadOptions,
     private readonly journal: Journal,
-    /** The replica that makes the snapshots (snapshot-thread.ts); null when snapshots are off. */
-    private readonly snapshots: Worker | null,
   ) {
     this.stats = new EngineStatsWriter(options.stats)
     this.hopTrace = options.hopTrace === null ? null : new HopTrace(options.hopTrace)
@@ -149,7 +152,7 @@ class JournalThread {
    * Every SNAPSHOT_EVERY_COMMANDS, it makes a snapshot at the group's last seq.
    */
   private follow(group: JournalGroup): void {
-    if (this.snapshots === null) return
+    if (this.options.snapshotEveryCommands >= Number.MAX_SAFE_INTEGER) return
     this.commandsSinceSnapshot += group.commands
     this.commandsSinceFollow += group.commands
     const due = this.commandsSinceSnapshot >= this.options.snapshotEveryCommands
@@ -157,6 +160,7 @@ class JournalThread {
     if (due) this.commandsSinceSnapshot = 0
     this.commandsSinceFollow = 0
     const message: ToSnapshotThread = { type: due ? 'snapshot' : 'durable', seq: group.lastSeq }
+    this.snapshots ??= startSnapshotThread(this.options, (snapshot) => this.onSnapshot(snapshot))
     this.snapshots.postMessage(message)
   }
 
@@ -227,13 +231,14 @@ function fatal(error: unknown): never {
   throw error instanceof Error ? error : new Error(message)
 }
 
-/** The replica that makes the snapshots, unless they are off (snapshotEveryCommands at MAX_SAFE_INTEGER). */
-function startSnapshotThread(options: JournalThreadOptions): Worker | null {
-  if (options.snapshotEveryCommands >= Number.MAX_SAFE_INTEGER) return null
+/** The replica that makes the snapshots; `onSnapshot` gets each one it makes. */
+function startSnapshotThread(options: JournalThreadOptions, onSnapshot: (message: FromSnapshotThread) => void):
+  Worker {
   const threadOptions: SnapshotThreadOptions = { dataDir: options.dataDir, hashSeed: options.hashSeed,
     recoveredSeq: options.recoveredSeq }
   const thread = startThread('snapshot-thread', import.meta.url,
     (url, flags) => new Worker(url, { workerData: threadOptions, ...flags }))
+  thread.on('message', onSnapshot)
   // Its failure is the journal's (fail-stop), as a failed write would be.
   thread.on('error', fatal)
   thread.on('exit', (code) => {
@@ -245,9 +250,7 @@ function startSnapshotThread(options: JournalThreadOptions): Worker | null {
 async function main(): Promise<void> {
   const options = workerData as JournalThreadOptions
   const journal = Journal.open({ path: options.dataDir, durability: options.durability })
-  const snapshots = startSnapshotThread(options)
-  const thread = new JournalThread(options, journal, snapshots)
-  snapshots?.on('message', (message: FromSnapshotThread) => thread.onSnapshot(message))
+  const thread = new JournalThread(options, journal)
   toWorker({ type: 'ready' })
   return thread.run()
 }

@@ -48,18 +48,25 @@ const at = (label: string, workload: string, source: string, value: Target['valu
   ...(LIMITED_BY[label] === undefined ? {} : { limitedBy: LIMITED_BY[label] }) })
 
 const PERFORMANCE = 'docs/performance.md'
-/** By target label: what the last profiles found (2026-11-27); re-profile with `--profile <workload>`. */
+/** By target label: what the last profiles found (2026-11-27; the host's, 2026-11-28); re-profile with `--profile <workload>`. */
 const LIMITED_BY: Readonly<Record<string, string>> = {
   'engine vs nodejs-order-book, same stream (holds + complementary)': 'the order-id table: every placement and ' +
     'cancel hashes a 66-character hex id (OrderIndex.get 0.8 s and setLive 0.3 s of the engine\'s 2.9 s in a ' +
     'bench:engine --cpu-prof run), then placement, aggregates and GC; the lever is ids as packed bytes hashed once, ' +
     `and orders in typed arrays (${PERFORMANCE})`,
-  'durable host (sync) vs engine alone': 'the engine worker, of which the engine is a third: outcome encoding, ' +
-    `command decoding and GC (the journal writes one record per batch since issue 29) (${PERFORMANCE}, the engine host)`,
-  'ack p99 at half of the closed-loop maximum vs the disk\'s flush p99': 'the hops and the CPU, not the disk: one ' +
-    'command alone waits p99 1.7-2.6 ms (synchronous commits since issue 29; 4.2 ms through lmdb-js\'s thread), ' +
-    'the host\'s round trip without the disk has p99 2-3 ms, and at half load the two cores are busy ' +
-    `(bench:host's per-hop table; ${PERFORMANCE}, "Write path v2")`,
+  'durable host (sync) vs engine alone': 'the engine worker at 14.5 µs a command, of which the engine is 4.6: ' +
+    'command decoding 3.2 (strings built for every field of an order), outcome encoding 2.4, its loop and GC; the ' +
+    'lever is commands and results that stay bytes through the worker (issue 29 point 2, issue 30) ' +
+    `(${PERFORMANCE}, "Write path v2, second step")`,
+  'ack p99 at half of the closed-loop maximum vs the disk\'s flush p99': 'two LMDB flushes per commit with one ' +
+    'group at the journal thread (a command waits about 1.5 commits; a commit alone p50 0.35-0.52 ms, 1.0-1.9 ms ' +
+    'under load), and two cores shared by the main thread (the load generator\'s too), the worker, the journal ' +
+    'thread and the snapshot replica: at half load every hop waits for a core (bench:host\'s half-load table, hop ' +
+    `by hop; ${PERFORMANCE}, "Write path v2, second step")`,
+  'knee (highest open-loop rate with ack p99 <= 3 x the disk\'s flush p99) vs the closed-loop maximum': 'the same ' +
+    'floor: at 200-1 000 commands/s the ack p99 was 4-17 ms, the load generator itself late by about 2 ms at p99; ' +
+    'the lever is one flush per commit (a write-ahead file appended and fdatasync\'d once per group) ' +
+    `(${PERFORMANCE}, "Write path v2, second step")`,
   'replay vs engine alone': `decoding every command into an object, then applying it (${PERFORMANCE}, the engine host)`,
   'native backend vs raw libsecp256k1, per core': 'what a full check does around the recovery in JavaScript ' +
     '(the EIP-712 digest, the address, parsing: about 5 µs) and the recovery\'s tables evicted from L2 by it; ' +

@@ -84,10 +84,10 @@ class JournalThread {
   /**
    * Blocks in Atomics.wait for the worker's next message rather than in the event loop: woken
    * through its event loop (postMessage), a lone command's ack took about 0.1 ms longer at p50
-   * here (0.79-0.89 against 0.71-0.78 ms), on the path of every acknowledgement at light load. The worker bumps the signal
-   * after each message it posts (engine-worker.ts, toJournal); the event loop still runs when the
-   * worker is quiet and every EVENT_LOOP_EVERY_MS under load, for the snapshot thread's messages,
-   * the retention's writes and the test switch's timers.
+   * here (0.79-0.89 against 0.71-0.78 ms), on the path of every acknowledgement at light load.
+   * The worker bumps the signal after each message it posts (engine-worker.ts, toJournal); the
+   * event loop still runs when the worker is quiet and every EVENT_LOOP_EVERY_MS under load, for
+   * the snapshot thread's messages, the retention's writes and the test switch's timers.
    */
   async run(): Promise<void> {
     const signal = new Int32Array(this.options.signal)

@@ -146,10 +146,7 @@ export class OutcomeWriter {
         this.length = start
         const bytes = encoder.encode(value)
         this.uint(bytes.length * 2 + 1)
-        this.reserve(bytes.length)
-        this.buffer.set(bytes, this.length)
-        this.length += bytes.length
-        return
+        return this.bytes(bytes)
       }
       this.buffer[at + i] = code
     }
@@ -210,6 +207,10 @@ export class OutcomeWriter {
     const bytes = encoder.encode(value)
     this.tag(Tag.Utf8New)
     this.uint(bytes.length)
+    this.bytes(bytes)
+  }
+
+  private bytes(bytes: Uint8Array): void {
     this.reserve(bytes.length)
     this.buffer.set(bytes, this.length)
     this.length += bytes.length
@@ -321,12 +322,7 @@ class OutcomeReader {
   }
 
   private newString(byteLength: number, utf8: boolean): string {
-    const start = this.offset
-    assert(start + byteLength <= this.bytes.length, 'an outcome batch ends inside a string')
-    this.offset += byteLength
-    const value = utf8
-      ? utf8Decoder.decode(this.bytes.subarray(start, start + byteLength))
-      : this.latin1.toString('latin1', start, start + byteLength)
+    const value = this.text(byteLength, utf8)
     this.strings.push(value)
     return value
   }
@@ -354,13 +350,7 @@ class OutcomeReader {
         return shape === ResultShape.Rejection ? { ok: false, code, message, context }
           : { ok: false, code, message, context, orderId: this.loneString() }
       }
-      case ResultShape.BatchPlaced: {
-        const length = this.uint()
-        assert(length <= this.bytes.length - this.offset, 'an outcome batch result is no longer than its batch')
-        const results: unknown[] = []
-        for (let i = 0; i < length; i++) results.push(this.value())
-        return { ok: true, results }
-      }
+      case ResultShape.BatchPlaced: return { ok: true, results: this.list(() => this.value()) }
       case ResultShape.Canceled: {
         const canceled = this.loneStrings()
         return { ok: true, canceled, notCanceled: this.value() }
@@ -370,22 +360,31 @@ class OutcomeReader {
   }
 
   private loneStrings(): string[] {
-    const length = this.uint()
-    assert(length <= this.bytes.length - this.offset, 'an outcome id list is no longer than its batch')
-    const values: string[] = []
-    for (let i = 0; i < length; i++) values.push(this.loneString())
-    return values
+    return this.list(() => this.loneString())
   }
 
   private loneString(): string {
     const header = this.uint()
-    const byteLength = Math.floor(header / 2)
+    return this.text(Math.floor(header / 2), header % 2 === 1)
+  }
+
+  /** The next `byteLength` bytes as text: UTF-8, or one char a byte (written only for ASCII). */
+  private text(byteLength: number, utf8: boolean): string {
     const start = this.offset
     assert(start + byteLength <= this.bytes.length, 'an outcome batch ends inside a string')
     this.offset += byteLength
-    return header % 2 === 1
+    return utf8
       ? utf8Decoder.decode(this.bytes.subarray(start, start + byteLength))
       : this.latin1.toString('latin1', start, start + byteLength)
+  }
+
+  /** A length, then that many items; a length beyond the batch's bytes is damage, not a huge list. */
+  private list<T>(item: () => T): T[] {
+    const length = this.uint()
+    assert(length <= this.bytes.length - this.offset, 'an outcome list is no longer than its batch')
+    const values: T[] = []
+    for (let i = 0; i < length; i++) values.push(item())
+    return values
   }
 
   private stringRef(): string {
@@ -401,11 +400,7 @@ class OutcomeReader {
   }
 
   private array(): unknown[] {
-    const length = this.uint()
-    assert(length <= this.bytes.length - this.offset, 'an outcome array is no longer than its batch')
-    const values: unknown[] = []
-    for (let i = 0; i < length; i++) values.push(this.value())
-    return values
+    return this.list(() => this.value())
   }
 
   private object(): Record<string, unknown> {

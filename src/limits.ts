@@ -38,6 +38,15 @@ export const HOP_TRACE_SLOTS = 65_536
 export const SNAPSHOT_EVERY_COMMANDS = 100_000
 /** Snapshots kept in the data directory (older ones are deleted). */
 export const SNAPSHOTS_KEPT = 2
+/**
+ * Snapshots the replica (src/host/snapshot-thread.ts) holds asked for and not yet made: a replica
+ * that has fallen further behind drops the oldest, which retention would delete anyway.
+ */
+export const SNAPSHOTS_WANTED_MAX = SNAPSHOTS_KEPT
+/** The replica is told how far the journal is durable after this many commands (journal-thread.ts). */
+export const REPLICA_FOLLOW_COMMANDS = 4_096
+/** Commands the replica applies between two looks at its messages (a `stop`, a new target). */
+export const REPLICA_SLICE_COMMANDS = 4_096
 /** Queries waiting for an answer from the engine worker. */
 export const PENDING_QUERIES_MAX = 4_096
 /**

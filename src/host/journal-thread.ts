@@ -18,7 +18,7 @@
 import { parentPort, receiveMessageOnPort, Worker, workerData } from 'node:worker_threads'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { Journal } from '../journal/journal.js'
-import { SNAPSHOTS_KEPT } from '../limits.js'
+import { REPLICA_FOLLOW_COMMANDS, SNAPSHOTS_KEPT } from '../limits.js'
 import { startThread } from '../thread-start.js'
 import type {
   FromJournal,
@@ -37,8 +37,6 @@ import { HopTrace } from './hop-trace.js'
 const IDLE_WAIT_MS = 20
 /** Under load, the event loop still runs this often (the snapshot thread's messages, the retention). */
 const EVENT_LOOP_EVERY_MS = 10
-/** The snapshot thread's replica is told how far to follow after this many commands (follow). */
-const REPLICA_FOLLOW_COMMANDS = 4_096
 
 class JournalThread {
   private groupsWritten = 0

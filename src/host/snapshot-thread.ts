@@ -28,16 +28,15 @@ import { encodeSnapshot } from '../engine/snapshot.js'
 import { Journal } from '../journal/journal.js'
 import { recover } from '../journal/recovery.js'
 import { assert } from '../stdx/assert.js'
+import { REPLICA_SLICE_COMMANDS, SNAPSHOTS_WANTED_MAX } from '../limits.js'
 import type { FromSnapshotThread, SnapshotThreadOptions, ToSnapshotThread } from './messages.js'
 
 const NICE_LOWEST = 19
-/** Commands applied between two looks at the messages (a `stop`, a new target). */
-const SLICE_COMMANDS = 4_096
 
 class SnapshotThread {
   /** The journal is durable up to here: the replica may apply up to it. */
   private durableSeq: number
-  /** Snapshots asked for and not yet made, in increasing seq. */
+  /** Snapshots asked for and not yet made, in increasing seq; at most SNAPSHOTS_WANTED_MAX. */
   private readonly wanted: number[] = []
   private scheduled = false
   private stopping = false
@@ -55,6 +54,8 @@ class SnapshotThread {
         assert(message.seq > this.engine.seq && message.seq > (this.wanted.at(-1) ?? 0),
           'a snapshot is asked for at a seq the replica has not passed, in order')
         this.wanted.push(message.seq)
+        // Bounded: a replica far behind makes the newest snapshots, the ones retention keeps.
+        if (this.wanted.length > SNAPSHOTS_WANTED_MAX) this.wanted.shift()
         this.durableSeq = Math.max(this.durableSeq, message.seq)
         break
       case 'stop':
@@ -81,7 +82,7 @@ class SnapshotThread {
     if (this.engine.seq < target) {
       for (const record of this.journal.recordsAfter(this.engine.seq)) {
         this.engine.applyForReplay(record.command)
-        if (++applied === SLICE_COMMANDS || this.engine.seq === target) break
+        if (++applied === REPLICA_SLICE_COMMANDS || this.engine.seq === target) break
       }
     }
     if (this.wanted[0] === this.engine.seq) this.snapshot(this.wanted.shift()!)

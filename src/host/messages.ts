@@ -1,7 +1,7 @@
 /**
- * The messages between the front end (main thread) and the engine worker. Commands do not
- * travel here: they go through the command ring. What comes back is here: results and events,
- * released only once the batch that holds them is durable.
+ * The messages between the front end (main thread), the engine worker, its journal thread and
+ * the snapshot thread. Commands do not travel here: they go through the command ring. What comes
+ * back is here: results and events, released only once the batch that holds them is durable.
  */
 import type { EngineEvent } from '../engine/event.js'
 import type { CommandResult } from '../engine/result.js'

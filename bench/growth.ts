@@ -3,8 +3,8 @@
  * worker, journal, read model, read store, fan-out; no HTTP load, so the figure is the state's,
  * not the faces') takes a steady workload whose live state stays the same size (every cycle
  * mints two orders into a trade and places and cancels a third), and the resident set is sampled
- * as the commands go by. After warm-up a bounded server's own memory (RssAnon: both threads'
- * heaps and native allocations) is flat. Samples follow a full collection in both threads, yet
+ * as the commands go by. After warm-up a bounded server's own memory (RssAnon: every thread's
+ * heaps and native allocations) is flat. Samples follow a full collection in every thread, yet
  * they still jump by 20-50 MB either way: the free pages V8 keeps committed beside its live
  * objects (its pool: the young generation sized to the survival rate, emptied pages given back
  * later) moved by 40 MB between samples, and a slope fitted to them read -11 to 78 bytes per
@@ -23,12 +23,14 @@
  * async skips the fsync per batch: the subject is memory, and the run is several times faster.
  *
  * The last line with --json: {commands, trades, open_orders, read_store_bytes_per_command,
- * rss_start_mb, rss_end_mb, anon_start_mb, anon_end_mb, anon_median_rise_mb and
+ * rss_start_mb, rss_end_mb, anon_start_mb, anon_end_mb, anon_warm_mb (the first sample after
+ * WARM_UP_COMMANDS), anon_last_quarter_mb (the last quarter's median sample), anon_median_rise_mb and
  * heaps_used_median_rise_mb (the last quarter's median sample over the second quarter's: own memory,
- * and both threads' live V8 objects), bytes_per_command (RssAnon), rss_bytes_per_command,
+ * and every thread's live V8 objects), bytes_per_command (RssAnon), rss_bytes_per_command,
  * heap_bytes_per_command, engine_heap_bytes_per_command (slopes fitted over the second half),
- * collected, anon_mb_samples, heaps_used_mb_samples, heaps_committed_mb_samples}; each sample
- * after a full GC in both threads (with --expose-gc).
+ * collected, threads_last_sample, anon_mb_samples, heaps_used_mb_samples, heaps_committed_mb_samples}; each sample
+ * after a full GC (with --expose-gc) in every thread: the main thread, the engine worker, its
+ * journal thread and the snapshot replica (src/host/thread-memory.ts).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -39,8 +41,10 @@ import { startPredex, type Predex } from '../src/app.js'
 import type { OrderInput, UnstampedCommand } from '../src/engine/command.js'
 import { rssOf } from '../scripts/soak/server.js'
 import { BenchFlags } from './flags.js'
-import { medianRise, slope } from './stats.js'
+import { median, medianRise, slope } from './stats.js'
 import { SILENT_LOG } from '../src/log.js'
+import { SNAPSHOT_EVERY_COMMANDS } from '../src/limits.js'
+import { fullCollection, type ThreadMemory } from '../src/host/thread-memory.js'
 
 const flags = new BenchFlags()
 const COMMANDS = flags.integer('--commands', flags.quick ? 200_000 : 1_000_000)
@@ -49,26 +53,29 @@ const DURABILITY = flags.list('--durability')?.[0] ?? 'sync'
 const TRADERS = 16
 const IN_FLIGHT = 256
 const SAMPLES = 20
+/**
+ * Warm-up ends when the server's periodic work has run once: the snapshot replica's first
+ * snapshots (its thread starts with the first follow, and the first snapshot's buffers, LMDB's
+ * included, raised own memory by 60-90 MB once, 256 -> 345 MB at 100 000 commands here) and the
+ * journal's first retention pass, after the second snapshot.
+ */
+const WARM_UP_COMMANDS = 2 * SNAPSHOT_EVERY_COMMANDS + 1
 
 interface Sample {
   readonly commands: number
   readonly rssBytes: number
   readonly anonBytes: number
   readonly heapBytes: number
-  readonly workerHeapBytes: number
-  /** Both threads' V8 heaps in memory: live objects and the free pages V8 keeps committed. */
+  /** The engine's threads' live V8 objects: the worker's, its journal thread's, the replica's. */
+  readonly engineThreadsHeapBytes: number
+  /** Every thread's V8 heap in memory: live objects and the free pages V8 keeps committed. */
   readonly heapsCommittedBytes: number
-  /** Whether both threads ran a full collection first (only with --expose-gc). */
+  /** Whether every thread ran a full collection first (only with --expose-gc). */
   readonly collected: boolean
+  /** The engine's threads that answered (the replica starts with the first snapshot interval's follow). */
+  readonly threads: readonly string[]
 }
 
-function hasGc(): boolean {
-  return (globalThis as { gc?: () => void }).gc !== undefined
-}
-
-function gc(): void {
-  (globalThis as { gc?: () => void }).gc?.()
-}
 
 function address(n: number): string {
   return '0x' + (0x6000 + n).toString(16).padStart(40, '0')
@@ -126,16 +133,22 @@ async function main(): Promise<void> {
 
 type Host = Pick<Predex['context']['host'], 'submit' | 'query'>
 
-/** Memory after a full collection in both threads: garbage a later collection frees is not growth. */
+/**
+ * Memory after a full collection in every thread (the main thread, the engine worker, its journal
+ * thread, the snapshot replica once it runs): garbage a later collection frees is not growth.
+ */
 async function sampleOf(host: Host, commands: number): Promise<Sample> {
-  const worker = await host.query({ kind: 'memory', collect: true })
-  gc()
+  const answer = await host.query({ kind: 'memory', collect: true })
+  const collected = fullCollection()
   const memory = process.memoryUsage()
-  const engine = worker.kind === 'memory' ? worker : null
+  const threads = answer.kind === 'memory' ? answer.threads : []
+  const sum = (bytesOf: (thread: ThreadMemory) => number): number =>
+    threads.length === 0 ? Number.NaN : threads.reduce((total, thread) => total + bytesOf(thread), 0)
   return { commands, rssBytes: memory.rss, anonBytes: rssOf(process.pid)?.rssAnonBytes ?? Number.NaN,
-    heapBytes: memory.heapUsed, workerHeapBytes: engine?.heapUsedBytes ?? Number.NaN,
-    heapsCommittedBytes: getHeapStatistics().total_physical_size + (engine?.heapPhysicalBytes ?? Number.NaN),
-    collected: engine !== null && engine.collected && hasGc() }
+    heapBytes: memory.heapUsed, engineThreadsHeapBytes: sum((thread) => thread.heapUsedBytes),
+    heapsCommittedBytes: getHeapStatistics().total_physical_size + sum((thread) => thread.heapPhysicalBytes),
+    collected: threads.length > 0 && threads.every((thread) => thread.collected) && collected,
+    threads: threads.map((thread) => thread.thread) }
 }
 
 async function run(host: Host, yes: string, no: string): Promise<Sample[]> {
@@ -157,7 +170,7 @@ async function run(host: Host, yes: string, no: string): Promise<Sample[]> {
         const seconds = (performance.now() - startedMs) / 1000
         const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(0)
         process.stderr.write(`growth: ${done} commands, rss ${mb(sample.rssBytes)} MB, own ${mb(sample.anonBytes)} MB `
-          + `(heaps: main ${mb(sample.heapBytes)} MB, engine ${mb(sample.workerHeapBytes)} MB used, `
+          + `(heaps: main ${mb(sample.heapBytes)} MB, engine threads ${mb(sample.engineThreadsHeapBytes)} MB used, `
           + `${mb(sample.heapsCommittedBytes)} MB committed), `
           + `${(done / seconds).toFixed(0)} commands/s\n`)
       }
@@ -175,7 +188,7 @@ function fileBytes(path: string): number {
 function report(samples: readonly Sample[], trades: number, openOrders: number, readStoreBytes: number): void {
   const secondHalf = samples.slice(Math.floor(samples.length / 2))
   const mb = (bytes: number): number => Math.round(bytes / 2 ** 20)
-  const heapsUsedOf = (s: Sample): number => s.heapBytes + s.workerHeapBytes
+  const heapsUsedOf = (s: Sample): number => s.heapBytes + s.engineThreadsHeapBytes
   const result = {
     commands: COMMANDS, trades, open_orders: openOrders,
     read_store_bytes_per_command: Math.round(readStoreBytes / COMMANDS),
@@ -183,13 +196,17 @@ function report(samples: readonly Sample[], trades: number, openOrders: number, 
     rss_end_mb: mb(samples[samples.length - 1]!.rssBytes),
     anon_start_mb: mb(samples[0]!.anonBytes),
     anon_end_mb: mb(samples[samples.length - 1]!.anonBytes),
+    anon_warm_mb: mb((samples.find((s) => s.commands >= WARM_UP_COMMANDS) ?? samples[samples.length - 1]!).anonBytes),
+    anon_last_quarter_mb: mb(median(samples.slice(samples.length - Math.max(1, Math.floor(samples.length / 4)))
+      .map((s) => s.anonBytes))),
     bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.anonBytes]))),
     anon_median_rise_mb: mb(medianRise(samples.map((s) => s.anonBytes))),
     heaps_used_median_rise_mb: mb(medianRise(samples.map(heapsUsedOf))),
     rss_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.rssBytes]))),
     heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.heapBytes]))),
-    engine_heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.workerHeapBytes]))),
+    engine_heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.engineThreadsHeapBytes]))),
     collected: samples.every((s) => s.collected),
+    threads_last_sample: samples[samples.length - 1]!.threads,
     anon_mb_samples: samples.map((s) => mb(s.anonBytes)),
     heaps_committed_mb_samples: samples.map((s) => mb(s.heapsCommittedBytes)),
     heaps_used_mb_samples: samples.map((s) => mb(heapsUsedOf(s))),

@@ -248,10 +248,14 @@ class EngineWorker {
         this.toJournal(message)
         return
       case 'query': {
-        // The answer reflects every command applied so far; release it once they are durable.
-        const reply: FromWorker = {
-          type: 'answer', queryId: message.queryId, answer: answer(this.engine, message.query),
+        const queryAnswer = answer(this.engine, message.query)
+        // The journal thread adds its heap and the replica's, and answers.
+        if (queryAnswer.kind === 'memory') {
+          return this.toJournal({ type: 'memory', queryId: message.queryId,
+            collect: message.query.kind === 'memory' && message.query.collect, threads: queryAnswer.threads })
         }
+        // The answer reflects every command applied so far; release it once they are durable.
+        const reply: FromWorker = { type: 'answer', queryId: message.queryId, answer: queryAnswer }
         if (this.engine.seq <= this.durableSeq) post(reply)
         else this.waitingQueries.push({ afterSeq: this.engine.seq, reply })
       }

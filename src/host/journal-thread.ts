@@ -32,6 +32,7 @@ import type {
 } from './messages.js'
 import { EngineStatsWriter } from './engine-stats.js'
 import { HopTrace } from './hop-trace.js'
+import { threadMemory, type ThreadMemory } from './thread-memory.js'
 
 /** How long the thread blocks waiting for the worker before it lets its event loop run. */
 const IDLE_WAIT_MS = 20
@@ -58,6 +59,8 @@ class JournalThread {
    * a host that stops before (most tests' hosts) never pays for its thread and its recovery.
    */
   private snapshots: Worker | null = null
+  /** Memory queries waiting for the replica's heap, answered in order (it answers in order). */
+  private readonly memoryWaiting: ((memory: ThreadMemory | null) => void)[] = []
 
   constructor(
     private readonly options: JournalThreadOptions,
@@ -73,6 +76,8 @@ class JournalThread {
       case 'readDurable':
         this.readDurableSeq = Math.max(this.readDurableSeq, message.seq)
         return
+      case 'memory':
+        return void this.answerMemory(message)
       case 'stop':
         this.stopping = true
         return
@@ -158,12 +163,29 @@ class JournalThread {
     if (due) this.commandsSinceSnapshot = 0
     this.commandsSinceFollow = 0
     const message: ToSnapshotThread = { type: due ? 'snapshot' : 'durable', seq: group.lastSeq }
-    this.snapshots ??= startSnapshotThread(this.options, (snapshot) => this.onSnapshot(snapshot))
+    this.snapshots ??= startSnapshotThread(this.options, (reply) => this.onReplica(reply))
     this.snapshots.postMessage(message)
   }
 
+  /** The worker's heap (in `query`), this thread's and the replica's if it runs, to the main thread. */
+  private async answerMemory(query: Extract<ToJournal, { type: 'memory' }>): Promise<void> {
+    const own = threadMemory('journal', query.collect)
+    const replica = this.snapshots === null ? null : await new Promise<ThreadMemory | null>((resolve) => {
+      this.memoryWaiting.push(resolve)
+      this.snapshots!.postMessage({ type: 'memory', collect: query.collect } satisfies ToSnapshotThread)
+    })
+    const threads = [...query.threads, own, ...(replica === null ? [] : [replica])]
+    this.options.toMain.postMessage({ type: 'answer', queryId: query.queryId,
+      answer: { kind: 'memory', threads } } satisfies FromWorker)
+  }
+
+  onReplica(message: FromSnapshotThread): void {
+    if (message.type === 'memory') return this.memoryWaiting.shift()?.(message.memory)
+    this.onSnapshot(message)
+  }
+
   /** A snapshot from the replica: a transaction of its own, between two groups', then the retention. */
-  onSnapshot(message: FromSnapshotThread): void {
+  private onSnapshot(message: Extract<FromSnapshotThread, { type: 'snapshot' }>): void {
     // Its batch is in the journal already: the replica is told only of committed groups (follow).
     try {
       this.journal.snapshotSync(message.seq, message.bytes)
@@ -205,6 +227,8 @@ class JournalThread {
       const exited = new Promise((resolve) => this.snapshots!.once('exit', resolve))
       this.snapshots.postMessage({ type: 'stop' } satisfies ToSnapshotThread)
       await exited
+      // A question it did not answer before it exited is answered without its heap.
+      for (const waiting of this.memoryWaiting.splice(0)) waiting(null)
     }
     await this.retaining
     await this.journal.close()
@@ -229,14 +253,14 @@ function fatal(error: unknown): never {
   throw error instanceof Error ? error : new Error(message)
 }
 
-/** The replica that makes the snapshots; `onSnapshot` gets each one it makes. */
-function startSnapshotThread(options: JournalThreadOptions, onSnapshot: (message: FromSnapshotThread) => void):
+/** The replica that makes the snapshots; `onReply` gets each snapshot it makes and each heap it reports. */
+function startSnapshotThread(options: JournalThreadOptions, onReply: (message: FromSnapshotThread) => void):
   Worker {
   const threadOptions: SnapshotThreadOptions = { dataDir: options.dataDir, hashSeed: options.hashSeed,
     recoveredSeq: options.recoveredSeq }
   const thread = startThread('snapshot-thread', import.meta.url,
     (url, flags) => new Worker(url, { workerData: threadOptions, ...flags }))
-  thread.on('message', onSnapshot)
+  thread.on('message', onReply)
   // Its failure is the journal's (fail-stop), as a failed write would be.
   thread.on('error', fatal)
   thread.on('exit', (code) => {

@@ -8,6 +8,7 @@ import type { CommandResult } from '../engine/result.js'
 import type { Durability } from '../journal/journal.js'
 import type { MessagePort } from 'node:worker_threads'
 import type { Query, QueryAnswer } from './query.js'
+import type { ThreadMemory } from './thread-memory.js'
 
 /**
  * What the journal keeps (docs/host.md, "Retention"): `all` every command since seq 1 (the
@@ -59,11 +60,15 @@ export type ToSnapshotThread =
   | { readonly type: 'durable'; readonly seq: number }
   /** Durable up to `seq` too, and a snapshot is due there: apply exactly up to it and make it. */
   | { readonly type: 'snapshot'; readonly seq: number }
+  /** Its heap, for a memory query (thread-memory.ts), after a full collection if `collect`. */
+  | { readonly type: 'memory'; readonly collect: boolean }
   /** Make the snapshots asked for, then close the journal and exit. */
   | { readonly type: 'stop' }
 
-/** Snapshot thread -> journal thread: a snapshot to write. */
-export type FromSnapshotThread = { readonly type: 'snapshot'; readonly seq: number; readonly bytes: Uint8Array }
+/** Snapshot thread -> journal thread: a snapshot to write, or its heap. */
+export type FromSnapshotThread =
+  | { readonly type: 'snapshot'; readonly seq: number; readonly bytes: Uint8Array }
+  | { readonly type: 'memory'; readonly memory: ThreadMemory }
 
 /**
  * A group handed from the engine worker to its journal thread: applied, not yet durable. The
@@ -90,6 +95,12 @@ export type ToJournal =
   | JournalGroup
   /** The read store holds everything up to `seq` durably (journal retention). */
   | { readonly type: 'readDurable'; readonly seq: number }
+  /**
+   * A memory query the worker answered for its own heap (`threads`): this thread adds its own and
+   * the snapshot replica's and answers the main thread (FromWorker `answer`, on the outcomes' channel).
+   */
+  | { readonly type: 'memory'; readonly queryId: number; readonly collect: boolean;
+      readonly threads: readonly ThreadMemory[] }
   /** Nothing more comes: finish the retention, close the journal, say `stopped` to both, exit. */
   | { readonly type: 'stop' }
 

@@ -3,7 +3,6 @@
  * every command applied before them is durable, so a read never shows what a crash could undo).
  * The read models for history (trades, portfolio) come later, fed by the events.
  */
-import { getHeapStatistics } from 'node:v8'
 import type { Engine } from '../engine/engine.js'
 import { stateHashOf } from '../engine/snapshot.js'
 import { accountSummaryOf, bookOf, type BookView } from '../engine/view.js'
@@ -11,6 +10,7 @@ import type { AccountSummary } from '../engine/summary.js'
 import { checkInvariants } from '../engine/invariants.js'
 import type { MarketRecord } from '../engine/event.js'
 import { isDerived, type ApiKeyRecord } from '../engine/api-key.js'
+import { threadMemory, type ThreadMemory } from './thread-memory.js'
 
 export type Query =
   | { readonly kind: 'status' }
@@ -21,9 +21,11 @@ export type Query =
   | { readonly kind: 'apiKeys' }
   | { readonly kind: 'markets' }
   /**
-   * The engine worker's heap (its own V8 isolate: the main thread's figures do not count it). With
-   * `collect`, a full collection first when the process runs with --expose-gc, so that a memory
-   * bench samples live data and not garbage a later collection would free.
+   * The heaps of the engine's threads (thread-memory.ts: each its own V8 isolate, which the main
+   * thread's figures do not count): the worker answers with its own and the journal thread adds
+   * its own and the snapshot replica's. With `collect`, each thread runs a full collection first
+   * when the process runs with --expose-gc, so that a memory bench samples live data and not
+   * garbage a later collection would free.
    */
   | { readonly kind: 'memory'; readonly collect: boolean }
 
@@ -40,9 +42,7 @@ export type QueryAnswer =
   | { readonly kind: 'stateHash'; readonly seq: number; readonly stateHash: string; readonly invariantsHold: boolean }
   | { readonly kind: 'apiKeys'; readonly keys: readonly ApiKeyEntry[] }
   | { readonly kind: 'markets'; readonly markets: readonly MarketRecord[] }
-  | { readonly kind: 'memory'; readonly heapUsedBytes: number; readonly heapTotalBytes: number;
-    /** The heap's pages in memory: used, plus free pages V8 keeps committed (its pool, not the state's). */
-    readonly heapPhysicalBytes: number; readonly collected: boolean }
+  | { readonly kind: 'memory'; readonly threads: readonly ThreadMemory[] }
 
 /** One API key; `stored` null when its secret and passphrase derive from the master key (none kept). */
 export interface ApiKeyEntry {
@@ -71,17 +71,8 @@ export function answer(engine: Engine, query: Query): QueryAnswer {
     case 'apiKeys':
       return { kind: 'apiKeys', keys: [...engine.apiKeys.values()].map(apiKeyEntryOf) }
     case 'memory':
-      return memoryOf(query.collect)
+      return { kind: 'memory', threads: [threadMemory('engine', query.collect)] }
   }
-}
-
-function memoryOf(collect: boolean): QueryAnswer {
-  const gc = (globalThis as { gc?: () => void }).gc
-  const collected = collect && gc !== undefined
-  if (collected) gc()
-  const heap = getHeapStatistics()
-  return { kind: 'memory', heapUsedBytes: heap.used_heap_size, heapTotalBytes: heap.total_heap_size,
-    heapPhysicalBytes: heap.total_physical_size, collected }
 }
 
 function apiKeyEntryOf(key: ApiKeyRecord): ApiKeyEntry {

@@ -30,6 +30,7 @@ import { recover } from '../journal/recovery.js'
 import { assert } from '../stdx/assert.js'
 import { REPLICA_SLICE_COMMANDS, SNAPSHOTS_WANTED_MAX } from '../limits.js'
 import type { FromSnapshotThread, SnapshotThreadOptions, ToSnapshotThread } from './messages.js'
+import { threadMemory } from './thread-memory.js'
 
 const NICE_LOWEST = 19
 
@@ -58,6 +59,9 @@ class SnapshotThread {
         if (this.wanted.length > SNAPSHOTS_WANTED_MAX) this.wanted.shift()
         this.durableSeq = Math.max(this.durableSeq, message.seq)
         break
+      case 'memory':
+        // Between two slices, so the replica's garbage is collected like the other threads'.
+        return this.reply({ type: 'memory', memory: threadMemory('snapshot', message.collect) })
       case 'stop':
         this.stopping = true
         break
@@ -91,9 +95,12 @@ class SnapshotThread {
 
   private snapshot(seq: number): void {
     const bytes = encodeSnapshot(this.engine)
-    const message: FromSnapshotThread = { type: 'snapshot', seq, bytes }
-    parentPort!.postMessage(message, bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    this.reply({ type: 'snapshot', seq, bytes }, bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
       ? [bytes.buffer as ArrayBuffer] : [])
+  }
+
+  private reply(message: FromSnapshotThread, transfer: ArrayBuffer[] = []): void {
+    parentPort!.postMessage(message, transfer)
   }
 
   private async stop(): Promise<void> {

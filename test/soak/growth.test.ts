@@ -1,10 +1,11 @@
 /**
  * Bounded growth (issue 14): a whole server in one process (engine worker, journal, read model,
  * read store, fan-out) takes 1 000 000 commands of a steady stream whose live state stays the same
- * size (bench/growth.ts: mints into trades, rests and cancels), and its own memory (RssAnon: both
- * threads' heaps and native allocations) must be flat after warm-up. Judged by the level of a
+ * size (bench/growth.ts: mints into trades, rests and cancels), and its own memory (RssAnon: every
+ * thread's heap and native allocations) must be flat after warm-up. Judged by the level of a
  * quarter of the run, its median sample, from the second quarter to the last (500 000 commands
- * apart): samples follow a full collection in both threads, yet V8's pool of committed free pages
+ * apart): samples follow a full collection in every thread (main, engine worker, journal thread,
+ * snapshot replica), yet V8's pool of committed free pages
  * moves each by 20-50 MB either way, and a slope fitted to them read -11 to 78 bytes per command
  * over nine runs of the same flat server. (The least sample of a quarter was tried first: a single
  * low sample in the second quarter made a flat run read 17 MB, near the bound.) The
@@ -33,7 +34,12 @@ t.setTimeout(RUN_MS_MAX + 60_000)
 const ANON_MEDIAN_RISE_MB_MAX = 24
 /** The V8 heaps' live objects' median (both threads), likewise: 16 bytes per command. */
 const HEAPS_USED_MEDIAN_RISE_MB_MAX = 8
-/** Own memory at the end above the first sample (after 50 000 commands). */
+/**
+ * Own memory at the end (the last quarter's median) above the first sample after warm-up (bench/growth.ts,
+ * WARM_UP_COMMANDS: the first snapshots and retention pass have run). Judged from the first sample, after
+ * 50 000 commands, it failed a flat run once the snapshot replica came (issue 29): its first snapshot raised
+ * own memory by 60-90 MB once (256 -> 345 MB), and a single last sample moved 50 MB either way.
+ */
 const GROWTH_MB_MAX = 64
 
 interface GrowthReport {
@@ -42,11 +48,14 @@ interface GrowthReport {
   readonly open_orders: number
   readonly anon_start_mb: number
   readonly anon_end_mb: number
+  readonly anon_warm_mb: number
+  readonly anon_last_quarter_mb: number
   readonly bytes_per_command: number
   readonly anon_median_rise_mb: number
   readonly heaps_used_median_rise_mb: number
   readonly rss_bytes_per_command: number
   readonly collected: boolean
+  readonly threads_last_sample: readonly string[]
 }
 
 function runGrowth(): Promise<GrowthReport> {
@@ -81,7 +90,9 @@ t.test(`${COMMANDS} commands: the server's own memory is flat after warm-up`, as
   t.ok(report.trades >= COMMANDS / 5, `the stream really traded (${report.trades} trades)`)
   // Without a full collection in the engine worker too, its garbage made the slope jitter past the bound
   // (95 and 242 bytes per command in two suite runs, flat in others).
-  t.ok(report.collected, 'every sample followed a full collection in both threads')
+  t.ok(report.collected, 'every sample followed a full collection in every thread')
+  // The replica (a second engine) is the largest heap besides the worker's: it must be in the figure.
+  t.same(report.threads_last_sample, ['engine', 'journal', 'snapshot'], 'the last sample counts the engine\'s threads')
   t.equal(report.open_orders, 0, 'and cancelled what it rested: the live state stayed the same size')
   t.ok(report.anon_median_rise_mb <= ANON_MEDIAN_RISE_MB_MAX, `own memory's median rose ${report.anon_median_rise_mb} `
     + `MB from the second quarter to the last (at most ${ANON_MEDIAN_RISE_MB_MAX}; a slope fitted over the second half: `
@@ -89,6 +100,7 @@ t.test(`${COMMANDS} commands: the server's own memory is flat after warm-up`, as
     + `${report.rss_bytes_per_command})`)
   t.ok(report.heaps_used_median_rise_mb <= HEAPS_USED_MEDIAN_RISE_MB_MAX, `the V8 heaps' live objects' median rose `
     + `${report.heaps_used_median_rise_mb} MB likewise (at most ${HEAPS_USED_MEDIAN_RISE_MB_MAX})`)
-  t.ok(report.anon_end_mb - report.anon_start_mb <= GROWTH_MB_MAX, `own memory ${report.anon_start_mb} MB after `
-    + `warm-up, ${report.anon_end_mb} MB at the end (at most ${GROWTH_MB_MAX} MB more)`)
+  t.ok(report.anon_last_quarter_mb - report.anon_warm_mb <= GROWTH_MB_MAX, `own memory ${report.anon_warm_mb} MB `
+    + `after warm-up, ${report.anon_last_quarter_mb} MB in the last quarter (its median; at most ${GROWTH_MB_MAX} MB `
+    + `more; ${report.anon_start_mb} MB at the first sample, ${report.anon_end_mb} MB at the last)`)
 })

@@ -62,3 +62,27 @@ t.test(`each snapshot is the engine's state at its seq (seed ${SEED})`, async (t
   t.same(await restarted.query({ kind: 'stateHash' }), runningHash, 'and reaches the running engine\'s state')
   await restarted.stop()
 })
+
+t.test('a memory query answers for every engine thread: the worker, the journal thread, the replica once it runs',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'predex.snapshots-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const host = await EngineHost.start({ dataDir: dir, snapshotEveryCommands: 3, hashSeed: 3 })
+    const threadsOf = async (): Promise<string[]> => {
+      const answer = await host.query({ kind: 'memory', collect: true })
+      if (answer.kind !== 'memory') throw new Error(`a ${answer.kind} answer to a memory query`)
+      for (const thread of answer.threads) {
+        t.ok(thread.heapUsedBytes > 0 && thread.heapUsedBytes <= thread.heapTotalBytes, `${thread.thread}: a heap`)
+        // tap runs without --expose-gc, the memory bench with it.
+        t.equal(thread.collected, typeof (globalThis as { gc?: unknown }).gc === 'function',
+          `${thread.thread}: collected exactly when the process can`)
+      }
+      return answer.threads.map((thread) => thread.thread)
+    }
+    t.same(await threadsOf(), ['engine', 'journal'], 'before the first snapshot interval, no replica')
+    for (let n = 0; n < 3; n++) {
+      await host.submit({ kind: 'credit', address: '0x' + String(n + 1).padStart(40, '0'), usdcMicros: 1, gasMicros: 0 })
+    }
+    t.same(await threadsOf(), ['engine', 'journal', 'snapshot'], 'after it, the replica too')
+    await host.stop()
+  })

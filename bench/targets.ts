@@ -55,9 +55,10 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     'bench:engine --cpu-prof run), then placement, aggregates and GC; the lever is ids as packed bytes hashed once, ' +
     `and orders in typed arrays (${PERFORMANCE})`,
   'durable host (sync) vs engine alone': 'the engine worker at 14.5 µs a command, of which the engine is 4.6: ' +
-    'command decoding 3.2 (strings built for every field of an order), outcome encoding 2.4, its loop and GC; the ' +
-    'lever is commands and results that stay bytes through the worker (issue 29 point 2, issue 30) ' +
-    `(${PERFORMANCE}, "Write path v2, second step")`,
+    'command decoding 3.2 (strings built for every field of an order; less since the third step), outcome ' +
+    'encoding 2.4, its loop and GC, and gaps in the pipeline (the worker 79 % busy in the sync phase: one group ' +
+    'in flight); the lever is commands and results that stay bytes through the worker (issue 29 point 2, issue ' +
+    `30) (${PERFORMANCE}, "Write path v2, second step" and "third step")`,
   'ack p99 at half of the closed-loop maximum vs the disk\'s flush p99': 'two LMDB flushes per commit with one ' +
     'group at the journal thread (a command waits about 1.5 commits; a commit alone p50 0.35-0.52 ms, 1.0-1.9 ms ' +
     'under load), and two cores shared by the main thread (the load generator\'s too), the worker, the journal ' +
@@ -67,7 +68,9 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     'floor: at 200-1 000 commands/s the ack p99 was 4-17 ms, the load generator itself late by about 2 ms at p99; ' +
     'the lever is one flush per commit (a write-ahead file appended and fdatasync\'d once per group) ' +
     `(${PERFORMANCE}, "Write path v2, second step")`,
-  'replay vs engine alone': `decoding every command into an object, then applying it (${PERFORMANCE}, the engine host)`,
+  'replay vs engine alone': 'decoding every command into an object and its strings, garbage after the apply: ' +
+    'in a replay loop the engine 37 %, the decoder 28 %, collections 14 %; the lever is an engine that reads a ' +
+    `command from its bytes, or commands decoded into reused objects (${PERFORMANCE}, "Write path v2, third step")`,
   'native backend vs raw libsecp256k1, per core': 'what a full check does around the recovery in JavaScript ' +
     '(the EIP-712 digest, the address, parsing: about 5 µs) and the recovery\'s tables evicted from L2 by it; ' +
     'it reads 0.89-0.93 x in interleaved chunks (docs/signatures-and-auth.md, the signature backend)',

@@ -55,9 +55,8 @@ const IN_FLIGHT = 256
 const SAMPLES = 20
 /**
  * Warm-up ends when the server's periodic work has run once: the snapshot replica's first
- * snapshots (its thread starts with the first follow, and the first snapshot's buffers, LMDB's
- * included, raised own memory by 60-90 MB once, 256 -> 345 MB at 100 000 commands here) and the
- * journal's first retention pass, after the second snapshot.
+ * snapshots (its first raised own memory by 60-90 MB once, 256 -> 345 MB at 100 000 commands
+ * here, flat after) and the journal's first retention pass, after the second snapshot.
  */
 const WARM_UP_COMMANDS = 2 * SNAPSHOT_EVERY_COMMANDS + 1
 
@@ -75,7 +74,6 @@ interface Sample {
   /** The engine's threads that answered (the replica starts with the first snapshot interval's follow). */
   readonly threads: readonly string[]
 }
-
 
 function address(n: number): string {
   return '0x' + (0x6000 + n).toString(16).padStart(40, '0')

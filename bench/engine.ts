@@ -21,6 +21,7 @@ import { engineCommands, peerCalls, setupCommands, YES, type PeerCall } from './
 import { percentile, summarize, type Summary } from './stats.js'
 import { histogram, TimelineRecorder, type LatencyHistogram, type Timeline } from './series.js'
 import { BenchFlags } from './flags.js'
+import { fullCollection } from '../src/host/thread-memory.js'
 
 interface Options {
   readonly quick: boolean
@@ -61,11 +62,6 @@ interface VariantResult {
 const TIMELINE_CHUNK_MASK = 1023
 const TIMELINE_INTERVAL_SECONDS = 0.02
 
-function gc(): void {
-  const collect = (globalThis as { gc?: () => void }).gc
-  if (collect !== undefined) collect()
-}
-
 function freshEngine(setup: readonly Command[]): Engine {
   const engine = new Engine()
   for (const command of setup) {
@@ -78,7 +74,7 @@ function freshEngine(setup: readonly Command[]): Engine {
 function timeEngine(setup: readonly Command[], commands: readonly Command[], label: string):
   [number, Engine, Timeline] {
   const engine = freshEngine(setup)
-  gc()
+  fullCollection()
   const timeline = new TimelineRecorder(label, TIMELINE_INTERVAL_SECONDS)
   const start = performance.now()
   for (let i = 0; i < commands.length; i++) {
@@ -92,7 +88,7 @@ function timeEngine(setup: readonly Command[], commands: readonly Command[], lab
 
 function timePeer(calls: readonly PeerCall[], label: string): [number, OrderBook, Timeline] {
   const book = new OrderBook()
-  gc()
+  fullCollection()
   const timeline = new TimelineRecorder(label, TIMELINE_INTERVAL_SECONDS)
   const start = performance.now()
   for (let i = 0; i < calls.length; i++) {
@@ -192,8 +188,8 @@ function probeOrder(i: number): { id: number; isBid: boolean; tick: number } {
 }
 
 function heapUsedAfterGc(): number {
-  gc()
-  gc()
+  fullCollection()
+  fullCollection()
   return process.memoryUsage().heapUsed
 }
 

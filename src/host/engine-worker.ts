@@ -248,11 +248,12 @@ class EngineWorker {
         this.toJournal(message)
         return
       case 'query': {
-        const queryAnswer = answer(this.engine, message.query)
+        const { query } = message
+        const queryAnswer = answer(this.engine, query)
         // The journal thread adds its heap and the replica's, and answers.
-        if (queryAnswer.kind === 'memory') {
-          return this.toJournal({ type: 'memory', queryId: message.queryId,
-            collect: message.query.kind === 'memory' && message.query.collect, threads: queryAnswer.threads })
+        if (query.kind === 'memory' && queryAnswer.kind === 'memory') {
+          return this.toJournal({ type: 'memory', queryId: message.queryId, collect: query.collect,
+            threads: queryAnswer.threads })
         }
         // The answer reflects every command applied so far; release it once they are durable.
         const reply: FromWorker = { type: 'answer', queryId: message.queryId, answer: queryAnswer }

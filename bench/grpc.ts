@@ -36,6 +36,8 @@ import { PhaseClock, profileDirOf, setUpTraders, signOrders, startPredexServer, 
 import { histogram, type LatencyHistogram } from './series.js'
 import { describe, pct, round, row, writeResults } from './report.js'
 import { orderSource, REST_CONNECTIONS } from './rest-orders.js'
+import { GRPC_STREAM_VS_REST_MIN, GRPC_UNARY_VS_REST_MIN } from './targets.js'
+import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, type CpuPerRequest } from './cpu-time.js'
 
 const TRADERS = 8
 const CHANNELS = 4
@@ -71,6 +73,8 @@ interface Figures {
   readonly open: LoadResult
   readonly cancels: LoadResult
   readonly fan: FanOut
+  /** CPU per order of the three placement phases, read from /proc (cpu-time.ts). */
+  readonly cpu: { readonly rest: CpuPerRequest; readonly unary: CpuPerRequest; readonly stream: CpuPerRequest }
 }
 
 /** Orders for a phase expected to run near `ratePerSecond`: half as many again, so time ends it, not the orders. */
@@ -109,12 +113,9 @@ async function cancelEverything(sessions: readonly BenchSession[]): Promise<void
   log(`  (cancelled the ${canceled} open orders, not timed)`)
 }
 
-/** When each phase ran, for splitting the server's profiles (--profile-dir; profile-summary.mjs --phase). */
-const phases = new PhaseClock()
-
 /** Placements: REST, unary, then the stream, each from an empty book, with as many in flight. */
 async function intake(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
-  sessions: readonly BenchSession[], settings: Settings, warmRate: number):
+  sessions: readonly BenchSession[], settings: Settings, warmRate: number, phases: PhaseClock):
   Promise<{ rest: LoadResult; unary: LoadResult; stream: LoadResult; resting: SignedFor[] }> {
   const { seconds, window } = settings
   const restOrders = signer.sign(budget(warmRate * 1.3, seconds))
@@ -134,12 +135,17 @@ async function intake(server: BenchServer, signer: Signer, transports: readonly 
   return { rest, unary, stream, resting }
 }
 
+/**
+ * Every phase, one after another; `phases` says when each ran (for splitting the server's profiles:
+ * --profile-dir, profile-summary.mjs --phase) and what CPU it took.
+ */
 async function measure(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
-  sessions: readonly BenchSession[], settings: Settings, tokenId: string): Promise<Figures> {
+  sessions: readonly BenchSession[], settings: Settings, tokenId: string, phases: PhaseClock): Promise<Figures> {
   const { seconds, window } = settings
   const warmRate = await warmUp(server, signer, transports, sessions, settings)
   await cancelEverything(sessions)
-  const { rest, unary, stream, resting } = await intake(server, signer, transports, sessions, settings, warmRate)
+  const { rest, unary, stream, resting } = await intake(server, signer, transports, sessions, settings, warmRate,
+    phases)
   const openRate = Math.max(1, Math.floor(stream.perSecond / 2))
   const openOrders = signer.sign(Math.ceil(openRate * seconds) + 2 * TRADERS)
   const open = await openLoop(sessions, openRate, seconds, placeWork(openOrders, resting))
@@ -153,7 +159,11 @@ async function measure(server: BenchServer, signer: Signer, transports: readonly
   log(`book fan-out: ${fan.subscribers} subscribers, ${Math.round(fan.sourceUpdatesPerSecond)} updates/s each, ` +
     `${Math.round(fan.deliveredPerSecond)}/s delivered (${fan.delivered} in ${fan.seconds.toFixed(1)} s, ` +
     `${fan.gaps} gaps); source: ${describe(fan.source)}`)
-  return { rest, unary, stream, openRate, open, cancels, fan }
+  const cores = availableParallelism()
+  const cpu = { rest: perRequest(phases.cpu('rest'), rest.requests, cores),
+    unary: perRequest(phases.cpu('unary'), unary.requests, cores),
+    stream: perRequest(phases.cpu('stream'), stream.requests, cores) }
+  return { rest, unary, stream, openRate, open, cancels, fan, cpu }
 }
 
 function reportOf(f: Figures, settings: Settings, sessions: number): Record<string, unknown> {
@@ -167,6 +177,7 @@ function reportOf(f: Figures, settings: Settings, sessions: number): Record<stri
     stream_pipelined_p99_ms: round(f.stream.latencyMs.p99), stream_cancels_p99_ms: round(f.cancels.latencyMs.p99),
     stream_vs_rest: round(f.stream.perSecond / f.rest.perSecond),
     unary_vs_rest: round(f.unary.perSecond / f.rest.perSecond),
+    cpu_per_order: f.cpu,
     seconds: settings.seconds, sessions, window: settings.window, channels: CHANNELS, connections: REST_CONNECTIONS,
     cores: availableParallelism(), node: process.version,
     statuses: { rest: f.rest.statuses, unary: f.unary.statuses, stream: f.stream.statuses, open: f.open.statuses,
@@ -206,8 +217,12 @@ function markdownOf(f: Figures, settings: Settings, sessions: number, report: Re
     `Book stream fan-out: ${f.fan.subscribers} subscribers on one token, the book changing ` +
       `${Math.round(f.fan.sourceUpdatesPerSecond)} times/s (stream placements): ` +
       `${Math.round(f.fan.deliveredPerSecond)} updates/s delivered in all, ${f.fan.gaps} gaps.`, '',
-    `Targets: stream intake >= REST intake: ${pct(streamRatio)} of REST (${streamRatio >= 1 ? 'met' : 'NOT met'}); ` +
-      `unary >= 0.8 x REST: ${pct(unaryRatio)} of REST (${unaryRatio >= 0.8 ? 'met' : 'NOT met'}).`,
+    'CPU per order placed, read from /proc (bench/cpu-time.ts):', '', ...CPU_TABLE_HEAD,
+    cpuRow('REST POST /order', f.cpu.rest), cpuRow('gRPC PlaceOrder (unary)', f.cpu.unary),
+    cpuRow('order-entry stream', f.cpu.stream), '',
+    `Targets: stream intake >= ${GRPC_STREAM_VS_REST_MIN} x REST intake: ${pct(streamRatio)} of REST ` +
+      `(${streamRatio >= GRPC_STREAM_VS_REST_MIN ? 'met' : 'NOT met'}); unary >= ${GRPC_UNARY_VS_REST_MIN} x REST: ` +
+      `${pct(unaryRatio)} of REST (${unaryRatio >= GRPC_UNARY_VS_REST_MIN ? 'met' : 'NOT met'}).`,
     `Statuses: ${JSON.stringify(report.statuses)}`,
   ].join('\n')
 }
@@ -228,12 +243,14 @@ async function main(): Promise<void> {
     `Node ${process.version}`)
   const profileDir = profileDirOf()
   const server = await startPredexServer({ profileDir })
+  const phases = new PhaseClock(new CpuMeter(server.pid))
   const transports = Array.from({ length: CHANNELS }, () =>
     new GrpcTransport(`127.0.0.1:${server.grpcPort}`, { 'grpc.use_local_subchannel_pool': 1 }))
   try {
     const { traders, tokenId } = await setUpTraders(server, TRADERS)
     const sessions = await Promise.all(traders.map((trader, i) => BenchSession.open(transports[i % CHANNELS]!, trader)))
-    const figures = await measure(server, new Signer(traders, tokenId), transports, sessions, settings, tokenId)
+    const figures = await measure(server, new Signer(traders, tokenId), transports, sessions, settings, tokenId,
+      phases)
     await Promise.all(sessions.map((session) => session.close()))
     const report = reportOf(figures, settings, sessions.length)
     const markdown = markdownOf(figures, settings, sessions.length, report)

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve as resolvePath } from 'node:path'
+import type { CpuMeter, PhaseCpu } from './cpu-time.js'
 import type { ApiCredentials } from '../src/client/headers.js'
 import { signLimitOrder, type MarketTerms, type SignedOrder } from '../src/client/orders.js'
 import { PredexClient } from '../src/client/predex-client.js'
@@ -172,14 +173,26 @@ function monotonicUs(): number {
  */
 export class PhaseClock {
   private readonly phases: { name: string; fromUs: number; toUs: number }[] = []
+  private readonly cpuByName = new Map<string, PhaseCpu>()
+
+  /** With a `meter`, each phase's CPU time is read too (`cpu(name)`). */
+  constructor(private readonly meter: CpuMeter | null = null) {}
 
   async time<T>(name: string, work: () => Promise<T>): Promise<T> {
     const fromUs = monotonicUs()
     try {
-      return await work()
+      if (this.meter === null) return await work()
+      const { result, cpu } = await this.meter.phase(work)
+      this.cpuByName.set(name, cpu)
+      return result
     } finally {
       this.phases.push({ name, fromUs, toUs: monotonicUs() })
     }
+  }
+
+  /** The CPU time the phase `name` took (its last run), if a meter read it. */
+  cpu(name: string): PhaseCpu | undefined {
+    return this.cpuByName.get(name)
   }
 
   /** Writes `<dir>/phases.json` (nothing when `dir` is null). */

@@ -28,6 +28,7 @@ import { CHAIN_ID, PhaseClock, profileDirOf, setUpTraders, signOrders, startChil
 import { describe, pct, round, row, writeResults } from './report.js'
 import { BATCH_ORDERS, batchesOf, batchSource, orderSource, REST_CONNECTIONS as CONNECTIONS } from './rest-orders.js'
 import { histogram, type WorkloadSeries } from './series.js'
+import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, type CpuPerRequest } from './cpu-time.js'
 
 const TRADERS = 8
 const WARM_UP_ORDERS = 400
@@ -92,7 +93,13 @@ interface Figures {
   /** Orders the batches placed (every order of every answer accepted), per second. */
   readonly batchOrdersPerSecond: number
   readonly cancels: LoadResult
+  /** CPU per request of each server figure, read from /proc (cpu-time.ts). */
+  readonly cpu: Readonly<Record<CpuFigure, CpuPerRequest>>
 }
+
+/** The server figures whose CPU is read; a batch's is per order placed, not per request. */
+const CPU_FIGURES = ['orders', 'orders-open', 'book', 'batch', 'cancels'] as const
+type CpuFigure = typeof CPU_FIGURES[number]
 
 /**
  * Counts a batch answer as `200` only when every order in it was accepted (native shape:
@@ -117,7 +124,7 @@ function signTimed(traders: readonly Trader[], tokenId: string, count: number, f
 
 /** The server-side figures, one after another on one server; `phases` marks when each ran. */
 async function serverFigures(settings: Settings, port: number, orders: readonly SignedFor[],
-  batches: readonly SignedFor[][], phases: PhaseClock): Promise<Omit<Figures, 'uws' | 'node' | 'pool' | 'backend'>> {
+  batches: readonly SignedFor[][], phases: PhaseClock): Promise<Omit<Figures, 'uws' | 'node' | 'pool' | 'backend' | 'cpu'>> {
   const { seconds } = settings
   const placed: SignedFor[] = []
   const placeSource = orderSource(orders, placed)
@@ -147,6 +154,16 @@ async function serverFigures(settings: Settings, port: number, orders: readonly 
   return { placeMax, openRate, placeOpen, book, batch, batchOrdersPerSecond, cancels }
 }
 
+/** Each server figure's CPU per request (per order placed, for the batches). */
+function cpuOf(phases: PhaseClock, f: Awaited<ReturnType<typeof serverFigures>>, cores: number):
+  Record<CpuFigure, CpuPerRequest> {
+  const requests: Record<CpuFigure, number> = { 'orders': f.placeMax.requests, 'orders-open': f.placeOpen.requests,
+    'book': f.book.requests, 'batch': Math.round(f.batchOrdersPerSecond * f.batch.seconds),
+    'cancels': f.cancels.requests }
+  return Object.fromEntries(CPU_FIGURES.map((name) =>
+    [name, perRequest(phases.cpu(name), requests[name], cores)])) as Record<CpuFigure, CpuPerRequest>
+}
+
 function tokenIdOf(orders: readonly SignedFor[]): string {
   return orders[0]!.signed.order.tokenId
 }
@@ -168,7 +185,7 @@ async function measure(settings: Settings): Promise<Figures> {
   const node = await ceiling('http', settings.seconds)
   log(`context, node:http constant JSON: ${describe(node)}`)
   const server = await startPredexServer({ profileDir: settings.profileDir })
-  const phases = new PhaseClock()
+  const phases = new PhaseClock(new CpuMeter(server.pid))
   try {
     const { traders, tokenId } = await setUpTraders(server, TRADERS)
     // Enough distinct orders for the closed loop at several times the pool ceiling we expect here.
@@ -179,7 +196,8 @@ async function measure(settings: Settings): Promise<Figures> {
     const pool = await poolCeiling(orders.slice(0, Math.min(orders.length, 4_000)), settings.cores, backend)
     log(`verification pool ceiling (${settings.cores} threads, ${backend}, hot signers, measured with the server ` +
       `idle): ${Math.round(pool)}/s`)
-    return { uws, node, pool, backend, ...await serverFigures(settings, server.restPort, orders, batches, phases) }
+    const figures = await serverFigures(settings, server.restPort, orders, batches, phases)
+    return { uws, node, pool, backend, ...figures, cpu: cpuOf(phases, figures, settings.cores) }
   } finally {
     await server.stop()
     phases.write(settings.profileDir)
@@ -206,6 +224,7 @@ function reportOf(settings: Settings, f: Figures): Record<string, unknown> {
     orders_vs_uws: ratio(f.placeMax.perSecond, f.uws.perSecond),
     cancels_vs_uws: ratio(f.cancels.perSecond, f.uws.perSecond),
     batch_vs_single: ratio(f.batchOrdersPerSecond, f.placeMax.perSecond),
+    cpu_per_request: f.cpu,
     statuses: { orders: f.placeMax.statuses, orders_open: f.placeOpen.statuses, cancels: f.cancels.statuses,
       book: f.book.statuses, batch: f.batch.statuses },
   }
@@ -249,6 +268,13 @@ function markdownOf(settings: Settings, f: Figures, r: Record<string, unknown>):
     row(`POST /orders (${BATCH_ORDERS} per batch), closed loop: requests`, f.batch),
     `| POST /orders: orders placed | ${Math.round(f.batchOrdersPerSecond)} | | | |`, '',
     `Verification pool ceiling on the same orders (${cores} threads, server idle): ${Math.round(f.pool)}/s.`, '',
+    'CPU per request, read from /proc (a profile counts a thread waiting for a core as busy, and does not see ' +
+      'the threads V8 and libuv run for the process): bench/cpu-time.ts.', '',
+    ...CPU_TABLE_HEAD,
+    cpuRow('POST /order, closed loop', f.cpu.orders), cpuRow(`POST /order, open loop at ${f.openRate}/s`,
+      f.cpu['orders-open']),
+    cpuRow('GET /book, closed loop', f.cpu.book), cpuRow(`POST /orders, per order placed`, f.cpu.batch),
+    cpuRow('DELETE /order, closed loop', f.cpu.cancels), '',
     `Targets: signed-order intake >= 80 % of the pool ceiling: ${target(r.intake_vs_pool, 0.8)}; ` +
       `POST /order >= 20 % of the uWS constant-JSON ceiling: ${target(r.orders_vs_uws, 0.2)}; ` +
       `DELETE /order >= 40 %: ${target(r.cancels_vs_uws, 0.4)}; GET /book >= 50 %: ${target(r.book_vs_uws, 0.5)}; ` +

@@ -1,75 +1,90 @@
 /**
- * CPU time actually spent, read from /proc (Linux), for the per-request CPU table of bench:rest
- * and bench:grpc. A CPU profile cannot give it: V8 samples a thread by wall time, so on 2 shared
- * cores a thread that waits for a core counts as busy (the main thread read 85 % busy in a profile
- * while /proc gave it 55 % of a core), and threads that V8 and libuv run for the process (the
- * optimising compiler, the concurrent marker, lmdb's and libuv's workers) are not in any profile.
+ * CPU time actually spent, for the per-request CPU table of bench:rest and bench:grpc: the server
+ * process's from /proc (Linux), the same by thread from its /metrics (src/thread-cpu.ts), and the
+ * load generator's (this process). All figures are ms of CPU (one core busy for 1 ms is 1).
+ *
+ * A CPU profile cannot give it: V8 samples a thread by wall time, so on 2 shared cores a thread
+ * that waits for a core counts as busy (the main thread read 85 % busy in a profile while /proc
+ * gave it 55 % of a core), and the threads V8 and libuv run for the process (the optimising
+ * compiler, the concurrent marker, libuv's pool with lmdb's writes) are in no profile.
  */
-import { readFileSync } from 'node:fs'
+import { statCpuSeconds } from '../src/thread-cpu.js'
 
-/**
- * /proc reports utime and stime in USER_HZ ticks, fixed at 100 on Linux for every architecture
- * Node runs on (the kernel converts from its own HZ): a 10 ms resolution, 0.3 % of a 3 s phase.
- */
-const MS_PER_TICK = 10
-
-/** utime + stime of /proc/<path>/stat in ms, or null where there is no such file (not Linux, or gone). */
-function statCpuMs(path: string): number | null {
-  let stat: string
-  try {
-    stat = readFileSync(`/proc/${path}/stat`, 'latin1')
-  } catch {
-    return null
-  }
-  // The command name (field 2) is in parentheses and may hold spaces: count fields after its ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK
+/** utime + stime of a process in ms, or null (not Linux, or it has ended). */
+function processCpuMs(pid: number): number | null {
+  const seconds = statCpuSeconds(`/proc/${pid}/stat`)
+  return seconds === null ? null : seconds * 1000
 }
+
+/** The server's threads as /metrics names them (predex_thread_cpu_seconds_total), in the table's order. */
+export const THREAD_ROLES = ['main', 'verify', 'engine', 'journal', 'snapshot', 'other'] as const
 
 /** What the server and this process (the load generator) had spent, at one moment. */
 interface CpuReading {
   readonly serverMs: number | null
-  readonly serverMainMs: number | null
+  /** By the server's thread roles (its /metrics), or null where it could not be read. */
+  readonly threadsMs: Readonly<Record<string, number>> | null
   readonly generatorMs: number
   readonly atMs: number
 }
 
-/** CPU spent during one phase, in ms; the server's fields are null where /proc cannot tell. */
+/** CPU spent during one phase, in ms; the server's fields are null where they cannot be read. */
 export interface PhaseCpu {
   readonly seconds: number
-  /** Every thread of the server process: its main thread, engine worker, journal, pool, V8's and libuv's. */
+  /** Every thread of the server process (/proc/<pid>/stat). */
   readonly serverMs: number | null
-  /** The server's main thread alone (HTTP, gRPC, the hand-offs, the read side). */
-  readonly serverMainMs: number | null
+  /** The same by thread (the server's predex_thread_cpu_seconds_total): main, verify, engine, ... */
+  readonly threadsMs: Readonly<Record<string, number>> | null
   /** This process: the load generator (its HMACs and HTTP/gRPC clients). */
   readonly generatorMs: number
 }
 
-/** Reads CPU time before and after a phase: `phase(work)` gives the work's result and what it cost. */
+/**
+ * Reads CPU time before and after a phase: `phase(work)` gives the work's result and what it cost.
+ * `metricsUrl`: the server's /metrics, for its CPU by thread (its render is cached for 100 ms:
+ * METRICS_RENDER_INTERVAL_MS, far shorter than a phase).
+ */
 export class CpuMeter {
-  constructor(private readonly serverPid: number) {}
+  constructor(private readonly serverPid: number, private readonly metricsUrl: string | null = null) {}
 
   async phase<T>(work: () => Promise<T>): Promise<{ result: T; cpu: PhaseCpu }> {
-    const before = this.read()
+    const before = await this.read()
     const result = await work()
-    const after = this.read()
+    const after = await this.read()
     return { result, cpu: {
       seconds: (after.atMs - before.atMs) / 1000,
       serverMs: difference(after.serverMs, before.serverMs),
-      serverMainMs: difference(after.serverMainMs, before.serverMainMs),
+      threadsMs: after.threadsMs === null || before.threadsMs === null ? null : Object.fromEntries(
+        Object.entries(after.threadsMs).map(([role, ms]) => [role, ms - (before.threadsMs![role] ?? 0)])),
       generatorMs: after.generatorMs - before.generatorMs,
     } }
   }
 
-  private read(): CpuReading {
+  private async read(): Promise<CpuReading> {
+    const threadsMs = this.metricsUrl === null ? null : await threadsMsOf(this.metricsUrl)
     const own = process.cpuUsage()
     return {
-      serverMs: statCpuMs(String(this.serverPid)),
-      serverMainMs: statCpuMs(`${this.serverPid}/task/${this.serverPid}`),
+      serverMs: processCpuMs(this.serverPid),
+      threadsMs,
       generatorMs: (own.user + own.system) / 1000,
       atMs: performance.now(),
     }
   }
+}
+
+/** predex_thread_cpu_seconds_total by thread, in ms; null if the scrape fails or has none. */
+async function threadsMsOf(metricsUrl: string): Promise<Record<string, number> | null> {
+  let text: string
+  try {
+    text = await (await fetch(metricsUrl)).text()
+  } catch {
+    return null
+  }
+  const byThread: Record<string, number> = {}
+  for (const match of text.matchAll(/^predex_thread_cpu_seconds_total\{thread="([a-z]+)"\} ([0-9.e+-]+)$/gm)) {
+    byThread[match[1]!] = Number(match[2]) * 1000
+  }
+  return Object.keys(byThread).length === 0 ? null : byThread
 }
 
 function difference(after: number | null, before: number | null): number | null {
@@ -79,7 +94,8 @@ function difference(after: number | null, before: number | null): number | null 
 /** Per request, in ms, and the machine's share, for a report's row and its JSON. */
 export interface CpuPerRequest {
   readonly server_ms: number | null
-  readonly server_main_ms: number | null
+  /** The server's CPU per request by thread (THREAD_ROLES), or null. */
+  readonly threads_ms: Readonly<Record<string, number>> | null
   readonly generator_ms: number
   /** (server + generator) over the phase's seconds times the cores, in %: how close to the machine's wall. */
   readonly machine_busy_pct: number | null
@@ -87,25 +103,28 @@ export interface CpuPerRequest {
 
 /** `cpu` undefined (the phase was not metered): every figure null. */
 export function perRequest(cpu: PhaseCpu | undefined, requests: number, cores: number): CpuPerRequest {
-  if (cpu === undefined) return { server_ms: null, server_main_ms: null, generator_ms: 0, machine_busy_pct: null }
+  if (cpu === undefined) return { server_ms: null, threads_ms: null, generator_ms: 0, machine_busy_pct: null }
   const per = (ms: number | null): number | null => ms === null || requests === 0 ? null : round3(ms / requests)
   const busy = cpu.serverMs === null || cpu.seconds <= 0 ? null
     : Math.round((cpu.serverMs + cpu.generatorMs) / (cpu.seconds * 1000 * cores) * 100)
-  return { server_ms: per(cpu.serverMs), server_main_ms: per(cpu.serverMainMs),
-    generator_ms: per(cpu.generatorMs) ?? 0, machine_busy_pct: busy }
+  const threads = cpu.threadsMs === null || requests === 0 ? null
+    : Object.fromEntries(Object.entries(cpu.threadsMs).map(([role, ms]) => [role, round3(ms / requests)]))
+  return { server_ms: per(cpu.serverMs), threads_ms: threads, generator_ms: per(cpu.generatorMs) ?? 0,
+    machine_busy_pct: busy }
 }
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000
 
-/** A Markdown row: the figure, then its CPU per request and the machine's busy share. */
+/** A Markdown row: the figure, its CPU per request by thread, the load generator's, the machine's busy share. */
 export function cpuRow(label: string, cpu: CpuPerRequest): string {
-  const ms = (value: number | null): string => value === null ? 'n/a' : value.toFixed(3)
-  return `| ${label} | ${ms(cpu.server_ms)} | ${ms(cpu.server_main_ms)} | ${ms(cpu.generator_ms)} | ` +
+  const ms = (value: number | null | undefined): string => value === null || value === undefined ? 'n/a'
+    : value.toFixed(3)
+  const threads = THREAD_ROLES.map((role) => ms(cpu.threads_ms === null ? null : cpu.threads_ms[role] ?? 0))
+  return `| ${label} | ${ms(cpu.server_ms)} | ${threads.join(' | ')} | ${ms(cpu.generator_ms)} | ` +
     `${cpu.machine_busy_pct === null ? 'n/a' : `${cpu.machine_busy_pct} %`} |`
 }
 
 export const CPU_TABLE_HEAD = [
-  '| figure | server CPU ms per request (all threads) | of it the main thread | load generator | ' +
-    'both cores busy |',
-  '| --- | --- | --- | --- | --- |',
+  `| figure | server, all threads | ${THREAD_ROLES.join(' | ')} | load generator | both cores busy |`,
+  `| --- | --- | ${THREAD_ROLES.map(() => '---').join(' | ')} | --- | --- |`,
 ]

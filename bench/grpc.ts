@@ -243,7 +243,7 @@ async function main(): Promise<void> {
     `Node ${process.version}`)
   const profileDir = profileDirOf()
   const server = await startPredexServer({ profileDir })
-  const phases = new PhaseClock(new CpuMeter(server.pid))
+  const phases = new PhaseClock(new CpuMeter(server.pid, `${server.base}/metrics`))
   const transports = Array.from({ length: CHANNELS }, () =>
     new GrpcTransport(`127.0.0.1:${server.grpcPort}`, { 'grpc.use_local_subchannel_pool': 1 }))
   try {

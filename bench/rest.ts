@@ -185,7 +185,7 @@ async function measure(settings: Settings): Promise<Figures> {
   const node = await ceiling('http', settings.seconds)
   log(`context, node:http constant JSON: ${describe(node)}`)
   const server = await startPredexServer({ profileDir: settings.profileDir })
-  const phases = new PhaseClock(new CpuMeter(server.pid))
+  const phases = new PhaseClock(new CpuMeter(server.pid, `${server.base}/metrics`))
   try {
     const { traders, tokenId } = await setUpTraders(server, TRADERS)
     // Enough distinct orders for the closed loop at several times the pool ceiling we expect here.

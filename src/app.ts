@@ -13,6 +13,7 @@ import { masterKeyOf } from './auth/master-key-file.js'
 import { systemClock, type Clock } from './clock.js'
 import type { Config } from './config.js'
 import { VerifierPool } from './crypto/verifier-pool.js'
+import { ThreadCpu } from './thread-cpu.js'
 import { EngineHost } from './host/engine-host.js'
 import { catchUp } from './read/catch-up.js'
 import { ReadModel } from './read/read-model.js'
@@ -97,13 +98,13 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
   const credentials = await CredentialStore.load(host, masterKey)
-  const pool = new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers, nice: config.sigNice,
-    backend: signatures, onVerdict: (result, seconds) => metrics.observeVerification(result, seconds) })
+  const threads = new ThreadCpu()
+  const pool = poolOf(config, signatures, threads, () => metrics)
   opened.add(() => pool.close())
   const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
   const shedder = shedderOf(config, log)
   opened.add(() => shedder.stop())
-  const metrics = metricsOf({ host, read, store, pool, heartbeats, shedder })
+  const metrics = metricsOf({ host, read, store, pool, heartbeats, shedder, threads })
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
     nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log, shedder,
@@ -202,11 +203,19 @@ async function openReadModel(config: Config, host: EngineHost, log: Log):
 }
 
 /** The process's metrics, with the gauges read at each scrape. */
+/** The verification pool: its verdicts timed on /metrics, its threads named for the CPU by thread. */
+function poolOf(config: Config, signatures: SigBackend, threads: ThreadCpu, metrics: () => Metrics): VerifierPool {
+  return new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers, nice: config.sigNice,
+    backend: signatures, onVerdict: (result, seconds) => metrics().observeVerification(result, seconds),
+    onThread: (tid) => threads.add('verify', tid) })
+}
+
 function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore; pool: VerifierPool;
-  heartbeats: Heartbeats; shedder: LoadShedder }): Metrics {
-  const { host, read, store, pool, heartbeats, shedder } = parts
+  heartbeats: Heartbeats; shedder: LoadShedder; threads: ThreadCpu }): Metrics {
+  const { host, read, store, pool, heartbeats, shedder, threads } = parts
   const metrics = new Metrics()
   metrics.engine(host.stats)
+  metrics.threadCpu(threads, () => host.stats.threads())
   metrics.gauge('predex_engine_seq', 'Sequence number of the last durable command the front end has seen',
     () => read.seq)
   metrics.gauge('predex_engine_pending_requests', 'Commands submitted and not yet answered',

@@ -70,6 +70,13 @@ assert(CANCEL_IDS_MAX * (3 + Math.max(ORDER_ID_CHARS, CLIENT_ORDER_ID_LENGTH_MAX
 assert(BATCH_COMMANDS_MAX <= PENDING_REQUESTS_MAX, 'a batch never holds more than the pending requests')
 assert(SNAPSHOTS_KEPT >= 2, 'keep a spare snapshot in case the newest is damaged')
 
+/**
+ * Threads whose CPU /metrics reports by name (src/host/thread-cpu.ts): the main thread, the
+ * engine's three, a verification thread per core, and any restarted; past it, a thread counts
+ * under `other`.
+ */
+export const THREADS_NAMED_MAX = 64
+
 /** Orders in one signature-verification task (one message to a pool thread). */
 export const VERIFY_BATCH_MAX = 64
 /**

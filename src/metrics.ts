@@ -13,6 +13,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { EngineStatsReader, HistogramReading } from './host/engine-stats.js'
 import { COMMAND_KINDS } from './host/engine-stats.js'
+import type { ThreadCpu, ThreadRole } from './thread-cpu.js'
 
 /** Request latencies (REST, gRPC unary calls, WebSocket messages, signature checks): 0.5 ms to 5 s. */
 const REQUEST_SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
@@ -174,6 +175,23 @@ export class Metrics {
       this.reset()
       this.inc(read())
     } })
+  }
+
+  /**
+   * CPU seconds by thread (src/thread-cpu.ts), read from /proc at each scrape: the named threads
+   * (the engine's known from its stats block, `engineThreads`) and `other`, adding up to the process.
+   */
+  threadCpu(threads: ThreadCpu, engineThreads: () => readonly { role: ThreadRole; tid: number }[]): void {
+    new Counter({ name: 'predex_thread_cpu_seconds_total', labelNames: ['thread'], registers: [this.registry],
+      help: 'CPU time (user + system) by thread: main, engine, journal, snapshot, verify (all of the pool), and ' +
+        'other (V8\'s and libuv\'s threads, lmdb\'s writes); they add up to the process\'s CPU time since it ' +
+        'started (process_cpu_seconds_total counts from the metrics\' creation).',
+      collect() {
+        for (const { role, tid } of engineThreads()) threads.add(role, tid)
+        const usage = process.cpuUsage()
+        this.reset()
+        for (const [thread, seconds] of threads.read((usage.user + usage.system) / 1e6)) this.inc({ thread }, seconds)
+      } })
   }
 
   /** The engine worker's figures (engine-stats.ts), copied into their series at each scrape. */

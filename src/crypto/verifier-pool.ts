@@ -19,7 +19,7 @@ import { VERIFY_BATCH_MAX, VERIFY_LIGHT_KEY_ORDERS_MAX, VERIFY_LIGHT_RESERVE_ORD
   VERIFY_PENDING_PER_KEY_MAX, VERIFY_RETRY_AFTER_SEC, VERIFY_TASKS_PER_THREAD, VERIFIER_THREAD_NICE }
   from '../limits.js'
 import type { OrderToVerify, Verdict } from './verify-order.js'
-import type { VerifyTask, VerifyThreadData } from './verify-worker.js'
+import type { VerifyTask, VerifyThreadData, VerifyThreadStarted } from './verify-worker.js'
 import type { SigBackend } from './sig-backend.js'
 import { startThread } from '../thread-start.js'
 
@@ -41,6 +41,8 @@ export interface VerifierPoolOptions {
   readonly nice?: number
   /** Told each order's verdict and its time in the pool, waiting included (for /metrics). */
   readonly onVerdict?: (result: 'valid' | 'invalid' | 'failed', seconds: number) => void
+  /** Told each thread's kernel id as it starts (for /metrics' CPU by thread: src/thread-cpu.ts). */
+  readonly onThread?: (tid: number) => void
 }
 
 interface Waiting {
@@ -80,6 +82,9 @@ export class VerifierPool {
     this.pool = startThread('verify-worker', import.meta.url, (url, flags) => new Piscina({ filename: url.href,
       ...flags, minThreads: threads, maxThreads: threads, maxQueue: this.tasksMax,
       workerData: { nice: options.nice ?? VERIFIER_THREAD_NICE } satisfies VerifyThreadData }))
+    this.pool.on('message', (message: Partial<VerifyThreadStarted> | null) => {
+      if (typeof message?.verifyThreadId === 'number') options.onThread?.(message.verifyThreadId)
+    })
   }
 
   get threads(): number {

@@ -4,11 +4,12 @@
  * recovers faster than noble verifies against a precomputed key, so it needs none.
  */
 import { setPriority } from 'node:os'
-import { isMainThread, workerData } from 'node:worker_threads'
+import { isMainThread, parentPort, workerData } from 'node:worker_threads'
 import { SIGNER_CACHE_ENTRIES_MAX, SIGNER_HOT_AFTER, VERIFIER_THREAD_NICE } from '../limits.js'
 import { SignerCache } from './signer-cache.js'
 import { verifyOrder, type OrderToVerify, type Verdict } from './verify-order.js'
 import { installSigBackend, type SigBackend } from './sig-backend.js'
+import { ownThreadId } from '../thread-cpu.js'
 
 export interface VerifyTask {
   readonly chainId: number
@@ -19,6 +20,11 @@ export interface VerifyTask {
   readonly useCache: boolean
 }
 
+/** What each thread tells the pool when it starts: its kernel id, for /metrics' CPU by thread. */
+export interface VerifyThreadStarted {
+  readonly verifyThreadId: number
+}
+
 /** What the pool tells each of its threads when it starts them. */
 export interface VerifyThreadData {
   /** This thread's nice value (--sig-nice). */
@@ -26,7 +32,11 @@ export interface VerifyThreadData {
 }
 
 // Only on a pool thread: a nice value set on the main thread would lower the front end itself.
-if (!isMainThread) lowerThisThreadsPriority((workerData as VerifyThreadData | null)?.nice ?? VERIFIER_THREAD_NICE)
+if (!isMainThread) {
+  lowerThisThreadsPriority((workerData as VerifyThreadData | null)?.nice ?? VERIFIER_THREAD_NICE)
+  // Piscina passes what is not its own on as the pool's 'message' event (verifier-pool.ts).
+  parentPort?.postMessage({ verifyThreadId: ownThreadId() } satisfies VerifyThreadStarted)
+}
 
 /**
  * Verification is most of the server's CPU under load, and runs on as many threads as there are

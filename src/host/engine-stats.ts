@@ -7,11 +7,12 @@
  * monitoring, never used for decisions.
  *
  * Slots: commands applied by kind and result, the sequence applied and the one durable, the
- * journal's bytes and snapshots, and four histograms (fixed buckets: per bucket a count, then the
+ * journal's bytes and snapshots, the kernel ids of the engine's threads (for /metrics' CPU by
+ * thread: src/thread-cpu.ts), and four histograms (fixed buckets: per bucket a count, then the
  * sum): one command's apply time (of the commands the worker times: engine-worker.ts), the
  * commands taken per drain of the ring, a journal transaction's commit time (write and flush) and
- * its commands. Timing is the worker's (the host
- * around the pure engine); the engine itself reads no clock.
+ * its commands. Timing is the worker's (the host around the pure engine); the engine itself reads
+ * no clock.
  */
 import type { Command } from '../engine/command.js'
 
@@ -44,7 +45,11 @@ const SLOT_APPLIED_SEQ = 0
 const SLOT_DURABLE_SEQ = 1
 const SLOT_JOURNAL_BYTES = 2
 const SLOT_SNAPSHOTS = 3
-const SLOT_COMMANDS = 4
+/** The engine's threads' kernel ids (thread-cpu.ts), each written by its thread: 0 until known. */
+const SLOT_THREAD_IDS = 4
+export const ENGINE_THREAD_ROLES = ['engine', 'journal', 'snapshot'] as const
+export type EngineThreadRole = typeof ENGINE_THREAD_ROLES[number]
+const SLOT_COMMANDS = SLOT_THREAD_IDS + ENGINE_THREAD_ROLES.length
 /** Two slots per kind: accepted, then rejected. */
 const SLOTS_COMMANDS_END = SLOT_COMMANDS + COMMAND_KINDS.length * 2
 
@@ -103,6 +108,11 @@ export class EngineStatsWriter {
     this.slots[SLOT_SNAPSHOTS]! += 1
   }
 
+  /** The calling thread is `role`, with kernel id `tid` (thread-cpu.ts: ownThreadId). */
+  thread(role: EngineThreadRole, tid: number): void {
+    this.slots[SLOT_THREAD_IDS + ENGINE_THREAD_ROLES.indexOf(role)] = tid
+  }
+
   /** The sequence at start (recovery): nothing is waiting for the journal yet. */
   recovered(seq: number): void {
     this.slots[SLOT_APPLIED_SEQ] = seq
@@ -133,6 +143,12 @@ export class EngineStatsReader {
 
   constructor(buffer: SharedArrayBuffer) {
     this.slots = new Float64Array(buffer)
+  }
+
+  /** The engine's threads known so far: role and kernel id. */
+  threads(): { role: EngineThreadRole; tid: number }[] {
+    return ENGINE_THREAD_ROLES.map((role, i) => ({ role, tid: this.slots[SLOT_THREAD_IDS + i]! }))
+      .filter((thread) => thread.tid !== 0)
   }
 
   /** The last sequence number the worker applied (durable or not). */

@@ -39,6 +39,7 @@ import { decodeRequest } from './request-codec.js'
 import { OutcomeWriter } from './outcome-codec.js'
 import { EngineStatsWriter } from './engine-stats.js'
 import { HopTrace } from './hop-trace.js'
+import { ownThreadId } from '../thread-cpu.js'
 
 const IDLE_WAIT_MS = 50
 /**
@@ -98,6 +99,7 @@ class EngineWorker {
     this.durableSeq = engine.seq
     this.group = new Group(engine.seq + 1)
     this.stats = new EngineStatsWriter(options.stats)
+    this.stats.thread('engine', ownThreadId())
     this.stats.recovered(engine.seq)
   }
 

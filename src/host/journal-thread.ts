@@ -32,6 +32,7 @@ import type {
 } from './messages.js'
 import { EngineStatsWriter } from './engine-stats.js'
 import { HopTrace } from './hop-trace.js'
+import { ownThreadId } from '../thread-cpu.js'
 import { threadMemory, type ThreadMemory } from './thread-memory.js'
 
 /** How long the thread blocks waiting for the worker before it lets its event loop run. */
@@ -67,6 +68,7 @@ class JournalThread {
     private readonly journal: Journal,
   ) {
     this.stats = new EngineStatsWriter(options.stats)
+    this.stats.thread('journal', ownThreadId())
     this.hopTrace = options.hopTrace === null ? null : new HopTrace(options.hopTrace)
   }
 
@@ -257,7 +259,7 @@ function fatal(error: unknown): never {
 function startSnapshotThread(options: JournalThreadOptions, onReply: (message: FromSnapshotThread) => void):
   Worker {
   const threadOptions: SnapshotThreadOptions = { dataDir: options.dataDir, hashSeed: options.hashSeed,
-    recoveredSeq: options.recoveredSeq }
+    recoveredSeq: options.recoveredSeq, stats: options.stats }
   const thread = startThread('snapshot-thread', import.meta.url,
     (url, flags) => new Worker(url, { workerData: threadOptions, ...flags }))
   thread.on('message', onReply)

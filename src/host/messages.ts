@@ -52,7 +52,7 @@ export type JournalThreadOptions = Pick<WorkerOptions, 'stats' | 'dataDir' | 'du
   }
 
 /** The snapshot thread's (snapshot-thread.ts): the journal, its replica's layout seed, where to start. */
-export type SnapshotThreadOptions = Pick<JournalThreadOptions, 'dataDir' | 'hashSeed' | 'recoveredSeq'>
+export type SnapshotThreadOptions = Pick<JournalThreadOptions, 'dataDir' | 'hashSeed' | 'recoveredSeq' | 'stats'>
 
 /** Journal thread -> snapshot thread. */
 export type ToSnapshotThread =

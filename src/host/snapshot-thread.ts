@@ -21,7 +21,6 @@
  * Number.MAX_SAFE_INTEGER, the throughput benchmarks) does not start it.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { readlinkSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import type { Engine } from '../engine/engine.js'
 import { encodeSnapshot } from '../engine/snapshot.js'
@@ -30,6 +29,8 @@ import { recover } from '../journal/recovery.js'
 import { assert } from '../stdx/assert.js'
 import { REPLICA_SLICE_COMMANDS, SNAPSHOTS_WANTED_MAX } from '../limits.js'
 import type { FromSnapshotThread, SnapshotThreadOptions, ToSnapshotThread } from './messages.js'
+import { EngineStatsWriter } from './engine-stats.js'
+import { ownThreadId } from '../thread-cpu.js'
 import { threadMemory } from './thread-memory.js'
 
 const NICE_LOWEST = 19
@@ -121,8 +122,8 @@ function fatal(error: unknown): never {
  */
 function yieldTheCores(): void {
   try {
-    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop())
-    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, NICE_LOWEST)
+    const threadId = ownThreadId()
+    if (threadId > 0) setPriority(threadId, NICE_LOWEST)
   } catch {
     // Not Linux, or not allowed: the replica competes as an equal, which is slower, not wrong.
   }
@@ -130,6 +131,7 @@ function yieldTheCores(): void {
 
 function main(): void {
   const options = workerData as SnapshotThreadOptions
+  new EngineStatsWriter(options.stats).thread('snapshot', ownThreadId())
   yieldTheCores()
   // Opened as the other threads open it (not read-only), so that lmdb-js shares their environment:
   // a second environment on a live journal is what loses a transaction (docs/host.md). Never written.

@@ -96,6 +96,7 @@ const PREDEX_SERIES = {
   predex_signature_pool_pending_orders: 'gauge', predex_signature_pool_running_tasks: 'gauge',
   predex_signature_pool_threads: 'gauge', predex_read_model_lag_commands: 'gauge',
   predex_read_store_lag_commands: 'gauge', predex_heartbeat_chains: 'gauge',
+  predex_thread_cpu_seconds_total: 'counter',
 }
 
 t.test('a scrape parses, and has the process series and every documented series with its type', async (t) => {
@@ -140,7 +141,9 @@ t.test('it moves: every face\'s traffic and the engine\'s work show in the next 
   t.ok(refused instanceof GrpcCallError, 'an unknown market is refused')
   // A scrape within the render interval of the last one would be that one's text.
   await new Promise((resolve) => setTimeout(resolve, METRICS_RENDER_INTERVAL_MS))
+  const cpuSecondsBefore = processCpuSeconds()
   const after = await scrape(t, server)
+  const cpuSecondsAfter = processCpuSeconds()
   const grew = (name: string, labels: Record<string, string>, by: number, what: string): void => {
     const delta = total(after, name, labels) - total(before, name, labels)
     t.ok(delta >= by, `${what}: ${name}${JSON.stringify(labels)} grew by ${delta} (at least ${by})`)
@@ -179,8 +182,41 @@ t.test('it moves: every face\'s traffic and the engine\'s work show in the next 
   for (let i = 1; i < buckets.length; i++) t.ok(buckets[i]!.value >= buckets[i - 1]!.value, 'cumulative buckets')
   t.equal(buckets.at(-1)?.labels.le, '+Inf')
   t.equal(buckets.at(-1)?.value, total(after, 'predex_journal_commit_seconds_count'))
+  threadsAddUp(t, before, after, cpuSecondsBefore, cpuSecondsAfter)
   ws.socket.close()
 })
+
+/**
+ * Which thread spent the CPU (issue 29, point 5): the server's own threads by role, the rest of
+ * the process as `other`, summing to the process's CPU time; each counter only grows. The order
+ * above went through the verification pool, the engine worker and its journal thread.
+ */
+function threadsAddUp(t: Test, before: Scrape, after: Scrape, cpuSecondsBefore: number, cpuSecondsAfter: number): void {
+  const name = 'predex_thread_cpu_seconds_total'
+  const threads = after.samples.filter((s) => s.name === name).map((s) => s.labels.thread!).sort()
+  if (process.platform !== 'linux') {
+    t.same(threads, ['other'], 'without /proc, the process\'s CPU is all "other"')
+    return
+  }
+  t.same(threads, ['engine', 'journal', 'main', 'other', 'verify'], 'each role once (no replica yet: no snapshot was due)')
+  for (const thread of threads) {
+    const grown = total(after, name, { thread }) - total(before, name, { thread })
+    t.ok(grown >= 0, `${thread}: never decreases (${grown.toFixed(3)} s)`)
+  }
+  t.ok(total(after, name, { thread: 'main' }) > 0, 'the main thread has spent CPU')
+  t.ok(total(after, name, { thread: 'engine' }) > 0, 'so has the engine worker')
+  // The server runs in this process: the threads add up to its CPU time since it started, as
+  // process.cpuUsage counts it before and after the scrape (prom-client's process_cpu_seconds_total
+  // counts only from its own creation).
+  const sum = total(after, name)
+  t.ok(sum >= cpuSecondsBefore && sum <= cpuSecondsAfter, `the threads add up to the process: ${sum.toFixed(3)} s, ` +
+    `between ${cpuSecondsBefore.toFixed(3)} and ${cpuSecondsAfter.toFixed(3)}`)
+}
+
+function processCpuSeconds(): number {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1e6
+}
 
 /** Scrapes until `check` holds (bounded): what a client's going away changes lands a turn or two later. */
 async function eventually(t: Test, check: (scrape: Scrape) => boolean, timeoutMs = 5_000): Promise<Scrape> {

@@ -84,5 +84,12 @@ t.test('a memory query answers for every engine thread: the worker, the journal 
       await host.submit({ kind: 'credit', address: '0x' + String(n + 1).padStart(40, '0'), usdcMicros: 1, gasMicros: 0 })
     }
     t.same(await threadsOf(), ['engine', 'journal', 'snapshot'], 'after it, the replica too')
+    if (process.platform === 'linux') {
+      // Each thread wrote its kernel id into the stats block, for /metrics' CPU by thread.
+      const ids = host.stats.threads()
+      t.same(ids.map((thread) => thread.role), ['engine', 'journal', 'snapshot'], 'each engine thread told its id')
+      t.equal(new Set(ids.map((thread) => thread.tid)).size, 3, 'three threads, three ids')
+      t.notOk(ids.some((thread) => thread.tid === process.pid), 'none of them the main thread')
+    }
     await host.stop()
   })

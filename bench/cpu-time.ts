@@ -72,19 +72,28 @@ export class CpuMeter {
   }
 }
 
-/** predex_thread_cpu_seconds_total by thread, in ms; null if the scrape fails or has none. */
+/** predex_thread_cpu_seconds_total by thread, in ms; null if the scrape fails twice or has none. */
 async function threadsMsOf(metricsUrl: string): Promise<Record<string, number> | null> {
-  let text: string
-  try {
-    text = await (await fetch(metricsUrl)).text()
-  } catch {
-    return null
-  }
+  const text = await scrape(metricsUrl) ?? await scrape(metricsUrl)
+  if (text === null) return null
   const byThread: Record<string, number> = {}
   for (const match of text.matchAll(/^predex_thread_cpu_seconds_total\{thread="([a-z]+)"\} ([0-9.e+-]+)$/gm)) {
     byThread[match[1]!] = Number(match[2]) * 1000
   }
   return Object.keys(byThread).length === 0 ? null : byThread
+}
+
+/**
+ * The text of one scrape, or null. Once, during the gRPC bench, a scrape failed on its first try
+ * (a kept-alive connection the server had closed, most likely): the caller tries again.
+ */
+async function scrape(metricsUrl: string): Promise<string | null> {
+  try {
+    return await (await fetch(metricsUrl)).text()
+  } catch (error) {
+    process.stderr.write(`cpu-time: ${metricsUrl}: ${String((error as { cause?: unknown }).cause ?? error)}\n`)
+    return null
+  }
 }
 
 function difference(after: number | null, before: number | null): number | null {

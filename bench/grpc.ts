@@ -31,8 +31,8 @@ import { BenchFlags } from './flags.js'
 import { cancelWork, fanOut, openLoop, pipelined, placeWork, unaryClosedLoop, type FanOut } from './grpc-load.js'
 import { BenchSession } from './grpc-session.js'
 import { closedLoop, type LoadResult } from './http-load.js'
-import { PhaseClock, profileDirOf, setUpTraders, signOrders, startPredexServer, type BenchServer, type SignedFor, type Trader }
-  from './predex-server.js'
+import { PhaseClock, profileDirOf, setUpTraders, signOrders, startChild, startPredexServer, stopChild,
+  type BenchServer, type SignedFor, type Trader } from './predex-server.js'
 import { histogram, type LatencyHistogram } from './series.js'
 import { describe, pct, round, row, writeResults } from './report.js'
 import { orderSource, REST_CONNECTIONS } from './rest-orders.js'
@@ -75,6 +75,32 @@ interface Figures {
   readonly fan: FanOut
   /** CPU per order of the three placement phases, read from /proc (cpu-time.ts). */
   readonly cpu: { readonly rest: CpuPerRequest; readonly unary: CpuPerRequest; readonly stream: CpuPerRequest }
+  /** grpc-js answering PlaceOrder with a constant, called as Predex is (grpc-baseline.ts). */
+  readonly floor: { readonly result: LoadResult; readonly cpu: CpuPerRequest }
+}
+
+/** Distinct signed orders behind the floor's calls: it reads no request, so they repeat. */
+const FLOOR_ORDERS = 200
+
+/**
+ * gRPC's floor: grpc-js answering PlaceOrder with a constant in its own process, called by the
+ * same closed loop as the unary phase (the same transports' code, the same L2 signing per call).
+ */
+async function grpcFloor(signer: Signer, seconds: number): Promise<Figures['floor']> {
+  const child = await startChild('bench/grpc-baseline.js', [], /port (\d+)/)
+  const transports = Array.from({ length: CHANNELS }, () =>
+    new GrpcTransport(`127.0.0.1:${child.port}`, { 'grpc.use_local_subchannel_pool': 1 }))
+  try {
+    const signed = signer.sign(FLOOR_ORDERS)
+    const orders = Array.from({ length: 200_000 }, (_, i) => signed[i % signed.length]!)
+    await unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, 1, orders, [])
+    const { result, cpu } = await new CpuMeter(child.process.pid!).phase(() =>
+      unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, seconds, orders, []))
+    return { result, cpu: perRequest(cpu, result.requests, availableParallelism()) }
+  } finally {
+    for (const transport of transports) transport.close()
+    await stopChild(child)
+  }
 }
 
 /** Orders for a phase expected to run near `ratePerSecond`: half as many again, so time ends it, not the orders. */
@@ -144,6 +170,9 @@ async function measure(server: BenchServer, signer: Signer, transports: readonly
   const { seconds, window } = settings
   const warmRate = await warmUp(server, signer, transports, sessions, settings)
   await cancelEverything(sessions)
+  const floor = await grpcFloor(signer, seconds)
+  log(`floor: grpc-js answering PlaceOrder with a constant, closed loop (${REST_CONNECTIONS} in flight on ` +
+    `${CHANNELS} channels): ${describe(floor.result)}`)
   const { rest, unary, stream, resting } = await intake(server, signer, transports, sessions, settings, warmRate,
     phases)
   const openRate = Math.max(1, Math.floor(stream.perSecond / 2))
@@ -163,7 +192,7 @@ async function measure(server: BenchServer, signer: Signer, transports: readonly
   const cpu = { rest: perRequest(phases.cpu('rest'), rest.requests, cores),
     unary: perRequest(phases.cpu('unary'), unary.requests, cores),
     stream: perRequest(phases.cpu('stream'), stream.requests, cores) }
-  return { rest, unary, stream, openRate, open, cancels, fan, cpu }
+  return { rest, unary, stream, openRate, open, cancels, fan, cpu, floor }
 }
 
 function reportOf(f: Figures, settings: Settings, sessions: number): Record<string, unknown> {
@@ -177,7 +206,9 @@ function reportOf(f: Figures, settings: Settings, sessions: number): Record<stri
     stream_pipelined_p99_ms: round(f.stream.latencyMs.p99), stream_cancels_p99_ms: round(f.cancels.latencyMs.p99),
     stream_vs_rest: round(f.stream.perSecond / f.rest.perSecond),
     unary_vs_rest: round(f.unary.perSecond / f.rest.perSecond),
-    cpu_per_order: f.cpu,
+    grpc_constant_per_s: Math.round(f.floor.result.perSecond),
+    unary_vs_grpc_constant: round(f.unary.perSecond / f.floor.result.perSecond),
+    cpu_per_order: { ...f.cpu, grpc_constant: f.floor.cpu },
     seconds: settings.seconds, sessions, window: settings.window, channels: CHANNELS, connections: REST_CONNECTIONS,
     cores: availableParallelism(), node: process.version,
     statuses: { rest: f.rest.statuses, unary: f.unary.statuses, stream: f.stream.statuses, open: f.open.statuses,
@@ -209,6 +240,7 @@ function markdownOf(f: Figures, settings: Settings, sessions: number, report: Re
     `Predex in its own process (durability sync, rate limits off); the load from this process, on the same ${cores} ` +
       `cores; REST and gRPC on the same server, in the same run. Orders signed before each phase.`, '',
     '| figure | per second | p50 ms | p99 ms | p99.9 ms |', '| --- | --- | --- | --- | --- |',
+    row(`floor: grpc-js answering PlaceOrder with a constant (${REST_CONNECTIONS} in flight)`, f.floor.result),
     row(`REST POST /order, closed loop (${REST_CONNECTIONS} connections)`, f.rest),
     row(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight, ${CHANNELS} channels)`, f.unary),
     row(`stream place, pipelined (${sessions} sessions x ${settings.window})`, f.stream),
@@ -219,7 +251,8 @@ function markdownOf(f: Figures, settings: Settings, sessions: number, report: Re
       `${Math.round(f.fan.deliveredPerSecond)} updates/s delivered in all, ${f.fan.gaps} gaps.`, '',
     'CPU per order placed, read from /proc (bench/cpu-time.ts):', '', ...CPU_TABLE_HEAD,
     cpuRow('REST POST /order', f.cpu.rest), cpuRow('gRPC PlaceOrder (unary)', f.cpu.unary),
-    cpuRow('order-entry stream', f.cpu.stream), '',
+    cpuRow('order-entry stream', f.cpu.stream),
+    cpuRow('floor: grpc-js, a constant answer (its own process)', f.floor.cpu), '',
     `Targets: stream intake >= ${GRPC_STREAM_VS_REST_MIN} x REST intake: ${pct(streamRatio)} of REST ` +
       `(${streamRatio >= GRPC_STREAM_VS_REST_MIN ? 'met' : 'NOT met'}); unary >= ${GRPC_UNARY_VS_REST_MIN} x REST: ` +
       `${pct(unaryRatio)} of REST (${unaryRatio >= GRPC_UNARY_VS_REST_MIN ? 'met' : 'NOT met'}).`,

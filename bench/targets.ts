@@ -53,7 +53,10 @@ const at = (label: string, workload: string, source: string, value: Target['valu
   ...(LIMITED_BY[label] === undefined ? {} : { limitedBy: LIMITED_BY[label] }) })
 
 const PERFORMANCE = 'docs/performance.md'
-/** By target label: what the last profiles found (2026-11-27; the host's, 2026-11-28); re-profile with `--profile <workload>`. */
+/**
+ * By target label: what the last measurements found (profiles 2026-11-27; the host's and the CPU by
+ * thread, 2026-11-28); re-measure with `--profile <workload>` and the CPU tables of bench:rest and bench:grpc.
+ */
 const LIMITED_BY: Readonly<Record<string, string>> = {
   'engine vs nodejs-order-book, same stream (holds + complementary)': 'the order-id table: every placement and ' +
     'cancel hashes a 66-character hex id (OrderIndex.get 0.8 s and setLive 0.3 s of the engine\'s 2.9 s in a ' +
@@ -82,18 +85,30 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
   'signer cache vs plain noble recovery, per core': 'noisy on a shared machine (3.54, 3.49, 3.42 and 2.50 x in ' +
     'quick runs); noble\'s plain recovery and its cached tables differ by the load, not the code ' +
     '(docs/signatures-and-auth.md)',
-  'REST signed POST /order vs uWS constant JSON': 'with native signatures, 0.5 ms of the main thread per order ' +
-    '(the answer, the pool hand-off, read-store writes, GC) and the pipeline\'s latency with 32 in flight, the ' +
-    `journal one transaction at a time (${PERFORMANCE}, since native is the default)`,
-  'REST signed intake vs the verification pool\'s ceiling': 'the same: the pool (native) is no longer the wall; ' +
-    `the main thread and the journal are (${PERFORMANCE}, since native is the default)`,
-  'REST DELETE /order vs uWS constant JSON': 'neither thread saturated (main 57 %, engine worker 16 %): the round ' +
-    `trip, mostly the journal's transaction, then the answer (${PERFORMANCE}, since native is the default)`,
+  'REST signed POST /order vs uWS constant JSON': 'the two cores (86-88 % busy): an order costs 1.1-1.2 ms of the ' +
+    'server\'s CPU (main thread 0.38-0.43, verification 0.15-0.17, engine worker 0.10, journal 0.06, other 0.35-0.39: ' +
+    'the read store\'s LMDB commits with an fsync each, V8\'s compiler and collector) and 0.19-0.20 ms of the load ' +
+    'generator\'s, against 0.1 ms for uWS\'s constant answer with its client; ten orders in one request cost 0.44 ' +
+    `ms each (bench:rest's CPU table; ${PERFORMANCE}, "Write path v2, fourth step")`,
+  'REST signed intake vs the verification pool\'s ceiling': 'the ceiling has both cores to itself (8.5-13 k/s: ' +
+    '0.15-0.23 ms of CPU an order); at 80 % of it the whole order, verification included, could cost the machine ' +
+    'at most 1.25 times that, leaving about 0.05 ms for HTTP, the engine, the journal, the answer and the load ' +
+    `generator, which take 1.1 ms today (${PERFORMANCE}, "Write path v2, fourth step")`,
+  'REST DELETE /order vs uWS constant JSON': 'the two cores (74-85 % busy): a cancel costs 0.40-0.51 ms of the ' +
+    'server\'s CPU (main thread 0.18-0.23, other 0.17, the engine\'s threads 0.1) and 0.1 ms of the load ' +
+    `generator's (bench:rest's CPU table; ${PERFORMANCE}, "Write path v2, fourth step")`,
   'REST GET /book vs uWS constant JSON': 'not the server: its main thread was 34 % busy at 25 k reads/s (a ' +
     'bench:rest --profile-dir run); the load generator shares the 2 cores, and the figure swings with the machine ' +
     '(52, 55, 66 and 37 % in four quick runs on 2026-11-27)',
-  'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js\'s per-call cost on the main thread: 0.85 ms per call ' +
-    `against 0.39 ms per REST order (${PERFORMANCE}, since native is the default)`,
+  'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js itself: answering a constant it costs 1.15 ms of CPU a ' +
+    'call (0.34 its server, 0.81 the load generator\'s client; 1 400 calls/s) against about 0.1 ms for uWS and ' +
+    'its client, so with Predex\'s order path at about 1.2 ms the ratio is bounded near 0.5-0.55 on shared cores; ' +
+    '0.8 would need an order path of 4 ms or more (it was met with noble) or a cheaper client ' +
+    `(bench:grpc's floor; ${PERFORMANCE}, "Write path v2, fourth step")`,
+  'gRPC order-entry stream intake vs REST (same run)': 'CPU per order: the stream costs 0.72-0.76 ms of the ' +
+    'server\'s (main thread 0.29-0.31: grpc-js, protobuf, the hand-offs, the read side; verification 0.15) and 0.22 ' +
+    'of the load generator\'s, against REST\'s 1.3 ms: 2 x needs 0.66 ms all in, near what POST /orders reaches ' +
+    `by batching (0.44) (bench:grpc's CPU table; ${PERFORMANCE}, "Write path v2, fourth step")`,
 }
 
 export const TARGETS: readonly Target[] = [

@@ -21,6 +21,7 @@ import { join } from 'node:path'
 import { Engine } from '../src/engine/engine.js'
 import type { Command, UnstampedCommand } from '../src/engine/command.js'
 import { EngineHost } from '../src/host/engine-host.js'
+import { ThreadCpu } from '../src/thread-cpu.js'
 import { PredexError } from '../src/errors.js'
 import type { Durability } from '../src/journal/journal.js'
 import { generateStream } from './engine-stream.js'
@@ -197,6 +198,8 @@ interface HostRun {
   readonly timeline: Timeline
   readonly dir: string
   readonly host: EngineHost
+  /** CPU µs per command of the stream by thread (src/thread-cpu.ts): main (the generator), engine, journal, other. */
+  readonly cpuUsPerCommand: Readonly<Record<string, number>>
 }
 
 /** A fresh host, the setup applied, then the stream in a closed loop (its timeline starts with the stream). */
@@ -205,9 +208,20 @@ async function hostRun(durability: Durability, setup: readonly UnstampedCommand[
   const dir = mkdtempSync(join(tmpdir(), 'predex-bench-host-'))
   const host = await EngineHost.start({ dataDir: dir, durability, snapshotEveryCommands: Number.MAX_SAFE_INTEGER })
   for (const command of setup) await host.submit(command)
+  const threads = new ThreadCpu() // this thread is main: the load generator and the outcomes' receiver
+  for (const { role, tid } of host.stats.threads()) threads.add(role, tid)
+  const before = threads.read(ownCpuSeconds())
   const recorder = new TimelineRecorder(`host ${durability}, closed loop: commands acknowledged per second`)
   const { rate, latencies } = await closedLoop(host, commands, recorder)
-  return { rate, latencies, timeline: recorder.done(), dir, host }
+  const after = threads.read(ownCpuSeconds())
+  const cpuUsPerCommand = Object.fromEntries([...after].map(([role, seconds]) =>
+    [role, round((seconds - (before.get(role) ?? 0)) * 1e6 / commands.length)]))
+  return { rate, latencies, timeline: recorder.done(), dir, host, cpuUsPerCommand }
+}
+
+function ownCpuSeconds(): number {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1e6
 }
 
 async function restart(dir: string):
@@ -349,13 +363,16 @@ interface Throughput {
   readonly bytesPerCommand: number
   /** The journal of the last sync run, for the recovery figures. */
   readonly journalDir: string
+  /** The last sync run's CPU µs per command by thread (HostRun). */
+  readonly syncCpuUsPerCommand: Readonly<Record<string, number>>
 }
 
 /** Engine alone, host sync and host async on the same stream, `runs` times each, interleaved. */
 async function throughput(options: Options, setupStamped: readonly Command[], stamped: readonly Command[],
   setup: readonly UnstampedCommand[], commands: readonly UnstampedCommand[]): Promise<Throughput> {
   const rates = { engine: [] as number[], sync: [] as number[], async: [] as number[] }
-  let last: { latencies: Float64Array; timeline: Timeline; bytes: number; dir: string } | null = null
+  let last: { latencies: Float64Array; timeline: Timeline; bytes: number; dir: string;
+    cpu: Readonly<Record<string, number>> } | null = null
   for (let run = 1; run <= options.runs; run++) {
     rates.engine.push(await phases.time('engine', async () => engineAlone(setupStamped, stamped)))
     const sync = await phases.time('sync', () => hostRun('sync', setup, commands))
@@ -363,7 +380,7 @@ async function throughput(options: Options, setupStamped: readonly Command[], st
     await sync.host.stop()
     if (last !== null) rmSync(last.dir, { recursive: true, force: true })
     last = { latencies: sync.latencies, timeline: sync.timeline, dir: sync.dir,
-      bytes: directoryBytes(sync.dir) / (setup.length + commands.length) }
+      bytes: directoryBytes(sync.dir) / (setup.length + commands.length), cpu: sync.cpuUsPerCommand }
     const async = await phases.time('async', () => hostRun('async', setup, commands))
     rates.async.push(async.rate)
     await async.host.stop()
@@ -372,7 +389,8 @@ async function throughput(options: Options, setupStamped: readonly Command[], st
       `async ${k(async.rate)} commands/s`)
   }
   return { engine: summarize(rates.engine), sync: summarize(rates.sync), async: summarize(rates.async),
-    syncLatencies: last!.latencies, syncTimeline: last!.timeline, bytesPerCommand: last!.bytes, journalDir: last!.dir }
+    syncLatencies: last!.latencies, syncTimeline: last!.timeline, bytesPerCommand: last!.bytes, journalDir: last!.dir,
+    syncCpuUsPerCommand: last!.cpu }
 }
 
 interface Recovery {
@@ -450,6 +468,7 @@ function reportOf(options: Options, m: Throughput, half: Step, knee: Knee, r: Re
     sync_to_engine: round(m.sync.median / m.engine.median),
     async_to_engine: round(m.async.median / m.engine.median),
     sync_to_async: round(m.sync.median / m.async.median),
+    ...Object.fromEntries(Object.entries(m.syncCpuUsPerCommand).map(([role, us]) => [`sync_cpu_us_${role}`, us])),
     ack_p50_ms: at(half, 0.5),
     ack_p99_ms: at(half, 0.99),
     ack_p999_ms: at(half, 0.999),
@@ -538,6 +557,10 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     `| host, durability sync (ack after flush) | ${range(m.sync)} | ${r.sync_to_engine} ` +
     `(target >= 0.4: ${met(r.sync_to_engine! >= 0.4)}) |`,
     `| host, durability async (ack before the flush) | ${range(m.async)} | ${r.async_to_engine} |`, '',
+    `CPU per command in the last sync run, from /proc by thread (src/thread-cpu.ts), in µs: ` +
+    Object.entries(m.syncCpuUsPerCommand).map(([role, us]) => `${role} ${us}`).join(', ') +
+    ` (main: the load generator and the outcomes' receiver; other: V8's and libuv's threads); the engine ` +
+    `alone ${round(1e6 / m.engine.median)}.`, '',
     `Sync / async: ${r.sync_to_async} (target >= 0.7: ${met(r.sync_to_async! >= 0.7)}). ` +
     `Ack latency at ${r.ack_rate_per_s} commands/s (half the durable maximum, open loop; ` +
     `${r.ack_achieved_per_s}/s achieved): p50 ${r.ack_p50_ms} ms, p99 ${r.ack_p99_ms} ms ` +

@@ -62,11 +62,12 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     'cancel hashes a 66-character hex id (OrderIndex.get 0.8 s and setLive 0.3 s of the engine\'s 2.9 s in a ' +
     'bench:engine --cpu-prof run), then placement, aggregates and GC; the lever is ids as packed bytes hashed once, ' +
     `and orders in typed arrays (${PERFORMANCE})`,
-  'durable host (sync) vs engine alone': 'the engine worker at 14.5 µs a command, of which the engine is 4.6: ' +
-    'command decoding 3.2 (strings built for every field of an order; less since the third step), outcome ' +
-    'encoding 2.4, its loop and GC, and gaps in the pipeline (the worker 79 % busy in the sync phase: one group ' +
-    'in flight); the lever is commands and results that stay bytes through the worker (issue 29 point 2, issue ' +
-    `30) (${PERFORMANCE}, "Write path v2, second step" and "third step")`,
+  'durable host (sync) vs engine alone': 'CPU a command from /proc by thread (bench:host\'s sync run): the engine ' +
+    'worker 12.2 µs against 3.6 for the engine alone (command decoding, outcome encoding, its loop and GC), V8\'s ' +
+    'and libuv\'s threads 8.6 (the collector working for the worker\'s and the main thread\'s garbage), the main ' +
+    'thread 6.8 (the load generator and the outcomes), the journal thread 0.7: 28 µs on two cores; 0.4 x needs ' +
+    'about 9 on the worker and 18 in all. The lever is commands and results that stay bytes through the worker, ' +
+    `without garbage (issue 29 point 2, issue 30) (${PERFORMANCE}, "Write path v2", second to fourth steps)`,
   'ack p99 at half of the closed-loop maximum vs the disk\'s flush p99': 'two LMDB flushes per commit with one ' +
     'group at the journal thread (a command waits about 1.5 commits; a commit alone p50 0.35-0.52 ms, 1.0-1.9 ms ' +
     'under load), and two cores shared by the main thread (the load generator\'s too), the worker, the journal ' +

@@ -202,7 +202,6 @@ async function openReadModel(config: Config, host: EngineHost, log: Log):
   return { store, read }
 }
 
-/** The process's metrics, with the gauges read at each scrape. */
 /** The verification pool: its verdicts timed on /metrics, its threads named for the CPU by thread. */
 function poolOf(config: Config, signatures: SigBackend, threads: ThreadCpu, metrics: () => Metrics): VerifierPool {
   return new VerifierPool({ chainId: config.chainId, threads: config.sigWorkers, nice: config.sigNice,
@@ -210,6 +209,7 @@ function poolOf(config: Config, signatures: SigBackend, threads: ThreadCpu, metr
     onThread: (tid) => threads.add('verify', tid) })
 }
 
+/** The process's metrics, with the gauges read at each scrape. */
 function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore; pool: VerifierPool;
   heartbeats: Heartbeats; shedder: LoadShedder; threads: ThreadCpu }): Metrics {
   const { host, read, store, pool, heartbeats, shedder, threads } = parts

@@ -71,7 +71,7 @@ assert(BATCH_COMMANDS_MAX <= PENDING_REQUESTS_MAX, 'a batch never holds more tha
 assert(SNAPSHOTS_KEPT >= 2, 'keep a spare snapshot in case the newest is damaged')
 
 /**
- * Threads whose CPU /metrics reports by name (src/host/thread-cpu.ts): the main thread, the
+ * Threads whose CPU /metrics reports by name (src/thread-cpu.ts): the main thread, the
  * engine's three, a verification thread per core, and any restarted; past it, a thread counts
  * under `other`.
  */

@@ -124,7 +124,8 @@ function signTimed(traders: readonly Trader[], tokenId: string, count: number, f
 
 /** The server-side figures, one after another on one server; `phases` marks when each ran. */
 async function serverFigures(settings: Settings, port: number, orders: readonly SignedFor[],
-  batches: readonly SignedFor[][], phases: PhaseClock): Promise<Omit<Figures, 'uws' | 'node' | 'pool' | 'backend' | 'cpu'>> {
+  batches: readonly SignedFor[][], phases: PhaseClock):
+  Promise<Omit<Figures, 'uws' | 'node' | 'pool' | 'backend' | 'cpu'>> {
   const { seconds } = settings
   const placed: SignedFor[] = []
   const placeSource = orderSource(orders, placed)

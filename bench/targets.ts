@@ -87,10 +87,10 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     'quick runs); noble\'s plain recovery and its cached tables differ by the load, not the code ' +
     '(docs/signatures-and-auth.md)',
   'REST signed POST /order vs uWS constant JSON': 'the two cores (86-88 % busy): an order costs 1.1-1.2 ms of the ' +
-    'server\'s CPU (main thread 0.38-0.43, verification 0.15-0.17, engine worker 0.10, journal 0.06, other 0.35-0.39: ' +
-    'the read store\'s LMDB commits with an fsync each, V8\'s compiler and collector) and 0.19-0.20 ms of the load ' +
-    'generator\'s, against 0.1 ms for uWS\'s constant answer with its client; ten orders in one request cost 0.44 ' +
-    `ms each (bench:rest's CPU table; ${PERFORMANCE}, "Write path v2, fourth step")`,
+    'server\'s CPU (main thread 0.38-0.43, verification 0.15-0.17, engine worker 0.10, journal 0.06, other ' +
+    '0.35-0.39: the read store\'s LMDB commits with an fsync each, V8\'s compiler and collector) and 0.19-0.20 ms ' +
+    'of the load generator\'s, against 0.1 ms for uWS\'s constant answer with its client; ten orders in one ' +
+    `request cost 0.44 ms each (bench:rest's CPU table; ${PERFORMANCE}, "Write path v2, fourth step")`,
   'REST signed intake vs the verification pool\'s ceiling': 'the ceiling has both cores to itself (8.5-13 k/s: ' +
     '0.15-0.23 ms of CPU an order); at 80 % of it the whole order, verification included, could cost the machine ' +
     'at most 1.25 times that, leaving about 0.05 ms for HTTP, the engine, the journal, the answer and the load ' +

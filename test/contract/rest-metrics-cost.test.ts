@@ -43,12 +43,29 @@ t.test(`${SCRAPES} scrapes back to back cost a render per interval, not ${SCRAPE
     .toFixed(3)} ms`)
 })
 
+/**
+ * Two scrapes back to back are within one interval only if both answers come back within it: on a
+ * loaded machine (a contract run once had a stall of more than 100 ms there) a pair can take
+ * longer, and its second scrape then rightly gets a fresh render. So a pair is judged only when it
+ * was within the interval by this process's clock (its first render began after `startedMs`), and
+ * a few pairs are tried before that is called a failure.
+ */
+const PAIRS_TRIED_MAX = 5
+
 t.test('within the interval a scrape is the last render; after it, a fresh one', async (t) => {
-  await new Promise((resolve) => setTimeout(resolve, METRICS_RENDER_INTERVAL_MS))
-  const first = await scrape()
-  const second = await scrape()
-  t.equal(second, first, 'the second scrape (the first one counted in between) is the same text')
+  let pair: { first: string; second: string } | null = null
+  for (let tried = 1; pair === null && tried <= PAIRS_TRIED_MAX; tried++) {
+    await new Promise((resolve) => setTimeout(resolve, METRICS_RENDER_INTERVAL_MS))
+    const startedMs = performance.now()
+    const first = await scrape()
+    const second = await scrape()
+    const elapsedMs = performance.now() - startedMs
+    if (elapsedMs < METRICS_RENDER_INTERVAL_MS) pair = { first, second }
+    else t.comment(`pair ${tried} took ${elapsedMs.toFixed(0)} ms, longer than the interval: not judged`)
+  }
+  if (pair === null) return void t.fail(`no pair of scrapes within ${METRICS_RENDER_INTERVAL_MS} ms in ${PAIRS_TRIED_MAX}`)
+  t.equal(pair.second, pair.first, 'the second scrape (the first one counted in between) is the same text')
   await new Promise((resolve) => setTimeout(resolve, METRICS_RENDER_INTERVAL_MS))
   const third = await scrape()
-  t.ok(scrapeSeconds(third).count >= scrapeSeconds(first).count + 2, 'after the interval: both scrapes counted')
+  t.ok(scrapeSeconds(third).count >= scrapeSeconds(pair.first).count + 2, 'after the interval: both scrapes counted')
 })

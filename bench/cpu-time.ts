@@ -8,7 +8,7 @@
  * gave it 55 % of a core), and the threads V8 and libuv run for the process (the optimising
  * compiler, the concurrent marker, libuv's pool with lmdb's writes) are in no profile.
  */
-import { statCpuSeconds } from '../src/thread-cpu.js'
+import { processCpuSeconds, statCpuSeconds } from '../src/thread-cpu.js'
 
 /** utime + stime of a process in ms, or null (not Linux, or it has ended). */
 function processCpuMs(pid: number): number | null {
@@ -62,11 +62,10 @@ export class CpuMeter {
 
   private async read(): Promise<CpuReading> {
     const threadsMs = this.metricsUrl === null ? null : await threadsMsOf(this.metricsUrl)
-    const own = process.cpuUsage()
     return {
       serverMs: processCpuMs(this.serverPid),
       threadsMs,
-      generatorMs: (own.user + own.system) / 1000,
+      generatorMs: processCpuSeconds() * 1000,
       atMs: performance.now(),
     }
   }

@@ -210,18 +210,13 @@ async function hostRun(durability: Durability, setup: readonly UnstampedCommand[
   for (const command of setup) await host.submit(command)
   const threads = new ThreadCpu() // this thread is main: the load generator and the outcomes' receiver
   for (const { role, tid } of host.stats.threads()) threads.add(role, tid)
-  const before = threads.read(ownCpuSeconds())
+  const before = threads.read()
   const recorder = new TimelineRecorder(`host ${durability}, closed loop: commands acknowledged per second`)
   const { rate, latencies } = await closedLoop(host, commands, recorder)
-  const after = threads.read(ownCpuSeconds())
+  const after = threads.read()
   const cpuUsPerCommand = Object.fromEntries([...after].map(([role, seconds]) =>
     [role, round((seconds - (before.get(role) ?? 0)) * 1e6 / commands.length)]))
   return { rate, latencies, timeline: recorder.done(), dir, host, cpuUsPerCommand }
-}
-
-function ownCpuSeconds(): number {
-  const usage = process.cpuUsage()
-  return (usage.user + usage.system) / 1e6
 }
 
 async function restart(dir: string):

@@ -188,9 +188,8 @@ export class Metrics {
         'started (process_cpu_seconds_total counts from the metrics\' creation).',
       collect() {
         for (const { role, tid } of engineThreads()) threads.add(role, tid)
-        const usage = process.cpuUsage()
         this.reset()
-        for (const [thread, seconds] of threads.read((usage.user + usage.system) / 1e6)) this.inc({ thread }, seconds)
+        for (const [thread, seconds] of threads.read()) this.inc({ thread }, seconds)
       } })
   }
 

@@ -30,6 +30,12 @@ export function ownThreadId(): number {
   }
 }
 
+/** CPU seconds (user + system) this process has spent, all its threads, ended ones included. */
+export function processCpuSeconds(): number {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1e6
+}
+
 /** CPU seconds (user + system) thread `tid` of this process has spent, or null (no /proc, or it ended). */
 export function threadCpuSeconds(tid: number): number | null {
   return statCpuSeconds(`/proc/self/task/${tid}/stat`)
@@ -79,10 +85,10 @@ export class ThreadCpu {
   }
 
   /**
-   * CPU seconds by role, and `other` (the process's total less the named threads'), read now. A
-   * thread that has ended keeps what it was last read at.
+   * CPU seconds by role, and `other` (`processSeconds`, the process's total, less the named
+   * threads'), read now. A thread that has ended keeps what it was last read at.
    */
-  read(processSeconds: number): Map<string, number> {
+  read(processSeconds = processCpuSeconds()): Map<string, number> {
     const byRole = new Map<string, number>()
     let named = 0
     for (const [tid, thread] of this.named) {

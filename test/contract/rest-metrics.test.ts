@@ -15,6 +15,7 @@ import { GrpcCallError, GrpcTransport } from '../../src/client/grpc/transport.js
 import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
 import { StreamService } from '../../src/gen/predex/v1/streams_pb.js'
 import { METRICS_RENDER_INTERVAL_MS } from '../../src/limits.js'
+import { processCpuSeconds } from '../../src/thread-cpu.js'
 import { WsClient } from '../ws-client.js'
 import { get, l2, placeLimit, send, startServer, USDC, type TestServer } from '../rest-harness.js'
 
@@ -212,11 +213,6 @@ function threadsAddUp(t: Test, before: Scrape, after: Scrape, cpuSecondsBefore: 
   const sum = total(after, name)
   t.ok(sum >= cpuSecondsBefore && sum <= cpuSecondsAfter, `the threads add up to the process: ${sum.toFixed(3)} s, ` +
     `between ${cpuSecondsBefore.toFixed(3)} and ${cpuSecondsAfter.toFixed(3)}`)
-}
-
-function processCpuSeconds(): number {
-  const usage = process.cpuUsage()
-  return (usage.user + usage.system) / 1e6
 }
 
 /** Scrapes until `check` holds (bounded): what a client's going away changes lands a turn or two later. */

@@ -246,18 +246,36 @@ function levelOf(level: { readonly priceMicros: number; readonly sizeMicros: num
   return { price: decimalOfMicros(level.priceMicros), size: decimalOfMicros(level.sizeMicros) }
 }
 
+/** What a book summary says apart from its timestamp and hash: the same for as long as the book's version is. */
+export interface BookContent {
+  readonly fields: Omit<OrderBookSummary, 'timestamp' | 'hash'>
+  /** The JSON before `"timestamp"`: `{"market":...,"asset_id":...` (no closing brace). */
+  readonly head: string
+  /** The JSON after `"hash"`: `,"bids":[...],...}`. */
+  readonly tail: string
+}
+
+/** A book summary at one millisecond, and its JSON as REST sends it. */
+export interface StampedBook {
+  readonly summary: OrderBookSummary
+  readonly json: string
+}
+
 /**
  * Polymarket's OrderBookSummary: bids ascending and asks descending (best level last), the
  * timestamp in milliseconds, and the hash as clob-client computes it: SHA-1 of the JSON of the
  * object with `hash` empty, keys in this order.
  */
 export function bookSummary(read: ReadModel, book: BookView, nowMs: number): OrderBookSummary {
+  return stampedBook(bookContent(read, book), nowMs).summary
+}
+
+/** The part of a book's summary that does not change with time, formatted once (stampedBook adds the rest). */
+export function bookContent(read: ReadModel, book: BookView): BookContent {
   const market = read.markets.get(book.marketId)!
-  const summary: { -readonly [K in keyof OrderBookSummary]: OrderBookSummary[K] } = {
+  const fields = {
     market: market.conditionId,
     asset_id: book.tokenId,
-    timestamp: String(nowMs),
-    hash: '',
     bids: [...book.bids].reverse().map(levelOf),
     asks: [...book.asks].reverse().map(levelOf),
     min_order_size: decimalOfMicros(market.minOrderSizeMicros),
@@ -265,6 +283,23 @@ export function bookSummary(read: ReadModel, book: BookView, nowMs: number): Ord
     neg_risk: market.negRisk,
     last_trade_price: priceOf(read, book.tokenId) ?? '',
   }
-  summary.hash = createHash('sha1').update(JSON.stringify(summary)).digest('hex')
-  return summary
+  const head = JSON.stringify({ market: fields.market, asset_id: fields.asset_id }).slice(0, -1)
+  const { market: _market, asset_id: _assetId, ...rest } = fields
+  return { fields, head, tail: ',' + JSON.stringify(rest).slice(1) }
+}
+
+/**
+ * `content` at `nowMs`: the summary in Polymarket's key order (market, asset_id, timestamp, hash,
+ * then the rest) and its JSON, built from the pieces rather than stringified again: character for
+ * character what JSON.stringify of the summary gives (book-cache.test.ts).
+ */
+export function stampedBook(content: BookContent, nowMs: number): StampedBook {
+  const { head, tail, fields } = content
+  const timestamp = String(nowMs)
+  const before = `${head},"timestamp":"${timestamp}","hash":"`
+  const hash = createHash('sha1').update(`${before}"${tail}`).digest('hex')
+  const summary: OrderBookSummary = { market: fields.market, asset_id: fields.asset_id, timestamp, hash,
+    bids: fields.bids, asks: fields.asks, min_order_size: fields.min_order_size, tick_size: fields.tick_size,
+    neg_risk: fields.neg_risk, last_trade_price: fields.last_trade_price }
+  return { summary, json: `${before}${hash}"${tail}` }
 }

@@ -32,12 +32,15 @@ export function bookOf(
 
 /**
  * What identifies the current content of a token's book (and of the other token's, for the
- * unified book): equal keys mean equal books, so a face may reuse an answer it built.
+ * unified book): while it is unchanged the book is, so a face may reuse an answer it built.
+ * Each change of either token adds one to its own version, so the sum of the two moves on every
+ * change of the unified book.
  */
-export function bookVersionOf(context: ServiceContext, tokenId: string, unified: boolean): string {
+export function bookVersionOf(context: ServiceContext, tokenId: string, unified: boolean): number {
+  const own = context.read.versionOf(tokenId)
+  if (!unified) return own
   const market = marketOfToken(context, tokenId)
-  const other = tokenId === market.yesTokenId ? market.noTokenId : market.yesTokenId
-  return `${context.read.versionOf(tokenId)} ${unified ? context.read.versionOf(other) : -1}`
+  return own + context.read.versionOf(tokenId === market.yesTokenId ? market.noTokenId : market.yesTokenId)
 }
 
 /** Best bid and ask of the unified book: the prices a taker can actually trade at. */

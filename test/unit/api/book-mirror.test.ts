@@ -10,59 +10,14 @@
 import t from 'tap'
 import { BookMirror } from '../../../src/api/ws/book-mirror.js'
 import { bookSummary } from '../../../src/api/format.js'
-import type { EngineEvent, MarketRecord, Trade } from '../../../src/engine/event.js'
+import type { EngineEvent } from '../../../src/engine/event.js'
 import { ReadModel } from '../../../src/read/read-model.js'
+import { BookEvents, bookMarket, seedOf } from '../../support/book-events.js'
 
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let x = s
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-
-const seed = process.env.MIRROR_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.MIRROR_SEED)
+const seed = seedOf('MIRROR_SEED')
 t.comment(`MIRROR_SEED=${seed}`)
-const random = mulberry32(seed)
-const below = (n: number): number => Math.floor(random() * n)
-
-const market: MarketRecord = {
-  marketId: 'm-1', conditionId: `0x${'ab'.repeat(32)}`, question: 'Mirror?', slug: 'mirror', description: '',
-  yesTokenId: '111', noTokenId: '222', tickSizeMicros: 1_000, minOrderSizeMicros: 5_000_000, feeRateBps: 0,
-  negRisk: true, endDateMs: 0, status: 'Active', createdMs: 1, winningOutcome: null, resolvedMs: 0,
-}
-
-function tradeOf(tokenId: string, makerTokenId: string, priceMicros: number, makerPriceMicros: number): Trade {
-  return { type: 'trade', tradeId: `t-${below(1e9)}`, marketId: market.marketId, matchType: 'normal', takerOrderId: 'a',
-    takerAddress: '0xa', takerOwner: 'k-a', tokenId, outcome: 'Yes', side: 'BUY', priceMicros, sizeMicros: 1_000_000,
-    feeMicros: 0, feeRateBps: 0, makerOrderId: 'b', makerAddress: '0xb', makerOwner: 'k-b', makerTokenId,
-    makerOutcome: 'No', makerSide: 'BUY', makerPriceMicros, timeMs: 1 }
-}
-
-/** One random command's events: mostly levels, sometimes a trade or a tick size change. */
-function commandEvents(tickMicros: number): EngineEvent[] {
-  const events: EngineEvent[] = []
-  const count = 1 + below(4)
-  for (let i = 0; i < count; i++) {
-    const roll = random()
-    const price = (1 + below(Math.floor(1_000_000 / tickMicros) - 1)) * tickMicros
-    if (roll < 0.8) {
-      const size = random() < 0.3 ? 0 : 1 + below(50_000_000)
-      events.push({ type: 'bookLevel', marketId: market.marketId, tokenId: random() < 0.7 ? market.yesTokenId
-        : market.noTokenId, side: random() < 0.5 ? 'BUY' : 'SELL', priceMicros: price, sizeMicros: size })
-    } else if (roll < 0.95) {
-      const [taker, maker] = random() < 0.5 ? [market.yesTokenId, market.noTokenId] : [market.noTokenId, market.yesTokenId]
-      events.push(tradeOf(taker, random() < 0.5 ? taker : maker, price, 1_000_000 - price))
-    } else {
-      events.push({ type: 'marketUpdated', marketId: market.marketId, status: 'Active',
-        tickSizeMicros: [1_000, 10_000][below(2)]!, feeRateBps: 0, winningOutcome: null, resolvedMs: 0 })
-    }
-  }
-  return events
-}
+const generator = new BookEvents(seed)
+const market = bookMarket
 
 /** What the market channel does with a command's events for one followed token. */
 function follow(mirror: BookMirror, tokenId: string, events: readonly EngineEvent[]): void {
@@ -79,13 +34,13 @@ t.test('after each command the mirror is the read model\'s book, summary and has
   read.apply(1, [{ type: 'marketCreated', market }], 1)
   // The channel starts a mirror when a token gains its first subscriber: here after some history.
   let seq = 2
-  for (; seq < 50; seq++) read.apply(seq, commandEvents(1_000), seq)
+  for (; seq < 50; seq++) read.apply(seq, generator.command(1_000), seq)
   const lastTrade = (tokenId: string) => read.tokenStats.get(tokenId)?.lastTradePriceMicros ?? null
   const mirrors = [market.yesTokenId, market.noTokenId].map((tokenId) =>
     ({ tokenId, mirror: new BookMirror(read.markets.get(market.marketId)!, tokenId, read.book(tokenId)!, lastTrade(tokenId)) }))
   let mismatches = 0
   for (let end = seq + 2_000; seq < end; seq++) {
-    const events = commandEvents(read.markets.get(market.marketId)!.tickSizeMicros)
+    const events = generator.command(read.markets.get(market.marketId)!.tickSizeMicros)
     read.apply(seq, events, seq * 1000)
     for (const { tokenId, mirror } of mirrors) {
       follow(mirror, tokenId, events)

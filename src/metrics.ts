@@ -3,9 +3,9 @@
  * servers in one process; the global registry would clash). Every series is listed in
  * docs/operations.md ("Metrics"): names end in their unit (`_seconds`, `_bytes`) or `_total`.
  *
- * Three kinds of source. Faces and services observe as things happen, through children cached per
- * label set (no label string built per call beyond prom-client's own hash). Gauges read a figure at
- * scrape time (queue depths, open sockets). The engine worker's figures live in a shared block it
+ * Three kinds of source. Faces and services observe as things happen, into tallies of plain
+ * numbers cached per label set (no label string built, nothing hashed per call), read at scrape.
+ * Gauges read a figure at scrape time (queue depths, open sockets). The engine worker's figures live in a shared block it
  * writes (src/host/engine-stats.ts) and are copied into their series at scrape time, so the
  * worker never posts a message for them. Labels are bounded: route patterns, method names,
  * command kinds, status codes; never a raw path, address or id.
@@ -26,43 +26,89 @@ export interface RouteKey {
 
 export type WsChannel = 'market' | 'user'
 
-interface Observed {
-  readonly count: { inc(): void }
-  readonly duration: { observe(value: number): void }
+/** One label set's histogram as read at scrape time. */
+interface HistogramSeries {
+  readonly labels: Readonly<Record<string, string>>
+  readonly reading: HistogramReading
 }
 
 /**
- * A histogram whose buckets come from elsewhere (the engine worker's shared block), read at scrape.
- * prom-client's own histogram answers from what it observed, so both of its answers are replaced:
- * `get` and `getForPromString`, which the registry prefers when a metric has it (Histogram does).
+ * A histogram whose buckets are kept elsewhere (the engine worker's shared block, or a Tally),
+ * read at scrape. prom-client's own histogram answers from what it observed, so both of its
+ * answers are replaced: `get` and `getForPromString`, which the registry prefers when a metric
+ * has it (Histogram does).
  */
 class ReadHistogram extends Histogram {
   private readonly metricName: string
-  private readonly read: () => HistogramReading
+  private readonly read: () => readonly HistogramSeries[]
   /** Unregistered and never observed: the shape (name, help, type) of the answer. */
   private readonly template: Histogram
 
-  constructor(options: { name: string; help: string; registry: Registry; read: () => HistogramReading }) {
-    super({ name: options.name, help: options.help, registers: [options.registry] })
-    this.metricName = options.name
+  constructor(options: { name: string; help: string; registers: Registry[]; labelNames?: readonly string[];
+    read: () => readonly HistogramSeries[] }) {
+    const { name, help, labelNames = [] } = options
+    super({ name, help, labelNames, registers: options.registers })
+    this.metricName = name
     this.read = options.read
-    this.template = new Histogram({ name: options.name, help: options.help, registers: [] })
+    this.template = new Histogram({ name, help, labelNames, registers: [] })
   }
 
   override async get(): ReturnType<Histogram['get']> {
     const base = await this.template.get()
-    const reading = this.read()
-    const values: { metricName: string; labels: Record<string, string | number>; value: number }[] =
-      reading.bounds.map((le, i) =>
-        ({ metricName: `${this.metricName}_bucket`, labels: { le }, value: reading.cumulative[i]! }))
-    values.push({ metricName: `${this.metricName}_bucket`, labels: { le: '+Inf' }, value: reading.count },
-      { metricName: `${this.metricName}_sum`, labels: {}, value: reading.sum },
-      { metricName: `${this.metricName}_count`, labels: {}, value: reading.count })
+    const name = this.metricName
+    const values: { metricName: string; labels: Record<string, string | number>; value: number }[] = []
+    for (const { labels, reading } of this.read()) {
+      reading.bounds.forEach((le, i) =>
+        values.push({ metricName: `${name}_bucket`, labels: { le, ...labels }, value: reading.cumulative[i]! }))
+      values.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', ...labels }, value: reading.count },
+        { metricName: `${name}_sum`, labels: { ...labels }, value: reading.sum },
+        { metricName: `${name}_count`, labels: { ...labels }, value: reading.count })
+    }
     return { ...base, values }
   }
 
   getForPromString(): ReturnType<Histogram['get']> {
     return this.get()
+  }
+}
+
+/**
+ * One label set's observations in plain numbers, turned into series at scrape: observing costs a
+ * few additions, where a prom-client child hashes its labels on every call (about a tenth of a
+ * cheap REST request's main-thread time, measured on GET /book).
+ */
+class Tally {
+  /** Observations, timed or not (the counter). */
+  count = 0
+  private timedCount = 0
+  private sum = 0
+  /** Observations per bucket (not cumulative); the last counts those above every bound. */
+  private readonly perBucket: number[]
+
+  constructor(readonly labels: Readonly<Record<string, string>>, private readonly bounds: readonly number[]) {
+    this.perBucket = new Array<number>(bounds.length + 1).fill(0)
+  }
+
+  /** Whether any observation had a duration (a label set that never had one has no histogram). */
+  get timed(): boolean {
+    return this.timedCount > 0
+  }
+
+  observe(seconds: number | null): void {
+    this.count++
+    if (seconds === null) return
+    this.timedCount++
+    this.sum += seconds
+    let bucket = 0
+    while (bucket < this.bounds.length && seconds > this.bounds[bucket]!) bucket++
+    this.perBucket[bucket]! += 1
+  }
+
+  /** The histogram so far, buckets cumulative as Prometheus counts them (`le`: at most the bound). */
+  reading(): HistogramReading {
+    let below = 0
+    const cumulative = this.bounds.map((_, i) => (below += this.perBucket[i]!))
+    return { bounds: this.bounds, cumulative, sum: this.sum, count: this.timedCount }
   }
 }
 
@@ -74,7 +120,7 @@ export class Metrics {
   private readonly verifications: ObservedFamily<string, null>
   private readonly wsOpen: Gauge<'channel'>
   private readonly grpcStreamsOpen: Gauge<'method'>
-  private readonly engineAck: Histogram
+  private readonly engineAck = new Tally({}, REQUEST_SECONDS_BUCKETS)
 
   constructor() {
     collectDefaultMetrics({ register: this.registry })
@@ -108,9 +154,10 @@ export class Metrics {
     this.grpcStreamsOpen = new Gauge({ name: 'predex_grpc_streams_open',
       help: 'Open gRPC streaming calls (order entry, book and user streams), by method.', labelNames: ['method'],
       registers })
-    this.engineAck = new Histogram({ name: 'predex_engine_command_duration_seconds',
+    const engineAck = this.engineAck
+    new ReadHistogram({ name: 'predex_engine_command_duration_seconds',
       help: 'Time from submitting a command to the engine to its durable acknowledgement (ring, apply, journal ' +
-        'commit, return).', buckets: REQUEST_SECONDS_BUCKETS, registers })
+        'commit, return).', registers, read: () => [{ labels: engineAck.labels, reading: engineAck.reading() }] })
   }
 
   /** The text format's content type. */
@@ -208,7 +255,7 @@ export class Metrics {
         }
       } })
     const histogram = (name: string, help: string, read: () => HistogramReading): void =>
-      void new ReadHistogram({ name, help, registry: this.registry, read })
+      void new ReadHistogram({ name, help, registers, read: () => [{ labels: {}, reading: read() }] })
     histogram('predex_engine_apply_seconds', 'Time the engine takes to apply one command: the first of each ring ' +
       'drain and every 16th after it are timed (the worker\'s clock).',
       () => stats.histogram('applySeconds'))
@@ -235,18 +282,22 @@ export class Metrics {
  * channel and a code), so a cached observation builds no string; `labelsOf` runs on a miss only.
  */
 class ObservedFamily<A, B> {
-  private readonly counter: Counter
-  private readonly histogram: Histogram
-  private readonly children = new Map<A, Map<B, Observed>>()
+  private readonly children = new Map<A, Map<B, Tally>>()
+  private readonly tallies: Tally[] = []
   private readonly labelsOf: (a: A, b: B) => readonly string[]
   private readonly labelNames: readonly string[]
 
   constructor(options: { registers: Registry[]; count: [string, string]; duration: [string, string];
     labelNames: readonly string[]; labelsOf: (a: A, b: B) => readonly string[] }) {
     const { registers, labelNames } = options
-    this.counter = new Counter({ name: options.count[0], help: options.count[1], labelNames, registers })
-    this.histogram = new Histogram({ name: options.duration[0], help: options.duration[1], labelNames, registers,
-      buckets: REQUEST_SECONDS_BUCKETS })
+    const tallies = this.tallies
+    new Counter({ name: options.count[0], help: options.count[1], labelNames, registers, collect() {
+      this.reset()
+      for (const tally of tallies) this.inc(tally.labels, tally.count)
+    } })
+    new ReadHistogram({ name: options.duration[0], help: options.duration[1], labelNames, registers,
+      read: () => tallies.filter((tally) => tally.timed).map((tally) => ({ labels: tally.labels,
+        reading: tally.reading() })) })
     this.labelsOf = options.labelsOf
     this.labelNames = labelNames
   }
@@ -258,14 +309,14 @@ class ObservedFamily<A, B> {
       inner = new Map()
       this.children.set(a, inner)
     }
-    let observed = inner.get(b)
-    if (observed === undefined) {
+    let tally = inner.get(b)
+    if (tally === undefined) {
       const values = this.labelsOf(a, b)
-      const labels = Object.fromEntries(this.labelNames.map((name, i) => [name, values[i]!]))
-      observed = { count: this.counter.labels(labels), duration: this.histogram.labels(labels) }
-      inner.set(b, observed)
+      tally = new Tally(Object.fromEntries(this.labelNames.map((name, i) => [name, values[i]!])),
+        REQUEST_SECONDS_BUCKETS)
+      inner.set(b, tally)
+      this.tallies.push(tally)
     }
-    observed.count.inc()
-    if (seconds !== null) observed.duration.observe(seconds)
+    tally.observe(seconds)
   }
 }

@@ -78,6 +78,8 @@ export class RestServer<C> {
    * listens: its lifetime is the front end's, and every face's large headers are what it collects.
    */
   private releaseMemoryWatch: (() => void) | null = null
+  /** Each route's `:name` parameters, counted once. */
+  private readonly parameterCounts = new Map<Route<C>, number>()
 
   constructor(private readonly options: ServerOptions<C>) {
     this.refusalLines = new LogBudget(options.log, { what: 'REST refusals and faults' })
@@ -162,6 +164,7 @@ export class RestServer<C> {
 
   private register(route: Route<C>, compat: boolean): void {
     const pattern = (compat ? '/compat' : '') + route.path
+    this.parameterCounts.set(route, (route.path.match(/:/g) ?? []).length)
     const handler = (res: HttpResponse, req: HttpRequest): void => this.onRequest(res, req, route, compat)
     switch (route.method) {
       case 'GET': this.app.get(pattern, handler); break
@@ -257,7 +260,7 @@ export class RestServer<C> {
         { field: repeated })
     }
     const params: string[] = []
-    const count = (route.path.match(/:/g) ?? []).length
+    const count = this.parameterCounts.get(route) ?? 0
     for (let i = 0; i < count; i++) params.push(decodedParameter(req.getParameter(i) ?? ''))
     const url = req.getUrl()
     return {
@@ -291,21 +294,34 @@ export class RestServer<C> {
     })
   }
 
+  /**
+   * Runs the route and answers. A handler that answers at once (market data from the read model)
+   * is answered within uWS's callback, already corked, with no promise; one that waits (the pool,
+   * the engine) is answered when it settles, counted in flight meanwhile.
+   */
   private dispatch(res: HttpResponse, state: RequestState, request: RestRequest, route: Route<C>,
     started: number): void {
-    this.inFlight++
-    void this.run(request, route, state).then((reply) => {
-      this.inFlight--
+    const reply = this.run(request, route, state)
+    if (!(reply instanceof Promise)) {
       this.respond(res, state, reply, route, started)
+      return
+    }
+    this.inFlight++
+    void reply.then((settled) => {
+      this.inFlight--
+      this.respond(res, state, settled, route, started)
     })
   }
 
-  private async run(request: RestRequest, route: Route<C>, state: RequestState): Promise<Reply> {
+  /** The route's reply, or the error reply of whatever it threw; a promise only when the handler returned one. */
+  private run(request: RestRequest, route: Route<C>, state: RequestState): Reply | Promise<Reply> {
     try {
       if (this.closing) throw new PredexError(ApiCode.NOT_READY, 'the server is shutting down')
       const identity = this.authenticated(request, route)
       if (identity?.apiKey) state.apiKey = identity.apiKey
-      return await route.handler(request, identity, this.options.context)
+      const reply = route.handler(request, identity, this.options.context)
+      if (!(reply instanceof Promise)) return reply
+      return reply.catch((error: unknown) => errorReply(error, this.options.log, state.requestId))
     } catch (error) {
       return errorReply(error, this.options.log, state.requestId)
     }

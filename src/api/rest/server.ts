@@ -181,14 +181,15 @@ export class RestServer<C> {
     })
     const started = performance.now()
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
-    const refusal = this.overTurn(remoteAddress) ?? framingFault(req)
+    const headers = headersOf(req)
+    const refusal = this.overTurn(remoteAddress) ?? framingFault(headers)
     if (refusal !== null) {
       this.refuseAndClose(res, state, refusal, route, started)
       return
     }
     let request: RestRequest
     try {
-      request = this.copyRequest(req, route, compat, remoteAddress)
+      request = this.copyRequest(req, headers, route, compat, remoteAddress)
       // Before the body is read: a client over its budget, or a placement while the front end
       // sheds load, costs as little as possible.
       this.options.gate.admit(request.remoteAddress)
@@ -197,12 +198,12 @@ export class RestServer<C> {
       this.respond(res, state, errorReply(error, this.options.log, state.requestId), route, started)
       return
     }
-    const declared = Number(req.getHeader('content-length') || '0')
+    const declared = Number(headers.values.get('content-length') || '0')
     if (declared > route.bodyMax) {
       this.respond(res, state, tooLarge(route.bodyMax), route, started, true)
       return
     }
-    if (route.bodyMax === 0 || declared === 0 && req.getHeader('transfer-encoding') === '') {
+    if (route.bodyMax === 0 || declared === 0 && (headers.values.get('transfer-encoding') ?? '') === '') {
       this.dispatch(res, state, request, route, started)
       return
     }
@@ -237,24 +238,16 @@ export class RestServer<C> {
     setImmediate(() => this.respond(res, state, reply, route, started, true))
   }
 
-  private copyRequest(req: HttpRequest, route: Route<C>, compat: boolean, remoteAddress: string): RestRequest {
+  private copyRequest(req: HttpRequest, headers: RequestHeaders, route: Route<C>, compat: boolean,
+    remoteAddress: string): RestRequest {
     const query = req.getQuery() ?? ''
     if (query.length > REST_QUERY_LENGTH_MAX) {
       throw new PredexError(ApiCode.QUERY_TOO_LONG, `the query is longer than ${REST_QUERY_LENGTH_MAX} characters`)
     }
-    const headers = new Map<string, string>()
-    let headerBytes = 0
-    let repeated: string | null = null
-    req.forEach((key, value) => {
-      headerBytes += key.length + value.length
-      // uWS lower-cases names with `| 0x20`, which turns `_` into DEL (scripts/patch-uws.mjs).
-      const name = key.includes('\x7f') ? key.replace(/\x7f/g, '_') : key
-      if (headers.has(name) && isAuthHeaderName(name)) repeated ??= name
-      headers.set(name, value)
-    })
-    if (headerBytes > REST_HEADERS_BYTES_MAX) {
+    if (headers.bytes > REST_HEADERS_BYTES_MAX) {
       throw new PredexError(ApiCode.HEADERS_TOO_LARGE, `the headers are larger than ${REST_HEADERS_BYTES_MAX} bytes`)
     }
+    const { repeated, values } = headers
     if (repeated !== null) {
       throw new PredexError(ApiCode.BAD_REQUEST, `the ${repeated} header may be given once: the request is ambiguous`,
         { field: repeated })
@@ -268,7 +261,7 @@ export class RestServer<C> {
       path: compat ? url.slice('/compat'.length) : url,
       params,
       query: new URLSearchParams(query),
-      headers: (name) => headers.get(name),
+      headers: (name) => values.get(name),
       body: new Uint8Array(0),
       compat,
       remoteAddress,
@@ -355,10 +348,10 @@ export class RestServer<C> {
         res.end(body, true)
         return
       }
-      const bytes = Buffer.from(body)
+      // The text as it is: uWS writes it as UTF-8 itself, and only a reply that stalls needs its bytes.
       const offsetBefore = res.getWriteOffset()
-      const [, done] = res.tryEnd(bytes, bytes.length)
-      if (!done) this.stalled(res, state, bytes, offsetBefore)
+      const [, done] = res.tryEnd(body, Buffer.byteLength(body))
+      if (!done) this.stalled(res, state, Buffer.from(body), offsetBefore)
     })
   }
 
@@ -476,18 +469,44 @@ function credentialsOf(request: RestRequest, auth: AuthLevel): Credentials {
  * (or the chunks): what one takes as the body the other takes as a next request (request
  * smuggling). So the request is refused and its connection closed, nothing after it read.
  */
-function framingFault(req: HttpRequest): PredexError | null {
-  let lengths = 0
-  let chunked = false
-  req.forEach((key) => {
-    if (key === 'content-length') lengths++
-    else if (key === 'transfer-encoding') chunked = true
-  })
+function framingFault(headers: RequestHeaders): PredexError | null {
+  const { lengths, chunked } = headers
   if (lengths <= 1 && !(lengths === 1 && chunked)) return null
   return new PredexError(ApiCode.BAD_REQUEST, lengths > 1
     ? 'Content-Length may be given once: the request is ambiguous and the connection is closed'
     : 'Content-Length and Transfer-Encoding together: the request is ambiguous and the connection is closed',
   { field: 'content-length' })
+}
+
+/** A request's headers, read out of uWS in one pass (each header is a call into uWS). */
+interface RequestHeaders {
+  /** By name; a repeated name keeps its last value. */
+  readonly values: Map<string, string>
+  /** Names and values, for REST_HEADERS_BYTES_MAX. */
+  readonly bytes: number
+  /** The first authentication header given more than once, or null. */
+  readonly repeated: string | null
+  /** Content-Length headers given, and whether Transfer-Encoding was (for framingFault). */
+  readonly lengths: number
+  readonly chunked: boolean
+}
+
+function headersOf(req: HttpRequest): RequestHeaders {
+  const values = new Map<string, string>()
+  let bytes = 0
+  let repeated: string | null = null
+  let lengths = 0
+  let chunked = false
+  req.forEach((key, value) => {
+    bytes += key.length + value.length
+    if (key === 'content-length') lengths++
+    else if (key === 'transfer-encoding') chunked = true
+    // uWS lower-cases names with `| 0x20`, which turns `_` into DEL (scripts/patch-uws.mjs).
+    const name = key.includes('\x7f') ? key.replace(/\x7f/g, '_') : key
+    if (values.has(name) && isAuthHeaderName(name)) repeated ??= name
+    values.set(name, value)
+  })
+  return { values, bytes, repeated, lengths, chunked }
 }
 
 function tooLarge(bodyMax: number): Reply {

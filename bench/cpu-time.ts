@@ -18,6 +18,7 @@ function processCpuMs(pid: number): number | null {
 
 /** The server's threads as /metrics names them (predex_thread_cpu_seconds_total), in the table's order. */
 export const THREAD_ROLES = ['main', 'verify', 'engine', 'journal', 'snapshot', 'other'] as const
+export type BenchThread = typeof THREAD_ROLES[number]
 
 /** What the server and this process (the load generator) had spent, at one moment. */
 interface CpuReading {
@@ -122,6 +123,17 @@ export function perRequest(cpu: PhaseCpu | undefined, requests: number, cores: n
 }
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000
+
+/**
+ * The most requests a second the machine could serve if each cost only the named server threads'
+ * CPU (`threads`, e.g. verification) and the load generator's, every core busy: a bound no server
+ * change can pass while the load generator shares the cores. Null when the figures are missing.
+ */
+export function reachablePerSecond(cpu: CpuPerRequest, threads: readonly BenchThread[], cores: number): number | null {
+  if (cpu.threads_ms === null) return null
+  const ms = threads.reduce((sum, role) => sum + (cpu.threads_ms![role] ?? 0), cpu.generator_ms)
+  return ms > 0 ? cores * 1000 / ms : null
+}
 
 /** A Markdown row: the figure, its CPU per request by thread, the load generator's, the machine's busy share. */
 export function cpuRow(label: string, cpu: CpuPerRequest): string {

@@ -11,7 +11,9 @@
  * of it for latency; GET /book reads; signed orders in batches of 10 (POST /orders, closed loop,
  * counted in orders, each answer checked: every order of it accepted); cancels (DELETE /order,
  * HMAC only). Also, before the server starts, the verification pool's ceiling on the same
- * orders (the target compares intake to it).
+ * orders (the target compares intake to it). From the CPU table, what the machine allows at most
+ * (`*_reachable`): the rate at which only an order's signature check and the load generator's
+ * CPU fit on the cores, over each target's reference; a target above it is out of reach here.
  *
  * Flags: --quick (shorter), --seconds N (per figure), --json (last line is a JSON object, with
  * the latency histograms under `series`), --profile-dir DIR (the server's threads write CPU
@@ -28,7 +30,7 @@ import { CHAIN_ID, PhaseClock, profileDirOf, setUpTraders, signOrders, startChil
 import { describe, pct, round, row, writeResults } from './report.js'
 import { BATCH_ORDERS, batchesOf, batchSource, orderSource, REST_CONNECTIONS as CONNECTIONS } from './rest-orders.js'
 import { histogram, type WorkloadSeries } from './series.js'
-import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, type CpuPerRequest } from './cpu-time.js'
+import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, reachablePerSecond, type CpuPerRequest } from './cpu-time.js'
 
 const TRADERS = 8
 const WARM_UP_ORDERS = 400
@@ -225,10 +227,26 @@ function reportOf(settings: Settings, f: Figures): Record<string, unknown> {
     orders_vs_uws: ratio(f.placeMax.perSecond, f.uws.perSecond),
     cancels_vs_uws: ratio(f.cancels.perSecond, f.uws.perSecond),
     batch_vs_single: ratio(f.batchOrdersPerSecond, f.placeMax.perSecond),
+    ...reachableOf(settings, f),
     cpu_per_request: f.cpu,
     statuses: { orders: f.placeMax.statuses, orders_open: f.placeOpen.statuses, cancels: f.cancels.statuses,
       book: f.book.statuses, batch: f.batch.statuses },
   }
+}
+
+/**
+ * The most each target's figure could reach on this machine, from this run's CPU table: the
+ * rate at which only what no server change removes fits on the cores (an order's signature
+ * check and the load generator's HTTP and HMAC; for a cancel, the load generator's), over the
+ * same reference as the figure. Below a target, the target is out of reach here whatever the
+ * server does, until the load generator runs on cores of its own.
+ */
+function reachableOf(settings: Settings, f: Figures): Record<string, number | null> {
+  const orders = reachablePerSecond(f.cpu.orders, ['verify'], settings.cores)
+  const cancels = reachablePerSecond(f.cpu.cancels, [], settings.cores)
+  const over = (rate: number | null, reference: number): number | null => rate === null ? null : ratio(rate, reference)
+  return { intake_vs_pool_reachable: over(orders, f.pool), orders_vs_uws_reachable: over(orders, f.uws.perSecond),
+    cancels_vs_uws_reachable: over(cancels, f.uws.perSecond) }
 }
 
 /** A ratio to three decimals: small ratios (orders against uWS) would round to nothing at two. */
@@ -253,6 +271,7 @@ function markdownOf(settings: Settings, f: Figures, r: Record<string, unknown>):
   const { cores, seconds, quick } = settings
   const met = (ok: boolean): string => (ok ? 'met' : 'NOT met')
   const target = (value: unknown, least: number): string => `${pct(Number(value))} (${met(Number(value) >= least)})`
+  const reach = (value: unknown): string => typeof value === 'number' ? pct(value) : 'n/a'
   const batchRatio = Number(r.batch_vs_single)
   return [
     `# REST end to end (workload 4)`, '',
@@ -281,6 +300,10 @@ function markdownOf(settings: Settings, f: Figures, r: Record<string, unknown>):
       `DELETE /order >= 40 %: ${target(r.cancels_vs_uws, 0.4)}; GET /book >= 50 %: ${target(r.book_vs_uws, 0.5)}; ` +
       `POST /orders (${BATCH_ORDERS} per batch) >= 3 x single placements in orders/s: ` +
       `${batchRatio} x (${met(batchRatio >= 3)}).`,
+    `Reachable on this machine at most, with only an order's signature check and the load generator's CPU on the ` +
+      `${cores} cores (a cancel: the load generator's alone): intake ${reach(r.intake_vs_pool_reachable)} of ` +
+      `the pool ceiling, POST /order ${reach(r.orders_vs_uws_reachable)} and DELETE /order ` +
+      `${reach(r.cancels_vs_uws_reachable)} of uWS.`,
     `Statuses: ${JSON.stringify(r.statuses)}`,
   ].join('\n')
 }

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest } from '../../../bench/cpu-time.js'
+import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, reachablePerSecond } from '../../../bench/cpu-time.js'
 
 /** Spins until this process has spent `ms` more CPU time by its own count (process.cpuUsage). */
 function spin(ms: number): number {
@@ -69,4 +69,14 @@ t.test('per request: the phase\'s CPU over its requests, and the cores\' busy sh
   t.equal(row, '| POST /order | 2.000 | 0.500 | 1.000 | 0.000 | 0.000 | 0.000 | 0.500 | 1.000 | 75 % |',
     'a role with no thread reads 0, in the head\'s order')
   t.equal(row.split('|').length, CPU_TABLE_HEAD[0]!.split('|').length, 'as many cells as the head')
+})
+
+t.test('reachable: the cores over what the named threads and the load generator cost a request', async (t) => {
+  const cpu = { server_ms: 1.2, threads_ms: { main: 0.45, verify: 0.15, other: 0.4 }, generator_ms: 0.25,
+    machine_busy_pct: 88 }
+  // 0.15 ms of verification and 0.25 of the generator: 2 cores serve at most 2 000 / 0.4 = 5 000 a second.
+  t.equal(Math.round(reachablePerSecond(cpu, ['verify'], 2)!), 5_000)
+  t.equal(Math.round(reachablePerSecond(cpu, [], 2)!), 8_000, 'the generator alone')
+  t.equal(Math.round(reachablePerSecond(cpu, ['verify', 'main'], 1)!), 1_176, 'one core over 0.85 ms')
+  t.equal(reachablePerSecond({ ...cpu, threads_ms: null }, ['verify'], 2), null, 'no figures by thread: no bound')
 })

@@ -22,3 +22,16 @@ t.test('unary PlaceOrder: at least 0.8 x REST', async (t) => {
   t.equal(verdictOf('grpc', 'unary_vs_rest', 0.79), 'NOT met')
   t.equal(verdictOf('grpc', 'unary_vs_rest', 0.8), 'met')
 })
+
+t.test('a REST target not met says what this machine allows at most, and whether the target is beyond it', async (t) => {
+  const target = TARGETS.find((candidate) => candidate.source === 'intake_vs_pool')!
+  const short = check(target, { rest: { intake_vs_pool: 0.12, intake_vs_pool_reachable: 0.45 } })
+  t.equal(short.verdict, 'NOT met')
+  t.match(short.marginText, /this machine allows at most 45 %, so the target is out of reach here$/)
+  const reachable = check(target, { rest: { intake_vs_pool: 0.12, intake_vs_pool_reachable: 0.9 } })
+  t.match(reachable.marginText, /this machine allows at most 90 %$/)
+  t.equal(check(target, { rest: { intake_vs_pool: 0.85, intake_vs_pool_reachable: 0.9 } }).marginText.includes('allows'),
+    false, 'a target met says nothing of the bound')
+  t.equal(check(target, { rest: { intake_vs_pool: 0.12 } }).marginText.includes('allows'), false,
+    'an older report without the bound')
+})

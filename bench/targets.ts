@@ -92,21 +92,23 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
   'signer cache vs plain noble recovery, per core': 'noisy on a shared machine (3.54, 3.49, 3.42 and 2.50 x in ' +
     'quick runs); noble\'s plain recovery and its cached tables differ by the load, not the code ' +
     '(docs/signatures-and-auth.md)',
-  'REST signed POST /order vs uWS constant JSON': 'the two cores (86-88 % busy): an order costs 1.1-1.2 ms of the ' +
-    'server\'s CPU (main thread 0.38-0.43, verification 0.15-0.17, engine worker 0.10, journal 0.06, other ' +
-    '0.35-0.39: the read store\'s LMDB commits with an fsync each, V8\'s compiler and collector) and 0.19-0.20 ms ' +
-    'of the load generator\'s, against 0.1 ms for uWS\'s constant answer with its client; ten orders in one ' +
-    `request cost 0.44 ms each (bench:rest's CPU table; ${PERFORMANCE}, "Write path v2, fourth step")`,
-  'REST signed intake vs the verification pool\'s ceiling': 'the ceiling has both cores to itself (8.5-13 k/s: ' +
-    '0.15-0.23 ms of CPU an order); at 80 % of it the whole order, verification included, could cost the machine ' +
-    'at most 1.25 times that, leaving about 0.05 ms for HTTP, the engine, the journal, the answer and the load ' +
-    `generator, which take 1.1 ms today (${PERFORMANCE}, "Write path v2, fourth step")`,
-  'REST DELETE /order vs uWS constant JSON': 'the two cores (74-85 % busy): a cancel costs 0.40-0.51 ms of the ' +
-    'server\'s CPU (main thread 0.18-0.23, other 0.17, the engine\'s threads 0.1) and 0.1 ms of the load ' +
-    `generator's (bench:rest's CPU table; ${PERFORMANCE}, "Write path v2, fourth step")`,
-  'REST GET /book vs uWS constant JSON': 'not the server: its main thread was 34 % busy at 25 k reads/s (a ' +
-    'bench:rest --profile-dir run); the load generator shares the 2 cores, and the figure swings with the machine ' +
-    '(52, 55, 66 and 37 % in four quick runs on 2026-11-27)',
+  'REST signed POST /order vs uWS constant JSON': 'the two cores (85-86 % busy), and beyond the server: an ' +
+    'order\'s signature check (0.17 ms) and the load generator\'s HTTP and HMAC (0.21 ms) alone fit at most ' +
+    '15-17 % of uWS\'s rate on them (bench:rest\'s `orders_vs_uws_reachable`). The server adds 1.0-1.1 ms (main ' +
+    'thread 0.44-0.46, engine worker 0.11, journal 0.07, other 0.41-0.43: the read store\'s LMDB commits, V8\'s ' +
+    'compiler and collector); ten orders in one request cost 0.34-0.44 ms each (bench:rest\'s CPU table; ' +
+    `${PERFORMANCE}, "Write path v2, fourth and fifth steps")`,
+  'REST signed intake vs the verification pool\'s ceiling': 'the ceiling has both cores to itself (9-10 k/s); ' +
+    'with the load generator on the same cores, the signature check and the generator\'s own 0.21 ms an order fit ' +
+    'at most 51-59 % of it (bench:rest\'s `intake_vs_pool_reachable`), whatever the server does; the server\'s ' +
+    `other 1.0 ms an order takes it to 12-14 % (${PERFORMANCE}, "Write path v2, fifth step")`,
+  'REST DELETE /order vs uWS constant JSON': 'the server: a cancel costs 0.50-0.58 ms of its CPU (main thread ' +
+    '0.22-0.24: the answer\'s write, the engine\'s wake-up, the HMAC, the read store\'s record; other 0.18-0.21; ' +
+    'the engine\'s threads 0.1) where the load generator\'s 0.11 ms alone would allow 52-59 % of uWS ' +
+    `(bench:rest's CPU table and \`cancels_vs_uws_reachable\`; ${PERFORMANCE}, "Write path v2, fifth step")`,
+  'REST GET /book vs uWS constant JSON': 'met since the book cache formats a book once per version and replies ' +
+    'ready at once skip the promise (75 %, 52-79, in three quick runs); it swings with the machine: the server\'s ' +
+    `main thread is 0.04-0.05 ms a read, the load generator 0.03-0.06 (${PERFORMANCE}, "Write path v2, fifth step")`,
   'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js itself: answering a constant it costs 1.15 ms of CPU a ' +
     'call (0.34 its server, 0.81 the load generator\'s client; 1 400 calls/s) against about 0.1 ms for uWS and ' +
     'its client, so with Predex\'s order path at about 1.2 ms the ratio is bounded near 0.5-0.55 on shared cores; ' +

@@ -95,7 +95,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const { store, read } = await openReadModel(config, host, log)
   opened.add(() => stopHostThenStore(host, store))
   // From here on every durable outcome reaches the read model; the channels register once they exist.
-  const fanOut = new FanOut({ source: host, read, save: () => store.save(read), log })
+  const fanOut = new FanOut({ source: host, read, save: () => store.saveSoon(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
   const credentials = await CredentialStore.load(host, masterKey)
   const threads = new ThreadCpu()

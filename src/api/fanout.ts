@@ -33,7 +33,7 @@ export interface OutcomeSubscriber {
 export interface FanOutOptions {
   readonly source: OutcomeSource
   readonly read: Projection
-  /** Persists the read model after each batch (ReadStore.save). */
+  /** Persists the read model after each batch, soon rather than at once (ReadStore.saveSoon). */
   readonly save: () => void
   readonly log: Log
 }

@@ -12,7 +12,8 @@
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { join } from 'node:path'
-import { READ_CACHE_RECORDS_MAX, READ_PRUNE_PER_SAVE_MAX, UNFILLED_ORDERS_RETENTION_DAYS } from '../limits.js'
+import { READ_CACHE_RECORDS_MAX, READ_PRUNE_PER_SAVE_MAX, READ_STORE_SAVE_INTERVAL_MS, READ_STORE_SAVE_RECORDS_MAX,
+  UNFILLED_ORDERS_RETENTION_DAYS } from '../limits.js'
 import type { History, ListItems, ListName } from './history.js'
 import type { ModelState, OrderRecord, ReadModel, TokenStats, Totals, TradeRecord } from './read-model.js'
 import type { WalletState } from './portfolio.js'
@@ -96,6 +97,8 @@ export class ReadStore implements History {
   private batch = newBatch()
   /** The last save's commit and release. */
   private committed: Promise<unknown> = Promise.resolve()
+  /** A save asked for by saveSoon and not yet made: its timer and the model it saves. */
+  private scheduled: { readonly timer: NodeJS.Timeout; readonly model: ReadModel } | null = null
   /** The projected seq on disk: saved and flushed (for /metrics: how far the store trails the model). */
   durableSeq = 0
 
@@ -222,10 +225,29 @@ export class ReadStore implements History {
   }
 
   /**
+   * Saves within READ_STORE_SAVE_INTERVAL_MS, together with whatever else comes meanwhile (at
+   * once when READ_STORE_SAVE_RECORDS_MAX records wait). The fan-out calls it after each batch of
+   * outcomes: reads do not wait for it, and close() makes a save still due.
+   */
+  saveSoon(model: ReadModel): void {
+    const { orders, trades, items } = this.batch
+    if (orders.size + trades.length + items.length >= READ_STORE_SAVE_RECORDS_MAX) {
+      this.save(model)
+      return
+    }
+    if (this.scheduled !== null) return
+    // Kept referenced: a process waiting only for its projection to be durable must not exit first.
+    const timer = setTimeout(() => this.save(model), READ_STORE_SAVE_INTERVAL_MS)
+    this.scheduled = { timer, model }
+  }
+
+  /**
    * Writes the batch since the last save with the model's kept state and seq, as one
    * transaction; once it is committed its records are let go from memory.
    */
   save(model: ReadModel): void {
+    if (this.scheduled !== null) clearTimeout(this.scheduled.timer)
+    this.scheduled = null
     const batch = this.batch
     this.batch = newBatch()
     for (const orderId of batch.orders) {
@@ -289,6 +311,7 @@ export class ReadStore implements History {
   }
 
   async close(): Promise<void> {
+    if (this.scheduled !== null) this.save(this.scheduled.model)
     await this.committed
     await this.root.flushed
     await this.root.close()

@@ -3,7 +3,9 @@
  * is read at once, before its transaction is committed, and let go from memory once it is; an
  * order changed again by a later batch keeps its newest state through the earlier commit; and a
  * store written by the previous layout (every record, loaded whole) is migrated once, to read as
- * the live model did. The whole-model comparison is test/simulation/portfolio.test.ts.
+ * the live model did; saveSoon makes the batches of an interval one transaction (sooner past a
+ * bound), and close() writes a save still due. The whole-model comparison is
+ * test/simulation/portfolio.test.ts.
  */
 import t, { type Test } from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -14,6 +16,7 @@ import { Engine } from '../../../src/engine/engine.js'
 import type { OrderAccepted } from '../../../src/engine/event.js'
 import { ReadModel } from '../../../src/read/read-model.js'
 import { ReadStore } from '../../../src/read/read-store.js'
+import { READ_STORE_SAVE_INTERVAL_MS, READ_STORE_SAVE_RECORDS_MAX } from '../../../src/limits.js'
 import { Workload } from '../../simulation/workload.js'
 
 function dataDir(t: Test): string {
@@ -70,6 +73,58 @@ t.test("an order written again by a later batch keeps its newest state through t
     t.equal(loaded.order('0x1')?.status, 'CANCELED', 'and on disk')
     t.same(loaded.liveOrdersOfMaker(alice), [], 'not live after a restart')
   })
+
+t.test('saveSoon: the batches of one interval are one transaction, written within it', async (t) => {
+  const durable: number[] = []
+  let told: () => void = () => undefined
+  const store = new ReadStore(dataDir(t), { onDurable: (seq) => {
+    durable.push(seq)
+    told()
+  } })
+  t.teardown(() => store.close())
+  const model = new ReadModel(store)
+  const wrote = new Promise<void>((resolve) => {
+    told = resolve
+  })
+  const asked = performance.now()
+  model.apply(1, [accepted('0x1')], 1_000)
+  store.saveSoon(model)
+  model.apply(2, [accepted('0x2')], 1_000)
+  store.saveSoon(model)
+  await store.settled()
+  t.equal(store.storedSeq(), 0, 'nothing written at once')
+  t.equal(model.order('0x2')?.status, 'LIVE', 'yet read at once')
+  await wrote
+  t.ok(performance.now() - asked >= READ_STORE_SAVE_INTERVAL_MS - 1, 'written after the interval')
+  t.same(durable, [2], 'both batches in one transaction')
+  t.equal(store.storedSeq(), 2)
+  t.equal(store.pendingCount, 0, 'let go once committed')
+})
+
+t.test('saveSoon writes at once past READ_STORE_SAVE_RECORDS_MAX waiting records', async (t) => {
+  const store = new ReadStore(dataDir(t))
+  t.teardown(() => store.close())
+  const model = new ReadModel(store)
+  model.apply(1, Array.from({ length: READ_STORE_SAVE_RECORDS_MAX }, (_, i) => accepted(`0x${i.toString(16)}`)), 1_000)
+  store.saveSoon(model)
+  await store.settled()
+  t.equal(store.storedSeq(), 1, 'committed without waiting for the interval')
+})
+
+t.test('close() writes a save that saveSoon left due', async (t) => {
+  const dir = dataDir(t)
+  const store = new ReadStore(dir)
+  const model = new ReadModel(store)
+  model.apply(1, [accepted('0x1')], 1_000)
+  store.saveSoon(model)
+  await store.close()
+  const reopened = new ReadStore(dir)
+  t.teardown(() => reopened.close())
+  t.equal(reopened.storedSeq(), 1)
+  const loaded = new ReadModel(reopened)
+  reopened.loadInto(loaded)
+  t.equal(loaded.order('0x1')?.status, 'LIVE')
+})
 
 t.test('a store of the previous layout (every record, loaded whole) is migrated once', async (t) => {
   const dir = dataDir(t)

@@ -5,9 +5,9 @@
  *
  * Three kinds of source. Faces and services observe as things happen, into tallies of plain
  * numbers cached per label set (no label string built, nothing hashed per call), read at scrape.
- * Gauges read a figure at scrape time (queue depths, open sockets). The engine worker's figures live in a shared block it
- * writes (src/host/engine-stats.ts) and are copied into their series at scrape time, so the
- * worker never posts a message for them. Labels are bounded: route patterns, method names,
+ * Gauges read a figure at scrape time (queue depths, open sockets). The engine worker's figures
+ * live in a shared block it writes (src/host/engine-stats.ts) and are copied into their series at
+ * scrape time, so the worker never posts a message for them. Labels are bounded: route patterns, method names,
  * command kinds, status codes; never a raw path, address or id.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'

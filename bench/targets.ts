@@ -102,12 +102,13 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     'with the load generator on the same cores, the signature check and the generator\'s own 0.21 ms an order fit ' +
     'at most 51-59 % of it (bench:rest\'s `intake_vs_pool_reachable`), whatever the server does; the server\'s ' +
     `other 1.0 ms an order takes it to 12-14 % (${PERFORMANCE}, "Write path v2, fifth step")`,
-  'REST DELETE /order vs uWS constant JSON': 'the server: a cancel costs 0.50-0.58 ms of its CPU (main thread ' +
-    '0.22-0.24: the answer\'s write, the engine\'s wake-up, the HMAC, the read store\'s record; other 0.18-0.21; ' +
-    'the engine\'s threads 0.1) where the load generator\'s 0.11 ms alone would allow 52-59 % of uWS ' +
+  'REST DELETE /order vs uWS constant JSON': 'the server: a cancel costs 0.42-0.49 ms of its CPU (main thread ' +
+    '0.19-0.21: the answer\'s write, the engine\'s wake-up, the HMAC, the read store\'s records; other 0.12-0.16, ' +
+    'most of it the read store\'s writes; the engine\'s threads 0.1) where the load generator\'s 0.10-0.11 ms alone ' +
+    'would allow 51-57 % of uWS ' +
     `(bench:rest's CPU table and \`cancels_vs_uws_reachable\`; ${PERFORMANCE}, "Write path v2, fifth step")`,
   'REST GET /book vs uWS constant JSON': 'met since the book cache formats a book once per version and replies ' +
-    'ready at once skip the promise (75 %, 52-79, in three quick runs); it swings with the machine: the server\'s ' +
+    'ready at once skip the promise (65-75 %, 49-79, in two sets of three quick runs); it swings with the machine: the server\'s ' +
     `main thread is 0.04-0.05 ms a read, the load generator 0.03-0.06 (${PERFORMANCE}, "Write path v2, fifth step")`,
   'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js itself: answering a constant it costs 1.15 ms of CPU a ' +
     'call (0.34 its server, 0.81 the load generator\'s client; 1 400 calls/s) against about 0.1 ms for uWS and ' +

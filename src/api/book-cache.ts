@@ -11,8 +11,6 @@ import type { ServiceContext } from '../service/context.js'
 import * as marketData from '../service/market-data.js'
 import { bookContent, stampedBook, type BookContent, type StampedBook } from './format.js'
 
-export type SentBook = StampedBook
-
 interface CachedBook {
   readonly version: number
   readonly content: BookContent
@@ -23,7 +21,7 @@ interface CachedBook {
 const bookCaches = new WeakMap<ReadModel, Map<string, CachedBook>>()
 
 /** The book of a known token (its own, or `unified` with the other token's implied liquidity), now. */
-export function cachedBook(context: ServiceContext, tokenId: string, unified: boolean): SentBook {
+export function cachedBook(context: ServiceContext, tokenId: string, unified: boolean): StampedBook {
   const read = context.read
   const nowMs = context.nowMs()
   const version = marketData.bookVersionOf(context, tokenId, unified)

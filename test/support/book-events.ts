@@ -13,12 +13,6 @@ export const bookMarket: MarketRecord = {
   negRisk: true, endDateMs: 0, status: 'Active', createdMs: 1, winningOutcome: null, resolvedMs: 0,
 }
 
-/** The seed of a test run: `variable` from the environment (to replay a run), else a random one. */
-export function seedOf(variable: string): number {
-  const given = process.env[variable]
-  return given === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(given)
-}
-
 export class BookEvents {
   private readonly random: Random
 

@@ -8,8 +8,9 @@ import t from 'tap'
 import { Counter, Histogram, Registry } from 'prom-client'
 import { Metrics } from '../../src/metrics.js'
 import { Random } from '../../src/stdx/random.js'
+import { seedOf } from '../support/seed.js'
 
-const seed = process.env.METRICS_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.METRICS_SEED)
+const seed = seedOf('METRICS_SEED')
 t.comment(`METRICS_SEED=${seed}`)
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 

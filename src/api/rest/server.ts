@@ -175,13 +175,14 @@ export class RestServer<C> {
   }
 
   private onRequest(res: HttpResponse, req: HttpRequest, route: Route<C>, compat: boolean): void {
-    const state: RequestState = { aborted: false, requestId: requestIdOf(req.getHeader('x-request-id')) }
+    // Every header is read out of uWS once, here; the request id among them.
+    const headers = headersOf(req)
+    const state: RequestState = { aborted: false, requestId: requestIdOf(headers.values.get('x-request-id') ?? '') }
     res.onAborted(() => {
       state.aborted = true
     })
     const started = performance.now()
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
-    const headers = headersOf(req)
     const refusal = this.overTurn(remoteAddress) ?? framingFault(headers)
     if (refusal !== null) {
       this.refuseAndClose(res, state, refusal, route, started)

@@ -11,7 +11,8 @@ import { cachedBook } from '../../../src/api/book-cache.js'
 import { bookSummary } from '../../../src/api/format.js'
 import { ReadModel } from '../../../src/read/read-model.js'
 import type { ServiceContext } from '../../../src/service/context.js'
-import { BookEvents, bookMarket, seedOf } from '../../support/book-events.js'
+import { BookEvents, bookMarket } from '../../support/book-events.js'
+import { seedOf } from '../../support/seed.js'
 
 const seed = seedOf('BOOK_CACHE_SEED')
 t.comment(`BOOK_CACHE_SEED=${seed}`)

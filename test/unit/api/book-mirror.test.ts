@@ -12,7 +12,8 @@ import { BookMirror } from '../../../src/api/ws/book-mirror.js'
 import { bookSummary } from '../../../src/api/format.js'
 import type { EngineEvent } from '../../../src/engine/event.js'
 import { ReadModel } from '../../../src/read/read-model.js'
-import { BookEvents, bookMarket, seedOf } from '../../support/book-events.js'
+import { BookEvents, bookMarket } from '../../support/book-events.js'
+import { seedOf } from '../../support/seed.js'
 
 const seed = seedOf('MIRROR_SEED')
 t.comment(`MIRROR_SEED=${seed}`)

@@ -37,6 +37,9 @@ export class Account {
   openTail: Order | null = null
   stamp = 0
   usdcBeforeMicros = 0
+  /** Where the event log last wrote the address (event-log.ts, LogNamed). */
+  logBatch = -1
+  logIndex = 0
   usdcHeldBeforeMicros = 0
 
   constructor(

@@ -1,75 +1,122 @@
 /**
  * The end of every command: one `balance` event per balance that changed, and one `bookLevel`
- * event per price level of a token's own book that changed, each sorted so that the stream is
- * canonical (docs/engine.md, "Events").
+ * event per price level of a token's own book that changed, each in a canonical order (docs/engine.md,
+ * "Events"): balances by address, USDC first, then by token id; levels by token id, BUY first, then
+ * by price. What the command touched is sorted in place (a handful of items: insertion sort, whose
+ * set-up costs nothing) and the changed ones are written to the event log in that order.
  */
+import type { Account, ShareBalance } from './account.js'
 import type { Engine } from './engine.js'
-import type { Balance, BookLevel } from './event.js'
-import { MICROS_PER_LOT, MICROS_PER_PIP, PIPS_PER_UNIT } from './limits.js'
+import type { Level } from './book.js'
+import { PIPS_PER_UNIT } from './limits.js'
+import type { Touches } from './touches.js'
 
 export function emitAggregates(engine: Engine): void {
-  const events = engine.events
-  const balancesStart = events.length
-  pushChangedBalances(engine)
-  sortTail(events, balancesStart, compareBalances)
-  const levelsStart = events.length
-  pushChangedLevels(engine)
-  sortTail(events, levelsStart, compareLevels)
+  writeChangedBalances(engine)
+  writeChangedLevels(engine)
 }
 
-/**
- * Sorts events[start..] in place by insertion sort: a command touches a handful of balances and
- * levels, where Array.prototype.sort's set-up costs more than the sorting.
- */
-function sortTail<T>(events: unknown[], start: number, compare: (a: T, b: T) => number): void {
-  for (let i = start + 1; i < events.length; i++) {
-    const item = events[i] as T
-    let j = i - 1
-    while (j >= start && compare(events[j] as T, item) > 0) {
-      events[j + 1] = events[j]
-      j--
-    }
-    events[j + 1] = item
-  }
-}
-
-function pushChangedBalances(engine: Engine): void {
+function writeChangedBalances(engine: Engine): void {
   const touches = engine.touches
-  const events = engine.events
-  for (let i = 0; i < touches.accountCount; i++) {
-    const account = touches.accounts[i]!
-    const unchanged = account.usdcMicros === account.usdcBeforeMicros
-      && account.usdcHeldMicros === account.usdcHeldBeforeMicros
-    if (unchanged) continue
-    events.push({ type: 'balance', address: account.address, asset: 'USDC',
-      balanceMicros: account.usdcMicros, heldMicros: account.usdcHeldMicros })
-  }
-  for (let i = 0; i < touches.shareCount; i++) {
-    const shares = touches.shares[i]!
-    if (shares.balanceMicros === shares.balanceBeforeMicros && shares.heldMicros === shares.heldBeforeMicros) continue
-    events.push({ type: 'balance', address: shares.account.address, asset: shares.tokenId,
-      balanceMicros: shares.balanceMicros, heldMicros: shares.heldMicros })
+  const accounts = touches.accounts
+  const shares = touches.shares
+  sortAccounts(accounts, touches.accountCount)
+  sortShares(shares, touches.shareCount)
+  let a = 0
+  let s = 0
+  while (a < touches.accountCount || s < touches.shareCount) {
+    // At the same address, USDC comes before the tokens.
+    const usdcFirst = s === touches.shareCount
+      || (a < touches.accountCount && accounts[a]!.address <= shares[s]!.account.address)
+    if (usdcFirst) writeUsdc(engine, accounts[a++]!)
+    else writeShares(engine, shares[s++]!)
   }
 }
 
-function pushChangedLevels(engine: Engine): void {
+function writeUsdc(engine: Engine, account: Account): void {
+  if (account.usdcMicros === account.usdcBeforeMicros && account.usdcHeldMicros === account.usdcHeldBeforeMicros) return
+  engine.log.balance(account, null, false, account.usdcMicros, account.usdcHeldMicros)
+}
+
+function writeShares(engine: Engine, shares: ShareBalance): void {
+  if (shares.balanceMicros === shares.balanceBeforeMicros && shares.heldMicros === shares.heldBeforeMicros) return
+  const market = engine.markets[shares.tokenIndex >> 1]!
+  engine.log.balance(shares.account, market, (shares.tokenIndex & 1) === 1, shares.balanceMicros, shares.heldMicros)
+}
+
+/** Each touched level gives up to two items, its Yes and its No token's own level: 2 x level + (1 for No). */
+function writeChangedLevels(engine: Engine): void {
   const touches = engine.touches
-  const events = engine.events
+  const items = touches.levelItems
+  let count = 0
   for (let i = 0; i < touches.levelCount; i++) {
     const level = touches.levels[i]!
-    const market = level.market
-    const yesLots = level.lots - level.noLots
-    if (yesLots !== level.yesLotsBefore) {
-      events.push({ type: 'bookLevel', marketId: market.marketId, tokenId: market.yesTokenId,
-        side: level.isBid ? 'BUY' : 'SELL', priceMicros: level.pips * MICROS_PER_PIP,
-        sizeMicros: yesLots * MICROS_PER_LOT })
+    if (level.lots - level.noLots !== level.yesLotsBefore) items[count++] = i * 2
+    if (level.noLots !== level.noLotsBefore) items[count++] = i * 2 + 1
+  }
+  sortLevelItems(touches, items, count)
+  for (let i = 0; i < count; i++) {
+    const item = items[i]!
+    const level = touches.levels[item >> 1]!
+    const isNo = (item & 1) === 1
+    // A Yes-space bid of the No token is a SELL No at the complementary price.
+    engine.log.bookLevel(level.market, isNo, level.isBid !== isNo, isNo ? PIPS_PER_UNIT - level.pips : level.pips,
+      isNo ? level.noLots : level.lots - level.noLots)
+  }
+}
+
+function compareLevelItems(touches: Touches, x: number, y: number): number {
+  const a = touches.levels[x >> 1]!
+  const b = touches.levels[y >> 1]!
+  const aIsNo = (x & 1) === 1
+  const bIsNo = (y & 1) === 1
+  const byToken = compareStrings(a.market.tokenIdOf(aIsNo), b.market.tokenIdOf(bIsNo))
+  if (byToken !== 0) return byToken
+  const aBuys = a.isBid !== aIsNo
+  if (aBuys !== (b.isBid !== bIsNo)) return aBuys ? -1 : 1
+  return nativePips(a, aIsNo) - nativePips(b, bIsNo)
+}
+
+function nativePips(level: Level, isNo: boolean): number {
+  return isNo ? PIPS_PER_UNIT - level.pips : level.pips
+}
+
+// Three insertion sorts of items[0..count), one per kind of item, rather than one generic sort
+// with a comparator: each stays monomorphic, and no closure is made per command.
+
+function sortAccounts(items: Account[], count: number): void {
+  for (let i = 1; i < count; i++) {
+    const item = items[i]!
+    let j = i - 1
+    while (j >= 0 && compareStrings(items[j]!.address, item.address) > 0) {
+      items[j + 1] = items[j]!
+      j--
     }
-    if (level.noLots !== level.noLotsBefore) {
-      // A Yes-space bid of the No token is a SELL No at the complementary price.
-      events.push({ type: 'bookLevel', marketId: market.marketId, tokenId: market.noTokenId,
-        side: level.isBid ? 'SELL' : 'BUY', priceMicros: (PIPS_PER_UNIT - level.pips) * MICROS_PER_PIP,
-        sizeMicros: level.noLots * MICROS_PER_LOT })
+    items[j + 1] = item
+  }
+}
+
+function sortShares(items: ShareBalance[], count: number): void {
+  for (let i = 1; i < count; i++) {
+    const item = items[i]!
+    let j = i - 1
+    while (j >= 0 && compareShares(items[j]!, item) > 0) {
+      items[j + 1] = items[j]!
+      j--
     }
+    items[j + 1] = item
+  }
+}
+
+function sortLevelItems(touches: Touches, items: number[], count: number): void {
+  for (let i = 1; i < count; i++) {
+    const item = items[i]!
+    let j = i - 1
+    while (j >= 0 && compareLevelItems(touches, items[j]!, item) > 0) {
+      items[j + 1] = items[j]!
+      j--
+    }
+    items[j + 1] = item
   }
 }
 
@@ -77,16 +124,7 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-function compareBalances(a: Balance, b: Balance): number {
-  const byAddress = compareStrings(a.address, b.address)
-  if (byAddress !== 0) return byAddress
-  if (a.asset === 'USDC' || b.asset === 'USDC') return a.asset === 'USDC' ? (b.asset === 'USDC' ? 0 : -1) : 1
-  return compareStrings(a.asset, b.asset)
-}
-
-function compareLevels(a: BookLevel, b: BookLevel): number {
-  const byToken = compareStrings(a.tokenId, b.tokenId)
-  if (byToken !== 0) return byToken
-  if (a.side !== b.side) return a.side === 'BUY' ? -1 : 1
-  return a.priceMicros - b.priceMicros
+function compareShares(a: ShareBalance, b: ShareBalance): number {
+  const byAddress = compareStrings(a.account.address, b.account.address)
+  return byAddress !== 0 ? byAddress : compareStrings(a.tokenId, b.tokenId)
 }

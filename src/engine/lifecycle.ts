@@ -67,16 +67,7 @@ export function emitOrderUpdate(
   status: OrderStatus,
   reason: CancelReason | null,
 ): void {
-  if (!engine.recording) return
-  engine.emit({
-    type: 'orderUpdate',
-    orderId: order.orderId,
-    maker: order.account.address,
-    status,
-    sizeMatchedMicros: order.matchedLots * MICROS_PER_LOT,
-    remainingMicros: status === 'LIVE' ? order.lots * MICROS_PER_LOT : 0,
-    reason,
-  })
+  if (engine.recording) engine.log.orderUpdate(order, status, reason)
 }
 
 /** Takes an order off the book and its account's open list (holds are the caller's). */

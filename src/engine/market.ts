@@ -39,6 +39,9 @@ export class Market {
   redeemedYesMicros = 0
   redeemedNoMicros = 0
   readonly book: Book
+  /** Where the event log last wrote the market's strings (event-log.ts, LogNamed). */
+  logBatch = -1
+  logIndex = 0
 
   constructor(
     readonly index: number,

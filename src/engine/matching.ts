@@ -10,7 +10,7 @@ import type { Engine } from './engine.js'
 import type { MatchType } from './event.js'
 import { tradeIdOf } from './ids.js'
 import { emitOrderUpdate, cancelResting, endFilled } from './lifecycle.js'
-import { MICROS_PER_LOT, MICROS_PER_PIP, PIPS_PER_UNIT } from './limits.js'
+import { MICROS_PER_LOT, PIPS_PER_UNIT } from './limits.js'
 import type { Order } from './order.js'
 import { feeOf } from './units.js'
 
@@ -125,9 +125,9 @@ function fill(engine: Engine, taker: Order, maker: Order, lots: number, fills: F
   fills.makingMicros += taker.isBuy ? usdcMicros : sharesMicros
   fills.takingMicros += taker.isBuy ? sharesMicros : usdcMicros
   fills.feeMicros += fee
-  const tradeId = tradeIdOf(engine.seq, engine.tradeCount++)
-  fills.tradeIds.push(tradeId)
-  emitTrade(engine, taker, maker, tradeId, matchType, lots, takerPips, fee)
+  const k = engine.tradeCount++
+  fills.tradeIds.push(tradeIdOf(engine.seq, k))
+  if (engine.recording) engine.log.trade(engine.seq, k, taker, maker, matchType, lots, takerPips, fee, engine.timeMs)
   if (maker.lots === 0) {
     endFilled(engine, maker)
     emitOrderUpdate(engine, maker, 'MATCHED', null)
@@ -185,42 +185,4 @@ function touchParties(
   touches.account(makerAccount)
   touches.shareBalance(takerShares)
   touches.shareBalance(makerShares)
-}
-
-function emitTrade(
-  engine: Engine,
-  taker: Order,
-  maker: Order,
-  tradeId: string,
-  matchType: MatchType,
-  lots: number,
-  takerPips: number,
-  fee: number,
-): void {
-  if (!engine.recording) return
-  const market = taker.market
-  engine.emit({
-    type: 'trade',
-    tradeId,
-    marketId: market.marketId,
-    matchType,
-    takerOrderId: taker.orderId,
-    takerAddress: taker.account.address,
-    takerOwner: taker.owner,
-    tokenId: taker.tokenId,
-    outcome: taker.isNo ? 'No' : 'Yes',
-    side: taker.isBuy ? 'BUY' : 'SELL',
-    priceMicros: takerPips * MICROS_PER_PIP,
-    sizeMicros: lots * MICROS_PER_LOT,
-    feeMicros: fee,
-    feeRateBps: market.feeRateBps,
-    makerOrderId: maker.orderId,
-    makerAddress: maker.account.address,
-    makerOwner: maker.owner,
-    makerTokenId: maker.tokenId,
-    makerOutcome: maker.isNo ? 'No' : 'Yes',
-    makerSide: maker.isBuy ? 'BUY' : 'SELL',
-    makerPriceMicros: maker.pips * MICROS_PER_PIP,
-    timeMs: engine.timeMs,
-  })
 }

@@ -23,6 +23,9 @@ export class Order {
   next: Order | null = null
   accountPrev: Order | null = null
   accountNext: Order | null = null
+  /** Where the event log last wrote the order's id and owner (event-log.ts, LogNamed). */
+  logBatch = -1
+  logIndex = 0
 
   constructor(
     readonly orderId: string,

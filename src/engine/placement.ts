@@ -9,7 +9,7 @@ import type { OrderInput } from './command.js'
 import type { Engine, TokenRef } from './engine.js'
 import type { OrderStatus } from './event.js'
 import { emitOrderUpdate, rest } from './lifecycle.js'
-import { BATCH_ORDERS_MAX, MICROS_PER_LOT, MICROS_PER_PIP, ORDERS_OPEN_MAX } from './limits.js'
+import { BATCH_ORDERS_MAX, MICROS_PER_LOT, ORDERS_OPEN_MAX } from './limits.js'
 import { Fills, hasMatch, walk, wouldFillEntirely } from './matching.js'
 import { Order } from './order.js'
 import type { BatchPlaced, OrderPlaced, PlaceResult, Rejection } from './result.js'
@@ -52,13 +52,9 @@ export function placeOrder(engine: Engine, input: OrderInput): PlaceResult {
 
 function reject(engine: Engine, input: OrderInput, why: Rejection): PlaceResult {
   const orderId = typeof input.orderId === 'string' ? input.orderId : ''
-  if (engine.recording) engine.emit({
-    type: 'orderRejected',
-    orderId,
-    maker: typeof input.maker === 'string' ? input.maker : '',
-    code: why.code,
-    message: why.message,
-  })
+  if (engine.recording) {
+    engine.log.orderRejected(orderId, typeof input.maker === 'string' ? input.maker : '', why.code, why.message)
+  }
   // Spelled out rather than spread: a spread of rejections of many shapes is a slow generic copy.
   return { ok: false, code: why.code, message: why.message, context: why.context, orderId }
 }
@@ -199,26 +195,5 @@ function finish(engine: Engine, taker: Order): OrderStatus {
 }
 
 function emitAccepted(engine: Engine, order: Order): void {
-  if (!engine.recording) return
-  const isBuy = order.isBuy
-  engine.emit({
-    type: 'orderAccepted',
-    orderId: order.orderId,
-    marketId: order.market.marketId,
-    tokenId: order.tokenId,
-    outcome: order.isNo ? 'No' : 'Yes',
-    side: isBuy ? 'BUY' : 'SELL',
-    owner: order.owner,
-    maker: order.account.address,
-    signer: order.signer,
-    priceMicros: order.pips * MICROS_PER_PIP,
-    originalSizeMicros: isBuy ? order.takerAmountMicros : order.makerAmountMicros,
-    makerAmountMicros: order.makerAmountMicros,
-    takerAmountMicros: order.takerAmountMicros,
-    timeInForce: order.timeInForce,
-    postOnly: order.postOnly,
-    expirationSec: order.expirationSec,
-    clientOrderId: order.clientOrderId,
-    timeMs: engine.timeMs,
-  })
+  if (engine.recording) engine.log.orderAccepted(order, engine.timeMs)
 }

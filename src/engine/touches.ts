@@ -19,6 +19,8 @@ export class Touches {
   accountCount = 0
   shareCount = 0
   levelCount = 0
+  /** Scratch of aggregate.ts: the changed levels' items, sorted (2 x level index + 1 for No). */
+  readonly levelItems: number[] = []
 
   begin(): void {
     this.stamp++

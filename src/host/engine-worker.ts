@@ -16,8 +16,8 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Command } from '../engine/command.js'
-import { changedState, type Engine } from '../engine/engine.js'
-import type { EngineEvent } from '../engine/event.js'
+import type { Engine } from '../engine/engine.js'
+import type { EventLog } from '../engine/event-log.js'
 import { Journal } from '../journal/journal.js'
 import { BatchRecordWriter } from '../journal/batch-record.js'
 import { recover } from '../journal/recovery.js'
@@ -25,11 +25,10 @@ import { BATCH_COMMANDS_MAX } from '../limits.js'
 import { Ring } from '../ring/ring.js'
 import { startThread } from '../thread-start.js'
 import {
-  crossingEvents,
+  type AppliedOutcome,
   type FromJournal,
   type FromWorker,
   type JournalThreadOptions,
-  type Outcome,
   type ToJournal,
   type ToWorker,
   type WorkerOptions,
@@ -48,14 +47,13 @@ const IDLE_WAIT_MS = 50
  * pays it, while a lightly loaded engine (drains of one command) has every command timed.
  */
 const APPLY_TIMING_STRIDE_MASK = 15
-const NO_EVENTS: readonly EngineEvent[] = Object.freeze([])
 
 /**
  * Commands applied but not yet written: the next journal transaction, one batch record. The
  * recorded commands' bytes go straight into the worker's batch writer; the group keeps the rest.
  */
 class Group {
-  readonly outcomes: Outcome[] = []
+  readonly outcomes: AppliedOutcome[] = []
   recorded = 0
   constructor(readonly firstSeq: number) {}
 }
@@ -144,9 +142,9 @@ class EngineWorker {
       stamped.timeMs = Math.max(Date.now(), previous.timeMs)
       const timed = (applied & APPLY_TIMING_STRIDE_MASK) === 0
       const applyStarted = timed ? performance.now() : 0
-      const { result, events } = this.engine.apply(stamped)
+      const result = this.engine.execute(stamped)
       if (timed) this.stats.applyTimed((performance.now() - applyStarted) / 1000)
-      const recorded = changedState(events)
+      const recorded = this.engine.changed
       if (recorded) {
         this.batch.add(stamped.seq, stamped.timeMs, commandBytes)
         group.recorded++
@@ -157,13 +155,13 @@ class EngineWorker {
       // The bytes are copied into the batch above, so the slot is free only now.
       this.ring.advance()
       group.outcomes.push({ requestId, seq: this.engine.seq, timeMs: stamped.timeMs, recorded, result,
-        events: this.eventsWanted ? crossingEvents(events) : NO_EVENTS })
+        eventsEnd: this.engine.log.length })
       this.stats.applied(command.kind, result.ok, this.engine.seq)
       applied++
     }
     if (applied > 0) this.stats.drained(applied)
     // durability=async (benchmarks only): release at once, without waiting for the disk.
-    if (released >= 0 && applied > 0) postBatch(group.outcomes.slice(released))
+    if (released >= 0 && applied > 0) postBatch(group.outcomes.slice(released), this.eventsOut())
     return applied
   }
 
@@ -177,10 +175,10 @@ class EngineWorker {
     this.group = new Group(this.engine.seq + 1)
     const sync = this.options.durability === 'sync' && this.options.unsafeAckBeforeJournalMs === 0
     // durability=async (benchmarks only) posted its answers as it applied them; the unsafe test switch posts them now.
-    if (!sync && this.options.durability === 'sync') postBatch(group.outcomes)
+    if (!sync && this.options.durability === 'sync') postBatch(group.outcomes, this.eventsOut())
     if (!sync && group.recorded === 0) return this.onDurable(this.engine.seq)
     const record = group.recorded > 0 ? this.batch.seal().buffer as ArrayBuffer : null
-    const outcomes = sync ? outcomeWriter.encode(group.outcomes) : null
+    const outcomes = sync ? encodeOutcomes(group.outcomes, this.eventsOut()) : null
     if (hopTrace !== null) for (const outcome of group.outcomes) hopTrace.mark(outcome.requestId, 'handed')
     const requestIds = sync && hopTrace !== null ? Float64Array.from(group.outcomes, (o) => o.requestId) : null
     const message: ToJournal = { type: 'group', firstSeq: group.firstSeq, lastSeq: this.engine.seq, record,
@@ -192,6 +190,14 @@ class EngineWorker {
     this.handedOver++
     // The unsafe test switch: acknowledged already, so counted durable (the crash test shows the loss).
     if (this.options.unsafeAckBeforeJournalMs > 0) this.onDurable(this.engine.seq)
+  }
+
+  /**
+   * The engine's event log, for the outcomes about to be encoded (exactly those applied since the
+   * log was last cleared), and whether anyone on the main thread reads events.
+   */
+  private eventsOut(): EventsOut {
+    return { log: this.engine.log, wanted: this.eventsWanted }
   }
 
   /** Posts to the journal thread, then wakes it: the message is there before the signal moves. */
@@ -278,10 +284,23 @@ const hopTrace = (workerData as WorkerOptions).hopTrace === null ? null
  * Posted from here (durability `async`, the unsafe test switch): at once, before the journal has
  * them. A batch of outcomes crosses as one transferred buffer (outcome-codec.ts), not as cloned objects.
  */
-function postBatch(outcomes: readonly Outcome[]): void {
+function postBatch(outcomes: readonly AppliedOutcome[], events: EventsOut): void {
   if (hopTrace !== null) for (const outcome of outcomes) hopTrace.mark(outcome.requestId, 'posted')
-  const bytes = outcomeWriter.encode(outcomes)
+  const bytes = encodeOutcomes(outcomes, events)
   parentPort!.postMessage({ type: 'batch', bytes } satisfies FromWorker, [bytes])
+}
+
+/** The engine's log and whether its events are wanted on the main thread. */
+interface EventsOut {
+  readonly log: EventLog
+  readonly wanted: boolean
+}
+
+/** Encodes outcomes with their events (when wanted), then starts the log's next batch. */
+function encodeOutcomes(outcomes: readonly AppliedOutcome[], events: EventsOut): ArrayBuffer {
+  const bytes = outcomeWriter.encode(outcomes, events.wanted ? events.log : null)
+  events.log.clear()
+  return bytes
 }
 
 function fatal(error: unknown): never {

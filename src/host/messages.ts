@@ -112,6 +112,19 @@ export type FromJournal =
   | { readonly type: 'stopped' }
 
 /**
+ * One command's outcome as the worker holds it: its events are in the engine's event log, up to
+ * word `eventsEnd` of the log's current batch (engine/event-log.ts).
+ */
+export interface AppliedOutcome {
+  readonly requestId: number
+  readonly seq: number
+  readonly timeMs: number
+  readonly recorded: boolean
+  readonly result: CommandResult
+  readonly eventsEnd: number
+}
+
+/**
  * One command's outcome: its request, its seq, its result and its events: only the kinds that
  * cross (EVENTS_CROSSING), and none while nobody subscribes to events. Outcomes cross between
  * threads in batches, in a binary form (outcome-codec.ts): structured clone of these objects cost
@@ -160,6 +173,11 @@ export const EVENTS_CROSSING: Readonly<Record<EngineEvent['type'], boolean>> = {
 /** The events of one command that cross to the main thread, in their order. */
 export function crossingEvents(events: readonly EngineEvent[]): readonly EngineEvent[] {
   return events.filter((event) => EVENTS_CROSSING[event.type])
+}
+
+/** Whether events of this kind cross (the reader's filter on the main thread). */
+export function crosses(type: EngineEvent['type']): boolean {
+  return EVENTS_CROSSING[type]
 }
 
 export type FromWorker =

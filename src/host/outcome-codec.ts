@@ -13,15 +13,24 @@
  * a wrong answer.
  *
  * Layout: count, then per outcome: requestId, seq, timeMs (unsigned LEB128), recorded (a value),
- * result (a value), events (a value: an array). A result of one of the engine's common shapes
+ * result (a value), eventsEnd (LEB128). A result of one of the engine's common shapes
  * (result-shape.ts) is written by position under a tag of its own, keys left out, and the ids in
  * it that are new in every outcome (an order's id, its trade ids) as lone strings (a length with
  * a UTF-8 flag, then the bytes), outside the string table.
+ *
+ * Then the events, as the engine wrote them (engine/event-log.ts; issue 30): a byte saying whether
+ * they are there (they are not while nobody on the main thread reads events), the batch's strings
+ * (a count, then each as a lone string), the count of words, zero bytes up to a multiple of 8, and
+ * the words' own bytes, copied in one go. Each outcome's `eventsEnd` is the word its command's
+ * events end at. The main thread reads them with the engine's EventReader, keeping only the kinds
+ * that cross (messages.ts, EVENTS_CROSSING).
  */
 import type { EngineEvent, OrderStatus } from '../engine/event.js'
+import type { EventLog } from '../engine/event-log.js'
+import { EventReader } from '../engine/event-reader.js'
 import type { CommandResult } from '../engine/result.js'
 import { assert } from '../stdx/assert.js'
-import type { Outcome } from './messages.js'
+import { crosses, type AppliedOutcome, type Outcome } from './messages.js'
 import { ORDER_STATUSES, ResultShape, resultShapeOf } from './result-shape.js'
 
 const enum Tag {
@@ -57,8 +66,11 @@ export class OutcomeWriter {
   private length = 0
   private readonly strings = new Map<string, number>()
 
-  /** The batch as a new ArrayBuffer of its exact size, to be transferred. */
-  encode(outcomes: readonly Outcome[]): ArrayBuffer {
+  /**
+   * The batch as a new ArrayBuffer of its exact size, to be transferred. `log` holds the events of
+   * exactly these outcomes (null: send none); the caller clears it after.
+   */
+  encode(outcomes: readonly AppliedOutcome[], log: EventLog | null): ArrayBuffer {
     this.length = 0
     this.strings.clear()
     this.uint(outcomes.length)
@@ -68,11 +80,33 @@ export class OutcomeWriter {
       this.uint(outcome.timeMs)
       this.value(outcome.recorded)
       this.result(outcome.result)
-      this.value(outcome.events)
+      this.uint(log === null ? 0 : outcome.eventsEnd)
     }
+    this.events(log)
     // Strings of a big batch are not kept alive by the writer until the next one.
     this.strings.clear()
     return this.buffer.buffer.slice(this.buffer.byteOffset, this.buffer.byteOffset + this.length)
+  }
+
+  private events(log: EventLog | null): void {
+    this.tag(log === null ? Tag.False : Tag.True)
+    if (log === null) return
+    this.uint(log.stringCount)
+    for (let i = 0; i < log.stringCount; i++) this.asciiOrUtf8(log.strings[i]!)
+    const words = log.view()
+    this.uint(words.length)
+    this.reserve(7 + words.byteLength)
+    while (this.length % Float64Array.BYTES_PER_ELEMENT !== 0) this.buffer[this.length++] = 0
+    this.buffer.set(new Uint8Array(words.buffer, words.byteOffset, words.byteLength), this.length)
+    this.length += words.byteLength
+  }
+
+  /** A lone string copied natively: most are ASCII (ids, addresses), checked by one regular expression. */
+  private asciiOrUtf8(value: string): void {
+    if (!ASCII.test(value)) return this.loneString(value)
+    this.reserve(8 + value.length)
+    this.uint(value.length * 2)
+    this.length += this.buffer.write(value, this.length, 'latin1')
   }
 
   private value(value: unknown): void {
@@ -242,22 +276,28 @@ export class OutcomeWriter {
   }
 }
 
-/** Decodes a batch made by OutcomeWriter.encode. */
+/** Decodes a batch made by OutcomeWriter.encode; only the events that cross are kept. */
 export function decodeOutcomes(batch: ArrayBuffer): Outcome[] {
   const reader = new OutcomeReader(new Uint8Array(batch))
   const count = reader.uint()
+  assert(count <= batch.byteLength, 'an outcome batch holds no more outcomes than bytes')
   const outcomes: Outcome[] = []
+  const ends: number[] = []
   for (let i = 0; i < count; i++) {
     const requestId = reader.uint()
     const seq = reader.uint()
     const timeMs = reader.uint()
     const recorded = reader.value()
     const result = reader.value()
-    const events = reader.value()
-    assert(typeof recorded === 'boolean' && typeof result === 'object' && result !== null && Array.isArray(events),
-      'an outcome has a recorded flag, a result and a list of events')
-    outcomes.push({ requestId, seq, timeMs, recorded, result: result as CommandResult,
-      events: events as EngineEvent[] })
+    ends.push(reader.uint())
+    assert(typeof recorded === 'boolean' && typeof result === 'object' && result !== null,
+      'an outcome has a recorded flag and a result')
+    outcomes.push({ requestId, seq, timeMs, recorded, result: result as CommandResult, events: [] })
+  }
+  const events = reader.events(batch)
+  if (events !== null) {
+    for (let i = 0; i < count; i++) events.readUntil(ends[i]!, outcomes[i]!.events as EngineEvent[], crosses)
+    assert(events.atEnd, 'an outcome batch\'s events all belong to its outcomes')
   }
   assert(reader.atEnd, 'an outcome batch has no trailing bytes')
   return outcomes
@@ -276,6 +316,24 @@ class OutcomeReader {
 
   get atEnd(): boolean {
     return this.offset === this.bytes.length
+  }
+
+  /** The events section (see the layout): a reader over its words and strings, or null when absent. */
+  events(batch: ArrayBuffer): EventReader | null {
+    const present = this.value()
+    assert(typeof present === 'boolean', 'an outcome batch says whether it carries events')
+    if (!present) return null
+    const stringCount = this.uint()
+    assert(stringCount <= this.bytes.length - this.offset, 'an event string list is no longer than its batch')
+    const strings: string[] = []
+    for (let i = 0; i < stringCount; i++) strings.push(this.loneString())
+    const wordCount = this.uint()
+    while (this.offset % Float64Array.BYTES_PER_ELEMENT !== 0) this.offset++
+    const byteLength = wordCount * Float64Array.BYTES_PER_ELEMENT
+    assert(this.offset + byteLength <= this.bytes.length, 'an outcome batch ends inside its events')
+    const words = new Float64Array(batch, this.bytes.byteOffset + this.offset, wordCount)
+    this.offset += byteLength
+    return new EventReader({ words, strings })
   }
 
   value(): unknown {

@@ -26,7 +26,7 @@ t.test(`applyForReplay reaches the state apply does (seed ${SEED})`, (t) => {
     workload.observe(command, applied.result, applied.events)
     if (i < COMMANDS) {
       replay.applyForReplay(command)
-      if (replay.events.length !== 0) twins.differ(`command ${i} (${command.kind}): the replay built events`)
+      if (replay.log.length !== 0) twins.differ(`command ${i} (${command.kind}): the replay wrote events`)
     } else if (JSON.stringify(replay.apply(command)) !== JSON.stringify(applied)) {
       twins.differ(`command ${i} (${command.kind}) after the replay answered differently`)
     }

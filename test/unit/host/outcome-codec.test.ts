@@ -9,53 +9,59 @@
  */
 import t from 'tap'
 import { isDeepStrictEqual } from 'node:util'
-import { Engine } from '../../../src/engine/engine.js'
+import { changedState, Engine } from '../../../src/engine/engine.js'
 import type { Command } from '../../../src/engine/command.js'
-import { crossingEvents, type Outcome } from '../../../src/host/messages.js'
+import { crossingEvents, type AppliedOutcome, type Outcome } from '../../../src/host/messages.js'
 import { decodeOutcomes, OutcomeWriter } from '../../../src/host/outcome-codec.js'
 import { resultShapeOf } from '../../../src/host/result-shape.js'
 import { Workload } from '../../simulation/workload.js'
+import { seedOf } from '../../support/seed.js'
 
-const SEED = Number(process.env.SEED ?? 7)
+const SEED = seedOf('OUTCOME_CODEC_SEED')
 const COMMANDS = 6_000
 
-function simulatedOutcomes(seed: number, count: number): Outcome[] {
-  const engine = new Engine()
-  const workload = new Workload({ seed })
-  const outcomes: Outcome[] = []
-  for (let i = 1; i <= count; i++) {
-    const unstamped = workload.next()
-    const command = { ...unstamped, seq: engine.seq + 1, timeMs: 1_700_000_000_000 + i * 10 } as Command
-    const { result, events } = engine.apply(command)
-    workload.observe(command, result, events)
-    outcomes.push({ requestId: i, seq: engine.seq, timeMs: command.timeMs, recorded: events.length > 0, result,
-      events: i % 2 === 0 ? crossingEvents(events) : events })
-  }
-  return outcomes
-}
-
+/**
+ * Runs a simulated stream through two engines: one as the worker does (`execute`, the events left
+ * in its log, cut into batches of many sizes and encoded with them), and its twin through `apply`,
+ * which reads each command's events back on its own: what every decoded outcome must equal. Odd
+ * batches go without events, as they do while nobody on the main thread reads them.
+ */
 t.test(`every outcome of a simulated stream survives the round trip (seed ${SEED})`, (t) => {
-  t.comment(`seed ${SEED}; SEED=<n> to repeat`)
-  const outcomes = simulatedOutcomes(SEED, COMMANDS)
+  const engine = new Engine()
+  const twin = new Engine()
+  const workload = new Workload({ seed: SEED })
   const writer = new OutcomeWriter()
   const kinds = new Set<string>()
-  let from = 0
+  let shapeless = 0
+  let done = 0
   let size = 1
-  while (from < outcomes.length) {
-    const batch = outcomes.slice(from, from + size)
-    const decoded = decodeOutcomes(writer.encode(batch))
-    if (!isDeepStrictEqual(decoded, batch)) {
-      const at = decoded.findIndex((outcome, i) => !isDeepStrictEqual(outcome, batch[i]))
-      t.same(decoded[at], batch[at], `outcome ${from + at} differs after the round trip`)
+  for (let batchIndex = 0; done < COMMANDS; batchIndex++) {
+    const withEvents = batchIndex % 2 === 0
+    const applied: AppliedOutcome[] = []
+    const expected: Outcome[] = []
+    for (let i = 0; i < size && done < COMMANDS; i++, done++) {
+      const command = { ...workload.next(), seq: engine.seq + 1, timeMs: 1_700_000_000_000 + done * 10 } as Command
+      const { result: twinResult, events } = twin.apply(command)
+      workload.observe(command, twinResult, events)
+      const result = engine.execute(command)
+      applied.push({ requestId: done + 1, seq: engine.seq, timeMs: command.timeMs, recorded: engine.changed, result,
+        eventsEnd: engine.log.length })
+      expected.push({ requestId: done + 1, seq: twin.seq, timeMs: command.timeMs, recorded: changedState(events),
+        result: twinResult, events: withEvents ? crossingEvents(events) : [] })
+      for (const event of events) kinds.add(event.type)
+      if (resultShapeOf(result as never) === null) shapeless++
+    }
+    const decoded = decodeOutcomes(writer.encode(applied, withEvents ? engine.log : null))
+    engine.log.clear()
+    if (!isDeepStrictEqual(decoded, expected)) {
+      const at = decoded.findIndex((outcome, i) => !isDeepStrictEqual(outcome, expected[i]))
+      t.same(decoded[at], expected[at], `outcome ${done - applied.length + at} differs after the round trip`)
       break
     }
-    for (const outcome of batch) for (const event of outcome.events) kinds.add(event.type)
-    from += size
     size = (size * 3) % 997 + 1
   }
-  t.equal(from >= outcomes.length, true, 'every batch decoded as encoded')
-  const shapeless = outcomes.filter((outcome) => resultShapeOf(outcome.result as never) === null)
-  t.same(shapeless.map((outcome) => outcome.result), [], 'every result of the stream is written by position')
+  t.equal(done, COMMANDS, 'every batch decoded to what the twin engine read back')
+  t.equal(shapeless, 0, 'every result of the stream is written by position')
   for (const kind of ['orderAccepted', 'orderUpdate', 'trade', 'bookLevel', 'balance', 'ledger', 'marketCreated',
     'marketUpdated', 'allowance', 'apiKey', 'orderRejected']) {
     t.ok(kinds.has(kind), `the stream carried ${kind} events`)
@@ -69,9 +75,9 @@ t.test('values beyond what the engine makes today still round-trip exactly', (t)
     context: { negative: -42, fraction: 0.1, minusZero: -0, huge: Number.MAX_SAFE_INTEGER, beyond: 2 ** 60, nan: NaN,
       missing: undefined, nested: [[], {}, [null, true, false]] },
   }
-  const batch = [{ requestId: 2 ** 40, seq: 0, timeMs: 0, recorded: false, result: odd, events: [] }] as unknown as Outcome[]
-  const decoded = decodeOutcomes(new OutcomeWriter().encode(batch))
-  t.same(decoded, batch)
+  const batch = [{ requestId: 2 ** 40, seq: 0, timeMs: 0, recorded: false, result: odd, eventsEnd: 0 }] as unknown as AppliedOutcome[]
+  const decoded = decodeOutcomes(new OutcomeWriter().encode(batch, null))
+  t.same(decoded, [{ requestId: 2 ** 40, seq: 0, timeMs: 0, recorded: false, result: odd, events: [] }])
   const context = (decoded[0]!.result as unknown as typeof odd).context
   t.ok(Object.is(context.minusZero, -0), '-0 stays -0')
   t.ok(Number.isNaN(context.nan), 'NaN stays NaN')
@@ -81,8 +87,8 @@ t.test('values beyond what the engine makes today still round-trip exactly', (t)
 
 /** Round trip of one result, keys in their order included (isDeepStrictEqual ignores order). */
 function roundTrip(result: unknown): unknown {
-  const batch = [{ requestId: 1, seq: 1, timeMs: 1, recorded: true, result, events: [] }] as unknown as Outcome[]
-  return decodeOutcomes(new OutcomeWriter().encode(batch))[0]!.result
+  const batch = [{ requestId: 1, seq: 1, timeMs: 1, recorded: true, result, eventsEnd: 0 }] as unknown as AppliedOutcome[]
+  return decodeOutcomes(new OutcomeWriter().encode(batch, null))[0]!.result
 }
 
 t.test('a result that is not exactly of a shape goes the generic way, exactly', (t) => {
@@ -125,9 +131,31 @@ t.test('a result that is not exactly of a shape goes the generic way, exactly', 
   t.end()
 })
 
+/** An engine that executed `count` commands of a simulated stream, and their outcomes (its log holds their events). */
+function executed(seed: number, count: number): { engine: Engine; outcomes: AppliedOutcome[] } {
+  const engine = new Engine()
+  const workload = new Workload({ seed })
+  const outcomes: AppliedOutcome[] = []
+  for (let i = 1; i <= count; i++) {
+    const command = { ...workload.next(), seq: engine.seq + 1, timeMs: 1_700_000_000_000 + i * 10 } as Command
+    const result = engine.execute(command)
+    workload.observe(command, result, [])
+    outcomes.push({ requestId: i, seq: engine.seq, timeMs: command.timeMs, recorded: engine.changed, result,
+      eventsEnd: engine.log.length })
+  }
+  return { engine, outcomes }
+}
+
 t.test('a damaged batch is refused', (t) => {
-  const outcomes = simulatedOutcomes(SEED + 1, 50)
-  const bytes = new Uint8Array(new OutcomeWriter().encode(outcomes))
+  const { engine, outcomes } = executed(SEED + 1, 50)
+  const bytes = new Uint8Array(new OutcomeWriter().encode(outcomes, engine.log))
+  t.ok(decodeOutcomes(bytes.slice().buffer).some((outcome) => outcome.events.length > 0), 'the batch carries events')
+  const beyond = outcomes.map((outcome, i) => i === outcomes.length - 1 ? { ...outcome, eventsEnd: outcome.eventsEnd + 1 } : outcome)
+  t.throws(() => decodeOutcomes(new OutcomeWriter().encode(beyond, engine.log)), 'a command\'s events past the batch\'s')
+  const short = outcomes.map((outcome, i) => i === outcomes.length - 1 ? { ...outcome, eventsEnd: outcome.eventsEnd - 1 } : outcome)
+  t.throws(() => decodeOutcomes(new OutcomeWriter().encode(short, engine.log)), 'events that belong to no outcome')
+  engine.log.stringCount = 1
+  t.throws(() => decodeOutcomes(new OutcomeWriter().encode(outcomes, engine.log)), 'an event naming a string not listed')
   t.throws(() => decodeOutcomes(bytes.slice(0, bytes.length - 3).buffer), 'a truncated batch')
   t.throws(() => decodeOutcomes(Uint8Array.from([...bytes, 0]).buffer), 'trailing bytes')
   const unknownTag = Uint8Array.from([1, 1, 1, 1, 0xee])
@@ -140,6 +168,7 @@ t.test('a damaged batch is refused', (t) => {
   t.throws(() => decodeOutcomes(Uint8Array.from([1, 1, 1, 1, 3, 12, 1, 40, 0x61, 10, 0]).buffer),
     'an order id longer than its batch')
   t.throws(() => new OutcomeWriter().encode([{ requestId: 1, seq: 1, timeMs: 1, recorded: true,
-    result: { ok: true, when: new Date(0) }, events: [] } as unknown as Outcome]), 'a non-plain object is not encoded')
+    result: { ok: true, when: new Date(0) }, eventsEnd: 0 } as unknown as AppliedOutcome], null),
+  'a non-plain object is not encoded')
   t.end()
 })

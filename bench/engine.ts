@@ -23,6 +23,7 @@ import { percentile, summarize, type Summary } from './stats.js'
 import { histogram, TimelineRecorder, type LatencyHistogram, type Timeline } from './series.js'
 import { BenchFlags } from './flags.js'
 import { fullCollection } from '../src/host/thread-memory.js'
+import { allocationFigures, type AllocationFigures } from './engine-allocation.js'
 
 interface Options {
   readonly quick: boolean
@@ -228,7 +229,8 @@ function peerHeapPerOrder(): number {
   return (after - before) / PROBE_ORDERS
 }
 
-function report(options: Options, variants: readonly VariantResult[], heap: { engineBytes: number; peerBytes: number }): string {
+function report(options: Options, variants: readonly VariantResult[], heap: { engineBytes: number; peerBytes: number },
+  allocation: AllocationFigures): string {
   const cpu = cpus()[0]?.model ?? 'unknown cpu'
   const lines = [
     '# Engine benchmark (workload 1)', '',
@@ -245,20 +247,26 @@ function report(options: Options, variants: readonly VariantResult[], heap: { en
   }
   lines.push('', `Heap per resting order: engine ${Math.round(heap.engineBytes)} B, nodejs-order-book ${Math.round(heap.peerBytes)} B ` +
     '(100 000 passive orders, ids built beforehand).', '')
+  lines.push(`Allocation (bench/engine-allocation.ts, the headline stream, ${allocation.commands.toLocaleString('en')} commands ` +
+    `after a warm-up pass): ${allocation.bytesPerCommand} B per command (replay ${allocation.replayBytesPerCommand} B); ` +
+    `${allocation.scavengesPer100k} scavenges and ${allocation.majorGcsPer100k} major collections per 100 000 commands ` +
+    '(target: no allocation in steady state, so no major collection).', '')
   const headline = variants[0]!
   lines.push(`Target: engine >= 5 x nodejs-order-book with holds and complementary matching on: ` +
     `${headline.ratio.median >= 5 ? 'met' : 'NOT met'} (median ratio ${headline.ratio.median.toFixed(2)}).`)
   return lines.join('\n') + '\n'
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
   if ((globalThis as { gc?: unknown }).gc === undefined) log('note: run with --expose-gc for steadier numbers')
   const variants = [runVariant('complementary (40 % on No), holds on', options, 400, 0.4)]
   variants.push(runVariant('Yes book only, holds on', options, 400, 0))
   if (!options.quick) variants.push(runVariant('deep book, holds on', options, 200, 0))
   const heap = heapPerRestingOrder()
-  const markdown = report(options, variants, heap)
+  log('\n[allocation] measuring in two child processes (bench/engine-allocation.ts)')
+  const allocation = await allocationFigures(options.commands, options.seed)
+  const markdown = report(options, variants, heap, allocation)
   log('\n' + markdown)
   const headline = variants[0]!
   const summary = {
@@ -277,6 +285,10 @@ function main(): void {
     runs: options.runs,
     commands: options.commands,
     heap_bytes_per_resting_order: Math.round(heap.engineBytes),
+    bytes_per_command: allocation.bytesPerCommand,
+    replay_bytes_per_command: allocation.replayBytesPerCommand,
+    scavenges_per_100k: allocation.scavengesPer100k,
+    major_gcs_per_100k: allocation.majorGcsPer100k,
     peer_heap_bytes_per_resting_order: Math.round(heap.peerBytes),
     variants,
     machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? '', node: process.version },
@@ -293,4 +305,7 @@ function main(): void {
   }
 }
 
-main()
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})

@@ -1,0 +1,42 @@
+/**
+ * Issue 30, point 3: a bound on what the engine allocates per command, in bytes, not a time. The
+ * measurement runs in a child process with a young generation that no measured window fills
+ * (bench/engine-allocation.ts, `--mode bytes`): after a full collection, what the heap's used
+ * bytes grow by over a window is what the window allocated.
+ *
+ * The bound is today's figure with a margin, so that a change that allocates more per command
+ * fails here; the issue's goal is no allocation in steady state, and each step towards it lowers
+ * ENGINE_BYTES_PER_COMMAND_MAX (bench:engine reports the figure with every run).
+ */
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { bytesChildFlags } from '../../../bench/engine-allocation.js'
+
+/** Measured 700 B (200 k commands, compiled) and 748-778 B (60 k, this loader) at 74e1819; 1.5-1.7 KB before the event log. */
+const ENGINE_BYTES_PER_COMMAND_MAX = 900
+/** Replay writes no events: measured 668 B and 715-745 B (Order objects, results, id-table entries). */
+const REPLAY_BYTES_PER_COMMAND_MAX = 850
+const COMMANDS = 60_000
+
+function measure(): Promise<{ bytes_per_command: number; replay_bytes_per_command: number }> {
+  return new Promise((resolve, reject) => {
+    const args = ['--import', './scripts/ts-loader.mjs', ...bytesChildFlags(), 'bench/engine-allocation.ts',
+      '--mode', 'bytes', '--commands', String(COMMANDS)]
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+    child.on('error', reject)
+    child.on('exit', (code) => code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!))
+      : reject(new Error(`the measuring child exited with ${code}`)))
+  })
+}
+
+t.test('the engine allocates at most its bound per command', async (t) => {
+  const figures = await measure()
+  t.comment(`bytes per command: ${figures.bytes_per_command}, replay ${figures.replay_bytes_per_command}`)
+  t.ok(figures.bytes_per_command > 0, 'the measurement saw the engine allocate (it measures something)')
+  t.ok(figures.bytes_per_command <= ENGINE_BYTES_PER_COMMAND_MAX,
+    `execute: ${figures.bytes_per_command} B <= ${ENGINE_BYTES_PER_COMMAND_MAX} B`)
+  t.ok(figures.replay_bytes_per_command <= REPLAY_BYTES_PER_COMMAND_MAX,
+    `replay: ${figures.replay_bytes_per_command} B <= ${REPLAY_BYTES_PER_COMMAND_MAX} B`)
+})

@@ -1,6 +1,7 @@
 /**
  * What the engine allocates per command and how often the collector runs because of it (issue
- * 30, point 3), on the bench stream (engine-stream.ts, 40 % of the orders on the No token).
+ * 30, point 3), on the bench stream (engine-stream.ts) and its variants (bench:engine's: 40 % of the
+ * orders on the No token by default, `--no-share-percent`, `--ioc-size-max`).
  *
  * Two measurements, each in a process of its own, because each needs the heap set up its way:
  * - `--mode bytes`: bytes allocated per command. The process runs with a young generation of
@@ -15,7 +16,7 @@
  * `allocationFigures()` runs both children and gives their figures; `npm run bench:engine`
  * reports them, and test/unit/engine/allocation.test.ts holds the bytes to a bound. Run alone:
  * `node --expose-gc --min-semi-space-size=128 --max-semi-space-size=128 dist/bench/engine-allocation.js
- * --mode bytes [--commands N]` prints one JSON line.
+ * --mode bytes [--commands N] [--seed N] [--ioc-size-max N] [--no-share-percent P]` prints one JSON line.
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -33,7 +34,6 @@ const WINDOW_COMMANDS = 10_000
 /** The engine's events are dropped in batches of this many commands, as the host's are per group. */
 const LOG_BATCH_MASK = 1023
 const TRADERS_PER_SIDE = 50
-const NO_SHARE = 0.4
 
 export interface AllocationFigures {
   /** Median bytes allocated per command over the windows of the measured pass. */
@@ -45,10 +45,26 @@ export interface AllocationFigures {
   readonly commands: number
 }
 
-function streamCommands(commands: number, seed: number): { setup: Command[]; commands: Command[] } {
-  const stream = generateStream({ seed, commands, iocSizeMax: 400, tradersPerSide: TRADERS_PER_SIDE })
+/** A variant of the bench stream, as bench:engine's variants name them. */
+export interface StreamShape {
+  readonly commands: number
+  readonly seed: number
+  /** Largest marketable size (smaller: a deeper book). */
+  readonly iocSizeMax: number
+  /** Share of the orders on the No token (mint and merge matches). */
+  readonly noShare: number
+}
+
+function streamCommands(shape: StreamShape): { setup: Command[]; commands: Command[] } {
+  const stream = generateStream({ seed: shape.seed, commands: shape.commands, iocSizeMax: shape.iocSizeMax,
+    tradersPerSide: TRADERS_PER_SIDE })
   const setup = setupCommands(TRADERS_PER_SIDE * 2)
-  return { setup, commands: engineCommands(stream, setup.length + 1, NO_SHARE, seed) }
+  return { setup, commands: engineCommands(stream, setup.length + 1, shape.noShare, shape.seed) }
+}
+
+function shapeArgs(shape: StreamShape): string[] {
+  return ['--commands', String(shape.commands), '--seed', String(shape.seed), '--ioc-size-max', String(shape.iocSizeMax),
+    '--no-share-percent', String(Math.round(shape.noShare * 100))]
 }
 
 function freshEngine(setup: readonly Command[]): Engine {
@@ -126,7 +142,12 @@ async function collections(setup: readonly Command[], commands: readonly Command
 async function child(argv: readonly string[]): Promise<void> {
   const flags = new BenchFlags(argv)
   const mode = argv[argv.indexOf('--mode') + 1]
-  const { setup, commands } = streamCommands(flags.integer('--commands', 200_000), flags.integer('--seed', 42))
+  const noSharePercent = argv.includes('--no-share-percent') ? Number(argv[argv.indexOf('--no-share-percent') + 1]) : 40
+  if (!Number.isInteger(noSharePercent) || noSharePercent < 0 || noSharePercent > 100) {
+    throw new Error('--no-share-percent needs an integer from 0 to 100')
+  }
+  const { setup, commands } = streamCommands({ commands: flags.integer('--commands', 200_000),
+    seed: flags.integer('--seed', 42), iocSizeMax: flags.integer('--ioc-size-max', 400), noShare: noSharePercent / 100 })
   if (mode === 'bytes') {
     console.log(JSON.stringify({ bytes_per_command: bytesPerCommand(setup, commands, false),
       replay_bytes_per_command: bytesPerCommand(setup, commands, true) }))
@@ -158,13 +179,12 @@ function runChild(nodeFlags: readonly string[], args: readonly string[]): Promis
   })
 }
 
-/** Both children's figures for a stream of `commands` commands. */
-export async function allocationFigures(commands: number, seed: number): Promise<AllocationFigures> {
-  const args = ['--commands', String(commands), '--seed', String(seed)]
-  const bytes = await runChild(bytesChildFlags(), ['--mode', 'bytes', ...args])
-  const gc = await runChild(['--expose-gc'], ['--mode', 'gc', ...args])
+/** Both children's figures for a variant of the stream. */
+export async function allocationFigures(shape: StreamShape): Promise<AllocationFigures> {
+  const bytes = await runChild(bytesChildFlags(), ['--mode', 'bytes', ...shapeArgs(shape)])
+  const gc = await runChild(['--expose-gc'], ['--mode', 'gc', ...shapeArgs(shape)])
   return { bytesPerCommand: bytes.bytes_per_command!, replayBytesPerCommand: bytes.replay_bytes_per_command!,
-    scavengesPer100k: gc.scavenges_per_100k!, majorGcsPer100k: gc.major_gcs_per_100k!, commands }
+    scavengesPer100k: gc.scavenges_per_100k!, majorGcsPer100k: gc.major_gcs_per_100k!, commands: shape.commands }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -55,6 +55,7 @@ interface VariantResult {
   /** The latency pass's histogram, and the last timed run's throughput over time (engine, then peer). */
   readonly histogram: LatencyHistogram
   readonly timelines: readonly Timeline[]
+  readonly allocation: AllocationFigures
 }
 
 /**
@@ -148,7 +149,7 @@ function checkFinalBooks(stream: Stream, engine: Engine, peer: OrderBook): void 
   }
 }
 
-function runVariant(name: string, options: Options, iocSizeMax: number, noShare: number): VariantResult {
+async function runVariant(name: string, options: Options, iocSizeMax: number, noShare: number): Promise<VariantResult> {
   log(`\n[${name}] generating ${options.commands.toLocaleString('en')} commands (seed ${options.seed})`)
   const stream = generateStream({ seed: options.seed, commands: options.commands, iocSizeMax, tradersPerSide: TRADERS_PER_SIDE })
   const setup = setupCommands(TRADERS_PER_SIDE * 2)
@@ -175,8 +176,11 @@ function runVariant(name: string, options: Options, iocSizeMax: number, noShare:
   const latency = latencyPass(setup, commands, `engine apply per command, ${name}`)
   log(`[${name}] latency p50 ${latency.latencyUs.p50.toFixed(2)} us, p99 ${latency.latencyUs.p99.toFixed(2)} us, ` +
     `p99.9 ${latency.latencyUs.p999.toFixed(2)} us; trades ${JSON.stringify(latency.matchTypes)}`)
+  const allocation = await allocationFigures({ commands: options.commands, seed: options.seed, iocSizeMax, noShare })
+  log(`[${name}] allocation: ${allocation.bytesPerCommand} B per command (replay ${allocation.replayBytesPerCommand} B), ` +
+    `${allocation.scavengesPer100k} scavenges and ${allocation.majorGcsPer100k} major collections per 100 000 commands`)
   return { name, commands: commands.length, restingMax: stream.restingMax, engine: summarize(engineRates),
-    peer: summarize(peerRates), ratio: summarize(ratios), ...latency, timelines }
+    peer: summarize(peerRates), ratio: summarize(ratios), ...latency, timelines, allocation }
 }
 
 /**
@@ -229,8 +233,8 @@ function peerHeapPerOrder(): number {
   return (after - before) / PROBE_ORDERS
 }
 
-function report(options: Options, variants: readonly VariantResult[], heap: { engineBytes: number; peerBytes: number },
-  allocation: AllocationFigures): string {
+function report(options: Options, variants: readonly VariantResult[], heap: { engineBytes: number; peerBytes: number }):
+  string {
   const cpu = cpus()[0]?.model ?? 'unknown cpu'
   const lines = [
     '# Engine benchmark (workload 1)', '',
@@ -247,10 +251,14 @@ function report(options: Options, variants: readonly VariantResult[], heap: { en
   }
   lines.push('', `Heap per resting order: engine ${Math.round(heap.engineBytes)} B, nodejs-order-book ${Math.round(heap.peerBytes)} B ` +
     '(100 000 passive orders, ids built beforehand).', '')
-  lines.push(`Allocation (bench/engine-allocation.ts, the headline stream, ${allocation.commands.toLocaleString('en')} commands ` +
-    `after a warm-up pass): ${allocation.bytesPerCommand} B per command (replay ${allocation.replayBytesPerCommand} B); ` +
-    `${allocation.scavengesPer100k} scavenges and ${allocation.majorGcsPer100k} major collections per 100 000 commands ` +
-    '(target: no allocation in steady state, so no major collection).', '')
+  lines.push('Allocation (bench/engine-allocation.ts, child processes, after a warm-up pass; target: none in steady ' +
+    'state, so no major collection):', '', '| variant | bytes per command | replay | scavenges per 100 k | major per 100 k |',
+  '| --- | --- | --- | --- | --- |')
+  for (const v of variants) {
+    const a = v.allocation
+    lines.push(`| ${v.name} | ${a.bytesPerCommand} | ${a.replayBytesPerCommand} | ${a.scavengesPer100k} | ${a.majorGcsPer100k} |`)
+  }
+  lines.push('')
   const headline = variants[0]!
   lines.push(`Target: engine >= 5 x nodejs-order-book with holds and complementary matching on: ` +
     `${headline.ratio.median >= 5 ? 'met' : 'NOT met'} (median ratio ${headline.ratio.median.toFixed(2)}).`)
@@ -260,13 +268,12 @@ function report(options: Options, variants: readonly VariantResult[], heap: { en
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
   if ((globalThis as { gc?: unknown }).gc === undefined) log('note: run with --expose-gc for steadier numbers')
-  const variants = [runVariant('complementary (40 % on No), holds on', options, 400, 0.4)]
-  variants.push(runVariant('Yes book only, holds on', options, 400, 0))
-  if (!options.quick) variants.push(runVariant('deep book, holds on', options, 200, 0))
+  const variants = [await runVariant('complementary (40 % on No), holds on', options, 400, 0.4)]
+  variants.push(await runVariant('Yes book only, holds on', options, 400, 0))
+  if (!options.quick) variants.push(await runVariant('deep book, holds on', options, 200, 0))
   const heap = heapPerRestingOrder()
-  log('\n[allocation] measuring in two child processes (bench/engine-allocation.ts)')
-  const allocation = await allocationFigures(options.commands, options.seed)
-  const markdown = report(options, variants, heap, allocation)
+  const markdown = report(options, variants, heap)
+  const allocation = variants[0]!.allocation
   log('\n' + markdown)
   const headline = variants[0]!
   const summary = {

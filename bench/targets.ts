@@ -11,7 +11,7 @@ export const GRPC_STREAM_VS_REST_MIN = 2
 /** Unary PlaceOrder's over REST's in the same run (issue 29, benchmarks.md: 0.8 x). */
 export const GRPC_UNARY_VS_REST_MIN = 0.8
 
-type Unit = 'x' | 'percent' | 'ms' | 'per_s'
+type Unit = 'x' | 'percent' | 'ms' | 'per_s' | 'bytes' | 'count'
 
 export interface Target {
   readonly label: string
@@ -67,7 +67,9 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
   'engine vs nodejs-order-book, same stream (holds + complementary)': 'the order-id table: every placement and ' +
     'cancel hashes a 66-character hex id (OrderIndex.get 0.8 s and setLive 0.3 s of the engine\'s 2.9 s in a ' +
     'bench:engine --cpu-prof run), then placement, aggregates and GC; the lever is ids as packed bytes hashed once, ' +
-    `and orders in typed arrays (${PERFORMANCE})`,
+    'and orders in typed arrays. Events are written into a log now, not built (at parity alone, the path behind ' +
+    'it two to three times cheaper), and 700 B a command is still allocated, a quarter of it the Order objects ' +
+    `(${PERFORMANCE}, "Issue 30, first step")`,
   'durable host (sync) vs engine alone': 'CPU a command from /proc by thread (bench:host\'s sync run): the engine ' +
     'worker 12.2 µs against 3.6 for the engine alone (command decoding, outcome encoding, its loop and GC), V8\'s ' +
     'and libuv\'s threads 8.6 (the collector working for the worker\'s and the main thread\'s garbage), the main ' +
@@ -124,6 +126,11 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
 export const TARGETS: readonly Target[] = [
   at('engine vs nodejs-order-book, same stream (holds + complementary)', 'engine', 'ratio', (f) => field(f, 'ratio'), 5,
     'x'),
+  // Issue 30, point 3: the goal is no allocation in steady state; test/unit/engine/allocation.test.ts bounds the bytes.
+  at('engine: bytes allocated per command after warm-up (bench/engine-allocation.ts)', 'engine', 'bytes_per_command',
+    (f) => field(f, 'bytes_per_command'), null, 'bytes'),
+  at('engine: scavenges per 100 000 commands, default heap', 'engine', 'scavenges_per_100k',
+    (f) => field(f, 'scavenges_per_100k'), null, 'count'),
   at('durable host (sync) vs engine alone', 'host', 'sync_to_engine', (f) => field(f, 'sync_to_engine'), 0.4, 'x'),
   at('durable sync vs async', 'host', 'sync_to_async', (f) => field(f, 'sync_to_async'), 0.7, 'x'),
   // Issue 29: a durable ack cannot come sooner than a flush, and this machine's flush time moves
@@ -178,6 +185,8 @@ export function formatValue(value: number, unit: Unit): string {
   if (unit === 'percent') return value < 0.1 ? `${(value * 100).toFixed(1)} %` : `${Math.round(value * 100)} %`
   if (unit === 'x') return `${value.toFixed(2)} x`
   if (unit === 'ms') return `${value < 10 ? value.toFixed(2) : Math.round(value).toLocaleString('en')} ms`
+  if (unit === 'bytes') return `${Math.round(value).toLocaleString('en')} B`
+  if (unit === 'count') return value.toLocaleString('en', { maximumFractionDigits: 2 })
   return `${Math.round(value).toLocaleString('en')}/s`
 }
 

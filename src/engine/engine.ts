@@ -26,6 +26,7 @@ import {
 } from './market-admin.js'
 import { OrderIndex } from './order-index.js'
 import { placeOrder, placeOrders } from './placement.js'
+import { Fills } from './matching.js'
 import { relay } from './relay.js'
 import { registerApiKey, revokeApiKey, type ApiKeyRecord } from './api-key.js'
 import type { CommandResult } from './result.js'
@@ -89,6 +90,8 @@ export class Engine {
   readonly log = new EventLog()
   /** Trades of the current command so far (the next one's index). */
   tradeCount = 0
+  /** The current placement's fills, reset for each (matching.ts). */
+  readonly fills = new Fills()
   /**
    * False while `applyForReplay` runs: the per-step events are not written and the aggregated
    * ones not computed. Nothing but events reads what they would hold, so the state is the same.

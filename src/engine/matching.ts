@@ -14,14 +14,33 @@ import { MICROS_PER_LOT, PIPS_PER_UNIT } from './limits.js'
 import type { Order } from './order.js'
 import { feeOf } from './units.js'
 
-/** What a taker's fills added up to. */
+/** The trade ids of a placement that filled nothing: one shared, frozen empty list. */
+const NO_TRADE_IDS: readonly string[] = Object.freeze([])
+
+/**
+ * What a taker's fills added up to. The engine keeps one and resets it for each placement (a new
+ * one per order was a share of the engine's allocation); its `tradeIds` is a new array only once
+ * a fill happens, and the placement's result keeps it.
+ */
 export class Fills {
   /** USDC paid (BUY) or shares given (SELL). */
   makingMicros = 0
   /** Shares got (BUY) or USDC received before fees (SELL). */
   takingMicros = 0
   feeMicros = 0
-  readonly tradeIds: string[] = []
+  tradeIds: readonly string[] = NO_TRADE_IDS
+
+  reset(): void {
+    this.makingMicros = 0
+    this.takingMicros = 0
+    this.feeMicros = 0
+    this.tradeIds = NO_TRADE_IDS
+  }
+
+  addTradeId(tradeId: string): void {
+    if (this.tradeIds === NO_TRADE_IDS) this.tradeIds = [tradeId]
+    else (this.tradeIds as string[]).push(tradeId)
+  }
 }
 
 /** The best opposite level that the taker's limit reaches, or null. */
@@ -126,7 +145,7 @@ function fill(engine: Engine, taker: Order, maker: Order, lots: number, fills: F
   fills.takingMicros += taker.isBuy ? sharesMicros : usdcMicros
   fills.feeMicros += fee
   const k = engine.tradeCount++
-  fills.tradeIds.push(tradeIdOf(engine.seq, k))
+  fills.addTradeId(tradeIdOf(engine.seq, k))
   if (engine.recording) engine.log.trade(engine.seq, k, taker, maker, matchType, lots, takerPips, fee, engine.timeMs)
   if (maker.lots === 0) {
     endFilled(engine, maker)

@@ -10,26 +10,15 @@ import type { Engine, TokenRef } from './engine.js'
 import type { OrderStatus } from './event.js'
 import { emitOrderUpdate, rest } from './lifecycle.js'
 import { BATCH_ORDERS_MAX, MICROS_PER_LOT, ORDERS_OPEN_MAX } from './limits.js'
-import { Fills, hasMatch, walk, wouldFillEntirely } from './matching.js'
+import { hasMatch, walk, wouldFillEntirely } from './matching.js'
 import { Order } from './order.js'
 import type { BatchPlaced, OrderPlaced, PlaceResult, Rejection } from './result.js'
 import { rejection } from './rejection.js'
 import { endedEntry, orderStatusOf } from './order-index.js'
 import { checkOrderShape } from './order-shape.js'
-import { checkOrderTerms } from './rules.js'
+import { checkOrderTerms, type OrderTerms } from './rules.js'
 import { feeBoundOf } from './units.js'
 
-/** An order that passed the checks that need no book: what acceptance needs to know. */
-interface Terms {
-  readonly input: OrderInput
-  readonly token: TokenRef
-  readonly isBuy: boolean
-  readonly isImmediate: boolean
-  /** Lots (SELL, resting BUY) or 0 (immediate BUY, which has a budget instead). */
-  readonly lots: number
-  /** Native limit price in pips. */
-  readonly pips: number
-}
 
 export function placeOrders(engine: Engine, orders: readonly OrderInput[]): BatchPlaced | Rejection {
   if (orders.length > BATCH_ORDERS_MAX) return rejection(Code.BATCH_TOO_LARGE, { max: BATCH_ORDERS_MAX })
@@ -39,12 +28,14 @@ export function placeOrders(engine: Engine, orders: readonly OrderInput[]): Batc
 }
 
 export function placeOrder(engine: Engine, input: OrderInput): PlaceResult {
-  const terms = checkTerms(engine, input)
-  if (!('token' in terms)) return reject(engine, input, terms)
+  // Looked up first, judged in its documented place (step 7) by checkTerms.
+  const token = engine.tokens.get(input.tokenId)
+  const terms = checkTerms(engine, input, token)
+  if (!terms.ok) return reject(engine, input, terms)
   const account = engine.accountsByAddress.get(input.maker)
-  const funds = checkFunds(terms, account)
+  const funds = checkFunds(input, token!, terms, account)
   if (funds !== null) return reject(engine, input, funds)
-  const taker = newOrder(engine, terms, account!)
+  const taker = newOrder(engine, input, token!, terms, account!)
   const book = checkBook(engine, taker)
   if (book !== null) return reject(engine, input, book)
   return accept(engine, taker)
@@ -64,7 +55,7 @@ function reject(engine: Engine, input: OrderInput, why: Rejection): PlaceResult 
  * client order id among the owner's live orders, token), then the rulebook's checks on the order
  * and its market, the same ones a face pre-checks.
  */
-function checkTerms(engine: Engine, input: OrderInput): Terms | Rejection {
+function checkTerms(engine: Engine, input: OrderInput, token: TokenRef | undefined): OrderTerms | Rejection {
   const shape = checkOrderShape(input)
   if (shape !== null) return shape
   const known = engine.orders.get(input.orderId)
@@ -78,18 +69,20 @@ function checkTerms(engine: Engine, input: OrderInput): Terms | Rejection {
     return rejection(Code.CLIENT_ORDER_ID_DUPLICATED,
       { orderId: twin.orderId, status: orderStatusOf(twin), clientOrderId: input.clientOrderId })
   }
-  const token = engine.tokens.get(input.tokenId)
   if (token === undefined) return rejection(Code.TOKEN_NOT_FOUND, { tokenId: input.tokenId })
-  const terms = checkOrderTerms(input, token.market, engine.timeMs)
-  if (!terms.ok) return terms
-  return { input, token, isBuy: terms.isBuy, isImmediate: terms.isImmediate, lots: terms.lots, pips: terms.pips }
+  return checkOrderTerms(input, token.market, engine.timeMs)
 }
 
-/** Step 14: the account can hold what the order may spend. */
-function checkFunds(terms: Terms, account: Account | undefined): Rejection | null {
-  const market = terms.token.market
+/**
+ * Step 14: the account can hold what the order may spend. An order that passed the checks that
+ * need no book travels as its input, its token and the rulebook's terms (side, immediacy, lots,
+ * pips): three values, not one more object per order.
+ */
+function checkFunds(input: OrderInput, token: TokenRef, terms: OrderTerms, account: Account | undefined):
+  Rejection | null {
+  const market = token.market
   if (terms.isBuy) {
-    const cost = terms.isImmediate ? terms.input.makerAmountMicros : terms.pips * terms.lots
+    const cost = terms.isImmediate ? input.makerAmountMicros : terms.pips * terms.lots
     const required = cost + feeBoundOf(market.feeRateBps, cost)
     const available = account === undefined ? 0 : account.usdcAvailableMicros()
     if (required <= available) return null
@@ -102,13 +95,13 @@ function checkFunds(terms: Terms, account: Account | undefined): Rejection | nul
       heldMicros: account?.usdcHeldMicros ?? 0,
     })
   }
-  const tokenIndex = market.index * 2 + (terms.token.isNo ? 1 : 0)
+  const tokenIndex = market.index * 2 + (token.isNo ? 1 : 0)
   const shares: ShareBalance | undefined = account?.shares.get(tokenIndex)
   const required = terms.lots * MICROS_PER_LOT
   const available = account === undefined ? 0 : account.sharesAvailableMicros(shares)
   if (required <= available) return null
   return rejection(Code.INVALID_ORDER_NOT_ENOUGH_BALANCE, {
-    asset: terms.input.tokenId,
+    asset: input.tokenId,
     requiredMicros: required,
     availableMicros: available,
     balanceMicros: shares?.balanceMicros ?? 0,
@@ -118,10 +111,9 @@ function checkFunds(terms: Terms, account: Account | undefined): Rejection | nul
 }
 
 /** The taker as an order object; not yet in any index (a rejection after this leaves no trace). */
-function newOrder(engine: Engine, terms: Terms, account: Account): Order {
-  const input = terms.input
-  const market = terms.token.market
-  const isNo = terms.token.isNo
+function newOrder(engine: Engine, input: OrderInput, token: TokenRef, terms: OrderTerms, account: Account): Order {
+  const market = token.market
+  const isNo = token.isNo
   const tokenIndex = market.index * 2 + (isNo ? 1 : 0)
   const order = new Order(
     input.orderId, engine.orderNumber + 1, input.owner, input.clientOrderId, account, input.signer, market,
@@ -164,7 +156,8 @@ function accept(engine: Engine, taker: Order): OrderPlaced {
   const shares = taker.shares
   if (!taker.account.shares.has(shares.tokenIndex)) taker.account.shares.set(shares.tokenIndex, shares)
   emitAccepted(engine, taker)
-  const fills = new Fills()
+  const fills = engine.fills
+  fills.reset()
   walk(engine, taker, fills)
   const status = finish(engine, taker)
   return {

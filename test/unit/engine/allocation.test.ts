@@ -12,10 +12,14 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { bytesChildFlags } from '../../../bench/engine-allocation.js'
 
-/** Measured 700 B (200 k commands, compiled) and 748-778 B (60 k, this loader) at 74e1819; 1.5-1.7 KB before the event log. */
-const ENGINE_BYTES_PER_COMMAND_MAX = 900
-/** Replay writes no events: measured 668 B and 715-745 B (Order objects, results, id-table entries). */
-const REPLAY_BYTES_PER_COMMAND_MAX = 850
+/**
+ * Measured 531 B (200 k commands, compiled) and 592-627 B (60 k, under this loader) once the
+ * placement stopped making a Fills and a Terms object per order; 700 B before that, 1.5-1.7 KB
+ * before the event log.
+ */
+const ENGINE_BYTES_PER_COMMAND_MAX = 720
+/** Replay writes no events: measured 509 B and 563-581 B (Order objects, results, id-table entries). */
+const REPLAY_BYTES_PER_COMMAND_MAX = 680
 const COMMANDS = 60_000
 
 function measure(): Promise<{ bytes_per_command: number; replay_bytes_per_command: number }> {

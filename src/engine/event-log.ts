@@ -78,8 +78,8 @@ export function timeInForceCode(timeInForce: TimeInForce): number {
 export const FLAG_NO = 1
 export const FLAG_BUY = 2
 /** Order accepted: bit 2 post-only, bits 3-4 the time in force. */
-const FLAG_POST_ONLY = 4
-const TIME_IN_FORCE_SHIFT = 3
+export const FLAG_POST_ONLY = 4
+export const TIME_IN_FORCE_SHIFT = 3
 /** Balance: the asset is USDC, or one of a market's tokens (then the market follows). */
 export const ASSET_USDC = 0
 export const ASSET_YES = 1

@@ -16,15 +16,15 @@ import {
   EventKind,
   FLAG_BUY,
   FLAG_NO,
+  FLAG_POST_ONLY,
   MATCH_TYPE_CODES,
   ORDER_STATUS_CODES,
   TIME_IN_FORCE_CODES,
+  TIME_IN_FORCE_SHIFT,
 } from './event-log.js'
 import { tradeIdOf } from './ids.js'
 import { MICROS_PER_LOT, MICROS_PER_PIP, PIPS_PER_UNIT } from './limits.js'
 
-const FLAG_POST_ONLY = 4
-const TIME_IN_FORCE_SHIFT = 3
 
 /** Reads the events of one batch in order; `wanted` picks the kinds kept (all by default). */
 export class EventReader {

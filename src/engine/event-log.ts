@@ -1,10 +1,11 @@
 /**
  * The engine's events, written as they happen (issue 30, "events written, not built"): numbers and
- * codes as bytes, strings by reference. The host ships a batch's bytes as they are and its strings
- * in one native copy (host/outcome-codec.ts); event-reader.ts turns them back into EngineEvent
- * objects for whoever reads them. Before, every event was built as an object, then encoded again
- * by the host: the objects were a third of the engine's time and most of its allocation, and the
- * encoding 2.4 us a command on the worker.
+ * codes as words, strings by reference. The host ships a batch's words as they are and its
+ * strings in one native copy each (host/outcome-codec.ts); event-reader.ts turns them back into
+ * EngineEvent objects for whoever reads them. Before, every event was built as an object, encoded
+ * generically by the worker and decoded generically by the main thread. Writing the log costs the
+ * engine about what building the objects did; the path behind it costs two to three times less,
+ * and the engine allocates less than half as much (docs/performance.md, "Issue 30, first step").
  *
  * Why strings by reference: the ids and addresses already exist as strings (they came with the
  * commands), and copying them char by char in JavaScript cost 4-6 ns a char here, several times
@@ -74,7 +75,7 @@ export function timeInForceCode(timeInForce: TimeInForce): number {
   }
 }
 
-/** Flags of an order's side in one byte: bit 0 the No token, bit 1 a BUY. */
+/** Flags of an order's side in one word: bit 0 the No token, bit 1 a BUY. */
 export const FLAG_NO = 1
 export const FLAG_BUY = 2
 /** Order accepted: bit 2 post-only, bits 3-4 the time in force. */

@@ -64,13 +64,13 @@ export class EventReader {
   /** Kind, account, asset, [market,] balance, held. */
   private skipBalance(): void {
     this.offset += 2
-    // Read first: `offset += this.byte() ...` would add to the offset from before the read.
-    const asset = this.byte()
+    // Read first: `offset += this.code() ...` would add to the offset from before the read.
+    const asset = this.code()
     this.offset += asset === ASSET_USDC ? 2 : 3
   }
 
   private next(): EngineEvent {
-    const kind = this.byte() as EventKind
+    const kind = this.code() as EventKind
     switch (kind) {
       case EventKind.OrderAccepted: return this.orderAccepted()
       case EventKind.OrderRejected:
@@ -89,7 +89,7 @@ export class EventReader {
     const order = this.entity(2)
     const market = this.entity(3)
     const maker = this.entity(1)
-    const flags = this.byte()
+    const flags = this.code()
     const isNo = (flags & FLAG_NO) !== 0
     const isBuy = (flags & FLAG_BUY) !== 0
     const timeInForce = TIME_IN_FORCE_CODES[flags >> TIME_IN_FORCE_SHIFT]
@@ -126,11 +126,11 @@ export class EventReader {
   private orderUpdate(): EngineEvent {
     const order = this.entity(2)
     const maker = this.entity(1)
-    const status = ORDER_STATUS_CODES[this.byte()]
+    const status = ORDER_STATUS_CODES[this.code()]
     assert(status !== undefined, 'an order status is one of the known ones')
     const matchedLots = this.uint()
     const lots = this.uint()
-    const reason = CANCEL_REASON_CODES[this.byte()]
+    const reason = CANCEL_REASON_CODES[this.code()]
     assert(reason !== undefined, 'a cancel reason is one of the known ones')
     return {
       type: 'orderUpdate',
@@ -147,18 +147,18 @@ export class EventReader {
     const seq = this.uint()
     const k = this.uint()
     const market = this.entity(3)
-    const matchType = MATCH_TYPE_CODES[this.byte()]
+    const matchType = MATCH_TYPE_CODES[this.code()]
     assert(matchType !== undefined, 'a match type is one of the known ones')
     const taker = this.entity(2)
     const takerAccount = this.entity(1)
-    const takerFlags = this.byte()
+    const takerFlags = this.code()
     const takerPips = this.uint()
     const lots = this.uint()
     const feeMicros = this.uint()
     const feeRateBps = this.uint()
     const maker = this.entity(2)
     const makerAccount = this.entity(1)
-    const makerFlags = this.byte()
+    const makerFlags = this.code()
     const makerPips = this.uint()
     const timeMs = this.uint()
     const takerIsNo = (takerFlags & FLAG_NO) !== 0
@@ -191,7 +191,7 @@ export class EventReader {
 
   private balance(): EngineEvent {
     const account = this.entity(1)
-    const asset = this.byte()
+    const asset = this.code()
     assert(asset === ASSET_USDC || asset === ASSET_YES || asset === ASSET_NO, 'a balance\'s asset is USDC or a token')
     const tokenId = asset === ASSET_USDC ? 'USDC' : this.strings[this.entity(3) + asset]!
     return { type: 'balance', address: this.strings[account]!, asset: tokenId, balanceMicros: this.uint(),
@@ -200,7 +200,7 @@ export class EventReader {
 
   private bookLevel(): EngineEvent {
     const market = this.entity(3)
-    const flags = this.byte()
+    const flags = this.code()
     const isNo = (flags & FLAG_NO) !== 0
     const pips = this.uint()
     assert(pips < PIPS_PER_UNIT, 'a book level\'s price is below one')
@@ -234,7 +234,7 @@ export class EventReader {
   }
 
   /** A small code: a kind, a flag set or an index into a list of names. */
-  private byte(): number {
+  private code(): number {
     const value = this.uint()
     assert(value < 0x100, 'an event code is below 256')
     return value

@@ -28,11 +28,14 @@ export function catchUp(dataDir: string, model: ReadModel, upToSeq: number): num
     let projected = 0
     for (const record of journal.recordsAfter(engine.seq)) {
       if (record.seq > upToSeq) break
-      const { events } = engine.apply(record.command)
-      if (record.seq > model.seq) {
-        model.apply(record.seq, events, record.command.timeMs)
-        projected++
+      if (record.seq <= model.seq) {
+        // Already in the model: only the engine's state is needed, so no events are written.
+        engine.applyForReplay(record.command)
+        continue
       }
+      const { events } = engine.apply(record.command)
+      model.apply(record.seq, events, record.command.timeMs)
+      projected++
     }
     return projected
   } finally {

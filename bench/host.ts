@@ -2,8 +2,10 @@
  * `npm run bench:host`: workloads 2 and 6 of ../shared/spec/benchmarks.md. The stream of
  * workload 1 (40 % of orders on the No token) goes through the whole host: encoded into the
  * command ring, applied on the engine worker, journaled to LMDB in one transaction per batch,
- * and acknowledged only after the flush (`sync`) or right after the commit (`async`). Compared,
- * in the same run, with the engine alone on the same stream. Then recovery: replay speed from
+ * and acknowledged only after the flush (`sync`) or right after the commit (`async`); `sync` also
+ * with a subscriber to events, as the server runs it (its read model and feeds subscribe, so the
+ * worker ships every command's events). Compared, in the same run, with the engine alone on the
+ * same stream. Then recovery: replay speed from
  * the journal alone, and restart-to-ready with and without a snapshot.
  *
  * Latency is measured open loop (each command due on a fixed schedule, its latency counted from
@@ -208,17 +210,31 @@ interface HostRun {
   readonly cpuUsPerCommand: Readonly<Record<string, number>>
 }
 
-/** A fresh host, the setup applied, then the stream in a closed loop (its timeline starts with the stream). */
+/**
+ * A fresh host, the setup applied, then the stream in a closed loop (its timeline starts with the
+ * stream). With `withEvents`, a subscriber takes the events, as the server's read model and feeds
+ * do: the worker then ships every command's events and the main thread reads them.
+ */
 async function hostRun(durability: Durability, setup: readonly UnstampedCommand[],
-  commands: readonly UnstampedCommand[]): Promise<HostRun> {
+  commands: readonly UnstampedCommand[], withEvents = false): Promise<HostRun> {
   const dir = mkdtempSync(join(tmpdir(), 'predex-bench-host-'))
   const host = await EngineHost.start({ dataDir: dir, durability, snapshotEveryCommands: Number.MAX_SAFE_INTEGER })
+  let events = 0
+  if (withEvents) {
+    host.subscribe((outcomes) => {
+      for (const outcome of outcomes) events += outcome.events.length
+    })
+    await host.eventsFlowing()
+  }
   for (const command of setup) await host.submit(command)
+  const eventsBefore = events
   const threads = new ThreadCpu() // this thread is main: the load generator and the outcomes' receiver
   for (const { role, tid } of host.stats.threads()) threads.add(role, tid)
   const before = threads.read()
   const recorder = new TimelineRecorder(`host ${durability}, closed loop: commands acknowledged per second`)
   const { rate, latencies } = await closedLoop(host, commands, recorder)
+  // A run meant to carry events that carried none would measure the wrong thing.
+  assert(!withEvents || events > eventsBefore, 'the subscriber received the stream\'s events')
   const after = threads.read()
   const cpuUsPerCommand = Object.fromEntries([...after].map(([role, seconds]) =>
     [role, round((seconds - (before.get(role) ?? 0)) * 1e6 / commands.length)]))
@@ -358,6 +374,8 @@ async function kneeSearch(hosts: StepHost, maxRate: number, seconds: number, ref
 interface Throughput {
   readonly engine: Summary
   readonly sync: Summary
+  /** Durability sync with a subscriber to events (as the server runs it). */
+  readonly syncWithEvents: Summary
   readonly async: Summary
   readonly syncLatencies: Float64Array
   readonly syncTimeline: Timeline
@@ -371,7 +389,7 @@ interface Throughput {
 /** Engine alone, host sync and host async on the same stream, `runs` times each, interleaved. */
 async function throughput(options: Options, setupStamped: readonly Command[], stamped: readonly Command[],
   setup: readonly UnstampedCommand[], commands: readonly UnstampedCommand[]): Promise<Throughput> {
-  const rates = { engine: [] as number[], sync: [] as number[], async: [] as number[] }
+  const rates = { engine: [] as number[], sync: [] as number[], syncWithEvents: [] as number[], async: [] as number[] }
   let last: { latencies: Float64Array; timeline: Timeline; bytes: number; dir: string;
     cpu: Readonly<Record<string, number>> } | null = null
   for (let run = 1; run <= options.runs; run++) {
@@ -382,14 +400,19 @@ async function throughput(options: Options, setupStamped: readonly Command[], st
     if (last !== null) rmSync(last.dir, { recursive: true, force: true })
     last = { latencies: sync.latencies, timeline: sync.timeline, dir: sync.dir,
       bytes: directoryBytes(sync.dir) / (setup.length + commands.length), cpu: sync.cpuUsPerCommand }
+    const withEvents = await phases.time('sync-events', () => hostRun('sync', setup, commands, true))
+    rates.syncWithEvents.push(withEvents.rate)
+    await withEvents.host.stop()
+    rmSync(withEvents.dir, { recursive: true, force: true })
     const async = await phases.time('async', () => hostRun('async', setup, commands))
     rates.async.push(async.rate)
     await async.host.stop()
     rmSync(async.dir, { recursive: true, force: true })
     log(`run ${run}/${options.runs}: engine ${k(rates.engine.at(-1)!)}, host sync ${k(sync.rate)}, ` +
-      `async ${k(async.rate)} commands/s`)
+      `sync with events ${k(withEvents.rate)}, async ${k(async.rate)} commands/s`)
   }
-  return { engine: summarize(rates.engine), sync: summarize(rates.sync), async: summarize(rates.async),
+  return { engine: summarize(rates.engine), sync: summarize(rates.sync), syncWithEvents: summarize(rates.syncWithEvents),
+    async: summarize(rates.async),
     syncLatencies: last!.latencies, syncTimeline: last!.timeline, bytesPerCommand: last!.bytes, journalDir: last!.dir,
     syncCpuUsPerCommand: last!.cpu }
 }
@@ -467,6 +490,8 @@ function reportOf(options: Options, m: Throughput, half: Step, knee: Knee, r: Re
     sync_commands_per_s: Math.round(m.sync.median),
     async_commands_per_s: Math.round(m.async.median),
     sync_to_engine: round(m.sync.median / m.engine.median),
+    sync_with_events_commands_per_s: Math.round(m.syncWithEvents.median),
+    sync_with_events_to_engine: round(m.syncWithEvents.median / m.engine.median),
     async_to_engine: round(m.async.median / m.engine.median),
     sync_to_async: round(m.sync.median / m.async.median),
     ...Object.fromEntries(Object.entries(m.syncCpuUsPerCommand).map(([role, us]) => [`sync_cpu_us_${role}`, us])),
@@ -557,6 +582,8 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     `| engine alone (no I/O) | ${range(m.engine)} | 1 |`,
     `| host, durability sync (ack after flush) | ${range(m.sync)} | ${r.sync_to_engine} ` +
     `(target >= 0.4: ${met(r.sync_to_engine! >= 0.4)}) |`,
+    `| host, durability sync, with a subscriber to events (as the server runs) | ${range(m.syncWithEvents)} | ` +
+    `${r.sync_with_events_to_engine} |`,
     `| host, durability async (ack before the flush) | ${range(m.async)} | ${r.async_to_engine} |`, '',
     `CPU per command in the last sync run, from /proc by thread (src/thread-cpu.ts), in µs: ` +
     Object.entries(m.syncCpuUsPerCommand).map(([role, us]) => `${role} ${us}`).join(', ') +

@@ -18,7 +18,6 @@
  * `node --expose-gc --min-semi-space-size=128 --max-semi-space-size=128 dist/bench/engine-allocation.js
  * --mode bytes [--commands N] [--seed N] [--ioc-size-max N] [--no-share-percent P]` prints one JSON line.
  */
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { PerformanceObserver, constants } from 'node:perf_hooks'
 import v8 from 'node:v8'
@@ -27,6 +26,7 @@ import type { Command } from '../src/engine/command.js'
 import { generateStream } from './engine-stream.js'
 import { engineCommands, setupCommands } from './engine-adapters.js'
 import { BenchFlags } from './flags.js'
+import { runJsonChild } from './json-child.js'
 
 /** Young generation of the bytes child: 128 MiB a semi-space holds a window of any stream here. */
 export const ALLOCATION_SEMI_SPACE_MB = 128
@@ -166,17 +166,8 @@ export function bytesChildFlags(): string[] {
 }
 
 function runChild(nodeFlags: readonly string[], args: readonly string[]): Promise<Record<string, number>> {
-  return new Promise((resolve, reject) => {
-    const script = fileURLToPath(import.meta.url)
-    const proc = spawn(process.execPath, [...nodeFlags, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    proc.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-    proc.on('error', reject)
-    proc.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`engine-allocation child exited with ${code}`))
-      resolve(JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>)
-    })
-  })
+  return runJsonChild([...nodeFlags, fileURLToPath(import.meta.url), ...args], 'engine-allocation child') as
+    Promise<Record<string, number>>
 }
 
 /** Both children's figures for a variant of the stream. */

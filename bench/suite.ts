@@ -22,12 +22,12 @@
  * its server side into bench/results/profiles/<date>-<workload>/, see bench/profile.ts; its figures
  * are slowed by the profiler, so no report is written).
  */
-import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, hostname, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BenchFlags } from './flags.js'
+import { runJsonChild } from './json-child.js'
 import { formatSeconds, SuiteProgress } from './progress.js'
 import { profilePlan, profilesIn, type ProfilePlan } from './profile.js'
 import { writeCharts } from './suite-charts.js'
@@ -55,24 +55,10 @@ const log = (line: string): void => void process.stderr.write(line + '\n')
 
 /** Runs one workload with --json; resolves with its last stdout line, parsed. */
 function run(workload: Workload, quick: boolean, profile: ProfilePlan | null): Promise<Figures> {
-  return new Promise((resolve, reject) => {
-    const script = fileURLToPath(new URL(`./${workload.script}`, import.meta.url))
-    const args = [...workload.nodeFlags, ...(profile?.nodeFlags ?? []), script, '--json',
-      ...(quick ? ['--quick'] : []), ...(profile?.scriptArgs ?? [])]
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
-    let stdout = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-    child.on('error', reject)
-    child.on('exit', (code, signal) => {
-      if (code !== 0) return reject(new Error(`${workload.name} exited with ${code ?? signal}`))
-      const last = stdout.trim().split('\n').pop() ?? ''
-      try {
-        resolve(JSON.parse(last) as Figures)
-      } catch {
-        reject(new Error(`${workload.name} printed no JSON line`))
-      }
-    })
-  })
+  const script = fileURLToPath(new URL(`./${workload.script}`, import.meta.url))
+  const args = [...workload.nodeFlags, ...(profile?.nodeFlags ?? []), script, '--json',
+    ...(quick ? ['--quick'] : []), ...(profile?.scriptArgs ?? [])]
+  return runJsonChild(args, workload.name) as Promise<Figures>
 }
 
 function localDate(date: Date): string {

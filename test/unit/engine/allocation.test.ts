@@ -9,8 +9,8 @@
  * ENGINE_BYTES_PER_COMMAND_MAX (bench:engine reports the figure with every run).
  */
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { bytesChildFlags } from '../../../bench/engine-allocation.js'
+import { runJsonChild } from '../../../bench/json-child.js'
 
 /**
  * Measured 531 B (200 k commands, compiled) and 592-627 B (60 k, under this loader) once the
@@ -22,17 +22,10 @@ const ENGINE_BYTES_PER_COMMAND_MAX = 720
 const REPLAY_BYTES_PER_COMMAND_MAX = 680
 const COMMANDS = 60_000
 
-function measure(): Promise<{ bytes_per_command: number; replay_bytes_per_command: number }> {
-  return new Promise((resolve, reject) => {
-    const args = ['--import', './scripts/ts-loader.mjs', ...bytesChildFlags(), 'bench/engine-allocation.ts',
-      '--mode', 'bytes', '--commands', String(COMMANDS)]
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-    child.on('error', reject)
-    child.on('exit', (code) => code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!))
-      : reject(new Error(`the measuring child exited with ${code}`)))
-  })
+async function measure(): Promise<{ bytes_per_command: number; replay_bytes_per_command: number }> {
+  const args = ['--import', './scripts/ts-loader.mjs', ...bytesChildFlags(), 'bench/engine-allocation.ts',
+    '--mode', 'bytes', '--commands', String(COMMANDS)]
+  return await runJsonChild(args, 'the measuring child') as { bytes_per_command: number; replay_bytes_per_command: number }
 }
 
 t.test('the engine allocates at most its bound per command', async (t) => {

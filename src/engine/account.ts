@@ -3,7 +3,7 @@
  * orders hold. Each balance remembers its value at the start of the command that first touched
  * it (`stamp`), so the engine can emit one `balance` event per changed balance per command.
  */
-import type { Order } from './order.js'
+import { NO_ROW, type OrderRow } from './order-table.js'
 import { availableUsdcMicros } from './rules.js'
 
 /** One account's balance of one outcome token. */
@@ -32,9 +32,9 @@ export class Account {
   /** The next gasless-relay nonce: relayed actions that succeeded so far (relay.ts). */
   relayNonce = 0
   readonly shares = new Map<number, ShareBalance>()
-  /** Open orders of this account, oldest first (an intrusive list through the orders). */
-  openHead: Order | null = null
-  openTail: Order | null = null
+  /** Open orders of this account, oldest first (an intrusive list through the order table's rows). */
+  openHead: OrderRow = NO_ROW
+  openTail: OrderRow = NO_ROW
   stamp = 0
   usdcBeforeMicros = 0
   /** Where the event log last wrote the address (event-log.ts, LogNamed). */

@@ -11,12 +11,13 @@
 import { assert } from '../stdx/assert.js'
 import { PIPS_PER_UNIT } from './limits.js'
 import type { Market } from './market.js'
-import type { Order } from './order.js'
+import { NO_ROW, type OrderRow, type OrderTable } from './order-table.js'
 import type { Touches } from './touches.js'
 
 export class Level {
-  head: Order | null = null
-  tail: Order | null = null
+  /** The oldest and newest order at this price (rows of the order table), or NO_ROW. */
+  head: OrderRow = NO_ROW
+  tail: OrderRow = NO_ROW
   /** Lots of all orders at this level, and of the No orders among them. */
   lots = 0
   noLots = 0
@@ -52,6 +53,7 @@ export class Book {
     private readonly market: Market,
     tickPips: number,
     private readonly touches: Touches,
+    private readonly orders: OrderTable,
   ) {
     this.tickPips = tickPips
     const slots = PIPS_PER_UNIT / tickPips + 1
@@ -69,58 +71,66 @@ export class Book {
   }
 
   /** Appends a resting order to the tail of its level. */
-  insert(order: Order): void {
-    assert(order.lots > 0, 'a resting order has lots')
-    assert(order.level === null, 'order is not on a book yet')
-    const isBid = order.isBid
-    const index = this.indexOf(order.yesPips)
+  insert(order: OrderRow): void {
+    const o = this.orders
+    assert(o.lots[order]! > 0, 'a resting order has lots')
+    assert(o.level[order] === null, 'order is not on a book yet')
+    const isBid = o.isBid(order)
+    const yesPips = o.yesPips(order)
+    const index = this.indexOf(yesPips)
     const levels = isBid ? this.bids : this.asks
     let level = levels[index]!
     if (level === null) {
-      level = new Level(this.market, isBid, order.yesPips)
+      level = new Level(this.market, isBid, yesPips)
       levels[index] = level
     }
     this.touches.level(level)
-    if (level.head === null) this.countLevel(isBid, 1)
-    order.level = level
-    order.prev = level.tail
-    order.next = null
-    if (level.tail === null) level.head = order
-    else level.tail.next = order
+    if (level.head === NO_ROW) this.countLevel(isBid, 1)
+    o.level[order] = level
+    o.prev[order] = level.tail
+    o.next[order] = NO_ROW
+    if (level.tail === NO_ROW) level.head = order
+    else o.next[level.tail] = order
     level.tail = order
-    level.lots += order.lots
-    if (order.isNo) level.noLots += order.lots
+    const lots = o.lots[order]!
+    level.lots += lots
+    if (o.isNo[order] === 1) level.noLots += lots
     level.orderCount++
     if (isBid && index > this.bestBidIndex) this.bestBidIndex = index
     if (!isBid && index < this.bestAskIndex) this.bestAskIndex = index
   }
 
   /** Takes `lots` off a resting order that stays on the book (a partial fill). */
-  reduce(order: Order, lots: number): void {
-    const level = order.level!
-    assert(lots > 0 && lots <= order.lots, 'reduce by at most the order')
+  reduce(order: OrderRow, lots: number): void {
+    const o = this.orders
+    const level = o.level[order]!
+    assert(lots > 0 && lots <= o.lots[order]!, 'reduce by at most the order')
     this.touches.level(level)
-    order.lots -= lots
+    o.lots[order] -= lots
     level.lots -= lots
-    if (order.isNo) level.noLots -= lots
+    if (o.isNo[order] === 1) level.noLots -= lots
   }
 
   /** Unlinks an order from its level, with whatever lots it still has. */
-  remove(order: Order): void {
-    const level = order.level!
+  remove(order: OrderRow): void {
+    const o = this.orders
+    const level = o.level[order]!
     assert(level !== null, 'order is on the book')
     this.touches.level(level)
-    if (order.prev === null) level.head = order.next
-    else order.prev.next = order.next
-    if (order.next === null) level.tail = order.prev
-    else order.next.prev = order.prev
-    level.lots -= order.lots
-    if (order.isNo) level.noLots -= order.lots
+    const prev = o.prev[order]!
+    const next = o.next[order]!
+    if (prev === NO_ROW) level.head = next
+    else o.next[prev] = next
+    if (next === NO_ROW) level.tail = prev
+    else o.prev[next] = prev
+    const lots = o.lots[order]!
+    level.lots -= lots
+    if (o.isNo[order] === 1) level.noLots -= lots
     level.orderCount--
-    order.level = null
-    order.prev = null
-    order.next = null
-    if (level.head === null) {
+    o.level[order] = null
+    o.prev[order] = NO_ROW
+    o.next[order] = NO_ROW
+    if (level.head === NO_ROW) {
       assert(level.lots === 0 && level.noLots === 0 && level.orderCount === 0, 'empty level')
       this.onLevelEmptied(level)
     }
@@ -161,7 +171,7 @@ export class Book {
     if (isBid) {
       for (let index = this.bestBidIndex; index > 0 && left > 0; index--) {
         const level = this.bids[index]!
-        if (level !== null && level.head !== null) {
+        if (level !== null && level.head !== NO_ROW) {
           left--
           yield level
         }
@@ -169,7 +179,7 @@ export class Book {
     } else {
       for (let index = this.bestAskIndex; index < this.asks.length - 1 && left > 0; index++) {
         const level = this.asks[index]!
-        if (level !== null && level.head !== null) {
+        if (level !== null && level.head !== NO_ROW) {
           left--
           yield level
         }
@@ -204,7 +214,7 @@ export class Book {
   private scanBids(from: number): number {
     for (let index = from; index > 0; index--) {
       const level = this.bids[index]!
-      if (level !== null && level.head !== null) return index
+      if (level !== null && level.head !== NO_ROW) return index
     }
     return 0
   }
@@ -214,7 +224,7 @@ export class Book {
     const top = this.asks.length - 1
     for (let index = from; index < top; index++) {
       const level = this.asks[index]!
-      if (level !== null && level.head !== null) return index
+      if (level !== null && level.head !== NO_ROW) return index
     }
     return top
   }

@@ -10,8 +10,8 @@ import type { CancelReason } from './event.js'
 import { cancelResting } from './lifecycle.js'
 import { CANCEL_IDS_MAX } from './limits.js'
 import type { Market } from './market.js'
-import { endedAccountIndex, orderStatusOf } from './order-index.js'
-import type { Order } from './order.js'
+import { endedAccountIndex, isLiveEntry, orderStatusOf, rowOfEntry } from './order-index.js'
+import { NO_ROW, type OrderRow, type OrderTable } from './order-table.js'
 import { rejection } from './rejection.js'
 import type { Canceled, NotCanceled, Rejection } from './result.js'
 import { CODE_MESSAGES } from './codes.js'
@@ -45,9 +45,9 @@ export function cancelByClientOrderId(engine: Engine, command: CancelByClientOrd
     if (seen.has(clientOrderId)) continue
     seen.add(clientOrderId)
     const order = engine.orders.liveByClientOrderId(command.owner, clientOrderId)
-    if (order !== undefined && (order.account.address === command.address || order.signer === command.address)) {
+    if (order !== NO_ROW && isRequester(engine.orderTable, order, command.address)) {
+      canceled.push(engine.orderTable.orderId[order]!)
       cancelResting(engine, order, 'owner')
-      canceled.push(order.orderId)
     } else {
       notCanceled.push({ orderId: clientOrderId, reason: CODE_MESSAGES.ORDER_NOT_FOUND })
     }
@@ -57,7 +57,7 @@ export function cancelByClientOrderId(engine: Engine, command: CancelByClientOrd
 
 export function cancelAll(engine: Engine, command: CancelAll): Canceled {
   const account = engine.accountsByAddress.get(command.address)
-  const orders = account === undefined ? [] : openOrdersOf(account, () => true)
+  const orders = account === undefined ? [] : openOrdersOf(engine.orderTable, account, () => true)
   return cancelEach(engine, orders, 'cancel-all')
 }
 
@@ -77,8 +77,9 @@ export function cancelMarketOrders(engine: Engine, command: CancelMarketOrders):
     isNo = token.isNo
   }
   const account = engine.accountsByAddress.get(command.address)
-  const orders = account === undefined ? [] : openOrdersOf(account,
-    (order) => (market === null || order.market === market) && (isNo === null || order.isNo === isNo))
+  const o = engine.orderTable
+  const orders = account === undefined ? [] : openOrdersOf(o, account,
+    (order) => (market === null || o.market[order] === market) && (isNo === null || (o.isNo[order] === 1) === isNo))
   return cancelEach(engine, orders, 'cancel-market')
 }
 
@@ -100,9 +101,10 @@ function cancelIds(engine: Engine, address: string, orderIds: readonly string[])
 function cancelOne(engine: Engine, address: string, orderId: string): string | null {
   const entry = engine.orders.get(orderId)
   if (entry === undefined) return CODE_MESSAGES.ORDER_NOT_FOUND
-  if (typeof entry !== 'number') {
-    if (entry.account.address !== address && entry.signer !== address) return CODE_MESSAGES.ORDER_NOT_FOUND
-    cancelResting(engine, entry, 'owner')
+  if (isLiveEntry(entry)) {
+    const order = rowOfEntry(entry)
+    if (!isRequester(engine.orderTable, order, address)) return CODE_MESSAGES.ORDER_NOT_FOUND
+    cancelResting(engine, order, 'owner')
     return null
   }
   if (engine.accounts[endedAccountIndex(entry)]!.address !== address) return CODE_MESSAGES.ORDER_NOT_FOUND
@@ -111,16 +113,23 @@ function cancelOne(engine: Engine, address: string, orderId: string): string | n
     : CODE_MESSAGES.ORDER_ALREADY_CANCELED
 }
 
+/** Whether `address` may cancel the order: its maker or its signer. */
+function isRequester(o: OrderTable, order: OrderRow, address: string): boolean {
+  return o.account[order]!.address === address || o.signer[order] === address
+}
+
 /** The account's open orders that pass the filter, oldest first. */
-function openOrdersOf(account: Account, filter: (order: Order) => boolean): Order[] {
-  const orders: Order[] = []
-  for (let order = account.openHead; order !== null; order = order.accountNext) {
+function openOrdersOf(o: OrderTable, account: Account, filter: (order: OrderRow) => boolean): OrderRow[] {
+  const orders: OrderRow[] = []
+  for (let order = account.openHead; order !== NO_ROW; order = o.accountNext[order]!) {
     if (filter(order)) orders.push(order)
   }
   return orders
 }
 
-function cancelEach(engine: Engine, orders: readonly Order[], reason: CancelReason): Canceled {
+/** Cancels each order (their ids read first: a cancelled order's row is freed). */
+function cancelEach(engine: Engine, orders: readonly OrderRow[], reason: CancelReason): Canceled {
+  const canceled = orders.map((order) => engine.orderTable.orderId[order]!)
   for (const order of orders) cancelResting(engine, order, reason)
-  return { ok: true, canceled: orders.map((order) => order.orderId), notCanceled: [] }
+  return { ok: true, canceled, notCanceled: [] }
 }

@@ -25,6 +25,7 @@ import {
   setTickSize,
 } from './market-admin.js'
 import { OrderIndex } from './order-index.js'
+import { OrderTable } from './order-table.js'
 import { placeOrder, placeOrders } from './placement.js'
 import { Fills } from './matching.js'
 import { relay } from './relay.js'
@@ -75,7 +76,9 @@ export class Engine {
   readonly tokens = new Map<string, TokenRef>()
   readonly accounts: Account[] = []
   readonly accountsByAddress = new Map<string, Account>()
-  /** Every accepted order: the live order, or its ended entry (order-index.ts). */
+  /** The orders in flight and at rest, as rows of typed arrays (order-table.ts). */
+  readonly orderTable = new OrderTable()
+  /** Every accepted order by id: its row while live, else its ended entry (order-index.ts). */
   readonly orders: OrderIndex
   readonly apiKeys = new Map<string, ApiKeyRecord>()
   /** `${address}/${nonce}` -> API key: one credential per address and nonce. */
@@ -87,7 +90,7 @@ export class Engine {
    * The events of the commands executed since the log's last `take` or `clear`, as bytes
    * (event-log.ts): the host ships a batch of them as they are; `apply` reads a command's back.
    */
-  readonly log = new EventLog()
+  readonly log = new EventLog(this.orderTable)
   /** Trades of the current command so far (the next one's index). */
   tradeCount = 0
   /** The current placement's fills, reset for each (matching.ts). */
@@ -105,7 +108,8 @@ export class Engine {
    * ENDED_ORDERS_RETAINED unless a test wants to see eviction with a few orders.
    */
   constructor(options: EngineOptions = {}) {
-    this.orders = new OrderIndex(options.hashSeed ?? 0, options.endedOrdersRetained ?? ENDED_ORDERS_RETAINED)
+    this.orders = new OrderIndex(this.orderTable, options.hashSeed ?? 0,
+      options.endedOrdersRetained ?? ENDED_ORDERS_RETAINED)
   }
 
   /**

@@ -27,7 +27,7 @@
 import type { Account } from './account.js'
 import type { CancelReason, EngineEvent, MatchType, OrderStatus } from './event.js'
 import type { Market } from './market.js'
-import type { Order } from './order.js'
+import { TIF_FAK, TIF_FOK, TIF_GTC, TIF_GTD, type OrderRow, type OrderTable } from './order-table.js'
 import type { TimeInForce } from './command.js'
 
 export const enum EventKind {
@@ -68,10 +68,10 @@ export const CANCEL_REASON_CODES: readonly (CancelReason | null)[] = [null, 'own
 
 export function timeInForceCode(timeInForce: TimeInForce): number {
   switch (timeInForce) {
-    case 'GTC': return 0
-    case 'GTD': return 1
-    case 'FOK': return 2
-    case 'FAK': return 3
+    case 'GTC': return TIF_GTC
+    case 'GTD': return TIF_GTD
+    case 'FOK': return TIF_FOK
+    case 'FAK': return TIF_FAK
   }
 }
 
@@ -92,6 +92,9 @@ const INITIAL_WORDS = 1 << 13
 const EVENT_WORDS_MAX = 19
 
 export class EventLog {
+  /** The engine's orders: the log names an order by its row (orderRef). */
+  constructor(private readonly orders: OrderTable) {}
+
   private words = new Float64Array(INITIAL_WORDS)
   /** Words written in this batch. */
   length = 0
@@ -134,25 +137,26 @@ export class EventLog {
   // functions that return an index: one method call per word measured about 0.5 us a command more
   // than building the event objects had, since V8 stops inlining calls that many deep.
 
-  orderAccepted(order: Order, timeMs: number): void {
+  orderAccepted(order: OrderRow, timeMs: number): void {
     const words = this.begin(true)
+    const o = this.orders
     const orderIndex = this.orderRef(order)
-    const marketIndex = this.marketRef(order.market)
-    const accountIndex = this.accountRef(order.account)
-    const signerIndex = this.stringRef(order.signer)
-    const clientOrderIdIndex = this.stringRef(order.clientOrderId)
+    const marketIndex = this.marketRef(o.market[order]!)
+    const accountIndex = this.accountRef(o.account[order]!)
+    const signerIndex = this.stringRef(o.signer[order]!)
+    const clientOrderIdIndex = this.stringRef(o.clientOrderId[order]!)
     let n = this.length
     words[n++] = EventKind.OrderAccepted
     words[n++] = orderIndex
     words[n++] = marketIndex
     words[n++] = accountIndex
-    words[n++] = (order.isNo ? FLAG_NO : 0) | (order.isBuy ? FLAG_BUY : 0) | (order.postOnly ? FLAG_POST_ONLY : 0)
-      | (timeInForceCode(order.timeInForce) << TIME_IN_FORCE_SHIFT)
+    words[n++] = (o.isNo[order] === 1 ? FLAG_NO : 0) | (o.isBuy[order] === 1 ? FLAG_BUY : 0)
+      | (o.postOnly[order] === 1 ? FLAG_POST_ONLY : 0) | (o.timeInForce[order]! << TIME_IN_FORCE_SHIFT)
     words[n++] = signerIndex
-    words[n++] = order.pips
-    words[n++] = order.makerAmountMicros
-    words[n++] = order.takerAmountMicros
-    words[n++] = order.expirationSec
+    words[n++] = o.pips[order]!
+    words[n++] = o.makerAmountMicros[order]!
+    words[n++] = o.takerAmountMicros[order]!
+    words[n++] = o.expirationSec[order]!
     words[n++] = clientOrderIdIndex
     words[n++] = timeMs
     this.length = n
@@ -173,30 +177,33 @@ export class EventLog {
     this.length = n
   }
 
-  orderUpdate(order: Order, status: OrderStatus, reason: CancelReason | null): void {
+  orderUpdate(order: OrderRow, status: OrderStatus, reason: CancelReason | null): void {
     const words = this.begin(true)
+    const o = this.orders
     const orderIndex = this.orderRef(order)
-    const accountIndex = this.accountRef(order.account)
+    const accountIndex = this.accountRef(o.account[order]!)
     let n = this.length
     words[n++] = EventKind.OrderUpdate
     words[n++] = orderIndex
     words[n++] = accountIndex
     words[n++] = status === 'LIVE' ? 0 : status === 'MATCHED' ? 1 : 2
-    words[n++] = order.matchedLots
-    words[n++] = status === 'LIVE' ? order.lots : 0
+    words[n++] = o.matchedLots[order]!
+    words[n++] = status === 'LIVE' ? o.lots[order]! : 0
     words[n++] = reason === null ? 0 : CANCEL_REASON_CODES.indexOf(reason)
     this.length = n
   }
 
   /** One fill; `k` is the trade's index in its command (the id is tradeIdOf(seq, k)). */
-  trade(seq: number, k: number, taker: Order, maker: Order, matchType: MatchType, lots: number, takerPips: number,
-    feeMicros: number, timeMs: number): void {
+  trade(seq: number, k: number, taker: OrderRow, maker: OrderRow, matchType: MatchType, lots: number,
+    takerPips: number, feeMicros: number, timeMs: number): void {
     const words = this.begin(true)
-    const marketIndex = this.marketRef(taker.market)
+    const o = this.orders
+    const market = o.market[taker]!
+    const marketIndex = this.marketRef(market)
     const takerIndex = this.orderRef(taker)
-    const takerAccountIndex = this.accountRef(taker.account)
+    const takerAccountIndex = this.accountRef(o.account[taker]!)
     const makerIndex = this.orderRef(maker)
-    const makerAccountIndex = this.accountRef(maker.account)
+    const makerAccountIndex = this.accountRef(o.account[maker]!)
     let n = this.length
     words[n++] = EventKind.Trade
     words[n++] = seq
@@ -205,15 +212,15 @@ export class EventLog {
     words[n++] = matchType === 'normal' ? 0 : matchType === 'mint' ? 1 : 2
     words[n++] = takerIndex
     words[n++] = takerAccountIndex
-    words[n++] = (taker.isNo ? FLAG_NO : 0) | (taker.isBuy ? FLAG_BUY : 0)
+    words[n++] = (o.isNo[taker] === 1 ? FLAG_NO : 0) | (o.isBuy[taker] === 1 ? FLAG_BUY : 0)
     words[n++] = takerPips
     words[n++] = lots
     words[n++] = feeMicros
-    words[n++] = taker.market.feeRateBps
+    words[n++] = market.feeRateBps
     words[n++] = makerIndex
     words[n++] = makerAccountIndex
-    words[n++] = (maker.isNo ? FLAG_NO : 0) | (maker.isBuy ? FLAG_BUY : 0)
-    words[n++] = maker.pips
+    words[n++] = (o.isNo[maker] === 1 ? FLAG_NO : 0) | (o.isBuy[maker] === 1 ? FLAG_BUY : 0)
+    words[n++] = o.pips[maker]!
     words[n++] = timeMs
     this.length = n
   }
@@ -265,8 +272,8 @@ export class EventLog {
     return this.words
   }
 
-  // The three entity references repeat one pattern on purpose: each reads its own class's fields,
-  // so each property access stays monomorphic.
+  // The entity references repeat one pattern on purpose: each reads its own class's fields, so
+  // each property access stays monomorphic.
 
   /** An account: the index of its address in the batch's list, listing it on first use. */
   private accountRef(account: Account & LogNamed): number {
@@ -288,14 +295,16 @@ export class EventLog {
     return market.logIndex
   }
 
-  /** An order: the index of the first of its id and owner. */
-  private orderRef(order: Order & LogNamed): number {
-    if (order.logBatch === this.batch) return order.logIndex
-    order.logBatch = this.batch
-    order.logIndex = this.stringCount
-    this.strings[this.stringCount++] = order.orderId
-    this.strings[this.stringCount++] = order.owner
-    return order.logIndex
+  /** An order: the index of the first of its id and owner (its row carries where, as entities do). */
+  private orderRef(order: OrderRow): number {
+    const o = this.orders
+    if (o.logBatch[order] === this.batch) return o.logIndex[order]!
+    const index = this.stringCount
+    o.logBatch[order] = this.batch
+    o.logIndex[order] = index
+    this.strings[this.stringCount++] = o.orderId[order]!
+    this.strings[this.stringCount++] = o.owner[order]!
+    return index
   }
 
   /** A string field: the index it gets in the batch's list. */

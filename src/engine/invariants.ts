@@ -11,23 +11,26 @@ import { assert } from '../stdx/assert.js'
 import type { Engine } from './engine.js'
 import { MICROS_PER_LOT, PIPS_PER_UNIT } from './limits.js'
 import type { Market } from './market.js'
-import type { Order } from './order.js'
+import { NO_ROW, type OrderRow, type OrderTable } from './order-table.js'
 
 export function checkInvariants(engine: Engine): void {
   const usdcHeld = new Map<Account, number>()
   const sharesHeld = new Map<Account, Map<number, number>>()
   let openOrders = 0
   let withClientOrderId = 0
+  const o = engine.orderTable
   for (const market of engine.markets) {
-    openOrders += checkBook(market, (order) => {
-      addHold(order, usdcHeld, sharesHeld)
-      if (order.clientOrderId !== '') {
+    openOrders += checkBook(o, market, (order) => {
+      addHold(o, order, usdcHeld, sharesHeld)
+      if (o.clientOrderId[order] !== '') {
         withClientOrderId++
         checkClientOrderId(engine, order)
       }
     })
   }
   assert(openOrders === engine.openOrderCount, () => `open order count ${engine.openOrderCount} != ${openOrders}`)
+  // Between commands no taker is in flight: the rows in use are exactly the resting orders.
+  assert(o.inUse === openOrders, () => `order rows in use ${o.inUse} != resting orders ${openOrders}`)
   assert(engine.orders.live === openOrders, () => `live orders ${engine.orders.live} != resting ${openOrders}`)
   // The order index holds the live orders and at most the bound of ended ones, nothing else.
   assert(engine.orders.ended <= engine.orders.endedRetained,
@@ -40,7 +43,7 @@ export function checkInvariants(engine: Engine): void {
   const supply = new Map<number, number>()
   let usdcTotal = 0
   for (const account of engine.accounts) {
-    checkAccount(account, usdcHeld.get(account) ?? 0, sharesHeld.get(account))
+    checkAccount(o, account, usdcHeld.get(account) ?? 0, sharesHeld.get(account))
     usdcTotal += account.usdcMicros
     for (const shares of account.shares.values()) {
       supply.set(shares.tokenIndex, (supply.get(shares.tokenIndex) ?? 0) + shares.balanceMicros)
@@ -57,23 +60,27 @@ export function checkInvariants(engine: Engine): void {
       + ` != credited ${engine.creditedMicros}`)
 }
 
-function checkClientOrderId(engine: Engine, order: Order): void {
-  assert(engine.orders.liveByClientOrderId(order.owner, order.clientOrderId) === order,
-    () => `order ${order.orderId} is found by its owner's client order id`)
+function checkClientOrderId(engine: Engine, order: OrderRow): void {
+  const o = engine.orderTable
+  assert(engine.orders.liveByClientOrderId(o.owner[order]!, o.clientOrderId[order]!) === order,
+    () => `order ${o.orderId[order]} is found by its owner's client order id`)
 }
 
-function addHold(order: Order, usdcHeld: Map<Account, number>, sharesHeld: Map<Account, Map<number, number>>): void {
-  const account = order.account
-  if (order.isBuy) {
-    usdcHeld.set(account, (usdcHeld.get(account) ?? 0) + order.pips * order.lots)
+function addHold(o: OrderTable, order: OrderRow, usdcHeld: Map<Account, number>,
+  sharesHeld: Map<Account, Map<number, number>>): void {
+  const account = o.account[order]!
+  if (o.isBuy[order] === 1) {
+    usdcHeld.set(account, (usdcHeld.get(account) ?? 0) + o.pips[order]! * o.lots[order]!)
     return
   }
   let held = sharesHeld.get(account)
   if (held === undefined) sharesHeld.set(account, (held = new Map()))
-  held.set(order.shares.tokenIndex, (held.get(order.shares.tokenIndex) ?? 0) + order.lots * MICROS_PER_LOT)
+  const tokenIndex = o.shares[order]!.tokenIndex
+  held.set(tokenIndex, (held.get(tokenIndex) ?? 0) + o.lots[order]! * MICROS_PER_LOT)
 }
 
-function checkAccount(account: Account, usdcHeld: number, sharesHeld: Map<number, number> | undefined): void {
+function checkAccount(o: OrderTable, account: Account, usdcHeld: number,
+  sharesHeld: Map<number, number> | undefined): void {
   const where = (): string => `account ${account.address}`
   assert(account.usdcMicros >= 0 && account.usdcHeldMicros >= 0 && account.usdcAllowanceMicros >= 0,
     () => `${where()}: USDC amounts are not negative`)
@@ -91,15 +98,16 @@ function checkAccount(account: Account, usdcHeld: number, sharesHeld: Map<number
       () => `${where()}: ${shares.tokenId} held ${shares.heldMicros} != orders ${held}`)
     assert(held <= shares.balanceMicros, () => `${where()}: ${shares.tokenId} held within balance`)
   }
-  for (let order = account.openHead; order !== null; order = order.accountNext) {
-    assert(order.live && order.account === account, () => `${where()}: open list holds its live orders`)
-    assert(order.accountNext === null || order.accountNext.orderNumber > order.orderNumber,
+  for (let order = account.openHead; order !== NO_ROW; order = o.accountNext[order]!) {
+    assert(o.live[order] === 1 && o.account[order] === account, () => `${where()}: open list holds its live orders`)
+    const next = o.accountNext[order]!
+    assert(next === NO_ROW || o.orderNumber[next]! > o.orderNumber[order]!,
       () => `${where()}: open list in acceptance order`)
   }
 }
 
 /** Checks a market's book; calls `onOrder` for each resting order and returns how many. */
-function checkBook(market: Market, onOrder: (order: Order) => void): number {
+function checkBook(o: OrderTable, market: Market, onOrder: (order: OrderRow) => void): number {
   const book = market.book
   const bid = book.bestBid()
   const ask = book.bestAsk()
@@ -114,15 +122,17 @@ function checkBook(market: Market, onOrder: (order: Order) => void): number {
     let lots = 0
     let noLots = 0
     let previousNumber = 0
-    for (let order = level.head; order !== null; order = order.next) {
-      assert(order.live && order.level === level && order.lots > 0, () => `order ${order.orderId} rests with lots`)
-      assert(order.yesPips === level.pips && level.pips % market.tickPips === 0, () => `order ${order.orderId} on grid`)
-      assert(order.isBid === level.isBid, () => `order ${order.orderId} on its side`)
-      assert(order.orderNumber > previousNumber, () => `level ${level.pips} is in time order`)
+    for (let order = level.head; order !== NO_ROW; order = o.next[order]!) {
+      const id = (): string => o.orderId[order]!
+      assert(o.live[order] === 1 && o.level[order] === level && o.lots[order]! > 0,
+        () => `order ${id()} rests with lots`)
+      assert(o.yesPips(order) === level.pips && level.pips % market.tickPips === 0, () => `order ${id()} on grid`)
+      assert(o.isBid(order) === level.isBid, () => `order ${id()} on its side`)
+      assert(o.orderNumber[order]! > previousNumber, () => `level ${level.pips} is in time order`)
       assert(level.pips > 0 && level.pips < PIPS_PER_UNIT, 'level price inside (0, 1)')
-      previousNumber = order.orderNumber
-      lots += order.lots
-      if (order.isNo) noLots += order.lots
+      previousNumber = o.orderNumber[order]!
+      lots += o.lots[order]!
+      if (o.isNo[order] === 1) noLots += o.lots[order]!
       onOrder(order)
       count++
     }

@@ -19,7 +19,7 @@ import { MARKETS_MAX, MICROS_PER_PIP, TEXT_LENGTH_MAX } from './limits.js'
 import { Market, isTransitionAllowed } from './market.js'
 import { isId, isSafeCount } from './order-shape.js'
 import { isFeeRateBps, isMarketStatus, isMinOrderSizeMicros, isTickSizeMicros } from './rules.js'
-import type { Order } from './order.js'
+import { NO_ROW, type OrderRow } from './order-table.js'
 import { rejection } from './rejection.js'
 import type { Done, Rejection } from './result.js'
 
@@ -35,7 +35,7 @@ export function createMarket(engine: Engine, input: MarketInput): Done | Rejecti
     engine.markets.length, input.marketId, input.conditionId, input.question, input.slug,
     input.description, input.yesTokenId, input.noTokenId, input.tickSizeMicros / MICROS_PER_PIP,
     input.minOrderSizeMicros, input.feeRateBps, input.negRisk, input.endDateMs, input.status,
-    engine.timeMs, engine.touches,
+    engine.timeMs, engine.touches, engine.orderTable,
   )
   engine.addMarket(market)
   engine.emit({ type: 'marketCreated', market: market.record() })
@@ -133,11 +133,12 @@ export function resolveMarket(engine: Engine, command: ResolveMarket): Done | Re
 
 /** Cancels every open order of the market, oldest first. */
 function cancelMarket(engine: Engine, market: Market, reason: CancelReason): void {
-  const orders: Order[] = []
+  const o = engine.orderTable
+  const orders: OrderRow[] = []
   for (const level of market.book.levels()) {
-    for (let order = level.head; order !== null; order = order.next) orders.push(order)
+    for (let order = level.head; order !== NO_ROW; order = o.next[order]!) orders.push(order)
   }
-  orders.sort((a, b) => a.orderNumber - b.orderNumber)
+  orders.sort((a, b) => o.orderNumber[a]! - o.orderNumber[b]!)
   for (const order of orders) cancelResting(engine, order, reason)
 }
 

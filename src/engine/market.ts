@@ -5,6 +5,7 @@ import { Book } from './book.js'
 import type { MarketStatus, Outcome } from './command.js'
 import type { MarketRecord } from './event.js'
 import { MICROS_PER_PIP } from './limits.js'
+import type { OrderTable } from './order-table.js'
 import type { Touches } from './touches.js'
 
 /** Allowed status changes (docs/engine.md, "Market status"); Resolved comes only by resolving. */
@@ -60,11 +61,12 @@ export class Market {
     status: MarketStatus,
     readonly createdMs: number,
     touches: Touches,
+    orders: OrderTable,
   ) {
     this.status = status
     this.tickPips = tickPips
     this.feeRateBps = feeRateBps
-    this.book = new Book(this, tickPips, touches)
+    this.book = new Book(this, tickPips, touches, orders)
   }
 
   /** The tick in micro-units, as the rulebook and the records speak of it. */

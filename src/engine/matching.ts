@@ -11,7 +11,7 @@ import type { MatchType } from './event.js'
 import { tradeIdOf } from './ids.js'
 import { emitOrderUpdate, cancelResting, endFilled } from './lifecycle.js'
 import { MICROS_PER_LOT, PIPS_PER_UNIT } from './limits.js'
-import type { Order } from './order.js'
+import { NO_ROW, type OrderRow, type OrderTable } from './order-table.js'
 import { feeOf } from './units.js'
 
 /** The trade ids of a placement that filled nothing: one shared, frozen empty list. */
@@ -44,10 +44,10 @@ export class Fills {
 }
 
 /** The best opposite level that the taker's limit reaches, or null. */
-function bestReachable(taker: Order): Level | null {
-  const book = taker.market.book
-  const limitYesPips = taker.yesPips
-  if (taker.isBid) {
+function bestReachable(o: OrderTable, taker: OrderRow): Level | null {
+  const book = o.market[taker]!.book
+  const limitYesPips = o.yesPips(taker)
+  if (o.isBid(taker)) {
     const ask = book.bestAsk()
     return ask !== null && ask.pips <= limitYesPips ? ask : null
   }
@@ -56,29 +56,31 @@ function bestReachable(taker: Order): Level | null {
 }
 
 /** The taker's native price at a Yes-space level. */
-function takerPipsAt(taker: Order, yesPips: number): number {
-  return taker.isNo ? PIPS_PER_UNIT - yesPips : yesPips
+function takerPipsAt(o: OrderTable, taker: OrderRow, yesPips: number): number {
+  return o.isNo[taker] === 1 ? PIPS_PER_UNIT - yesPips : yesPips
 }
 
 /** Lots the taker can still take at a level's price (budget BUYs are bounded by the budget). */
-function takeableLots(taker: Order, yesPips: number): number {
-  if (!(taker.isImmediate && taker.isBuy)) return taker.lots
-  return Math.floor(taker.budgetMicros / takerPipsAt(taker, yesPips))
+function takeableLots(o: OrderTable, taker: OrderRow, yesPips: number): number {
+  if (!o.isBudget(taker)) return o.lots[taker]!
+  return Math.floor(o.budgetMicros[taker]! / takerPipsAt(o, taker, yesPips))
 }
 
 /** Walks the book, filling the taker until it is done or nothing reachable is left. */
-export function walk(engine: Engine, taker: Order, fills: Fills): void {
+export function walk(engine: Engine, taker: OrderRow, fills: Fills): void {
+  const o = engine.orderTable
+  const takerAccount = o.account[taker]!
   for (;;) {
-    const level = bestReachable(taker)
+    const level = bestReachable(o, taker)
     if (level === null) return
-    const takeable = takeableLots(taker, level.pips)
+    const takeable = takeableLots(o, taker, level.pips)
     if (takeable === 0) return
-    const maker = level.head!
-    if (maker.account === taker.account) {
+    const maker = level.head
+    if (o.account[maker] === takerAccount) {
       cancelResting(engine, maker, 'self-trade')
       continue
     }
-    fill(engine, taker, maker, Math.min(maker.lots, takeable), fills)
+    fill(engine, taker, maker, Math.min(o.lots[maker]!, takeable), fills)
   }
 }
 
@@ -86,103 +88,113 @@ export function walk(engine: Engine, taker: Order, fills: Fills): void {
  * Whether the walk would fill the taker entirely (FOK), without changing anything. Own orders
  * are skipped, as the walk would cancel them.
  */
-export function wouldFillEntirely(taker: Order): boolean {
-  let lots = taker.lots
-  let budgetMicros = taker.budgetMicros
-  const isBudget = taker.isImmediate && taker.isBuy
-  for (const level of taker.market.book.side(!taker.isBid)) {
-    if (taker.isBid ? level.pips > taker.yesPips : level.pips < taker.yesPips) break
-    const pips = takerPipsAt(taker, level.pips)
-    for (let maker = level.head; maker !== null; maker = maker.next) {
-      if (maker.account === taker.account) continue
+export function wouldFillEntirely(o: OrderTable, taker: OrderRow): boolean {
+  let lots = o.lots[taker]!
+  let budgetMicros = o.budgetMicros[taker]!
+  const isBudget = o.isBudget(taker)
+  const isBid = o.isBid(taker)
+  const limitYesPips = o.yesPips(taker)
+  const account = o.account[taker]
+  for (const level of o.market[taker]!.book.side(!isBid)) {
+    if (isBid ? level.pips > limitYesPips : level.pips < limitYesPips) break
+    const pips = takerPipsAt(o, taker, level.pips)
+    for (let maker = level.head; maker !== NO_ROW; maker = o.next[maker]!) {
+      if (o.account[maker] === account) continue
       if (isBudget) {
-        const lotsTaken = Math.min(maker.lots, Math.floor(budgetMicros / pips))
-        if (lotsTaken === 0) return budgetMicros < taker.pips
+        const lotsTaken = Math.min(o.lots[maker]!, Math.floor(budgetMicros / pips))
+        if (lotsTaken === 0) return budgetMicros < o.pips[taker]!
         budgetMicros -= lotsTaken * pips
       } else {
-        lots -= Math.min(maker.lots, lots)
+        lots -= Math.min(o.lots[maker]!, lots)
         if (lots === 0) return true
       }
     }
   }
-  return isBudget ? budgetMicros < taker.pips : lots === 0
+  return isBudget ? budgetMicros < o.pips[taker]! : lots === 0
 }
 
 /** Whether any reachable maker is not the taker's own (FAK must fill something). */
-export function hasMatch(taker: Order): boolean {
-  for (const level of taker.market.book.side(!taker.isBid)) {
-    if (taker.isBid ? level.pips > taker.yesPips : level.pips < taker.yesPips) return false
-    for (let maker = level.head; maker !== null; maker = maker.next) {
-      if (maker.account !== taker.account) return true
+export function hasMatch(o: OrderTable, taker: OrderRow): boolean {
+  const isBid = o.isBid(taker)
+  const limitYesPips = o.yesPips(taker)
+  const account = o.account[taker]
+  for (const level of o.market[taker]!.book.side(!isBid)) {
+    if (isBid ? level.pips > limitYesPips : level.pips < limitYesPips) return false
+    for (let maker = level.head; maker !== NO_ROW; maker = o.next[maker]!) {
+      if (o.account[maker] !== account) return true
     }
   }
   return false
 }
 
 /** One fill of `lots` between the taker and the maker at the head of the best level. */
-function fill(engine: Engine, taker: Order, maker: Order, lots: number, fills: Fills): void {
-  assert(lots > 0 && lots <= maker.lots, 'fill within the maker')
-  const market = taker.market
-  const yesPips = maker.level!.pips
-  const takerPips = takerPipsAt(taker, yesPips)
-  const makerPips = maker.pips
-  assert(taker.isNo === maker.isNo ? takerPips === makerPips : takerPips + makerPips === PIPS_PER_UNIT,
+function fill(engine: Engine, taker: OrderRow, maker: OrderRow, lots: number, fills: Fills): void {
+  const o = engine.orderTable
+  assert(lots > 0 && lots <= o.lots[maker]!, 'fill within the maker')
+  const market = o.market[taker]!
+  const yesPips = o.level[maker]!.pips
+  const takerPips = takerPipsAt(o, taker, yesPips)
+  const makerPips = o.pips[maker]!
+  const sameToken = o.isNo[taker] === o.isNo[maker]
+  const takerBuys = o.isBuy[taker] === 1
+  assert(sameToken ? takerPips === makerPips : takerPips + makerPips === PIPS_PER_UNIT,
     'maker and taker prices agree')
   const fee = feeOf(market.feeRateBps, yesPips, lots)
-  const matchType: MatchType = taker.isNo === maker.isNo ? 'normal' : taker.isBuy ? 'mint' : 'merge'
+  const matchType: MatchType = sameToken ? 'normal' : takerBuys ? 'mint' : 'merge'
   settle(engine, taker, maker, lots, takerPips, fee, matchType)
   engine.feesMicros += fee
 
   market.book.reduce(maker, lots)
-  maker.matchedLots += lots
-  taker.matchedLots += lots
-  if (taker.isImmediate && taker.isBuy) taker.budgetMicros -= takerPips * lots
-  else taker.lots -= lots
+  o.matchedLots[maker] += lots
+  o.matchedLots[taker] += lots
+  if (o.isBudget(taker)) o.budgetMicros[taker] -= takerPips * lots
+  else o.lots[taker] -= lots
 
   const sharesMicros = lots * MICROS_PER_LOT
   const usdcMicros = takerPips * lots
-  fills.makingMicros += taker.isBuy ? usdcMicros : sharesMicros
-  fills.takingMicros += taker.isBuy ? sharesMicros : usdcMicros
+  fills.makingMicros += takerBuys ? usdcMicros : sharesMicros
+  fills.takingMicros += takerBuys ? sharesMicros : usdcMicros
   fills.feeMicros += fee
   const k = engine.tradeCount++
   fills.addTradeId(tradeIdOf(engine.seq, k))
   if (engine.recording) engine.log.trade(engine.seq, k, taker, maker, matchType, lots, takerPips, fee, engine.timeMs)
-  if (maker.lots === 0) {
-    endFilled(engine, maker)
-    emitOrderUpdate(engine, maker, 'MATCHED', null)
-  } else {
-    emitOrderUpdate(engine, maker, 'LIVE', null)
-  }
+  if (o.lots[maker] === 0) endFilled(engine, maker)
+  else emitOrderUpdate(engine, maker, 'LIVE', null)
 }
 
 /** Moves USDC, shares and collateral for one fill (the match table of docs/engine.md). */
 function settle(
   engine: Engine,
-  taker: Order,
-  maker: Order,
+  taker: OrderRow,
+  maker: OrderRow,
   lots: number,
   takerPips: number,
   fee: number,
   matchType: MatchType,
 ): void {
+  const o = engine.orderTable
   const sharesMicros = lots * MICROS_PER_LOT
   const takerUsdc = takerPips * lots
-  const makerUsdc = maker.pips * lots
-  const takerAccount = taker.account
-  const makerAccount = maker.account
-  touchParties(engine, takerAccount, makerAccount, taker.shares, maker.shares)
-  if (taker.isBuy) takerAccount.usdcMicros -= takerUsdc + fee
+  const makerUsdc = o.pips[maker]! * lots
+  const takerAccount = o.account[taker]!
+  const makerAccount = o.account[maker]!
+  const takerShares = o.shares[taker]!
+  const makerShares = o.shares[maker]!
+  touchParties(engine, takerAccount, makerAccount, takerShares, makerShares)
+  const takerBuys = o.isBuy[taker] === 1
+  if (takerBuys) takerAccount.usdcMicros -= takerUsdc + fee
   else takerAccount.usdcMicros += takerUsdc - fee
-  if (maker.isBuy) {
+  const makerBuys = o.isBuy[maker] === 1
+  if (makerBuys) {
     makerAccount.usdcMicros -= makerUsdc
     makerAccount.usdcHeldMicros -= makerUsdc
   } else {
     makerAccount.usdcMicros += makerUsdc
-    maker.shares.heldMicros -= sharesMicros
+    makerShares.heldMicros -= sharesMicros
   }
-  taker.shares.balanceMicros += taker.isBuy ? sharesMicros : -sharesMicros
-  maker.shares.balanceMicros += maker.isBuy ? sharesMicros : -sharesMicros
-  const market = taker.market
+  takerShares.balanceMicros += takerBuys ? sharesMicros : -sharesMicros
+  makerShares.balanceMicros += makerBuys ? sharesMicros : -sharesMicros
+  const market = o.market[taker]!
   if (matchType === 'mint') {
     market.collateralMicros += sharesMicros
     market.mintedMicros += sharesMicros

@@ -1,11 +1,12 @@
 /**
- * The index of the orders the engine knows: every live order, mapped to its object (a small,
- * hot Map), and the last `endedRetained` orders that ended (ENDED_ORDERS_RETAINED for the
- * server), mapped to a small number in an IdTable (large, cold): `account index * 4 + status`.
- * Duplicates are detected against both, and cancels of ended orders answer from it. When more
- * orders have ended than the bound, the one that ended first is forgotten (its id is then
- * unknown, and new again); a live order is never forgotten. The end order is kept in a queue
- * that depends only on the commands applied, and snapshots write it, so eviction replays exactly.
+ * The index of the orders the engine knows, by id: every live order and the last `endedRetained`
+ * orders that ended (ENDED_ORDERS_RETAINED for the server), in one IdTable whose value says which:
+ * a live order's value names its row of the order table (`liveEntry`), an ended one's is a small
+ * number, `account index * 4 + status` (`endedEntry`). Duplicates are detected against both, and
+ * cancels of ended orders answer from it. When more orders have ended than the bound, the one that
+ * ended first is forgotten (its id is then unknown, and new again); a live order is never
+ * forgotten. The end order is kept in a queue that depends only on the commands applied, and
+ * snapshots write it, so eviction replays exactly.
  * Live orders that carry a client order id are also found by (owner, client order id): an
  * entry comes with `setLive` and goes with `setEnded`, the only two ways an order starts and
  * stops living, so the index holds exactly the live orders with a client id, and is rebuilt by
@@ -15,9 +16,10 @@ import { assert } from '../stdx/assert.js'
 import type { OrderStatus } from './event.js'
 import { EntryQueue } from './entry-queue.js'
 import { IdTable } from './id-table.js'
-import type { Order } from './order.js'
+import { NO_ROW, type OrderRow, type OrderTable } from './order-table.js'
 
-export type OrderEntry = Order | number
+/** An order's value in the index: `liveEntry(row)` (negative) or `endedEntry(...)` (>= 0). */
+export type OrderEntry = number
 
 const ENDED_MATCHED = 1
 const ENDED_CANCELED = 2
@@ -26,8 +28,23 @@ export function endedEntry(accountIndex: number, status: 'MATCHED' | 'CANCELED')
   return accountIndex * 4 + (status === 'MATCHED' ? ENDED_MATCHED : ENDED_CANCELED)
 }
 
+/** A live order's entry: its row, as a negative number (-1 for row 0). */
+export function liveEntry(row: OrderRow): OrderEntry {
+  return -1 - row
+}
+
+export function isLiveEntry(entry: OrderEntry): boolean {
+  return entry < 0
+}
+
+/** The row of a live order's entry. */
+export function rowOfEntry(entry: OrderEntry): OrderRow {
+  assert(entry < 0, 'only a live entry names a row')
+  return -1 - entry
+}
+
 export function orderStatusOf(entry: OrderEntry): OrderStatus {
-  if (typeof entry !== 'number') return 'LIVE'
+  if (entry < 0) return 'LIVE'
   return entry % 4 === ENDED_MATCHED ? 'MATCHED' : 'CANCELED'
 }
 
@@ -36,21 +53,16 @@ export function endedAccountIndex(entry: number): number {
   return Math.floor(entry / 4)
 }
 
-/** The value of a live order's entry; ended entries hold `endedEntry(...)`, which is >= 0. */
-const LIVE = -1
-
 export class OrderIndex {
   /** Every live order and the retained ended ones (entry indices are reused: no order of its own). */
   readonly table: IdTable
-  /** Live orders by entry index (ended ones are dropped so that they can be collected). */
-  private readonly liveByEntry: (Order | undefined)[] = []
   private liveCount = 0
   /** The entries of the retained ended orders, in the order they ended (oldest first). */
   private readonly endedQueue = new EntryQueue()
-  /** clientKeyOf(owner, client order id) -> the live order that has it. */
-  private readonly liveByClientKey = new Map<string, Order>()
+  /** clientKeyOf(owner, client order id) -> the row of the live order that has it. */
+  private readonly liveByClientKey = new Map<string, OrderRow>()
 
-  constructor(hashSeed: number, readonly endedRetained: number) {
+  constructor(private readonly orders: OrderTable, hashSeed: number, readonly endedRetained: number) {
     assert(Number.isSafeInteger(endedRetained) && endedRetained >= 0, 'ended orders retained is a count')
     this.table = new IdTable(hashSeed)
   }
@@ -71,9 +83,7 @@ export class OrderIndex {
 
   get(orderId: string): OrderEntry | undefined {
     const entry = this.table.find(orderId)
-    if (entry < 0) return undefined
-    const value = this.table.valueAt(entry)
-    return value === LIVE ? this.liveByEntry[entry]! : value
+    return entry < 0 ? undefined : this.table.valueAt(entry)
   }
 
   /** Live orders that have a client order id. */
@@ -81,37 +91,39 @@ export class OrderIndex {
     return this.liveByClientKey.size
   }
 
-  /** The live order of `owner` with this client order id; undefined for '' or none. */
-  liveByClientOrderId(owner: string, clientOrderId: string): Order | undefined {
-    if (clientOrderId === '') return undefined
-    return this.liveByClientKey.get(clientKeyOf(owner, clientOrderId))
+  /** The row of the live order of `owner` with this client order id; NO_ROW for '' or none. */
+  liveByClientOrderId(owner: string, clientOrderId: string): OrderRow {
+    if (clientOrderId === '') return NO_ROW
+    return this.liveByClientKey.get(clientKeyOf(owner, clientOrderId)) ?? NO_ROW
   }
 
   /** Indexes a newly accepted order as live. */
-  setLive(order: Order): void {
-    const entry = this.table.add(order.orderId, LIVE)
-    order.indexEntry = entry
-    this.liveByEntry[entry] = order
+  setLive(row: OrderRow): void {
+    const o = this.orders
+    o.indexEntry[row] = this.table.add(o.orderId[row]!, liveEntry(row))
     this.liveCount++
-    if (order.clientOrderId !== '') {
-      const key = clientKeyOf(order.owner, order.clientOrderId)
+    const clientOrderId = o.clientOrderId[row]!
+    if (clientOrderId !== '') {
+      const key = clientKeyOf(o.owner[row]!, clientOrderId)
       assert(!this.liveByClientKey.has(key), 'a client order id names one live order of its owner')
-      this.liveByClientKey.set(key, order)
+      this.liveByClientKey.set(key, row)
     }
   }
 
   /** Records that an accepted order ended; forgets the earliest ended one if over the bound. */
-  setEnded(order: Order, ended: number): void {
-    assert(ended >= 0 && this.table.valueAt(order.indexEntry) === LIVE, 'a live order ends once')
-    this.table.setValueAt(order.indexEntry, ended)
-    this.liveByEntry[order.indexEntry] = undefined
+  setEnded(row: OrderRow, ended: number): void {
+    const o = this.orders
+    const entry = o.indexEntry[row]!
+    assert(ended >= 0 && this.table.valueAt(entry) === liveEntry(row), 'a live order ends once')
+    this.table.setValueAt(entry, ended)
     this.liveCount--
-    if (order.clientOrderId !== '') {
-      const key = clientKeyOf(order.owner, order.clientOrderId)
-      assert(this.liveByClientKey.get(key) === order, 'an ending order held its client order id')
+    const clientOrderId = o.clientOrderId[row]!
+    if (clientOrderId !== '') {
+      const key = clientKeyOf(o.owner[row]!, clientOrderId)
+      assert(this.liveByClientKey.get(key) === row, 'an ending order held its client order id')
       this.liveByClientKey.delete(key)
     }
-    this.retainEnded(order.indexEntry)
+    this.retainEnded(entry)
   }
 
   /** Restores an ended order's entry from a snapshot, oldest first (as `forEachEnded` gives them). */
@@ -120,12 +132,13 @@ export class OrderIndex {
     this.retainEnded(this.table.add(orderId, ended))
   }
 
-  /** Calls `visit` for every live order, in acceptance order (order number). */
-  forEachLive(visit: (order: Order) => void): void {
-    const live: Order[] = []
-    for (const order of this.liveByEntry) if (order !== undefined) live.push(order)
-    live.sort((a, b) => a.orderNumber - b.orderNumber)
-    for (const order of live) visit(order)
+  /** The rows of every live order, in acceptance order (order number). */
+  liveRows(): OrderRow[] {
+    const o = this.orders
+    const rows: OrderRow[] = []
+    for (let row = 0; row < o.rowsEver; row++) if (o.live[row] === 1) rows.push(row)
+    rows.sort((a, b) => o.orderNumber[a]! - o.orderNumber[b]!)
+    return rows
   }
 
   /** Calls `visit` for every retained ended order, in the order they ended (oldest first). */
@@ -138,7 +151,7 @@ export class OrderIndex {
 
   /** Calls `visit` for every known order: the live ones, then the retained ended ones. */
   forEach(visit: (orderId: string, entry: OrderEntry) => void): void {
-    this.forEachLive((order) => visit(order.orderId, order))
+    for (const row of this.liveRows()) visit(this.orders.orderId[row]!, liveEntry(row))
     this.forEachEnded(visit)
   }
 
@@ -147,7 +160,7 @@ export class OrderIndex {
     this.endedQueue.push(entry)
     while (this.endedQueue.length > this.endedRetained) {
       const oldest = this.endedQueue.shift()
-      assert(this.table.valueAt(oldest) !== LIVE, 'only ended orders are forgotten')
+      assert(this.table.valueAt(oldest) >= 0, 'only ended orders are forgotten')
       this.table.delete(oldest)
     }
   }

@@ -11,10 +11,11 @@ import type { OrderStatus } from './event.js'
 import { emitOrderUpdate, rest } from './lifecycle.js'
 import { BATCH_ORDERS_MAX, MICROS_PER_LOT, ORDERS_OPEN_MAX } from './limits.js'
 import { hasMatch, walk, wouldFillEntirely } from './matching.js'
-import { Order } from './order.js'
+import { NO_ROW, TIF_FAK, TIF_FOK, type OrderRow, type OrderTable } from './order-table.js'
+import { timeInForceCode } from './event-log.js'
 import type { BatchPlaced, OrderPlaced, PlaceResult, Rejection } from './result.js'
 import { rejection } from './rejection.js'
-import { endedEntry, orderStatusOf } from './order-index.js'
+import { endedEntry, liveEntry, orderStatusOf } from './order-index.js'
 import { checkOrderShape } from './order-shape.js'
 import { checkOrderTerms, type OrderTerms } from './rules.js'
 import { feeBoundOf } from './units.js'
@@ -37,7 +38,10 @@ export function placeOrder(engine: Engine, input: OrderInput): PlaceResult {
   if (funds !== null) return reject(engine, input, funds)
   const taker = newOrder(engine, input, token!, terms, account!)
   const book = checkBook(engine, taker)
-  if (book !== null) return reject(engine, input, book)
+  if (book !== null) {
+    engine.orderTable.release(taker)
+    return reject(engine, input, book)
+  }
   return accept(engine, taker)
 }
 
@@ -64,10 +68,10 @@ function checkTerms(engine: Engine, input: OrderInput, token: TokenRef | undefin
     return rejection(Code.INVALID_ORDER_DUPLICATED, { orderId: input.orderId, status })
   }
   const twin = engine.orders.liveByClientOrderId(input.owner, input.clientOrderId)
-  if (twin !== undefined) {
+  if (twin !== NO_ROW) {
     // The original answers: a client that retries a placement learns which order it has.
-    return rejection(Code.CLIENT_ORDER_ID_DUPLICATED,
-      { orderId: twin.orderId, status: orderStatusOf(twin), clientOrderId: input.clientOrderId })
+    return rejection(Code.CLIENT_ORDER_ID_DUPLICATED, { orderId: engine.orderTable.orderId[twin]!,
+      status: orderStatusOf(liveEntry(twin)), clientOrderId: input.clientOrderId })
   }
   if (token === undefined) return rejection(Code.TOKEN_NOT_FOUND, { tokenId: input.tokenId })
   return checkOrderTerms(input, token.market, engine.timeMs)
@@ -110,59 +114,78 @@ function checkFunds(input: OrderInput, token: TokenRef, terms: OrderTerms, accou
   })
 }
 
-/** The taker as an order object; not yet in any index (a rejection after this leaves no trace). */
-function newOrder(engine: Engine, input: OrderInput, token: TokenRef, terms: OrderTerms, account: Account): Order {
+/**
+ * The taker in a row of the order table; not yet in any index (a rejection after this frees the
+ * row and leaves no trace).
+ */
+function newOrder(engine: Engine, input: OrderInput, token: TokenRef, terms: OrderTerms, account: Account): OrderRow {
   const market = token.market
   const isNo = token.isNo
   const tokenIndex = market.index * 2 + (isNo ? 1 : 0)
-  const order = new Order(
-    input.orderId, engine.orderNumber + 1, input.owner, input.clientOrderId, account, input.signer, market,
-    isNo, terms.isBuy, terms.pips, input.timeInForce, input.postOnly, input.expirationSec,
-    input.makerAmountMicros, input.takerAmountMicros,
-    // A BUY may have no balance of its token yet: the new one joins the account on acceptance.
-    account.shares.get(tokenIndex) ?? new ShareBalance(account, tokenIndex, market.tokenIdOf(isNo)),
-  )
-  order.lots = terms.lots
-  if (terms.isImmediate && terms.isBuy) order.budgetMicros = input.makerAmountMicros
+  const o = engine.orderTable
+  const order = o.allocate()
+  o.orderId[order] = input.orderId
+  o.orderNumber[order] = engine.orderNumber + 1
+  o.owner[order] = input.owner
+  o.clientOrderId[order] = input.clientOrderId
+  o.account[order] = account
+  o.signer[order] = input.signer
+  o.market[order] = market
+  o.isNo[order] = isNo ? 1 : 0
+  o.isBuy[order] = terms.isBuy ? 1 : 0
+  o.pips[order] = terms.pips
+  o.timeInForce[order] = timeInForceCode(input.timeInForce)
+  o.postOnly[order] = input.postOnly ? 1 : 0
+  o.expirationSec[order] = input.expirationSec
+  o.makerAmountMicros[order] = input.makerAmountMicros
+  o.takerAmountMicros[order] = input.takerAmountMicros
+  // A BUY may have no balance of its token yet: the new one joins the account on acceptance.
+  o.shares[order] = account.shares.get(tokenIndex) ?? new ShareBalance(account, tokenIndex, market.tokenIdOf(isNo))
+  o.lots[order] = terms.lots
+  if (terms.isImmediate && terms.isBuy) o.budgetMicros[order] = input.makerAmountMicros
   return order
 }
 
 /** Steps 15 to 18: capacity, post-only, FOK and FAK, which look at the book. */
-function checkBook(engine: Engine, taker: Order): Rejection | null {
-  if (!taker.isImmediate && engine.openOrderCount >= ORDERS_OPEN_MAX) {
+function checkBook(engine: Engine, taker: OrderRow): Rejection | null {
+  const o = engine.orderTable
+  const timeInForce = o.timeInForce[taker]!
+  if (!o.isImmediate(taker) && engine.openOrderCount >= ORDERS_OPEN_MAX) {
     return rejection(Code.ENGINE_ORDERS_FULL, null)
   }
-  if (taker.postOnly && crossesBook(taker)) return rejection(Code.INVALID_POST_ONLY_ORDER, null)
-  if (taker.timeInForce === 'FOK' && !wouldFillEntirely(taker)) {
-    return rejection(Code.FOK_ORDER_NOT_FILLED, null)
-  }
-  if (taker.timeInForce === 'FAK' && !hasMatch(taker)) return rejection(Code.FAK_ORDER_NOT_FILLED, null)
+  if (o.postOnly[taker] === 1 && crossesBook(o, taker)) return rejection(Code.INVALID_POST_ONLY_ORDER, null)
+  if (timeInForce === TIF_FOK && !wouldFillEntirely(o, taker)) return rejection(Code.FOK_ORDER_NOT_FILLED, null)
+  if (timeInForce === TIF_FAK && !hasMatch(o, taker)) return rejection(Code.FAK_ORDER_NOT_FILLED, null)
   return null
 }
 
-function crossesBook(taker: Order): boolean {
-  const book = taker.market.book
-  if (taker.isBid) {
+function crossesBook(o: OrderTable, taker: OrderRow): boolean {
+  const book = o.market[taker]!.book
+  const yesPips = o.yesPips(taker)
+  if (o.isBid(taker)) {
     const ask = book.bestAsk()
-    return ask !== null && ask.pips <= taker.yesPips
+    return ask !== null && ask.pips <= yesPips
   }
   const bid = book.bestBid()
-  return bid !== null && bid.pips >= taker.yesPips
+  return bid !== null && bid.pips >= yesPips
 }
 
-function accept(engine: Engine, taker: Order): OrderPlaced {
-  engine.orderNumber = taker.orderNumber
+function accept(engine: Engine, taker: OrderRow): OrderPlaced {
+  const o = engine.orderTable
+  engine.orderNumber = o.orderNumber[taker]!
   engine.orders.setLive(taker)
-  const shares = taker.shares
-  if (!taker.account.shares.has(shares.tokenIndex)) taker.account.shares.set(shares.tokenIndex, shares)
+  const shares = o.shares[taker]!
+  const account = o.account[taker]!
+  if (!account.shares.has(shares.tokenIndex)) account.shares.set(shares.tokenIndex, shares)
   emitAccepted(engine, taker)
   const fills = engine.fills
   fills.reset()
   walk(engine, taker, fills)
+  const orderId = o.orderId[taker]!
   const status = finish(engine, taker)
   return {
     ok: true,
-    orderId: taker.orderId,
+    orderId,
     status,
     makingMicros: fills.makingMicros,
     takingMicros: fills.takingMicros,
@@ -171,22 +194,27 @@ function accept(engine: Engine, taker: Order): OrderPlaced {
   }
 }
 
-/** After the walk: rest, or end as matched or cancelled (docs/engine.md, "End of the walk"). */
-function finish(engine: Engine, taker: Order): OrderStatus {
-  if (!taker.isImmediate && taker.lots > 0) {
+/**
+ * After the walk: rest, or end as matched or cancelled (docs/engine.md, "End of the walk"); an
+ * order that ends frees its row.
+ */
+function finish(engine: Engine, taker: OrderRow): OrderStatus {
+  const o = engine.orderTable
+  if (!o.isImmediate(taker) && o.lots[taker]! > 0) {
     rest(engine, taker)
-    if (taker.matchedLots > 0) emitOrderUpdate(engine, taker, 'LIVE', null)
+    if (o.matchedLots[taker]! > 0) emitOrderUpdate(engine, taker, 'LIVE', null)
     return 'LIVE'
   }
-  const filled = taker.isImmediate && taker.isBuy ? taker.budgetMicros < taker.pips : taker.lots === 0
+  const filled = o.isBudget(taker) ? o.budgetMicros[taker]! < o.pips[taker]! : o.lots[taker] === 0
   const status: OrderStatus = filled ? 'MATCHED' : 'CANCELED'
-  engine.orders.setEnded(taker, endedEntry(taker.account.index, filled ? 'MATCHED' : 'CANCELED'))
-  taker.budgetMicros = 0
-  taker.lots = 0
+  engine.orders.setEnded(taker, endedEntry(o.account[taker]!.index, filled ? 'MATCHED' : 'CANCELED'))
+  o.budgetMicros[taker] = 0
+  o.lots[taker] = 0
   emitOrderUpdate(engine, taker, status, filled ? null : 'unfilled')
+  o.release(taker)
   return status
 }
 
-function emitAccepted(engine: Engine, order: Order): void {
+function emitAccepted(engine: Engine, order: OrderRow): void {
   if (engine.recording) engine.log.orderAccepted(order, engine.timeMs)
 }

@@ -29,7 +29,8 @@ import { checkInvariants } from './invariants.js'
 import { rest } from './lifecycle.js'
 import { Market } from './market.js'
 import { addressNonceKey } from './api-key.js'
-import { Order } from './order.js'
+import { timeInForceCode, TIME_IN_FORCE_CODES } from './event-log.js'
+import type { OrderRow, OrderTable } from './order-table.js'
 import { ByteReader, ByteWriter } from '../stdx/bytes.js'
 
 const MAGIC = 'PDXSNAP'
@@ -51,11 +52,12 @@ export function encodeSnapshot(engine: Engine): Uint8Array {
   w.uint(engine.accounts.length)
   for (const account of engine.accounts) writeAccount(w, account)
   // Live orders in acceptance order: a restored engine rests them again in the same time priority.
-  w.uint(engine.orders.live)
-  engine.orders.forEachLive((order) => {
-    w.string(order.orderId)
-    writeOrder(w, order)
-  })
+  const rows = engine.orders.liveRows()
+  w.uint(rows.length)
+  for (const row of rows) {
+    w.string(engine.orderTable.orderId[row]!)
+    writeOrder(w, engine.orderTable, row)
+  }
   // Ended ids oldest first: a restored engine forgets them in the same order as the live one.
   w.uint(engine.orders.ended)
   engine.orders.forEachEnded((orderId, ended) => {
@@ -145,7 +147,7 @@ function readMarket(r: ByteReader, engine: Engine): Market {
   const status = STATUSES[r.uint()]!
   const market = new Market(engine.markets.length, marketId, conditionId, question, slug, description,
     yesTokenId, noTokenId, tickPips, minOrderSizeMicros, feeRateBps, negRisk, endDateMs, status, r.uint(),
-    engine.touches)
+    engine.touches, engine.orderTable)
   market.winningOutcome = OUTCOMES[r.uint()]!
   market.resolvedMs = r.uint()
   market.collateralMicros = r.uint()
@@ -196,15 +198,16 @@ function readAccount(r: ByteReader, engine: Engine, storedHolds: StoredHold[], v
   }
 }
 
-function writeOrder(w: ByteWriter, o: Order): void {
-  for (const s of [o.owner, o.signer, o.clientOrderId]) w.string(s)
-  for (const n of [o.orderNumber, o.account.index, o.market.index]) w.uint(n)
-  w.bool(o.isNo)
-  w.bool(o.isBuy)
-  w.uint(o.pips)
-  w.uint(TIME_IN_FORCE.indexOf(o.timeInForce))
-  w.bool(o.postOnly)
-  for (const n of [o.expirationSec, o.makerAmountMicros, o.takerAmountMicros, o.lots, o.matchedLots]) w.uint(n)
+function writeOrder(w: ByteWriter, o: OrderTable, row: OrderRow): void {
+  for (const s of [o.owner[row]!, o.signer[row]!, o.clientOrderId[row]!]) w.string(s)
+  for (const n of [o.orderNumber[row]!, o.account[row]!.index, o.market[row]!.index]) w.uint(n)
+  w.bool(o.isNo[row] === 1)
+  w.bool(o.isBuy[row] === 1)
+  w.uint(o.pips[row]!)
+  w.uint(TIME_IN_FORCE.indexOf(TIME_IN_FORCE_CODES[o.timeInForce[row]!]!))
+  w.bool(o.postOnly[row] === 1)
+  for (const n of [o.expirationSec[row]!, o.makerAmountMicros[row]!, o.takerAmountMicros[row]!, o.lots[row]!,
+    o.matchedLots[row]!]) w.uint(n)
 }
 
 function readOrder(r: ByteReader, engine: Engine, orderId: string, version: number): void {
@@ -214,17 +217,28 @@ function readOrder(r: ByteReader, engine: Engine, orderId: string, version: numb
   const account = engine.accounts[accountIndex]!
   const market = engine.markets[marketIndex]!
   const isNo = r.bool()
-  const isBuy = r.bool()
-  const pips = r.uint()
-  const timeInForce = TIME_IN_FORCE[r.uint()]!
-  const postOnly = r.bool()
-  const [expirationSec, makerAmountMicros, takerAmountMicros] = [r.uint(), r.uint(), r.uint()]
-  const tokenIndex = market.index * 2 + (isNo ? 1 : 0)
-  const order = new Order(orderId, orderNumber, owner, clientOrderId, account, signer, market, isNo, isBuy, pips,
-    timeInForce, postOnly, expirationSec, makerAmountMicros, takerAmountMicros,
-    account.sharesOf(tokenIndex, market.tokenIdOf(isNo)))
-  order.lots = r.uint()
-  order.matchedLots = r.uint()
-  engine.orders.setLive(order)
-  rest(engine, order)
+  const o = engine.orderTable
+  const row = o.allocate()
+  o.orderId[row] = orderId
+  o.owner[row] = owner
+  o.signer[row] = signer
+  o.clientOrderId[row] = clientOrderId
+  o.orderNumber[row] = orderNumber
+  o.account[row] = account
+  o.market[row] = market
+  o.isNo[row] = isNo ? 1 : 0
+  o.isBuy[row] = r.bool() ? 1 : 0
+  o.pips[row] = r.uint()
+  const timeInForce = TIME_IN_FORCE[r.uint()]
+  assert(timeInForce !== undefined, 'snapshot time in force')
+  o.timeInForce[row] = timeInForceCode(timeInForce)
+  o.postOnly[row] = r.bool() ? 1 : 0
+  o.expirationSec[row] = r.uint()
+  o.makerAmountMicros[row] = r.uint()
+  o.takerAmountMicros[row] = r.uint()
+  o.shares[row] = account.sharesOf(market.index * 2 + (isNo ? 1 : 0), market.tokenIdOf(isNo))
+  o.lots[row] = r.uint()
+  o.matchedLots[row] = r.uint()
+  engine.orders.setLive(row)
+  rest(engine, row)
 }

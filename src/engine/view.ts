@@ -8,7 +8,8 @@ import type { Engine } from './engine.js'
 import { MICROS_PER_LOT, MICROS_PER_PIP, PIPS_PER_UNIT } from './limits.js'
 import type { Market } from './market.js'
 import { orderStatusOf } from './order-index.js'
-import type { Order } from './order.js'
+import { NO_ROW, type OrderRow } from './order-table.js'
+import { TIME_IN_FORCE_CODES } from './event-log.js'
 import type { AccountSummary, OpenOrderSummary, StateSummary } from './summary.js'
 
 export interface BookEntry {
@@ -56,7 +57,7 @@ function entries(levels: Iterable<Level>, isNo: boolean, unified: boolean, depth
 export function summaryOf(engine: Engine): StateSummary {
   const accounts = [...engine.accounts].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
   const openOrders: OpenOrderSummary[] = []
-  for (const market of engine.markets) collectOpenOrders(market, openOrders)
+  for (const market of engine.markets) collectOpenOrders(engine, market, openOrders)
   openOrders.sort((a, b) => a.orderNumber - b.orderNumber)
   const orderStatuses: { orderId: string; status: string }[] = []
   engine.orders.forEach((orderId, entry) => orderStatuses.push({ orderId, status: orderStatusOf(entry) }))
@@ -101,23 +102,28 @@ export function accountSummaryOf(account: Account): AccountSummary {
   }
 }
 
-function collectOpenOrders(market: Market, into: OpenOrderSummary[]): void {
+function collectOpenOrders(engine: Engine, market: Market, into: OpenOrderSummary[]): void {
+  const o = engine.orderTable
   for (const level of market.book.levels()) {
-    for (let order = level.head; order !== null; order = order.next) into.push(openOrderSummaryOf(order))
+    for (let order = level.head; order !== NO_ROW; order = o.next[order]!) into.push(openOrderSummaryOf(engine, order))
   }
 }
 
-export function openOrderSummaryOf(order: Order): OpenOrderSummary {
+export function openOrderSummaryOf(engine: Engine, order: OrderRow): OpenOrderSummary {
+  const o = engine.orderTable
+  const isBuy = o.isBuy[order] === 1
+  const pips = o.pips[order]!
+  const lots = o.lots[order]!
   return {
-    orderNumber: order.orderNumber,
-    orderId: order.orderId,
-    maker: order.account.address,
-    tokenId: order.tokenId,
-    side: order.isBuy ? 'BUY' : 'SELL',
-    timeInForce: order.timeInForce,
-    priceMicros: order.pips * MICROS_PER_PIP,
-    remainingMicros: order.lots * MICROS_PER_LOT,
-    sizeMatchedMicros: order.matchedLots * MICROS_PER_LOT,
-    heldMicros: order.isBuy ? order.pips * order.lots : order.lots * MICROS_PER_LOT,
+    orderNumber: o.orderNumber[order]!,
+    orderId: o.orderId[order]!,
+    maker: o.account[order]!.address,
+    tokenId: o.tokenId(order),
+    side: isBuy ? 'BUY' : 'SELL',
+    timeInForce: TIME_IN_FORCE_CODES[o.timeInForce[order]!]!,
+    priceMicros: pips * MICROS_PER_PIP,
+    remainingMicros: lots * MICROS_PER_LOT,
+    sizeMatchedMicros: o.matchedLots[order]! * MICROS_PER_LOT,
+    heldMicros: isBuy ? pips * lots : lots * MICROS_PER_LOT,
   }
 }

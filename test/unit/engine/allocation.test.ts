@@ -13,13 +13,14 @@ import { bytesChildFlags } from '../../../bench/engine-allocation.js'
 import { runJsonChild } from '../../../bench/json-child.js'
 
 /**
- * Measured 531 B (200 k commands, compiled) and 592-627 B (60 k, under this loader) once the
- * placement stopped making a Fills and a Terms object per order; 700 B before that, 1.5-1.7 KB
- * before the event log.
+ * Measured 333 B (200 k commands, compiled) and 356-382 B (60 k, under this loader) once orders
+ * became rows of typed arrays (order-table.ts); with order objects 531 B and 592-627 B, which
+ * this bound refuses; 700 B before the placement stopped making a Fills and a Terms object per
+ * order, 1.5-1.7 KB before the event log.
  */
-const ENGINE_BYTES_PER_COMMAND_MAX = 720
-/** Replay writes no events: measured 509 B and 563-581 B (Order objects, results, id-table entries). */
-const REPLAY_BYTES_PER_COMMAND_MAX = 680
+const ENGINE_BYTES_PER_COMMAND_MAX = 480
+/** Replay writes no events: measured 310 B and 334-347 B (results, trade ids, id-table entries). */
+const REPLAY_BYTES_PER_COMMAND_MAX = 450
 const COMMANDS = 60_000
 
 async function measure(): Promise<{ bytes_per_command: number; replay_bytes_per_command: number }> {

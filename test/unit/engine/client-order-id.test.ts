@@ -7,6 +7,8 @@
  * it is rebuilt identically from a snapshot (also one written before client order ids) and by a
  * replay, and the invariants check it.
  */
+import { isLiveEntry, rowOfEntry } from '../../../src/engine/order-index.js'
+import { NO_ROW } from '../../../src/engine/order-table.js'
 import t, { type Test } from 'tap'
 import { Harness, USDC, addressOf } from '../../harness.js'
 import { Engine } from '../../../src/engine/engine.js'
@@ -279,10 +281,13 @@ function richHarness(): Harness {
 function indexOf(engine: Engine): string[] {
   const rows: string[] = []
   for (const open of summaryOf(engine).openOrders) {
-    const order = engine.orders.get(open.orderId)
-    if (order === undefined || typeof order === 'number' || order.clientOrderId === '') continue
-    const found = engine.orders.liveByClientOrderId(order.owner, order.clientOrderId)
-    rows.push(`${order.owner}/${order.clientOrderId} -> ${found?.orderId ?? 'none'}`)
+    const entry = engine.orders.get(open.orderId)
+    if (entry === undefined || !isLiveEntry(entry)) continue
+    const o = engine.orderTable
+    const order = rowOfEntry(entry)
+    if (o.clientOrderId[order] === '') continue
+    const found = engine.orders.liveByClientOrderId(o.owner[order]!, o.clientOrderId[order]!)
+    rows.push(`${o.owner[order]}/${o.clientOrderId[order]} -> ${found === NO_ROW ? 'none' : o.orderId[found]}`)
   }
   return rows
 }

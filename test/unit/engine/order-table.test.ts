@@ -1,0 +1,63 @@
+/**
+ * Order rows are reused (src/engine/order-table.ts): the row of an order that ended goes to the
+ * next order. Nothing that named the old order may then reach the new one: not a GTD order's
+ * entry in the expiry queue, not the event log's memory of where it listed the old order's id in
+ * the batch. Each case first checks that the new order really took the old order's row.
+ */
+import t from 'tap'
+import { Harness, USDC, addressOf } from '../../harness.js'
+import { readEvents } from '../../../src/engine/event-reader.js'
+import type { Command, OrderInput } from '../../../src/engine/command.js'
+import type { OrderAccepted } from '../../../src/engine/event.js'
+import type { Engine } from '../../../src/engine/engine.js'
+import { rowOfEntry } from '../../../src/engine/order-index.js'
+
+const alice = addressOf(1)
+
+function rowOf(engine: Engine, orderId: string): number {
+  const entry = engine.orders.get(orderId)
+  if (entry === undefined) throw new Error(`order ${orderId} is unknown`)
+  return rowOfEntry(entry)
+}
+
+function bid(h: Harness, tokenId: string, priceMicros: number): OrderInput {
+  return h.order({ maker: alice, tokenId, side: 'BUY', priceMicros, sizeMicros: 10 * USDC })
+}
+
+t.test('a cancelled GTD order\'s expiry does not reach the order that took its row', (t) => {
+  const h = new Harness()
+  const m = h.market()
+  h.fund(alice, 1_000 * USDC)
+  const nowSec = h.timeMs / 1000
+  const gtd = { ...bid(h, m.yes, 400_000), timeInForce: 'GTD' as const, expirationSec: nowSec + 100 }
+  h.place(gtd)
+  const gtdRow = rowOf(h.engine, gtd.orderId)
+  h.apply({ kind: 'cancelOrder', address: alice, orderId: gtd.orderId })
+  const gtc = bid(h, m.yes, 300_000)
+  h.place(gtc)
+  t.equal(rowOf(h.engine, gtc.orderId), gtdRow, 'the GTC order took the GTD order\'s row')
+  h.timeMs += 200_000
+  t.same(h.apply({ kind: 'expire' }).events, [], 'the GTD order\'s time passes: nothing expires')
+  t.equal(h.engine.orders.get(gtc.orderId), -1 - gtdRow, 'the GTC order is still live in that row')
+  t.end()
+})
+
+t.test('an order that takes a row freed in the same batch is named by its own id', (t) => {
+  const h = new Harness()
+  const m = h.market()
+  h.fund(alice, 1_000 * USDC)
+  const first = bid(h, m.yes, 400_000)
+  const second = bid(h, m.yes, 300_000)
+  const engine = h.engine
+  const stamp = (command: Record<string, unknown>): Command =>
+    ({ ...command, seq: engine.seq + 1, timeMs: h.timeMs }) as unknown as Command
+  engine.log.clear()
+  engine.execute(stamp({ kind: 'placeOrder', order: first }))
+  const firstRow = rowOf(engine, first.orderId)
+  engine.execute(stamp({ kind: 'cancelOrder', address: alice, orderId: first.orderId }))
+  engine.execute(stamp({ kind: 'placeOrder', order: second }))
+  t.equal(rowOf(engine, second.orderId), firstRow, 'the second order took the first one\'s row')
+  const accepted = readEvents(engine.log.take()).filter((e): e is OrderAccepted => e.type === 'orderAccepted')
+  t.same(accepted.map((e) => e.orderId), [first.orderId, second.orderId], 'each acceptance names its own order')
+  t.end()
+})

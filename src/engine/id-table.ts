@@ -17,13 +17,15 @@
 import { assert } from '../stdx/assert.js'
 
 /**
- * Slots to start with: 1 Mi slots (8 MiB of slots, 2 MiB of values), enough for 512 k ids before
- * the first doubling. Allocated up front in the TigerBeetle manner: a doubling rehashes every
- * entry in a loop that runs too rarely to be optimised, and a fresh table grew five times in the
- * first 200 k orders (about a tenth of the engine's time in `npm run bench:engine`). The arrays
- * are zero-filled by the allocator, so the pages a table never reaches cost no memory.
+ * Slots to start with: 256 Ki slots (2 MiB of slots), enough for 128 k ids before the first
+ * doubling. A table is only as large as its ids need: the slots an id lands in are random, so a
+ * sparse table spreads its lookups over more pages and the lookups miss the TLB. Starting at 1 Mi
+ * slots (8 MiB) cost `npm run bench:engine` 7 % (CPU time, five alternating process pairs) over
+ * this size, rehashing included. A doubling rehashes every entry at once: about 30 ms at 512 k
+ * ids, 100 ms at 2 M and 360 ms at 4 M on this machine (docs/performance.md, "Issue 30, second
+ * step"), whatever the size it starts at.
  */
-const CAPACITY_MIN = 1 << 20
+const CAPACITY_MIN = 1 << 18
 
 export class IdTable {
   /** Per entry: its key ('' when free). */

@@ -443,6 +443,20 @@ async function recovery(journalDir: string, setup: readonly UnstampedCommand[], 
   return { replayPerSecond, noSnapshotMs: noSnapshot.ms, withSnapshotMs: withSnapshot.ms }
 }
 
+/**
+ * The commands the open-loop steps take: the measured stream when it holds the largest step and
+ * its warm-up (`needed` commands: the closed-loop maximum times their seconds), else a longer one
+ * from the same seed. A host that applies more than the stream a second would otherwise run out of
+ * commands mid-step (a disk that flushes in 0.15 ms took the quick run there: 136 k commands/s).
+ */
+function stepStream(options: Options, commands: readonly UnstampedCommand[], needed: number):
+  readonly UnstampedCommand[] {
+  if (needed <= commands.length) return commands
+  log(`generating ${needed.toLocaleString('en')} commands for the open-loop steps (seed ${options.seed})`)
+  const stream = generateStream({ seed: options.seed, commands: needed, iocSizeMax: 400, tradersPerSide: 50 })
+  return engineCommands(stream, setupCommands(100).length + 1, 0.4, options.seed).map(unstamped)
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
   log(`generating ${options.commands.toLocaleString('en')} commands (seed ${options.seed})`)
@@ -461,12 +475,17 @@ async function main(): Promise<void> {
   log(`one at a time: ${describeFloors(floors)}`)
   const measured = await throughput(options, setupStamped, stamped, setup, commands)
   // Ack latency at half of the measured durable maximum, open loop, then the knee; fresh hosts.
-  const hosts = new StepHost(setup, commands, options.quick ? 1 : 3)
-  const half = await phases.time('half', () => hosts.step(Math.floor(measured.sync.median / 2), options.quick ? 3 : 10))
+  const warmUpSeconds = options.quick ? 1 : 3
+  const halfSeconds = options.quick ? 3 : 10
+  const kneeSeconds = options.quick ? 1.5 : 4
+  const stepCommands = stepStream(options, commands,
+    Math.ceil(measured.sync.median * (warmUpSeconds + Math.max(halfSeconds / 2, kneeSeconds)) * 1.1))
+  const hosts = new StepHost(setup, stepCommands, warmUpSeconds)
+  const half = await phases.time('half', () => hosts.step(Math.floor(measured.sync.median / 2), halfSeconds))
   log(`ack latency at half of the durable maximum, open loop: ${describeStep(half, boundMs)}`)
   log(`knee: the highest open-loop rate with ack p99 <= ${boundMs.toFixed(2)} ms`)
   const knee = await phases.time('knee', () =>
-    kneeSearch(hosts, measured.sync.median, options.quick ? 1.5 : 4, options.quick ? 2 : 3, boundMs))
+    kneeSearch(hosts, measured.sync.median, kneeSeconds, options.quick ? 2 : 3, boundMs))
   await hosts.stop()
   const recovered = await recovery(measured.journalDir, setup, commands)
   rmSync(measured.journalDir, { recursive: true, force: true })

@@ -16,11 +16,11 @@ import { rejection } from './rejection.js'
 import type { Canceled, NotCanceled, Rejection } from './result.js'
 import { CODE_MESSAGES } from './codes.js'
 
-export function cancelOrder(engine: Engine, command: CancelOrder): Canceled {
+/** One cancel: its result (a Canceled of one id) written straight to the log, no lists made. */
+export function cancelOrder(engine: Engine, command: CancelOrder): boolean {
   const reason = cancelOne(engine, command.address, command.orderId)
-  return reason === null
-    ? { ok: true, canceled: [command.orderId], notCanceled: [] }
-    : { ok: true, canceled: [], notCanceled: [{ orderId: command.orderId, reason }] }
+  if (engine.recording) engine.log.resultCanceledOne(command.orderId, reason)
+  return true
 }
 
 export function cancelOrders(engine: Engine, command: CancelOrders): Canceled | Rejection {

@@ -10,8 +10,9 @@ import { assert } from '../stdx/assert.js'
 import { cancelAll, cancelByClientOrderId, cancelMarketOrders, cancelOrder, cancelOrders } from './cancel.js'
 import type { Command } from './command.js'
 import type { EngineEvent } from './event.js'
+import type { Done } from './result.js'
 import { EventLog } from './event-log.js'
-import { readEvents } from './event-reader.js'
+import { EventReader } from './event-reader.js'
 import { ExpiryQueue } from './expiry.js'
 import { ENDED_ORDERS_RETAINED } from './limits.js'
 import { expireDue } from './lifecycle.js'
@@ -42,6 +43,8 @@ export function changedState(events: readonly EngineEvent[]): boolean {
   for (const event of events) if (event.type !== 'orderRejected') return true
   return false
 }
+
+const DONE: Done = Object.freeze({ ok: true })
 
 export interface EngineOptions {
   readonly hashSeed?: number
@@ -113,10 +116,11 @@ export class Engine {
   }
 
   /**
-   * Applies a command, appending its events to `log` (the host's path: it takes the log's bytes
-   * once per batch). `changed` then says whether the command changed state.
+   * Applies a command, appending its events and its result to `log` (the host's path: it takes
+   * the log's bytes once per batch); returns whether the result is ok. `changed` then says
+   * whether the command changed state.
    */
-  execute(command: Command): CommandResult {
+  execute(command: Command): boolean {
     assert(command.seq === this.seq + 1, 'commands arrive with gap-free sequence numbers')
     assert(Number.isSafeInteger(command.timeMs) && command.timeMs >= this.timeMs,
       'command time never goes back')
@@ -126,16 +130,29 @@ export class Engine {
     this.tradeCount = 0
     this.touches.begin()
     expireDue(this)
-    const result = this.dispatch(command)
+    const ok = this.dispatch(command)
     if (this.recording) emitAggregates(this)
-    return result
+    return ok
   }
 
-  /** Applies a command and reads its events back as objects (tests, tools, the read side's catch-up). */
+  /** Applies a command and reads its result and events back as objects (tests, tools, the read side's catch-up). */
   apply(command: Command): ApplyResult {
     this.log.clear()
-    const result = this.execute(command)
-    return { result, events: readEvents(this.log.take()) }
+    this.execute(command)
+    const batch = this.log.take()
+    const events: EngineEvent[] = []
+    const result = new EventReader(batch).readUntil(batch.words.length, events)
+    assert(result !== null, 'a command writes its result')
+    return { result, events }
+  }
+
+  /**
+   * Writes the result of a command that built it as an object (every kind but the three hot
+   * ones, which write theirs themselves) and says whether it is ok.
+   */
+  answer(result: CommandResult): boolean {
+    if (this.recording) this.log.result(result)
+    return result.ok
   }
 
   /** Whether the command just executed changed state: it wrote an event other than `orderRejected`. */
@@ -172,29 +189,29 @@ export class Engine {
     this.timeMs = timeMs
   }
 
-  private dispatch(command: Command): CommandResult {
+  private dispatch(command: Command): boolean {
     switch (command.kind) {
       case 'placeOrder': return placeOrder(this, command.order)
       case 'placeOrders': return placeOrders(this, command.orders)
       case 'cancelOrder': return cancelOrder(this, command)
-      case 'cancelOrders': return cancelOrders(this, command)
-      case 'cancelByClientOrderId': return cancelByClientOrderId(this, command)
-      case 'cancelAll': return cancelAll(this, command)
-      case 'cancelMarketOrders': return cancelMarketOrders(this, command)
-      case 'expire': return { ok: true }
-      case 'createMarket': return createMarket(this, command.market)
-      case 'setMarketStatus': return setMarketStatus(this, command)
-      case 'setTickSize': return setTickSize(this, command)
-      case 'setFeeRate': return setFeeRate(this, command)
-      case 'resolveMarket': return resolveMarket(this, command)
-      case 'credit': return credit(this, command)
-      case 'approve': return approve(this, command)
-      case 'split': return split(this, command)
-      case 'merge': return merge(this, command)
-      case 'redeem': return redeem(this, command)
-      case 'registerApiKey': return registerApiKey(this, command)
-      case 'revokeApiKey': return revokeApiKey(this, command)
-      case 'relay': return relay(this, command)
+      case 'cancelOrders': return this.answer(cancelOrders(this, command))
+      case 'cancelByClientOrderId': return this.answer(cancelByClientOrderId(this, command))
+      case 'cancelAll': return this.answer(cancelAll(this, command))
+      case 'cancelMarketOrders': return this.answer(cancelMarketOrders(this, command))
+      case 'expire': return this.answer(DONE)
+      case 'createMarket': return this.answer(createMarket(this, command.market))
+      case 'setMarketStatus': return this.answer(setMarketStatus(this, command))
+      case 'setTickSize': return this.answer(setTickSize(this, command))
+      case 'setFeeRate': return this.answer(setFeeRate(this, command))
+      case 'resolveMarket': return this.answer(resolveMarket(this, command))
+      case 'credit': return this.answer(credit(this, command))
+      case 'approve': return this.answer(approve(this, command))
+      case 'split': return this.answer(split(this, command))
+      case 'merge': return this.answer(merge(this, command))
+      case 'redeem': return this.answer(redeem(this, command))
+      case 'registerApiKey': return this.answer(registerApiKey(this, command))
+      case 'revokeApiKey': return this.answer(revokeApiKey(this, command))
+      case 'relay': return this.answer(relay(this, command))
     }
   }
 

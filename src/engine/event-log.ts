@@ -29,6 +29,8 @@ import type { CancelReason, EngineEvent, MatchType, OrderStatus } from './event.
 import type { Market } from './market.js'
 import { TIF_FAK, TIF_FOK, TIF_GTC, TIF_GTD, type OrderRow, type OrderTable } from './order-table.js'
 import type { TimeInForce } from './command.js'
+import type { CommandResult, ContextValue, NotCanceled } from './result.js'
+import { assert } from '../stdx/assert.js'
 
 export const enum EventKind {
   OrderAccepted = 1,
@@ -39,6 +41,21 @@ export const enum EventKind {
   BookLevel = 6,
   /** Any other kind, as JSON. */
   Other = 7,
+  // Results: one per command (a batch placement's holds one per order after it), never counted
+  // as a change. They are records of the log, so the host ships them with the events as written.
+  /** A command done, with nothing to tell. */
+  ResultDone = 8,
+  /**
+   * A refusal: code, message, order id (0 = none, else index + 1), context entries (0 = null,
+   * else count + 1), then each entry: key, type (CONTEXT_*), value.
+   */
+  ResultRejection = 9,
+  /** An order placed: id, status, making, taking, fee, then seq, first trade index and trade count (the ids follow). */
+  ResultPlaced = 10,
+  /** A batch placement: the count of orders; each order's own result record follows. */
+  ResultBatch = 11,
+  /** Cancels: the count cancelled and not, each cancelled id, then each (id, reason) not cancelled. */
+  ResultCanceled = 12,
 }
 
 /** A batch as it leaves the log: the events' words and the strings they name by index. */
@@ -85,6 +102,12 @@ export const TIME_IN_FORCE_SHIFT = 3
 export const ASSET_USDC = 0
 export const ASSET_YES = 1
 export const ASSET_NO = 2
+
+/** The type of a refusal's context value (EventKind.ResultRejection). */
+export const CONTEXT_STRING = 0
+export const CONTEXT_NUMBER = 1
+export const CONTEXT_FALSE = 2
+export const CONTEXT_TRUE = 3
 
 /** Words to start with (64 KiB); the log doubles when a batch needs more. */
 const INITIAL_WORDS = 1 << 13
@@ -257,6 +280,115 @@ export class EventLog {
     this.length = n
   }
 
+  /** A result built as an object (the rarer commands'); the hot ones use the writers below. */
+  result(result: CommandResult): void {
+    if (!result.ok) {
+      const orderId = 'orderId' in result ? result.orderId : null
+      return this.resultRejection(result.code, result.message, result.context, orderId)
+    }
+    if ('canceled' in result) return this.resultCanceled(result.canceled, result.notCanceled)
+    assert(Object.keys(result).length === 1, 'a result written as an object is a refusal, cancels or done')
+    this.resultDone()
+  }
+
+  /** A command's result with nothing to tell. */
+  resultDone(): void {
+    const words = this.begin(false)
+    words[this.length++] = EventKind.ResultDone
+  }
+
+  /**
+   * A refusal; `orderId` is set for an order's own refusal (OrderRejection). The context's
+   * entries follow, each a key, a type and a value word: a number goes as itself (a refused value
+   * may be any number, NaN included), a string by reference, a boolean in its type.
+   */
+  resultRejection(code: string, message: string, context: Readonly<Record<string, ContextValue>> | null,
+    orderId: string | null): void {
+    this.begin(false)
+    let entries = 0
+    if (context !== null) for (const key in context) if (Object.hasOwn(context, key)) entries++
+    this.reserve(5 + entries * 3)
+    const words = this.words
+    const codeIndex = this.stringRef(code)
+    const messageIndex = this.stringRef(message)
+    const orderIdIndex = orderId === null ? 0 : this.stringRef(orderId) + 1
+    words[this.length++] = EventKind.ResultRejection
+    words[this.length++] = codeIndex
+    words[this.length++] = messageIndex
+    words[this.length++] = orderIdIndex
+    words[this.length++] = context === null ? 0 : entries + 1
+    if (context === null) return
+    for (const key in context) {
+      if (!Object.hasOwn(context, key)) continue
+      const value = context[key]!
+      words[this.length++] = this.stringRef(key)
+      if (typeof value === 'string') {
+        words[this.length++] = CONTEXT_STRING
+        words[this.length++] = this.stringRef(value)
+      } else if (typeof value === 'number') {
+        words[this.length++] = CONTEXT_NUMBER
+        words[this.length++] = value
+      } else {
+        assert(typeof value === 'boolean', 'a context value is a string, a number or a boolean')
+        words[this.length++] = value ? CONTEXT_TRUE : CONTEXT_FALSE
+        words[this.length++] = 0
+      }
+    }
+  }
+
+  /** An order placed; its trades are `tradeIdOf(seq, firstTrade + i)` for i below `tradeCount`. */
+  resultPlaced(orderId: string, status: OrderStatus, makingMicros: number, takingMicros: number, feeMicros: number,
+    seq: number, firstTrade: number, tradeCount: number): void {
+    const words = this.begin(false)
+    const orderIdIndex = this.stringRef(orderId)
+    let n = this.length
+    words[n++] = EventKind.ResultPlaced
+    words[n++] = orderIdIndex
+    words[n++] = status === 'LIVE' ? 0 : status === 'MATCHED' ? 1 : 2
+    words[n++] = makingMicros
+    words[n++] = takingMicros
+    words[n++] = feeMicros
+    words[n++] = seq
+    words[n++] = firstTrade
+    words[n++] = tradeCount
+    this.length = n
+  }
+
+  resultBatch(count: number): void {
+    const words = this.begin(false)
+    words[this.length++] = EventKind.ResultBatch
+    words[this.length++] = count
+  }
+
+  /** Cancels: the ids cancelled, and those not with why (NotCanceled, in request order). */
+  resultCanceled(canceled: readonly string[], notCanceled: readonly NotCanceled[]): void {
+    this.begin(false)
+    this.reserve(3 + canceled.length + notCanceled.length * 2)
+    const words = this.words
+    words[this.length++] = EventKind.ResultCanceled
+    words[this.length++] = canceled.length
+    words[this.length++] = notCanceled.length
+    for (const orderId of canceled) words[this.length++] = this.stringRef(orderId)
+    for (const item of notCanceled) {
+      words[this.length++] = this.stringRef(item.orderId)
+      words[this.length++] = this.stringRef(item.reason)
+    }
+  }
+
+  /** One order cancelled, or not (`reason` set): cancelOrder's result, without lists to build. */
+  resultCanceledOne(orderId: string, reason: string | null): void {
+    const words = this.begin(false)
+    const orderIdIndex = this.stringRef(orderId)
+    const reasonIndex = reason === null ? 0 : this.stringRef(reason)
+    let n = this.length
+    words[n++] = EventKind.ResultCanceled
+    words[n++] = reason === null ? 1 : 0
+    words[n++] = reason === null ? 0 : 1
+    words[n++] = orderIdIndex
+    if (reason !== null) words[n++] = reasonIndex
+    this.length = n
+  }
+
   /** Any other event, as JSON (exact for the plain values these events hold). */
   other(event: EngineEvent): void {
     const words = this.begin(true)
@@ -311,6 +443,11 @@ export class EventLog {
   private stringRef(value: string): number {
     this.strings[this.stringCount] = value
     return this.stringCount++
+  }
+
+  /** Makes room for `count` more words (a record longer than EVENT_WORDS_MAX). */
+  private reserve(count: number): void {
+    while (this.length + count > this.words.length) this.grow()
   }
 
   private grow(): void {

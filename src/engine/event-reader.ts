@@ -1,18 +1,23 @@
 /**
  * Reads a batch of events written by EventLog (event-log.ts) back as EngineEvent objects, with
- * the same fields in the same order as the engine's event types: tests, the read model and the
- * feeds read these. Every bound and index is checked: a damaged batch is an assertion, never a
- * wrong event.
+ * the same fields in the same order as the engine's event types, and each command's result back
+ * as its CommandResult: tests, the host, the read model and the feeds read these. Every bound and
+ * index is checked: a damaged batch is an assertion, never a wrong event.
  */
 import { assert } from '../stdx/assert.js'
 import type { Code } from './codes.js'
 import type { EngineEvent } from './event.js'
+import type { CommandResult, ContextValue, NotCanceled, PlaceResult } from './result.js'
 import {
   type LoggedBatch,
   ASSET_NO,
   ASSET_USDC,
   ASSET_YES,
   CANCEL_REASON_CODES,
+  CONTEXT_FALSE,
+  CONTEXT_NUMBER,
+  CONTEXT_STRING,
+  CONTEXT_TRUE,
   EventKind,
   FLAG_BUY,
   FLAG_NO,
@@ -25,6 +30,12 @@ import {
 import { tradeIdOf } from './ids.js'
 import { MICROS_PER_LOT, MICROS_PER_PIP, PIPS_PER_UNIT } from './limits.js'
 
+
+/** The event type of each event kind, by kind (0 is no kind). */
+const EVENT_TYPES: readonly (EngineEvent['type'] | undefined)[] = [undefined, 'orderAccepted', 'orderRejected',
+  'orderUpdate', 'trade', 'balance', 'bookLevel', undefined]
+/** Words of each event kind but `balance` (5 or 6) and the results; `other` is any kind but the hot ones. */
+const EVENT_WORDS: readonly (number | undefined)[] = [undefined, 12, 5, 7, 17, undefined, 5, 2]
 
 /** Reads the events of one batch in order; `wanted` picks the kinds kept (all by default). */
 export class EventReader {
@@ -44,21 +55,136 @@ export class EventReader {
   }
 
   /**
-   * Reads events up to word `until` (a command's end in the batch), pushing the wanted ones. The
-   * most numerous kind nobody may want, `balance`, and `orderRejected` are stepped over unbuilt.
+   * Reads a command's records up to word `until` (its end in the batch): pushes the wanted events
+   * and returns its result (null when the range holds none). Events nobody wants are stepped over
+   * unbuilt, by their sizes.
    */
-  readUntil(until: number, into: EngineEvent[], wanted?: (type: EngineEvent['type']) => boolean): void {
+  readUntil(until: number, into: EngineEvent[], wanted?: (type: EngineEvent['type']) => boolean):
+    CommandResult | null {
     assert(until >= this.offset && until <= this.end, 'a command\'s events end within the batch, after the last')
+    let result: CommandResult | null = null
     while (this.offset < until) {
       const kind = this.words[this.offset]!
-      if (wanted !== undefined && kind === EventKind.Balance && !wanted('balance')) this.skipBalance()
-      else if (wanted !== undefined && kind === EventKind.OrderRejected && !wanted('orderRejected')) this.offset += 5
-      else {
-        const event = this.next()
-        if (wanted === undefined || wanted(event.type)) into.push(event)
+      if (kind >= EventKind.ResultDone) {
+        assert(result === null, 'a command has one result')
+        result = this.result()
+      } else {
+        // A JSON event's type is known once it is read; every other kind's by its kind.
+        const type = EVENT_TYPES[kind]
+        if (wanted !== undefined && type !== undefined && !wanted(type)) this.skip(kind)
+        else {
+          const event = this.next()
+          if (wanted === undefined || wanted(event.type)) into.push(event)
+        }
       }
     }
     assert(this.offset === until, 'a command\'s events end where the batch says')
+    return result
+  }
+
+  /** Steps over an event without building it: every kind has a fixed size but `balance`'s two. */
+  private skip(kind: number): void {
+    if (kind === EventKind.Balance) return this.skipBalance()
+    const words = EVENT_WORDS[kind]
+    assert(words !== undefined, `an event batch holds an unknown kind ${kind}`)
+    assert(this.offset + words <= this.end, 'an event batch ends inside an event')
+    this.offset += words
+  }
+
+  private result(): CommandResult {
+    const kind = this.code()
+    switch (kind) {
+      case EventKind.ResultDone: return { ok: true }
+      case EventKind.ResultRejection: return this.rejection()
+      case EventKind.ResultPlaced: return this.placed()
+      case EventKind.ResultBatch: {
+        const count = this.uint()
+        assert(count <= this.end - this.offset, 'a batch result holds no more orders than its words')
+        const results: PlaceResult[] = []
+        for (let i = 0; i < count; i++) results.push(this.placeResult())
+        return { ok: true, results }
+      }
+      case EventKind.ResultCanceled: return this.canceled()
+      default: assert(false, `an event batch holds an unknown result kind ${kind}`)
+    }
+  }
+
+  /** One order's result inside a batch's: placed, or refused with its order id. */
+  private placeResult(): PlaceResult {
+    const kind = this.code()
+    if (kind === EventKind.ResultPlaced) return this.placed()
+    assert(kind === EventKind.ResultRejection, 'a batch result holds order results')
+    const rejection = this.rejection()
+    assert(!rejection.ok && 'orderId' in rejection, 'an order\'s refusal names the order')
+    return rejection as PlaceResult
+  }
+
+  private rejection(): CommandResult {
+    const code = this.string() as Code
+    const message = this.string()
+    const orderIdIndex = this.uint()
+    const entries = this.uint()
+    let context: Record<string, ContextValue> | null = null
+    if (entries > 0) {
+      assert((entries - 1) * 3 <= this.end - this.offset, 'a refusal\'s context ends within its batch')
+      context = {}
+      for (let i = 1; i < entries; i++) {
+        const key = this.string()
+        assert(key !== '__proto__', 'a context key is not __proto__')
+        context[key] = this.contextValue()
+      }
+    }
+    if (orderIdIndex === 0) return { ok: false, code, message, context }
+    assert(orderIdIndex <= this.strings.length, 'a result names strings of its batch')
+    return { ok: false, code, message, context, orderId: this.strings[orderIdIndex - 1]! }
+  }
+
+  private contextValue(): ContextValue {
+    const type = this.code()
+    assert(this.offset < this.end, 'an event batch ends inside a result')
+    switch (type) {
+      case CONTEXT_STRING: return this.string()
+      case CONTEXT_NUMBER: return this.words[this.offset++]!
+      case CONTEXT_FALSE:
+      case CONTEXT_TRUE:
+        this.offset++
+        return type === CONTEXT_TRUE
+      default: assert(false, `a context value has an unknown type ${type}`)
+    }
+  }
+
+  private placed(): PlaceResult {
+    const orderId = this.string()
+    const status = ORDER_STATUS_CODES[this.code()]
+    assert(status !== undefined, 'an order status is one of the known ones')
+    const makingMicros = this.uint()
+    const takingMicros = this.uint()
+    const feeMicros = this.uint()
+    const seq = this.uint()
+    const firstTrade = this.uint()
+    const tradeCount = this.uint()
+    assert(tradeCount <= 2 ** 20, 'a placement\'s trades are counted')
+    const tradeIds: string[] = []
+    for (let k = firstTrade; k < firstTrade + tradeCount; k++) tradeIds.push(tradeIdOf(seq, k))
+    return { ok: true, orderId, status, makingMicros, takingMicros, feeMicros, tradeIds }
+  }
+
+  private canceled(): CommandResult {
+    const canceledCount = this.uint()
+    const notCanceledCount = this.uint()
+    assert(canceledCount + notCanceledCount * 2 <= this.end - this.offset, 'a cancel result ends within its batch')
+    const canceled: string[] = []
+    for (let i = 0; i < canceledCount; i++) canceled.push(this.string())
+    const notCanceled: NotCanceled[] = []
+    for (let i = 0; i < notCanceledCount; i++) notCanceled.push({ orderId: this.string(), reason: this.string() })
+    return { ok: true, canceled, notCanceled }
+  }
+
+  /** One record (an event, pushed, or a result, dropped): readEvents' step when no ends are known. */
+  readRecord(into: EngineEvent[]): void {
+    const kind = this.words[this.offset]!
+    if (kind >= EventKind.ResultDone) this.result()
+    else into.push(this.next())
   }
 
   /** Kind, account, asset, [market,] balance, held. */
@@ -248,9 +374,10 @@ export class EventReader {
   }
 }
 
-/** Every event of a batch, in order. */
+/** Every event of a batch, in order (the results are read and left out). */
 export function readEvents(batch: LoggedBatch): EngineEvent[] {
   const events: EngineEvent[] = []
-  new EventReader(batch).readUntil(batch.words.length, events)
+  const reader = new EventReader(batch)
+  while (!reader.atEnd) reader.readRecord(events)
   return events
 }

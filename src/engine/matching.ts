@@ -8,19 +8,16 @@ import { assert } from '../stdx/assert.js'
 import type { Level } from './book.js'
 import type { Engine } from './engine.js'
 import type { MatchType } from './event.js'
-import { tradeIdOf } from './ids.js'
 import { emitOrderUpdate, cancelResting, endFilled } from './lifecycle.js'
 import { MICROS_PER_LOT, PIPS_PER_UNIT } from './limits.js'
 import { NO_ROW, type OrderRow, type OrderTable } from './order-table.js'
 import { feeOf } from './units.js'
 
-/** The trade ids of a placement that filled nothing: one shared, frozen empty list. */
-const NO_TRADE_IDS: readonly string[] = Object.freeze([])
-
 /**
  * What a taker's fills added up to. The engine keeps one and resets it for each placement (a new
- * one per order was a share of the engine's allocation); its `tradeIds` is a new array only once
- * a fill happens, and the placement's result keeps it.
+ * one per order was a share of the engine's allocation). Its trades are the command's trades
+ * `firstTrade` to `firstTrade + tradeCount - 1`: their ids, `tradeIdOf(seq, k)`, are made by
+ * whoever reads the result (event-reader.ts), not by the engine.
  */
 export class Fills {
   /** USDC paid (BUY) or shares given (SELL). */
@@ -28,18 +25,16 @@ export class Fills {
   /** Shares got (BUY) or USDC received before fees (SELL). */
   takingMicros = 0
   feeMicros = 0
-  tradeIds: readonly string[] = NO_TRADE_IDS
+  firstTrade = 0
+  tradeCount = 0
 
-  reset(): void {
+  /** Starts a placement whose first trade, if any, is the command's trade `firstTrade`. */
+  reset(firstTrade: number): void {
     this.makingMicros = 0
     this.takingMicros = 0
     this.feeMicros = 0
-    this.tradeIds = NO_TRADE_IDS
-  }
-
-  addTradeId(tradeId: string): void {
-    if (this.tradeIds === NO_TRADE_IDS) this.tradeIds = [tradeId]
-    else (this.tradeIds as string[]).push(tradeId)
+    this.firstTrade = firstTrade
+    this.tradeCount = 0
   }
 }
 
@@ -156,7 +151,7 @@ function fill(engine: Engine, taker: OrderRow, maker: OrderRow, lots: number, fi
   fills.takingMicros += takerBuys ? sharesMicros : usdcMicros
   fills.feeMicros += fee
   const k = engine.tradeCount++
-  fills.addTradeId(tradeIdOf(engine.seq, k))
+  fills.tradeCount++
   if (engine.recording) engine.log.trade(engine.seq, k, taker, maker, matchType, lots, takerPips, fee, engine.timeMs)
   if (o.lots[maker] === 0) endFilled(engine, maker)
   else emitOrderUpdate(engine, maker, 'LIVE', null)

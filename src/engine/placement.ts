@@ -13,7 +13,7 @@ import { BATCH_ORDERS_MAX, MICROS_PER_LOT, ORDERS_OPEN_MAX } from './limits.js'
 import { hasMatch, walk, wouldFillEntirely } from './matching.js'
 import { NO_ROW, TIF_FAK, TIF_FOK, type OrderRow, type OrderTable } from './order-table.js'
 import { timeInForceCode } from './event-log.js'
-import type { BatchPlaced, OrderPlaced, PlaceResult, Rejection } from './result.js'
+import type { OrderRejection, Rejection } from './result.js'
 import { rejection } from './rejection.js'
 import { endedEntry, liveEntry, orderStatusOf } from './order-index.js'
 import { checkOrderShape } from './order-shape.js'
@@ -21,14 +21,71 @@ import { checkOrderTerms, type OrderTerms } from './rules.js'
 import { feeBoundOf } from './units.js'
 
 
-export function placeOrders(engine: Engine, orders: readonly OrderInput[]): BatchPlaced | Rejection {
-  if (orders.length > BATCH_ORDERS_MAX) return rejection(Code.BATCH_TOO_LARGE, { max: BATCH_ORDERS_MAX })
-  const results: PlaceResult[] = []
-  for (const order of orders) results.push(placeOrder(engine, order))
-  return { ok: true, results }
+/** What one order of a batch came to, kept until the batch's result is written. */
+interface BatchItem {
+  readonly rejection: OrderRejection | null
+  readonly orderId: string
+  readonly status: OrderStatus
+  readonly makingMicros: number
+  readonly takingMicros: number
+  readonly feeMicros: number
+  readonly firstTrade: number
+  readonly tradeCount: number
 }
 
-export function placeOrder(engine: Engine, input: OrderInput): PlaceResult {
+/**
+ * A batch placement: each order as if placed alone, in order. Its result (the orders' results,
+ * one after another) is written once they are all placed, since each order's events come first.
+ */
+export function placeOrders(engine: Engine, orders: readonly OrderInput[]): boolean {
+  if (orders.length > BATCH_ORDERS_MAX) return engine.answer(rejection(Code.BATCH_TOO_LARGE, { max: BATCH_ORDERS_MAX }))
+  const items: BatchItem[] = []
+  const fills = engine.fills
+  for (const order of orders) {
+    const outcome = placeOne(engine, order)
+    items.push(typeof outcome === 'string'
+      ? { rejection: null, orderId: order.orderId, status: outcome, makingMicros: fills.makingMicros,
+        takingMicros: fills.takingMicros, feeMicros: fills.feeMicros, firstTrade: fills.firstTrade,
+        tradeCount: fills.tradeCount }
+      : { rejection: outcome, orderId: outcome.orderId, status: 'CANCELED', makingMicros: 0, takingMicros: 0,
+        feeMicros: 0, firstTrade: 0, tradeCount: 0 })
+  }
+  if (!engine.recording) return true
+  const log = engine.log
+  log.resultBatch(items.length)
+  for (const item of items) {
+    if (item.rejection !== null) {
+      log.resultRejection(item.rejection.code, item.rejection.message, item.rejection.context, item.orderId)
+    } else {
+      log.resultPlaced(item.orderId, item.status, item.makingMicros, item.takingMicros, item.feeMicros, engine.seq,
+        item.firstTrade, item.tradeCount)
+    }
+  }
+  return true
+}
+
+/** One placement: its result written straight to the log, no object made when it is placed. */
+export function placeOrder(engine: Engine, input: OrderInput): boolean {
+  const outcome = placeOne(engine, input)
+  if (typeof outcome !== 'string') {
+    if (engine.recording) {
+      engine.log.resultRejection(outcome.code, outcome.message, outcome.context, outcome.orderId)
+    }
+    return false
+  }
+  if (engine.recording) {
+    const fills = engine.fills
+    engine.log.resultPlaced(input.orderId, outcome, fills.makingMicros, fills.takingMicros, fills.feeMicros,
+      engine.seq, fills.firstTrade, fills.tradeCount)
+  }
+  return true
+}
+
+/**
+ * Places one order: its refusal, or the status it ended the placement in, its fills in
+ * `engine.fills`.
+ */
+function placeOne(engine: Engine, input: OrderInput): OrderRejection | OrderStatus {
   // Looked up first, judged in its documented place (step 7) by checkTerms.
   const token = engine.tokens.get(input.tokenId)
   const terms = checkTerms(engine, input, token)
@@ -45,7 +102,7 @@ export function placeOrder(engine: Engine, input: OrderInput): PlaceResult {
   return accept(engine, taker)
 }
 
-function reject(engine: Engine, input: OrderInput, why: Rejection): PlaceResult {
+function reject(engine: Engine, input: OrderInput, why: Rejection): OrderRejection {
   const orderId = typeof input.orderId === 'string' ? input.orderId : ''
   if (engine.recording) {
     engine.log.orderRejected(orderId, typeof input.maker === 'string' ? input.maker : '', why.code, why.message)
@@ -170,7 +227,7 @@ function crossesBook(o: OrderTable, taker: OrderRow): boolean {
   return bid !== null && bid.pips >= yesPips
 }
 
-function accept(engine: Engine, taker: OrderRow): OrderPlaced {
+function accept(engine: Engine, taker: OrderRow): OrderStatus {
   const o = engine.orderTable
   engine.orderNumber = o.orderNumber[taker]!
   engine.orders.setLive(taker)
@@ -179,19 +236,9 @@ function accept(engine: Engine, taker: OrderRow): OrderPlaced {
   if (!account.shares.has(shares.tokenIndex)) account.shares.set(shares.tokenIndex, shares)
   emitAccepted(engine, taker)
   const fills = engine.fills
-  fills.reset()
+  fills.reset(engine.tradeCount)
   walk(engine, taker, fills)
-  const orderId = o.orderId[taker]!
-  const status = finish(engine, taker)
-  return {
-    ok: true,
-    orderId,
-    status,
-    makingMicros: fills.makingMicros,
-    takingMicros: fills.takingMicros,
-    feeMicros: fills.feeMicros,
-    tradeIds: fills.tradeIds,
-  }
+  return finish(engine, taker)
 }
 
 /**

@@ -2,28 +2,23 @@
  * The typed door to the engine: the result type of each command kind, so that a caller that
  * submits a `placeOrder` gets `OrderPlaced | OrderRejection` back, and no caller casts. The map
  * follows the engine's own functions (their return types, below), the ones `Engine.dispatch`
- * calls for each kind: change one and the door's type changes with it.
+ * calls for each kind: change one and the door's type changes with it. The three hot ones
+ * (placing one or a batch, cancelling one) write their results straight into the event log
+ * rather than return them (docs/engine.md, "Results"), so their types are named here.
  */
 import type { registerApiKey, revokeApiKey } from '../engine/api-key.js'
-import type {
-  cancelAll,
-  cancelByClientOrderId,
-  cancelMarketOrders,
-  cancelOrder,
-  cancelOrders,
-} from '../engine/cancel.js'
+import type { cancelAll, cancelByClientOrderId, cancelMarketOrders, cancelOrders } from '../engine/cancel.js'
 import type { CommandKind, UnstampedCommand } from '../engine/command.js'
 import type { approve, credit, merge, redeem, split } from '../engine/ledger.js'
 import type { createMarket, resolveMarket, setFeeRate, setMarketStatus, setTickSize } from '../engine/market-admin.js'
-import type { placeOrder, placeOrders } from '../engine/placement.js'
 import type { relay } from '../engine/relay.js'
-import type { Done } from '../engine/result.js'
+import type { BatchPlaced, Canceled, Done, PlaceResult, Rejection } from '../engine/result.js'
 import type { Outcome } from './messages.js'
 
 export interface ResultOf {
-  readonly placeOrder: ReturnType<typeof placeOrder>
-  readonly placeOrders: ReturnType<typeof placeOrders>
-  readonly cancelOrder: ReturnType<typeof cancelOrder>
+  readonly placeOrder: PlaceResult
+  readonly placeOrders: BatchPlaced | Rejection
+  readonly cancelOrder: Canceled
   readonly cancelOrders: ReturnType<typeof cancelOrders>
   readonly cancelByClientOrderId: ReturnType<typeof cancelByClientOrderId>
   readonly cancelAll: ReturnType<typeof cancelAll>

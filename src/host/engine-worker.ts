@@ -142,7 +142,7 @@ class EngineWorker {
       stamped.timeMs = Math.max(Date.now(), previous.timeMs)
       const timed = (applied & APPLY_TIMING_STRIDE_MASK) === 0
       const applyStarted = timed ? performance.now() : 0
-      const result = this.engine.execute(stamped)
+      const ok = this.engine.execute(stamped)
       if (timed) this.stats.applyTimed((performance.now() - applyStarted) / 1000)
       const recorded = this.engine.changed
       if (recorded) {
@@ -154,9 +154,9 @@ class EngineWorker {
       }
       // The bytes are copied into the batch above, so the slot is free only now.
       this.ring.advance()
-      group.outcomes.push({ requestId, seq: this.engine.seq, timeMs: stamped.timeMs, recorded, result,
-        eventsEnd: this.engine.log.length })
-      this.stats.applied(command.kind, result.ok, this.engine.seq)
+      group.outcomes.push({ requestId, seq: this.engine.seq, timeMs: stamped.timeMs, recorded,
+        end: this.engine.log.length })
+      this.stats.applied(command.kind, ok, this.engine.seq)
       applied++
     }
     if (applied > 0) this.stats.drained(applied)
@@ -194,7 +194,7 @@ class EngineWorker {
 
   /**
    * The engine's event log, for the outcomes about to be encoded (exactly those applied since the
-   * log was last cleared), and whether anyone on the main thread reads events.
+   * log was last cleared: their results and events), and whether anyone on the main thread reads events.
    */
   private eventsOut(): EventsOut {
     return { log: this.engine.log, wanted: this.eventsWanted }
@@ -296,9 +296,9 @@ interface EventsOut {
   readonly wanted: boolean
 }
 
-/** Encodes outcomes with their events (when wanted), then starts the log's next batch. */
+/** Encodes outcomes with their results and events, then starts the log's next batch. */
 function encodeOutcomes(outcomes: readonly AppliedOutcome[], events: EventsOut): ArrayBuffer {
-  const bytes = outcomeWriter.encode(outcomes, events.wanted ? events.log : null)
+  const bytes = outcomeWriter.encode(outcomes, events.log, events.wanted)
   events.log.clear()
   return bytes
 }

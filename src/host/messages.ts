@@ -112,16 +112,15 @@ export type FromJournal =
   | { readonly type: 'stopped' }
 
 /**
- * One command's outcome as the worker holds it: its events are in the engine's event log, up to
- * word `eventsEnd` of the log's current batch (engine/event-log.ts).
+ * One command's outcome as the worker holds it: its result and events are in the engine's event
+ * log, up to word `end` of the log's current batch (engine/event-log.ts).
  */
 export interface AppliedOutcome {
   readonly requestId: number
   readonly seq: number
   readonly timeMs: number
   readonly recorded: boolean
-  readonly result: CommandResult
-  readonly eventsEnd: number
+  readonly end: number
 }
 
 /**

@@ -13,14 +13,15 @@ import { bytesChildFlags } from '../../../bench/engine-allocation.js'
 import { runJsonChild } from '../../../bench/json-child.js'
 
 /**
- * Measured 333 B (200 k commands, compiled) and 356-382 B (60 k, under this loader) once orders
- * became rows of typed arrays (order-table.ts); with order objects 531 B and 592-627 B, which
- * this bound refuses; 700 B before the placement stopped making a Fills and a Terms object per
- * order, 1.5-1.7 KB before the event log.
+ * Measured 179 B (200 k commands, compiled) and 201-225 B (60 k, under this loader) once the hot
+ * commands wrote their results into the log instead of returning objects (and trade ids were
+ * left to the reader); with result objects 346 B and 356-382 B, which this bound refuses. Before
+ * that, with order objects, 531 B and 592-627 B; 700 B before the placement stopped making a
+ * Fills and a Terms object per order, 1.5-1.7 KB before the event log.
  */
-const ENGINE_BYTES_PER_COMMAND_MAX = 480
-/** Replay writes no events: measured 310 B and 334-347 B (results, trade ids, id-table entries). */
-const REPLAY_BYTES_PER_COMMAND_MAX = 450
+const ENGINE_BYTES_PER_COMMAND_MAX = 290
+/** Replay writes no events nor results: measured 138 B and 155-168 B (id-table and ended-queue growth). */
+const REPLAY_BYTES_PER_COMMAND_MAX = 240
 const COMMANDS = 60_000
 
 async function measure(): Promise<{ bytes_per_command: number; replay_bytes_per_command: number }> {

@@ -35,13 +35,13 @@ function writeChangedBalances(engine: Engine): void {
 
 function writeUsdc(engine: Engine, account: Account): void {
   if (account.usdcMicros === account.usdcBeforeMicros && account.usdcHeldMicros === account.usdcHeldBeforeMicros) return
-  engine.log.balance(account, null, false, account.usdcMicros, account.usdcHeldMicros)
+  engine.log.usdcBalance(account)
 }
 
 function writeShares(engine: Engine, shares: ShareBalance): void {
   if (shares.balanceMicros === shares.balanceBeforeMicros && shares.heldMicros === shares.heldBeforeMicros) return
   const market = engine.markets[shares.tokenIndex >> 1]!
-  engine.log.balance(shares.account, market, (shares.tokenIndex & 1) === 1, shares.balanceMicros, shares.heldMicros)
+  engine.log.shareBalance(shares, market)
 }
 
 /** Each touched level gives up to two items, its Yes and its No token's own level: 2 x level + (1 for No). */

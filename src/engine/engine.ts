@@ -30,6 +30,7 @@ import { OrderTable } from './order-table.js'
 import { placeOrder, placeOrders } from './placement.js'
 import { Fills } from './matching.js'
 import { relay } from './relay.js'
+import { OrderTerms } from './rules.js'
 import { registerApiKey, revokeApiKey, type ApiKeyRecord } from './api-key.js'
 import type { CommandResult } from './result.js'
 import { Touches } from './touches.js'
@@ -98,6 +99,8 @@ export class Engine {
   tradeCount = 0
   /** The current placement's fills, reset for each (matching.ts). */
   readonly fills = new Fills()
+  /** The current placement's terms, as the rulebook found them (rules.ts). */
+  readonly terms = new OrderTerms()
   /**
    * False while `applyForReplay` runs: the per-step events are not written and the aggregated
    * ones not computed. Nothing but events reads what they would hold, so the state is the same.
@@ -122,10 +125,14 @@ export class Engine {
    */
   execute(command: Command): boolean {
     assert(command.seq === this.seq + 1, 'commands arrive with gap-free sequence numbers')
-    assert(Number.isSafeInteger(command.timeMs) && command.timeMs >= this.timeMs,
-      'command time never goes back')
+    // Arithmetic, not Number.isSafeInteger: a time past 2^31 passed to that call is boxed into a
+    // new heap number each command (it was a third of what the engine allocated a command).
+    const timeMs = command.timeMs
+    assert(timeMs >= this.timeMs && timeMs <= Number.MAX_SAFE_INTEGER && Math.floor(timeMs) === timeMs,
+      'command time is a safe integer that never goes back')
     this.seq = command.seq
-    this.timeMs = command.timeMs
+    this.timeMs = timeMs
+    this.log.timeMs = timeMs
     this.log.beginCommand()
     this.tradeCount = 0
     this.touches.begin()

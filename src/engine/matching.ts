@@ -90,7 +90,10 @@ export function wouldFillEntirely(o: OrderTable, taker: OrderRow): boolean {
   const isBid = o.isBid(taker)
   const limitYesPips = o.yesPips(taker)
   const account = o.account[taker]
-  for (const level of o.market[taker]!.book.side(!isBid)) {
+  const book = o.market[taker]!.book
+  // The opposite side best first, without a generator (one was an allocation per order).
+  let left = book.levelCount(!isBid)
+  for (let level = book.best(!isBid); level !== null; level = --left > 0 ? book.after(level) : null) {
     if (isBid ? level.pips > limitYesPips : level.pips < limitYesPips) break
     const pips = takerPipsAt(o, taker, level.pips)
     for (let maker = level.head; maker !== NO_ROW; maker = o.next[maker]!) {
@@ -113,7 +116,9 @@ export function hasMatch(o: OrderTable, taker: OrderRow): boolean {
   const isBid = o.isBid(taker)
   const limitYesPips = o.yesPips(taker)
   const account = o.account[taker]
-  for (const level of o.market[taker]!.book.side(!isBid)) {
+  const book = o.market[taker]!.book
+  let left = book.levelCount(!isBid)
+  for (let level = book.best(!isBid); level !== null; level = --left > 0 ? book.after(level) : null) {
     if (isBid ? level.pips > limitYesPips : level.pips < limitYesPips) return false
     for (let maker = level.head; maker !== NO_ROW; maker = o.next[maker]!) {
       if (o.account[maker] !== account) return true
@@ -152,7 +157,7 @@ function fill(engine: Engine, taker: OrderRow, maker: OrderRow, lots: number, fi
   fills.feeMicros += fee
   const k = engine.tradeCount++
   fills.tradeCount++
-  if (engine.recording) engine.log.trade(engine.seq, k, taker, maker, matchType, lots, takerPips, fee, engine.timeMs)
+  if (engine.recording) engine.log.trade(engine.seq, k, taker, maker, matchType, lots, takerPips, fee)
   if (o.lots[maker] === 0) endFilled(engine, maker)
   else emitOrderUpdate(engine, maker, 'LIVE', null)
 }

@@ -131,7 +131,7 @@ function checkTerms(engine: Engine, input: OrderInput, token: TokenRef | undefin
       status: orderStatusOf(liveEntry(twin)), clientOrderId: input.clientOrderId })
   }
   if (token === undefined) return rejection(Code.TOKEN_NOT_FOUND, { tokenId: input.tokenId })
-  return checkOrderTerms(input, token.market, engine.timeMs)
+  return checkOrderTerms(input, token.market, engine, engine.terms)
 }
 
 /**
@@ -263,5 +263,5 @@ function finish(engine: Engine, taker: OrderRow): OrderStatus {
 }
 
 function emitAccepted(engine: Engine, order: OrderRow): void {
-  if (engine.recording) engine.log.orderAccepted(order, engine.timeMs)
+  if (engine.recording) engine.log.orderAccepted(order)
 }

@@ -64,15 +64,36 @@ export interface MarketTerms {
   readonly feeRateBps: number
 }
 
-/** An order that passed the rules of steps 4 to 13: what acceptance needs to know. */
-export interface OrderTerms {
-  readonly ok: true
-  readonly isBuy: boolean
-  readonly isImmediate: boolean
+/**
+ * An order that passed the rules of steps 4 to 13: what acceptance needs to know. The rules fill
+ * one their caller owns (the engine reuses one for every order: a new object per order was most
+ * of what a placement still allocated) and return it.
+ */
+export class OrderTerms {
+  readonly ok = true
+  isBuy = false
+  isImmediate = false
   /** Lots (SELL, resting BUY) or 0 (immediate BUY, which has a budget instead). */
-  readonly lots: number
+  lots = 0
   /** Native limit price in pips. */
-  readonly pips: number
+  pips = 0
+
+  set(isBuy: boolean, isImmediate: boolean, lots: number, pips: number): OrderTerms {
+    this.isBuy = isBuy
+    this.isImmediate = isImmediate
+    this.lots = lots
+    this.pips = pips
+    return this
+  }
+}
+
+/**
+ * The time the rules judge an order at: the engine itself (its command time), or the time a face
+ * read. An object, not a number: a time in milliseconds is past 2^31, and V8 boxes such a number
+ * into a new heap object for each call that does not inline.
+ */
+export interface Clock {
+  readonly timeMs: number
 }
 
 /**
@@ -81,25 +102,26 @@ export interface OrderTerms {
  * the engine's alone. This is what a face pre-checks.
  */
 export function checkOrderOnMarket(input: OrderInput, market: MarketTerms, nowMs: number): OrderTerms | Rejection {
-  return checkOrderShape(input) ?? checkOrderTerms(input, market, nowMs)
+  return checkOrderShape(input) ?? checkOrderTerms(input, market, { timeMs: nowMs }, new OrderTerms())
 }
 
-/** Steps 4 to 13: market status, post-only type, expiration, fee rate, then the amounts. */
-export function checkOrderTerms(input: OrderInput, market: MarketTerms, nowMs: number): OrderTerms | Rejection {
+/** Steps 4 to 13: market status, post-only type, expiration, fee rate, then the amounts (into `terms`). */
+export function checkOrderTerms(input: OrderInput, market: MarketTerms, clock: Clock, terms: OrderTerms):
+  OrderTerms | Rejection {
   const status = checkMarketOpen(market)
   if (status !== null) return status
   const isImmediate = input.timeInForce === 'FOK' || input.timeInForce === 'FAK'
   if (input.postOnly && isImmediate) {
     return rejection(Code.INVALID_POST_ONLY_ORDER_TYPE, { timeInForce: input.timeInForce })
   }
-  const expiration = checkExpiration(input, nowMs)
+  const expiration = checkExpiration(input, clock)
   if (expiration !== null) return expiration
   // A V1 order signs its fee rate (Polymarket's rule: the market's); a V2 order signs none.
   if (input.feeRateBps !== null && input.feeRateBps !== market.feeRateBps) {
     return rejection(Code.INVALID_ORDER_FEE_RATE,
       { feeRateBps: input.feeRateBps, marketFeeRateBps: market.feeRateBps })
   }
-  return checkAmounts(input, market, isImmediate)
+  return checkAmounts(input, market, isImmediate, terms)
 }
 
 /** Step 4: only an Active market takes new orders. */
@@ -114,9 +136,9 @@ export function checkMarketOpen(market: MarketTerms): Rejection | null {
  * Step 6. A face passes the time it reads before the engine stamps the command; the engine's
  * clock never goes back, so an order refused at the edge for its expiration is refused there too.
  */
-export function checkExpiration(input: OrderInput, nowMs: number): Rejection | null {
+export function checkExpiration(input: OrderInput, clock: Clock): Rejection | null {
   if (input.timeInForce === 'GTD') {
-    const earliestMs = nowMs + GTD_MARGIN_MS
+    const earliestMs = clock.timeMs + GTD_MARGIN_MS
     if (input.expirationSec * 1000 >= earliestMs) return null
     return rejection(Code.INVALID_ORDER_EXPIRATION,
       { expirationSec: input.expirationSec, earliestSec: Math.ceil(earliestMs / 1000) })
@@ -126,7 +148,8 @@ export function checkExpiration(input: OrderInput, nowMs: number): Rejection | n
 }
 
 /** Steps 8 to 13: amount bounds, price range, lots, tick or usable limit, minimum size. */
-function checkAmounts(input: OrderInput, market: MarketTerms, isImmediate: boolean): OrderTerms | Rejection {
+function checkAmounts(input: OrderInput, market: MarketTerms, isImmediate: boolean, terms: OrderTerms):
+  OrderTerms | Rejection {
   const ma = input.makerAmountMicros
   const ta = input.takerAmountMicros
   if (ma > ORDER_AMOUNT_MICROS_MAX) return rejection(Code.INVALID_ORDER_SIZE_MAX, { field: 'makerAmountMicros' })
@@ -139,11 +162,12 @@ function checkAmounts(input: OrderInput, market: MarketTerms, isImmediate: boole
     const field = isBuy ? 'takerAmountMicros' : 'makerAmountMicros'
     return rejection(Code.INVALID_ORDER_AMOUNTS, { field, lotMicros: MICROS_PER_LOT })
   }
-  if (isImmediate) return immediateTerms(input, isBuy)
-  return restingTerms(input, market, isBuy, sharesMicros / MICROS_PER_LOT)
+  if (isImmediate) return immediateTerms(input, isBuy, terms)
+  return restingTerms(input, market, isBuy, sharesMicros / MICROS_PER_LOT, terms)
 }
 
-function restingTerms(input: OrderInput, market: MarketTerms, isBuy: boolean, lots: number): OrderTerms | Rejection {
+function restingTerms(input: OrderInput, market: MarketTerms, isBuy: boolean, lots: number, terms: OrderTerms):
+  OrderTerms | Rejection {
   const usdcMicros = isBuy ? input.makerAmountMicros : input.takerAmountMicros
   const pips = usdcMicros / lots
   if (usdcMicros % lots !== 0 || pips % (market.tickSizeMicros / MICROS_PER_PIP) !== 0) {
@@ -153,22 +177,22 @@ function restingTerms(input: OrderInput, market: MarketTerms, isBuy: boolean, lo
     return rejection(Code.INVALID_ORDER_MIN_SIZE,
       { sizeMicros: lots * MICROS_PER_LOT, minOrderSizeMicros: market.minOrderSizeMicros })
   }
-  return { ok: true, isBuy, isImmediate: false, lots, pips }
+  return terms.set(isBuy, false, lots, pips)
 }
 
 /** An immediate order's limit must be usable; an immediate BUY's budget must buy one lot at it. */
-function immediateTerms(input: OrderInput, isBuy: boolean): OrderTerms | Rejection {
+function immediateTerms(input: OrderInput, isBuy: boolean, terms: OrderTerms): OrderTerms | Rejection {
   const ma = input.makerAmountMicros
   const ta = input.takerAmountMicros
   if (isBuy) {
     const pips = mulPipsDivFloor(ma, ta)
     if (pips < 1) return rejection(Code.INVALID_ORDER_PRICE, null)
     if (ma < pips) return rejection(Code.INVALID_ORDER_MIN_SIZE, { budgetMicros: ma, minBudgetMicros: pips })
-    return { ok: true, isBuy, isImmediate: true, lots: 0, pips }
+    return terms.set(isBuy, true, 0, pips)
   }
   const pips = mulPipsDivCeil(ta, ma)
   if (pips >= PIPS_PER_UNIT) return rejection(Code.INVALID_ORDER_PRICE, null)
-  return { ok: true, isBuy, isImmediate: true, lots: ma / MICROS_PER_LOT, pips }
+  return terms.set(isBuy, true, ma / MICROS_PER_LOT, pips)
 }
 
 // ---- Holds (docs/engine.md, "Holds") --------------------------------------------------------------

@@ -13,15 +13,17 @@ import { bytesChildFlags } from '../../../bench/engine-allocation.js'
 import { runJsonChild } from '../../../bench/json-child.js'
 
 /**
- * Measured 179 B (200 k commands, compiled) and 201-225 B (60 k, under this loader) once the hot
- * commands wrote their results into the log instead of returning objects (and trade ids were
- * left to the reader); with result objects 346 B and 356-382 B, which this bound refuses. Before
- * that, with order objects, 531 B and 592-627 B; 700 B before the placement stopped making a
- * Fills and a Terms object per order, 1.5-1.7 KB before the event log.
+ * Measured 17 B (200 k commands, compiled) and 49-58 B (60 k, under this loader): what is left is
+ * the growth of the ended orders' memory (the id table's keys, the ended queue) until it reaches
+ * ENDED_ORDERS_RETAINED. Before, 179 B and 201-225 B, which this bound refuses: the rulebook's
+ * terms object per order, a generator per immediate order, and numbers past 2^31 (times,
+ * balances) boxed into heap numbers as arguments of calls that did not inline. Earlier steps:
+ * 346 B with result objects, 531 B with order objects, 700 B with a Fills and a Terms object per
+ * order, 1.5-1.7 KB with event objects.
  */
-const ENGINE_BYTES_PER_COMMAND_MAX = 290
-/** Replay writes no events nor results: measured 138 B and 155-168 B (id-table and ended-queue growth). */
-const REPLAY_BYTES_PER_COMMAND_MAX = 240
+const ENGINE_BYTES_PER_COMMAND_MAX = 100
+/** Replay writes no events nor results: measured 17 B and 47-54 B. */
+const REPLAY_BYTES_PER_COMMAND_MAX = 100
 const COMMANDS = 60_000
 
 async function measure(): Promise<{ bytes_per_command: number; replay_bytes_per_command: number }> {

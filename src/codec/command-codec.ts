@@ -233,6 +233,9 @@ function writeOrder(w: ByteWriter, order: OrderInput): void {
   writeLeaf(w, order.clientOrderId)
 }
 
+const SIDES: readonly string[] = ['BUY', 'SELL']
+const TIMES_IN_FORCE: readonly string[] = ['GTC', 'GTD', 'FOK', 'FAK']
+
 function readOrder(r: ByteReader, legacy: boolean): OrderInput {
   return {
     orderId: readLeaf(r) as string,
@@ -240,12 +243,12 @@ function readOrder(r: ByteReader, legacy: boolean): OrderInput {
     maker: readLeaf(r) as string,
     signer: readLeaf(r) as string,
     tokenId: readLeaf(r) as string,
-    side: readLeaf(r) as OrderInput['side'],
+    side: readKnownLeaf(r, SIDES) as OrderInput['side'],
     makerAmountMicros: readLeaf(r) as number,
     takerAmountMicros: readLeaf(r) as number,
     expirationSec: readLeaf(r) as number,
     feeRateBps: readLeaf(r) as number,
-    timeInForce: readLeaf(r) as OrderInput['timeInForce'],
+    timeInForce: readKnownLeaf(r, TIMES_IN_FORCE) as OrderInput['timeInForce'],
     postOnly: readLeaf(r) as boolean,
     clientOrderId: legacy ? '' : readLeaf(r) as string,
   }
@@ -307,7 +310,19 @@ function writeLeaf(w: ByteWriter, value: unknown): void {
 }
 
 function readLeaf(r: ByteReader): unknown {
+  return readTaggedLeaf(r, r.uint())
+}
+
+/**
+ * A leaf that is usually one of `known` (ASCII constants): the constant itself, not a decoded
+ * copy (one decoder call fewer per field); any other value reads as readLeaf reads it.
+ */
+function readKnownLeaf(r: ByteReader, known: readonly string[]): unknown {
   const tag = r.uint()
+  return tag === LEAF_STRING ? r.knownString(known) : readTaggedLeaf(r, tag)
+}
+
+function readTaggedLeaf(r: ByteReader, tag: number): unknown {
   switch (tag) {
     case LEAF_STRING: return r.string()
     case LEAF_NUMBER: return r.float64()

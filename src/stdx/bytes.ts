@@ -162,7 +162,27 @@ export class ByteReader {
     const start = this.offset
     assert(start + length <= this.bytes.length, 'record ends inside a string')
     this.offset += length
-    return this.utf8(this.bytes, start, start + length)
+    return length === 0 ? '' : this.utf8(this.bytes, start, start + length)
+  }
+
+  /**
+   * A string that is usually one of `known` (short ASCII constants: a side, a time in force): that
+   * constant when its bytes are the string's, without a call to the decoder; else decoded.
+   */
+  knownString(known: readonly string[]): string {
+    const length = this.uint()
+    const start = this.offset
+    const bytes = this.bytes
+    assert(start + length <= bytes.length, 'record ends inside a string')
+    this.offset += length
+    for (let k = 0; k < known.length; k++) {
+      const candidate = known[k]!
+      if (candidate.length !== length) continue
+      let i = 0
+      while (i < length && bytes[start + i] === candidate.charCodeAt(i)) i++
+      if (i === length) return candidate
+    }
+    return length === 0 ? '' : this.utf8(bytes, start, start + length)
   }
 
   /** The next `length` bytes as they are: a view, not a copy. */

@@ -178,3 +178,22 @@ function writeLegacyOrder(w: ByteWriter, order: OrderInput): void {
   w.string(order.timeInForce)
   w.uint(order.postOnly ? 2 : 3)
 }
+
+t.test('a side or time in force that is none of the known values decodes as it was written', (t) => {
+  // The reader returns the known constants without decoding them (knownString); anything else,
+  // near misses included, must come back exactly, for the engine to refuse with the right field.
+  const order: OrderInput = {
+    orderId: '0xabc', owner: 'key-1', maker: '0x01', signer: '0x01', tokenId: 't-yes', side: 'BUY',
+    makerAmountMicros: 400_000, takerAmountMicros: 1_000_000, expirationSec: 0, feeRateBps: 0, timeInForce: 'GTC',
+    postOnly: false, clientOrderId: '',
+  }
+  const values: unknown[] = ['BUY', 'SELL', 'GTC', 'GTD', 'FOK', 'FAK', 'BUX', 'SEL', 'SELLS', 'buy', '', 'ßUY', 'FAKé',
+    5, null, true]
+  for (const side of values) {
+    for (const timeInForce of values) {
+      const placed = { kind: 'placeOrder', seq: 1, timeMs: 2, order: { ...order, side, timeInForce } } as unknown as Command
+      t.strictSame(decodeStampedCommand(encodeStampedCommand(placed)), placed, `side ${String(side)}, ${String(timeInForce)}`)
+    }
+  }
+  t.end()
+})

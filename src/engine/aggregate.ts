@@ -65,16 +65,21 @@ function writeChangedLevels(engine: Engine): void {
   }
 }
 
-function compareLevelItems(touches: Touches, x: number, y: number): number {
+/** Whether item x sorts after item y: by token id, then BUY first, then native price. */
+function isLevelItemAfter(touches: Touches, x: number, y: number): boolean {
   const a = touches.levels[x >> 1]!
   const b = touches.levels[y >> 1]!
   const aIsNo = (x & 1) === 1
   const bIsNo = (y & 1) === 1
-  const byToken = compareStrings(a.market.tokenIdOf(aIsNo), b.market.tokenIdOf(bIsNo))
-  if (byToken !== 0) return byToken
+  // One market's token is the same token: no string compare.
+  if (a.market !== b.market || aIsNo !== bIsNo) {
+    const aToken = a.market.tokenIdOf(aIsNo)
+    const bToken = b.market.tokenIdOf(bIsNo)
+    if (aToken !== bToken) return aToken > bToken
+  }
   const aBuys = a.isBid !== aIsNo
-  if (aBuys !== (b.isBid !== bIsNo)) return aBuys ? -1 : 1
-  return nativePips(a, aIsNo) - nativePips(b, bIsNo)
+  if (aBuys !== (b.isBid !== bIsNo)) return !aBuys
+  return nativePips(a, aIsNo) > nativePips(b, bIsNo)
 }
 
 function nativePips(level: Level, isNo: boolean): number {
@@ -82,13 +87,15 @@ function nativePips(level: Level, isNo: boolean): number {
 }
 
 // Three insertion sorts of items[0..count), one per kind of item, rather than one generic sort
-// with a comparator: each stays monomorphic, and no closure is made per command.
+// with a comparator: each stays monomorphic, and no closure is made per command. Each asks only
+// "after?", one string comparison, and compares addresses only between different accounts (an
+// account has one address): a comparator's three-way answer compared the strings twice.
 
 function sortAccounts(items: Account[], count: number): void {
   for (let i = 1; i < count; i++) {
     const item = items[i]!
     let j = i - 1
-    while (j >= 0 && compareStrings(items[j]!.address, item.address) > 0) {
+    while (j >= 0 && items[j]!.address > item.address) {
       items[j + 1] = items[j]!
       j--
     }
@@ -100,7 +107,7 @@ function sortShares(items: ShareBalance[], count: number): void {
   for (let i = 1; i < count; i++) {
     const item = items[i]!
     let j = i - 1
-    while (j >= 0 && compareShares(items[j]!, item) > 0) {
+    while (j >= 0 && isSharesAfter(items[j]!, item)) {
       items[j + 1] = items[j]!
       j--
     }
@@ -112,7 +119,7 @@ function sortLevelItems(touches: Touches, items: number[], count: number): void 
   for (let i = 1; i < count; i++) {
     const item = items[i]!
     let j = i - 1
-    while (j >= 0 && compareLevelItems(touches, items[j]!, item) > 0) {
+    while (j >= 0 && isLevelItemAfter(touches, items[j]!, item)) {
       items[j + 1] = items[j]!
       j--
     }
@@ -120,11 +127,8 @@ function sortLevelItems(touches: Touches, items: number[], count: number): void 
   }
 }
 
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
-}
-
-function compareShares(a: ShareBalance, b: ShareBalance): number {
-  const byAddress = compareStrings(a.account.address, b.account.address)
-  return byAddress !== 0 ? byAddress : compareStrings(a.tokenId, b.tokenId)
+/** Whether balance a sorts after b: by address, then token id. */
+function isSharesAfter(a: ShareBalance, b: ShareBalance): boolean {
+  if (a.account !== b.account) return a.account.address > b.account.address
+  return a.tokenId > b.tokenId
 }

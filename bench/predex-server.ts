@@ -22,17 +22,6 @@ const DIST = ((): string => {
 })()
 const ADMIN_KEY = 'bench-admin-key-' + 'x'.repeat(16)
 
-/**
- * The environment `npm start` gives the server (package.json's start script; a unit test keeps
- * the two in step): glibc serves blocks of 32 KiB and more from mmap, so it gives them back when
- * they are freed. Without it, after a flood of large headers (gRPC metadata, REST headers) glibc
- * serves that size from its heap and keeps some 70 MB (docs/operations.md, "Bounds on keys a
- * client chooses"). An operator's own value wins.
- */
-export const SERVER_ENV: Readonly<Record<string, string>> = {
-  MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '32768',
-}
-
 export interface Trader {
   readonly wallet: Wallet
   readonly address: string
@@ -52,16 +41,15 @@ export interface Child {
 }
 
 /**
- * Starts `node <nodeFlags> <script> <args>` (from dist/), in the environment `npm start` gives it
- * (SERVER_ENV), and waits for its port in its output. PREDEX_BENCH_NODE_OPTIONS adds node flags
- * to every child.
+ * Starts `node <nodeFlags> <script> <args>` (from dist/) and waits for its port in its output.
+ * PREDEX_BENCH_NODE_OPTIONS adds node flags to every child.
  */
 export function startChild(script: string, args: readonly string[], portPattern: RegExp,
   nodeFlags: readonly string[] = []): Promise<Child> {
   return new Promise((resolve, reject) => {
     const nodeOptions = (process.env.PREDEX_BENCH_NODE_OPTIONS ?? '').split(' ').filter((flag) => flag !== '')
     const child = spawn(process.execPath, [...nodeOptions, ...nodeFlags, join(DIST, script), ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...SERVER_ENV } })
+      { stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000)
     const onData = (chunk: Buffer): void => {

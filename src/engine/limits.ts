@@ -52,6 +52,11 @@ export const CANCEL_IDS_MAX = 1_000
 /** Open (resting) orders across the whole engine. */
 export const ORDERS_OPEN_MAX = 4_000_000
 /**
+ * Rows of the order table in use at once (order-table.ts): the resting orders and the one taker
+ * a placement holds while it runs; the table never grows past the doubling that holds them.
+ */
+export const ORDER_ROWS_MAX = ORDERS_OPEN_MAX + 1
+/**
  * Ended orders whose ids the engine remembers (order-index.ts): while an ended id is kept, a
  * resubmission of its order is a duplicate and a cancel answers "already matched/canceled";
  * beyond the bound, the order that ended first is forgotten (live orders never are). A

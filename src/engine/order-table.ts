@@ -21,7 +21,7 @@
 import type { Account, ShareBalance } from './account.js'
 import { assert } from '../stdx/assert.js'
 import type { Level } from './book.js'
-import { ORDER_LOTS_MAX, PIPS_PER_UNIT } from './limits.js'
+import { ORDER_LOTS_MAX, ORDER_ROWS_MAX, PIPS_PER_UNIT } from './limits.js'
 import type { Market } from './market.js'
 
 /** A row of the table: an order while it lives. */
@@ -37,7 +37,10 @@ export const TIF_FAK = 3
 
 assert(ORDER_LOTS_MAX < 2 ** 31, 'lots fit in an Int32Array')
 
-/** Rows to start with (about 400 KiB of arrays); the table doubles when they are all taken. */
+/**
+ * Rows to start with (about 400 KiB of arrays); the table doubles when they are all taken, up to
+ * the doubling that holds ORDER_ROWS_MAX (limits.ts).
+ */
 const ROWS_INITIAL = 1 << 12
 
 export class OrderTable {
@@ -99,6 +102,7 @@ export class OrderTable {
 
   /** A row for a new order, its numbers zero and its links empty; the caller fills the rest. */
   allocate(): OrderRow {
+    assert(this.inUse < ORDER_ROWS_MAX, 'order rows are bounded by the open orders and one taker')
     let row: OrderRow
     if (this.freeCount > 0) {
       row = this.free[--this.freeCount]!

@@ -2,7 +2,7 @@
 /**
  * Compares the engine alone of two built trees (each a `dist` folder made by scripts/build.mjs,
  * for example one copied aside before a change): `node scripts/engine-ab.mjs A B [--pairs 5]
- * [--no-share 0.4]`. Each tree runs in processes of its own (sharing one would share V8's
+ * [--no-share 0.4] [--flags-a "..."] [--flags-b "..."]` (node flags for one side's processes). Each tree runs in processes of its own (sharing one would share V8's
  * inline caches and type feedback between them, which misleads), in pairs whose order alternates;
  * each process applies the bench stream (bench/engine-stream.ts: 200 k commands, seed 42) to a
  * fresh engine eight times and reports the median CPU time rate of the last six. Prints each
@@ -46,8 +46,8 @@ function median(values) {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
-function rateOf(dir, noShare) {
-  const out = execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--child', dir, String(noShare)],
+function rateOf(dir, noShare, nodeFlags) {
+  const out = execFileSync(process.execPath, [...nodeFlags, new URL(import.meta.url).pathname, '--child', dir, String(noShare)],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
   return Number(out.trim())
 }
@@ -57,6 +57,12 @@ function option(args, name, fallback) {
   return at < 0 ? fallback : Number(args[at + 1])
 }
 
+/** Node flags for one side's processes: `--flags-b "--max-inlined-bytecode-size=1000"`. */
+function nodeFlags(args, name) {
+  const at = args.indexOf(name)
+  return at < 0 ? [] : args[at + 1].split(' ').filter((flag) => flag !== '')
+}
+
 const args = process.argv.slice(2)
 if (args[0] === '--child') {
   await child(args[1], Number(args[2]))
@@ -64,16 +70,18 @@ if (args[0] === '--child') {
   const [a, b] = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'))
   if (a === undefined || b === undefined) {
     process.stderr.write('usage: node scripts/engine-ab.mjs <built tree A> <built tree B> '
-      + '[--pairs N] [--no-share P]\n')
+      + '[--pairs N] [--no-share P] [--flags-a "NODE FLAGS"] [--flags-b "NODE FLAGS"]\n')
     process.exit(2)
   }
   const pairs = option(args, '--pairs', 5)
   const noShare = option(args, '--no-share', 0.4)
+  const flagsA = nodeFlags(args, '--flags-a')
+  const flagsB = nodeFlags(args, '--flags-b')
   const ratios = []
   for (let pair = 1; pair <= pairs; pair++) {
     const aFirst = pair % 2 === 1
-    const first = rateOf(aFirst ? a : b, noShare)
-    const second = rateOf(aFirst ? b : a, noShare)
+    const first = aFirst ? rateOf(a, noShare, flagsA) : rateOf(b, noShare, flagsB)
+    const second = aFirst ? rateOf(b, noShare, flagsB) : rateOf(a, noShare, flagsA)
     const [rateA, rateB] = aFirst ? [first, second] : [second, first]
     ratios.push(rateB / rateA)
     const ratio = (rateB / rateA).toFixed(3)

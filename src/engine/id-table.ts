@@ -3,12 +3,12 @@
  * accepted (live, or ended and not yet forgotten: order-index.ts), for duplicate detection, which
  * Polymarket users rely on after a timeout. It holds millions of entries, where V8's Map costs
  * several cache misses per lookup and rehashes every entry on growth. This is open addressing
- * with linear probing over one Int32Array of (hash, entry) pairs, so a probe sequence reads
- * consecutive memory and strings are compared only when the full 32-bit hashes match.
+ * with linear probing, so a probe sequence reads consecutive memory: a compact array of 16-bit
+ * tags, with a string compared only when the tag and then the full 32-bit hash match.
  *
  * Keys are deleted by backward-shift deletion (no tombstones, so lookups never slow down with
  * churn), and a deleted key's entry index is handed to a later key: entries are slots of the
- * parallel key and value arrays, which therefore stay as large as the most keys ever held at once.
+ * parallel per-entry arrays, which therefore stay as large as the most keys ever held at once.
  *
  * The hash is seeded (by the host, at start) so that nobody can craft ids that collide on
  * purpose; the seed decides only where keys sit and which entry index a key gets, never what the
@@ -17,29 +17,51 @@
 import { assert } from '../stdx/assert.js'
 
 /**
- * Slots to start with: 256 Ki slots (2 MiB of slots), enough for 128 k ids before the first
- * doubling. A table is only as large as its ids need: the slots an id lands in are random, so a
- * sparse table spreads its lookups over more pages and the lookups miss the TLB. Starting at 1 Mi
- * slots (8 MiB) cost `npm run bench:engine` 7 % (CPU time, five alternating process pairs) over
- * this size, rehashing included. A doubling rehashes every entry at once: about 30 ms at 512 k
- * ids, 100 ms at 2 M and 360 ms at 4 M on this machine (docs/performance.md, "Issue 30, second
- * step"), whatever the size it starts at.
+ * Slots to start with: 256 Ki slots, enough for 128 k ids before the first doubling. A table is
+ * only as large as its ids need: the slots an id lands in are random, so a sparse table spreads
+ * its lookups over more pages and the lookups miss the TLB. Starting at 1 Mi slots cost
+ * `npm run bench:engine` 7 % (CPU time, five alternating process pairs) over this size, rehashing
+ * included. A doubling rehashes every entry at once: about 30 ms at 512 k ids, 100 ms at 2 M and
+ * 360 ms at 4 M on this machine (docs/performance.md, "Issue 30, second step"), whatever the size
+ * it starts at.
  */
 const CAPACITY_MIN = 1 << 18
 
 export class IdTable {
-  /** Per entry: its key ('' when free). */
+  /** Per entry: its key ('' when free), its value and its full hash (for growth and deletion). */
   private keys: string[] = []
-  private values = new Int32Array(CAPACITY_MIN / 2)
-  /** Per slot: [hash, entry index + 1]; entry 0 means empty. At most half the slots are used. */
-  private slots = new Int32Array(CAPACITY_MIN * 2)
-  private capacity = CAPACITY_MIN
+  private values: Int32Array
+  private hashes: Int32Array
+  /**
+   * Per slot: a 16-bit tag of its key's hash (0 = empty), and its entry index + 1. A probe reads
+   * only tags until one matches, so a lookup of an id that is not there (every new order's
+   * duplicate check) touches 2 bytes a slot, not 8: the tags of 512 k slots fit in this
+   * machine's L2 cache, where (hash, entry) pairs did not, and that miss was the engine's
+   * largest single cost. At most half the slots are used.
+   */
+  private tags: Uint16Array
+  private slots: Int32Array
+  private capacity: number
   private count = 0
   /** Entry indices freed by `delete`, handed out again by `add` (last freed first). */
   private readonly freeEntries: number[] = []
+  /**
+   * Where the last `find` that missed ended: `add` of the same key right after (a placement's
+   * duplicate check, then its indexing) takes that slot without probing again. Any change of
+   * the slots forgets it (`missKey` back to '').
+   */
+  private missKey = ''
+  private missSlot = 0
+  private missHash = 0
 
-  constructor(private readonly seed: number) {
+  constructor(private readonly seed: number, capacityMin = CAPACITY_MIN) {
     assert(Number.isInteger(seed), 'hash seed is an integer')
+    assert(capacityMin >= 2 && (capacityMin & (capacityMin - 1)) === 0, 'capacity is a power of two')
+    this.capacity = capacityMin
+    this.values = new Int32Array(capacityMin / 2)
+    this.hashes = new Int32Array(capacityMin / 2)
+    this.tags = new Uint16Array(capacityMin)
+    this.slots = new Int32Array(capacityMin)
   }
 
   get size(): number {
@@ -49,12 +71,21 @@ export class IdTable {
   /** The entry index of `key`, or -1. */
   find(key: string): number {
     const hash = this.hashOf(key)
+    const tag = tagOf(hash)
     const mask = this.capacity - 1
-    const slots = this.slots
+    const tags = this.tags
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const entry = slots[slot * 2 + 1]!
-      if (entry === 0) return -1
-      if (slots[slot * 2] === hash && this.keys[entry - 1] === key) return entry - 1
+      const slotTag = tags[slot]!
+      if (slotTag === 0) {
+        this.missKey = key
+        this.missSlot = slot
+        this.missHash = hash
+        return -1
+      }
+      if (slotTag === tag) {
+        const entry = this.slots[slot]! - 1
+        if (this.hashes[entry] === hash && this.keys[entry] === key) return entry
+      }
     }
   }
 
@@ -62,20 +93,23 @@ export class IdTable {
   add(key: string, value: number): number {
     assert(key !== '', 'id table keys are not empty')
     if ((this.count + 1) * 2 > this.capacity) this.grow()
-    const hash = this.hashOf(key)
-    const mask = this.capacity - 1
-    const slots = this.slots
-    let slot = hash & mask
-    while (slots[slot * 2 + 1] !== 0) {
-      assert(!(slots[slot * 2] === hash && this.keys[slots[slot * 2 + 1]! - 1] === key), 'id table keys are unique')
-      slot = (slot + 1) & mask
+    let slot: number
+    let hash: number
+    if (key === this.missKey) {
+      slot = this.missSlot
+      hash = this.missHash
+    } else {
+      hash = this.hashOf(key)
+      slot = this.emptySlotFor(key, hash)
     }
+    this.missKey = ''
     const entry = this.freeEntries.length > 0 ? this.freeEntries.pop()! : this.newEntry()
     this.keys[entry] = key
     this.values[entry] = value
+    this.hashes[entry] = hash
     this.count++
-    slots[slot * 2] = hash
-    slots[slot * 2 + 1] = entry + 1
+    this.tags[slot] = tagOf(hash)
+    this.slots[slot] = entry + 1
     return entry
   }
 
@@ -87,21 +121,23 @@ export class IdTable {
   delete(entry: number): void {
     const key = this.keyAt(entry)
     assert(key !== '', 'a deleted entry holds a key')
+    this.missKey = ''
     const mask = this.capacity - 1
     const slots = this.slots
-    let hole = this.hashOf(key) & mask
-    while (slots[hole * 2 + 1] !== entry + 1) hole = (hole + 1) & mask
-    for (let slot = (hole + 1) & mask; slots[slot * 2 + 1] !== 0; slot = (slot + 1) & mask) {
-      const home = slots[slot * 2]! & mask
+    const tags = this.tags
+    let hole = this.hashes[entry]! & mask
+    while (slots[hole] !== entry + 1) hole = (hole + 1) & mask
+    for (let slot = (hole + 1) & mask; tags[slot] !== 0; slot = (slot + 1) & mask) {
+      const home = this.hashes[slots[slot]! - 1]! & mask
       // The key at `slot` may fill the hole unless its home lies cyclically in (hole, slot].
       const stays = hole <= slot ? hole < home && home <= slot : hole < home || home <= slot
       if (stays) continue
-      slots[hole * 2] = slots[slot * 2]!
-      slots[hole * 2 + 1] = slots[slot * 2 + 1]!
+      tags[hole] = tags[slot]!
+      slots[hole] = slots[slot]!
       hole = slot
     }
-    slots[hole * 2] = 0
-    slots[hole * 2 + 1] = 0
+    tags[hole] = 0
+    slots[hole] = 0
     this.keys[entry] = ''
     this.freeEntries.push(entry)
     this.count--
@@ -122,6 +158,19 @@ export class IdTable {
     this.values[entry] = value
   }
 
+  /** The empty slot that ends `key`'s probe run (the key is not in the table). */
+  private emptySlotFor(key: string, hash: number): number {
+    const mask = this.capacity - 1
+    const tags = this.tags
+    const tag = tagOf(hash)
+    let slot = hash & mask
+    while (tags[slot] !== 0) {
+      assert(!(tags[slot] === tag && this.keys[this.slots[slot]! - 1] === key), 'id table keys are unique')
+      slot = (slot + 1) & mask
+    }
+    return slot
+  }
+
   /**
    * FNV-1a over the last 16 UTF-16 code units and the length, seeded, then the murmur3 finaliser
    * to mix the low bits. Order ids are keccak hashes in hex, so their last 16 digits are 64
@@ -139,13 +188,12 @@ export class IdTable {
     return hash ^ (hash >>> 16)
   }
 
-  /** A never used entry index, at the end of the key and value arrays. */
+  /** A never used entry index, at the end of the per-entry arrays. */
   private newEntry(): number {
     const entry = this.keys.length
     if (entry === this.values.length) {
-      const values = new Int32Array(this.values.length * 2)
-      values.set(this.values)
-      this.values = values
+      this.values = doubled(this.values)
+      this.hashes = doubled(this.hashes)
     }
     this.keys.push('')
     return entry
@@ -153,20 +201,37 @@ export class IdTable {
 
   /** Doubles the slots and re-places every entry by its stored hash. */
   private grow(): void {
+    this.missKey = ''
     const capacity = this.capacity * 2
-    const slots = new Int32Array(capacity * 2)
-    const old = this.slots
+    const tags = new Uint16Array(capacity)
+    const slots = new Int32Array(capacity)
+    const oldSlots = this.slots
     const mask = capacity - 1
     for (let i = 0; i < this.capacity; i++) {
-      const entry = old[i * 2 + 1]!
-      if (entry === 0) continue
-      const hash = old[i * 2]!
+      const entryPlusOne = oldSlots[i]!
+      if (entryPlusOne === 0) continue
+      const hash = this.hashes[entryPlusOne - 1]!
       let slot = hash & mask
-      while (slots[slot * 2 + 1] !== 0) slot = (slot + 1) & mask
-      slots[slot * 2] = hash
-      slots[slot * 2 + 1] = entry
+      while (tags[slot] !== 0) slot = (slot + 1) & mask
+      tags[slot] = tagOf(hash)
+      slots[slot] = entryPlusOne
     }
+    this.tags = tags
     this.slots = slots
     this.capacity = capacity
   }
+}
+
+/**
+ * A slot's tag: 16 bits of the hash that the home slot does not use (its low bits), never 0. A
+ * multiply spreads the high bits so that tags differ even when a large table's mask reaches them.
+ */
+function tagOf(hash: number): number {
+  return (Math.imul(hash, 0x9e3779b1) >>> 16) | 1
+}
+
+function doubled(values: Int32Array): Int32Array {
+  const grown = new Int32Array(values.length * 2)
+  grown.set(values)
+  return grown
 }

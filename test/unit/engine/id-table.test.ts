@@ -2,7 +2,7 @@
  * The id table (src/engine/id-table.ts) against a Map, under seeded random adds, finds and
  * deletes over a small key space (long probe runs): keys stay findable after backward-shift
  * deletions around them, deleted keys are gone, freed entry indices are reused, and the table
- * grows while keys are added and deleted.
+ * grows while keys are added and deleted. A table starts small here (1 Ki slots) so that it grows.
  */
 import t from 'tap'
 import { IdTable } from '../../../src/engine/id-table.js'
@@ -13,7 +13,7 @@ const seed = Number(process.env.ID_TABLE_SEED ?? 20_240_614)
 t.test('random adds, finds and deletes agree with a Map', (t) => {
   t.comment(`seed ${seed} (ID_TABLE_SEED=${seed} to reproduce)`)
   const random = new Random(seed)
-  const table = new IdTable(seed)
+  const table = new IdTable(seed, 1 << 10)
   const model = new Map<string, { entry: number; value: number }>()
   let entriesMax = 0
   let sizeMax = 0
@@ -25,7 +25,7 @@ t.test('random adds, finds and deletes agree with a Map', (t) => {
     const known = model.get(key)
     const found = table.find(key)
     if (found !== (known?.entry ?? -1)) mismatches++
-    // Grow to about 40 000 keys (the table grows twice), then hover there with churn.
+    // Grow to about 40 000 keys (the table doubles seven times), then hover there with churn.
     const adding = model.size < 40_000 ? random.int(0, 9) < 7 : random.int(0, 1) === 0
     if (known === undefined && adding) {
       const value = random.int(0, 2 ** 31 - 1)
@@ -62,5 +62,38 @@ t.test('deleting every key empties the table; a key comes back under a reused en
   t.ok(again < 50_000, 'a freed entry index is used again')
   t.equal(table.find('0xabc'), again)
   t.equal(table.valueAt(again), 7)
+  t.end()
+})
+
+t.test('an add after a missed find takes the slot found only if nothing changed in between', (t) => {
+  // find(key) remembers where it missed; add(key) reuses that slot. Another key's add or a delete
+  // in between moves slots (backward shifts, growth), so the remembered slot must be forgotten.
+  const localSeed = seed + 1
+  t.comment(`seed ${localSeed} (ID_TABLE_SEED=${seed} to reproduce)`)
+  const random = new Random(localSeed)
+  const table = new IdTable(localSeed, 1 << 6)
+  const model = new Map<string, number>()
+  const keyOf = (): string => `k${random.int(0, 3_000)}`
+  let lost = 0
+  for (let step = 0; step < 50_000; step++) {
+    const key = keyOf()
+    if (model.has(key) || table.find(key) !== -1) continue
+    // Something else happens between the miss and the add, half of the time.
+    const other = keyOf()
+    const otherEntry = model.get(other)
+    if (random.int(0, 1) === 0 && other !== key) {
+      if (otherEntry !== undefined) {
+        table.delete(otherEntry)
+        model.delete(other)
+      } else if (model.size < 1_500) {
+        model.set(other, table.add(other, 0))
+      }
+    }
+    if (model.size < 1_500) model.set(key, table.add(key, 1))
+    if (step % 1_000 === 0) for (const [k, entry] of model) if (table.find(k) !== entry) lost++
+  }
+  for (const [k, entry] of model) if (table.find(k) !== entry) lost++
+  t.equal(lost, 0, 'every key stays findable at its entry')
+  t.equal(table.size, model.size)
   t.end()
 })

@@ -6,6 +6,24 @@
 import { NO_ROW, type OrderRow } from './order-table.js'
 import { availableUsdcMicros } from './rules.js'
 
+/**
+ * Lowercase only: '0'-'9' sort before 'a'-'f' as their values do, which does not hold across
+ * cases ('F' < 'a' as characters, 15 > 10 as digits).
+ */
+const HEX_ADDRESS = /^0x[0-9a-f]{40}$/
+
+/**
+ * Whether account a's address sorts after b's, by UTF-16 code units as `>` on the strings: by
+ * their address keys when both have them (same length, same alphabet, so the same order).
+ */
+export function isAddressAfter(a: Account, b: Account): boolean {
+  if (a.addressKey0 < 0 || b.addressKey0 < 0) return a.address > b.address
+  if (a.addressKey0 !== b.addressKey0) return a.addressKey0 > b.addressKey0
+  if (a.addressKey1 !== b.addressKey1) return a.addressKey1 > b.addressKey1
+  if (a.addressKey2 !== b.addressKey2) return a.addressKey2 > b.addressKey2
+  return a.addressKey3 > b.addressKey3
+}
+
 /** One account's balance of one outcome token. */
 export class ShareBalance {
   balanceMicros = 0
@@ -41,12 +59,28 @@ export class Account {
   logBatch = -1
   logIndex = 0
   usdcHeldBeforeMicros = 0
+  /**
+   * The address as four numbers, 10 hex digits each, when it is a lowercase hex address ('0x'
+   * and 40 digits; -1 otherwise): compared in turn they order addresses as the strings do
+   * (isAddressAfter). Balance events are sorted by address every command, and real addresses
+   * compared as strings cost a call per comparison, more when they share a long prefix.
+   */
+  readonly addressKey0: number
+  readonly addressKey1: number
+  readonly addressKey2: number
+  readonly addressKey3: number
 
   constructor(
     /** Order of first appearance: the account's place in snapshots and summaries. */
     readonly index: number,
     readonly address: string,
-  ) {}
+  ) {
+    const keyed = HEX_ADDRESS.test(address)
+    this.addressKey0 = keyed ? parseInt(address.slice(2, 12), 16) : -1
+    this.addressKey1 = keyed ? parseInt(address.slice(12, 22), 16) : -1
+    this.addressKey2 = keyed ? parseInt(address.slice(22, 32), 16) : -1
+    this.addressKey3 = keyed ? parseInt(address.slice(32, 42), 16) : -1
+  }
 
   /** USDC that a new order may hold (the rulebook's rule, which the faces show too). */
   usdcAvailableMicros(): number {

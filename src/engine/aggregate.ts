@@ -5,7 +5,7 @@
  * by price. What the command touched is sorted in place (a handful of items: insertion sort, whose
  * set-up costs nothing) and the changed ones are written to the event log in that order.
  */
-import type { Account, ShareBalance } from './account.js'
+import { isAddressAfter, type Account, type ShareBalance } from './account.js'
 import type { Engine } from './engine.js'
 import type { Level } from './book.js'
 import { PIPS_PER_UNIT } from './limits.js'
@@ -27,7 +27,7 @@ function writeChangedBalances(engine: Engine): void {
   while (a < touches.accountCount || s < touches.shareCount) {
     // At the same address, USDC comes before the tokens.
     const usdcFirst = s === touches.shareCount
-      || (a < touches.accountCount && accounts[a]!.address <= shares[s]!.account.address)
+      || (a < touches.accountCount && !isAddressAfter(accounts[a]!, shares[s]!.account))
     if (usdcFirst) writeUsdc(engine, accounts[a++]!)
     else writeShares(engine, shares[s++]!)
   }
@@ -88,14 +88,15 @@ function nativePips(level: Level, isNo: boolean): number {
 
 // Three insertion sorts of items[0..count), one per kind of item, rather than one generic sort
 // with a comparator: each stays monomorphic, and no closure is made per command. Each asks only
-// "after?", one string comparison, and compares addresses only between different accounts (an
-// account has one address): a comparator's three-way answer compared the strings twice.
+// "after?", and compares addresses only between different accounts (an account has one
+// address), by their numeric keys (account.ts): a comparator's three-way answer compared the
+// strings twice.
 
 function sortAccounts(items: Account[], count: number): void {
   for (let i = 1; i < count; i++) {
     const item = items[i]!
     let j = i - 1
-    while (j >= 0 && items[j]!.address > item.address) {
+    while (j >= 0 && isAddressAfter(items[j]!, item)) {
       items[j + 1] = items[j]!
       j--
     }
@@ -129,6 +130,6 @@ function sortLevelItems(touches: Touches, items: number[], count: number): void 
 
 /** Whether balance a sorts after b: by address, then token id. */
 function isSharesAfter(a: ShareBalance, b: ShareBalance): boolean {
-  if (a.account !== b.account) return a.account.address > b.account.address
+  if (a.account !== b.account) return isAddressAfter(a.account, b.account)
   return a.tokenId > b.tokenId
 }

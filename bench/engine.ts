@@ -7,8 +7,13 @@
  * orders on the No token so that mint and merge matches happen. Both final books are checked
  * against the stream's own reference book, so the two sides provably did the same work.
  *
+ * Before the timed runs, each side runs the stream untimed (`--warmup N`, 2 by default), so that
+ * both are measured with their code optimised, as a server is after its first seconds: the first
+ * run of either ran 20 to 40 % slower while V8 compiled it, and one such run in three moved the
+ * median.
+ *
  * Flags: --quick (200 k commands, 3 runs), --json (last line is a JSON object), --runs N,
- * --commands N, --seed N.
+ * --warmup N, --commands N, --seed N.
  */
 import { OrderBook, type LimitOrderOptions } from 'nodejs-order-book'
 import { cpus } from 'node:os'
@@ -29,6 +34,7 @@ interface Options {
   readonly quick: boolean
   readonly json: boolean
   readonly runs: number
+  readonly warmup: number
   readonly commands: number
   readonly seed: number
 }
@@ -38,6 +44,7 @@ const TRADERS_PER_SIDE = 50
 function parseOptions(argv: readonly string[]): Options {
   const flags = new BenchFlags(argv)
   return { quick: flags.quick, json: flags.json, runs: flags.integer('--runs', flags.quick ? 3 : 5),
+    warmup: flags.integer('--warmup', 2),
     commands: flags.integer('--commands', flags.quick ? 200_000 : 1_000_000), seed: flags.integer('--seed', 42) }
 }
 
@@ -160,6 +167,10 @@ async function runVariant(name: string, options: Options, iocSizeMax: number, no
   const peerRates: number[] = []
   const ratios: number[] = []
   let timelines: Timeline[] = []
+  for (let run = 1; run <= options.warmup; run++) {
+    timeEngine(setup, commands, `engine, ${name}`)
+    timePeer(calls, `nodejs-order-book, ${name}`)
+  }
   for (let run = 1; run <= options.runs; run++) {
     const [engineMs, engine, engineTimeline] = timeEngine(setup, commands, `engine, ${name}`)
     const [peerMs, peer, peerTimeline] = timePeer(calls, `nodejs-order-book, ${name}`)
@@ -244,7 +255,8 @@ function report(options: Options, variants: readonly VariantResult[], heap: { en
   const lines = [
     '# Engine benchmark (workload 1)', '',
     `Command: \`npm run bench:engine${options.quick ? ' -- --quick' : ''}\`; machine: ${cpus().length} cores (${cpu}), Node ${process.version}; ` +
-    `${options.runs} runs per variant, interleaved with the peer; seed ${options.seed}.`, '',
+    `${options.runs} runs per variant after ${options.warmup} untimed warm-up runs of each side, interleaved with the peer; ` +
+    `seed ${options.seed}.`, '',
     '| variant | commands | engine cmds/s median (min-max) | nodejs-order-book cmds/s median (min-max) | ratio median (min-max) | p50 / p99 / p99.9 us |',
     '| --- | --- | --- | --- | --- | --- |',
   ]
@@ -295,6 +307,7 @@ async function main(): Promise<void> {
     p99_us: Number(headline.latencyUs.p99.toFixed(3)),
     p999_us: Number(headline.latencyUs.p999.toFixed(3)),
     runs: options.runs,
+    warmup_runs: options.warmup,
     commands: options.commands,
     heap_bytes_per_resting_order: Math.round(heap.engineBytes),
     bytes_per_command: allocation.bytesPerCommand,

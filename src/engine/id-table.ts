@@ -10,6 +10,11 @@
  * churn), and a deleted key's entry index is handed to a later key: entries are slots of the
  * parallel per-entry arrays, which therefore stay as large as the most keys ever held at once.
  *
+ * Growth does not stop the engine: the slots double, and the keys move from the old slots to the
+ * new ones a few at a time, with each add (Slots and `migrate` below). A doubling that moved every
+ * key at once stalled the engine for 185 ms at 2 Mi ids and 613 ms at 4 Mi here
+ * (`node scripts/id-table-stall.mjs` gives the slowest adds).
+ *
  * The hash is seeded (by the host, at start) so that nobody can craft ids that collide on
  * purpose; the seed decides only where keys sit and which entry index a key gets, never what the
  * engine does or writes: callers keep their own order of entries (order-index.ts).
@@ -20,28 +25,124 @@ import { assert } from '../stdx/assert.js'
  * Slots to start with: 256 Ki slots, enough for 128 k ids before the first doubling. A table is
  * only as large as its ids need: the slots an id lands in are random, so a sparse table spreads
  * its lookups over more pages and the lookups miss the TLB. Starting at 1 Mi slots cost
- * `npm run bench:engine` 7 % (CPU time, five alternating process pairs) over this size, rehashing
- * included. A doubling rehashes every entry at once: about 30 ms at 512 k ids, 100 ms at 2 M and
- * 360 ms at 4 M on this machine (docs/performance.md, "Issue 30, second step"), whatever the size
- * it starts at.
+ * `npm run bench:engine` 7 % (CPU time, five alternating process pairs) over this size.
  */
 const CAPACITY_MIN = 1 << 18
+/**
+ * Old slots looked at per add while keys move to doubled slots. The move must end before the new
+ * slots are half full: they start a quarter full (the old ones were half full), so the adds that
+ * fill the next quarter, as many as half the old slots, must cover all of the old slots: two a
+ * add would do; eight ends the move sooner, since lookups probe both slot arrays until it ends.
+ */
+const MIGRATE_SLOTS_PER_ADD = 8
+
+/**
+ * One open-addressing array of slots: per slot, a 16-bit tag of its key's hash (0 = empty) and
+ * its entry index + 1. A probe reads only tags until one matches, so a lookup of an id that is not
+ * there (every new order's duplicate check) touches 2 bytes a slot, not 8: the tags of 512 k slots
+ * fit in this machine's L2 cache, where (hash, entry) pairs did not, and that miss was the
+ * engine's largest single cost. At most half the slots are used.
+ */
+class Slots {
+  readonly tags: Uint16Array
+  readonly entries: Int32Array
+  readonly mask: number
+  used = 0
+
+  constructor(readonly capacity: number) {
+    this.tags = new Uint16Array(capacity)
+    this.entries = new Int32Array(capacity)
+    this.mask = capacity - 1
+  }
+
+  /** The slot holding `key`, or -1 - the empty slot that ends its probe run. */
+  probe(key: string, hash: number, keys: readonly string[], hashes: Int32Array): number {
+    const tag = tagOf(hash)
+    const tags = this.tags
+    const mask = this.mask
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const slotTag = tags[slot]!
+      if (slotTag === 0) return -1 - slot
+      if (slotTag === tag) {
+        const entry = this.entries[slot]! - 1
+        if (hashes[entry] === hash && keys[entry] === key) return slot
+      }
+    }
+  }
+
+  put(slot: number, hash: number, entry: number): void {
+    this.tags[slot] = tagOf(hash)
+    this.entries[slot] = entry + 1
+    this.used++
+  }
+
+  /** Places an entry known to be absent at the end of its probe run. */
+  insert(hash: number, entry: number): void {
+    const tags = this.tags
+    const mask = this.mask
+    let slot = hash & mask
+    while (tags[slot] !== 0) slot = (slot + 1) & mask
+    this.put(slot, hash, entry)
+  }
+
+  /** The slot of `entry`, or -1 when it is not here. */
+  slotOf(entry: number, hashes: Int32Array): number {
+    const mask = this.mask
+    for (let slot = hashes[entry]! & mask; this.tags[slot] !== 0; slot = (slot + 1) & mask) {
+      if (this.entries[slot] === entry + 1) return slot
+    }
+    return -1
+  }
+
+  /**
+   * Empties a slot by backward-shift deletion: each later key of the probe run that may move into
+   * the hole does, so every remaining key stays reachable from its home slot without passing an
+   * empty one (no tombstones, so lookups never slow down with churn). Keys move only within
+   * their run, toward its start.
+   */
+  remove(slot: number, hashes: Int32Array): void {
+    const tags = this.tags
+    const entries = this.entries
+    const mask = this.mask
+    let hole = slot
+    for (let next = (hole + 1) & mask; tags[next] !== 0; next = (next + 1) & mask) {
+      const home = hashes[entries[next]! - 1]! & mask
+      // The key at `next` may fill the hole unless its home lies cyclically in (hole, next].
+      const stays = hole <= next ? hole < home && home <= next : hole < home || home <= next
+      if (stays) continue
+      tags[hole] = tags[next]!
+      entries[hole] = entries[next]!
+      hole = next
+    }
+    tags[hole] = 0
+    entries[hole] = 0
+    this.used--
+  }
+
+  /** The first empty slot (there is one: at most half are used). */
+  firstEmpty(): number {
+    let slot = 0
+    while (this.tags[slot] !== 0) slot++
+    return slot
+  }
+}
 
 export class IdTable {
   /** Per entry: its key ('' when free), its value and its full hash (for growth and deletion). */
   private keys: string[] = []
   private values: Int32Array
   private hashes: Int32Array
+  /** Where keys go. */
+  private slots: Slots
   /**
-   * Per slot: a 16-bit tag of its key's hash (0 = empty), and its entry index + 1. A probe reads
-   * only tags until one matches, so a lookup of an id that is not there (every new order's
-   * duplicate check) touches 2 bytes a slot, not 8: the tags of 512 k slots fit in this
-   * machine's L2 cache, where (hash, entry) pairs did not, and that miss was the engine's
-   * largest single cost. At most half the slots are used.
+   * While keys move to doubled slots: the old slots, which hold the keys not moved yet. A key is
+   * in exactly one of the two. Keys move a whole probe run at a time, in slot order from an empty
+   * slot (`migrateFrom`) once around (`migrateNext` counts up to `migrateFrom + capacity`), so
+   * the runs left behind are whole and every lookup in them works as before.
    */
-  private tags: Uint16Array
-  private slots: Int32Array
-  private capacity: number
+  private old: Slots | null = null
+  private migrateFrom = 0
+  private migrateNext = 0
   private count = 0
   /** Entry indices freed by `delete`, handed out again by `add` (last freed first). */
   private readonly freeEntries: number[] = []
@@ -56,43 +157,40 @@ export class IdTable {
 
   constructor(private readonly seed: number, capacityMin = CAPACITY_MIN) {
     assert(Number.isInteger(seed), 'hash seed is an integer')
-    assert(capacityMin >= 2 && (capacityMin & (capacityMin - 1)) === 0, 'capacity is a power of two')
-    this.capacity = capacityMin
+    assert(capacityMin >= 4 && (capacityMin & (capacityMin - 1)) === 0, 'capacity is a power of two')
     this.values = new Int32Array(capacityMin / 2)
     this.hashes = new Int32Array(capacityMin / 2)
-    this.tags = new Uint16Array(capacityMin)
-    this.slots = new Int32Array(capacityMin)
+    this.slots = new Slots(capacityMin)
   }
 
   get size(): number {
     return this.count
   }
 
+  /** Whether keys are moving to doubled slots (tests). */
+  get migrating(): boolean {
+    return this.old !== null
+  }
+
   /** The entry index of `key`, or -1. */
   find(key: string): number {
     const hash = this.hashOf(key)
-    const tag = tagOf(hash)
-    const mask = this.capacity - 1
-    const tags = this.tags
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const slotTag = tags[slot]!
-      if (slotTag === 0) {
-        this.missKey = key
-        this.missSlot = slot
-        this.missHash = hash
-        return -1
-      }
-      if (slotTag === tag) {
-        const entry = this.slots[slot]! - 1
-        if (this.hashes[entry] === hash && this.keys[entry] === key) return entry
-      }
+    const slot = this.slots.probe(key, hash, this.keys, this.hashes)
+    if (slot >= 0) return this.slots.entries[slot]! - 1
+    if (this.old !== null) {
+      const oldSlot = this.old.probe(key, hash, this.keys, this.hashes)
+      if (oldSlot >= 0) return this.old.entries[oldSlot]! - 1
     }
+    this.missKey = key
+    this.missSlot = -1 - slot
+    this.missHash = hash
+    return -1
   }
 
   /** Adds a key that is not in the table yet; returns its entry index. */
   add(key: string, value: number): number {
     assert(key !== '', 'id table keys are not empty')
-    if ((this.count + 1) * 2 > this.capacity) this.grow()
+    if ((this.count + 1) * 2 > this.slots.capacity) this.grow()
     let slot: number
     let hash: number
     if (key === this.missKey) {
@@ -100,7 +198,10 @@ export class IdTable {
       hash = this.missHash
     } else {
       hash = this.hashOf(key)
-      slot = this.emptySlotFor(key, hash)
+      const found = this.slots.probe(key, hash, this.keys, this.hashes)
+      assert(found < 0 && (this.old === null || this.old.probe(key, hash, this.keys, this.hashes) < 0),
+        'id table keys are unique')
+      slot = -1 - found
     }
     this.missKey = ''
     const entry = this.freeEntries.length > 0 ? this.freeEntries.pop()! : this.newEntry()
@@ -108,36 +209,24 @@ export class IdTable {
     this.values[entry] = value
     this.hashes[entry] = hash
     this.count++
-    this.tags[slot] = tagOf(hash)
-    this.slots[slot] = entry + 1
+    this.slots.put(slot, hash, entry)
+    if (this.old !== null) this.migrate()
     return entry
   }
 
-  /**
-   * Removes the key at `entry` and frees the entry index. Backward-shift deletion: each later key
-   * of the probe run that may move into the hole does, so every remaining key stays reachable
-   * from its home slot without passing an empty one.
-   */
+  /** Removes the key at `entry` and frees the entry index. */
   delete(entry: number): void {
     const key = this.keyAt(entry)
     assert(key !== '', 'a deleted entry holds a key')
     this.missKey = ''
-    const mask = this.capacity - 1
-    const slots = this.slots
-    const tags = this.tags
-    let hole = this.hashes[entry]! & mask
-    while (slots[hole] !== entry + 1) hole = (hole + 1) & mask
-    for (let slot = (hole + 1) & mask; tags[slot] !== 0; slot = (slot + 1) & mask) {
-      const home = this.hashes[slots[slot]! - 1]! & mask
-      // The key at `slot` may fill the hole unless its home lies cyclically in (hole, slot].
-      const stays = hole <= slot ? hole < home && home <= slot : hole < home || home <= slot
-      if (stays) continue
-      tags[hole] = tags[slot]!
-      slots[hole] = slots[slot]!
-      hole = slot
+    const slot = this.slots.slotOf(entry, this.hashes)
+    if (slot >= 0) {
+      this.slots.remove(slot, this.hashes)
+    } else {
+      const oldSlot = this.old === null ? -1 : this.old.slotOf(entry, this.hashes)
+      assert(oldSlot >= 0, 'a key in use is in the slots or the old slots')
+      this.old!.remove(oldSlot, this.hashes)
     }
-    tags[hole] = 0
-    slots[hole] = 0
     this.keys[entry] = ''
     this.freeEntries.push(entry)
     this.count--
@@ -156,19 +245,6 @@ export class IdTable {
   setValueAt(entry: number, value: number): void {
     assert(entry >= 0 && entry < this.keys.length, 'entry exists')
     this.values[entry] = value
-  }
-
-  /** The empty slot that ends `key`'s probe run (the key is not in the table). */
-  private emptySlotFor(key: string, hash: number): number {
-    const mask = this.capacity - 1
-    const tags = this.tags
-    const tag = tagOf(hash)
-    let slot = hash & mask
-    while (tags[slot] !== 0) {
-      assert(!(tags[slot] === tag && this.keys[this.slots[slot]! - 1] === key), 'id table keys are unique')
-      slot = (slot + 1) & mask
-    }
-    return slot
   }
 
   /**
@@ -199,26 +275,41 @@ export class IdTable {
     return entry
   }
 
-  /** Doubles the slots and re-places every entry by its stored hash. */
+  /** Doubles the slots; the keys follow a few at a time (`migrate`). */
   private grow(): void {
+    assert(this.old === null, 'a move of keys ends before the next doubling')
     this.missKey = ''
-    const capacity = this.capacity * 2
-    const tags = new Uint16Array(capacity)
-    const slots = new Int32Array(capacity)
-    const oldSlots = this.slots
-    const mask = capacity - 1
-    for (let i = 0; i < this.capacity; i++) {
-      const entryPlusOne = oldSlots[i]!
-      if (entryPlusOne === 0) continue
-      const hash = this.hashes[entryPlusOne - 1]!
-      let slot = hash & mask
-      while (tags[slot] !== 0) slot = (slot + 1) & mask
-      tags[slot] = tagOf(hash)
-      slots[slot] = entryPlusOne
+    this.old = this.slots
+    this.slots = new Slots(this.old.capacity * 2)
+    this.migrateFrom = this.old.firstEmpty()
+    this.migrateNext = this.migrateFrom
+  }
+
+  /**
+   * Moves the next probe runs of the old slots, until at least MIGRATE_SLOTS_PER_ADD slots were
+   * looked at; drops the old slots once every key moved.
+   */
+  private migrate(): void {
+    const old = this.old!
+    const end = this.migrateFrom + old.capacity
+    const stop = Math.min(end, this.migrateNext + MIGRATE_SLOTS_PER_ADD)
+    let next = this.migrateNext
+    while (next < stop) {
+      // A run ends at an empty slot, so it is moved whole (and `next` may pass `stop`).
+      for (let slot = next & old.mask; old.tags[slot] !== 0; slot = ++next & old.mask) {
+        const entry = old.entries[slot]! - 1
+        this.slots.insert(this.hashes[entry]!, entry)
+        old.tags[slot] = 0
+        old.entries[slot] = 0
+        old.used--
+      }
+      next++
     }
-    this.tags = tags
-    this.slots = slots
-    this.capacity = capacity
+    this.migrateNext = next
+    if (next >= end) {
+      assert(old.used === 0, 'every key moved')
+      this.old = null
+    }
   }
 }
 

@@ -97,3 +97,41 @@ t.test('an add after a missed find takes the slot found only if nothing changed 
   t.equal(table.size, model.size)
   t.end()
 })
+
+t.test('a doubling moves the keys a few at a time, each add, and every key stays findable', (t) => {
+  // 1 Ki slots: the doubling starts at the 513th key. Eight old slots (whole probe runs) move
+  // per add, so the move ends within about 1 024 / 8 adds, not in the add that doubled.
+  const table = new IdTable(3, 1 << 10)
+  const keys: string[] = []
+  const keyOf = (i: number): string => `0x${i.toString(16).padStart(64, '0')}`
+  while (!table.migrating) {
+    keys.push(keyOf(keys.length))
+    t.equal(table.find(keys[keys.length - 1]!), -1)
+    table.add(keys[keys.length - 1]!, keys.length - 1)
+  }
+  const startedAt = keys.length
+  const deleted = new Set<number>()
+  let lost = 0
+  while (table.migrating) {
+    keys.push(keyOf(keys.length))
+    table.add(keys[keys.length - 1]!, keys.length - 1)
+    // Deletes during the move hit keys in both the old and the new slots.
+    if (keys.length % 7 === 0) {
+      const victim = keys.length - 40
+      table.delete(table.find(keys[victim]!))
+      deleted.add(victim)
+    }
+    for (let i = 0; i < keys.length; i += 13) {
+      const entry = table.find(keys[i]!)
+      if (entry === -1 ? !deleted.has(i) : deleted.has(i) || table.valueAt(entry) !== i) lost++
+    }
+  }
+  const adds = keys.length - startedAt
+  t.ok(adds > 1 && adds <= 1_024 / 8 + 1, `the move took ${adds} adds`)
+  t.equal(lost, 0, 'no key was lost, kept after its delete, or misplaced during the move')
+  let wrong = 0
+  for (let i = 0; i < keys.length; i++) if ((table.find(keys[i]!) === -1) !== deleted.has(i)) wrong++
+  t.equal(wrong, 0, 'after the move, exactly the deleted keys are gone')
+  t.equal(table.size, keys.length - deleted.size)
+  t.end()
+})

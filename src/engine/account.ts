@@ -32,6 +32,11 @@ export class ShareBalance {
   stamp = 0
   balanceBeforeMicros = 0
   heldBeforeMicros = 0
+  /**
+   * Whether the account's map holds this balance: a BUY's new balance joins only when the order
+   * is accepted (placement.ts), and the flag saves a map lookup per placement to find out.
+   */
+  joined = false
 
   constructor(
     readonly account: Account,
@@ -93,6 +98,7 @@ export class Account {
     if (shares === undefined) {
       shares = new ShareBalance(this, tokenIndex, tokenId)
       this.shares.set(tokenIndex, shares)
+      shares.joined = true
     }
     return shares
   }

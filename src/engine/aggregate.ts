@@ -20,8 +20,9 @@ function writeChangedBalances(engine: Engine): void {
   const touches = engine.touches
   const accounts = touches.accounts
   const shares = touches.shares
-  sortAccounts(accounts, touches.accountCount)
-  sortShares(shares, touches.shareCount)
+  // Most commands touch one balance or none: no sort to call.
+  if (touches.accountCount > 1) sortAccounts(accounts, touches.accountCount)
+  if (touches.shareCount > 1) sortShares(shares, touches.shareCount)
   let a = 0
   let s = 0
   while (a < touches.accountCount || s < touches.shareCount) {

@@ -69,6 +69,9 @@ function checkClientOrderId(engine: Engine, order: OrderRow): void {
 function addHold(o: OrderTable, order: OrderRow, usdcHeld: Map<Account, number>,
   sharesHeld: Map<Account, Map<number, number>>): void {
   const account = o.account[order]!
+  const orderShares = o.shares[order]!
+  assert(orderShares.joined && account.shares.get(orderShares.tokenIndex) === orderShares,
+    () => `order ${o.orderId[order]}: its token balance is its account's`)
   if (o.isBuy[order] === 1) {
     usdcHeld.set(account, (usdcHeld.get(account) ?? 0) + o.pips[order]! * o.lots[order]!)
     return
@@ -92,6 +95,7 @@ function checkAccount(o: OrderTable, account: Account, usdcHeld: number,
   assert(account.sharesApproved === account.usdcAllowanceMicros > 0,
     () => `${where()}: share approval follows the allowance`)
   for (const shares of account.shares.values()) {
+    assert(shares.joined && shares.account === account, () => `${where()}: ${shares.tokenId} balance is joined to its account`)
     const held = sharesHeld?.get(shares.tokenIndex) ?? 0
     assert(shares.balanceMicros >= 0, () => `${where()}: ${shares.tokenId} balance is not negative`)
     assert(shares.heldMicros === held,

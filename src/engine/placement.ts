@@ -233,7 +233,10 @@ function accept(engine: Engine, taker: OrderRow): OrderStatus {
   engine.orders.setLive(taker)
   const shares = o.shares[taker]!
   const account = o.account[taker]!
-  if (!account.shares.has(shares.tokenIndex)) account.shares.set(shares.tokenIndex, shares)
+  if (!shares.joined) {
+    account.shares.set(shares.tokenIndex, shares)
+    shares.joined = true
+  }
   emitAccepted(engine, taker)
   const fills = engine.fills
   fills.reset(engine.tradeCount)

@@ -109,6 +109,9 @@ export const CONTEXT_NUMBER = 1
 export const CONTEXT_FALSE = 2
 export const CONTEXT_TRUE = 3
 
+/** The index of '' in every batch's strings. */
+const EMPTY_STRING = 0
+
 /** Words to start with (64 KiB); the log doubles when a batch needs more. */
 const INITIAL_WORDS = 1 << 13
 /** The most words one event takes (a trade: its kind and 18 fields). */
@@ -125,10 +128,11 @@ export class EventLog {
   changes = 0
   /**
    * The batch's strings: the first `stringCount` entries (the array is reused; entries past the
-   * count are stale references, overwritten by the next batches).
+   * count are stale references, overwritten by the next batches). Entry 0 is always '', which
+   * empty fields (most client order ids) name instead of listing another.
    */
-  readonly strings: string[] = []
-  stringCount = 0
+  readonly strings: string[] = ['']
+  stringCount = 1
   /** The batch being written; entities listed in an older one are listed again. */
   private batch = 0
 
@@ -147,7 +151,7 @@ export class EventLog {
   /** Forgets the batch; the next event starts a new one. */
   clear(): void {
     this.length = 0
-    this.stringCount = 0
+    this.stringCount = 1
     this.batch++
   }
 
@@ -172,9 +176,14 @@ export class EventLog {
     const o = this.orders
     const orderIndex = this.orderRef(order)
     const marketIndex = this.marketRef(o.market[order]!)
-    const accountIndex = this.accountRef(o.account[order]!)
-    const signerIndex = this.stringRef(o.signer[order]!)
-    const clientOrderIdIndex = this.stringRef(o.clientOrderId[order]!)
+    const account = o.account[order]!
+    const accountIndex = this.accountRef(account)
+    // Most orders are signed by their maker, and most have no client order id: both name a string
+    // listed already, so the host ships, and the reader makes, two strings fewer an order.
+    const signer = o.signer[order]!
+    const signerIndex = signer === account.address ? accountIndex : this.stringRef(signer)
+    const clientOrderId = o.clientOrderId[order]!
+    const clientOrderIdIndex = clientOrderId === '' ? EMPTY_STRING : this.stringRef(clientOrderId)
     let n = this.length
     words[n++] = EventKind.OrderAccepted
     words[n++] = orderIndex
@@ -355,11 +364,13 @@ export class EventLog {
     }
   }
 
-  /** An order placed; its trades are `tradeIdOf(seq, firstTrade + i)` for i below `tradeCount`. */
-  resultPlaced(orderId: string, status: OrderStatus, makingMicros: number, takingMicros: number, feeMicros: number,
-    seq: number, firstTrade: number, tradeCount: number): void {
+  /**
+   * An order placed, its id named by `orderIdIndex` (orderIdIndex or stringIndex); its trades are
+   * `tradeIdOf(seq, firstTrade + i)` for i below `tradeCount`.
+   */
+  resultPlaced(orderIdIndex: number, status: OrderStatus, makingMicros: number, takingMicros: number,
+    feeMicros: number, seq: number, firstTrade: number, tradeCount: number): void {
     const words = this.begin(false)
-    const orderIdIndex = this.stringRef(orderId)
     let n = this.length
     words[n++] = EventKind.ResultPlaced
     words[n++] = orderIdIndex
@@ -456,6 +467,16 @@ export class EventLog {
     this.strings[this.stringCount++] = o.orderId[order]!
     this.strings[this.stringCount++] = o.owner[order]!
     return index
+  }
+
+  /** The index of an order's id in the batch's list, listing it on first use. */
+  orderIdIndex(order: OrderRow): number {
+    return this.orderRef(order)
+  }
+
+  /** The index a string gets in the batch's list. */
+  stringIndex(value: string): number {
+    return this.stringRef(value)
   }
 
   /** A string field: the index it gets in the batch's list. */

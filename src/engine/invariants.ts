@@ -95,7 +95,8 @@ function checkAccount(o: OrderTable, account: Account, usdcHeld: number,
   assert(account.sharesApproved === account.usdcAllowanceMicros > 0,
     () => `${where()}: share approval follows the allowance`)
   for (const shares of account.shares.values()) {
-    assert(shares.joined && shares.account === account, () => `${where()}: ${shares.tokenId} balance is joined to its account`)
+    assert(shares.joined && shares.account === account,
+      () => `${where()}: ${shares.tokenId} balance is joined to its account`)
     const held = sharesHeld?.get(shares.tokenIndex) ?? 0
     assert(shares.balanceMicros >= 0, () => `${where()}: ${shares.tokenId} balance is not negative`)
     assert(shares.heldMicros === held,

@@ -27,9 +27,15 @@ export class Fills {
   feeMicros = 0
   firstTrade = 0
   tradeCount = 0
+  /**
+   * The taker's row: valid until the next placement allocates one (its row may be freed when it
+   * ends, and the log still names it by the index it listed it under).
+   */
+  taker: OrderRow = NO_ROW
 
   /** Starts a placement whose first trade, if any, is the command's trade `firstTrade`. */
-  reset(firstTrade: number): void {
+  reset(firstTrade: number, taker: OrderRow): void {
+    this.taker = taker
     this.makingMicros = 0
     this.takingMicros = 0
     this.feeMicros = 0

@@ -57,8 +57,9 @@ export function placeOrders(engine: Engine, orders: readonly OrderInput[]): bool
     if (item.rejection !== null) {
       log.resultRejection(item.rejection.code, item.rejection.message, item.rejection.context, item.orderId)
     } else {
-      log.resultPlaced(item.orderId, item.status, item.makingMicros, item.takingMicros, item.feeMicros, engine.seq,
-        item.firstTrade, item.tradeCount)
+      // By string: a later order of the batch may have taken this order's row.
+      log.resultPlaced(log.stringIndex(item.orderId), item.status, item.makingMicros, item.takingMicros,
+        item.feeMicros, engine.seq, item.firstTrade, item.tradeCount)
     }
   }
   return true
@@ -75,8 +76,9 @@ export function placeOrder(engine: Engine, input: OrderInput): boolean {
   }
   if (engine.recording) {
     const fills = engine.fills
-    engine.log.resultPlaced(input.orderId, outcome, fills.makingMicros, fills.takingMicros, fills.feeMicros,
-      engine.seq, fills.firstTrade, fills.tradeCount)
+    // The order's id is listed already (orderAccepted), under its row, whether it rests or ended.
+    engine.log.resultPlaced(engine.log.orderIdIndex(fills.taker), outcome, fills.makingMicros, fills.takingMicros,
+      fills.feeMicros, engine.seq, fills.firstTrade, fills.tradeCount)
   }
   return true
 }
@@ -239,7 +241,7 @@ function accept(engine: Engine, taker: OrderRow): OrderStatus {
   }
   emitAccepted(engine, taker)
   const fills = engine.fills
-  fills.reset(engine.tradeCount)
+  fills.reset(engine.tradeCount, taker)
   walk(engine, taker, fills)
   return finish(engine, taker)
 }

@@ -12,6 +12,7 @@ import { TIME_IN_FORCE_CODES, timeInForceCode } from '../../../src/engine/event-
 import { EventReader } from '../../../src/engine/event-reader.js'
 import { Workload } from '../../simulation/workload.js'
 import { seedOf } from '../../support/seed.js'
+import { Harness, USDC, addressOf } from '../../harness.js'
 
 const SEED = seedOf('EVENT_LOG_SEED')
 const COMMANDS = 3_000
@@ -53,5 +54,35 @@ t.test(`batches of many commands read back as each command's own events (seed ${
 
 t.test('the time-in-force codes are the reader\'s list', (t) => {
   for (const [code, timeInForce] of TIME_IN_FORCE_CODES.entries()) t.equal(timeInForceCode(timeInForce), code, timeInForce)
+  t.end()
+})
+
+t.test('fields that name a string listed already read back as their own values', (t) => {
+  // orderAccepted names the maker's address for a signer who is the maker, and the batch's ''
+  // for no client order id; a single placement's result names the id its acceptance listed. The
+  // reads must equal the inputs in every case, and a batch placement's results must keep each
+  // order's own id though a later order of the batch took a freed row.
+  const h = new Harness()
+  const m = h.market({ tickSizeMicros: 10_000 })
+  const [alice, bob, carol] = [addressOf(1), addressOf(2), addressOf(3)]
+  for (const address of [alice, bob, carol]) h.fund(address, 1_000 * USDC)
+  h.split(bob, m.marketId, 100 * USDC)
+  const cases = [
+    h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 400_000, sizeMicros: 5 * USDC }),
+    { ...h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 410_000, sizeMicros: 5 * USDC }), signer: carol },
+    { ...h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 420_000, sizeMicros: 5 * USDC }), clientOrderId: 'mine-1' },
+  ]
+  for (const order of cases) {
+    const { result, events } = h.place(order)
+    const accepted = events.find((event) => event.type === 'orderAccepted')
+    t.match(accepted, { orderId: order.orderId, maker: order.maker, signer: order.signer, clientOrderId: order.clientOrderId })
+    t.match(result, { ok: true, orderId: order.orderId, status: 'LIVE' })
+  }
+  // Bob's first SELL fills against Alice's best bid and ends, freeing its row; his second takes it.
+  const filled = { ...h.order({ maker: bob, tokenId: m.yes, side: 'SELL', priceMicros: 420_000, sizeMicros: 5 * USDC }),
+    timeInForce: 'FAK' as const }
+  const rests = h.order({ maker: bob, tokenId: m.yes, side: 'SELL', priceMicros: 900_000, sizeMicros: 5 * USDC })
+  const { result } = h.apply({ kind: 'placeOrders', orders: [filled, rests] })
+  t.match(result, { ok: true, results: [{ orderId: filled.orderId, status: 'MATCHED' }, { orderId: rests.orderId, status: 'LIVE' }] })
   t.end()
 })

@@ -135,7 +135,7 @@ export class Engine {
     this.log.timeMs = timeMs
     this.log.beginCommand()
     this.tradeCount = 0
-    this.touches.begin()
+    this.touches.begin(this.recording)
     expireDue(this)
     const ok = this.dispatch(command)
     if (this.recording) emitAggregates(this)

@@ -10,6 +10,11 @@ export class Touches {
   /** Increases by one per command; 0 is never a command's stamp. */
   stamp = 0
   /**
+   * False while the engine replays (`Engine.applyForReplay`): nothing reads what was touched, since
+   * no aggregated event is written, so nothing is recorded.
+   */
+  recording = true
+  /**
    * The touched objects are the first `*Count` entries; the arrays are reused from command to
    * command (setting a length to 0 showed up in profiles).
    */
@@ -22,7 +27,8 @@ export class Touches {
   /** Scratch of aggregate.ts: the changed levels' items, sorted (2 x level index + 1 for No). */
   readonly levelItems: number[] = []
 
-  begin(): void {
+  begin(recording: boolean): void {
+    this.recording = recording
     this.stamp++
     this.accountCount = 0
     this.shareCount = 0
@@ -30,7 +36,7 @@ export class Touches {
   }
 
   account(account: Account): void {
-    if (account.stamp === this.stamp) return
+    if (!this.recording || account.stamp === this.stamp) return
     account.stamp = this.stamp
     account.usdcBeforeMicros = account.usdcMicros
     account.usdcHeldBeforeMicros = account.usdcHeldMicros
@@ -38,7 +44,7 @@ export class Touches {
   }
 
   shareBalance(shares: ShareBalance): void {
-    if (shares.stamp === this.stamp) return
+    if (!this.recording || shares.stamp === this.stamp) return
     shares.stamp = this.stamp
     shares.balanceBeforeMicros = shares.balanceMicros
     shares.heldBeforeMicros = shares.heldMicros
@@ -46,7 +52,7 @@ export class Touches {
   }
 
   level(level: Level): void {
-    if (level.stamp === this.stamp) return
+    if (!this.recording || level.stamp === this.stamp) return
     level.stamp = this.stamp
     level.noLotsBefore = level.noLots
     level.yesLotsBefore = level.lots - level.noLots

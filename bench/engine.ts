@@ -1,8 +1,13 @@
 /**
  * `npm run bench:engine`: workload 1 of ../shared/spec/benchmarks.md. The same seeded stream goes
- * straight into the engine's `execute` (no I/O; events written as the bytes the host ships) and into nodejs-order-book, interleaved run by run
- * in one process, and the report gives medians (min, max) and per-run ratios, because absolute
- * numbers drift on a shared machine. The engine runs with holds on (every order is checked
+ * straight into the engine's `execute` (no I/O; events written as the bytes the host ships) and
+ * into nodejs-order-book in one process, interleaved in slices of the stream (the engine's slice,
+ * then the peer's same slice, and so on), so that both meet the same moments of a shared machine:
+ * with whole runs one after the other, a neighbour's burst during one side's run moved a run's
+ * ratio by a third. Each side's time is the sum of its slices; a young-generation collection
+ * (untimed) before each slice starts it with an empty nursery, so neither side pays for the
+ * other's garbage (the peer, which allocates, would otherwise leave its scavenges to the engine).
+ * The report gives medians (min, max) and per-run ratios, because absolute numbers drift. The engine runs with holds on (every order is checked
  * against and reserves its trader's balance) and, in the headline variant, with 40 % of the
  * orders on the No token so that mint and merge matches happen. Both final books are checked
  * against the stream's own reference book, so the two sides provably did the same work.
@@ -29,6 +34,7 @@ import { histogram, TimelineRecorder, type LatencyHistogram, type Timeline } fro
 import { BenchFlags } from './flags.js'
 import { fullCollection } from '../src/host/thread-memory.js'
 import { allocationFigures, type AllocationFigures } from './engine-allocation.js'
+import { assert } from '../src/stdx/assert.js'
 
 interface Options {
   readonly quick: boolean
@@ -66,11 +72,13 @@ interface VariantResult {
 }
 
 /**
- * The timed runs mark their timeline once per chunk of commands: a clock read per 1 024 commands
- * costs nothing measurable, and 20 ms intervals give a quick run (about 0.4 s) some twenty points.
+ * The timelines count per chunk of commands: a clock read per 1 024 commands costs nothing
+ * measurable, and 20 ms intervals give a quick run (about 0.4 s) some twenty points.
  */
 const TIMELINE_CHUNK_MASK = 1023
 const TIMELINE_INTERVAL_SECONDS = 0.02
+/** Commands per slice of the interleaved run: 20 slices of a quick run, each side's about 10 ms. */
+const SLICE_COMMANDS = 10_240
 
 function freshEngine(setup: readonly Command[]): Engine {
   const engine = new Engine()
@@ -81,39 +89,58 @@ function freshEngine(setup: readonly Command[]): Engine {
   return engine
 }
 
-function timeEngine(setup: readonly Command[], commands: readonly Command[], label: string):
-  [number, Engine, Timeline] {
-  const engine = freshEngine(setup)
-  fullCollection()
-  const timeline = new TimelineRecorder(label, TIMELINE_INTERVAL_SECONDS)
-  const start = performance.now()
-  for (let i = 0; i < commands.length; i++) {
-    engine.execute(commands[i]!)
-    if ((i & TIMELINE_CHUNK_MASK) === TIMELINE_CHUNK_MASK) {
-      timeline.mark(TIMELINE_CHUNK_MASK + 1)
-      // The events of a chunk are a batch, as the host's are of a group commit: written, then dropped.
-      engine.log.clear()
-    }
-  }
-  const ms = performance.now() - start
-  timeline.mark(commands.length % (TIMELINE_CHUNK_MASK + 1))
-  return [ms, engine, timeline.done()]
+/** A young-generation collection, untimed, between slices (bench runs with --expose-gc). */
+function emptyNursery(): void {
+  const gc = (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc
+  if (gc === undefined) throw new Error('bench:engine runs with node --expose-gc')
+  gc({ type: 'minor' })
 }
 
-function timePeer(calls: readonly PeerCall[], label: string): [number, OrderBook, Timeline] {
-  const book = new OrderBook()
+interface TimedRun {
+  readonly engineMs: number
+  readonly peerMs: number
+  readonly engine: Engine
+  readonly peer: OrderBook
+  readonly timelines: Timeline[]
+}
+
+/** One run of the stream through both sides, slice by slice (see the header). */
+function timeRun(setup: readonly Command[], commands: readonly Command[], calls: readonly PeerCall[], name: string):
+  TimedRun {
+  assert(commands.length === calls.length, 'both sides apply the same stream')
+  const engine = freshEngine(setup)
+  const peer = new OrderBook()
   fullCollection()
-  const timeline = new TimelineRecorder(label, TIMELINE_INTERVAL_SECONDS)
-  const start = performance.now()
-  for (let i = 0; i < calls.length; i++) {
-    const call = calls[i]!
-    if (call.kind === 'limit') book.limit(call.options as unknown as LimitOrderOptions)
-    else book.cancel(call.id)
-    if ((i & TIMELINE_CHUNK_MASK) === TIMELINE_CHUNK_MASK) timeline.mark(TIMELINE_CHUNK_MASK + 1)
+  const engineTimeline = new TimelineRecorder(`engine, ${name}`, TIMELINE_INTERVAL_SECONDS)
+  const peerTimeline = new TimelineRecorder(`nodejs-order-book, ${name}`, TIMELINE_INTERVAL_SECONDS)
+  let engineMs = 0
+  let peerMs = 0
+  for (let from = 0; from < commands.length; from += SLICE_COMMANDS) {
+    const to = Math.min(commands.length, from + SLICE_COMMANDS)
+    emptyNursery()
+    let start = performance.now()
+    for (let i = from; i < to; i++) {
+      engine.execute(commands[i]!)
+      if ((i & TIMELINE_CHUNK_MASK) === TIMELINE_CHUNK_MASK) {
+        engineTimeline.markAt(engineMs + performance.now() - start, TIMELINE_CHUNK_MASK + 1)
+        // The events of a chunk are a batch, as the host's are of a group commit: written, then dropped.
+        engine.log.clear()
+      }
+    }
+    engineMs += performance.now() - start
+    emptyNursery()
+    start = performance.now()
+    for (let i = from; i < to; i++) {
+      const call = calls[i]!
+      if (call.kind === 'limit') peer.limit(call.options as unknown as LimitOrderOptions)
+      else peer.cancel(call.id)
+      if ((i & TIMELINE_CHUNK_MASK) === TIMELINE_CHUNK_MASK) {
+        peerTimeline.markAt(peerMs + performance.now() - start, TIMELINE_CHUNK_MASK + 1)
+      }
+    }
+    peerMs += performance.now() - start
   }
-  const ms = performance.now() - start
-  timeline.mark(calls.length % (TIMELINE_CHUNK_MASK + 1))
-  return [ms, book, timeline.done()]
+  return { engineMs, peerMs, engine, peer, timelines: [engineTimeline.done(), peerTimeline.done()] }
 }
 
 /** One extra engine pass timing every command, and counting the trades by match type. */
@@ -167,14 +194,10 @@ async function runVariant(name: string, options: Options, iocSizeMax: number, no
   const peerRates: number[] = []
   const ratios: number[] = []
   let timelines: Timeline[] = []
-  for (let run = 1; run <= options.warmup; run++) {
-    timeEngine(setup, commands, `engine, ${name}`)
-    timePeer(calls, `nodejs-order-book, ${name}`)
-  }
+  for (let run = 1; run <= options.warmup; run++) timeRun(setup, commands, calls, name)
   for (let run = 1; run <= options.runs; run++) {
-    const [engineMs, engine, engineTimeline] = timeEngine(setup, commands, `engine, ${name}`)
-    const [peerMs, peer, peerTimeline] = timePeer(calls, `nodejs-order-book, ${name}`)
-    timelines = [engineTimeline, peerTimeline]
+    const { engineMs, peerMs, engine, peer, timelines: runTimelines } = timeRun(setup, commands, calls, name)
+    timelines = runTimelines
     checkFinalBooks(stream, engine, peer)
     const engineRate = commands.length / (engineMs / 1000)
     const peerRate = calls.length / (peerMs / 1000)
@@ -255,8 +278,8 @@ function report(options: Options, variants: readonly VariantResult[], heap: { en
   const lines = [
     '# Engine benchmark (workload 1)', '',
     `Command: \`npm run bench:engine${options.quick ? ' -- --quick' : ''}\`; machine: ${cpus().length} cores (${cpu}), Node ${process.version}; ` +
-    `${options.runs} runs per variant after ${options.warmup} untimed warm-up runs of each side, interleaved with the peer; ` +
-    `seed ${options.seed}.`, '',
+    `${options.runs} runs per variant after ${options.warmup} untimed warm-up runs of each side, interleaved with the ` +
+    `peer in slices of ${SLICE_COMMANDS.toLocaleString('en')} commands; seed ${options.seed}.`, '',
     '| variant | commands | engine cmds/s median (min-max) | nodejs-order-book cmds/s median (min-max) | ratio median (min-max) | p50 / p99 / p99.9 us |',
     '| --- | --- | --- | --- | --- | --- |',
   ]

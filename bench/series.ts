@@ -92,7 +92,16 @@ export class TimelineRecorder {
   constructor(private readonly label: string, private readonly intervalSeconds = 0.1) {}
 
   mark(count = 1): void {
-    const index = Math.floor((performance.now() - this.startMs) / (this.intervalSeconds * 1000))
+    this.markAt(performance.now() - this.startMs, count)
+  }
+
+  /**
+   * Counts completions at `elapsedMs` on the caller's own clock: for work that runs in slices
+   * between other work (bench/engine.ts interleaves the engine and its peer), whose timeline is
+   * its own running time, not the wall clock's.
+   */
+  markAt(elapsedMs: number, count = 1): void {
+    const index = Math.floor(elapsedMs / (this.intervalSeconds * 1000))
     while (this.counts.length <= index) this.counts.push(0)
     this.counts[index]! += count
   }

@@ -35,3 +35,13 @@ t.test('a REST target not met says what this machine allows at most, and whether
   t.equal(check(target, { rest: { intake_vs_pool: 0.12 } }).marginText.includes('allows'), false,
     'an older report without the bound')
 })
+
+t.test('a reported figure of zero reads as zero', async (t) => {
+  // The report read "none found (no rate tried kept it)" for the engine's 0 scavenges per 100 000
+  // commands: a leftover of the knee's wording from when the knee was a figure without threshold.
+  const target = TARGETS.find((candidate) => candidate.source === 'scavenges_per_100k')!
+  const zero = check(target, { engine: { scavenges_per_100k: 0 } })
+  t.equal(zero.verdict, 'reported')
+  t.equal(zero.measuredText, '0')
+  t.equal(check(target, { engine: { scavenges_per_100k: 0.2 } }).measuredText, '0.2')
+})

@@ -15,6 +15,7 @@
  */
 import { assert } from '../stdx/assert.js'
 import { ByteReader, ByteWriter } from '../stdx/bytes.js'
+import { StringCache } from '../stdx/string-cache.js'
 import type { Command, CommandKind, MarketInput, OrderInput, UnstampedCommand } from '../engine/command.js'
 
 type FieldType =
@@ -107,6 +108,13 @@ function decodeUtf8Native(bytes: Uint8Array, start: number, end: number): string
   return utf8Slice.call(bytes, start, end)
 }
 
+/**
+ * The strings of commands that repeat (addresses, API keys, token ids, every string of the rarer
+ * commands), decoded once per thread and given back as the same string (stdx/string-cache.ts).
+ * Order ids and client order ids, which do not repeat, are decoded each time.
+ */
+const repeated = new StringCache(decodeUtf8Native)
+
 /** Writes an unstamped command (the kind and its fields). */
 export function writeCommand(w: ByteWriter, command: UnstampedCommand): void {
   const tag = TAG_OF.get(command.kind)
@@ -133,7 +141,7 @@ function readCommandInto(r: ByteReader, target: Fields): Fields {
   }
   if (tag === CANCEL_ORDER_TAG) {
     target.address = readLeaf(r)
-    target.orderId = readLeaf(r)
+    target.orderId = readUniqueLeaf(r)
     return target
   }
   return readFieldsInto(r, schema[1], target)
@@ -238,7 +246,7 @@ const TIMES_IN_FORCE: readonly string[] = ['GTC', 'GTD', 'FOK', 'FAK']
 
 function readOrder(r: ByteReader, legacy: boolean): OrderInput {
   return {
-    orderId: readLeaf(r) as string,
+    orderId: readUniqueLeaf(r) as string,
     owner: readLeaf(r) as string,
     maker: readLeaf(r) as string,
     signer: readLeaf(r) as string,
@@ -250,7 +258,7 @@ function readOrder(r: ByteReader, legacy: boolean): OrderInput {
     feeRateBps: readLeaf(r) as number,
     timeInForce: readKnownLeaf(r, TIMES_IN_FORCE) as OrderInput['timeInForce'],
     postOnly: readLeaf(r) as boolean,
-    clientOrderId: legacy ? '' : readLeaf(r) as string,
+    clientOrderId: legacy ? '' : readUniqueLeaf(r) as string,
   }
 }
 
@@ -313,6 +321,12 @@ function readLeaf(r: ByteReader): unknown {
   return readTaggedLeaf(r, r.uint())
 }
 
+/** A leaf whose string does not repeat (an order id): decoded, not cached. */
+function readUniqueLeaf(r: ByteReader): unknown {
+  const tag = r.uint()
+  return tag === LEAF_STRING ? r.string() : readTaggedLeaf(r, tag)
+}
+
 /**
  * A leaf that is usually one of `known` (ASCII constants): the constant itself, not a decoded
  * copy (one decoder call fewer per field); any other value reads as readLeaf reads it.
@@ -324,7 +338,7 @@ function readKnownLeaf(r: ByteReader, known: readonly string[]): unknown {
 
 function readTaggedLeaf(r: ByteReader, tag: number): unknown {
   switch (tag) {
-    case LEAF_STRING: return r.string()
+    case LEAF_STRING: return r.cachedString(repeated)
     case LEAF_NUMBER: return r.float64()
     case LEAF_TRUE: return true
     case LEAF_FALSE: return false

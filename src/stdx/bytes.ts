@@ -5,6 +5,7 @@
  * every bound it reads against.
  */
 import { assert } from './assert.js'
+import type { StringCache } from './string-cache.js'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder('utf-8', { fatal: true })
@@ -163,6 +164,15 @@ export class ByteReader {
     assert(start + length <= this.bytes.length, 'record ends inside a string')
     this.offset += length
     return length === 0 ? '' : this.utf8(this.bytes, start, start + length)
+  }
+
+  /** A string through `cache` (string-cache.ts): the string decoded before when the bytes repeat. */
+  cachedString(cache: StringCache): string {
+    const length = this.uint()
+    const start = this.offset
+    assert(start + length <= this.bytes.length, 'record ends inside a string')
+    this.offset += length
+    return cache.get(this.bytes, start, length)
   }
 
   /**

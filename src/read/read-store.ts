@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import { READ_CACHE_RECORDS_MAX, READ_PRUNE_PER_SAVE_MAX, READ_STORE_SAVE_INTERVAL_MS, READ_STORE_SAVE_RECORDS_MAX,
   UNFILLED_ORDERS_RETENTION_DAYS } from '../limits.js'
 import type { History, ListItems, ListName } from './history.js'
+import { ID_LENGTH_MAX } from '../engine/limits.js'
 import type { ModelState, OrderRecord, ReadModel, TokenStats, Totals, TradeRecord } from './read-model.js'
 import type { WalletState } from './portfolio.js'
 
@@ -159,6 +160,7 @@ export class ReadStore implements History {
   }
 
   order(orderId: string): OrderRecord | undefined {
+    if (!isStorableKey(orderId)) return undefined
     const pending = this.pendingOrders.get(orderId)?.order ?? this.orderCache.get(orderId)
     if (pending !== undefined) return pending
     const stored = this.orders.get(orderId)
@@ -167,6 +169,7 @@ export class ReadStore implements History {
   }
 
   trade(tradeId: string): TradeRecord | undefined {
+    if (!isStorableKey(tradeId)) return undefined
     const pending = this.pendingTrades.get(tradeId) ?? this.tradeCache.get(tradeId)
     if (pending !== undefined) return pending
     const stored = this.trades.get(tradeId)
@@ -194,6 +197,7 @@ export class ReadStore implements History {
   }
 
   count(list: ListName, key: string): number {
+    if (!isStorableKey(key)) return 0
     const name = `${list}/${key}`
     let count = this.counts.get(name)
     if (count === undefined) {
@@ -320,4 +324,13 @@ export class ReadStore implements History {
 
 function pendingKeyOf(list: ListName, key: string, index: number): string {
   return `${list}/${key}/${index}`
+}
+
+/**
+ * Whether a key from a request could be a stored one: ids and addresses are at most ID_LENGTH_MAX
+ * characters (the engine refuses longer ones), and LMDB throws on a key past about 2 KB instead
+ * of finding nothing, which a request's id must never turn into an internal error.
+ */
+function isStorableKey(key: string): boolean {
+  return key.length <= ID_LENGTH_MAX
 }

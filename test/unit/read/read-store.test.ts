@@ -180,3 +180,17 @@ t.test('a store of the previous layout (every record, loaded whole) is migrated 
     await store.close()
   }
 })
+
+t.test('a lookup by a key longer than any stored one answers nothing, not an error', async (t) => {
+  // LMDB refuses keys past about 2 KB ("String does not fit in target buffer"), and an order id,
+  // trade id or list key comes from a request: a 4 165-character order id in a gRPC GetOrder
+  // came back INTERNAL (the gRPC fuzz test, seed 1940288391). No stored id is longer than
+  // ID_LENGTH_MAX, so a longer one is simply not there.
+  const store = new ReadStore(dataDir(t))
+  t.teardown(() => store.close())
+  const long = 'x'.repeat(4_165)
+  t.equal(store.order(long), undefined, 'order')
+  t.equal(store.trade(long), undefined, 'trade')
+  t.equal(store.count('ordersByMaker', long), 0, 'a list\'s count')
+  t.same(store.range('ordersByMaker', long, 0, 10), [], 'a list\'s items')
+})

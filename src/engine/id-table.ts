@@ -11,9 +11,9 @@
  * parallel per-entry arrays, which therefore stay as large as the most keys ever held at once.
  *
  * Growth does not stop the engine: the slots double, and the keys move from the old slots to the
- * new ones a few at a time, with each add (Slots and `migrate` below). A doubling that moved every
- * key at once stalled the engine for 185 ms at 2 Mi ids and 613 ms at 4 Mi here
- * (`node scripts/id-table-stall.mjs` gives the slowest adds).
+ * new ones a few at a time, with each add (Slots and `migrate` below). A doubling that rehashed
+ * every key at once stopped the engine for about 120 ms at 2 Mi ids and 325 ms at 4 Mi here, the
+ * rehash alone (`node scripts/id-table-stall.mjs` gives the slowest adds; docs/performance.md).
  *
  * The hash is seeded (by the host, at start) so that nobody can craft ids that collide on
  * purpose; the seed decides only where keys sit and which entry index a key gets, never what the
@@ -31,7 +31,7 @@ const CAPACITY_MIN = 1 << 18
 /**
  * Old slots looked at per add while keys move to doubled slots. The move must end before the new
  * slots are half full: they start a quarter full (the old ones were half full), so the adds that
- * fill the next quarter, as many as half the old slots, must cover all of the old slots: two a
+ * fill the next quarter, as many as half the old slots, must cover all of the old slots: two an
  * add would do; eight ends the move sooner, since lookups probe both slot arrays until it ends.
  */
 const MIGRATE_SLOTS_PER_ADD = 8

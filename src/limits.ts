@@ -34,6 +34,13 @@ export const BATCH_COMMANDS_MAX = 4_096
  * per request id modulo this: 2 MiB of timestamps, allocated only when the trace is asked for.
  */
 export const HOP_TRACE_SLOTS = 65_536
+/**
+ * Strings a thread's command decoder keeps, to give back when the same bytes come again
+ * (src/stdx/string-cache.ts: addresses, API keys, token ids), and the longest it keeps: at most
+ * 4 096 strings of 128 characters, about 1 MiB a thread.
+ */
+export const DECODED_STRINGS_CACHED_MAX = 4_096
+export const DECODED_STRING_CACHED_LENGTH_MAX = 128
 /** The engine writes a snapshot every this many commands. */
 export const SNAPSHOT_EVERY_COMMANDS = 100_000
 /** Snapshots kept in the data directory (older ones are deleted). */

@@ -16,6 +16,7 @@
 import { assert } from '../stdx/assert.js'
 import { ByteReader, ByteWriter } from '../stdx/bytes.js'
 import { StringCache } from '../stdx/string-cache.js'
+import { DECODED_STRING_CACHED_LENGTH_MAX, DECODED_STRINGS_CACHED_MAX } from '../limits.js'
 import type { Command, CommandKind, MarketInput, OrderInput, UnstampedCommand } from '../engine/command.js'
 
 type FieldType =
@@ -110,10 +111,11 @@ function decodeUtf8Native(bytes: Uint8Array, start: number, end: number): string
 
 /**
  * The strings of commands that repeat (addresses, API keys, token ids, every string of the rarer
- * commands), decoded once per thread and given back as the same string (stdx/string-cache.ts).
+ * commands), decoded once per thread and given back as the same string (stdx/string-cache.ts;
+ * bounded by DECODED_STRINGS_CACHED_MAX in limits.ts).
  * Order ids and client order ids, which do not repeat, are decoded each time.
  */
-const repeated = new StringCache(decodeUtf8Native)
+const repeated = new StringCache(decodeUtf8Native, DECODED_STRINGS_CACHED_MAX, DECODED_STRING_CACHED_LENGTH_MAX)
 
 /** Writes an unstamped command (the kind and its fields). */
 export function writeCommand(w: ByteWriter, command: UnstampedCommand): void {

@@ -8,21 +8,22 @@
  *
  * Only strings of one byte per character are kept, and a hit compares every byte with the cached
  * string's char codes, so a hit is the string the bytes decode to (see `get`). Each slot holds
- * one string; a new one at the same slot replaces it, so the cache stays SLOTS strings of at most
- * LENGTH_MAX characters whatever comes in. Ids that never repeat (order ids) should not pass
- * through it: they would only evict the others.
+ * one string; a new one at the same slot replaces it, so the cache stays `slots` strings of at
+ * most `lengthMax` characters whatever comes in (the caller's bounds: src/limits.ts). Ids that
+ * never repeat (order ids) should not pass through it: they would only evict the others.
  */
 import { assert } from './assert.js'
 import type { Utf8Decoder } from './bytes.js'
 
-const SLOTS = 4_096
-const LENGTH_MAX = 128
-
 export class StringCache {
-  private readonly strings: string[] = new Array<string>(SLOTS).fill('')
+  private readonly strings: string[]
+  private readonly mask: number
 
-  constructor(private readonly decode: Utf8Decoder) {
-    assert((SLOTS & (SLOTS - 1)) === 0, 'the slots are a power of two')
+  constructor(private readonly decode: Utf8Decoder, slots: number, private readonly lengthMax: number) {
+    assert(slots > 0 && (slots & (slots - 1)) === 0, 'the slots are a power of two')
+    assert(Number.isSafeInteger(lengthMax) && lengthMax > 0, 'the longest string kept is a length')
+    this.strings = new Array<string>(slots).fill('')
+    this.mask = slots - 1
   }
 
   /**
@@ -34,8 +35,8 @@ export class StringCache {
    */
   get(bytes: Uint8Array, start: number, length: number): string {
     if (length === 0) return ''
-    if (length > LENGTH_MAX) return this.decode(bytes, start, start + length)
-    const slot = slotOf(bytes, start, length)
+    if (length > this.lengthMax) return this.decode(bytes, start, start + length)
+    const slot = hashOf(bytes, start, length) & this.mask
     const cached = this.strings[slot]!
     if (cached.length === length) {
       let i = 0
@@ -49,8 +50,8 @@ export class StringCache {
 }
 
 /** FNV-1a over the length and the last 16 bytes (ids and addresses differ most at their ends). */
-function slotOf(bytes: Uint8Array, start: number, length: number): number {
+function hashOf(bytes: Uint8Array, start: number, length: number): number {
   let hash = Math.imul(0x811c9dc5 ^ length, 0x01000193)
   for (let i = Math.max(0, length - 16); i < length; i++) hash = Math.imul(hash ^ bytes[start + i]!, 0x01000193)
-  return (hash ^ (hash >>> 16)) & (SLOTS - 1)
+  return hash ^ (hash >>> 16)
 }

@@ -14,7 +14,7 @@ const bytesOf = (text: string): Uint8Array => new TextEncoder().encode(text)
 const seed = Number(process.env.STRING_CACHE_SEED ?? 20_261_129)
 
 t.test('a repeated ASCII string comes back as the same string', (t) => {
-  const cache = new StringCache(decode)
+  const cache = new StringCache(decode, 4_096, 128)
   const address = bytesOf('0x' + 'ab'.repeat(20))
   const first = cache.get(address, 0, address.length)
   const again = cache.get(bytesOf('0x' + 'ab'.repeat(20)), 0, address.length)
@@ -25,7 +25,7 @@ t.test('a repeated ASCII string comes back as the same string', (t) => {
 })
 
 t.test('bytes that are not one ASCII character each read as the decoder reads them', (t) => {
-  const cache = new StringCache(decode)
+  const cache = new StringCache(decode, 4_096, 128)
   // 'é' is two bytes; 0x80 alone is invalid (U+FFFD); both keep their own reading after an
   // ASCII string of the same length sits in the slot, and the ASCII one after them.
   const cases = [bytesOf('caf\u00e9'), new Uint8Array([0x63, 0x61, 0x66, 0x80]), bytesOf('cafe'), new Uint8Array([0x80, 0x80])]
@@ -38,7 +38,7 @@ t.test('bytes that are not one ASCII character each read as the decoder reads th
 t.test('random strings with colliding slots, offsets and long strings all read as decoded', (t) => {
   t.comment(`seed ${seed} (STRING_CACHE_SEED=${seed} to reproduce)`)
   const random = new Random(seed)
-  const cache = new StringCache(decode)
+  const cache = new StringCache(decode, 4_096, 128)
   const alphabet = [0x30, 0x31, 0x61, 0x62, 0xc3, 0xa9, 0x80, 0x7a]
   const pool = Array.from({ length: 20_000 }, () => {
     const length = random.int(1, random.int(0, 9) === 0 ? 200 : 12)

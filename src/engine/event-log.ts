@@ -109,7 +109,7 @@ export const CONTEXT_NUMBER = 1
 export const CONTEXT_FALSE = 2
 export const CONTEXT_TRUE = 3
 
-/** The index of '' in every batch's strings. */
+/** The index of '' in every batch's strings: every empty field names it. */
 const EMPTY_STRING = 0
 
 /** Words to start with (64 KiB); the log doubles when a batch needs more. */
@@ -183,7 +183,7 @@ export class EventLog {
     const signer = o.signer[order]!
     const signerIndex = signer === account.address ? accountIndex : this.stringRef(signer)
     const clientOrderId = o.clientOrderId[order]!
-    const clientOrderIdIndex = clientOrderId === '' ? EMPTY_STRING : this.stringRef(clientOrderId)
+    const clientOrderIdIndex = this.stringRef(clientOrderId)
     let n = this.length
     words[n++] = EventKind.OrderAccepted
     words[n++] = orderIndex
@@ -365,7 +365,7 @@ export class EventLog {
   }
 
   /**
-   * An order placed, its id named by `orderIdIndex` (orderIdIndex or stringIndex); its trades are
+   * An order placed, its id named by `orderIdIndex` (orderRef or stringRef); its trades are
    * `tradeIdOf(seq, firstTrade + i)` for i below `tradeCount`.
    */
   resultPlaced(orderIdIndex: number, status: OrderStatus, makingMicros: number, takingMicros: number,
@@ -457,8 +457,11 @@ export class EventLog {
     return market.logIndex
   }
 
-  /** An order: the index of the first of its id and owner (its row carries where, as entities do). */
-  private orderRef(order: OrderRow): number {
+  /**
+   * An order: the index of the first of its id and owner (its row carries where, as entities do).
+   * Public for a placement's result, which names the id its acceptance listed.
+   */
+  orderRef(order: OrderRow): number {
     const o = this.orders
     if (o.logBatch[order] === this.batch) return o.logIndex[order]!
     const index = this.stringCount
@@ -469,18 +472,9 @@ export class EventLog {
     return index
   }
 
-  /** The index of an order's id in the batch's list, listing it on first use. */
-  orderIdIndex(order: OrderRow): number {
-    return this.orderRef(order)
-  }
-
-  /** The index a string gets in the batch's list. */
-  stringIndex(value: string): number {
-    return this.stringRef(value)
-  }
-
-  /** A string field: the index it gets in the batch's list. */
-  private stringRef(value: string): number {
+  /** A string field: the index it gets in the batch's list ('' is always there, at EMPTY_STRING). */
+  stringRef(value: string): number {
+    if (value === '') return EMPTY_STRING
     this.strings[this.stringCount] = value
     return this.stringCount++
   }

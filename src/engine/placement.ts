@@ -58,7 +58,7 @@ export function placeOrders(engine: Engine, orders: readonly OrderInput[]): bool
       log.resultRejection(item.rejection.code, item.rejection.message, item.rejection.context, item.orderId)
     } else {
       // By string: a later order of the batch may have taken this order's row.
-      log.resultPlaced(log.stringIndex(item.orderId), item.status, item.makingMicros, item.takingMicros,
+      log.resultPlaced(log.stringRef(item.orderId), item.status, item.makingMicros, item.takingMicros,
         item.feeMicros, engine.seq, item.firstTrade, item.tradeCount)
     }
   }
@@ -77,7 +77,7 @@ export function placeOrder(engine: Engine, input: OrderInput): boolean {
   if (engine.recording) {
     const fills = engine.fills
     // The order's id is listed already (orderAccepted), under its row, whether it rests or ended.
-    engine.log.resultPlaced(engine.log.orderIdIndex(fills.taker), outcome, fills.makingMicros, fills.takingMicros,
+    engine.log.resultPlaced(engine.log.orderRef(fills.taker), outcome, fills.makingMicros, fills.takingMicros,
       fills.feeMicros, engine.seq, fills.firstTrade, fills.tradeCount)
   }
   return true

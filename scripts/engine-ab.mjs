@@ -12,6 +12,7 @@
 import { execFileSync } from 'node:child_process'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { comparePairs, median } from './ab-pairs.mjs'
 
 const PASSES = 8
 const WARM_PASSES = 2
@@ -38,12 +39,6 @@ async function child(dir, noShare) {
     if (pass >= WARM_PASSES) rates.push(commands.length / ((used.user + used.system) / 1e6))
   }
   process.stdout.write(`${median(rates)}\n`)
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 function rateOf(dir, noShare, nodeFlags) {
@@ -77,15 +72,5 @@ if (args[0] === '--child') {
   const noShare = option(args, '--no-share', 0.4)
   const flagsA = nodeFlags(args, '--flags-a')
   const flagsB = nodeFlags(args, '--flags-b')
-  const ratios = []
-  for (let pair = 1; pair <= pairs; pair++) {
-    const aFirst = pair % 2 === 1
-    const first = aFirst ? rateOf(a, noShare, flagsA) : rateOf(b, noShare, flagsB)
-    const second = aFirst ? rateOf(b, noShare, flagsB) : rateOf(a, noShare, flagsA)
-    const [rateA, rateB] = aFirst ? [first, second] : [second, first]
-    ratios.push(rateB / rateA)
-    const ratio = (rateB / rateA).toFixed(3)
-    process.stdout.write(`pair ${pair}: A ${Math.round(rateA)} B ${Math.round(rateB)} commands/s, B / A ${ratio}\n`)
-  }
-  process.stdout.write(`median B / A over ${pairs} pairs: ${median(ratios).toFixed(3)}\n`)
+  comparePairs(pairs, () => rateOf(a, noShare, flagsA), () => rateOf(b, noShare, flagsB))
 }

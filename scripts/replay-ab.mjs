@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { performance } from 'node:perf_hooks'
+import { comparePairs, median } from './ab-pairs.mjs'
 
 const PASSES = 4
 const load = (dir, path) => import(pathToFileURL(resolve(dir, path)).href)
@@ -52,12 +53,6 @@ async function child(dir, journalDir) {
   process.stdout.write(`${median(rates)}\n`)
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-
 function rateOf(dir, journalDir) {
   const out = execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--child', dir, journalDir],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
@@ -78,16 +73,7 @@ if (args[0] === '--child') {
   const journalDir = mkdtempSync(join(tmpdir(), 'predex-replay-ab-'))
   try {
     await writeJournal(a, journalDir)
-    const ratios = []
-    for (let pair = 1; pair <= pairs; pair++) {
-      const aFirst = pair % 2 === 1
-      const first = rateOf(aFirst ? a : b, journalDir)
-      const second = rateOf(aFirst ? b : a, journalDir)
-      const [rateA, rateB] = aFirst ? [first, second] : [second, first]
-      ratios.push(rateB / rateA)
-      process.stdout.write(`pair ${pair}: A ${Math.round(rateA)} B ${Math.round(rateB)} commands/s, B / A ${(rateB / rateA).toFixed(3)}\n`)
-    }
-    process.stdout.write(`median B / A over ${pairs} pairs: ${median(ratios).toFixed(3)}\n`)
+    comparePairs(pairs, () => rateOf(a, journalDir), () => rateOf(b, journalDir))
   } finally {
     rmSync(journalDir, { recursive: true, force: true })
   }

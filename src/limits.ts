@@ -371,6 +371,14 @@ export const GRPC_ERROR_MESSAGE_CHARS_MAX = 512
 export const GRPC_ERROR_CONTEXT_CHARS_MAX = 256
 /** HTTP/2 streams (calls) open at once on one connection. */
 export const GRPC_STREAMS_PER_CONNECTION_MAX = 100
+/**
+ * A call's header list (its metadata, uncompressed), as REST's REST_HEADERS_BYTES_MAX: past it
+ * node:http2 resets the stream (ENHANCE_YOUR_CALM, which clients read as RESOURCE_EXHAUSTED) while
+ * decoding, so the values never become strings. Predex's own metadata is under 1 KiB; gRPC's C
+ * core and Java take 8 KiB. node:http2's default (64 KiB) let a flood of 60 000-byte keys leave
+ * some 100 MB in glibc's heap (test/contract/auth-abuse.test.ts).
+ */
+export const GRPC_METADATA_BYTES_MAX = 16 * 1024
 /** Long-lived streams (order-entry sessions, user streams) open at once per API key, over all connections. */
 export const GRPC_STREAMS_PER_KEY_MAX = 16
 /** Book streams open at once per client address (they are public). */
@@ -634,14 +642,18 @@ export const RATE_LIMIT_SWEEP_INTERVAL_MS = 10_000
 export const METRICS_RENDER_INTERVAL_MS = 100
 
 /**
- * External memory's growth since the last full collection that makes the front end force one
+ * External strings' growth since the last full collection that makes the front end force one
  * (src/external-memory-watch.ts): large HTTP/2 header values are external strings whose bytes V8
  * does not count, so without it a flood of gRPC calls with big metadata grew the process by their
- * size (60 KB a call) until it died. 32 MiB: a collection (some 30 ms) per about 500 such calls.
+ * size (60 KB a call) until it died. What the garbage reaches between collections glibc keeps in
+ * its heap after they are freed: at 32 MiB checked each second, a flood of 15 000-byte keys left
+ * 76-82 MB there; at 8 MiB checked every 200 ms, 16-18 MB (.scratch measure, 2026-11-29). A
+ * collection costs some 30 ms, so one per 8 MiB is one per about 550 such calls; honest metadata
+ * values are under 64 bytes and never count.
  */
-export const EXTERNAL_MEMORY_GROWTH_BYTES_MAX = 32 * 1024 * 1024
+export const EXTERNAL_MEMORY_GROWTH_BYTES_MAX = 8 * 1024 * 1024
 /** How often that growth is checked (process.memoryUsage(), some 20 us). */
-export const EXTERNAL_MEMORY_CHECK_INTERVAL_MS = 1_000
+export const EXTERNAL_MEMORY_CHECK_INTERVAL_MS = 200
 
 assert(API_KEY_CHARS_MAX >= 36, 'a UUID fits')
 assert(AUTH_CLAIM_CHARS_MAX >= 42, 'a wallet address fits')

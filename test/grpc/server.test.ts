@@ -7,13 +7,13 @@
  * input keeps its trailers small.
  */
 import t from 'tap'
-import { credentials, loadPackageDefinition, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js'
+import { Client as GenericClient, credentials, loadPackageDefinition, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js'
 import { loadSync } from '@grpc/proto-loader'
 import { protoPath as healthProtoPath } from 'grpc-health-check'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { create, toBinary } from '@bufbuild/protobuf'
-import { GRPC_ERROR_CONTEXT_CHARS_MAX, GRPC_RECEIVE_MESSAGE_BYTES_MAX } from '../../src/limits.js'
+import { GRPC_ERROR_CONTEXT_CHARS_MAX, GRPC_METADATA_BYTES_MAX, GRPC_RECEIVE_MESSAGE_BYTES_MAX } from '../../src/limits.js'
 import { GetMarketRequestSchema } from '../../src/gen/predex/v1/market_data_pb.js'
 import { callErrorOf } from '../../src/client/grpc/transport.js'
 import { startServer } from '../rest-harness.js'
@@ -103,6 +103,21 @@ t.test('a request over the message size limit is refused before any handler: RES
   t.equal(error?.code, status.RESOURCE_EXHAUSTED)
   const healthy = await rawCall('/predex.v1.MarketDataService/ListMarkets', Buffer.alloc(0))
   t.equal(healthy, null, 'the server answers the next call')
+})
+
+t.test('metadata over its bound is refused while HTTP/2 decodes it: RESOURCE_EXHAUSTED; the server goes on', async (t) => {
+  const client = new GenericClient(target, credentials.createInsecure())
+  t.teardown(() => client.close())
+  const callWith = (valueBytes: number): Promise<ServiceError | null> => new Promise((resolve) => {
+    const metadata = new Metadata()
+    metadata.set('x-padding', 'p'.repeat(valueBytes))
+    client.makeUnaryRequest('/predex.v1.MarketDataService/ListMarkets', (x: Buffer) => x, (x: Buffer) => x,
+      Buffer.alloc(0), metadata, (error) => resolve(error))
+  })
+  t.equal(await callWith(GRPC_METADATA_BYTES_MAX - 1024), null, 'just within the bound: answered')
+  const refused = await callWith(GRPC_METADATA_BYTES_MAX)
+  t.equal(refused?.code, status.RESOURCE_EXHAUSTED, `past it: ${refused?.details}`)
+  t.equal(await callWith(0), null, 'the connection answers the next call')
 })
 
 t.test('a call whose deadline has passed ends DEADLINE_EXCEEDED; the server goes on', async (t) => {

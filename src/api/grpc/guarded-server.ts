@@ -10,7 +10,12 @@
  * our side and then waits for the client to close its own, with no time limit, and grpc-js's
  * forceShutdown cannot reach a session whose graceful close has begun; so a client that never
  * closes (stuck, or hostile) would hold the server's stop forever (test/grpc/shutdown.test.ts).
+ *
+ * Each connection's header list is bounded (GRPC_METADATA_BYTES_MAX): HTTP/2 header values of 64
+ * bytes or more stay in glibc's heap until V8 collects the strings that lend them, and what a
+ * flood of them reaches the heap keeps.
  */
+import type { ServerOptions as Http2ServerOptions } from 'node:http2'
 import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net'
 import { Server, type ServerCredentials, type ServerOptions } from '@grpc/grpc-js'
 import type { ConnectionGuard } from './connection-guard.js'
@@ -20,8 +25,22 @@ export class GuardedServer extends Server {
   /** Every admitted connection until it closes: what a forced stop destroys (at most GRPC_CONNECTIONS_MAX). */
   private readonly sockets = new Set<Socket>()
 
-  constructor(options: ServerOptions, private readonly guard: ConnectionGuard) {
+  /** `metadataBytesMax`: a call's header list, past which HTTP/2 resets the stream. */
+  constructor(options: ServerOptions, private readonly guard: ConnectionGuard, metadataBytesMax: number) {
     super(options)
+    this.boundHeaderList(metadataBytesMax)
+  }
+
+  /**
+   * grpc-js 1.14.7 has no server option for the metadata's size, and its connection injector
+   * builds the HTTP/2 server from the `commonServerOptions` its constructor filled, so the bound
+   * goes there. Should an upgrade rename that field, the server refuses to start rather than run
+   * without the bound (test/grpc/server.test.ts checks a call past it).
+   */
+  private boundHeaderList(metadataBytesMax: number): void {
+    const common = (this as unknown as { commonServerOptions?: Http2ServerOptions }).commonServerOptions
+    if (common === undefined) throw new Error('grpc-js moved its HTTP/2 options: no place for the metadata bound')
+    common.settings = { ...common.settings, maxHeaderListSize: metadataBytesMax }
   }
 
   /** Listens on `port` ("host:port" or "[v6]:port"; port 0: a free one); calls back with the bound port. */

@@ -25,6 +25,7 @@ import {
   GRPC_CONNECTION_IDLE_MS_MAX,
   GRPC_KEEPALIVE_TIME_MS,
   GRPC_KEEPALIVE_TIMEOUT_MS,
+  GRPC_METADATA_BYTES_MAX,
   GRPC_RECEIVE_MESSAGE_BYTES_MAX,
   GRPC_REFLECTION_RULE,
   GRPC_SEND_MESSAGE_BYTES_MAX,
@@ -83,7 +84,7 @@ export class GrpcServer {
     })
     // The port is this server's alone: GuardedServer listens with node:net, which sets no SO_REUSEPORT.
     this.server = new GuardedServer({ ...CHANNEL_OPTIONS,
-      interceptors: [callEnds([callMeter(face.context.metrics), guard])] }, guard)
+      interceptors: [callEnds([callMeter(face.context.metrics), guard])] }, guard, GRPC_METADATA_BYTES_MAX)
     this.orderEntry = new OrderEntry(face)
     this.streams = new Streams(face)
     this.server.addService(serverDefinitionOf(TradingService), tradingService(face))

@@ -20,7 +20,8 @@ const ROOT = new URL('../../', import.meta.url).pathname
  */
 const EXTERNAL_FLAGS = [
   '--expose-gc', '--import', '--loader', '--require', '--cpu-prof', '--cpu-prof-dir', // node
-  '--trace-gc', '--max-inlined-bytecode-size', '--max-inlined-bytecode-size-cumulative', // V8, through node
+  '--trace-gc', '--trace-opt', '--single-threaded-gc', '--no-concurrent-recompilation', // V8, through node
+  '--max-inlined-bytecode-size', '--max-inlined-bytecode-size-cumulative',
   '--timeout', '--jobs', // tap
   '--data', '--max-time', // curl
   '--ignore-scripts', '--omit', // npm

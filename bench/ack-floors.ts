@@ -14,8 +14,9 @@
  * - `hostDurable`: the same with durability `sync`: everything an ack waits for when alone.
  * - `durableHops`: that durable ack hop by hop (src/host/hop-trace.ts): into the ring until the
  *   worker takes it; apply until its group is handed to the journal thread (with the wait for
- *   the journal thread to be free); the commit until the answer is posted; the answer's trip to
- *   the main thread; from its arrival until the caller's `await` resumes.
+ *   the journal thread to be free); until the journal thread has it (its wake-up); its commit;
+ *   until the answer is posted; the answer's trip to the main thread; from its arrival until the
+ *   caller's `await` resumes.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -31,15 +32,17 @@ export interface Floor {
 }
 
 /** A durable ack's hops, in order; they add up to `hostDurable` command by command. */
-export const DURABLE_HOPS = ['submitted -> decoded', 'decoded -> handed', 'handed -> posted', 'posted -> received',
-  'received -> resumed'] as const
+export const DURABLE_HOPS = ['submitted -> decoded', 'decoded -> handed', 'handed -> taken', 'taken -> committed',
+  'committed -> posted', 'posted -> received', 'received -> resumed'] as const
 export type DurableHop = (typeof DURABLE_HOPS)[number]
 
 /** Each hop between two marks of the trace, in order; the last one ends when the caller resumes. */
 export const TRACED_HOPS: readonly (readonly [DurableHop, Hop, Hop])[] = [
   ['submitted -> decoded', 'submitted', 'decoded'],
   ['decoded -> handed', 'decoded', 'handed'],
-  ['handed -> posted', 'handed', 'posted'],
+  ['handed -> taken', 'handed', 'taken'],
+  ['taken -> committed', 'taken', 'committed'],
+  ['committed -> posted', 'committed', 'posted'],
   ['posted -> received', 'posted', 'received'],
 ]
 

@@ -2,8 +2,9 @@
  * When each request passed each hop of the host (benchmarks only, `HostOptions.hopTrace`): the
  * main thread marks it submitted (written to the ring) and received (its outcome decoded), the
  * engine worker decoded (taken off the ring) and handed (its group given to the journal thread:
- * applied, and the journal thread free), the journal thread posted (its outcome sent back,
- * after the journal commit; for durability `async`, the worker, before it). One
+ * applied, and the journal thread free), the journal thread taken (the group off its port: the
+ * thread awake), committed (its commit returned) and posted (its outcome sent back; for
+ * durability `async`, the worker posts, before the write, and the journal thread marks nothing). One
  * SharedArrayBuffer the threads write, so a slow ack can be read hop by hop (bench/ack-floors.ts).
  * Times are `performance.timeOrigin + performance.now()`, in ms, comparable across the threads
  * of one process. A slot per request id modulo HOP_TRACE_SLOTS (src/limits.ts): a reader reads a
@@ -11,9 +12,9 @@
  */
 import { HOP_TRACE_SLOTS } from '../limits.js'
 
-export const HOPS = ['submitted', 'decoded', 'handed', 'posted', 'received'] as const
+export const HOPS = ['submitted', 'decoded', 'handed', 'taken', 'committed', 'posted', 'received'] as const
 export type Hop = (typeof HOPS)[number]
-const INDEX_OF: Readonly<Record<Hop, number>> = { submitted: 0, decoded: 1, handed: 2, posted: 3, received: 4 }
+const INDEX_OF = Object.fromEntries(HOPS.map((hop, i) => [hop, i])) as Readonly<Record<Hop, number>>
 
 export class HopTrace {
   private readonly times: Float64Array

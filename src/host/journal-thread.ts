@@ -31,7 +31,7 @@ import type {
   ToSnapshotThread,
 } from './messages.js'
 import { EngineStatsWriter } from './engine-stats.js'
-import { HopTrace } from './hop-trace.js'
+import { HopTrace, type Hop } from './hop-trace.js'
 import { ownThreadId } from '../thread-cpu.js'
 import { threadMemory, type ThreadMemory } from './thread-memory.js'
 
@@ -114,6 +114,7 @@ class JournalThread {
   }
 
   private onGroup(group: JournalGroup): void {
+    this.mark(group, 'taken')
     if (group.record !== null) {
       const record = group.record
       // Test only: the acknowledgements have left already; the write follows later, in order.
@@ -125,13 +126,17 @@ class JournalThread {
     }
     if (group.outcomes !== null) {
       // Marked before the post: the main thread may read the mark as soon as the outcome arrives.
-      if (this.hopTrace !== null && group.requestIds !== null) {
-        for (const requestId of group.requestIds) this.hopTrace.mark(requestId, 'posted')
-      }
+      this.mark(group, 'posted')
       this.options.toMain.postMessage({ type: 'batch', bytes: group.outcomes } satisfies FromWorker, [group.outcomes])
     }
     this.lastSeq = group.lastSeq
     toWorker({ type: 'durable', seq: group.lastSeq })
+  }
+
+  /** Each of the group's requests passed `hop` (benchmarks' hop trace only). */
+  private mark(group: JournalGroup, hop: Hop): void {
+    if (this.hopTrace === null || group.requestIds === null) return
+    for (const requestId of group.requestIds) this.hopTrace.mark(requestId, hop)
   }
 
   /** Committed on this thread: durable when it returns. */
@@ -145,6 +150,7 @@ class JournalThread {
     } catch (error) {
       fatal(error)
     }
+    this.mark(group, 'committed')
     this.stats.committed({ commands: group.commands, sizeBytes: record.byteLength,
       seconds: (performance.now() - started) / 1000, seq: group.lastSeq })
     this.follow(group)

@@ -25,6 +25,7 @@
  * server writes CPU profiles of its threads there when it stops).
  */
 import { availableParallelism, cpus } from 'node:os'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { GrpcTransport } from '../src/client/grpc/transport.js'
 import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX } from '../src/limits.js'
 import { BenchFlags } from './flags.js'
@@ -51,14 +52,27 @@ interface Settings {
 }
 
 /** Signs orders in batches as phases need them, numbering on so that prices keep cycling. */
+/** Orders signed between two turns of the event loop (about 0.3 s of signing here). */
+const SIGN_CHUNK_ORDERS = 500
+
 class Signer {
   private first = 0
 
   constructor(private readonly traders: readonly Trader[], private readonly tokenId: string) {}
 
-  sign(count: number): SignedFor[] {
+  /**
+   * Signs in chunks with a turn of the event loop between them: the sessions' streams stay open
+   * meanwhile, and signing 20 000 orders in one go (11.5 s) kept this process from answering the
+   * server's keepalive ping within GRPC_KEEPALIVE_TIMEOUT_MS, so the server dropped the connection
+   * and every session on it (a suite run failed so, 2026-11-29). The same orders either way.
+   */
+  async sign(count: number): Promise<SignedFor[]> {
     const started = performance.now()
-    const orders = signOrders(this.traders, this.tokenId, count, this.first)
+    const orders: SignedFor[] = []
+    for (let done = 0; done < count; done += SIGN_CHUNK_ORDERS) {
+      orders.push(...signOrders(this.traders, this.tokenId, Math.min(SIGN_CHUNK_ORDERS, count - done), this.first + done))
+      await nextTurn()
+    }
     this.first += count
     log(`  (signed ${count} orders in ${((performance.now() - started) / 1000).toFixed(1)} s, not timed)`)
     return orders
@@ -91,7 +105,7 @@ async function grpcFloor(signer: Signer, seconds: number): Promise<Figures['floo
   const transports = Array.from({ length: CHANNELS }, () =>
     new GrpcTransport(`127.0.0.1:${child.port}`, { 'grpc.use_local_subchannel_pool': 1 }))
   try {
-    const signed = signer.sign(FLOOR_ORDERS)
+    const signed = await signer.sign(FLOOR_ORDERS)
     const orders = Array.from({ length: 200_000 }, (_, i) => signed[i % signed.length]!)
     await unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, 1, orders, [])
     const { result, cpu } = await new CpuMeter(child.process.pid!).phase(() =>
@@ -118,7 +132,7 @@ async function warmUp(server: BenchServer, signer: Signer, transports: readonly 
   const coldCount = settings.quick ? 200 : 400
   const warmCount = settings.quick ? 600 : 1_000
   const grpcCount = 6 * TRADERS
-  const orders = signer.sign(coldCount + warmCount + 2 * grpcCount)
+  const orders = await signer.sign(coldCount + warmCount + 2 * grpcCount)
   const rest = (from: number, to: number, seconds: number): Promise<LoadResult> => closedLoop(server.restPort,
     REST_CONNECTIONS, seconds, orderSource(orders.slice(from, to), []), to - from)
   const cold = await rest(0, coldCount, 60)
@@ -144,17 +158,17 @@ async function intake(server: BenchServer, signer: Signer, transports: readonly 
   sessions: readonly BenchSession[], settings: Settings, warmRate: number, phases: PhaseClock):
   Promise<{ rest: LoadResult; unary: LoadResult; stream: LoadResult; resting: SignedFor[] }> {
   const { seconds, window } = settings
-  const restOrders = signer.sign(budget(warmRate * 1.3, seconds))
+  const restOrders = await signer.sign(budget(warmRate * 1.3, seconds))
   const rest = await phases.time('rest', () => closedLoop(server.restPort, REST_CONNECTIONS, seconds,
     orderSource(restOrders, []), restOrders.length))
   log(`REST POST /order, closed loop (${REST_CONNECTIONS} connections): ${describe(rest)}`)
   await cancelEverything(sessions)
-  const unaryOrders = signer.sign(budget(rest.perSecond * 1.5, seconds))
+  const unaryOrders = await signer.sign(budget(rest.perSecond * 1.5, seconds))
   const unary = await phases.time('unary', () =>
     unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, seconds, unaryOrders, []))
   log(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight on ${CHANNELS} channels): ${describe(unary)}`)
   await cancelEverything(sessions)
-  const streamOrders = signer.sign(budget(Math.max(rest.perSecond, unary.perSecond) * 1.5, seconds))
+  const streamOrders = await signer.sign(budget(Math.max(rest.perSecond, unary.perSecond) * 1.5, seconds))
   const resting: SignedFor[] = []
   const stream = await phases.time('stream', () => pipelined(sessions, window, seconds, placeWork(streamOrders, resting)))
   log(`stream place, pipelined (${sessions.length} sessions x ${window} in flight): ${describe(stream)}`)
@@ -176,13 +190,13 @@ async function measure(server: BenchServer, signer: Signer, transports: readonly
   const { rest, unary, stream, resting } = await intake(server, signer, transports, sessions, settings, warmRate,
     phases)
   const openRate = Math.max(1, Math.floor(stream.perSecond / 2))
-  const openOrders = signer.sign(Math.ceil(openRate * seconds) + 2 * TRADERS)
+  const openOrders = await signer.sign(Math.ceil(openRate * seconds) + 2 * TRADERS)
   const open = await openLoop(sessions, openRate, seconds, placeWork(openOrders, resting))
   log(`stream place, open loop at ${openRate}/s (half the pipelined rate): ${describe(open)}`)
   const cancels = await phases.time('cancels', () => pipelined(sessions, window, seconds, cancelWork(resting)))
   log(`stream cancel, pipelined: ${describe(cancels)} (${resting.length} resting orders to cancel)`)
   await cancelEverything(sessions)
-  const fanOrders = signer.sign(budget(stream.perSecond, seconds))
+  const fanOrders = await signer.sign(budget(stream.perSecond, seconds))
   const fan = await fanOut(transports, settings.subscribers, tokenId,
     () => pipelined(sessions, window, seconds, placeWork(fanOrders, [])))
   log(`book fan-out: ${fan.subscribers} subscribers, ${Math.round(fan.sourceUpdatesPerSecond)} updates/s each, ` +

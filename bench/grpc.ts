@@ -51,10 +51,10 @@ interface Settings {
   readonly window: number
 }
 
-/** Signs orders in batches as phases need them, numbering on so that prices keep cycling. */
 /** Orders signed between two turns of the event loop (about 0.3 s of signing here). */
 const SIGN_CHUNK_ORDERS = 500
 
+/** Signs orders in batches as phases need them, numbering on so that prices keep cycling. */
 class Signer {
   private first = 0
 

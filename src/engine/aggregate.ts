@@ -1,9 +1,10 @@
 /**
- * The end of every command: one `balance` event per balance that changed, and one `bookLevel`
- * event per price level of a token's own book that changed, each in a canonical order (docs/engine.md,
- * "Events"): balances by address, USDC first, then by token id; levels by token id, BUY first, then
- * by price. What the command touched is sorted in place (a handful of items: insertion sort, whose
- * set-up costs nothing) and the changed ones are written to the event log in that order.
+ * The end of every command: one `balance` event per balance that changed (unless the engine
+ * writes none: `Engine.balanceEvents`), and one `bookLevel` event per price level of a token's own
+ * book that changed, each in a canonical order (docs/engine.md, "Events"): balances by address,
+ * USDC first, then by token id; levels by token id, BUY first, then by price. What the command
+ * touched is sorted in place (a handful of items: insertion sort, whose set-up costs nothing)
+ * and the changed ones are written to the event log in that order.
  */
 import { isAddressAfter, type Account, type ShareBalance } from './account.js'
 import type { Engine } from './engine.js'
@@ -18,6 +19,10 @@ export function emitAggregates(engine: Engine): void {
 
 function writeChangedBalances(engine: Engine): void {
   const touches = engine.touches
+  if (!engine.balanceEvents) {
+    if (anyBalanceChanged(touches)) engine.log.changeUnwritten()
+    return
+  }
   const accounts = touches.accounts
   const shares = touches.shares
   // Most commands touch one balance or none: no sort to call.
@@ -34,15 +39,27 @@ function writeChangedBalances(engine: Engine): void {
   }
 }
 
+/** Whether a balance the command touched changed (what a `balance` event would have said). */
+function anyBalanceChanged(touches: Touches): boolean {
+  for (let a = 0; a < touches.accountCount; a++) if (usdcChanged(touches.accounts[a]!)) return true
+  for (let s = 0; s < touches.shareCount; s++) if (sharesChanged(touches.shares[s]!)) return true
+  return false
+}
+
+function usdcChanged(account: Account): boolean {
+  return account.usdcMicros !== account.usdcBeforeMicros || account.usdcHeldMicros !== account.usdcHeldBeforeMicros
+}
+
+function sharesChanged(shares: ShareBalance): boolean {
+  return shares.balanceMicros !== shares.balanceBeforeMicros || shares.heldMicros !== shares.heldBeforeMicros
+}
+
 function writeUsdc(engine: Engine, account: Account): void {
-  if (account.usdcMicros === account.usdcBeforeMicros && account.usdcHeldMicros === account.usdcHeldBeforeMicros) return
-  engine.log.usdcBalance(account)
+  if (usdcChanged(account)) engine.log.usdcBalance(account)
 }
 
 function writeShares(engine: Engine, shares: ShareBalance): void {
-  if (shares.balanceMicros === shares.balanceBeforeMicros && shares.heldMicros === shares.heldBeforeMicros) return
-  const market = engine.markets[shares.tokenIndex >> 1]!
-  engine.log.shareBalance(shares, market)
+  if (sharesChanged(shares)) engine.log.shareBalance(shares, engine.markets[shares.tokenIndex >> 1]!)
 }
 
 /** Each touched level gives up to two items, its Yes and its No token's own level: 2 x level + (1 for No). */

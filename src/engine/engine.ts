@@ -106,6 +106,14 @@ export class Engine {
    * ones not computed. Nothing but events reads what they would hold, so the state is the same.
    */
   recording = true
+  /**
+   * Whether `balance` events are written. The host's engine worker turns them off: nothing on
+   * its path reads them (host/messages.ts, EVENTS_CROSSING: balances are queried from the engine),
+   * and writing them, sorted by address, was about an eighth of the engine's time. A balance that
+   * changed still makes the command a change (`changed`), so what is journaled is the same, and
+   * every other event is written as before (test/unit/engine/balance-events.test.ts).
+   */
+  balanceEvents = true
 
   /**
    * `hashSeed` only randomises the layout of the order index (against crafted collisions); it

@@ -148,6 +148,14 @@ export class EventLog {
     this.changes = 0
   }
 
+  /**
+   * A change the command made whose event is not written (a balance, when the engine writes no
+   * `balance` events): it counts in `changes` all the same, so the command is still journaled.
+   */
+  changeUnwritten(): void {
+    this.changes++
+  }
+
   /** Forgets the batch; the next event starts a new one. */
   clear(): void {
     this.length = 0

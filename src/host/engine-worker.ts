@@ -25,6 +25,7 @@ import { BATCH_COMMANDS_MAX } from '../limits.js'
 import { Ring } from '../ring/ring.js'
 import { startThread } from '../thread-start.js'
 import {
+  EVENTS_CROSSING,
   type AppliedOutcome,
   type FromJournal,
   type FromWorker,
@@ -341,6 +342,8 @@ async function main(): Promise<void> {
   const recovery = recover(journal, options.hashSeed, () => performance.now(),
     journal.endedOrdersRetained(options.endedOrdersRetained))
   const engine = recovery.engine
+  // Nobody on the main thread reads `balance` events (messages.ts, EVENTS_CROSSING): not written.
+  engine.balanceEvents = EVENTS_CROSSING.balance
   const journalThread = await startJournalThread(options, engine.seq)
   post({
     type: 'ready', seq: engine.seq, snapshotSeq: recovery.snapshotSeq,

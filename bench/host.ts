@@ -23,6 +23,7 @@ import { join } from 'node:path'
 import { Engine } from '../src/engine/engine.js'
 import type { Command, UnstampedCommand } from '../src/engine/command.js'
 import { EngineHost } from '../src/host/engine-host.js'
+import { EVENTS_CROSSING } from '../src/host/messages.js'
 import { ThreadCpu } from '../src/thread-cpu.js'
 import { PredexError } from '../src/errors.js'
 import type { Durability } from '../src/journal/journal.js'
@@ -66,8 +67,10 @@ function unstamped(command: Command): UnstampedCommand {
 
 const ENGINE_BATCH_MASK = 1023
 
+/** The engine alone, as the host's worker runs it (no `balance` events: nothing on the host's path reads them). */
 function engineAlone(setup: readonly Command[], commands: readonly Command[]): number {
   const engine = new Engine()
+  engine.balanceEvents = EVENTS_CROSSING.balance
   for (const command of setup) engine.apply(command)
   const start = performance.now()
   for (let i = 0; i < commands.length; i++) {

@@ -119,6 +119,12 @@ export const VERIFY_TASKS_PER_THREAD = 2
 /** The Retry-After of SIGNATURE_POOL_BUSY: the pool drains its whole bound in less than this. */
 export const VERIFY_RETRY_AFTER_SEC = 1
 /**
+ * How long closing the pool waits for a thread still starting (loading its module: some 0.1 s,
+ * seconds on a loaded machine) before it ends it all the same: a thread that never starts must
+ * not hold a stop for ever.
+ */
+export const VERIFY_THREAD_START_WAIT_MS = 10_000
+/**
  * Shedding by event-loop lag (service/load-shedder.ts): the front end's timer ticks every
  * LOOP_LAG_TICK_MS; when LOOP_LAG_TICKS_TO_SHED ticks in a row run more than the bound late
  * (--shed-lag-ms, LOOP_LAG_MS_MAX_DEFAULT unless told), new order placements are refused with

@@ -16,8 +16,8 @@ import { Piscina } from 'piscina'
 import { availableParallelism } from 'node:os'
 import { ServiceCode, PredexError } from '../errors.js'
 import { VERIFY_BATCH_MAX, VERIFY_LIGHT_KEY_ORDERS_MAX, VERIFY_LIGHT_RESERVE_ORDERS, VERIFY_PENDING_ORDERS_MAX,
-  VERIFY_PENDING_PER_KEY_MAX, VERIFY_RETRY_AFTER_SEC, VERIFY_TASKS_PER_THREAD, VERIFIER_THREAD_NICE }
-  from '../limits.js'
+  VERIFY_PENDING_PER_KEY_MAX, VERIFY_RETRY_AFTER_SEC, VERIFY_TASKS_PER_THREAD, VERIFY_THREAD_START_WAIT_MS,
+  VERIFIER_THREAD_NICE } from '../limits.js'
 import type { OrderToVerify, Verdict } from './verify-order.js'
 import type { VerifyTask, VerifyThreadData, VerifyThreadStarted } from './verify-worker.js'
 import type { SigBackend } from './sig-backend.js'
@@ -70,6 +70,9 @@ export class VerifierPool {
   private tasksRunning = 0
   private dispatchScheduled = false
   private held = false
+  /** Threads that have reported their start (their module loaded); a restarted one counts again. */
+  private threadsStarted = 0
+  private readonly startWaiting: (() => void)[] = []
 
   constructor(private readonly options: VerifierPoolOptions) {
     const threads = options.threads ?? availableParallelism()
@@ -83,7 +86,10 @@ export class VerifierPool {
       ...flags, minThreads: threads, maxThreads: threads, maxQueue: this.tasksMax,
       workerData: { nice: options.nice ?? VERIFIER_THREAD_NICE } satisfies VerifyThreadData }))
     this.pool.on('message', (message: Partial<VerifyThreadStarted> | null) => {
-      if (typeof message?.verifyThreadId === 'number') options.onThread?.(message.verifyThreadId)
+      if (typeof message?.verifyThreadId !== 'number') return
+      this.threadsStarted++
+      options.onThread?.(message.verifyThreadId)
+      for (const waiting of this.startWaiting.splice(0)) waiting()
     })
   }
 
@@ -148,10 +154,31 @@ export class VerifierPool {
     }
   }
 
+  /**
+   * Verifies what waits, then ends the threads, once each has started (for at most
+   * VERIFY_THREAD_START_WAIT_MS): terminating a thread while it still loads its module made Node
+   * 20 abort the whole process ("v8::Module::IsGraphAsync must be used on an instantiated
+   * module", in a CI run), and a server stopped right after its start did that.
+   */
   async close(): Promise<void> {
     this.held = false
     this.dispatch()
+    await this.threadsStart(VERIFY_THREAD_START_WAIT_MS)
     await this.pool.close()
+  }
+
+  /** Resolves when every thread has started, or after `waitMsMax`. */
+  private async threadsStart(waitMsMax: number): Promise<void> {
+    const deadline = performance.now() + waitMsMax
+    while (this.threadsStarted < this.threads && performance.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deadline - performance.now())
+        this.startWaiting.push(() => {
+          clearTimeout(timer)
+          resolve()
+        })
+      })
+    }
   }
 
   private busy(bound: Record<string, number>): PredexError {

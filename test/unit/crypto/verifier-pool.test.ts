@@ -161,3 +161,16 @@ t.test('the pool\'s threads run below the main thread\'s priority (Linux: a nice
   t.ok(lowered.length >= 1, `${lowered.length} new threads at nice ${VERIFIER_THREAD_NICE} (the pool's)`)
   t.equal(niceOf(String(process.pid)), 0, 'the main thread keeps nice 0')
 })
+
+// A CI run (2026-11-29) aborted two test processes as they ended with Node's "FATAL ERROR:
+// v8::Module::IsGraphAsync must be used on an instantiated module", in a pool thread's require of
+// its module (piscina/dist/worker.js): a pool closed while its threads were still loading was
+// terminating them mid-load. close() now waits (a bounded time) for every thread to have started.
+t.test('close waits until every thread has started (none is terminated while it loads)', async (t) => {
+  for (let round = 0; round < 3; round++) {
+    const started: number[] = []
+    const pool = new VerifierPool({ ...QUICK, threads: 2, onThread: (tid) => started.push(tid) })
+    await pool.close()
+    t.equal(started.length, 2, `round ${round}: both threads had started when close returned`)
+  }
+})

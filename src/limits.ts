@@ -378,13 +378,13 @@ export const GRPC_ERROR_CONTEXT_CHARS_MAX = 256
 /** HTTP/2 streams (calls) open at once on one connection. */
 export const GRPC_STREAMS_PER_CONNECTION_MAX = 100
 /**
- * A call's header list (its metadata, uncompressed), as REST's REST_HEADERS_BYTES_MAX: past it
+ * A call's header list (its metadata, uncompressed): REST's bound, one rule for both faces. Past it
  * node:http2 resets the stream (ENHANCE_YOUR_CALM, which clients read as RESOURCE_EXHAUSTED) while
  * decoding, so the values never become strings. Predex's own metadata is under 1 KiB; gRPC's C
  * core and Java take 8 KiB. node:http2's default (64 KiB) let a flood of 60 000-byte keys leave
  * some 100 MB in glibc's heap (test/contract/auth-abuse.test.ts).
  */
-export const GRPC_METADATA_BYTES_MAX = 16 * 1024
+export const GRPC_METADATA_BYTES_MAX = REST_HEADERS_BYTES_MAX
 /** Long-lived streams (order-entry sessions, user streams) open at once per API key, over all connections. */
 export const GRPC_STREAMS_PER_KEY_MAX = 16
 /** Book streams open at once per client address (they are public). */

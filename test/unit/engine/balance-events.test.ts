@@ -9,7 +9,6 @@
 import t from 'tap'
 import { emitAggregates } from '../../../src/engine/aggregate.js'
 import { Engine } from '../../../src/engine/engine.js'
-import type { Command } from '../../../src/engine/command.js'
 import { TwinEngines } from './twin-engines.js'
 import { Workload } from '../../simulation/workload.js'
 
@@ -26,12 +25,8 @@ t.test(`without balance events, the same results, other events, changes and stat
   const workload = new Workload({ seed: SEED })
   let balanceEvents = 0
   for (let i = 0; i < COMMANDS && twins.mismatches === 0; i++) {
-    const generated = workload.next()
-    const before = { seq: full.seq, timeMs: full.timeMs }
-    const command: Command = { ...generated, seq: full.seq + 1 }
-    const applied = full.apply(command)
+    const { command, before, applied } = twins.applyNext(workload)
     const fullChanged = full.changed
-    workload.observe(generated, applied.result, applied.events)
     const answered = quiet.apply(command)
     const others = applied.events.filter((event) => event.type !== 'balance')
     balanceEvents += applied.events.length - others.length

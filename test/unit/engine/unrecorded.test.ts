@@ -9,7 +9,6 @@
  */
 import t from 'tap'
 import { changedState, Engine } from '../../../src/engine/engine.js'
-import type { Command } from '../../../src/engine/command.js'
 import { TwinEngines } from './twin-engines.js'
 import { Workload } from '../../simulation/workload.js'
 
@@ -24,11 +23,7 @@ t.test(`commands that change nothing can be forgotten (seed ${SEED})`, (t) => {
   const workload = new Workload({ seed: SEED })
   let forgotten = 0
   for (let i = 0; i < COMMANDS && twins.mismatches === 0; i++) {
-    const generated = workload.next()
-    const before = { seq: live.seq, timeMs: live.timeMs }
-    const command: Command = { ...generated, seq: live.seq + 1 }
-    const applied = live.apply(command)
-    workload.observe(generated, applied.result, applied.events)
+    const { command, before, applied } = twins.applyNext(workload)
     if (!changedState(applied.events)) {
       live.rewind(before.seq, before.timeMs)
       forgotten++

@@ -90,7 +90,8 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   // Before the journal opens: a missing or wrong master key refuses the start with nothing left open.
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
   const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
-    journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log })
+    journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log,
+    snapshotReplicaAtStart: true })
   opened.add(() => host.stop())
   const { store, read } = await openReadModel(config, host, log)
   opened.add(() => stopHostThenStore(host, store))

@@ -47,6 +47,13 @@ export interface HostOptions {
   readonly failJournalAtBatch?: number
   /** Benchmarks only: mark when each request passes each hop (hop-trace.ts; `EngineHost.hopTrace`). */
   readonly hopTrace?: boolean
+  /**
+   * Start the snapshot replica with the host rather than when the journal first has commands for
+   * it (journal-thread.ts): a server's choice (src/app.ts), so that the replica's start (its
+   * thread, the compilation of its code, its recovery) comes before trading, not in the middle of
+   * it; tests' hosts, most of which stop soon, leave it off and never pay for the thread.
+   */
+  readonly snapshotReplicaAtStart?: boolean
 }
 
 export interface Recovered {
@@ -123,6 +130,7 @@ export class EngineHost {
       unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs ?? 0,
       failJournalAtBatch: options.failJournalAtBatch ?? 0,
       hopTrace: hopTrace?.buffer ?? null,
+      snapshotReplicaAtStart: options.snapshotReplicaAtStart ?? false,
       toMain: outcomes.port2,
     }
     const worker = startThread('engine-worker', import.meta.url,

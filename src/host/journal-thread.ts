@@ -57,7 +57,8 @@ class JournalThread {
   private readonly hopTrace: HopTrace | null
   /**
    * The replica that makes the snapshots (snapshot-thread.ts), started when it is first needed:
-   * a host that stops before (most tests' hosts) never pays for its thread and its recovery.
+   * a host that stops before (most tests' hosts) never pays for its thread and its recovery; or at
+   * start, when the host is told so (HostOptions.snapshotReplicaAtStart: the server).
    */
   private snapshots: Worker | null = null
   /** Memory queries waiting for the replica's heap, answered in order (it answers in order). */
@@ -95,6 +96,7 @@ class JournalThread {
    * the snapshot thread's messages, the retention's writes and the test switch's timers.
    */
   async run(): Promise<void> {
+    if (this.options.snapshotReplicaAtStart && this.snapshotsOn) this.replica()
     const signal = new Int32Array(this.options.signal)
     let yielded = performance.now()
     while (!this.stopping) {
@@ -163,7 +165,7 @@ class JournalThread {
    * Every SNAPSHOT_EVERY_COMMANDS, it makes a snapshot at the group's last seq.
    */
   private follow(group: JournalGroup): void {
-    if (this.options.snapshotEveryCommands >= Number.MAX_SAFE_INTEGER) return
+    if (!this.snapshotsOn) return
     this.commandsSinceSnapshot += group.commands
     this.commandsSinceFollow += group.commands
     const due = this.commandsSinceSnapshot >= this.options.snapshotEveryCommands
@@ -171,8 +173,17 @@ class JournalThread {
     if (due) this.commandsSinceSnapshot = 0
     this.commandsSinceFollow = 0
     const message: ToSnapshotThread = { type: due ? 'snapshot' : 'durable', seq: group.lastSeq }
+    this.replica().postMessage(message)
+  }
+
+  private get snapshotsOn(): boolean {
+    return this.options.snapshotEveryCommands < Number.MAX_SAFE_INTEGER
+  }
+
+  /** The replica, started now if it is not running yet. */
+  private replica(): Worker {
     this.snapshots ??= startSnapshotThread(this.options, (reply) => this.onReplica(reply))
-    this.snapshots.postMessage(message)
+    return this.snapshots
   }
 
   /** The worker's heap (in `query`), this thread's and the replica's if it runs, to the main thread. */

@@ -35,6 +35,8 @@ export interface WorkerOptions {
   readonly failJournalAtBatch: number
   /** Benchmarks only: the hop trace's buffer (hop-trace.ts), or null. */
   readonly hopTrace: SharedArrayBuffer | null
+  /** Start the snapshot replica with the journal thread (HostOptions.snapshotReplicaAtStart). */
+  readonly snapshotReplicaAtStart: boolean
   /**
    * The main thread's end of the durable outcomes' channel: the worker hands it to its journal
    * thread, which posts each batch there once it is committed (FromWorker `batch`, `stopped`).
@@ -44,7 +46,8 @@ export interface WorkerOptions {
 
 /** The journal thread's options: the worker's, less what only the engine needs, and where recovery ended. */
 export type JournalThreadOptions = Pick<WorkerOptions, 'stats' | 'dataDir' | 'durability' | 'journalRetention' |
-  'unsafeAckBeforeJournalMs' | 'failJournalAtBatch' | 'hopTrace' | 'toMain' | 'snapshotEveryCommands' | 'hashSeed'>
+  'unsafeAckBeforeJournalMs' | 'failJournalAtBatch' | 'hopTrace' | 'toMain' | 'snapshotEveryCommands' | 'hashSeed' |
+  'snapshotReplicaAtStart'>
   & {
     readonly recoveredSeq: number
     /** One Int32 the worker bumps (and notifies) after each message it posts to the journal thread. */

@@ -93,3 +93,25 @@ t.test('a memory query answers for every engine thread: the worker, the journal 
     }
     await host.stop()
   })
+
+t.test('a host told to start its replica at start has it before any command; one not told does not', async (t) => {
+  const threadsOf = async (host: EngineHost): Promise<string[]> => {
+    const answer = await host.query({ kind: 'memory', collect: false })
+    if (answer.kind !== 'memory') throw new Error(`a ${answer.kind} answer to a memory query`)
+    return answer.threads.map((thread) => thread.thread)
+  }
+  for (const atStart of [true, false]) {
+    const dir = mkdtempSync(join(tmpdir(), 'predex.snapshots-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const host = await EngineHost.start({ dataDir: dir, hashSeed: 3, snapshotReplicaAtStart: atStart })
+    t.same(await threadsOf(host), atStart ? ['engine', 'journal', 'snapshot'] : ['engine', 'journal'],
+      `snapshotReplicaAtStart ${atStart}: the engine's threads before any command`)
+    await host.stop()
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'predex.snapshots-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const off = await EngineHost.start({ dataDir: dir, hashSeed: 3, snapshotReplicaAtStart: true,
+    snapshotEveryCommands: Number.MAX_SAFE_INTEGER })
+  t.same(await threadsOf(off), ['engine', 'journal'], 'snapshots off: no replica, whatever the start says')
+  await off.stop()
+})

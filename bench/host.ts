@@ -570,7 +570,8 @@ function k(rate: number): string {
 function describeFloors(f: AckFloors): string {
   const one = (name: string, floor: Floor): string => `${name} p50 ${floor.p50Ms.toFixed(2)} p99 ${floor.p99Ms.toFixed(2)} ms`
   return [one('lmdb-js put + flushed', f.lmdbPutFlushed), one('LMDB synchronous commit', f.lmdbSyncCommit),
-    one('host round trip (async)', f.hostRoundTrip), one('host durable ack', f.hostDurable)].join('; ')
+    one('host round trip (async)', f.hostRoundTrip), one('the bare shape', f.bareShape),
+    one('host durable ack', f.hostDurable)].join('; ')
 }
 
 function floorFields(f: AckFloors): Record<string, number> {
@@ -579,6 +580,7 @@ function floorFields(f: AckFloors): Record<string, number> {
     lmdb_sync_commit_p50_ms: round(f.lmdbSyncCommit.p50Ms), lmdb_sync_commit_p99_ms: round(f.lmdbSyncCommit.p99Ms),
     host_round_trip_p50_ms: round(f.hostRoundTrip.p50Ms), host_round_trip_p99_ms: round(f.hostRoundTrip.p99Ms),
     host_durable_one_p50_ms: round(f.hostDurable.p50Ms), host_durable_one_p99_ms: round(f.hostDurable.p99Ms),
+    bare_shape_p50_ms: round(f.bareShape.p50Ms), bare_shape_p99_ms: round(f.bareShape.p99Ms),
     ...Object.fromEntries(DURABLE_HOPS.flatMap((hop) => {
       const name = `hop_${hop.replace(' -> ', '_to_')}`
       return [[`${name}_p50_ms`, round(f.durableHops[hop].p50Ms)], [`${name}_p99_ms`, round(f.durableHops[hop].p99Ms)]]
@@ -640,11 +642,18 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     `${r.lmdb_put_flushed_p50_ms} | ${r.lmdb_put_flushed_p99_ms} |`,
     `| host round trip, durability async (ring, worker, answer; no disk) | ${r.host_round_trip_p50_ms} | ` +
     `${r.host_round_trip_p99_ms} |`,
+    `| the bare shape: a worker woken from Atomics.wait, one LMDB synchronous commit, its answer posted back ` +
+    `(no Predex code) | ${r.bare_shape_p50_ms} | ${r.bare_shape_p99_ms} |`,
     `| host durable ack, one command alone | ${r.host_durable_one_p50_ms} | ${r.host_durable_one_p99_ms} |`,
     ...DURABLE_HOPS.map((hop) => {
       const name = `hop_${hop.replace(' -> ', '_to_')}`
       return `| ... of which ${hop} | ${r[`${name}_p50_ms`]} | ${r[`${name}_p99_ms`]} |`
     }), '',
+    `The bare shape is the least any durable ack of the design card's shape crosses (two hand-offs and a ` +
+    `commit), alone on an otherwise idle host: its p99 ${r.bare_shape_p99_ms} ms is ` +
+    `${r.bare_shape_p99_ms! > r.ack_p99_bound_ms! ? 'above' : 'within'} the ack bound ` +
+    `(${r.ack_p99_bound_ms} ms)${r.bare_shape_p99_ms! > r.ack_p99_bound_ms! ? ', so no host of this shape ' +
+      'meets the bound on this machine, at half of the maximum or at any rate' : ''}.`, '',
     `Replay from the journal alone: ${r.replay_commands_per_s} commands/s, ${r.replay_to_engine} x the engine alone ` +
     `(target >= 0.7: ${met(r.replay_to_engine! >= 0.7)}). Restart to ready: ${r.restart_ms} ms with a snapshot ` +
     `(target < 2 s: ${met(r.restart_ms! < 2000)}), ${r.restart_no_snapshot_ms} ms without.`,

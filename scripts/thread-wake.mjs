@@ -4,11 +4,17 @@
 // stores a counter and notifies; the worker, asleep in Atomics.wait (after spinning SPIN_US
 // first, if given), stamps when it woke. Prints the wake latency's percentiles.
 //
+// Then what a wake costs in CPU: the two threads hand a counter back and forth PING_PONGS times,
+// each asleep in Atomics.wait while the other runs, and the process's CPU time (user and system,
+// from process.cpuUsage) is divided by the wakes: what each hand-off of an order to a sleeping
+// thread costs the machine besides its latency (docs/performance.md, "What a wake costs here").
+//
 //   node scripts/thread-wake.mjs [GAP_MS=2] [SPIN_US=0]
 import { performance } from 'node:perf_hooks'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 
 const WAKES = 3_000
+const PING_PONGS = 20_000
 /** Int32 slots of the shared buffer: the counter the main thread bumps, the one the worker echoes. */
 const ASKED = 0
 const WOKEN = 1
@@ -44,6 +50,44 @@ async function main() {
   console.log(`gap ${gapMs} ms, spin ${spinUs} us: wake p50 ${at(0.5)} p90 ${at(0.9)} p99 ${at(0.99)} ` +
     `p99.9 ${at(0.999)} ms`)
   await worker.terminate()
+  await pingPong()
+}
+
+/** CPU per wake: the main thread and a worker wake each other PING_PONGS times. */
+async function pingPong() {
+  const shared = new SharedArrayBuffer(8)
+  const turn = new Int32Array(shared)
+  const worker = new Worker(new URL(import.meta.url), { workerData: { pingPong: shared } })
+  await new Promise((resolve) => worker.once('message', resolve))
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  for (let i = 1; i <= PING_PONGS; i++) {
+    Atomics.store(turn, 0, 2 * i - 1) // the worker's turn
+    Atomics.notify(turn, 0)
+    while (Atomics.load(turn, 0) !== 2 * i) Atomics.wait(turn, 0, 2 * i - 1)
+  }
+  const used = process.cpuUsage(cpu)
+  const wallMs = performance.now() - started
+  const wakes = 2 * PING_PONGS
+  console.log(`ping-pong: ${wakes} wakes, ${(wallMs * 1000 / wakes).toFixed(1)} us each; CPU per wake ` +
+    `${((used.user + used.system) / wakes).toFixed(1)} us (system ${(used.system / wakes).toFixed(1)} us)`)
+  Atomics.store(turn, 0, -1)
+  Atomics.notify(turn, 0)
+  await new Promise((resolve) => worker.once('exit', resolve))
+}
+
+function ponger() {
+  const turn = new Int32Array(workerData.pingPong)
+  parentPort.postMessage('ready')
+  let seen = 0
+  for (;;) {
+    Atomics.wait(turn, 0, seen)
+    const now = Atomics.load(turn, 0)
+    if (now < 0) return
+    seen = now + 1
+    Atomics.store(turn, 0, seen) // the main thread's turn
+    Atomics.notify(turn, 0)
+  }
 }
 
 function sleeper() {
@@ -63,4 +107,5 @@ function sleeper() {
 }
 
 if (isMainThread) await main()
+else if (workerData.pingPong !== undefined) ponger()
 else sleeper()

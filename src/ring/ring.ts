@@ -193,9 +193,11 @@ export class Ring {
   }
 
   private copyIn(payload: Uint8Array, at: number): void {
-    const first = Math.min(payload.length, this.capacity - at)
+    const first = this.capacity - at
+    // Most records do not wrap: copied whole, with no view made for them.
+    if (payload.length <= first) return this.data.set(payload, at)
     this.data.set(payload.subarray(0, first), at)
-    if (first < payload.length) this.data.set(payload.subarray(first), 0)
+    this.data.set(payload.subarray(first), 0)
   }
 
   private copyOut(at: number, length: number): Uint8Array {

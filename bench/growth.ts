@@ -26,7 +26,8 @@
  * rss_start_mb, rss_end_mb, anon_start_mb, anon_end_mb, anon_warm_mb (the first sample after
  * WARM_UP_COMMANDS), anon_last_quarter_mb (the last quarter's median sample), anon_median_rise_mb and
  * heaps_used_median_rise_mb (the last quarter's median sample over the second quarter's: own memory,
- * and every thread's live V8 objects), bytes_per_command (RssAnon), rss_bytes_per_command,
+ * and every thread's live V8 objects), anon_late_rise_mb (own memory's, over the third quarter's),
+ * bytes_per_command (RssAnon), rss_bytes_per_command,
  * heap_bytes_per_command, engine_heap_bytes_per_command (slopes fitted over the second half),
  * collected, threads_last_sample, anon_mb_samples, heaps_used_mb_samples, heaps_committed_mb_samples}; each sample
  * after a full GC (with --expose-gc) in every thread: the main thread, the engine worker, its
@@ -41,7 +42,7 @@ import { startPredex, type Predex } from '../src/app.js'
 import type { OrderInput, UnstampedCommand } from '../src/engine/command.js'
 import { rssOf } from '../scripts/soak/server.js'
 import { BenchFlags } from './flags.js'
-import { median, medianRise, slope } from './stats.js'
+import { lateMedianRise, median, medianRise, slope } from './stats.js'
 import { SILENT_LOG } from '../src/log.js'
 import { SNAPSHOT_EVERY_COMMANDS } from '../src/limits.js'
 import { fullCollection, type ThreadMemory } from '../src/host/thread-memory.js'
@@ -205,6 +206,7 @@ function report(samples: readonly Sample[], trades: number, openOrders: number, 
       .map((s) => s.anonBytes))),
     bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.anonBytes]))),
     anon_median_rise_mb: mb(medianRise(samples.map((s) => s.anonBytes))),
+    anon_late_rise_mb: mb(lateMedianRise(samples.map((s) => s.anonBytes))),
     heaps_used_median_rise_mb: mb(medianRise(samples.map(heapsUsedOf))),
     rss_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.rssBytes]))),
     heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.heapBytes]))),

@@ -51,3 +51,11 @@ export function medianRise(values: readonly number[]): number {
   if (quarter === 0) return 0
   return median(values.slice(values.length - quarter)) - median(values.slice(quarter, 2 * quarter))
 }
+
+/** The last quarter's median over the third quarter's: the run's second half alone. */
+export function lateMedianRise(values: readonly number[]): number {
+  const quarter = Math.floor(values.length / 4)
+  if (quarter === 0) return 0
+  return median(values.slice(values.length - quarter)) - median(values.slice(values.length - 2 * quarter,
+    values.length - quarter))
+}

@@ -42,7 +42,7 @@ import { startPredex, type Predex } from '../src/app.js'
 import type { OrderInput, UnstampedCommand } from '../src/engine/command.js'
 import { rssOf } from '../scripts/soak/server.js'
 import { BenchFlags } from './flags.js'
-import { lateMedianRise, median, medianRise, slope } from './stats.js'
+import { median, medianRise, slope } from './stats.js'
 import { SILENT_LOG } from '../src/log.js'
 import { SNAPSHOT_EVERY_COMMANDS } from '../src/limits.js'
 import { fullCollection, type ThreadMemory } from '../src/host/thread-memory.js'
@@ -206,7 +206,7 @@ function report(samples: readonly Sample[], trades: number, openOrders: number, 
       .map((s) => s.anonBytes))),
     bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.anonBytes]))),
     anon_median_rise_mb: mb(medianRise(samples.map((s) => s.anonBytes))),
-    anon_late_rise_mb: mb(lateMedianRise(samples.map((s) => s.anonBytes))),
+    anon_late_rise_mb: mb(medianRise(samples.map((s) => s.anonBytes), 2)),
     heaps_used_median_rise_mb: mb(medianRise(samples.map(heapsUsedOf))),
     rss_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.rssBytes]))),
     heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.heapBytes]))),

@@ -11,8 +11,9 @@
  * every order distinct and verified, resting: BUY Yes below the mid) closed loop for the maximum,
  * then open loop at half of it for latency; GET /book reads; signed orders in batches of 10
  * (POST /orders, closed loop, counted in orders, each answer checked: every order of it
- * accepted); cancels (DELETE /order, HMAC only); the batches and cancels after warm-ups of their own. Also, before the server starts, the verification pool's ceiling on the same
- * orders (the target compares intake to it). From the CPU table, what the machine allows at most
+ * accepted); cancels (DELETE /order, HMAC only); the batches and cancels after warm-ups of their
+ * own. Also, before the server starts, the verification pool's ceiling on the same orders (the
+ * target compares intake to it). From the CPU table, what the machine allows at most
  * (`*_reachable`): the rate at which only an order's signature check and the load generator's
  * CPU fit on the cores, over each target's reference; a target above it is out of reach here.
  *

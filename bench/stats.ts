@@ -40,22 +40,16 @@ export function slope(points: readonly (readonly [number, number])[]): number {
 }
 
 /**
- * How far a series' level rose: the median of its last quarter less the median of its second
- * quarter (the first is warm-up). For memory sampled after full collections: what a collector or
- * an allocator keeps beside the live memory (pools, pages not yet given back) moves single
- * samples by tens of MB either way, and a fitted slope with them; a quarter's median follows the
- * level, and a real growth moves every sample of the last quarter.
+ * How far a series' level rose: the median of its last quarter less the median of quarter
+ * `fromQuarter` (0-based; by default the second: the first is warm-up). For memory sampled after
+ * full collections: what a collector or an allocator keeps beside the live memory (pools, pages
+ * not yet given back) moves single samples by tens of MB either way, and a fitted slope with
+ * them; a quarter's median follows the level, and a real growth moves every sample of the last
+ * quarter.
  */
-export function medianRise(values: readonly number[]): number {
+export function medianRise(values: readonly number[], fromQuarter = 1): number {
   const quarter = Math.floor(values.length / 4)
   if (quarter === 0) return 0
-  return median(values.slice(values.length - quarter)) - median(values.slice(quarter, 2 * quarter))
-}
-
-/** The last quarter's median over the third quarter's: the run's second half alone. */
-export function lateMedianRise(values: readonly number[]): number {
-  const quarter = Math.floor(values.length / 4)
-  if (quarter === 0) return 0
-  return median(values.slice(values.length - quarter)) - median(values.slice(values.length - 2 * quarter,
-    values.length - quarter))
+  return median(values.slice(values.length - quarter)) - median(values.slice(fromQuarter * quarter,
+    (fromQuarter + 1) * quarter))
 }

@@ -20,6 +20,7 @@ import type { EngineEvent } from '../engine/event.js'
 import type { EventLog } from '../engine/event-log.js'
 import { EventReader } from '../engine/event-reader.js'
 import { assert } from '../stdx/assert.js'
+import { BATCH_COMMANDS_MAX } from '../limits.js'
 import { crosses, type AppliedOutcome, type Outcome } from './messages.js'
 
 const encoder = new TextEncoder()
@@ -114,43 +115,26 @@ const NONE = (): boolean => false
 const NO_EVENTS: readonly EngineEvent[] = Object.freeze([])
 
 /**
- * Each outcome's head, read before the log that follows them: kept in arrays reused from batch to
+ * Each outcome's head, read before the log that follows them, into one array reused from batch to
  * batch rather than an object per outcome: with the shared empty events, a sixth of what the main
- * thread allocated a command in bench:host's closed loop (1.6 KB, now 1.35 KB).
+ * thread allocated a command in bench:host's closed loop (1.6 KB, now 1.35 KB). A batch is one
+ * group's outcomes or fewer, so BATCH_COMMANDS_MAX heads of HEAD_FIELDS numbers always fit.
  */
-class Heads {
-  requestIds = new Float64Array(1024)
-  seqs = new Float64Array(1024)
-  timesMs = new Float64Array(1024)
-  ends = new Float64Array(1024)
-  recorded = new Uint8Array(1024)
-
-  hold(count: number): void {
-    if (count <= this.seqs.length) return
-    let size = this.seqs.length * 2
-    while (size < count) size *= 2
-    this.requestIds = new Float64Array(size)
-    this.seqs = new Float64Array(size)
-    this.timesMs = new Float64Array(size)
-    this.ends = new Float64Array(size)
-    this.recorded = new Uint8Array(size)
-  }
-}
-
-const heads = new Heads()
+const HEAD_FIELDS = 5
+const heads = new Float64Array(BATCH_COMMANDS_MAX * HEAD_FIELDS)
 
 /** Decodes a batch made by OutcomeWriter.encode; only the events that cross are kept. */
 export function decodeOutcomes(batch: ArrayBuffer): Outcome[] {
   const reader = new OutcomeReader(new Uint8Array(batch))
   const count = reader.uint()
   assert(count <= batch.byteLength, 'an outcome batch holds no more outcomes than bytes')
-  heads.hold(count)
-  for (let i = 0; i < count; i++) {
-    heads.requestIds[i] = reader.uint()
-    heads.seqs[i] = reader.uint()
-    heads.timesMs[i] = reader.uint()
-    heads.recorded[i] = reader.flag() ? 1 : 0
-    heads.ends[i] = reader.uint()
+  assert(count <= BATCH_COMMANDS_MAX, 'an outcome batch holds at most one group of outcomes')
+  for (let at = 0; at < count * HEAD_FIELDS; at += HEAD_FIELDS) {
+    heads[at] = reader.uint() // requestId
+    heads[at + 1] = reader.uint() // seq
+    heads[at + 2] = reader.uint() // timeMs
+    heads[at + 3] = reader.flag() ? 1 : 0 // recorded
+    heads[at + 4] = reader.uint() // end
   }
   const eventsKept = reader.flag()
   const records = reader.log(batch)
@@ -158,10 +142,11 @@ export function decodeOutcomes(batch: ArrayBuffer): Outcome[] {
   const outcomes = new Array<Outcome>(count)
   const read: EngineEvent[] = []
   for (let i = 0; i < count; i++) {
-    const result = records.readUntil(heads.ends[i]!, read, eventsKept ? crosses : NONE)
+    const at = i * HEAD_FIELDS
+    const result = records.readUntil(heads[at + 4]!, read, eventsKept ? crosses : NONE)
     assert(result !== null, 'every outcome has its result')
-    outcomes[i] = { requestId: heads.requestIds[i]!, seq: heads.seqs[i]!, timeMs: heads.timesMs[i]!,
-      recorded: heads.recorded[i] === 1, result, events: read.length === 0 ? NO_EVENTS : read.splice(0) }
+    outcomes[i] = { requestId: heads[at]!, seq: heads[at + 1]!, timeMs: heads[at + 2]!, recorded: heads[at + 3] === 1,
+      result, events: read.length === 0 ? NO_EVENTS : read.splice(0) }
   }
   assert(records.atEnd, 'an outcome batch\'s records all belong to its outcomes')
   return outcomes

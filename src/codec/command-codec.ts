@@ -67,6 +67,9 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
   ['placeOrder', [['order', 'order']]],
   ['placeOrders', [['orders', 'orders']]],
   ['cancelByClientOrderId', [['address', 'string'], ['owner', 'string'], ['clientOrderIds', 'strings']]],
+  ['amendOrder', [['address', 'string'], ['orderId', 'string'], ['newSizeMicros', 'number'],
+    ['reduceByMicros', 'number']]],
+  ['cancelReplace', [['address', 'string'], ['orderId', 'string'], ['order', 'order']]],
 ]
 
 /** The kinds a relay may carry as its action (RelayAction). */

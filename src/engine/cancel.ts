@@ -99,18 +99,27 @@ function cancelIds(engine: Engine, address: string, orderIds: readonly string[])
 
 /** Cancels one order for `address`; null when done, else why not. */
 function cancelOne(engine: Engine, address: string, orderId: string): string | null {
+  const order = ownLiveOrder(engine, address, orderId)
+  if (typeof order === 'string') return CODE_MESSAGES[order]
+  cancelResting(engine, order, 'owner')
+  return null
+}
+
+/**
+ * The live order `orderId` when `address` may act on it (its maker or signer: cancel, amend,
+ * cancel-replace), else the code that says why not. Another account's order answers as one that
+ * does not exist, so ids reveal nothing.
+ */
+export function ownLiveOrder(engine: Engine, address: string, orderId: string):
+  OrderRow | typeof Code.ORDER_NOT_FOUND | typeof Code.ORDER_ALREADY_MATCHED | typeof Code.ORDER_ALREADY_CANCELED {
   const entry = engine.orders.get(orderId)
-  if (entry === undefined) return CODE_MESSAGES.ORDER_NOT_FOUND
+  if (entry === undefined) return Code.ORDER_NOT_FOUND
   if (isLiveEntry(entry)) {
     const order = rowOfEntry(entry)
-    if (!isRequester(engine.orderTable, order, address)) return CODE_MESSAGES.ORDER_NOT_FOUND
-    cancelResting(engine, order, 'owner')
-    return null
+    return isRequester(engine.orderTable, order, address) ? order : Code.ORDER_NOT_FOUND
   }
-  if (engine.accounts[endedAccountIndex(entry)]!.address !== address) return CODE_MESSAGES.ORDER_NOT_FOUND
-  return orderStatusOf(entry) === 'MATCHED'
-    ? CODE_MESSAGES.ORDER_ALREADY_MATCHED
-    : CODE_MESSAGES.ORDER_ALREADY_CANCELED
+  if (engine.accounts[endedAccountIndex(entry)]!.address !== address) return Code.ORDER_NOT_FOUND
+  return orderStatusOf(entry) === 'MATCHED' ? Code.ORDER_ALREADY_MATCHED : Code.ORDER_ALREADY_CANCELED
 }
 
 /** Whether `address` may cancel the order: its maker or its signer. */

@@ -32,6 +32,9 @@ export const Code = {
   ORDER_ALREADY_MATCHED: 'ORDER_ALREADY_MATCHED',
   ORDER_ALREADY_CANCELED: 'ORDER_ALREADY_CANCELED',
   CANCEL_TOO_MANY: 'CANCEL_TOO_MANY',
+  // Amends.
+  AMEND_SIZE_INVALID: 'AMEND_SIZE_INVALID',
+  AMEND_NOT_REDUCING: 'AMEND_NOT_REDUCING',
   // Markets (admin).
   MARKET_NOT_FOUND: 'MARKET_NOT_FOUND',
   MARKET_EXISTS: 'MARKET_EXISTS',
@@ -90,6 +93,10 @@ export const CODE_MESSAGES: Readonly<Record<Code, string>> = {
   ORDER_ALREADY_MATCHED: 'Order already matched',
   ORDER_ALREADY_CANCELED: 'the order is already canceled',
   CANCEL_TOO_MANY: 'Too many orders in payload',
+  AMEND_SIZE_INVALID:
+    'invalid amend: give exactly one of new_size and reduce_by, a positive multiple of 0.01 share',
+  AMEND_NOT_REDUCING:
+    'an amend only lowers the remaining size: to raise it or change the price, cancel-replace the order',
   MARKET_NOT_FOUND: 'market not found',
   MARKET_EXISTS: 'a market with this id, condition id, slug or token id already exists',
   MARKET_INVALID: 'Invalid market',

@@ -97,6 +97,35 @@ export interface CancelByClientOrderId extends Stamped {
   readonly clientOrderIds: readonly string[]
 }
 export interface CancelAll extends Stamped { readonly kind: 'cancelAll'; readonly address: string }
+/**
+ * Lowers a live order's remaining size; the order keeps its place in its level's queue and its
+ * holds shrink to match (docs/engine.md, "Amend"). Exactly one of the two sizes is set (the other
+ * is 0), each a whole number of lots: the new remaining size, or how much to take off it.
+ */
+export interface AmendOrder extends Stamped {
+  readonly kind: 'amendOrder'
+  /** The requester: an order is amended only for its maker or signer, as a cancel. */
+  readonly address: string
+  readonly orderId: string
+  /** The new remaining size in micro-shares (0 = not given): strictly below the remaining size. */
+  readonly newSizeMicros: number
+  /** Micro-shares to take off the remaining size (0 = not given): strictly below it. */
+  readonly reduceByMicros: number
+}
+/**
+ * Cancels order `orderId` and places `order` in one step (docs/engine.md, "Cancel-replace"): the
+ * new order is placed only if the old one was still live and is now cancelled, so a quoter never
+ * has both live, nor the new one placed after the old was filled.
+ */
+export interface CancelReplace extends Stamped {
+  readonly kind: 'cancelReplace'
+  /** The requester: the old order is cancelled only for its maker or signer. */
+  readonly address: string
+  /** The order to cancel. */
+  readonly orderId: string
+  /** The order that takes its place, placed as placeOrder would. */
+  readonly order: OrderInput
+}
 export interface CancelMarketOrders extends Stamped {
   readonly kind: 'cancelMarketOrders'
   readonly address: string
@@ -207,6 +236,8 @@ export type Command =
   | CancelByClientOrderId
   | CancelAll
   | CancelMarketOrders
+  | AmendOrder
+  | CancelReplace
   | Expire
   | CreateMarket
   | SetMarketStatus

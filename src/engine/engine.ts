@@ -5,6 +5,7 @@
  * same state, the same events and the same ids (docs/engine.md).
  */
 import { Account } from './account.js'
+import { amendOrder } from './amend.js'
 import { emitAggregates } from './aggregate.js'
 import { assert } from '../stdx/assert.js'
 import { cancelAll, cancelByClientOrderId, cancelMarketOrders, cancelOrder, cancelOrders } from './cancel.js'
@@ -30,6 +31,7 @@ import { OrderTable } from './order-table.js'
 import { placeOrder, placeOrders } from './placement.js'
 import { Fills } from './matching.js'
 import { relay } from './relay.js'
+import { cancelReplace } from './replace.js'
 import { OrderTerms } from './rules.js'
 import { registerApiKey, revokeApiKey, type ApiKeyRecord } from './api-key.js'
 import type { CommandResult } from './result.js'
@@ -213,6 +215,8 @@ export class Engine {
       case 'cancelByClientOrderId': return this.answer(cancelByClientOrderId(this, command))
       case 'cancelAll': return this.answer(cancelAll(this, command))
       case 'cancelMarketOrders': return this.answer(cancelMarketOrders(this, command))
+      case 'amendOrder': return this.answer(amendOrder(this, command))
+      case 'cancelReplace': return cancelReplace(this, command)
       case 'expire': return this.answer(DONE)
       case 'createMarket': return this.answer(createMarket(this, command.market))
       case 'setMarketStatus': return this.answer(setMarketStatus(this, command))

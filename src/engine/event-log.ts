@@ -56,6 +56,10 @@ export const enum EventKind {
   ResultBatch = 11,
   /** Cancels: the count cancelled and not, each cancelled id, then each (id, reason) not cancelled. */
   ResultCanceled = 12,
+  /** An amend: the order's id, then its matched, remaining and reduced-by sizes in micro-shares. */
+  ResultAmended = 13,
+  /** A cancel-replace: the old order's id and remaining micro-shares; the new order's own result record follows. */
+  ResultReplaced = 14,
 }
 
 /** A batch as it leaves the log: the events' words and the strings they name by index. */
@@ -81,7 +85,7 @@ export const MATCH_TYPE_CODES: readonly MatchType[] = ['normal', 'mint', 'merge'
 export const TIME_IN_FORCE_CODES: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
 /** Index 0 is "no reason" (null). */
 export const CANCEL_REASON_CODES: readonly (CancelReason | null)[] = [null, 'owner', 'cancel-all', 'cancel-market',
-  'self-trade', 'expired', 'market-closed', 'market-resolved', 'unfilled']
+  'self-trade', 'expired', 'market-closed', 'market-resolved', 'unfilled', 'amended', 'replaced']
 
 export function timeInForceCode(timeInForce: TimeInForce): number {
   switch (timeInForce) {
@@ -323,6 +327,10 @@ export class EventLog {
       return this.resultRejection(result.code, result.message, result.context, orderId)
     }
     if ('canceled' in result) return this.resultCanceled(result.canceled, result.notCanceled)
+    if ('reducedByMicros' in result) {
+      return this.resultAmended(result.orderId, result.sizeMatchedMicros, result.remainingMicros,
+        result.reducedByMicros)
+    }
     assert(Object.keys(result).length === 1, 'a result written as an object is a refusal, cancels or done')
     this.resultDone()
   }
@@ -396,6 +404,29 @@ export class EventLog {
     const words = this.begin(false)
     words[this.length++] = EventKind.ResultBatch
     words[this.length++] = count
+  }
+
+  resultAmended(orderId: string, sizeMatchedMicros: number, remainingMicros: number, reducedByMicros: number): void {
+    const words = this.begin(false)
+    const orderIdIndex = this.stringRef(orderId)
+    let n = this.length
+    words[n++] = EventKind.ResultAmended
+    words[n++] = orderIdIndex
+    words[n++] = sizeMatchedMicros
+    words[n++] = remainingMicros
+    words[n++] = reducedByMicros
+    this.length = n
+  }
+
+  /** A cancel-replace's head: the new order's own result (resultPlaced or resultRejection) follows. */
+  resultReplaced(canceledOrderId: string, canceledRemainingMicros: number): void {
+    const words = this.begin(false)
+    const orderIdIndex = this.stringRef(canceledOrderId)
+    let n = this.length
+    words[n++] = EventKind.ResultReplaced
+    words[n++] = orderIdIndex
+    words[n++] = canceledRemainingMicros
+    this.length = n
   }
 
   /** Cancels: the ids cancelled, and those not with why (NotCanceled, in request order). */

@@ -105,6 +105,10 @@ export class EventReader {
         return { ok: true, results }
       }
       case EventKind.ResultCanceled: return this.canceled()
+      case EventKind.ResultAmended: return { ok: true, orderId: this.string(), sizeMatchedMicros: this.uint(),
+        remainingMicros: this.uint(), reducedByMicros: this.uint() }
+      case EventKind.ResultReplaced: return { ok: true, canceledOrderId: this.string(),
+        canceledRemainingMicros: this.uint(), placed: this.placeResult() }
       default: assert(false, `an event batch holds an unknown result kind ${kind}`)
     }
   }

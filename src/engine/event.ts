@@ -18,6 +18,10 @@ export type CancelReason =
   | 'market-closed'
   | 'market-resolved'
   | 'unfilled'
+  /** Not an end: a live order's size lowered by its owner (amendOrder); it stays LIVE. */
+  | 'amended'
+  /** Cancelled by a cancel-replace, for the order that took its place. */
+  | 'replaced'
 
 export interface OrderAccepted {
   readonly type: 'orderAccepted'

@@ -46,19 +46,29 @@ export function cancelResting(engine: Engine, order: OrderRow, reason: CancelRea
   const o = engine.orderTable
   assert(o.live[order] === 1, 'only a live order can be cancelled')
   const account = o.account[order]!
-  if (o.isBuy[order] === 1) {
-    engine.touches.account(account)
-    account.usdcHeldMicros -= o.pips[order]! * o.lots[order]!
-  } else {
-    const shares = o.shares[order]!
-    engine.touches.shareBalance(shares)
-    shares.heldMicros -= o.lots[order]! * MICROS_PER_LOT
-  }
+  releaseHold(engine, order, o.lots[order]!)
   unrest(engine, order)
   o.lots[order] = 0
   engine.orders.setEnded(order, endedEntry(account.index, 'CANCELED'))
   emitOrderUpdate(engine, order, 'CANCELED', reason)
   o.release(order)
+}
+
+/**
+ * Gives back what `lots` of a resting order hold: USDC at its price for a BUY, shares for a SELL
+ * (a cancel gives back all its lots, an amend some).
+ */
+export function releaseHold(engine: Engine, order: OrderRow, lots: number): void {
+  const o = engine.orderTable
+  if (o.isBuy[order] === 1) {
+    const account = o.account[order]!
+    engine.touches.account(account)
+    account.usdcHeldMicros -= o.pips[order]! * lots
+  } else {
+    const shares = o.shares[order]!
+    engine.touches.shareBalance(shares)
+    shares.heldMicros -= lots * MICROS_PER_LOT
+  }
 }
 
 /** Expires every live GTD order whose time has come (docs/engine.md, "Expiry"). */

@@ -67,7 +67,11 @@ export function placeOrders(engine: Engine, orders: readonly OrderInput[]): bool
 
 /** One placement: its result written straight to the log, no object made when it is placed. */
 export function placeOrder(engine: Engine, input: OrderInput): boolean {
-  const outcome = placeOne(engine, input)
+  return writePlaceResult(engine, placeOne(engine, input))
+}
+
+/** Writes a placement's result (placeOne's outcome, its fills in `engine.fills`); whether it was placed. */
+export function writePlaceResult(engine: Engine, outcome: OrderRejection | OrderStatus): boolean {
   if (typeof outcome !== 'string') {
     if (engine.recording) {
       engine.log.resultRejection(outcome.code, outcome.message, outcome.context, outcome.orderId)
@@ -87,7 +91,7 @@ export function placeOrder(engine: Engine, input: OrderInput): boolean {
  * Places one order: its refusal, or the status it ended the placement in, its fills in
  * `engine.fills`.
  */
-function placeOne(engine: Engine, input: OrderInput): OrderRejection | OrderStatus {
+export function placeOne(engine: Engine, input: OrderInput): OrderRejection | OrderStatus {
   // Looked up first, judged in its documented place (step 7) by checkTerms.
   const token = engine.tokens.get(input.tokenId)
   const terms = checkTerms(engine, input, token)
@@ -118,7 +122,18 @@ function reject(engine: Engine, input: OrderInput, why: Rejection): OrderRejecti
  * client order id among the owner's live orders, token), then the rulebook's checks on the order
  * and its market, the same ones a face pre-checks.
  */
-function checkTerms(engine: Engine, input: OrderInput, token: TokenRef | undefined): OrderTerms | Rejection {
+/**
+ * The refusal of an order for its terms alone (steps 1 to 13, nothing that funds or the book
+ * decide), its `orderRejected` written; null when they pass. A cancel-replace asks before it
+ * cancels: `replacing`, the order about to be cancelled, may share the new one's client order id.
+ */
+export function refusalOfTerms(engine: Engine, input: OrderInput, replacing: OrderRow): OrderRejection | null {
+  const terms = checkTerms(engine, input, engine.tokens.get(input.tokenId), replacing)
+  return terms.ok ? null : reject(engine, input, terms)
+}
+
+function checkTerms(engine: Engine, input: OrderInput, token: TokenRef | undefined, replacing = NO_ROW):
+  OrderTerms | Rejection {
   const shape = checkOrderShape(input)
   if (shape !== null) return shape
   const known = engine.orders.get(input.orderId)
@@ -127,7 +142,7 @@ function checkTerms(engine: Engine, input: OrderInput, token: TokenRef | undefin
     return rejection(Code.INVALID_ORDER_DUPLICATED, { orderId: input.orderId, status })
   }
   const twin = engine.orders.liveByClientOrderId(input.owner, input.clientOrderId)
-  if (twin !== NO_ROW) {
+  if (twin !== NO_ROW && twin !== replacing) {
     // The original answers: a client that retries a placement learns which order it has.
     return rejection(Code.CLIENT_ORDER_ID_DUPLICATED, { orderId: engine.orderTable.orderId[twin]!,
       status: orderStatusOf(liveEntry(twin)), clientOrderId: input.clientOrderId })

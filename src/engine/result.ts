@@ -54,4 +54,28 @@ export interface Canceled {
   readonly notCanceled: readonly NotCanceled[]
 }
 
-export type CommandResult = Done | OrderPlaced | BatchPlaced | Canceled | Rejection | OrderRejection
+/** An amend done: the order's sizes after it (docs/engine.md, "Amend"). */
+export interface Amended {
+  readonly ok: true
+  readonly orderId: string
+  readonly sizeMatchedMicros: number
+  /** What still rests, after the amend. */
+  readonly remainingMicros: number
+  /** What the amend took off. */
+  readonly reducedByMicros: number
+}
+
+/**
+ * A cancel-replace whose old order was live: it is cancelled, and the new one was placed, or
+ * refused for what only placing it could tell (funds, post-only, FOK, FAK) after the cancel.
+ */
+export interface Replaced {
+  readonly ok: true
+  readonly canceledOrderId: string
+  /** The size the old order had left when it was cancelled. */
+  readonly canceledRemainingMicros: number
+  readonly placed: PlaceResult
+}
+
+export type CommandResult =
+  | Done | OrderPlaced | BatchPlaced | Canceled | Amended | Replaced | Rejection | OrderRejection

@@ -55,6 +55,37 @@ export function checkClientOrderId(value: unknown): Rejection | null {
   return isClientOrderId(value) ? null : rejection(Code.INVALID_ORDER_PAYLOAD, { field: 'clientOrderId' })
 }
 
+// ---- Amends (docs/engine.md, "Amend") ------------------------------------------------------------
+
+/**
+ * The shape of an amend's sizes, which needs no state: exactly one of the new remaining size and
+ * the reduction is given (the other 0), a positive whole number of lots. Whether it lowers the
+ * order is the engine's to judge (checkAmendReduces), since only it knows what rests.
+ */
+export function checkAmendSize(newSizeMicros: unknown, reduceByMicros: unknown): Rejection | null {
+  const given = (isLotMultiple(newSizeMicros) ? 1 : 0) + (isLotMultiple(reduceByMicros) ? 1 : 0)
+  const zeros = (newSizeMicros === 0 ? 1 : 0) + (reduceByMicros === 0 ? 1 : 0)
+  if (given === 1 && zeros === 1) return null
+  return rejection(Code.AMEND_SIZE_INVALID, { newSizeMicros: String(newSizeMicros),
+    reduceByMicros: String(reduceByMicros) })
+}
+
+function isLotMultiple(value: unknown): value is number {
+  return typeof value === 'number' && isSafeCount(value) && value > 0 && value <= ORDER_AMOUNT_MICROS_MAX
+    && value % MICROS_PER_LOT === 0
+}
+
+/**
+ * The remaining size an amend leaves, in micro-shares, or its refusal: strictly below what rests
+ * (`remainingMicros`) and above zero (to remove all of it, cancel).
+ */
+export function amendedSizeMicros(remainingMicros: number, newSizeMicros: number, reduceByMicros: number):
+  number | Rejection {
+  const size = newSizeMicros > 0 ? newSizeMicros : remainingMicros - reduceByMicros
+  if (size > 0 && size < remainingMicros) return size
+  return rejection(Code.AMEND_NOT_REDUCING, { remainingMicros, requestedMicros: size })
+}
+
 /** What the order rules need of a market: the engine's Market and the read model's record both are one. */
 export interface MarketTerms {
   readonly marketId: string

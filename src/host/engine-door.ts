@@ -3,7 +3,7 @@
  * submits a `placeOrder` gets `OrderPlaced | OrderRejection` back, and no caller casts. The map
  * follows the engine's own functions (their return types, below), the ones `Engine.dispatch`
  * calls for each kind: change one and the door's type changes with it. The three hot ones
- * (placing one or a batch, cancelling one) write their results straight into the event log
+ * (placing one or a batch, cancelling one, cancel-replace) write their results straight into the event log
  * rather than return them (docs/engine.md, "Results"), so their types are named here.
  */
 import type { registerApiKey, revokeApiKey } from '../engine/api-key.js'
@@ -12,7 +12,8 @@ import type { CommandKind, UnstampedCommand } from '../engine/command.js'
 import type { approve, credit, merge, redeem, split } from '../engine/ledger.js'
 import type { createMarket, resolveMarket, setFeeRate, setMarketStatus, setTickSize } from '../engine/market-admin.js'
 import type { relay } from '../engine/relay.js'
-import type { BatchPlaced, Canceled, Done, PlaceResult, Rejection } from '../engine/result.js'
+import type { amendOrder } from '../engine/amend.js'
+import type { BatchPlaced, Canceled, Done, PlaceResult, Rejection, Replaced } from '../engine/result.js'
 import type { Outcome } from './messages.js'
 
 export interface ResultOf {
@@ -23,6 +24,9 @@ export interface ResultOf {
   readonly cancelByClientOrderId: ReturnType<typeof cancelByClientOrderId>
   readonly cancelAll: ReturnType<typeof cancelAll>
   readonly cancelMarketOrders: ReturnType<typeof cancelMarketOrders>
+  readonly amendOrder: ReturnType<typeof amendOrder>
+  /** Replaced, the old order not live (Rejection), or the new one refused for its terms (OrderRejection). */
+  readonly cancelReplace: Replaced | Rejection
   readonly expire: Done
   readonly createMarket: ReturnType<typeof createMarket>
   readonly setMarketStatus: ReturnType<typeof setMarketStatus>

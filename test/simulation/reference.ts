@@ -481,6 +481,9 @@ export class ReferenceEngine {
         return this.revokeApiKey(command, step)
       case 'relay':
         return this.relay(command, step)
+      case 'amendOrder':
+      case 'cancelReplace':
+        throw new Error(`reference: ${command.kind} is not modelled yet`)
     }
   }
 

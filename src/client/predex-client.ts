@@ -241,6 +241,23 @@ export class PredexClient {
   verifyOrder(order: SignedOrderRequest): Promise<Body<'POST /order/verify'>> {
     return this.postText('/order/verify', this.orderText(order))
   }
+  /**
+   * Lowers an open order's remaining size, keeping its place in the queue: give `newSize` (what
+   * should rest after) or `reduceBy`, in shares. To raise it or change its price: replaceOrder.
+   */
+  amendOrder(orderId: string, size: { readonly newSize: string } | { readonly reduceBy: string }):
+    Promise<Body<'POST /order/amend'>> {
+    const sizes = 'newSize' in size ? { new_size: size.newSize } : { reduce_by: size.reduceBy }
+    return this.transport.request('POST', '/order/amend', this.l2(), { orderID: orderId, ...sizes })
+  }
+  /**
+   * Cancels the open order `orderId` and places `order` in its stead, in one engine command: the
+   * new order is placed only if the old one was still open (else a PredexApiError, nothing placed).
+   */
+  replaceOrder(orderId: string, order: SignedOrderRequest): Promise<Body<'POST /order/replace'>> {
+    const body = JSON.parse(this.orderText(order)) as Record<string, unknown>
+    return this.postText('/order/replace', JSON.stringify({ ...body, orderID: orderId }))
+  }
   /** Signs an order with the market's terms without placing it (for placeOrders or verifyOrder). */
   async signLimitOrder(request: LimitOrderRequest): Promise<SignedOrder> {
     return signLimitOrder(this.wallet(), await this.termsOf(request.tokenId), request)

@@ -5,6 +5,7 @@
  */
 import type { UnstampedCommand } from '../engine/command.js'
 import type {
+  Amended,
   BatchPlaced,
   Canceled,
   CommandResult,
@@ -38,6 +39,7 @@ export function rejectionError(rejection: Rejection): PredexError {
 export function accepted(result: PlaceResult): OrderPlaced
 export function accepted(result: BatchPlaced | Rejection): BatchPlaced
 export function accepted(result: Canceled | Rejection): Canceled
+export function accepted(result: Amended | Rejection): Amended
 export function accepted(result: Done | Rejection): Done
 export function accepted(result: CommandResult): Exclude<CommandResult, Rejection> {
   if (result.ok) return result

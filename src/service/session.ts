@@ -138,6 +138,34 @@ export class TradingSession {
     }))
   }
 
+  /** Lowers one of the trader's orders (trading.amendOrder), in its turn. */
+  amend(orderId: string, size: trading.AmendSize): Promise<trading.AmendOutcome> {
+    return this.track(this.inOrder.run(
+      () => Promise.resolve().then(() => trading.checkAmend(size)),
+      () => trading.submitAmend(this.context, this.trader, orderId, size),
+      0,
+    ))
+  }
+
+  /**
+   * A cancel-replace (trading.cancelReplace), in its turn: the new order's signature is checked
+   * while earlier requests are, its command written after theirs. Throws when nothing changed.
+   */
+  cancelReplace(orderId: string, order: SignedOrder | PredexError): Promise<trading.Replacement> {
+    return this.track(this.inOrder.run(
+      async () => {
+        if (order instanceof PredexError) throw order
+        trading.admitPlacement(this.context, this.trader.address)
+        return checkedOrder(this.context, order, this.trader)
+      },
+      (input) => trading.submitReplacement(this.context, this.trader, orderId, input),
+      order instanceof PredexError ? 0 : 1,
+    ).then((outcome) => {
+      this.remember([outcome.entry])
+      return outcome
+    }))
+  }
+
   /** One of the trading service's cancels, in its turn. */
   cancel(request: CancelRequest): Promise<CancelOutcome> {
     return this.track(this.inOrder.run(() => Promise.resolve(request), (r) => this.cancelNow(r), 0))

@@ -6,10 +6,10 @@
  * catalogue error, and every order id stays readable after it ends, with its status and trades.
  */
 import { Code } from '../engine/codes.js'
-import { checkClientOrderId } from '../engine/rules.js'
+import { checkAmendSize, checkClientOrderId } from '../engine/rules.js'
 import type { OrderInput } from '../engine/command.js'
 import type { OrderStatus } from '../engine/event.js'
-import type { Canceled, OrderPlaced, PlaceResult } from '../engine/result.js'
+import type { Amended, Canceled, OrderPlaced, PlaceResult } from '../engine/result.js'
 import { ApiCode, PredexError } from '../errors.js'
 import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX } from '../limits.js'
 import { transactionOf } from '../chain/transaction.js'
@@ -158,6 +158,80 @@ export function checkBatchSize(count: number, max = BATCH_ORDERS_MAX): void {
   if (count > max) {
     throw new PredexError(Code.BATCH_TOO_LARGE, `Too many orders in payload: ${count}, max allowed: ${max}`, { max })
   }
+}
+
+/** An amend's size: the new remaining size, or how much to take off it (the other 0). */
+export interface AmendSize {
+  readonly newSizeMicros: number
+  readonly reduceByMicros: number
+}
+
+/** What an amend did, and its command's journal sequence number. */
+export type AmendOutcome = Amended & { readonly seq: number }
+
+/**
+ * The rulebook's check of an amend's size (exactly one of the two, a positive whole number of
+ * lots), so that a malformed one costs no engine command; throws AMEND_SIZE_INVALID.
+ */
+export function checkAmend(size: AmendSize): void {
+  const refusal = checkAmendSize(size.newSizeMicros, size.reduceByMicros)
+  if (refusal !== null) throw rejectionError(refusal)
+}
+
+/**
+ * Lowers one of the trader's live orders, which keeps its place in the queue (docs/engine.md,
+ * "Amend"); API-key authentication is enough, since the signed order authorised the larger size.
+ */
+export async function amendOrder(context: ServiceContext, trader: Trader, orderId: string, size: AmendSize):
+  Promise<AmendOutcome> {
+  checkAmend(size)
+  return submitAmend(context, trader, orderId, size)
+}
+
+/** The engine command of an amend whose size passed checkAmend (an order-entry session's commit step). */
+export async function submitAmend(context: ServiceContext, trader: Trader, orderId: string, size: AmendSize):
+  Promise<AmendOutcome> {
+  const { result, seq } = await submit(context, { kind: 'amendOrder', address: trader.address, orderId,
+    newSizeMicros: size.newSizeMicros, reduceByMicros: size.reduceByMicros })
+  return { ...accepted(result), seq }
+}
+
+/**
+ * What a cancel-replace did: the old order cancelled (with the size it had left), and the new one
+ * placed or refused for what only placing it could tell (funds, the book) after the cancel.
+ */
+export interface Replacement {
+  readonly canceledOrderId: string
+  readonly canceledRemainingMicros: number
+  readonly entry: BatchEntry
+  readonly seq: number
+}
+
+/**
+ * Cancels one of the trader's live orders and places a signed order in its stead, as one engine
+ * command (docs/engine.md, "Cancel-replace"). Throws, with nothing changed, when the new order
+ * fails the intake or its terms, or the old order is not live (ORDER_NOT_FOUND,
+ * ORDER_ALREADY_MATCHED, ORDER_ALREADY_CANCELED): a quoter's exposure never doubles.
+ */
+export async function cancelReplace(context: ServiceContext, trader: Trader, orderId: string,
+  order: SignedOrder): Promise<Replacement> {
+  admitPlacement(context, trader.address)
+  return submitReplacement(context, trader, orderId, await checkedOrder(context, order, trader))
+}
+
+/** The engine command of a cancel-replace whose new order passed the intake (a session's commit step). */
+export async function submitReplacement(context: ServiceContext, trader: Trader, orderId: string,
+  input: OrderInput): Promise<Replacement> {
+  const { result, seq } = await submit(context, { kind: 'cancelReplace', address: trader.address, orderId,
+    order: input })
+  if (!result.ok) throw rejectionError(result)
+  const placed = result.placed
+  const transactionHash = transactionOf(context.chainId, seq).transactionHash
+  const entry: BatchEntry = placed.ok
+    ? { ok: true, placement: { input, result: placed, transactionHash, seq } }
+    : { ok: false, error: rejectionError(placed), orderId: placed.orderId }
+  return { canceledOrderId: result.canceledOrderId, canceledRemainingMicros: result.canceledRemainingMicros, entry,
+    seq }
 }
 
 /** At most CANCEL_IDS_MAX ids in one cancel (a face may check before it parses them). */

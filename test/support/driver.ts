@@ -81,6 +81,19 @@ export interface Driver {
   /** `ids`: an array of order ids. */
   cancelOrders(caller: Caller, ids: unknown): Promise<Reply>
   cancelAll(caller: Caller): Promise<Reply>
+  /**
+   * Lowers one of the caller's live orders, keeping its place in the queue. `request`:
+   * `{orderID, new_size?, reduce_by?}`, sizes as decimal shares ("5.5"), exactly one of the two.
+   * Answer: `{success, order_id, size_matched, size_remaining, reduced_by, engine_seq}`.
+   */
+  amendOrder(caller: Caller, request: unknown): Promise<Reply>
+  /**
+   * Cancels one of the caller's live orders and places a signed one in its stead, in one engine
+   * command. `request`: POST /order's body plus `orderID`, the order to cancel. Answer:
+   * `{canceled: {order_id, size_remaining}, placement: <POST /order's answer, or its refusal with
+   * success false>, engine_seq}`; a refusal status when nothing changed.
+   */
+  replaceOrder(caller: Caller, request: unknown): Promise<Reply>
   /** One of the caller's orders, open or ended. */
   order(caller: Caller, orderId: string): Promise<Reply>
   /** The caller's open orders, with `available_usdc`. */

@@ -67,6 +67,14 @@ export class RestDriver implements Driver {
     return this.call(caller, 'DELETE', '/cancel-all')
   }
 
+  amendOrder(caller: Caller, request: unknown): Promise<Reply> {
+    return this.call(caller, 'POST', '/order/amend', request)
+  }
+
+  replaceOrder(caller: Caller, request: unknown): Promise<Reply> {
+    return this.call(caller, 'POST', '/order/replace', request)
+  }
+
   order(caller: Caller, orderId: string): Promise<Reply> {
     return this.call(caller, 'GET', `/data/order/${orderId}`)
   }

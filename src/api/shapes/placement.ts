@@ -56,3 +56,34 @@ export type CancelResult = {
   /** Order id -> why it was not cancelled (not found, not the caller's, already ended). */
   readonly not_canceled: Readonly<Record<Hash, string>>
 }
+
+/** POST /order/amend: the order's sizes after the amend (it kept its place in the queue). */
+export type OrderAmended = {
+  readonly success: true
+  readonly order_id: Hash
+  /** Shares filled so far (unchanged by the amend). */
+  readonly size_matched: Decimal
+  /** Shares still resting, after the amend. */
+  readonly size_remaining: Decimal
+  /** Shares the amend took off. */
+  readonly reduced_by: Decimal
+  /** The journal sequence number of the amend's command. */
+  readonly engine_seq: number
+}
+
+/**
+ * POST /order/replace: the old order cancelled, and the new one's placement as POST /order
+ * answers it, or its refusal (funds, post-only, FOK, FAK: what only placing it could tell) with
+ * `success: false`. When nothing changed (the old order was not live, or the new one failed its
+ * checks) the answer is an error instead.
+ */
+export type OrderReplaced = {
+  readonly canceled: {
+    readonly order_id: Hash
+    /** The shares it had left when it was cancelled. */
+    readonly size_remaining: Decimal
+  }
+  readonly placement: PlacementResult
+  /** The journal sequence number of the cancel-replace command. */
+  readonly engine_seq: number
+}

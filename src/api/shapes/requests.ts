@@ -70,6 +70,22 @@ export type OrderPost = {
   readonly deferExec?: boolean
 }
 
+/**
+ * POST /order/amend: lower a live order's remaining size, keeping its place in the queue. Exactly
+ * one of `new_size` (what should rest after the amend) and `reduce_by`, in shares, a multiple of 0.01.
+ */
+export type OrderAmend = {
+  /** The order to amend (`orderId` is read too, as DELETE /order reads it). */
+  readonly orderID: Hash
+  readonly new_size?: Decimal
+  readonly reduce_by?: Decimal
+}
+
+/** POST /order/replace: POST /order's body, and the order it replaces (cancelled in the same engine command). */
+export type OrderReplace = OrderPost & {
+  readonly orderID: Hash
+}
+
 /** POST /orders: each order stands alone (a refused one does not stop the others). */
 export type OrderBatchPost = readonly OrderPost[]
 
@@ -180,6 +196,8 @@ type SharedRequestBodies = {
 /** The native routes that read a JSON body, and its type (keys as in NativeBodies). */
 export type NativeRequestBodies = SharedRequestBodies & {
   'POST /order/verify': OrderPost
+  'POST /order/amend': OrderAmend
+  'POST /order/replace': OrderReplace
   'POST /admin/markets': MarketListing
   'PATCH /admin/markets/:id': MarketChange
   'POST /admin/markets/:id/resolve': MarketResolve

@@ -1986,6 +1986,64 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     },
     "description": "GET /compat/notifications: Predex sends none (clob-client-v2 `Notification[]`)."
   },
+  "OrderAmend": {
+    "type": "object",
+    "properties": {
+      "orderID": {
+        "$ref": "#/components/schemas/Hash",
+        "description": "The order to amend (`orderId` is read too, as DELETE /order reads it)."
+      },
+      "new_size": {
+        "$ref": "#/components/schemas/Decimal"
+      },
+      "reduce_by": {
+        "$ref": "#/components/schemas/Decimal"
+      }
+    },
+    "required": [
+      "orderID"
+    ],
+    "additionalProperties": false,
+    "description": "POST /order/amend: lower a live order's remaining size, keeping its place in the queue. Exactly one of `new_size` (what should rest after the amend) and `reduce_by`, in shares, a multiple of 0.01."
+  },
+  "OrderAmended": {
+    "type": "object",
+    "properties": {
+      "success": {
+        "type": "boolean",
+        "const": true
+      },
+      "order_id": {
+        "$ref": "#/components/schemas/Hash"
+      },
+      "size_matched": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "Shares filled so far (unchanged by the amend)."
+      },
+      "size_remaining": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "Shares still resting, after the amend."
+      },
+      "reduced_by": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "Shares the amend took off."
+      },
+      "engine_seq": {
+        "type": "number",
+        "description": "The journal sequence number of the amend's command."
+      }
+    },
+    "required": [
+      "success",
+      "order_id",
+      "size_matched",
+      "size_remaining",
+      "reduced_by",
+      "engine_seq"
+    ],
+    "additionalProperties": false,
+    "description": "POST /order/amend: the order's sizes after the amend (it kept its place in the queue)."
+  },
   "OrderBatchPost": {
     "type": "array",
     "items": {
@@ -2260,6 +2318,83 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     ],
     "additionalProperties": {},
     "description": "A refused item of POST /orders: the error's message and catalogue code, then its context (the same fields as the error body of a single POST /order, e.g. `required`, `available`). `orderID` is \"\" when the order was refused before its hash was known."
+  },
+  "OrderReplace": {
+    "type": "object",
+    "additionalProperties": false,
+    "properties": {
+      "orderID": {
+        "$ref": "#/components/schemas/Hash"
+      },
+      "order": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/WireOrderV1"
+          },
+          {
+            "$ref": "#/components/schemas/WireOrderV2"
+          }
+        ]
+      },
+      "owner": {
+        "type": "string",
+        "description": "The API key placing it (it must be the caller's)."
+      },
+      "orderType": {
+        "$ref": "#/components/schemas/TimeInForce",
+        "description": "GTC by default."
+      },
+      "postOnly": {
+        "type": "boolean",
+        "description": "Refused if it would take liquidity; false by default."
+      },
+      "deferExec": {
+        "type": "boolean",
+        "description": "Sent by clob-client; ignored."
+      }
+    },
+    "required": [
+      "order",
+      "orderID",
+      "owner"
+    ],
+    "description": "POST /order/replace: POST /order's body, and the order it replaces (cancelled in the same engine command)."
+  },
+  "OrderReplaced": {
+    "type": "object",
+    "properties": {
+      "canceled": {
+        "type": "object",
+        "properties": {
+          "order_id": {
+            "$ref": "#/components/schemas/Hash"
+          },
+          "size_remaining": {
+            "$ref": "#/components/schemas/Decimal",
+            "description": "The shares it had left when it was cancelled."
+          }
+        },
+        "required": [
+          "order_id",
+          "size_remaining"
+        ],
+        "additionalProperties": false
+      },
+      "placement": {
+        "$ref": "#/components/schemas/PlacementResult"
+      },
+      "engine_seq": {
+        "type": "number",
+        "description": "The journal sequence number of the cancel-replace command."
+      }
+    },
+    "required": [
+      "canceled",
+      "placement",
+      "engine_seq"
+    ],
+    "additionalProperties": false,
+    "description": "POST /order/replace: the old order cancelled, and the new one's placement as POST /order answers it, or its refusal (funds, post-only, FOK, FAK: what only placing it could tell) with `success: false`. When nothing changed (the old order was not live, or the new one failed its checks) the answer is an error instead."
   },
   "OrdersCancel": {
     "type": "array",
@@ -4728,6 +4863,12 @@ export const RESPONSE_SCHEMAS: Readonly<Record<NativeRoute, JsonSchema>> = {
   "POST /order/verify": {
     "$ref": "#/components/schemas/VerifyResult"
   },
+  "POST /order/amend": {
+    "$ref": "#/components/schemas/OrderAmended"
+  },
+  "POST /order/replace": {
+    "$ref": "#/components/schemas/OrderReplaced"
+  },
   "GET /wallet-status": {
     "$ref": "#/components/schemas/WalletStatus"
   },
@@ -4865,6 +5006,12 @@ export const RESPONSE_SCHEMAS: Readonly<Record<NativeRoute, JsonSchema>> = {
 export const REQUEST_SCHEMAS: Readonly<Record<NativeRequestRoute, JsonSchema>> = {
   "POST /order/verify": {
     "$ref": "#/components/schemas/OrderPost"
+  },
+  "POST /order/amend": {
+    "$ref": "#/components/schemas/OrderAmend"
+  },
+  "POST /order/replace": {
+    "$ref": "#/components/schemas/OrderReplace"
   },
   "POST /admin/markets": {
     "$ref": "#/components/schemas/MarketListing"

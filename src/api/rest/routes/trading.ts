@@ -20,9 +20,10 @@ import type { Placement } from '../../../service/trading.js'
 import { clientOrder, orderInfo, placementReport, tradeInfo, VERIFY_NOTE } from '../../format.js'
 import { parseWireOrder } from '../../order-wire.js'
 import { decimalOfMicros } from '../../../stdx/decimal.js'
-import { limitOf, optionalFilter, optionalInteger, orderIdOf, page, parseJsonBody, requireObject, tokenIdOf }
-  from '../../wire.js'
-import type { MarketOrdersCancel, OrderCancel, Unparsed } from '../../shapes/requests.js'
+import { limitOf, microsOfDecimal, optionalFilter, optionalInteger, orderIdOf, page, parseJsonBody, requireObject,
+  tokenIdOf } from '../../wire.js'
+import type { MarketOrdersCancel, OrderAmend, OrderCancel, OrderReplace, Unparsed } from '../../shapes/requests.js'
+import type { OrderAmended, OrderReplaced } from '../../shapes/placement.js'
 import type { RestRequest, Route } from '../route.js'
 import { traderOf } from './common.js'
 
@@ -58,6 +59,30 @@ function failed(error: PredexError, orderId: string): Record<string, unknown> {
 function cancelBody(result: Canceled): Record<string, unknown> {
   const notCanceled = Object.fromEntries(result.notCanceled.map((n) => [n.orderId, n.reason]))
   return { canceled: result.canceled, not_canceled: notCanceled }
+}
+
+/** POST /order/amend's sizes: each in shares, absent (0) unless sent; the service checks that exactly one is. */
+function amendSizeOf(body: Unparsed<OrderAmend>): trading.AmendSize {
+  return {
+    newSizeMicros: body.new_size === undefined ? 0 : microsOfDecimal(body.new_size, 'new_size'),
+    reduceByMicros: body.reduce_by === undefined ? 0 : microsOfDecimal(body.reduce_by, 'reduce_by'),
+  }
+}
+
+function amendedBody(outcome: trading.AmendOutcome): OrderAmended {
+  return { success: true, order_id: outcome.orderId, size_matched: decimalOfMicros(outcome.sizeMatchedMicros),
+    size_remaining: decimalOfMicros(outcome.remainingMicros), reduced_by: decimalOfMicros(outcome.reducedByMicros),
+    engine_seq: outcome.seq }
+}
+
+function replacedBody(replacement: trading.Replacement): OrderReplaced {
+  const { entry } = replacement
+  return {
+    canceled: { order_id: replacement.canceledOrderId,
+      size_remaining: decimalOfMicros(replacement.canceledRemainingMicros) },
+    placement: (entry.ok ? placed(entry.placement) : failed(entry.error, entry.orderId)) as OrderReplaced['placement'],
+    engine_seq: replacement.seq,
+  }
 }
 
 /** A batch item parsed, or its parse error (the service reports it in the item's place). */
@@ -111,6 +136,31 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       const body = parseJsonBody(request.body) as Unparsed<OrderCancel> | null
       const orderId = orderIdOf(body?.orderID ?? body?.orderId)
       return { body: cancelBody(await trading.cancelOrder(context, traderOf(identity), orderId)) }
+    } },
+  { method: 'POST', path: '/order/amend', auth: 'l2', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'cancel',
+    surface: 'native',
+    openapi: { tag: 'trading',
+      summary: 'Lower an open order\'s size; it keeps its place in the queue (to raise it or move it: /order/replace)',
+      body: '{orderID, new_size? | reduce_by?} (shares, exactly one)',
+      response: '{success, order_id, size_matched, size_remaining, reduced_by, engine_seq}' },
+    handler: async (request, identity, context) => {
+      const body: Unparsed<OrderAmend> & { readonly orderId?: unknown } =
+        requireObject(parseJsonBody(request.body), 'body')
+      const orderId = orderIdOf(body.orderID ?? body.orderId)
+      const size = amendSizeOf(body)
+      return { body: amendedBody(await trading.amendOrder(context, traderOf(identity), orderId, size)) }
+    } },
+  { method: 'POST', path: '/order/replace', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order',
+    placement: true, surface: 'native',
+    openapi: { tag: 'trading',
+      summary: 'Cancel an open order and place a signed one in its stead, in one engine command',
+      body: '{orderID (the order to cancel), order: SignedOrder, owner, orderType, postOnly?}',
+      response: '{canceled: {order_id, size_remaining}, placement: POST /order\'s answer or its refusal, engine_seq}' },
+    handler: async (request, identity, context) => {
+      const body: Unparsed<OrderReplace> = requireObject(parseJsonBody(request.body), 'body')
+      const orderId = orderIdOf(body.orderID)
+      const order = parseWireOrder(body)
+      return { body: replacedBody(await trading.cancelReplace(context, traderOf(identity), orderId, order)) }
     } },
   { method: 'DELETE', path: '/orders', auth: 'l2', bodyMax: REST_CANCEL_BODY_BYTES_MAX, rate: 'batch',
     openapi: { tag: 'trading', summary: `Cancel several orders (at most ${CANCEL_IDS_MAX})`, body: '[orderID]',

@@ -1,0 +1,138 @@
+/**
+ * Contract of the market-maker controls, face-neutral (issue 31; docs/rest.md and docs/grpc.md):
+ * amend (lower an open order's size, keeping its place in the queue) and cancel-replace (cancel
+ * an open order and place a signed one in its stead, in one engine command). The same cases run
+ * over REST (test/contract/mm-controls.test.ts) and gRPC (test/grpc/contract-mm-controls.test.ts).
+ */
+import { signLimitOrder, type LimitOrder } from '../../../src/client/orders.js'
+import type { MarketRecord } from '../../../src/engine/event.js'
+import { orderRequest, placeOn, termsOf, USDC, type ContractCase, type Driver, type Trader } from '../../support/driver.js'
+
+interface Cast {
+  readonly market: MarketRecord
+  readonly alice: Trader
+  readonly bob: Trader
+  readonly carol: Trader
+}
+
+/** A market with a 1-share minimum; Alice and Carol with 1 000 USDC, Bob with 200 Yes and No to sell. */
+async function cast(d: Driver): Promise<Cast> {
+  const market = await d.createMarket({ minOrderSizeMicros: 1 * USDC })
+  const alice = await d.trader(1_000 * USDC)
+  const bob = await d.trader(1_000 * USDC)
+  const carol = await d.trader(1_000 * USDC)
+  await d.command({ kind: 'split', address: bob.address, marketId: market.marketId, amountMicros: 200 * USDC })
+  return { market, alice, bob, carol }
+}
+
+async function bid(d: Driver, trader: Trader, market: MarketRecord, price: string, size: string): Promise<string> {
+  const placed = await placeOn(d, trader, market, { side: 'BUY', price, size })
+  if (placed.status !== 200 || placed.body.status !== 'live') throw new Error(`bid: ${JSON.stringify(placed.body)}`)
+  return placed.body.order_id as string
+}
+
+/** POST /order's body for a new limit order of `trader` on the Yes token, and the order to cancel. */
+function replaceRequest(trader: Trader, market: MarketRecord, orderId: string, order: Omit<LimitOrder, 'tokenId'>,
+  postOnly = false): Record<string, unknown> {
+  const signed = signLimitOrder(trader.wallet, termsOf(market), { tokenId: market.yesTokenId, ...order })
+  return { ...(orderRequest(signed, trader.credentials.apiKey, 'GTC', postOnly) as object), orderID: orderId }
+}
+
+export const mmControlCases: readonly ContractCase[] = [
+  {
+    name: 'POST /order/amend: new_size and reduce_by lower an open order; it keeps its place in the queue',
+    async run(t, d) {
+      const { market, alice, bob, carol } = await cast(d)
+      const first = await bid(d, alice, market, '0.40', '10')
+      const second = await bid(d, carol, market, '0.40', '10')
+      const amended = await d.amendOrder(alice, { orderID: first, new_size: '6' })
+      t.equal(amended.status, 200)
+      t.match(amended.body, { success: true, order_id: first, size_matched: '0', size_remaining: '6', reduced_by: '4' })
+      t.equal(typeof amended.body.engine_seq, 'number')
+      t.equal((await d.account(alice.address)).heldMicros, 2_400_000, 'the hold shrank to 6 x 0.40')
+      const by = await d.amendOrder(alice, { orderID: first, reduce_by: '1.5' })
+      t.match(by.body, { success: true, size_remaining: '4.5', reduced_by: '1.5' })
+      // Bob sells 6: Alice's 4.5 first (she kept her place), then 1.5 of Carol's.
+      await placeOn(d, bob, market, { side: 'SELL', price: '0.40', size: '6' })
+      t.match((await d.order(alice, first)).body, { status: 'MATCHED', size_matched: '4.5' })
+      t.match((await d.order(carol, second)).body, { status: 'LIVE', size_matched: '1.5' })
+      const open = await d.openOrders(alice)
+      t.same(open.body.data, [], 'nothing of Alice rests')
+    },
+  },
+  {
+    name: 'POST /order/amend: refusals name the fix; only a lower size of an own open order is an amend',
+    async run(t, d) {
+      const { market, alice, bob } = await cast(d)
+      const id = await bid(d, alice, market, '0.40', '10')
+      const refusals: [string, Record<string, unknown>, number, string][] = [
+        ['both sizes', { orderID: id, new_size: '5', reduce_by: '1' }, 400, 'AMEND_SIZE_INVALID'],
+        ['no size', { orderID: id }, 400, 'AMEND_SIZE_INVALID'],
+        ['a size off the 0.01 grid', { orderID: id, new_size: '5.005' }, 400, 'AMEND_SIZE_INVALID'],
+        ['a larger size', { orderID: id, new_size: '12' }, 400, 'AMEND_NOT_REDUCING'],
+        ['reduce by all of it', { orderID: id, reduce_by: '10' }, 400, 'AMEND_NOT_REDUCING'],
+        ['not a decimal', { orderID: id, new_size: 'five' }, 400, 'INVALID_PARAMETER'],
+      ]
+      for (const [what, request, status, code] of refusals) {
+        const answer = await d.amendOrder(alice, request)
+        t.equal(answer.status, status, what)
+        t.equal(answer.body.code, code, what)
+        if (code === 'AMEND_NOT_REDUCING') t.match(answer.body.error, /cancel-replace/, `${what}: says what to do instead`)
+      }
+      const other = await d.amendOrder(bob, { orderID: id, new_size: '5' })
+      t.equal(other.body.code, 'ORDER_NOT_FOUND', "another trader's order is not found")
+      t.equal((await d.account(alice.address)).heldMicros, 4 * USDC, 'nothing changed')
+      const canceled = await d.cancelOrder(alice, { orderID: id })
+      t.same(canceled.body.canceled, [id])
+      const ended = await d.amendOrder(alice, { orderID: id, new_size: '5' })
+      t.equal(ended.body.code, 'ORDER_ALREADY_CANCELED')
+    },
+  },
+  {
+    name: 'POST /order/replace: the old order is cancelled and the new one placed, in one command',
+    async run(t, d) {
+      const { market, alice } = await cast(d)
+      const old = await bid(d, alice, market, '0.40', '10')
+      const replaced = await d.replaceOrder(alice, replaceRequest(alice, market, old, { side: 'BUY', price: '0.45', size: '20' }))
+      t.equal(replaced.status, 200)
+      t.match(replaced.body, { canceled: { order_id: old, size_remaining: '10' },
+        placement: { success: true, status: 'live' } })
+      const newId = replaced.body.placement.order_id as string
+      t.not(newId, old)
+      t.match((await d.order(alice, old)).body, { status: 'CANCELED' })
+      t.match((await d.order(alice, newId)).body, { status: 'LIVE', original_size: '20' })
+      t.equal((await d.account(alice.address)).heldMicros, 9 * USDC, 'only the new order holds: 20 x 0.45')
+    },
+  },
+  {
+    name: 'POST /order/replace: a filled old order refuses the whole request and places nothing',
+    async run(t, d) {
+      const { market, alice, bob } = await cast(d)
+      const old = await bid(d, alice, market, '0.40', '5')
+      await placeOn(d, bob, market, { side: 'SELL', price: '0.40', size: '5' })
+      const before = await d.engineState()
+      const refused = await d.replaceOrder(alice, replaceRequest(alice, market, old, { side: 'BUY', price: '0.41', size: '5' }))
+      t.equal(refused.status, 400)
+      t.equal(refused.body.code, 'ORDER_ALREADY_MATCHED')
+      t.same((await d.openOrders(alice)).body.data, [], 'no new order rests')
+      t.same(await d.engineState(), before, 'nothing was journaled')
+      const unknown = await d.replaceOrder(bob, replaceRequest(bob, market, old, { side: 'BUY', price: '0.41', size: '5' }))
+      t.equal(unknown.body.code, 'ORDER_NOT_FOUND', "another trader's order is not found")
+    },
+  },
+  {
+    name: 'POST /order/replace: a new order the book refuses leaves the old one cancelled, and the answer says both',
+    async run(t, d) {
+      const { market, alice, bob } = await cast(d)
+      const old = await bid(d, alice, market, '0.40', '5')
+      await placeOn(d, bob, market, { side: 'SELL', price: '0.50', size: '5' })
+      const crossing = await d.replaceOrder(alice,
+        replaceRequest(alice, market, old, { side: 'BUY', price: '0.50', size: '5' }, true))
+      t.equal(crossing.status, 200)
+      t.match(crossing.body, { canceled: { order_id: old, size_remaining: '5' },
+        placement: { success: false, code: 'INVALID_POST_ONLY_ORDER' } })
+      t.match((await d.order(alice, old)).body, { status: 'CANCELED' })
+      t.equal((await d.account(alice.address)).heldMicros, 0)
+    },
+  },
+]

@@ -213,6 +213,8 @@ export const REST_BATCH_ITEMS_MAX = 500
 /** Page size of every paginated read, when not asked, and at most. */
 export const PAGE_LIMIT_DEFAULT = 100
 export const PAGE_LIMIT_MAX = 500
+/** Orders in one queue-position read of the engine: a page of open orders at most. */
+export const QUEUE_QUERY_ORDERS_MAX = PAGE_LIMIT_MAX
 /**
  * Entries (a milestone and each position it shows) of one page of a wallet's portfolio history,
  * besides the page's `limit`: a wallet holding many positions has big milestones, and a page is

@@ -111,19 +111,29 @@ export function compatMarket(read: ReadModel, market: MarketRecord): CompatMarke
 
 /** OrderInfo: the seed's shape natively, Polymarket's OpenOrder in compat. */
 export function orderInfo(read: ReadModel, order: OrderRecord, compat: true): CompatOrder
-export function orderInfo(read: ReadModel, order: OrderRecord, compat: false): NativeOrder
-export function orderInfo(read: ReadModel, order: OrderRecord, compat: boolean): NativeOrder | CompatOrder
-export function orderInfo(read: ReadModel, order: OrderRecord, compat: boolean): NativeOrder | CompatOrder {
+export function orderInfo(read: ReadModel, order: OrderRecord, compat: false, queueAhead?: ReadonlyMap<string, number>):
+  NativeOrder
+export function orderInfo(read: ReadModel, order: OrderRecord, compat: boolean,
+  queueAhead?: ReadonlyMap<string, number>): NativeOrder | CompatOrder
+/**
+ * An order in its surface's shape; native answers carry its place in the queue when `queueAhead`
+ * (trading.queueAheadOf) knows it, null otherwise.
+ */
+export function orderInfo(read: ReadModel, order: OrderRecord, compat: boolean,
+  queueAhead?: ReadonlyMap<string, number>): NativeOrder | CompatOrder {
   if (compat) {
     const conditionId = read.markets.get(order.marketId)?.conditionId ?? order.marketId
     return orderFields(order, conditionId, String(order.expirationSec))
   }
   const expiration = order.expirationSec === 0 ? null : String(order.expirationSec * 1000)
+  const ahead = queueAhead?.get(order.orderId)
   return { ...orderFields(order, order.marketId, expiration), order_hash: order.orderId,
-    size_remaining: decimalOfMicros(order.remainingMicros) }
+    size_remaining: decimalOfMicros(order.remainingMicros),
+    queue_ahead: ahead === undefined ? null : decimalOfMicros(ahead) }
 }
 
-type OrderFields<E> = Omit<NativeOrder, 'expiration' | 'order_hash' | 'size_remaining'> & { readonly expiration: E }
+type OrderFields<E> = Omit<NativeOrder, 'expiration' | 'order_hash' | 'size_remaining' | 'queue_ahead'> &
+  { readonly expiration: E }
 
 /** The fields both surfaces share, in the order sent, with the surface's market id and expiration in their places. */
 function orderFields<E extends string | null>(order: OrderRecord, market: string, expiration: E): OrderFields<E> {
@@ -191,7 +201,7 @@ export const VERIFY_NOTE = 'balance, allowance, duplicate and book checks run in
 
 /** An order as shown to anyone (GET /users/:address/orders): without `owner`, the API key. */
 export function publicOrder(order: NativeOrder): PublicOrder {
-  const { owner: _owner, ...rest } = order
+  const { owner: _owner, queue_ahead: _queueAhead, ...rest } = order
   return rest
 }
 

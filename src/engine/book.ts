@@ -25,6 +25,13 @@ export class Level {
   stamp = 0
   yesLotsBefore = 0
   noLotsBefore = 0
+  /**
+   * For queue positions (queue.ts): lots filled at this level since it was made, and removals that
+   * were not fills (cancels, amends, expiries). Counters only grow; an order remembers them as it
+   * joins, so the lots ahead of it are known without a walk while no removal but fills happened.
+   */
+  filledLots = 0
+  otherRemovals = 0
 
   constructor(
     readonly market: Market,
@@ -87,6 +94,10 @@ export class Book {
     this.touches.level(level)
     if (level.head === NO_ROW) this.countLevel(isBid, 1)
     o.level[order] = level
+    o.queueAheadLots[order] = level.lots
+    o.queueFilledMark[order] = level.filledLots
+    o.queueOtherMark[order] = level.otherRemovals
+    o.queueLots[order] = o.lots[order]!
     o.prev[order] = level.tail
     o.next[order] = NO_ROW
     if (level.tail === NO_ROW) level.head = order
@@ -100,8 +111,20 @@ export class Book {
     if (!isBid && index < this.bestAskIndex) this.bestAskIndex = index
   }
 
-  /** Takes `lots` off a resting order that stays on the book (a partial fill). */
+  /** Takes `lots` off a resting order by a fill (the order may then have none left: the caller ends it). */
+  fill(order: OrderRow, lots: number): void {
+    this.takeLots(order, lots)
+    this.orders.level[order]!.filledLots += lots
+  }
+
+  /** Takes `lots` off a resting order that stays on the book, not by a fill (an amend). */
   reduce(order: OrderRow, lots: number): void {
+    assert(lots < this.orders.lots[order]!, 'an order reduced keeps lots')
+    this.takeLots(order, lots)
+    this.orders.level[order]!.otherRemovals++
+  }
+
+  private takeLots(order: OrderRow, lots: number): void {
     const o = this.orders
     const level = o.level[order]!
     assert(lots > 0 && lots <= o.lots[order]!, 'reduce by at most the order')
@@ -126,6 +149,8 @@ export class Book {
     const lots = o.lots[order]!
     level.lots -= lots
     if (o.isNo[order] === 1) level.noLots -= lots
+    // An order that leaves with lots left was cancelled (or expired), not filled.
+    if (lots > 0) level.otherRemovals++
     level.orderCount--
     o.level[order] = null
     o.prev[order] = NO_ROW

@@ -150,7 +150,7 @@ function fill(engine: Engine, taker: OrderRow, maker: OrderRow, lots: number, fi
   settle(engine, taker, maker, lots, takerPips, fee, matchType)
   engine.feesMicros += fee
 
-  market.book.reduce(maker, lots)
+  market.book.fill(maker, lots)
   o.matchedLots[maker] += lots
   o.matchedLots[taker] += lots
   if (o.isBudget(taker)) o.budgetMicros[taker] -= takerPips * lots

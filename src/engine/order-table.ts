@@ -78,6 +78,15 @@ export class OrderTable {
   /** Where the event log last wrote the order's id and owner (event-log.ts, LogNamed). */
   logBatch = new Int32Array(ROWS_INITIAL)
   logIndex = new Int32Array(ROWS_INITIAL)
+  /**
+   * Queue position marks (queue.ts), set when the order joins its level: the lots ahead of it
+   * then, its level's filled-lots and other-removals counters then (they grow past 2^31 over a
+   * level's life: float64), and its own lots then.
+   */
+  queueAheadLots = new Float64Array(ROWS_INITIAL)
+  queueFilledMark = new Float64Array(ROWS_INITIAL)
+  queueOtherMark = new Float64Array(ROWS_INITIAL)
+  queueLots = new Int32Array(ROWS_INITIAL)
   /** 1 when the order's token is the No token. */
   isNo = new Uint8Array(ROWS_INITIAL)
   /** 1 for a BUY. */
@@ -190,6 +199,10 @@ export class OrderTable {
     this.indexEntry = grown(this.indexEntry, new Int32Array(capacity))
     this.logBatch = grown(this.logBatch, new Int32Array(capacity))
     this.logIndex = grown(this.logIndex, new Int32Array(capacity))
+    this.queueAheadLots = grown(this.queueAheadLots, new Float64Array(capacity))
+    this.queueFilledMark = grown(this.queueFilledMark, new Float64Array(capacity))
+    this.queueOtherMark = grown(this.queueOtherMark, new Float64Array(capacity))
+    this.queueLots = grown(this.queueLots, new Int32Array(capacity))
     this.isNo = grown(this.isNo, new Uint8Array(capacity))
     this.isBuy = grown(this.isBuy, new Uint8Array(capacity))
     this.postOnly = grown(this.postOnly, new Uint8Array(capacity))

@@ -11,6 +11,9 @@ import { checkInvariants } from '../engine/invariants.js'
 import type { MarketRecord } from '../engine/event.js'
 import { isDerived, type ApiKeyRecord } from '../engine/api-key.js'
 import { threadMemory, type ThreadMemory } from './thread-memory.js'
+import { queueAheadMicros } from '../engine/queue.js'
+import { QUEUE_QUERY_ORDERS_MAX } from '../limits.js'
+import { assert } from '../stdx/assert.js'
 
 export type Query =
   | { readonly kind: 'status' }
@@ -28,6 +31,8 @@ export type Query =
    * garbage a later collection would free.
    */
   | { readonly kind: 'memory'; readonly collect: boolean }
+  /** The micro-shares ahead of each order in its level's queue (null: not live); at most QUEUE_QUERY_ORDERS_MAX. */
+  | { readonly kind: 'queue'; readonly orderIds: readonly string[] }
 
 export type QueryAnswer =
   | {
@@ -43,6 +48,7 @@ export type QueryAnswer =
   | { readonly kind: 'apiKeys'; readonly keys: readonly ApiKeyEntry[] }
   | { readonly kind: 'markets'; readonly markets: readonly MarketRecord[] }
   | { readonly kind: 'memory'; readonly threads: readonly ThreadMemory[] }
+  | { readonly kind: 'queue'; readonly aheadMicros: readonly (number | null)[] }
 
 /** One API key; `stored` null when its secret and passphrase derive from the master key (none kept). */
 export interface ApiKeyEntry {
@@ -72,6 +78,9 @@ export function answer(engine: Engine, query: Query): QueryAnswer {
       return { kind: 'apiKeys', keys: [...engine.apiKeys.values()].map(apiKeyEntryOf) }
     case 'memory':
       return { kind: 'memory', threads: [threadMemory('engine', query.collect)] }
+    case 'queue':
+      assert(query.orderIds.length <= QUEUE_QUERY_ORDERS_MAX, 'a queue query is bounded')
+      return { kind: 'queue', aheadMicros: query.orderIds.map((orderId) => queueAheadMicros(engine, orderId)) }
   }
 }
 

@@ -11,7 +11,8 @@ import type { OrderInput } from '../engine/command.js'
 import type { OrderStatus } from '../engine/event.js'
 import type { Amended, Canceled, OrderPlaced, PlaceResult } from '../engine/result.js'
 import { ApiCode, PredexError } from '../errors.js'
-import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX } from '../limits.js'
+import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, QUEUE_QUERY_ORDERS_MAX } from '../limits.js'
+import { assert } from '../stdx/assert.js'
 import { transactionOf } from '../chain/transaction.js'
 import type { CommandOf } from '../host/engine-door.js'
 import type { OrderRecord, TradeRecord } from '../read/read-model.js'
@@ -328,6 +329,26 @@ type CancelCommand =
 async function canceled(context: ServiceContext, command: CancelCommand): Promise<CancelOutcome> {
   const { result, seq } = await submit(context, command)
   return { ...accepted(result), seq }
+}
+
+/**
+ * The micro-shares resting ahead of each open order in its level's queue (docs/engine.md, "Queue
+ * position"), by order id; ended orders are left out. One engine read (released once every command
+ * before it is durable), none when no order is open.
+ */
+export async function queueAheadOf(context: ServiceContext, orders: readonly OrderRecord[]):
+  Promise<ReadonlyMap<string, number>> {
+  const orderIds = orders.filter((order) => order.status === 'LIVE').map((order) => order.orderId)
+  const ahead = new Map<string, number>()
+  if (orderIds.length === 0) return ahead
+  assert(orderIds.length <= QUEUE_QUERY_ORDERS_MAX, 'a page of orders fits one queue read')
+  const answer = await context.host.query({ kind: 'queue', orderIds })
+  if (answer.kind !== 'queue') throw new PredexError(ApiCode.INTERNAL, 'the engine answered another query')
+  orderIds.forEach((orderId, i) => {
+    const micros = answer.aheadMicros[i]
+    if (micros !== null && micros !== undefined) ahead.set(orderId, micros)
+  })
+  return ahead
 }
 
 /** One of the trader's orders, open or ended; ORDER_UNKNOWN if it is not theirs. */

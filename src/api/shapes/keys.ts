@@ -91,7 +91,8 @@ export const CANDLE_KEYS = keysOf<Candle>()(['t', 'open', 'high', 'low', 'close'
 
 const orderCommonKeys = ['id', 'status', 'owner', 'maker_address', 'market', 'asset_id', 'side', 'original_size',
   'size_matched', 'price', 'associate_trades', 'outcome', 'created_at', 'expiration', 'order_type'] as const
-export const NATIVE_ORDER_KEYS = keysOf<NativeOrder>()([...orderCommonKeys, 'order_hash', 'size_remaining'])
+export const NATIVE_ORDER_KEYS = keysOf<NativeOrder>()([...orderCommonKeys, 'order_hash', 'size_remaining',
+  'queue_ahead'])
 export const COMPAT_ORDER_KEYS = keysOf<CompatOrder>()(orderCommonKeys)
 export const PUBLIC_ORDER_KEYS = keysOf<PublicOrder>()(['id', 'status', 'maker_address', 'market', 'asset_id', 'side',
   'original_size', 'size_matched', 'price', 'associate_trades', 'outcome', 'created_at', 'expiration', 'order_type',

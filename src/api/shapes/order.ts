@@ -40,6 +40,11 @@ export type NativeOrder = OrderCommon & {
   readonly order_hash: Hash
   /** Shares still open. */
   readonly size_remaining: Decimal
+  /**
+   * Shares resting ahead of it at its price, which fill before it (the unified book's queue: Yes
+   * bids and No asks at the same Yes price share one); null once the order is not open.
+   */
+  readonly queue_ahead: Decimal | null
 }
 
 /** Polymarket's OpenOrder: GET /compat/data/order/:id and items of /compat/data/orders. */
@@ -50,8 +55,8 @@ export type CompatOrder = OrderCommon & {
   readonly expiration: UnixSecondsText
 }
 
-/** An item of GET /users/:address/orders: API keys are never public. */
-export type PublicOrder = Omit<NativeOrder, 'owner'>
+/** An item of GET /users/:address/orders: API keys are never public, nor an order's place in the queue. */
+export type PublicOrder = Omit<NativeOrder, 'owner' | 'queue_ahead'>
 
 /** GET /data/orders, native: the open orders and the USDC a new order may still hold. */
 export type NativeOrdersPage = Page<NativeOrder> & {

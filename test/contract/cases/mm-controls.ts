@@ -40,6 +40,30 @@ function replaceRequest(trader: Trader, market: MarketRecord, orderId: string, o
 
 export const mmControlCases: readonly ContractCase[] = [
   {
+    name: 'GET /data/order/:id and /data/orders: queue_ahead, the shares that fill before an open order',
+    async run(t, d) {
+      const { market, alice, bob, carol } = await cast(d)
+      const first = await bid(d, carol, market, '0.40', '7')
+      const mine = await bid(d, alice, market, '0.40', '5')
+      // A No ask at 0.60 is a bid at 0.40 in the unified book: the same queue, behind Alice.
+      const no = await placeOn(d, bob, market, { side: 'SELL', price: '0.60', size: '4', outcome: 'No' })
+      t.equal(no.body.status, 'live')
+      t.equal((await d.order(alice, mine)).body.queue_ahead, '7', 'Carol\'s 7 are ahead')
+      t.equal((await d.order(bob, no.body.order_id)).body.queue_ahead, '12', 'Carol\'s 7 and Alice\'s 5')
+      t.equal((await d.order(carol, first)).body.queue_ahead, '0')
+      // Bob sells 3 Yes at 0.40: filled against Carol first.
+      await placeOn(d, bob, market, { side: 'SELL', price: '0.40', size: '3' })
+      t.equal((await d.order(alice, mine)).body.queue_ahead, '4')
+      const amended = await d.amendOrder(carol, { orderID: first, new_size: '1' })
+      t.equal(amended.status, 200)
+      const open = await d.openOrders(alice)
+      t.same(open.body.data.map((o: { id: string; queue_ahead: string }) => [o.id, o.queue_ahead]), [[mine, '1']],
+        'the listing says the same, after an amend ahead')
+      await d.cancelOrder(alice, { orderID: mine })
+      t.equal((await d.order(alice, mine)).body.queue_ahead, null, 'an ended order has no place')
+    },
+  },
+  {
     name: 'POST /order/amend: new_size and reduce_by lower an open order; it keeps its place in the queue',
     async run(t, d) {
       const { market, alice, bob, carol } = await cast(d)

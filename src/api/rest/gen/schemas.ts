@@ -1861,6 +1861,17 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         "$ref": "#/components/schemas/Decimal",
         "description": "Shares still open."
       },
+      "queue_ahead": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/Decimal"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "description": "Shares resting ahead of it at its price, which fill before it (the unified book's queue: Yes bids and No asks at the same Yes price share one); null once the order is not open."
+      },
       "id": {
         "$ref": "#/components/schemas/Hash",
         "description": "The order hash."
@@ -1924,6 +1935,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "outcome",
       "owner",
       "price",
+      "queue_ahead",
       "side",
       "size_matched",
       "size_remaining",
@@ -2963,7 +2975,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "size_remaining"
     ],
     "additionalProperties": false,
-    "description": "An item of GET /users/:address/orders: API keys are never public."
+    "description": "An item of GET /users/:address/orders: API keys are never public, nor an order's place in the queue."
   },
   "PublicTrade": {
     "type": "object",

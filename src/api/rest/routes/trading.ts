@@ -194,7 +194,9 @@ export const tradingRoutes: Route<ServiceContext>[] = [
     openapi: { tag: 'trading', summary: "One of the caller's orders, open or ended", response: 'OrderInfo' },
     handler: (request, identity, context) => {
       const order = trading.orderOf(context, traderOf(identity), request.params[0]!)
-      return { body: orderInfo(context.read, order, request.compat) }
+      if (request.compat) return { body: orderInfo(context.read, order, true) }
+      return trading.queueAheadOf(context, [order])
+        .then((ahead) => ({ body: orderInfo(context.read, order, false, ahead) }))
     } },
   { method: 'GET', path: '/data/orders', auth: 'l2', bodyMax: 0,
     openapi: { tag: 'trading', summary: "The caller's open orders",
@@ -207,8 +209,9 @@ export const tradingRoutes: Route<ServiceContext>[] = [
         { orderId: request.query.get('id'), market: query(request, 'market'), tokenId: query(request, 'asset_id') })
       const limit = limitOf(request.query.get('limit'))
       const { data, nextCursor } = page(open, request.query.get('next_cursor'), limit)
+      const ahead = request.compat ? undefined : await trading.queueAheadOf(context, data)
       const body: Record<string, unknown> = { limit, count: data.length, next_cursor: nextCursor,
-        data: data.map((o) => orderInfo(context.read, o, request.compat)) }
+        data: data.map((o) => orderInfo(context.read, o, request.compat, ahead)) }
       if (!request.compat) body.available_usdc = decimalOfMicros(await availableUsdcMicrosOf(context, trader.address))
       return { body }
     } },

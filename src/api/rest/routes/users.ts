@@ -8,7 +8,7 @@
 import { transactionOf } from '../../../chain/transaction.js'
 import { PORTFOLIO_PAGE_ENTRIES_MAX } from '../../../limits.js'
 import type { ServiceContext } from '../../../service/context.js'
-import { orderInfo, tradeInfo } from '../../format.js'
+import { orderInfo, publicOrder, tradeInfo } from '../../format.js'
 import { addressOf, cursorOfOffset, decimalOfMicros, limitOf, offsetOfCursor } from '../../wire.js'
 import type { RestRequest, Route } from '../route.js'
 import type { LedgerRecord } from '../../../read/read-model.js'
@@ -118,7 +118,7 @@ export const userRoutes: Route<ServiceContext>[] = [
       response: '{limit, count, next_cursor, data: [OrderInfo without owner]}' },
     handler: (request, _identity, context) => ({
       body: listed(request, (address, page, caller) => users.openOrdersOfAddress(context, address, page, caller),
-        (o) => withoutOwners(orderInfo(context.read, o, false))) }) },
+        (o) => publicOrder(orderInfo(context.read, o, false))) }) },
   { method: 'GET', path: '/users/:address/trades', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'Trades of an address as taker or maker, oldest first (without API keys)',
       query: { next_cursor: 'cursor', limit: 'page size, 1..500' },

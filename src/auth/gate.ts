@@ -137,14 +137,17 @@ export class Gate {
     return { refusal, budget: this.budgetAt(rate, apiKey, nowMs) }
   }
 
-  /** What `apiKey`'s budget for `rate` allows now (read only); null when rate limits are off. */
-  budgetOf(rate: NonNullable<Passage['rate']>, apiKey: string): BudgetState | null {
-    return this.budgetAt(rate, apiKey, this.options.clock.nowMs())
+  /**
+   * What `subject`'s budget for `rate` allows now (read only): an API key's, or a client address's
+   * for requests without credentials or with L1 ones; null when rate limits are off.
+   */
+  budgetOf(rate: NonNullable<Passage['rate']>, subject: string): BudgetState | null {
+    return this.budgetAt(rate, subject, this.options.clock.nowMs())
   }
 
-  private budgetAt(rate: NonNullable<Passage['rate']>, apiKey: string, nowMs: number): BudgetState | null {
+  private budgetAt(rate: NonNullable<Passage['rate']>, subject: string, nowMs: number): BudgetState | null {
     const limiter = this.options.limiter
-    return limiter === null ? null : limiter.peek(budgetKey(rate.bucket, apiKey), RATE_RULES[rate.rule], nowMs)
+    return limiter === null ? null : limiter.peek(budgetKey(rate.bucket, subject), RATE_RULES[rate.rule], nowMs)
   }
 
   /** Checks the credentials alone: the identity, or the failed check. */

@@ -51,6 +51,30 @@ t.test('a key past its budget of one route gets 429 with Retry-After; other rout
   t.equal((await l2Get(server, alice, '/compat/balance-allowance/update')).status, 200, 'after Retry-After the key is answered again')
 })
 
+t.test('every answer of a route with a budget says what is left: X-RateLimit-Limit, -Remaining, -Reset', async (t) => {
+  const rule = RATE_RULES.balanceUpdate
+  const path = '/compat/balance-allowance/update'
+  const carolAt = async () => {
+    const answer = await l2Get(server, carol, path)
+    const header = (name: string) => answer.headers.get(name)
+    return { status: answer.status, limit: header('x-ratelimit-limit'), remaining: header('x-ratelimit-remaining'),
+      reset: header('x-ratelimit-reset') }
+  }
+  const first = await carolAt()
+  t.same(first, { status: 200, limit: String(rule.burst), remaining: String(rule.burst - 1), reset: '1' },
+    'one of the budget spent; whole again within the window')
+  const second = await carolAt()
+  t.equal(second.remaining, String(rule.burst - 2), 'one fewer each request')
+  let last = second
+  while (last.status === 200) last = await carolAt()
+  t.same(last, { status: 429, limit: String(rule.burst), remaining: '0', reset: '1' },
+    'a refusal: none left, and the next one back within Retry-After')
+  clock.advance(rule.burstWindowMs)
+  t.equal((await carolAt()).remaining, String(rule.burst - 1), 'whole again after the window')
+  const unlimited = await send(server, 'GET', '/time', '')
+  t.equal(unlimited.headers.get('x-ratelimit-limit'), null, 'a route without its own budget says nothing')
+})
+
 t.test('L1 routes are limited per client address before the signature is recovered', async (t) => {
   const rule = RATE_RULES.apiKey
   const path = '/auth/derive-api-key'

@@ -12,6 +12,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { restL2Message } from '../../auth/l2.js'
 import { claimedAddress, isAuthHeaderName } from '../../auth/headers.js'
 import type { Credentials, Gate } from '../../auth/gate.js'
+import type { BudgetState } from '../../auth/rate-limit.js'
 import { ApiCode, PredexError, CATALOGUE } from '../../errors.js'
 import {
   REST_HEADERS_BYTES_MAX, REST_QUERY_LENGTH_MAX, REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX, REST_WRITE_STALL_MS,
@@ -52,6 +53,8 @@ interface RequestState {
   readonly requestId: string
   /** The API key that passed the gate (L2), for the log line: who a refusal or a fault concerns. */
   apiKey?: string
+  /** The route's budget left after this request, for the X-RateLimit headers (none: the route has no budget). */
+  budget?: BudgetState | null
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
@@ -311,7 +314,7 @@ export class RestServer<C> {
   private run(request: RestRequest, route: Route<C>, state: RequestState): Reply | Promise<Reply> {
     try {
       if (this.closing) throw new PredexError(ApiCode.NOT_READY, 'the server is shutting down')
-      const identity = this.authenticated(request, route)
+      const identity = this.authenticated(request, route, state)
       if (identity?.apiKey) state.apiKey = identity.apiKey
       const reply = route.handler(request, identity, this.options.context)
       if (!(reply instanceof Promise)) return reply
@@ -322,12 +325,14 @@ export class RestServer<C> {
   }
 
   /** The gate's answer for `request` (its credentials extracted as `route` declares them). */
-  private authenticated(request: RestRequest, route: Route<C>): Identity | null {
-    return this.options.gate.pass({
-      credentials: credentialsOf(request, route.auth),
-      remoteAddress: request.remoteAddress,
-      rate: route.rate === undefined ? null : { bucket: `${route.method} ${route.path}`, rule: route.rate },
-    })
+  private authenticated(request: RestRequest, route: Route<C>, state: RequestState): Identity | null {
+    const rate = route.rate === undefined ? null : { bucket: `${route.method} ${route.path}`, rule: route.rate }
+    const identity = this.options.gate.pass({
+      credentials: credentialsOf(request, route.auth), remoteAddress: request.remoteAddress, rate })
+    // The budget this request drew on: its key's (L2), or its address's (no credentials, L1).
+    const subject = identity?.apiKey ?? (route.auth === 'none' || route.auth === 'l1' ? request.remoteAddress : null)
+    if (rate !== null && subject !== null) state.budget = this.options.gate.budgetOf(rate, subject)
+    return identity
   }
 
   private respond(res: HttpResponse, state: RequestState, reply: Reply, route: Route<C> | null, started: number,
@@ -345,6 +350,7 @@ export class RestServer<C> {
         reply.contentType ?? (reply.raw === true ? 'text/plain; version=0.0.4' : 'application/json'))
       res.writeHeader('x-request-id', state.requestId)
       for (const [key, value] of Object.entries(reply.headers ?? {})) res.writeHeader(key, value)
+      if (state.budget !== undefined && state.budget !== null) writeBudget(res, state.budget)
       if (closeConnection) {
         res.end(body, true)
         return
@@ -510,6 +516,16 @@ function headersOf(req: HttpRequest): RequestHeaders {
   return { values, bytes, repeated, lengths, chunked }
 }
 
+/**
+ * The route's budget after this request (docs/rest.md, "Rate limits"): its size, what is left
+ * (whole requests) and the seconds until it is whole again.
+ */
+function writeBudget(res: HttpResponse, budget: BudgetState): void {
+  res.writeHeader('x-ratelimit-limit', String(budget.limit))
+  res.writeHeader('x-ratelimit-remaining', String(Math.floor(budget.remaining)))
+  res.writeHeader('x-ratelimit-reset', String(Math.ceil(budget.resetMs / 1000)))
+}
+
 function tooLarge(bodyMax: number): Reply {
   const error = new PredexError(ApiCode.BODY_TOO_LARGE, `the body is larger than ${bodyMax} bytes`,
     { bytesMax: bodyMax })
@@ -523,6 +539,12 @@ export function errorReply(error: unknown, log: Log, requestId: string | null = 
     // 429 (a budget) and 503 (a full queue: the signature pool, the engine) both say when to retry.
     if ((error.status === 429 || error.status === 503) && typeof error.context?.retryAfterSeconds === 'number') {
       headers['retry-after'] = String(error.context.retryAfterSeconds)
+    }
+    // A spent budget: none left, and the next request allowed after Retry-After.
+    if (error.code === ApiCode.RATE_LIMITED && typeof error.context?.limit === 'number') {
+      headers['x-ratelimit-limit'] = String(error.context.limit)
+      headers['x-ratelimit-remaining'] = '0'
+      headers['x-ratelimit-reset'] = headers['retry-after'] ?? '1'
     }
     return { status: CATALOGUE[error.code].http, body: error.body(), headers }
   }

@@ -71,7 +71,7 @@ t.test('every answer of a route with a budget says what is left: X-RateLimit-Lim
     'a refusal: none left, and the next one back within Retry-After')
   clock.advance(rule.burstWindowMs)
   t.equal((await carolAt()).remaining, String(rule.burst - 1), 'whole again after the window')
-  const unlimited = await send(server, 'GET', '/time', '')
+  const unlimited = await send(server, 'GET', '/time', '', {})
   t.equal(unlimited.headers.get('x-ratelimit-limit'), null, 'a route without its own budget says nothing')
 })
 

@@ -112,6 +112,8 @@ const BASES: Readonly<Record<string, Record<string, unknown>>> = {
   verifyOrder: { order: VALID_ORDERS[2] },
   cancelOrder: { orderId: makerOrders[0] }, cancelOrders: { orderIds: makerOrders }, cancelMarketOrders: market,
   cancelByClientOrderIds: { clientOrderIds: ['fok-1', 'v2-1'] }, getOrder: { orderId: makerOrders[0] },
+  amendOrder: { orderId: makerOrders[0], newSize: '5' },
+  cancelReplace: { orderId: makerOrders[1], order: VALID_ORDERS[0] },
   listOpenOrders: { ...market, ...page }, listOrders: { marketId: markets[0]!.marketId, status: 'LIVE', ...page },
   listTrades: { ...market, ...page }, getBalanceAllowance: { assetType: 2, tokenId: TOKENS[0] },
   getWalletStatus: { address: fuzzer.address }, listMarkets: page, getMarket: { market: markets[0]!.marketId },
@@ -134,6 +136,9 @@ const SESSION_BASES: readonly Record<string, unknown>[] = [
   { requestId: 'all', action: { case: 'cancelAll', value: {} } },
   { requestId: 'market', action: { case: 'cancelMarket', value: market } },
   { requestId: 'clients', action: { case: 'cancelByClientIds', value: { clientOrderIds: ['fok-1'] } } },
+  { requestId: 'amend', action: { case: 'amend', value: { orderId: makerOrders[0], reduceBy: '1' } } },
+  { requestId: 'replace', action: { case: 'cancelReplace',
+    value: { orderId: makerOrders[1], order: VALID_ORDERS[1] } } },
 ]
 
 // ---- generated calls ---------------------------------------------------------------------------
@@ -344,7 +349,9 @@ function detailProblem(detail: ErrorDetail | undefined, what: string, tally: Tal
 }
 
 const WRITES = new Set(['placeOrder', 'placeOrders', 'cancelOrder', 'cancelOrders', 'cancelAll', 'cancelMarketOrders',
-  'cancelByClientOrderIds'])
+  'cancelByClientOrderIds', 'amendOrder', 'cancelReplace'])
+/** The writes whose every OK answer did something (an amend lowered an order, a cancel-replace cancelled one). */
+const ALWAYS_WRITES = new Set(['placeOrder', 'amendOrder', 'cancelReplace'])
 
 /** A successful answer must decode as the method's output; a write that did something is recorded. */
 function answerProblem(method: DescMethod | null, answer: Buffer, tally: Tally): string | null {
@@ -358,7 +365,7 @@ function answerProblem(method: DescMethod | null, answer: Buffer, tally: Tally):
   if (!WRITES.has(method.localName)) return null
   const did = decoded.placement !== undefined || (decoded.totalSuccessful ?? 0) > 0 ||
     (decoded.result?.canceled?.length ?? 0) > 0
-  if (did || method.localName === 'placeOrder') tally.accepted.push(`${method.localName}: ${describe(decoded)}`)
+  if (did || ALWAYS_WRITES.has(method.localName)) tally.accepted.push(`${method.localName}: ${describe(decoded)}`)
   return null
 }
 
@@ -598,6 +605,8 @@ function sessionAnswerProblem(bytes: Buffer, requestId: string | undefined, tall
       return problems.find((p) => p !== null) ?? null
     }
     case 'canceled': return result.value.canceled.length === 0 ? null : `cancelled ${describe(result.value)}`
+    case 'amended': return `amended ${describe(result.value)}`
+    case 'replaced': return `replaced ${describe(result.value)}`
     case 'opened': case 'pong': case 'closed': return null
     default: return `an answer without a result: ${describe(answer)}`
   }

@@ -18,10 +18,13 @@ import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type M
 import { Metadata, type ServiceError } from '@grpc/grpc-js'
 import { callErrorOf, fullMethodName, GrpcCallError, GrpcTransport, l2Metadata } from '../../src/client/grpc/transport.js'
 import { ApiCode, CATALOGUE, PredexError, type ErrorCode } from '../../src/errors.js'
+import { microsOfDecimal, orderIdOf } from '../../src/api/wire.js'
 import { decimalOfMicros } from '../../src/stdx/decimal.js'
 import { AccountService } from '../../src/gen/predex/v1/account_pb.js'
 import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
-import { TradingService } from '../../src/gen/predex/v1/trading_pb.js'
+import {
+  TradingService, type AmendOrderResponse, type CancelReplaceResponse, type OrderRequestSchema,
+} from '../../src/gen/predex/v1/trading_pb.js'
 import { startServer } from '../rest-harness.js'
 import { RawText, type Caller, type Driver, type Query, type Reply, type TokenRead, type TokensRead } from './driver.js'
 import {
@@ -153,6 +156,31 @@ class GrpcDriver extends RestDriver {
     return this.unary(TradingService.method.cancelAll, caller, () => ({}), (answer) => cancelJson(answer.result))
   }
 
+  /**
+   * `{orderID (or orderId), new_size?, reduce_by?}`: a size absent goes as "" (the proto's "not
+   * given"); one the proto cannot carry ("", null, a boolean: REST refuses it, where "" would mean
+   * absent here) is answered with REST's refusal, unless the order id is refused first.
+   */
+  override amendOrder(caller: Caller, request: unknown): Promise<Reply> {
+    return this.unary(TradingService.method.amendOrder, caller, () => {
+      if (request instanceof RawText) return request
+      const body = objectBody(request)
+      const orderId = textOf(body.orderID ?? body.orderId)
+      return { orderId, newSize: sizeTextOf(body.new_size, 'new_size', orderId),
+        reduceBy: sizeTextOf(body.reduce_by, 'reduce_by', orderId) }
+    }, amendedJson)
+  }
+
+  /** POST /order's body plus `orderID`: the order to cancel, and the new order as PlaceOrder's. */
+  override replaceOrder(caller: Caller, request: unknown): Promise<Reply> {
+    return this.unary(TradingService.method.cancelReplace, caller, () => {
+      if (request instanceof RawText) return request
+      const body = objectBody(request)
+      const orderId = textOf(body.orderID)
+      return { orderId, order: replacementOf(body, orderId) }
+    }, replacedJson)
+  }
+
   override order(caller: Caller, orderId: string): Promise<Reply> {
     return this.unary(TradingService.method.getOrder, caller, () => ({ orderId }), (answer) => orderJson(answer.order!))
   }
@@ -273,6 +301,51 @@ class GrpcDriver extends RestDriver {
       () => ({ symbol, interval: intervalOf(query.interval), from: secondsOf(query, 'from'), to: secondsOf(query, 'to') }),
       (answer) => answer.candles.map(candleJson))
   }
+}
+
+/** Whether the face takes `orderId` (a malformed one is refused before anything else of the request). */
+function isOrderId(orderId: string): boolean {
+  try {
+    orderIdOf(orderId)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** An amend's size as the proto's text: absent "", else its text, else (no text to send) REST's refusal. */
+function sizeTextOf(value: unknown, field: string, orderId: string): string {
+  if (value === undefined) return ''
+  const text = textOf(value)
+  if (text !== '' || !isOrderId(orderId)) return text
+  try {
+    microsOfDecimal(value, field)
+  } catch (error) {
+    if (error instanceof PredexError) throw new Unexpressible(error)
+    throw error
+  }
+  throw new Error(`the driver took ${JSON.stringify(value)} for a size REST refuses`)
+}
+
+/** A cancel-replace's new order; one the proto cannot carry is refused as REST refuses it, after the order id. */
+function replacementOf(body: Record<string, unknown>, orderId: string): MessageInitShape<typeof OrderRequestSchema> {
+  try {
+    return orderRequestOf(body)
+  } catch (error) {
+    if (error instanceof Unexpressible && !isOrderId(orderId)) return {}
+    throw error
+  }
+}
+
+function amendedJson(answer: AmendOrderResponse): Record<string, unknown> {
+  return { success: true, order_id: answer.orderId, size_matched: answer.sizeMatched,
+    size_remaining: answer.sizeRemaining, reduced_by: answer.reducedBy, engine_seq: Number(answer.engineSeq) }
+}
+
+function replacedJson(answer: CancelReplaceResponse): Record<string, unknown> {
+  if (answer.placement === undefined) throw new Error('a cancel-replace answer without its placement')
+  return { canceled: { order_id: answer.canceledOrderId, size_remaining: answer.canceledSizeRemaining },
+    placement: batchItemJson(answer.placement), engine_seq: Number(answer.engineSeq) }
 }
 
 function metadataOf(caller: Caller | null, method: DescMethod, bytes: Uint8Array): Metadata {

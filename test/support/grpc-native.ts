@@ -198,7 +198,8 @@ export function orderJson(o: Order): Record<string, unknown> {
     asset_id: o.assetId, side: sideText(o.side), original_size: o.originalSize, size_matched: o.sizeMatched,
     price: o.price, associate_trades: o.associateTrades, outcome: o.outcome, created_at: Number(o.createdAt),
     expiration: o.expirationMs === undefined ? null : String(o.expirationMs),
-    order_type: TIME_IN_FORCE_TEXTS[o.orderType], order_hash: o.id, size_remaining: o.sizeRemaining }
+    order_type: TIME_IN_FORCE_TEXTS[o.orderType], order_hash: o.id, size_remaining: o.sizeRemaining,
+    queue_ahead: o.queueAhead ?? null }
 }
 
 export function listedJson(o: ListedOrder): Record<string, unknown> {

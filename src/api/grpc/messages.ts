@@ -12,14 +12,15 @@ import type { Canceled } from '../../engine/result.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { Side, TimeInForce, type MakerOrderSchema, type OrderSchema, type TradeSchema }
   from '../../gen/predex/v1/common_pb.js'
-import type { CancelResultSchema, ListedOrderSchema, OrderPlacementSchema, OrderRequest }
+import type { AmendOrderResponseSchema, CancelResultSchema, ListedOrderSchema, OrderPlacementSchema, OrderRequest }
   from '../../gen/predex/v1/trading_pb.js'
 import type { OrderRecord, TradeRecord } from '../../read/read-model.js'
 import type { ServiceContext } from '../../service/context.js'
 import type { SignedOrder } from '../../service/signed-order.js'
-import type { Placement, Trader } from '../../service/trading.js'
+import type { AmendOutcome, AmendSize, Placement, Trader } from '../../service/trading.js'
 import { clientOrder, orderInfo, placementReport, tradeInfo } from '../format.js'
 import { ownerOf, signatureOf, signatureTypeOf, signedFieldsOf, signedFieldsV2Of } from '../order-wire.js'
+import { decimalOfMicros, microsOfDecimal } from '../wire.js'
 
 const SIDES = { BUY: Side.BUY, SELL: Side.SELL } as const
 
@@ -34,8 +35,10 @@ const TIME_IN_FORCE_VALUES: Readonly<Record<EngineTimeInForce, TimeInForce>> = {
 }
 
 /** An order of the caller's (REST's native OrderInfo, GET /data/order/:id). */
-export function orderMessage(context: ServiceContext, order: OrderRecord): MessageInitShape<typeof OrderSchema> {
-  const info = orderInfo(context.read, order, false)
+/** An order; `queueAhead` (trading.queueAheadOf) gives open orders their place in the queue. */
+export function orderMessage(context: ServiceContext, order: OrderRecord, queueAhead?: ReadonlyMap<string, number>):
+  MessageInitShape<typeof OrderSchema> {
+  const info = orderInfo(context.read, order, false, queueAhead)
   return {
     id: info.id,
     status: info.status,
@@ -54,6 +57,7 @@ export function orderMessage(context: ServiceContext, order: OrderRecord): Messa
     orderType: TIME_IN_FORCE_VALUES[info.order_type],
     ...(info.expiration === null ? {} : { expirationMs: BigInt(info.expiration) }),
     clientOrderId: order.clientOrderId,
+    ...(info.queue_ahead === null ? {} : { queueAhead: info.queue_ahead }),
   }
 }
 
@@ -134,6 +138,37 @@ export function cancelResultMessage(result: Canceled, seq: number): MessageInitS
     canceled: [...result.canceled],
     notCanceled: Object.fromEntries(result.notCanceled.map((n) => [n.orderId, n.reason])),
     engineSeq: BigInt(seq),
+  }
+}
+
+/** The names a refusal gives an amend's two sizes (REST's by default: the unary call's). */
+export interface AmendFields {
+  readonly newSize: string
+  readonly reduceBy: string
+}
+
+const REST_AMEND_FIELDS: AmendFields = { newSize: 'new_size', reduceBy: 'reduce_by' }
+
+/**
+ * An amend's sizes from the proto's decimal strings, parsed as REST parses them (wire.ts): ""
+ * is "not given" (0), anything else a decimal number of shares (INVALID_PARAMETER naming the
+ * field otherwise). Whether exactly one is given, and a multiple of a lot, is the service's check.
+ */
+export function amendSizeOf(newSize: string, reduceBy: string, fields: AmendFields = REST_AMEND_FIELDS): AmendSize {
+  return {
+    newSizeMicros: newSize === '' ? 0 : microsOfDecimal(newSize, fields.newSize),
+    reduceByMicros: reduceBy === '' ? 0 : microsOfDecimal(reduceBy, fields.reduceBy),
+  }
+}
+
+/** What an amend did (REST's POST /order/amend answer), with its command's sequence number. */
+export function amendedMessage(outcome: AmendOutcome): MessageInitShape<typeof AmendOrderResponseSchema> {
+  return {
+    orderId: outcome.orderId,
+    sizeMatched: decimalOfMicros(outcome.sizeMatchedMicros),
+    sizeRemaining: decimalOfMicros(outcome.remainingMicros),
+    reducedBy: decimalOfMicros(outcome.reducedByMicros),
+    engineSeq: BigInt(outcome.seq),
   }
 }
 

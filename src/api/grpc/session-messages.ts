@@ -9,17 +9,18 @@ import { ApiCode, PredexError } from '../../errors.js'
 import type { OrderAckSchema, RateLimitStateSchema, SessionRequest, SessionResponseSchema }
   from '../../gen/predex/v1/order_entry_pb.js'
 import { CancelOnDisconnect } from '../../gen/predex/v1/order_entry_pb.js'
-import type { OrderRequest } from '../../gen/predex/v1/trading_pb.js'
+import type { AmendOrderRequest, CancelReplaceRequest, OrderRequest } from '../../gen/predex/v1/trading_pb.js'
 import type { BudgetState } from '../../auth/rate-limit.js'
 import { ORDER_ENTRY_REQUEST_ID_LENGTH_MAX } from '../../limits.js'
 import type { CancelRequest, CancelScope } from '../../service/session.js'
 import type { SignedOrder } from '../../service/signed-order.js'
 import {
-  clientOrderIdDuplicateOf, type BatchEntry, type BatchOutcome, type CancelOutcome, type OrderOutcome, type Trader,
+  clientOrderIdDuplicateOf, type AmendOutcome, type AmendSize, type BatchEntry, type BatchOutcome, type CancelOutcome,
+  type OrderOutcome, type Replacement, type Trader,
 } from '../../service/trading.js'
-import { orderIdOf, tokenIdOf } from '../wire.js'
+import { decimalOfMicros, orderIdOf, tokenIdOf } from '../wire.js'
 import type { Rate } from './call.js'
-import { cancelResultMessage, placementMessage, signedOrderOf } from './messages.js'
+import { amendedMessage, amendSizeOf, cancelResultMessage, placementMessage, signedOrderOf } from './messages.js'
 import { errorDetailOf } from './status.js'
 import { RATES as TRADING_RATES } from './trading.js'
 
@@ -36,6 +37,8 @@ export const RATES: Readonly<Record<TradingAction['case'], Rate>> = {
   cancelByClientIds: TRADING_RATES.cancelMany,
   cancelAll: TRADING_RATES.cancelAll,
   cancelMarket: TRADING_RATES.cancelMarket,
+  amend: TRADING_RATES.amend,
+  cancelReplace: TRADING_RATES.replace,
 }
 
 const SCOPES: ReadonlyMap<number, CancelScope> = new Map([
@@ -78,8 +81,30 @@ export function orderOrError(request: OrderRequest, trader: Trader): SignedOrder
   }
 }
 
+/** The order id and sizes of an amend (the id first, as REST checks them), named as the session names fields. */
+export function amendOf(request: AmendOrderRequest): { readonly orderId: string; readonly size: AmendSize } {
+  const orderId = orderIdOf(request.orderId, 'orderId')
+  return { orderId, size: amendSizeOf(request.newSize, request.reduceBy, { newSize: 'newSize', reduceBy: 'reduceBy' }) }
+}
+
+/**
+ * A cancel-replace's old order id (checked first, as REST checks it) and its new order parsed, or
+ * that order's parse error (the session answers it in its turn).
+ */
+export function replaceOf(request: CancelReplaceRequest, trader: Trader):
+  { readonly orderId: string; readonly order: SignedOrder | PredexError } {
+  const orderId = orderIdOf(request.orderId, 'orderId')
+  const order = request.order === undefined
+    ? new PredexError(ApiCode.INVALID_PARAMETER, 'order is required', { field: 'order' })
+    : orderOrError(request.order, trader)
+  return { orderId, order }
+}
+
+/** The session actions that are cancels. */
+export type CancelAction = Exclude<TradingAction, { case: 'place' | 'placeBatch' | 'amend' | 'cancelReplace' }>
+
 /** The service's cancel request of a cancel action (ids checked as REST checks them). */
-export function cancelRequestOf(action: Exclude<TradingAction, { case: 'place' | 'placeBatch' }>): CancelRequest {
+export function cancelRequestOf(action: CancelAction): CancelRequest {
   switch (action.case) {
     case 'cancel': return { kind: 'cancel', orderId: orderIdOf(action.value.orderId, 'orderId') }
     case 'cancelMany':
@@ -127,6 +152,20 @@ export function canceledResponse(requestId: string, outcome: CancelOutcome,
   rateLimit: RateLimitInit | undefined): SessionResponseInit {
   return { requestId, engineSeq: BigInt(outcome.seq), rateLimit,
     result: { case: 'canceled', value: cancelResultMessage(outcome, outcome.seq) } }
+}
+
+export function amendedResponse(requestId: string, outcome: AmendOutcome,
+  rateLimit: RateLimitInit | undefined): SessionResponseInit {
+  return { requestId, engineSeq: BigInt(outcome.seq), rateLimit,
+    result: { case: 'amended', value: amendedMessage(outcome) } }
+}
+
+/** A cancel-replace that cancelled: the old order's remaining size, the new order's ack (placed or refused). */
+export function replacedResponse(requestId: string, outcome: Replacement, clientOrderId: string,
+  rateLimit: RateLimitInit | undefined): SessionResponseInit {
+  return { requestId, engineSeq: BigInt(outcome.seq), rateLimit, result: { case: 'replaced', value: {
+    canceledOrderId: outcome.canceledOrderId, canceledSizeRemaining: decimalOfMicros(outcome.canceledRemainingMicros),
+    order: orderAckOf(outcome.entry, outcome.seq, clientOrderId) } } }
 }
 
 export function errorResponse(requestId: string, error: PredexError,

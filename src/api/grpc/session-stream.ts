@@ -30,8 +30,9 @@ import { checkBatchSize, type Trader } from '../../service/trading.js'
 import { sessionSettingsOf, TradingSession, type SessionEnd } from '../../service/session.js'
 import { admit, decode, type GrpcFace } from './call.js'
 import {
-  batchResponse, canceledResponse, cancelRequestOf, checkRequestId, errorResponse, orderOrError, placedResponse,
-  RATES, rateLimitOf, scopeOf, scopeValueOf, type RateLimitInit, type SessionResponseInit, type TradingAction,
+  amendedResponse, amendOf, batchResponse, canceledResponse, cancelRequestOf, checkRequestId, errorResponse,
+  orderOrError, placedResponse, RATES, rateLimitOf, replacedResponse, replaceOf, scopeOf, scopeValueOf,
+  type RateLimitInit, type SessionResponseInit, type TradingAction,
 } from './session-messages.js'
 import { asPredexError } from './status.js'
 import { StreamWriter } from './stream-writer.js'
@@ -182,6 +183,15 @@ export class SessionStream {
         checkBatchSize(requests.length, NATIVE_BATCH_ORDERS_MAX)
         return this.session.placeBatch(requests.map((r) => orderOrError(r, this.trader))).then((outcome) =>
           batchResponse(requestId, outcome, requests.map((r) => r.clientOrderId), rateLimit))
+      }
+      case 'amend': {
+        const { orderId, size } = amendOf(action.value)
+        return this.session.amend(orderId, size).then((outcome) => amendedResponse(requestId, outcome, rateLimit))
+      }
+      case 'cancelReplace': {
+        const { orderId, order } = replaceOf(action.value, this.trader)
+        return this.session.cancelReplace(orderId, order).then((outcome) =>
+          replacedResponse(requestId, outcome, action.value.order?.clientOrderId ?? '', rateLimit))
       }
       default:
         return this.session.cancel(cancelRequestOf(action))

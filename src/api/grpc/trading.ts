@@ -9,19 +9,23 @@ import type { UntypedServiceImplementation } from '@grpc/grpc-js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { NATIVE_BATCH_ORDERS_MAX } from '../../limits.js'
 import type { PageRequest } from '../../gen/predex/v1/common_pb.js'
-import { TradingService, type OrderRequest, type ListTradesRequest, type ListOpenOrdersRequest }
-  from '../../gen/predex/v1/trading_pb.js'
+import {
+  TradingService, type AmendOrderRequest, type CancelReplaceRequest, type ListOpenOrdersRequest,
+  type ListTradesRequest, type OrderRequest,
+} from '../../gen/predex/v1/trading_pb.js'
 import { availableUsdcMicrosOf } from '../../service/account.js'
 import type { ServiceContext } from '../../service/context.js'
 import type { SignedOrder } from '../../service/signed-order.js'
 import * as trading from '../../service/trading.js'
-import type { BatchEntry, Trader } from '../../service/trading.js'
+import type { BatchEntry, Replacement, Trader } from '../../service/trading.js'
 import { VERIFY_NOTE } from '../format.js'
-import { orderIdOf, tokenIdOf } from '../wire.js'
+import { decimalOfMicros, orderIdOf, tokenIdOf } from '../wire.js'
 import { unaryService, type GrpcFace, type Rate } from './call.js'
 import { orNull, pageOf, secondsOf } from './query.js'
-import { cancelResultMessage, listedOrderMessage, orderMessage, placementMessage, signedOrderOf, tradeMessage }
-  from './messages.js'
+import {
+  amendedMessage, amendSizeOf, cancelResultMessage, listedOrderMessage, orderMessage, placementMessage, signedOrderOf,
+  tradeMessage,
+} from './messages.js'
 import { errorDetailOf } from './status.js'
 
 /** REST's budgets of the same use cases (src/api/rest/routes/trading.ts); the order-entry session's too. */
@@ -33,6 +37,8 @@ export const RATES = {
   cancelMany: { bucket: 'DELETE /orders', rule: 'batch' },
   cancelAll: { bucket: 'DELETE /cancel-all', rule: 'cancelAll' },
   cancelMarket: { bucket: 'DELETE /cancel-market-orders', rule: 'cancelAll' },
+  amend: { bucket: 'POST /order/amend', rule: 'cancel' },
+  replace: { bucket: 'POST /order/replace', rule: 'order' },
 } as const satisfies Record<string, Rate>
 
 /** An order request of a single placement; absent is refused as REST refuses a body without `order`. */
@@ -51,6 +57,7 @@ function signedOrError(request: OrderRequest | undefined, trader: Trader): Signe
   }
 }
 
+/** One order's answer (a batch's item, a cancel-replace's new order): placed, or refused with its error. */
 function entryMessage(entry: BatchEntry) {
   if (entry.ok) {
     const placed = placementMessage(entry.placement, entry.placement.seq)
@@ -66,17 +73,42 @@ async function placeOrders(context: ServiceContext, requests: readonly OrderRequ
   return { totalSuccessful: successful, totalFailed: entries.length - successful, results: entries.map(entryMessage) }
 }
 
+/** The order id first, then the sizes: REST's order of checks (POST /order/amend). */
+async function amendOrder(context: ServiceContext, request: AmendOrderRequest, trader: Trader) {
+  const orderId = orderIdOf(request.orderId)
+  const outcome = await trading.amendOrder(context, trader, orderId, amendSizeOf(request.newSize, request.reduceBy))
+  return amendedMessage(outcome)
+}
+
+/** The old order's id first, then the new order: REST's order of checks (POST /order/replace). */
+async function cancelReplace(context: ServiceContext, request: CancelReplaceRequest, trader: Trader) {
+  const orderId = orderIdOf(request.orderId)
+  return replacedMessage(await trading.cancelReplace(context, trader, orderId, signedOrder(request.order, trader)))
+}
+
+function replacedMessage(replacement: Replacement) {
+  return { canceledOrderId: replacement.canceledOrderId,
+    canceledSizeRemaining: decimalOfMicros(replacement.canceledRemainingMicros),
+    placement: entryMessage(replacement.entry), engineSeq: BigInt(replacement.seq) }
+}
+
 async function verifyOrder(context: ServiceContext, request: OrderRequest | undefined, trader: Trader) {
   const run = await trading.dryRun(context, signedOrError(request, trader), trader)
   return { valid: run.valid, orderId: run.orderId ?? '', note: VERIFY_NOTE,
     checks: run.checks.map((c) => ({ check: c.check, ok: c.ok, message: c.message, code: c.code ?? '' })) }
 }
 
+async function getOrder(context: ServiceContext, orderId: string, trader: Trader) {
+  const order = trading.orderOf(context, trader, orderId)
+  return { order: orderMessage(context, order, await trading.queueAheadOf(context, [order])) }
+}
+
 async function openOrders(context: ServiceContext, request: ListOpenOrdersRequest, trader: Trader) {
   const open = trading.openOrdersOf(context, trader,
     { orderId: orNull(request.id), market: orNull(request.market), tokenId: orNull(request.assetId) })
   const { data, ...rest } = pageOf(open, request.page)
-  return { ...rest, data: data.map((o) => orderMessage(context, o)),
+  const ahead = await trading.queueAheadOf(context, data)
+  return { ...rest, data: data.map((o) => orderMessage(context, o, ahead)),
     availableUsdcMicros: String(await availableUsdcMicrosOf(context, trader.address)) }
 }
 
@@ -133,9 +165,10 @@ export function tradingService(face: GrpcFace): UntypedServiceImplementation {
       const result = await trading.cancelMarketOrders(context, trader!, orNull(request.market), tokenId)
       return { result: cancelResultMessage(result, result.seq) }
     } },
-    getOrder: { auth: 'l2',
-      handle: (request, trader) =>
-        ({ order: orderMessage(context, trading.orderOf(context, trader!, request.orderId)) }) },
+    amendOrder: { auth: 'l2', rate: RATES.amend, handle: (request, trader) => amendOrder(context, request, trader!) },
+    cancelReplace: { auth: 'l2', rate: RATES.replace,
+      handle: (request, trader) => cancelReplace(context, request, trader!) },
+    getOrder: { auth: 'l2', handle: (request, trader) => getOrder(context, request.orderId, trader!) },
     listOpenOrders: { auth: 'l2', handle: (request, trader) => openOrders(context, request, trader!) },
     listOrders: { auth: 'l2',
       handle: (request, trader) => orders(context, request.marketId, request.status, request.page, trader!) },

@@ -5,8 +5,8 @@
  */
 export { PredexGrpcClient, type GrpcClientOptions, type RequestOf, type ResponseOf } from './predex-grpc-client.js'
 export {
-  OrderEntrySession, SessionRequestError, type BatchOrder, type CancelOnDisconnectMode, type SessionOptions,
-  type SessionReply,
+  OrderEntrySession, SessionRequestError, type AmendSize, type BatchOrder, type CancelOnDisconnectMode,
+  type SessionOptions, type SessionReply,
 } from './order-entry-session.js'
 export { BookStream, type BookStreamOptions, type BookUpdate } from './book-stream.js'
 export { UserStream, type UserCursor, type UserStreamOptions } from './user-stream.js'

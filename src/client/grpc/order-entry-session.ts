@@ -9,9 +9,11 @@
  * `context`, `retryAfterMs`) plus the request id, so one error handler serves both paths. That
  * covers a request refused as a whole (bad input, rate limit, engine unavailable) and a `place`
  * whose one order was refused. Two answers resolve although they describe a non-placement:
- * a batch (each item carries its own error, as the unary PlaceOrders does) and a `place` with a
+ * a batch (each item carries its own error, as the unary PlaceOrders does), a `place` with a
  * client order id already in use (`duplicate: true`: the ack describes the live original, which
- * is what a client reconciling after a reconnect wants to know).
+ * is what a client reconciling after a reconnect wants to know), and a `cancelReplace` whose old
+ * order was cancelled but whose new order the book or the funds refused (`order.error`: the
+ * cancel happened, and the client must know it). A cancel-replace that changed nothing rejects.
  *
  * Ends: `close()` is the clean end (nothing is cancelled); `disconnect()` drops the stream without
  * `close`, so the server's cancel on disconnect (if the session asked for it) cancels the orders.
@@ -24,9 +26,9 @@ import { status as GrpcStatus, type ClientDuplexStream } from '@grpc/grpc-js'
 import type { ErrorDetail } from '../../gen/predex/v1/common_pb.js'
 import {
   CancelOnDisconnect, SessionRequestSchema, type BatchAck, type OrderAck, type Pong, type RateLimitState,
-  type SessionOpened, type SessionRequest, type SessionResponse,
+  type ReplaceAck, type SessionOpened, type SessionRequest, type SessionResponse,
 } from '../../gen/predex/v1/order_entry_pb.js'
-import type { CancelResult } from '../../gen/predex/v1/trading_pb.js'
+import type { AmendOrderResponse, CancelResult } from '../../gen/predex/v1/trading_pb.js'
 import { CATALOGUE, type ErrorCode } from '../../errors.js'
 import { GRPC_SDK_PINGS_PER_DEAD_MAN, ORDER_ENTRY_IN_FLIGHT_MAX } from '../../limits.js'
 import type { SignedOrder } from '../orders.js'
@@ -59,6 +61,10 @@ export interface SessionReply<T> {
 export interface BatchOrder extends OrderRequestOptions {
   readonly signed: SignedOrder
 }
+
+/** An amend's size in decimal shares ("5.5"), exactly one of the two. */
+export type AmendSize = { readonly newSize: string; readonly reduceBy?: never }
+  | { readonly reduceBy: string; readonly newSize?: never }
 
 /** A request the server refused (or a single order it refused), as a unary call's error reads. */
 export class SessionRequestError extends GrpcCallError {
@@ -157,6 +163,25 @@ export class OrderEntrySession {
 
   cancelByClientOrderIds(clientOrderIds: readonly string[]): Promise<SessionReply<CancelResult>> {
     return this.request({ case: 'cancelByClientIds', value: { clientOrderIds: [...clientOrderIds] } }, 'canceled')
+  }
+
+  /**
+   * Lowers a live order's remaining size to `newSize`, or by `reduceBy`; the order keeps its place
+   * in the queue. Rejects if refused (AMEND_NOT_REDUCING, ORDER_ALREADY_MATCHED...).
+   */
+  amend(orderId: string, size: AmendSize): Promise<SessionReply<AmendOrderResponse>> {
+    const value = { orderId, newSize: size.newSize ?? '', reduceBy: size.reduceBy ?? '' }
+    return this.request({ case: 'amend', value }, 'amended')
+  }
+
+  /**
+   * Cancels `orderId` and places `signed` in its stead, in one engine command. Rejects when nothing
+   * changed; resolves once the old order is cancelled, the new one's refusal (if any) in `order.error`.
+   */
+  cancelReplace(orderId: string, signed: SignedOrder, options: OrderRequestOptions = {}):
+    Promise<SessionReply<ReplaceAck>> {
+    return this.request({ case: 'cancelReplace', value: { orderId, order: orderRequestInit(signed, options) } },
+      'replaced')
   }
 
   ping(): Promise<SessionReply<Pong>> {

@@ -18,7 +18,9 @@ import { AccountService } from '../../gen/predex/v1/account_pb.js'
 import { MarketDataService } from '../../gen/predex/v1/market_data_pb.js'
 import { OrderEntryService } from '../../gen/predex/v1/order_entry_pb.js'
 import { StreamService } from '../../gen/predex/v1/streams_pb.js'
-import { TradingService, type OrderPlacement, type PlaceOrdersResponse } from '../../gen/predex/v1/trading_pb.js'
+import {
+  TradingService, type CancelReplaceResponse, type OrderPlacement, type PlaceOrdersResponse,
+} from '../../gen/predex/v1/trading_pb.js'
 import { GRPC_SDK_UNARY_DEADLINE_MS_DEFAULT } from '../../limits.js'
 import type { SignedOrder } from '../orders.js'
 import { BookStream, type BookStreamOptions } from './book-stream.js'
@@ -78,6 +80,12 @@ export class PredexGrpcClient {
     Promise<ResponseOf<typeof T.cancelMarketOrders>> { return this.l2(T.cancelMarketOrders, request, options) }
   cancelByClientOrderIds(request: RequestOf<typeof T.cancelByClientOrderIds>, options?: CallOptions):
     Promise<ResponseOf<typeof T.cancelByClientOrderIds>> { return this.l2(T.cancelByClientOrderIds, request, options) }
+  /** Lowers a live order's size (`newSize` or `reduceBy`, decimal shares); it keeps its place in the queue. */
+  amendOrder(request: RequestOf<typeof T.amendOrder>, options?: CallOptions):
+    Promise<ResponseOf<typeof T.amendOrder>> { return this.l2(T.amendOrder, request, options) }
+  /** Cancels a live order and places another in its stead, in one engine command. */
+  cancelReplace(request: RequestOf<typeof T.cancelReplace>, options?: CallOptions):
+    Promise<ResponseOf<typeof T.cancelReplace>> { return this.l2(T.cancelReplace, request, options) }
   getOrder(request: RequestOf<typeof T.getOrder>, options?: CallOptions): Promise<ResponseOf<typeof T.getOrder>> {
     return this.l2(T.getOrder, request, options)
   }
@@ -97,6 +105,16 @@ export class PredexGrpcClient {
   /** Places signed orders as one batch (each stands alone: see the results). */
   placeSignedBatch(orders: readonly BatchOrder[]): Promise<PlaceOrdersResponse> {
     return this.placeOrders({ orders: orders.map(({ signed, ...options }) => orderRequestInit(signed, options)) })
+  }
+
+  /**
+   * Cancels `orderId` and places an order signed with orders.ts in its stead. Rejects when nothing
+   * changed (the old order not live, the new one refused by its checks); resolves once the old
+   * order is cancelled, with the new one's `placement` placed or refused (funds, post-only, FOK, FAK).
+   */
+  cancelReplaceSigned(orderId: string, signed: SignedOrder, options: OrderRequestOptions = {}):
+    Promise<CancelReplaceResponse> {
+    return this.cancelReplace({ orderId, order: orderRequestInit(signed, options) })
   }
 
   // Account.

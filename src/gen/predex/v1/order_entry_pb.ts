@@ -9,7 +9,8 @@
 // the stream opens. Every order in a session must belong to that key. Each trading request draws
 // on the rate budget of its REST route (place: POST /order; place_batch: POST /orders; cancel:
 // DELETE /order; cancel_many and cancel_by_client_ids: DELETE /orders; cancel_all: DELETE
-// /cancel-all; cancel_market: DELETE /cancel-market-orders); ping, open and close are free.
+// /cancel-all; cancel_market: DELETE /cancel-market-orders; amend: POST /order/amend, a cancel's
+// budget; cancel_replace: POST /order/replace, an order's budget); ping, open and close are free.
 //
 // How a session ends (the status the stream ends with):
 // - `close`: answered `closed`, then OK. Nothing is cancelled; nothing sent after it is read.
@@ -32,7 +33,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { ErrorDetail } from "./common_pb.js";
 import { file_predex_v1_common } from "./common_pb.js";
-import type { CancelAllRequest, CancelByClientOrderIdsRequest, CancelMarketOrdersRequest, CancelOrderRequest, CancelOrdersRequest, CancelResult, OrderRequest, PlaceOrdersRequest } from "./trading_pb.js";
+import type { AmendOrderRequest, AmendOrderResponse, CancelAllRequest, CancelByClientOrderIdsRequest, CancelMarketOrdersRequest, CancelOrderRequest, CancelOrdersRequest, CancelReplaceRequest, CancelResult, OrderRequest, PlaceOrdersRequest } from "./trading_pb.js";
 import { file_predex_v1_trading } from "./trading_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -40,7 +41,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file predex/v1/order_entry.proto.
  */
 export const file_predex_v1_order_entry: GenFile = /*@__PURE__*/
-  fileDesc("ChtwcmVkZXgvdjEvb3JkZXJfZW50cnkucHJvdG8SCXByZWRleC52MSJiCg5TZXNzaW9uT3B0aW9ucxI7ChRjYW5jZWxfb25fZGlzY29ubmVjdBgBIAEoDjIdLnByZWRleC52MS5DYW5jZWxPbkRpc2Nvbm5lY3QSEwoLZGVhZF9tYW5fbXMYAiABKA0ioQQKDlNlc3Npb25SZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSKQoEb3BlbhgCIAEoCzIZLnByZWRleC52MS5TZXNzaW9uT3B0aW9uc0gAEigKBXBsYWNlGAMgASgLMhcucHJlZGV4LnYxLk9yZGVyUmVxdWVzdEgAEjQKC3BsYWNlX2JhdGNoGAQgASgLMh0ucHJlZGV4LnYxLlBsYWNlT3JkZXJzUmVxdWVzdEgAEi8KBmNhbmNlbBgFIAEoCzIdLnByZWRleC52MS5DYW5jZWxPcmRlclJlcXVlc3RIABI1CgtjYW5jZWxfbWFueRgGIAEoCzIeLnByZWRleC52MS5DYW5jZWxPcmRlcnNSZXF1ZXN0SAASMQoKY2FuY2VsX2FsbBgHIAEoCzIbLnByZWRleC52MS5DYW5jZWxBbGxSZXF1ZXN0SAASPQoNY2FuY2VsX21hcmtldBgIIAEoCzIkLnByZWRleC52MS5DYW5jZWxNYXJrZXRPcmRlcnNSZXF1ZXN0SAASSAoUY2FuY2VsX2J5X2NsaWVudF9pZHMYCSABKAsyKC5wcmVkZXgudjEuQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3RIABIfCgRwaW5nGAogASgLMg8ucHJlZGV4LnYxLlBpbmdIABIhCgVjbG9zZRgLIAEoCzIQLnByZWRleC52MS5DbG9zZUgAQggKBmFjdGlvbiIGCgRQaW5nIgcKBUNsb3NlIngKDVNlc3Npb25PcGVuZWQSOwoUY2FuY2VsX29uX2Rpc2Nvbm5lY3QYASABKA4yHS5wcmVkZXgudjEuQ2FuY2VsT25EaXNjb25uZWN0EhMKC2RlYWRfbWFuX21zGAIgASgNEhUKDWluX2ZsaWdodF9tYXgYAyABKA0izQEKCE9yZGVyQWNrEhAKCG9yZGVyX2lkGAEgASgJEhcKD2NsaWVudF9vcmRlcl9pZBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSFQoNbWFraW5nX2Ftb3VudBgEIAEoCRIVCg10YWtpbmdfYW1vdW50GAUgASgJEgsKA2ZlZRgGIAEoCRIRCgl0cmFkZV9pZHMYByADKAkSEQoJZHVwbGljYXRlGAggASgIEiUKBWVycm9yGAkgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsIi8KCEJhdGNoQWNrEiMKBm9yZGVycxgBIAMoCzITLnByZWRleC52MS5PcmRlckFjayIGCgRQb25nIggKBkNsb3NlZCJECg5SYXRlTGltaXRTdGF0ZRIRCglyZW1haW5pbmcYASABKA0SDQoFbGltaXQYAiABKA0SEAoIcmVzZXRfbXMYAyABKA0ihgMKD1Nlc3Npb25SZXNwb25zZRISCgpyZXF1ZXN0X2lkGAEgASgJEhIKCmVuZ2luZV9zZXEYAiABKAQSKgoGb3BlbmVkGAMgASgLMhgucHJlZGV4LnYxLlNlc3Npb25PcGVuZWRIABIkCgVvcmRlchgEIAEoCzITLnByZWRleC52MS5PcmRlckFja0gAEiQKBWJhdGNoGAUgASgLMhMucHJlZGV4LnYxLkJhdGNoQWNrSAASKwoIY2FuY2VsZWQYBiABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0SAASHwoEcG9uZxgHIAEoCzIPLnByZWRleC52MS5Qb25nSAASIwoGY2xvc2VkGAggASgLMhEucHJlZGV4LnYxLkNsb3NlZEgAEicKBWVycm9yGAkgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsSAASLQoKcmF0ZV9saW1pdBgKIAEoCzIZLnByZWRleC52MS5SYXRlTGltaXRTdGF0ZUIICgZyZXN1bHQqegoSQ2FuY2VsT25EaXNjb25uZWN0EiQKIENBTkNFTF9PTl9ESVNDT05ORUNUX1VOU1BFQ0lGSUVEEAASHAoYQ0FOQ0VMX09OX0RJU0NPTk5FQ1RfS0VZEAESIAocQ0FOQ0VMX09OX0RJU0NPTk5FQ1RfU0VTU0lPThACMlkKEU9yZGVyRW50cnlTZXJ2aWNlEkQKB1Nlc3Npb24SGS5wcmVkZXgudjEuU2Vzc2lvblJlcXVlc3QaGi5wcmVkZXgudjEuU2Vzc2lvblJlc3BvbnNlKAEwAWIGcHJvdG8z", [file_predex_v1_common, file_predex_v1_trading]);
+  fileDesc("ChtwcmVkZXgvdjEvb3JkZXJfZW50cnkucHJvdG8SCXByZWRleC52MSJiCg5TZXNzaW9uT3B0aW9ucxI7ChRjYW5jZWxfb25fZGlzY29ubmVjdBgBIAEoDjIdLnByZWRleC52MS5DYW5jZWxPbkRpc2Nvbm5lY3QSEwoLZGVhZF9tYW5fbXMYAiABKA0iiwUKDlNlc3Npb25SZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSKQoEb3BlbhgCIAEoCzIZLnByZWRleC52MS5TZXNzaW9uT3B0aW9uc0gAEigKBXBsYWNlGAMgASgLMhcucHJlZGV4LnYxLk9yZGVyUmVxdWVzdEgAEjQKC3BsYWNlX2JhdGNoGAQgASgLMh0ucHJlZGV4LnYxLlBsYWNlT3JkZXJzUmVxdWVzdEgAEi8KBmNhbmNlbBgFIAEoCzIdLnByZWRleC52MS5DYW5jZWxPcmRlclJlcXVlc3RIABI1CgtjYW5jZWxfbWFueRgGIAEoCzIeLnByZWRleC52MS5DYW5jZWxPcmRlcnNSZXF1ZXN0SAASMQoKY2FuY2VsX2FsbBgHIAEoCzIbLnByZWRleC52MS5DYW5jZWxBbGxSZXF1ZXN0SAASPQoNY2FuY2VsX21hcmtldBgIIAEoCzIkLnByZWRleC52MS5DYW5jZWxNYXJrZXRPcmRlcnNSZXF1ZXN0SAASSAoUY2FuY2VsX2J5X2NsaWVudF9pZHMYCSABKAsyKC5wcmVkZXgudjEuQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3RIABIfCgRwaW5nGAogASgLMg8ucHJlZGV4LnYxLlBpbmdIABIhCgVjbG9zZRgLIAEoCzIQLnByZWRleC52MS5DbG9zZUgAEi0KBWFtZW5kGAwgASgLMhwucHJlZGV4LnYxLkFtZW5kT3JkZXJSZXF1ZXN0SAASOQoOY2FuY2VsX3JlcGxhY2UYDSABKAsyHy5wcmVkZXgudjEuQ2FuY2VsUmVwbGFjZVJlcXVlc3RIAEIICgZhY3Rpb24iBgoEUGluZyIHCgVDbG9zZSJ4Cg1TZXNzaW9uT3BlbmVkEjsKFGNhbmNlbF9vbl9kaXNjb25uZWN0GAEgASgOMh0ucHJlZGV4LnYxLkNhbmNlbE9uRGlzY29ubmVjdBITCgtkZWFkX21hbl9tcxgCIAEoDRIVCg1pbl9mbGlnaHRfbWF4GAMgASgNIs0BCghPcmRlckFjaxIQCghvcmRlcl9pZBgBIAEoCRIXCg9jbGllbnRfb3JkZXJfaWQYAiABKAkSDgoGc3RhdHVzGAMgASgJEhUKDW1ha2luZ19hbW91bnQYBCABKAkSFQoNdGFraW5nX2Ftb3VudBgFIAEoCRILCgNmZWUYBiABKAkSEQoJdHJhZGVfaWRzGAcgAygJEhEKCWR1cGxpY2F0ZRgIIAEoCBIlCgVlcnJvchgJIAEoCzIWLnByZWRleC52MS5FcnJvckRldGFpbCJsCgpSZXBsYWNlQWNrEhkKEWNhbmNlbGVkX29yZGVyX2lkGAEgASgJEh8KF2NhbmNlbGVkX3NpemVfcmVtYWluaW5nGAIgASgJEiIKBW9yZGVyGAMgASgLMhMucHJlZGV4LnYxLk9yZGVyQWNrIi8KCEJhdGNoQWNrEiMKBm9yZGVycxgBIAMoCzITLnByZWRleC52MS5PcmRlckFjayIGCgRQb25nIggKBkNsb3NlZCJECg5SYXRlTGltaXRTdGF0ZRIRCglyZW1haW5pbmcYASABKA0SDQoFbGltaXQYAiABKA0SEAoIcmVzZXRfbXMYAyABKA0i4wMKD1Nlc3Npb25SZXNwb25zZRISCgpyZXF1ZXN0X2lkGAEgASgJEhIKCmVuZ2luZV9zZXEYAiABKAQSKgoGb3BlbmVkGAMgASgLMhgucHJlZGV4LnYxLlNlc3Npb25PcGVuZWRIABIkCgVvcmRlchgEIAEoCzITLnByZWRleC52MS5PcmRlckFja0gAEiQKBWJhdGNoGAUgASgLMhMucHJlZGV4LnYxLkJhdGNoQWNrSAASKwoIY2FuY2VsZWQYBiABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0SAASHwoEcG9uZxgHIAEoCzIPLnByZWRleC52MS5Qb25nSAASIwoGY2xvc2VkGAggASgLMhEucHJlZGV4LnYxLkNsb3NlZEgAEicKBWVycm9yGAkgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsSAASMAoHYW1lbmRlZBgLIAEoCzIdLnByZWRleC52MS5BbWVuZE9yZGVyUmVzcG9uc2VIABIpCghyZXBsYWNlZBgMIAEoCzIVLnByZWRleC52MS5SZXBsYWNlQWNrSAASLQoKcmF0ZV9saW1pdBgKIAEoCzIZLnByZWRleC52MS5SYXRlTGltaXRTdGF0ZUIICgZyZXN1bHQqegoSQ2FuY2VsT25EaXNjb25uZWN0EiQKIENBTkNFTF9PTl9ESVNDT05ORUNUX1VOU1BFQ0lGSUVEEAASHAoYQ0FOQ0VMX09OX0RJU0NPTk5FQ1RfS0VZEAESIAocQ0FOQ0VMX09OX0RJU0NPTk5FQ1RfU0VTU0lPThACMlkKEU9yZGVyRW50cnlTZXJ2aWNlEkQKB1Nlc3Npb24SGS5wcmVkZXgudjEuU2Vzc2lvblJlcXVlc3QaGi5wcmVkZXgudjEuU2Vzc2lvblJlc3BvbnNlKAEwAWIGcHJvdG8z", [file_predex_v1_common, file_predex_v1_trading]);
 
 /**
  * Optional, and only as the session's first request (later: SESSION_PROTOCOL). Cancel on
@@ -151,6 +152,23 @@ export type SessionRequest = Message<"predex.v1.SessionRequest"> & {
      */
     value: Close;
     case: "close";
+  } | {
+    /**
+     * Lowers a live order's remaining size, keeping its place in the queue; answered `amended`.
+     *
+     * @generated from field: predex.v1.AmendOrderRequest amend = 12;
+     */
+    value: AmendOrderRequest;
+    case: "amend";
+  } | {
+    /**
+     * Cancels a live order and places another in its stead (one engine command); answered
+     * `replaced`, or `error` when nothing changed.
+     *
+     * @generated from field: predex.v1.CancelReplaceRequest cancel_replace = 13;
+     */
+    value: CancelReplaceRequest;
+    case: "cancelReplace";
   } | { case: undefined; value?: undefined };
 };
 
@@ -291,6 +309,40 @@ export const OrderAckSchema: GenMessage<OrderAck> = /*@__PURE__*/
   messageDesc(file_predex_v1_order_entry, 5);
 
 /**
+ * The answer to a cancel_replace whose old order was cancelled: the new order's ack says whether
+ * it was placed (its refusal after the cancel, for funds, post-only, FOK or FAK, in `order.error`).
+ *
+ * @generated from message predex.v1.ReplaceAck
+ */
+export type ReplaceAck = Message<"predex.v1.ReplaceAck"> & {
+  /**
+   * @generated from field: string canceled_order_id = 1;
+   */
+  canceledOrderId: string;
+
+  /**
+   * The shares the old order had left when it was cancelled, decimal.
+   *
+   * @generated from field: string canceled_size_remaining = 2;
+   */
+  canceledSizeRemaining: string;
+
+  /**
+   * The new order, as a place's answer describes it.
+   *
+   * @generated from field: predex.v1.OrderAck order = 3;
+   */
+  order?: OrderAck | undefined;
+};
+
+/**
+ * Describes the message predex.v1.ReplaceAck.
+ * Use `create(ReplaceAckSchema)` to create a new message.
+ */
+export const ReplaceAckSchema: GenMessage<ReplaceAck> = /*@__PURE__*/
+  messageDesc(file_predex_v1_order_entry, 6);
+
+/**
  * @generated from message predex.v1.BatchAck
  */
 export type BatchAck = Message<"predex.v1.BatchAck"> & {
@@ -305,7 +357,7 @@ export type BatchAck = Message<"predex.v1.BatchAck"> & {
  * Use `create(BatchAckSchema)` to create a new message.
  */
 export const BatchAckSchema: GenMessage<BatchAck> = /*@__PURE__*/
-  messageDesc(file_predex_v1_order_entry, 6);
+  messageDesc(file_predex_v1_order_entry, 7);
 
 /**
  * @generated from message predex.v1.Pong
@@ -318,7 +370,7 @@ export type Pong = Message<"predex.v1.Pong"> & {
  * Use `create(PongSchema)` to create a new message.
  */
 export const PongSchema: GenMessage<Pong> = /*@__PURE__*/
-  messageDesc(file_predex_v1_order_entry, 7);
+  messageDesc(file_predex_v1_order_entry, 8);
 
 /**
  * @generated from message predex.v1.Closed
@@ -331,7 +383,7 @@ export type Closed = Message<"predex.v1.Closed"> & {
  * Use `create(ClosedSchema)` to create a new message.
  */
 export const ClosedSchema: GenMessage<Closed> = /*@__PURE__*/
-  messageDesc(file_predex_v1_order_entry, 8);
+  messageDesc(file_predex_v1_order_entry, 9);
 
 /**
  * What the rate limiter allows this key, on the budget the request drew on, once it was charged.
@@ -367,7 +419,7 @@ export type RateLimitState = Message<"predex.v1.RateLimitState"> & {
  * Use `create(RateLimitStateSchema)` to create a new message.
  */
 export const RateLimitStateSchema: GenMessage<RateLimitState> = /*@__PURE__*/
-  messageDesc(file_predex_v1_order_entry, 9);
+  messageDesc(file_predex_v1_order_entry, 10);
 
 /**
  * @generated from message predex.v1.SessionResponse
@@ -436,6 +488,22 @@ export type SessionResponse = Message<"predex.v1.SessionResponse"> & {
      */
     value: ErrorDetail;
     case: "error";
+  } | {
+    /**
+     * The order's sizes after an amend.
+     *
+     * @generated from field: predex.v1.AmendOrderResponse amended = 11;
+     */
+    value: AmendOrderResponse;
+    case: "amended";
+  } | {
+    /**
+     * What a cancel_replace did.
+     *
+     * @generated from field: predex.v1.ReplaceAck replaced = 12;
+     */
+    value: ReplaceAck;
+    case: "replaced";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -449,7 +517,7 @@ export type SessionResponse = Message<"predex.v1.SessionResponse"> & {
  * Use `create(SessionResponseSchema)` to create a new message.
  */
 export const SessionResponseSchema: GenMessage<SessionResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_order_entry, 10);
+  messageDesc(file_predex_v1_order_entry, 11);
 
 /**
  * What happens to open orders when the session ends without a clean close (a `close` request),

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file predex/v1/trading.proto.
  */
 export const file_predex_v1_trading: GenFile = /*@__PURE__*/
-  fileDesc("ChdwcmVkZXgvdjEvdHJhZGluZy5wcm90bxIJcHJlZGV4LnYxIpwBCgxPcmRlclJlcXVlc3QSJQoFb3JkZXIYASABKAsyFi5wcmVkZXgudjEuU2lnbmVkT3JkZXISDQoFb3duZXIYAiABKAkSKgoKb3JkZXJfdHlwZRgDIAEoDjIWLnByZWRleC52MS5UaW1lSW5Gb3JjZRIRCglwb3N0X29ubHkYBCABKAgSFwoPY2xpZW50X29yZGVyX2lkGAUgASgJIukBCg5PcmRlclBsYWNlbWVudBIQCghvcmRlcl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSFQoNbWFraW5nX2Ftb3VudBgDIAEoCRIVCg10YWtpbmdfYW1vdW50GAQgASgJEgsKA2ZlZRgFIAEoCRIdCgRzaWRlGAYgASgOMg8ucHJlZGV4LnYxLlNpZGUSGwoTdHJhbnNhY3Rpb25zX2hhc2hlcxgHIAMoCRIRCgl0cmFkZV9pZHMYCCADKAkSFwoPY2xpZW50X29yZGVyX2lkGAkgASgJEhIKCmVuZ2luZV9zZXEYCiABKAQiOwoRUGxhY2VPcmRlclJlcXVlc3QSJgoFb3JkZXIYASABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IkIKElBsYWNlT3JkZXJSZXNwb25zZRIsCglwbGFjZW1lbnQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnQiPQoSUGxhY2VPcmRlcnNSZXF1ZXN0EicKBm9yZGVycxgBIAMoCzIXLnByZWRleC52MS5PcmRlclJlcXVlc3QihQEKD1BsYWNlbWVudFJlc3VsdBIrCgZwbGFjZWQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnRIABIpCgdyZWZ1c2VkGAIgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsSAASEAoIb3JkZXJfaWQYAyABKAlCCAoGcmVzdWx0InIKE1BsYWNlT3JkZXJzUmVzcG9uc2USGAoQdG90YWxfc3VjY2Vzc2Z1bBgBIAEoDRIUCgx0b3RhbF9mYWlsZWQYAiABKA0SKwoHcmVzdWx0cxgDIAMoCzIaLnByZWRleC52MS5QbGFjZW1lbnRSZXN1bHQiPAoSVmVyaWZ5T3JkZXJSZXF1ZXN0EiYKBW9yZGVyGAEgASgLMhcucHJlZGV4LnYxLk9yZGVyUmVxdWVzdCJHCgtWZXJpZnlDaGVjaxINCgVjaGVjaxgBIAEoCRIKCgJvaxgCIAEoCBIPCgdtZXNzYWdlGAMgASgJEgwKBGNvZGUYBCABKAkibAoTVmVyaWZ5T3JkZXJSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIQCghvcmRlcl9pZBgCIAEoCRImCgZjaGVja3MYAyADKAsyFi5wcmVkZXgudjEuVmVyaWZ5Q2hlY2sSDAoEbm90ZRgEIAEoCSKoAQoMQ2FuY2VsUmVzdWx0EhAKCGNhbmNlbGVkGAEgAygJEj4KDG5vdF9jYW5jZWxlZBgCIAMoCzIoLnByZWRleC52MS5DYW5jZWxSZXN1bHQuTm90Q2FuY2VsZWRFbnRyeRISCgplbmdpbmVfc2VxGAMgASgEGjIKEE5vdENhbmNlbGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASImChJDYW5jZWxPcmRlclJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiPgoTQ2FuY2VsT3JkZXJSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0IigKE0NhbmNlbE9yZGVyc1JlcXVlc3QSEQoJb3JkZXJfaWRzGAEgAygJIj8KFENhbmNlbE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiEgoQQ2FuY2VsQWxsUmVxdWVzdCI8ChFDYW5jZWxBbGxSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0Ij0KGUNhbmNlbE1hcmtldE9yZGVyc1JlcXVlc3QSDgoGbWFya2V0GAEgASgJEhAKCGFzc2V0X2lkGAIgASgJIkUKGkNhbmNlbE1hcmtldE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiOQodQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3QSGAoQY2xpZW50X29yZGVyX2lkcxgBIAMoCSJJCh5DYW5jZWxCeUNsaWVudE9yZGVySWRzUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcucHJlZGV4LnYxLkNhbmNlbFJlc3VsdCIjCg9HZXRPcmRlclJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiMwoQR2V0T3JkZXJSZXNwb25zZRIfCgVvcmRlchgBIAEoCzIQLnByZWRleC52MS5PcmRlciJrChVMaXN0T3Blbk9yZGVyc1JlcXVlc3QSCgoCaWQYASABKAkSDgoGbWFya2V0GAIgASgJEhAKCGFzc2V0X2lkGAMgASgJEiQKBHBhZ2UYBCABKAsyFi5wcmVkZXgudjEuUGFnZVJlcXVlc3QiigEKFkxpc3RPcGVuT3JkZXJzUmVzcG9uc2USDQoFbGltaXQYASABKA0SDQoFY291bnQYAiABKA0SEwoLbmV4dF9jdXJzb3IYAyABKAkSHgoEZGF0YRgEIAMoCzIQLnByZWRleC52MS5PcmRlchIdChVhdmFpbGFibGVfdXNkY19taWNyb3MYBSABKAkixwEKC0xpc3RlZE9yZGVyEgoKAmlkGAEgASgJEhEKCW1hcmtldF9pZBgCIAEoCRIQCgh0b2tlbl9pZBgDIAEoCRIPCgdvdXRjb21lGAQgASgJEh0KBHNpZGUYBSABKA4yDy5wcmVkZXgudjEuU2lkZRINCgVwcmljZRgGIAEoCRIMCgRzaXplGAcgASgJEhYKDnNpemVfcmVtYWluaW5nGAggASgJEg4KBnN0YXR1cxgJIAEoCRISCgpjcmVhdGVkX2F0GAogASgDIlwKEUxpc3RPcmRlcnNSZXF1ZXN0EhEKCW1hcmtldF9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSJAoEcGFnZRgDIAEoCzIWLnByZWRleC52MS5QYWdlUmVxdWVzdCJPChJMaXN0T3JkZXJzUmVzcG9uc2USEwoLbmV4dF9jdXJzb3IYASABKAkSJAoEZGF0YRgCIAMoCzIWLnByZWRleC52MS5MaXN0ZWRPcmRlciKlAQoRTGlzdFRyYWRlc1JlcXVlc3QSCgoCaWQYASABKAkSDgoGbWFya2V0GAIgASgJEhAKCGFzc2V0X2lkGAMgASgJEhMKBmJlZm9yZRgEIAEoA0gAiAEBEhIKBWFmdGVyGAUgASgDSAGIAQESJAoEcGFnZRgGIAEoCzIWLnByZWRleC52MS5QYWdlUmVxdWVzdEIJCgdfYmVmb3JlQggKBl9hZnRlciJnChJMaXN0VHJhZGVzUmVzcG9uc2USDQoFbGltaXQYASABKA0SDQoFY291bnQYAiABKA0SEwoLbmV4dF9jdXJzb3IYAyABKAkSHgoEZGF0YRgEIAMoCzIQLnByZWRleC52MS5UcmFkZTLiBwoOVHJhZGluZ1NlcnZpY2USSQoKUGxhY2VPcmRlchIcLnByZWRleC52MS5QbGFjZU9yZGVyUmVxdWVzdBodLnByZWRleC52MS5QbGFjZU9yZGVyUmVzcG9uc2USTAoLUGxhY2VPcmRlcnMSHS5wcmVkZXgudjEuUGxhY2VPcmRlcnNSZXF1ZXN0Gh4ucHJlZGV4LnYxLlBsYWNlT3JkZXJzUmVzcG9uc2USTAoLVmVyaWZ5T3JkZXISHS5wcmVkZXgudjEuVmVyaWZ5T3JkZXJSZXF1ZXN0Gh4ucHJlZGV4LnYxLlZlcmlmeU9yZGVyUmVzcG9uc2USTAoLQ2FuY2VsT3JkZXISHS5wcmVkZXgudjEuQ2FuY2VsT3JkZXJSZXF1ZXN0Gh4ucHJlZGV4LnYxLkNhbmNlbE9yZGVyUmVzcG9uc2USTwoMQ2FuY2VsT3JkZXJzEh4ucHJlZGV4LnYxLkNhbmNlbE9yZGVyc1JlcXVlc3QaHy5wcmVkZXgudjEuQ2FuY2VsT3JkZXJzUmVzcG9uc2USRgoJQ2FuY2VsQWxsEhsucHJlZGV4LnYxLkNhbmNlbEFsbFJlcXVlc3QaHC5wcmVkZXgudjEuQ2FuY2VsQWxsUmVzcG9uc2USYQoSQ2FuY2VsTWFya2V0T3JkZXJzEiQucHJlZGV4LnYxLkNhbmNlbE1hcmtldE9yZGVyc1JlcXVlc3QaJS5wcmVkZXgudjEuQ2FuY2VsTWFya2V0T3JkZXJzUmVzcG9uc2USbQoWQ2FuY2VsQnlDbGllbnRPcmRlcklkcxIoLnByZWRleC52MS5DYW5jZWxCeUNsaWVudE9yZGVySWRzUmVxdWVzdBopLnByZWRleC52MS5DYW5jZWxCeUNsaWVudE9yZGVySWRzUmVzcG9uc2USQwoIR2V0T3JkZXISGi5wcmVkZXgudjEuR2V0T3JkZXJSZXF1ZXN0GhsucHJlZGV4LnYxLkdldE9yZGVyUmVzcG9uc2USVQoOTGlzdE9wZW5PcmRlcnMSIC5wcmVkZXgudjEuTGlzdE9wZW5PcmRlcnNSZXF1ZXN0GiEucHJlZGV4LnYxLkxpc3RPcGVuT3JkZXJzUmVzcG9uc2USSQoKTGlzdE9yZGVycxIcLnByZWRleC52MS5MaXN0T3JkZXJzUmVxdWVzdBodLnByZWRleC52MS5MaXN0T3JkZXJzUmVzcG9uc2USSQoKTGlzdFRyYWRlcxIcLnByZWRleC52MS5MaXN0VHJhZGVzUmVxdWVzdBodLnByZWRleC52MS5MaXN0VHJhZGVzUmVzcG9uc2ViBnByb3RvMw", [file_predex_v1_common]);
+  fileDesc("ChdwcmVkZXgvdjEvdHJhZGluZy5wcm90bxIJcHJlZGV4LnYxIpwBCgxPcmRlclJlcXVlc3QSJQoFb3JkZXIYASABKAsyFi5wcmVkZXgudjEuU2lnbmVkT3JkZXISDQoFb3duZXIYAiABKAkSKgoKb3JkZXJfdHlwZRgDIAEoDjIWLnByZWRleC52MS5UaW1lSW5Gb3JjZRIRCglwb3N0X29ubHkYBCABKAgSFwoPY2xpZW50X29yZGVyX2lkGAUgASgJIukBCg5PcmRlclBsYWNlbWVudBIQCghvcmRlcl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSFQoNbWFraW5nX2Ftb3VudBgDIAEoCRIVCg10YWtpbmdfYW1vdW50GAQgASgJEgsKA2ZlZRgFIAEoCRIdCgRzaWRlGAYgASgOMg8ucHJlZGV4LnYxLlNpZGUSGwoTdHJhbnNhY3Rpb25zX2hhc2hlcxgHIAMoCRIRCgl0cmFkZV9pZHMYCCADKAkSFwoPY2xpZW50X29yZGVyX2lkGAkgASgJEhIKCmVuZ2luZV9zZXEYCiABKAQiOwoRUGxhY2VPcmRlclJlcXVlc3QSJgoFb3JkZXIYASABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IkIKElBsYWNlT3JkZXJSZXNwb25zZRIsCglwbGFjZW1lbnQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnQiPQoSUGxhY2VPcmRlcnNSZXF1ZXN0EicKBm9yZGVycxgBIAMoCzIXLnByZWRleC52MS5PcmRlclJlcXVlc3QihQEKD1BsYWNlbWVudFJlc3VsdBIrCgZwbGFjZWQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnRIABIpCgdyZWZ1c2VkGAIgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsSAASEAoIb3JkZXJfaWQYAyABKAlCCAoGcmVzdWx0InIKE1BsYWNlT3JkZXJzUmVzcG9uc2USGAoQdG90YWxfc3VjY2Vzc2Z1bBgBIAEoDRIUCgx0b3RhbF9mYWlsZWQYAiABKA0SKwoHcmVzdWx0cxgDIAMoCzIaLnByZWRleC52MS5QbGFjZW1lbnRSZXN1bHQiPAoSVmVyaWZ5T3JkZXJSZXF1ZXN0EiYKBW9yZGVyGAEgASgLMhcucHJlZGV4LnYxLk9yZGVyUmVxdWVzdCJHCgtWZXJpZnlDaGVjaxINCgVjaGVjaxgBIAEoCRIKCgJvaxgCIAEoCBIPCgdtZXNzYWdlGAMgASgJEgwKBGNvZGUYBCABKAkibAoTVmVyaWZ5T3JkZXJSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIQCghvcmRlcl9pZBgCIAEoCRImCgZjaGVja3MYAyADKAsyFi5wcmVkZXgudjEuVmVyaWZ5Q2hlY2sSDAoEbm90ZRgEIAEoCSKoAQoMQ2FuY2VsUmVzdWx0EhAKCGNhbmNlbGVkGAEgAygJEj4KDG5vdF9jYW5jZWxlZBgCIAMoCzIoLnByZWRleC52MS5DYW5jZWxSZXN1bHQuTm90Q2FuY2VsZWRFbnRyeRISCgplbmdpbmVfc2VxGAMgASgEGjIKEE5vdENhbmNlbGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASImChJDYW5jZWxPcmRlclJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiPgoTQ2FuY2VsT3JkZXJSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0IigKE0NhbmNlbE9yZGVyc1JlcXVlc3QSEQoJb3JkZXJfaWRzGAEgAygJIj8KFENhbmNlbE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiEgoQQ2FuY2VsQWxsUmVxdWVzdCI8ChFDYW5jZWxBbGxSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0Ij0KGUNhbmNlbE1hcmtldE9yZGVyc1JlcXVlc3QSDgoGbWFya2V0GAEgASgJEhAKCGFzc2V0X2lkGAIgASgJIkUKGkNhbmNlbE1hcmtldE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiOQodQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3QSGAoQY2xpZW50X29yZGVyX2lkcxgBIAMoCSJJCh5DYW5jZWxCeUNsaWVudE9yZGVySWRzUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcucHJlZGV4LnYxLkNhbmNlbFJlc3VsdCJKChFBbWVuZE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIQCghuZXdfc2l6ZRgCIAEoCRIRCglyZWR1Y2VfYnkYAyABKAkifAoSQW1lbmRPcmRlclJlc3BvbnNlEhAKCG9yZGVyX2lkGAEgASgJEhQKDHNpemVfbWF0Y2hlZBgCIAEoCRIWCg5zaXplX3JlbWFpbmluZxgDIAEoCRISCgpyZWR1Y2VkX2J5GAQgASgJEhIKCmVuZ2luZV9zZXEYBSABKAQiUAoUQ2FuY2VsUmVwbGFjZVJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSJgoFb3JkZXIYAiABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IpYBChVDYW5jZWxSZXBsYWNlUmVzcG9uc2USGQoRY2FuY2VsZWRfb3JkZXJfaWQYASABKAkSHwoXY2FuY2VsZWRfc2l6ZV9yZW1haW5pbmcYAiABKAkSLQoJcGxhY2VtZW50GAMgASgLMhoucHJlZGV4LnYxLlBsYWNlbWVudFJlc3VsdBISCgplbmdpbmVfc2VxGAQgASgEIiMKD0dldE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSIzChBHZXRPcmRlclJlc3BvbnNlEh8KBW9yZGVyGAEgASgLMhAucHJlZGV4LnYxLk9yZGVyImsKFUxpc3RPcGVuT3JkZXJzUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZtYXJrZXQYAiABKAkSEAoIYXNzZXRfaWQYAyABKAkSJAoEcGFnZRgEIAEoCzIWLnByZWRleC52MS5QYWdlUmVxdWVzdCKKAQoWTGlzdE9wZW5PcmRlcnNSZXNwb25zZRINCgVsaW1pdBgBIAEoDRINCgVjb3VudBgCIAEoDRITCgtuZXh0X2N1cnNvchgDIAEoCRIeCgRkYXRhGAQgAygLMhAucHJlZGV4LnYxLk9yZGVyEh0KFWF2YWlsYWJsZV91c2RjX21pY3JvcxgFIAEoCSLHAQoLTGlzdGVkT3JkZXISCgoCaWQYASABKAkSEQoJbWFya2V0X2lkGAIgASgJEhAKCHRva2VuX2lkGAMgASgJEg8KB291dGNvbWUYBCABKAkSHQoEc2lkZRgFIAEoDjIPLnByZWRleC52MS5TaWRlEg0KBXByaWNlGAYgASgJEgwKBHNpemUYByABKAkSFgoOc2l6ZV9yZW1haW5pbmcYCCABKAkSDgoGc3RhdHVzGAkgASgJEhIKCmNyZWF0ZWRfYXQYCiABKAMiXAoRTGlzdE9yZGVyc1JlcXVlc3QSEQoJbWFya2V0X2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIkCgRwYWdlGAMgASgLMhYucHJlZGV4LnYxLlBhZ2VSZXF1ZXN0Ik8KEkxpc3RPcmRlcnNSZXNwb25zZRITCgtuZXh0X2N1cnNvchgBIAEoCRIkCgRkYXRhGAIgAygLMhYucHJlZGV4LnYxLkxpc3RlZE9yZGVyIqUBChFMaXN0VHJhZGVzUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZtYXJrZXQYAiABKAkSEAoIYXNzZXRfaWQYAyABKAkSEwoGYmVmb3JlGAQgASgDSACIAQESEgoFYWZ0ZXIYBSABKANIAYgBARIkCgRwYWdlGAYgASgLMhYucHJlZGV4LnYxLlBhZ2VSZXF1ZXN0QgkKB19iZWZvcmVCCAoGX2FmdGVyImcKEkxpc3RUcmFkZXNSZXNwb25zZRINCgVsaW1pdBgBIAEoDRINCgVjb3VudBgCIAEoDRITCgtuZXh0X2N1cnNvchgDIAEoCRIeCgRkYXRhGAQgAygLMhAucHJlZGV4LnYxLlRyYWRlMoEJCg5UcmFkaW5nU2VydmljZRJJCgpQbGFjZU9yZGVyEhwucHJlZGV4LnYxLlBsYWNlT3JkZXJSZXF1ZXN0Gh0ucHJlZGV4LnYxLlBsYWNlT3JkZXJSZXNwb25zZRJMCgtQbGFjZU9yZGVycxIdLnByZWRleC52MS5QbGFjZU9yZGVyc1JlcXVlc3QaHi5wcmVkZXgudjEuUGxhY2VPcmRlcnNSZXNwb25zZRJMCgtWZXJpZnlPcmRlchIdLnByZWRleC52MS5WZXJpZnlPcmRlclJlcXVlc3QaHi5wcmVkZXgudjEuVmVyaWZ5T3JkZXJSZXNwb25zZRJMCgtDYW5jZWxPcmRlchIdLnByZWRleC52MS5DYW5jZWxPcmRlclJlcXVlc3QaHi5wcmVkZXgudjEuQ2FuY2VsT3JkZXJSZXNwb25zZRJPCgxDYW5jZWxPcmRlcnMSHi5wcmVkZXgudjEuQ2FuY2VsT3JkZXJzUmVxdWVzdBofLnByZWRleC52MS5DYW5jZWxPcmRlcnNSZXNwb25zZRJGCglDYW5jZWxBbGwSGy5wcmVkZXgudjEuQ2FuY2VsQWxsUmVxdWVzdBocLnByZWRleC52MS5DYW5jZWxBbGxSZXNwb25zZRJhChJDYW5jZWxNYXJrZXRPcmRlcnMSJC5wcmVkZXgudjEuQ2FuY2VsTWFya2V0T3JkZXJzUmVxdWVzdBolLnByZWRleC52MS5DYW5jZWxNYXJrZXRPcmRlcnNSZXNwb25zZRJtChZDYW5jZWxCeUNsaWVudE9yZGVySWRzEigucHJlZGV4LnYxLkNhbmNlbEJ5Q2xpZW50T3JkZXJJZHNSZXF1ZXN0GikucHJlZGV4LnYxLkNhbmNlbEJ5Q2xpZW50T3JkZXJJZHNSZXNwb25zZRJJCgpBbWVuZE9yZGVyEhwucHJlZGV4LnYxLkFtZW5kT3JkZXJSZXF1ZXN0Gh0ucHJlZGV4LnYxLkFtZW5kT3JkZXJSZXNwb25zZRJSCg1DYW5jZWxSZXBsYWNlEh8ucHJlZGV4LnYxLkNhbmNlbFJlcGxhY2VSZXF1ZXN0GiAucHJlZGV4LnYxLkNhbmNlbFJlcGxhY2VSZXNwb25zZRJDCghHZXRPcmRlchIaLnByZWRleC52MS5HZXRPcmRlclJlcXVlc3QaGy5wcmVkZXgudjEuR2V0T3JkZXJSZXNwb25zZRJVCg5MaXN0T3Blbk9yZGVycxIgLnByZWRleC52MS5MaXN0T3Blbk9yZGVyc1JlcXVlc3QaIS5wcmVkZXgudjEuTGlzdE9wZW5PcmRlcnNSZXNwb25zZRJJCgpMaXN0T3JkZXJzEhwucHJlZGV4LnYxLkxpc3RPcmRlcnNSZXF1ZXN0Gh0ucHJlZGV4LnYxLkxpc3RPcmRlcnNSZXNwb25zZRJJCgpMaXN0VHJhZGVzEhwucHJlZGV4LnYxLkxpc3RUcmFkZXNSZXF1ZXN0Gh0ucHJlZGV4LnYxLkxpc3RUcmFkZXNSZXNwb25zZWIGcHJvdG8z", [file_predex_v1_common]);
 
 /**
  * An order to place.
@@ -555,6 +555,160 @@ export const CancelByClientOrderIdsResponseSchema: GenMessage<CancelByClientOrde
   messageDesc(file_predex_v1_trading, 20);
 
 /**
+ * Exactly one of new_size and reduce_by is given: a positive multiple of 0.01 share, below what
+ * rests (AMEND_SIZE_INVALID, AMEND_NOT_REDUCING). To raise the size or move the price, CancelReplace.
+ *
+ * @generated from message predex.v1.AmendOrderRequest
+ */
+export type AmendOrderRequest = Message<"predex.v1.AmendOrderRequest"> & {
+  /**
+   * The order to lower: one of the caller's live orders (0x and 64 hex digits).
+   *
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+
+  /**
+   * The size that should rest after the amend, in shares, decimal ("5.5"); "": not given.
+   *
+   * @generated from field: string new_size = 2;
+   */
+  newSize: string;
+
+  /**
+   * How much to take off the remaining size, in shares, decimal; "": not given.
+   *
+   * @generated from field: string reduce_by = 3;
+   */
+  reduceBy: string;
+};
+
+/**
+ * Describes the message predex.v1.AmendOrderRequest.
+ * Use `create(AmendOrderRequestSchema)` to create a new message.
+ */
+export const AmendOrderRequestSchema: GenMessage<AmendOrderRequest> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 21);
+
+/**
+ * The order's sizes after the amend (REST's {order_id, size_matched, size_remaining, reduced_by}).
+ *
+ * @generated from message predex.v1.AmendOrderResponse
+ */
+export type AmendOrderResponse = Message<"predex.v1.AmendOrderResponse"> & {
+  /**
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+
+  /**
+   * Shares filled so far (an amend does not change it), decimal.
+   *
+   * @generated from field: string size_matched = 2;
+   */
+  sizeMatched: string;
+
+  /**
+   * Shares still resting after the amend, decimal.
+   *
+   * @generated from field: string size_remaining = 3;
+   */
+  sizeRemaining: string;
+
+  /**
+   * Shares the amend took off, decimal.
+   *
+   * @generated from field: string reduced_by = 4;
+   */
+  reducedBy: string;
+
+  /**
+   * The journal sequence number of the amend's command.
+   *
+   * @generated from field: uint64 engine_seq = 5;
+   */
+  engineSeq: bigint;
+};
+
+/**
+ * Describes the message predex.v1.AmendOrderResponse.
+ * Use `create(AmendOrderResponseSchema)` to create a new message.
+ */
+export const AmendOrderResponseSchema: GenMessage<AmendOrderResponse> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 22);
+
+/**
+ * The old order must be the caller's and live, and the new order must pass the checks that need no
+ * book (shape, signature, owner, market terms): otherwise the call fails and nothing changed (the
+ * old order still rests).
+ *
+ * @generated from message predex.v1.CancelReplaceRequest
+ */
+export type CancelReplaceRequest = Message<"predex.v1.CancelReplaceRequest"> & {
+  /**
+   * The order to cancel: one of the caller's live orders (0x and 64 hex digits).
+   *
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+
+  /**
+   * The order to place in its stead (as PlaceOrder's); its client_order_id may be the old order's.
+   *
+   * @generated from field: predex.v1.OrderRequest order = 2;
+   */
+  order?: OrderRequest | undefined;
+};
+
+/**
+ * Describes the message predex.v1.CancelReplaceRequest.
+ * Use `create(CancelReplaceRequestSchema)` to create a new message.
+ */
+export const CancelReplaceRequestSchema: GenMessage<CancelReplaceRequest> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 23);
+
+/**
+ * The old order cancelled, and the new one placed or refused for what only placing it could tell
+ * (funds, post-only, FOK, FAK) after the cancel.
+ *
+ * @generated from message predex.v1.CancelReplaceResponse
+ */
+export type CancelReplaceResponse = Message<"predex.v1.CancelReplaceResponse"> & {
+  /**
+   * @generated from field: string canceled_order_id = 1;
+   */
+  canceledOrderId: string;
+
+  /**
+   * The shares the old order had left when it was cancelled, decimal.
+   *
+   * @generated from field: string canceled_size_remaining = 2;
+   */
+  canceledSizeRemaining: string;
+
+  /**
+   * The new order: placed, or refused with its error (as PlaceOrders answers each order).
+   *
+   * @generated from field: predex.v1.PlacementResult placement = 3;
+   */
+  placement?: PlacementResult | undefined;
+
+  /**
+   * The journal sequence number of the cancel-replace command (the placement's too).
+   *
+   * @generated from field: uint64 engine_seq = 4;
+   */
+  engineSeq: bigint;
+};
+
+/**
+ * Describes the message predex.v1.CancelReplaceResponse.
+ * Use `create(CancelReplaceResponseSchema)` to create a new message.
+ */
+export const CancelReplaceResponseSchema: GenMessage<CancelReplaceResponse> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 24);
+
+/**
  * @generated from message predex.v1.GetOrderRequest
  */
 export type GetOrderRequest = Message<"predex.v1.GetOrderRequest"> & {
@@ -569,7 +723,7 @@ export type GetOrderRequest = Message<"predex.v1.GetOrderRequest"> & {
  * Use `create(GetOrderRequestSchema)` to create a new message.
  */
 export const GetOrderRequestSchema: GenMessage<GetOrderRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 21);
+  messageDesc(file_predex_v1_trading, 25);
 
 /**
  * @generated from message predex.v1.GetOrderResponse
@@ -586,7 +740,7 @@ export type GetOrderResponse = Message<"predex.v1.GetOrderResponse"> & {
  * Use `create(GetOrderResponseSchema)` to create a new message.
  */
 export const GetOrderResponseSchema: GenMessage<GetOrderResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 22);
+  messageDesc(file_predex_v1_trading, 26);
 
 /**
  * @generated from message predex.v1.ListOpenOrdersRequest
@@ -624,7 +778,7 @@ export type ListOpenOrdersRequest = Message<"predex.v1.ListOpenOrdersRequest"> &
  * Use `create(ListOpenOrdersRequestSchema)` to create a new message.
  */
 export const ListOpenOrdersRequestSchema: GenMessage<ListOpenOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 23);
+  messageDesc(file_predex_v1_trading, 27);
 
 /**
  * @generated from message predex.v1.ListOpenOrdersResponse
@@ -663,7 +817,7 @@ export type ListOpenOrdersResponse = Message<"predex.v1.ListOpenOrdersResponse">
  * Use `create(ListOpenOrdersResponseSchema)` to create a new message.
  */
 export const ListOpenOrdersResponseSchema: GenMessage<ListOpenOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 24);
+  messageDesc(file_predex_v1_trading, 28);
 
 /**
  * The client listing's order (REST GET /orders).
@@ -735,7 +889,7 @@ export type ListedOrder = Message<"predex.v1.ListedOrder"> & {
  * Use `create(ListedOrderSchema)` to create a new message.
  */
 export const ListedOrderSchema: GenMessage<ListedOrder> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 25);
+  messageDesc(file_predex_v1_trading, 29);
 
 /**
  * @generated from message predex.v1.ListOrdersRequest
@@ -766,7 +920,7 @@ export type ListOrdersRequest = Message<"predex.v1.ListOrdersRequest"> & {
  * Use `create(ListOrdersRequestSchema)` to create a new message.
  */
 export const ListOrdersRequestSchema: GenMessage<ListOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 26);
+  messageDesc(file_predex_v1_trading, 30);
 
 /**
  * @generated from message predex.v1.ListOrdersResponse
@@ -788,7 +942,7 @@ export type ListOrdersResponse = Message<"predex.v1.ListOrdersResponse"> & {
  * Use `create(ListOrdersResponseSchema)` to create a new message.
  */
 export const ListOrdersResponseSchema: GenMessage<ListOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 27);
+  messageDesc(file_predex_v1_trading, 31);
 
 /**
  * @generated from message predex.v1.ListTradesRequest
@@ -836,7 +990,7 @@ export type ListTradesRequest = Message<"predex.v1.ListTradesRequest"> & {
  * Use `create(ListTradesRequestSchema)` to create a new message.
  */
 export const ListTradesRequestSchema: GenMessage<ListTradesRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 28);
+  messageDesc(file_predex_v1_trading, 32);
 
 /**
  * @generated from message predex.v1.ListTradesResponse
@@ -868,7 +1022,7 @@ export type ListTradesResponse = Message<"predex.v1.ListTradesResponse"> & {
  * Use `create(ListTradesResponseSchema)` to create a new message.
  */
 export const ListTradesResponseSchema: GenMessage<ListTradesResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 29);
+  messageDesc(file_predex_v1_trading, 33);
 
 /**
  * @generated from service predex.v1.TradingService
@@ -951,6 +1105,26 @@ export const TradingService: GenService<{
     methodKind: "unary";
     input: typeof CancelByClientOrderIdsRequestSchema;
     output: typeof CancelByClientOrderIdsResponseSchema;
+  },
+  /**
+   * Lowers a live order's remaining size; the order keeps its place in the queue (REST POST /order/amend).
+   *
+   * @generated from rpc predex.v1.TradingService.AmendOrder
+   */
+  amendOrder: {
+    methodKind: "unary";
+    input: typeof AmendOrderRequestSchema;
+    output: typeof AmendOrderResponseSchema;
+  },
+  /**
+   * Cancels a live order and places a signed one in its stead, in one engine command (REST POST /order/replace).
+   *
+   * @generated from rpc predex.v1.TradingService.CancelReplace
+   */
+  cancelReplace: {
+    methodKind: "unary";
+    input: typeof CancelReplaceRequestSchema;
+    output: typeof CancelReplaceResponseSchema;
   },
   /**
    * One of the caller's orders, open or ended.

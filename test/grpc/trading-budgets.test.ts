@@ -53,6 +53,26 @@ t.test('cancel-all spent over REST is spent over gRPC; cancel by market keeps it
     'answered again once the budget refilled')
 })
 
+t.test('each answer carries its budget as trailers: x-ratelimit-limit, -remaining, -reset; a refusal too', async (t) => {
+  const trader = await server.trader(10 * USDC)
+  const rule = RATE_RULES.balance
+  const request = { assetType: AssetType.COLLATERAL }
+  const read = (trailers: { get(key: string): unknown[] }) => ['x-ratelimit-limit', 'x-ratelimit-remaining',
+    'x-ratelimit-reset'].map((key) => String(trailers.get(key)[0]))
+  const first = await transport.unaryWithTrailers(AccountService.method.getBalanceAllowance, request, trader)
+  t.same(read(first.trailers), [String(rule.burst), String(rule.burst - 1), '1'], 'one of the budget spent')
+  const second = await transport.unaryWithTrailers(AccountService.method.getBalanceAllowance, request, trader)
+  t.same(read(second.trailers)[1], String(rule.burst - 2), 'one fewer each call')
+  for (let i = 2; i < rule.burst; i++) await transport.unary(AccountService.method.getBalanceAllowance, request, trader)
+  const refused = await refusalOf(transport.unary(AccountService.method.getBalanceAllowance, request, trader))
+  t.equal(refused?.code, 'RATE_LIMITED')
+  t.same(read(refused!.trailers!), [String(rule.burst), '0', '1'], 'the refusal: none left, the next within a second')
+  clock.advance(rule.burstWindowMs)
+  const publicCall = await transport.unaryWithTrailers(TradingService.method.getOrder, { orderId: '0x01' }, trader)
+    .catch((error: GrpcCallError) => ({ trailers: error.trailers! }))
+  t.same(publicCall.trailers.get('x-ratelimit-limit'), [], 'a method without its own budget says nothing')
+})
+
 t.test('balance spent over gRPC is spent over REST', async (t) => {
   const trader = await server.trader(10 * USDC)
   const rule = RATE_RULES.balance

@@ -8,7 +8,8 @@
 import { fromBinary, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape }
   from '@bufbuild/protobuf'
 import { create } from '@bufbuild/protobuf'
-import type { Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js'
+import { Metadata, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js'
+import type { BudgetState } from '../../auth/rate-limit.js'
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
 import type { Gate, Identity } from '../../auth/gate.js'
 import { grpcL2Message } from '../../auth/l2.js'
@@ -19,7 +20,7 @@ import type { Trader } from '../../service/trading.js'
 import type { FanOut } from '../fanout.js'
 import { pathOf } from './definition.js'
 import type { StreamSlots } from './stream-slots.js'
-import { asPredexError, statusOf } from './status.js'
+import { asPredexError, setBudgetTrailers, statusOf } from './status.js'
 import type { Log } from '../../log.js'
 import type { LogBudget } from '../../log-budget.js'
 
@@ -108,10 +109,12 @@ export function unaryCall<I extends DescMessage, O extends DescMessage>(face: Gr
         const trader = admit(face, { metadata: call.metadata, peer: call.getPeer() }, method, call.request,
           handler.auth, handler.rate ?? null)
         if (handler.auth === 'l2' && trader === null) throw new PredexError(ApiCode.INTERNAL, 'no trader after L2')
+        const budget = handler.rate === undefined || trader === null ? null
+          : face.gate.budgetOf(handler.rate, trader.apiKey)
         const request = decode(method.input as I, call.request)
         const answer = await handler.handle(request, trader)
         if (call.cancelled) return // the deadline passed or the client went away: nobody reads the answer
-        callback(null, create(method.output as O, answer))
+        callback(null, create(method.output as O, answer), budget === null ? undefined : budgetTrailers(budget))
         if (face.log.debugEnabled) face.log.debug('grpc call', { method: pathOf(method) })
       } catch (error) {
         const fields = { method: pathOf(method) }
@@ -122,6 +125,12 @@ export function unaryCall<I extends DescMessage, O extends DescMessage>(face: Gr
       }
     })()
   }
+}
+
+function budgetTrailers(budget: BudgetState): Metadata {
+  const trailers = new Metadata()
+  setBudgetTrailers(trailers, budget)
+  return trailers
 }
 
 /** A handler for every unary method of a service, by its local name (placeOrder, getBook...). */

@@ -14,6 +14,7 @@ import { GRPC_ERROR_CONTEXT_CHARS_MAX, GRPC_ERROR_MESSAGE_CHARS_MAX } from '../.
 import { ErrorInfoSchema, RetryInfoSchema } from '../../gen/google/rpc/error_details_pb.js'
 import { StatusSchema } from '../../gen/google/rpc/status_pb.js'
 import type { ErrorDetailSchema } from '../../gen/predex/v1/common_pb.js'
+import type { BudgetState } from '../../auth/rate-limit.js'
 
 /** The domain of Predex's ErrorInfo details. */
 export const ERROR_DOMAIN = 'predex'
@@ -81,5 +82,20 @@ export function statusOf(error: PredexError): Partial<StatusObject> {
   metadata.set(CODE_TRAILER, error.code)
   metadata.set(DETAILS_TRAILER, Buffer.from(toBinary(StatusSchema,
     create(StatusSchema, { code: grpcCode, message, details }))))
+  // A spent budget: none left, the next call allowed after the retry delay (REST's X-RateLimit-* on its 429).
+  const limit = error.context?.['limit']
+  if (error.code === ApiCode.RATE_LIMITED && typeof limit === 'number' && typeof retryAfterSeconds === 'number') {
+    setBudgetTrailers(metadata, { limit, remaining: 0, resetMs: retryAfterSeconds * 1000 })
+  }
   return { code: grpcCode, details: message, metadata }
+}
+
+/**
+ * A call's budget as trailers, the names and meanings of REST's headers (docs/rest.md, "Rate
+ * limits"): its size, the whole calls left and the seconds until it is whole again.
+ */
+export function setBudgetTrailers(metadata: Metadata, budget: BudgetState): void {
+  metadata.set('x-ratelimit-limit', String(budget.limit))
+  metadata.set('x-ratelimit-remaining', String(Math.floor(budget.remaining)))
+  metadata.set('x-ratelimit-reset', String(Math.ceil(budget.resetMs / 1000)))
 }

@@ -55,6 +55,8 @@ export class GrpcCallError extends Error {
     /** The error's context fields, decoded from JSON. */
     readonly context: Readonly<Record<string, unknown>>,
     readonly retryAfterMs: number | null,
+    /** The call's trailers (a spent budget's `x-ratelimit-*` among them), when it had any. */
+    readonly trailers: Metadata | null = null,
   ) {
     super(message)
   }
@@ -84,7 +86,7 @@ export function callErrorOf(error: Pick<ServiceError, 'code' | 'details' | 'meta
       }
     }
   }
-  return new GrpcCallError(error.code, error.details, code, context, retryAfterMs)
+  return new GrpcCallError(error.code, error.details, code, context, retryAfterMs, error.metadata ?? null)
 }
 
 /** A channel to one Predex gRPC address ("127.0.0.1:9090"). */
@@ -100,14 +102,31 @@ export class GrpcTransport {
   }
 
   /** A unary call; `signer`: L2 (null for a public method). */
-  unary<I extends DescMessage, O extends DescMessage>(method: DescMethod & { input: I; output: O },
+  async unary<I extends DescMessage, O extends DescMessage>(method: DescMethod & { input: I; output: O },
     request: MessageInitShape<I>, signer: GrpcSigner | null, options: CallOptions = {}): Promise<MessageShape<O>> {
+    return (await this.unaryWithTrailers(method, request, signer, options)).answer
+  }
+
+  /**
+   * A unary call and its trailers: among them the method's budget, `x-ratelimit-limit`,
+   * `x-ratelimit-remaining` and `x-ratelimit-reset` (docs/grpc.md, "Rate limits").
+   */
+  unaryWithTrailers<I extends DescMessage, O extends DescMessage>(method: DescMethod & { input: I; output: O },
+    request: MessageInitShape<I>, signer: GrpcSigner | null, options: CallOptions = {}):
+    Promise<{ readonly answer: MessageShape<O>; readonly trailers: Metadata }> {
     const bytes = toBinary(method.input, create(method.input, request))
     const metadata = signer === null ? new Metadata() : l2Metadata(signer, method, bytes)
     return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest(fullMethodName(method), (b: Uint8Array) => Buffer.from(b),
-        (b: Buffer) => fromBinary(method.output, b), bytes, metadata, options,
-        (error, answer) => (error ? reject(callErrorOf(error)) : resolve(answer!)))
+      let answered: MessageShape<O> | null = null
+      const call = this.client.makeUnaryRequest(fullMethodName(method), (b: Uint8Array) => Buffer.from(b),
+        (b: Buffer) => fromBinary(method.output, b), bytes, metadata, options, (error, answer) => {
+          if (error) reject(callErrorOf(error))
+          else answered = answer!
+        })
+      // The status (with the trailers) comes after the answer's callback.
+      call.on('status', (status) => {
+        if (answered !== null) resolve({ answer: answered, trailers: status.metadata })
+      })
     })
   }
 

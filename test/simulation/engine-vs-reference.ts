@@ -28,7 +28,8 @@ export function simulate(t: Test, seed: number, commandCount = COMMANDS_PER_SEED
   t.comment(`seed ${seed} (reproduce with SIM_SEEDS=${seed} npx tap test/simulation/seeds.test.ts)`)
   const engine = new Engine({ hashSeed: seed })
   const reference = new ReferenceEngine()
-  const workload = new Workload({ seed })
+  // Amends and cancel-replaces too (other users of the workload keep the stream without them).
+  const workload = new Workload({ seed, amendsAndReplaces: true })
   const commands: Command[] = []
   let snapshotHalfway: Uint8Array | null = null
   const tally = new Map<string, number>()

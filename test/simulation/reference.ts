@@ -24,9 +24,11 @@
  * Points where docs/engine.md leaves a choice open are marked `// SPEC:` with the reading taken.
  */
 import type {
+  AmendOrder,
   Approve,
   CancelByClientOrderId,
   CancelMarketOrders,
+  CancelReplace,
   Command,
   CreateMarket,
   Credit,
@@ -57,6 +59,7 @@ import type {
   Trade,
 } from '../../src/engine/event.js'
 import type {
+  Amended,
   Canceled,
   CommandResult,
   ContextValue,
@@ -65,6 +68,7 @@ import type {
   OrderRejection,
   PlaceResult,
   Rejection,
+  Replaced,
 } from '../../src/engine/result.js'
 import type {
   AccountSummary,
@@ -153,6 +157,9 @@ interface ApiKeyState {
 }
 
 type Context = Readonly<Record<string, ContextValue>> | null
+
+/** Why an order is not the requester's to act on (a cancel, an amend, a cancel-replace). */
+type NotOwnLive = typeof Code.ORDER_NOT_FOUND | typeof Code.ORDER_ALREADY_MATCHED | typeof Code.ORDER_ALREADY_CANCELED
 
 interface Refusal {
   readonly refused: true
@@ -255,6 +262,11 @@ function isPositiveInt(v: unknown): boolean {
 
 function isNonNegativeInt(v: unknown): boolean {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
+}
+
+/** An amend's size when given: a positive whole number of lots, at most an order's bound. */
+function isLotAmount(v: unknown): boolean {
+  return isPositiveInt(v) && (v as number) <= ORDER_AMOUNT_MICROS_MAX && (v as number) % MICROS_PER_LOT === 0
 }
 
 /** Order fields in the order docs/engine.md checks them, with their shape test. */
@@ -482,8 +494,9 @@ export class ReferenceEngine {
       case 'relay':
         return this.relay(command, step)
       case 'amendOrder':
+        return this.amend(command, step)
       case 'cancelReplace':
-        throw new Error(`reference: ${command.kind} is not modelled yet`)
+        return this.cancelReplace(command, step)
     }
   }
 
@@ -504,15 +517,27 @@ export class ReferenceEngine {
   // -------------------------------------------------------------------------------------------
 
   private validate(input: OrderInput): Refusal | Plan {
+    const plan = this.checkTerms(input, null)
+    if (plan.refused) return plan
+    return this.balanceRefusal(input, plan) ?? this.bookRefusal(input, plan) ?? plan
+  }
+
+  /**
+   * Steps 1 to 13: the order's terms, which neither funds nor the book decide. `replacing` is the
+   * order a cancel-replace is about to cancel: the new order may share its client order id.
+   */
+  private checkTerms(input: OrderInput, replacing: OrderState | null): Refusal | Plan {
     const field = shapeError(input)
     if (field !== null) return refuse(Code.INVALID_ORDER_PAYLOAD, { field })
     const prior = this.orders.get(input.orderId)
     if (prior !== undefined) {
       return refuse(Code.INVALID_ORDER_DUPLICATED, { orderId: input.orderId, status: prior.status })
     }
-    // A client order id is taken while an order of the same owner that has it is open.
+    // A client order id is taken while an order of the same owner that has it is open (but for
+    // the order being replaced, which ends before the new one is placed).
     const twin = input.clientOrderId === '' ? undefined
-      : this.live.find((o) => o.input.owner === input.owner && o.input.clientOrderId === input.clientOrderId)
+      : this.live.find((o) => o !== replacing && o.input.owner === input.owner &&
+        o.input.clientOrderId === input.clientOrderId)
     if (twin !== undefined) {
       return refuse(Code.CLIENT_ORDER_ID_DUPLICATED,
         { orderId: twin.input.orderId, status: twin.status, clientOrderId: input.clientOrderId })
@@ -576,11 +601,11 @@ export class ReferenceEngine {
     return null
   }
 
-  /** Steps 10 to 18 (11 no longer exists: step 8 bounds the lots). */
+  /** Steps 10 to 13 (11 no longer exists: step 8 bounds the lots). */
   private priceAndSize(input: OrderInput, market: MarketState, outcome: Outcome): Refusal | Plan {
     const terms = isImmediate(input) ? immediateTerms(input) : restingTerms(input, market)
     if (terms.refused) return terms
-    const plan: Plan = {
+    return {
       refused: false,
       market,
       outcome,
@@ -588,7 +613,6 @@ export class ReferenceEngine {
       pips: terms.pips,
       lots: terms.lots,
     }
-    return this.balanceRefusal(input, plan) ?? this.bookRefusal(input, plan) ?? plan
   }
 
   /** Step 14. */
@@ -669,19 +693,21 @@ export class ReferenceEngine {
 
   private place(input: OrderInput, step: Step): PlaceResult {
     const verdict = this.validate(input)
-    if (verdict.refused) {
-      const orderId = rawString(input, 'orderId')
-      step.events.push({
-        type: 'orderRejected',
-        orderId,
-        maker: rawString(input, 'maker'),
-        code: verdict.code,
-        message: CODE_MESSAGES[verdict.code],
-      })
-      const result: OrderRejection = { ...rejection(verdict), orderId }
-      return result
-    }
+    if (verdict.refused) return this.rejectOrder(input, verdict, step)
     return this.accept(input, verdict, step)
+  }
+
+  /** A refused order: its `orderRejected` event, and its result. */
+  private rejectOrder(input: OrderInput, verdict: Refusal, step: Step): OrderRejection {
+    const orderId = rawString(input, 'orderId')
+    step.events.push({
+      type: 'orderRejected',
+      orderId,
+      maker: rawString(input, 'maker'),
+      code: verdict.code,
+      message: CODE_MESSAGES[verdict.code],
+    })
+    return { ...rejection(verdict), orderId }
   }
 
   private accept(input: OrderInput, plan: Plan, step: Step): OrderPlaced {
@@ -890,20 +916,30 @@ export class ReferenceEngine {
     for (const id of ids) {
       if (seen.has(id)) continue
       seen.add(id)
-      const o = this.orders.get(id)
-      // A live order answers to its maker and its signer; an ended one only to its maker
-      // (docs: "ended orders remember only their maker").
-      if (o !== undefined && o.status === 'LIVE' && (o.input.maker === address || o.input.signer === address)) {
+      const o = this.ownLive(address, id)
+      if (typeof o === 'string') {
+        notCanceled.push({ orderId: id, reason: CODE_MESSAGES[o] })
+      } else {
         this.end(o, 'CANCELED', 'owner', step)
         canceled.push(id)
-      } else if (o !== undefined && o.status !== 'LIVE' && o.input.maker === address) {
-        const code = o.status === 'MATCHED' ? Code.ORDER_ALREADY_MATCHED : Code.ORDER_ALREADY_CANCELED
-        notCanceled.push({ orderId: id, reason: CODE_MESSAGES[code] })
-      } else {
-        notCanceled.push({ orderId: id, reason: CODE_MESSAGES.ORDER_NOT_FOUND })
       }
     }
     return { ok: true, canceled, notCanceled }
+  }
+
+  /**
+   * The open order `orderId` when `address` may act on it (cancel, amend, cancel-replace), else
+   * why not. A live order answers to its maker and its signer; an ended one only to its maker
+   * (docs: "ended orders remember only their maker"); anything else is as unknown.
+   */
+  private ownLive(address: string, orderId: string): OrderState | NotOwnLive {
+    const o = this.orders.get(orderId)
+    if (o === undefined) return Code.ORDER_NOT_FOUND
+    if (o.status === 'LIVE') {
+      return o.input.maker === address || o.input.signer === address ? o : Code.ORDER_NOT_FOUND
+    }
+    if (o.input.maker !== address) return Code.ORDER_NOT_FOUND
+    return o.status === 'MATCHED' ? Code.ORDER_ALREADY_MATCHED : Code.ORDER_ALREADY_CANCELED
   }
 
   /** By client order id: the owner's open order with it, if the requester is its maker or signer. */
@@ -958,6 +994,71 @@ export class ReferenceEngine {
         (c.tokenId === '' || o.input.tokenId === c.tokenId),
       step,
     )
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Amend and cancel-replace
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * Lowers an open order's lots. The order keeps its number, so its place in its level's queue
+   * (priority is by number); its hold shrinks by itself, since holds are derived from the lots.
+   * SPEC: like a cancel, an amend is allowed whatever the market's status (it only takes size
+   * off), and it may leave less than the market's minimum order size (a rule of placement).
+   */
+  private amend(c: AmendOrder, step: Step): CommandResult {
+    // The sizes first: exactly one a whole number of lots in (0, ORDER_AMOUNT_MICROS_MAX], the
+    // other 0. SPEC: "exactly 0" is `=== 0`, so -0 is 0 too (and String(-0) is '0').
+    const given = [c.newSizeMicros, c.reduceByMicros].filter(isLotAmount).length
+    const zeros = [c.newSizeMicros, c.reduceByMicros].filter((v) => v === 0).length
+    if (given !== 1 || zeros !== 1) {
+      return rejection(refuse(Code.AMEND_SIZE_INVALID, {
+        newSizeMicros: String(c.newSizeMicros),
+        reduceByMicros: String(c.reduceByMicros),
+      }))
+    }
+    const o = this.ownLive(c.address, c.orderId)
+    if (typeof o === 'string') return rejection(refuse(o, { orderId: c.orderId }))
+    const remaining = o.lots * MICROS_PER_LOT
+    // SPEC: the size asked for is the new size, or what rests less the reduction (negative when
+    // the reduction is larger), and the refusal names it as such.
+    const requested = c.newSizeMicros !== 0 ? c.newSizeMicros : remaining - c.reduceByMicros
+    if (!(requested > 0 && requested < remaining)) {
+      return rejection(refuse(Code.AMEND_NOT_REDUCING, { remainingMicros: remaining, requestedMicros: requested }))
+    }
+    o.lots = requested / MICROS_PER_LOT
+    this.emitUpdate(o, step, 'amended')
+    const result: Amended = {
+      ok: true,
+      orderId: c.orderId,
+      sizeMatchedMicros: o.matchedLots * MICROS_PER_LOT,
+      remainingMicros: requested,
+      reducedByMicros: remaining - requested,
+    }
+    return result
+  }
+
+  /**
+   * Cancels an open order and places another. The old order is judged first: not the
+   * requester's open order, and the whole command is refused (no event, even if the new order is
+   * malformed). Then the new order's terms (steps 1 to 13): refused, and the old order stays.
+   * Only then is the old order cancelled and the new one placed as placeOrder places it, from
+   * step 1 (steps 1 to 13 pass again: the cancel changed none of what they read but the client
+   * order id, now free), so only funds and the book (steps 14 to 18) can still refuse it.
+   * SPEC: nothing ties the new order's maker or market to the old order's (no rule says so).
+   */
+  private cancelReplace(c: CancelReplace, step: Step): CommandResult {
+    const old = this.ownLive(c.address, c.orderId)
+    if (typeof old === 'string') {
+      return rejection(refuse(old, { orderId: c.orderId, newOrderId: rawString(c.order, 'orderId') }))
+    }
+    const terms = this.checkTerms(c.order, old)
+    if (terms.refused) return this.rejectOrder(c.order, terms, step)
+    const canceledRemainingMicros = old.lots * MICROS_PER_LOT
+    this.end(old, 'CANCELED', 'replaced', step)
+    const placed = this.place(c.order, step)
+    const result: Replaced = { ok: true, canceledOrderId: c.orderId, canceledRemainingMicros, placed }
+    return result
   }
 
   // -------------------------------------------------------------------------------------------

@@ -13,6 +13,10 @@
  * through the gasless relay: mostly the owner's next nonce before the deadline, sometimes a
  * replayed or future nonce, a passed deadline or a malformed request), admin changes, and every
  * `lifecycleEvery` commands one market is closed, resolved, redeemed and replaced by a fresh one.
+ * With `amendsAndReplaces` (the simulation's seeds), also amends (about 3 % of the random mix: of
+ * live orders, to a new size or by a reduction, some refused) and cancel-replaces (about 3 %: of
+ * live orders by re-quotes, crossing, post-only, immediate or faulty new orders; some of ended,
+ * unknown or someone else's orders).
  */
 import type {
   Approve,
@@ -91,6 +95,9 @@ export const TARGETED_CODES: readonly Code[] = [
   Code.API_KEY_EXISTS,
   Code.API_KEY_NOT_FOUND,
   Code.API_KEY_INVALID,
+  // With `amendsAndReplaces` only.
+  Code.AMEND_SIZE_INVALID,
+  Code.AMEND_NOT_REDUCING,
 ]
 
 export interface WorkloadOptions {
@@ -101,6 +108,12 @@ export interface WorkloadOptions {
   readonly lifecycleEvery?: number
   /** Time of the first command, Unix ms (default 1_700_000_000_000). */
   readonly startMs?: number
+  /**
+   * Also amends and cancel-replaces (a few percent each; default false). Off, the stream is the
+   * one it was before they existed, command for command: test/unit/engine/object-layout.fixture.ts
+   * pins it.
+   */
+  readonly amendsAndReplaces?: boolean
 }
 
 interface Stamp {
@@ -142,6 +155,8 @@ interface OrderView {
   readonly bid: boolean
   readonly yesPips: number
   readonly number: number
+  /** What rests, as the last orderUpdate said (the original size until one does). */
+  remainingMicros: number
 }
 
 type Kind =
@@ -170,6 +185,8 @@ type Kind =
   | 'marketStatus'
   | 'marketAdmin'
   | 'apiKey'
+  | 'amend'
+  | 'cancelReplace'
 
 const START_MS = 1_700_000_000_000
 const RECENT_MAX = 400
@@ -180,6 +197,7 @@ const CLIENT_ORDER_IDS_PER_KEY = 10
 export class Workload {
   private readonly rng: Random
   private readonly lifecycleEvery: number
+  private readonly amendsAndReplaces: boolean
   private seq = 0
   private timeMs: number
   private readonly accounts: AccountView[] = []
@@ -205,6 +223,7 @@ export class Workload {
   constructor(options: WorkloadOptions) {
     this.rng = new Random(options.seed)
     this.lifecycleEvery = options.lifecycleEvery ?? 5000
+    this.amendsAndReplaces = options.amendsAndReplaces ?? false
     this.timeMs = options.startMs ?? START_MS
     this.setup(options.accounts ?? 12)
   }
@@ -346,7 +365,7 @@ export class Workload {
     // Only if the engine refused the setup's markets: keep the clock ticking.
     if (this.markets.size === 0) return { kind: 'expire', ...s }
     const crowded = Math.max(0, this.live.size - 150) / 10
-    const kind = this.rng.weighted<Kind>({
+    const weights = {
       limit: 38,
       gtd: 5,
       immediate: 9,
@@ -372,8 +391,10 @@ export class Workload {
       marketStatus: 0.5,
       marketAdmin: 0.3,
       apiKey: 0.6,
-    })
-    return this.build(kind, s)
+      // Last and only when asked for, so that without them every draw picks as it did before.
+      ...(this.amendsAndReplaces ? { amend: 3, cancelReplace: 3 } : {}),
+    }
+    return this.build(this.rng.weighted(weights as Record<Kind, number>), s)
   }
 
   private build(kind: Kind, s: Stamp): Command {
@@ -428,6 +449,10 @@ export class Workload {
         return this.marketAdmin(s)
       case 'apiKey':
         return this.apiKey(s)
+      case 'amend':
+        return this.amend(s)
+      case 'cancelReplace':
+        return this.cancelReplace(s)
     }
   }
 
@@ -496,10 +521,13 @@ export class Workload {
     })
   }
 
-  /** A FOK or FAK: a BUY for a USDC budget or a SELL of some lots, limit ratio not on the grid. */
-  private immediateOrder(): OrderInput {
+  /**
+   * A FOK or FAK: a BUY for a USDC budget or a SELL of some lots, limit ratio not on the grid; of
+   * `account` when given.
+   */
+  private immediateOrder(account?: AccountView): OrderInput {
     const m = this.orderMarket()
-    const a = this.account()
+    const a = account ?? this.account()
     const tif: TimeInForce = this.rng.chance(0.5) ? 'FOK' : 'FAK'
     const yes = this.rng.chance(0.5)
     const tokenId = yes ? m.input.yesTokenId : m.input.noTokenId
@@ -784,6 +812,194 @@ export class Workload {
     return [this.account().address, `0x${this.rng.hex(32)}`]
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Amends and cancel-replaces (with `amendsAndReplaces`)
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * Mostly an amend of a live order by its maker or signer that lowers it, to a new size or by a
+   * reduction; sometimes sizes that are refused (both or neither given, not whole lots, not
+   * numbers, beyond an order's bound, not lowering), someone else's order, an ended or unknown one.
+   */
+  private amend(s: Stamp): Command {
+    const r = this.rng.int(0, 99)
+    const liveOrders = [...this.live.values()]
+    let address: string
+    let orderId: string
+    let remainingMicros = this.rng.int(1, 500) * MICROS_PER_LOT
+    if (r < 80 && liveOrders.length > 0) {
+      const o = this.rng.pick(liveOrders)
+      address = this.rng.chance(0.2) ? o.input.signer : o.input.maker
+      orderId = o.input.orderId
+      remainingMicros = o.remainingMicros
+    } else if (r < 87 && liveOrders.length > 0) {
+      const o = this.rng.pick(liveOrders)
+      address = this.otherAccount(o.input.maker).address
+      orderId = o.input.orderId
+      remainingMicros = o.remainingMicros
+    } else if (r < 97 && this.ended.length > 0) {
+      const e = this.rng.pick(this.ended)
+      address = this.rng.chance(0.8) ? e.maker : this.account().address
+      orderId = e.id
+    } else {
+      address = this.account().address
+      orderId = `0x${this.rng.hex(32)}`
+    }
+    const [newSizeMicros, reduceByMicros] = this.amendSizes(remainingMicros)
+    return { kind: 'amendOrder', ...s, address, orderId, newSizeMicros, reduceByMicros }
+  }
+
+  /** [newSizeMicros, reduceByMicros] for an order with `remainingMicros` resting. */
+  private amendSizes(remainingMicros: number): [number, number] {
+    const lots = Math.max(1, Math.floor(remainingMicros / MICROS_PER_LOT))
+    // Below what rests (when more than one lot rests: one lot cannot be lowered).
+    const below = (): number => this.rng.int(1, Math.max(1, lots - 1)) * MICROS_PER_LOT
+    const r = this.rng.int(0, 99)
+    if (r < 40) return [below(), this.rng.chance(0.05) ? -0 : 0]
+    if (r < 75) return [this.rng.chance(0.05) ? -0 : 0, below()]
+    if (r < 83) {
+      // The same size or more, or a reduction by all of it or more: AMEND_NOT_REDUCING.
+      const size = remainingMicros + this.rng.pick([0, 0, MICROS_PER_LOT, this.rng.int(1, 50) * MICROS_PER_LOT])
+      return this.rng.chance(0.5) ? [size, 0] : [0, size]
+    }
+    if (r < 87) return [below(), below()]
+    if (r < 90) return [0, 0]
+    if (r < 95) {
+      const odd = below() + this.rng.int(1, MICROS_PER_LOT - 1)
+      return this.rng.chance(0.5) ? [odd, 0] : [0, odd]
+    }
+    const bad = this.rng.pick<unknown>([
+      -MICROS_PER_LOT, Number.NaN, 1.5, ORDER_AMOUNT_MICROS_MAX + MICROS_PER_LOT, Number.MAX_SAFE_INTEGER + 2,
+      Number.POSITIVE_INFINITY, '10000', null,
+    ]) as number
+    return this.rng.chance(0.5) ? [bad, 0] : [0, bad]
+  }
+
+  /**
+   * Mostly a cancel-replace of a live order by its maker or signer; sometimes of someone else's
+   * order, of an ended one (its new order now and then malformed: the old one is judged first),
+   * or of an unknown one.
+   */
+  private cancelReplace(s: Stamp): Command {
+    const r = this.rng.int(0, 99)
+    const liveOrders = [...this.live.values()]
+    if (r < 82 && liveOrders.length > 0) {
+      const old = this.rng.pick(liveOrders)
+      const a = this.accounts.find((x) => x.address === old.input.maker) ?? this.account()
+      const address = this.rng.chance(0.2) ? old.input.signer : old.input.maker
+      return { kind: 'cancelReplace', ...s, address, orderId: old.input.orderId, order: this.replacement(old, a) }
+    }
+    if (r < 88 && liveOrders.length > 0) {
+      const old = this.rng.pick(liveOrders)
+      const a = this.otherAccount(old.input.maker)
+      return { kind: 'cancelReplace', ...s, address: a.address, orderId: old.input.orderId, order: this.freshQuote(a) }
+    }
+    if (r < 97 && this.ended.length > 0) {
+      const e = this.rng.pick(this.ended)
+      const a = this.accounts.find((x) => x.address === e.maker) ?? this.account()
+      const address = this.rng.chance(0.8) ? e.maker : this.account().address
+      const order = this.rng.chance(0.15) ? this.badShape(this.freshQuote(a)) : this.freshQuote(a)
+      return { kind: 'cancelReplace', ...s, address, orderId: e.id, order }
+    }
+    const a = this.account()
+    return { kind: 'cancelReplace', ...s, address: a.address, orderId: `0x${this.rng.hex(32)}`, order: this.freshQuote(a) }
+  }
+
+  /**
+   * The order that takes the place of `old` (of account `a`): mostly the same quote moved a few
+   * ticks and resized, keeping the old client order id more often than not; sometimes one that
+   * crosses the book, a post-only one that would cross or one beyond the account's means (both
+   * refused once the old one is cancelled), an immediate order, one with a fault in its terms
+   * (refused: the old one stays), the old order's own id, another live order's client order id,
+   * or a quote elsewhere.
+   */
+  private replacement(old: OrderView, a: AccountView): OrderInput {
+    const m = this.markets.get(old.marketId)
+    if (m === undefined) return this.freshQuote(a)
+    const r = this.rng.int(0, 99)
+    if (r < 45) return this.requote(old, a, m)
+    if (r < 55) return this.crossing(m, a, false)
+    if (r < 63) return this.crossing(m, a, true)
+    if (r < 70) return this.immediateOrder(a)
+    if (r < 73) return this.tooExpensive(this.requote(old, a, m)) // refused for funds once the old one is cancelled
+    if (r < 87) {
+      const base = this.requote(old, a, m)
+      const faults: readonly (() => OrderInput)[] = [
+        () => this.offTick(base),
+        () => this.offTick(base),
+        () => this.notLots(base),
+        () => this.tooSmall(base),
+        () => this.badExpiration(base),
+        () => this.priceOutOfRange(base),
+        () => ({ ...base, feeRateBps: (base.feeRateBps ?? 0) + this.rng.pick([1, 50]) }),
+        () => ({ ...base, tokenId: this.rng.decimal(77) }),
+        () => this.badShape(base),
+      ]
+      return this.rng.pick(faults)()
+    }
+    if (r < 91) return { ...this.requote(old, a, m), orderId: old.input.orderId } // INVALID_ORDER_DUPLICATED
+    if (r < 96) {
+      const twins = [...this.live.values()].filter((o) => o !== old && o.input.owner === a.apiKey && o.input.clientOrderId !== '')
+      const requote = this.requote(old, a, m)
+      return twins.length > 0 ? { ...requote, clientOrderId: this.rng.pick(twins).input.clientOrderId } : requote
+    }
+    return this.freshQuote(a)
+  }
+
+  /** `old` moved 0 to a few ticks (mostly away from the other side) with a new size, same token and side. */
+  private requote(old: OrderView, a: AccountView, m: MarketView): OrderInput {
+    const offset = this.rng.int(-2, 4)
+    const yesPips = this.onGrid(m, old.yesPips + (old.bid ? -offset : offset) * m.tickPips)
+    const tokenId = old.input.tokenId
+    const pips = this.tokenPips(tokenId, yesPips)
+    const minLots = Math.max(1, Math.ceil(m.input.minOrderSizeMicros / MICROS_PER_LOT))
+    const oldLots = Math.floor(old.remainingMicros / MICROS_PER_LOT)
+    let lots = this.lots(minLots)
+    const sell = old.input.side === 'SELL'
+    if (sell) {
+      // The old order's shares come free when it is cancelled.
+      lots = Math.max(minLots, Math.min(lots, Math.floor(this.freeShares(a, tokenId) / MICROS_PER_LOT) + oldLots))
+    } else {
+      const oldPips = this.tokenPips(tokenId, old.yesPips)
+      const free = Math.min(a.usdc.balance, a.allowance) - a.usdc.held + oldPips * oldLots
+      const can = Math.floor(free / (pips + Math.ceil((pips * m.feeRateBps) / 10_000))) - 1
+      if (can >= minLots) lots = Math.min(lots, can)
+    }
+    const tif = this.rng.chance(0.85) ? 'GTC' : 'GTD'
+    const order = this.order(a, m, {
+      tokenId,
+      side: old.input.side,
+      makerAmountMicros: sell ? lots * MICROS_PER_LOT : pips * lots,
+      takerAmountMicros: sell ? pips * lots : lots * MICROS_PER_LOT,
+      timeInForce: tif,
+      expirationSec: tif === 'GTD' ? this.validExpiration() : 0,
+      postOnly: this.rng.chance(0.1),
+    })
+    const keep = old.input.clientOrderId !== '' && this.rng.chance(0.7)
+    return keep ? { ...order, clientOrderId: old.input.clientOrderId } : order
+  }
+
+  /** A resting order of `a` priced a few ticks through the mid: it crosses, or is refused as post-only. */
+  private crossing(m: MarketView, a: AccountView, postOnly: boolean): OrderInput {
+    const bid = this.rng.chance(0.5)
+    const yesPips = this.onGrid(m, m.midPips + (bid ? 1 : -1) * this.rng.int(1, 4) * m.tickPips)
+    return this.restingAt(m, a, bid, yesPips, 'GTC', postOnly)
+  }
+
+  /** A resting order of `a` around the mid of a market, mostly away from the other side. */
+  private freshQuote(a: AccountView): OrderInput {
+    const m = this.orderMarket()
+    const bid = this.rng.chance(0.5)
+    const offset = this.rng.int(-1, 10)
+    return this.restingAt(m, a, bid, this.onGrid(m, m.midPips + (bid ? -offset : offset) * m.tickPips), 'GTC', false)
+  }
+
+  /** A trading account other than `address`'s (any account if there is no other). */
+  private otherAccount(address: string): AccountView {
+    const others = this.accounts.filter((x) => x.address !== address)
+    return others.length > 0 ? this.rng.pick(others) : this.account()
+  }
+
   private cancelMarket(s: Stamp): Command {
     const a = this.account()
     const ms = [...this.markets.values()]
@@ -1018,6 +1234,7 @@ export class Workload {
     let results: readonly PlaceResult[] = []
     if (command.kind === 'placeOrder') results = [result as PlaceResult]
     else if ('results' in result) results = result.results
+    else if ('placed' in result) results = [result.placed]
     orders.forEach((input, i) => {
       this.sent.push({ input, accepted: results[i]?.ok === true })
       if (this.sent.length > RECENT_MAX) this.sent.shift()
@@ -1027,9 +1244,9 @@ export class Workload {
   private learn(e: EngineEvent): void {
     switch (e.type) {
       case 'orderAccepted':
-        return this.learnAccepted(e.orderId, e.marketId, e.priceMicros, e.timeInForce)
+        return this.learnAccepted(e.orderId, e.marketId, e.priceMicros, e.timeInForce, e.originalSizeMicros)
       case 'orderUpdate':
-        return this.learnUpdate(e.orderId, e.maker, e.status)
+        return this.learnUpdate(e.orderId, e.maker, e.status, e.remainingMicros)
       case 'trade':
         return this.learnTrade(e.marketId, e.tokenId, e.priceMicros)
       case 'balance':
@@ -1055,7 +1272,13 @@ export class Workload {
     }
   }
 
-  private learnAccepted(orderId: string, marketId: string, priceMicros: number, tif: TimeInForce): void {
+  private learnAccepted(
+    orderId: string,
+    marketId: string,
+    priceMicros: number,
+    tif: TimeInForce,
+    originalSizeMicros: number,
+  ): void {
     if (tif === 'FOK' || tif === 'FAK') return
     const input = this.findSentInput(orderId)
     const token = input === undefined ? undefined : this.tokens.get(input.tokenId)
@@ -1067,6 +1290,7 @@ export class Workload {
       bid: (input.side === 'BUY') === (token.outcome === 'Yes'),
       yesPips: token.outcome === 'Yes' ? pips : PIPS_PER_UNIT - pips,
       number: this.nextOrderNumber++,
+      remainingMicros: originalSizeMicros,
     })
   }
 
@@ -1075,8 +1299,12 @@ export class Workload {
     return this.pendingInput.get(orderId)
   }
 
-  private learnUpdate(orderId: string, maker: string, status: OrderStatus): void {
-    if (status === 'LIVE') return
+  private learnUpdate(orderId: string, maker: string, status: OrderStatus, remainingMicros: number): void {
+    if (status === 'LIVE') {
+      const o = this.live.get(orderId)
+      if (o !== undefined) o.remainingMicros = remainingMicros
+      return
+    }
     this.live.delete(orderId)
     this.ended.push({ id: orderId, maker })
     if (this.ended.length > RECENT_MAX) this.ended.shift()
@@ -1228,5 +1456,6 @@ function unstamped(command: Approve | Split | Merge | Redeem): RelayAction {
 function ordersOf(command: Command): readonly OrderInput[] {
   if (command.kind === 'placeOrder') return [command.order]
   if (command.kind === 'placeOrders') return command.orders
+  if (command.kind === 'cancelReplace') return [command.order]
   return []
 }

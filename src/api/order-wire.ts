@@ -11,6 +11,8 @@ import { Code } from '../engine/codes.js'
 import { isTimeInForce } from '../engine/rules.js'
 import type { SignedAmounts, SignedOrder } from '../service/signed-order.js'
 import type { OrderPost, Unparsed, WireOrderV1, WireOrderV2 } from './shapes/requests.js'
+import type { SelfTradePreventionText } from './shapes/vocabulary.js'
+import type { SelfTradePrevention } from '../engine/command.js'
 import { addressOf, requireObject, requireString, uint256Of } from './wire.js'
 
 export type WireOrder = SignedOrder
@@ -35,7 +37,22 @@ export function parseWireOrder(body: unknown): WireOrder {
   const { struct, amounts } = isV2Shape(order)
     ? signedFieldsV2Of(order, sideValue, signatureTypeOf(order.signatureType, 3))
     : signedFieldsOf(order, sideValue, signatureTypeOf(order.signatureType, 2))
-  return { struct, signature: signatureOf(order.signature), orderType, postOnly, owner: ownerOf(top.owner), amounts }
+  return { struct, signature: signatureOf(order.signature), orderType, postOnly, owner: ownerOf(top.owner), amounts,
+    selfTradePrevention: selfTradePreventionOf(top.selfTradePrevention) }
+}
+
+/** The engine's self-trade prevention mode of the JSON field (absent: the engine's default). */
+const SELF_TRADE_PREVENTION_MODES: Readonly<Record<SelfTradePreventionText, SelfTradePrevention>> = {
+  CANCEL_MAKER: 'cancel-maker', CANCEL_TAKER: 'cancel-taker', CANCEL_BOTH: 'cancel-both',
+}
+
+function selfTradePreventionOf(value: unknown): SelfTradePrevention | undefined {
+  if (value === undefined) return undefined
+  if (typeof value === 'string' && Object.hasOwn(SELF_TRADE_PREVENTION_MODES, value)) {
+    return SELF_TRADE_PREVENTION_MODES[value as SelfTradePreventionText]
+  }
+  throw new PredexError(Code.INVALID_ORDER_PAYLOAD,
+    'selfTradePrevention must be CANCEL_MAKER, CANCEL_TAKER or CANCEL_BOTH', { field: 'selfTradePrevention' })
 }
 
 /** clob-client-v2's rule (src/types/unifiedOrder.ts): a V2 order has a timestamp, metadata and builder. */

@@ -10,6 +10,7 @@ import { randomInt } from 'node:crypto'
 import type { OrderStruct, OrderStructV2 } from '../crypto/eip712.js'
 import { limitOrderAmounts, marketOrderAmounts, type Side, type TickSize } from './order-amounts.js'
 import type { Wallet } from './wallet.js'
+import type { SelfTradePreventionText } from '../api/shapes/vocabulary.js'
 
 export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK'
 
@@ -87,8 +88,12 @@ function sign(wallet: Wallet, terms: MarketTerms, tokenId: string, side: Side, m
   return { order, ...wallet.signOrder(order, terms.chainId, terms.negRisk) }
 }
 
-/** The JSON body of POST /order, keys in clob-client's order (reference section 4.6). */
-export function orderBody(signed: SignedOrder, owner: string, orderType: OrderType, postOnly = false): string {
+/**
+ * The JSON body of POST /order, keys in clob-client's order (reference section 4.6), and Predex's
+ * `selfTradePrevention` after them when given (docs/rest.md).
+ */
+export function orderBody(signed: SignedOrder, owner: string, orderType: OrderType, postOnly = false,
+  selfTradePrevention?: SelfTradePreventionText): string {
   const o = signed.order
   return JSON.stringify({
     deferExec: false,
@@ -101,6 +106,7 @@ export function orderBody(signed: SignedOrder, owner: string, orderType: OrderTy
     owner,
     orderType,
     postOnly,
+    ...(selfTradePrevention === undefined ? {} : { selfTradePrevention }),
   })
 }
 

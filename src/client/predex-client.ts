@@ -11,7 +11,7 @@ import { RestTransport, type Auth } from './rest-transport.js'
 import type { ApiCredentials, HeaderFamily } from './headers.js'
 import type { Wallet } from './wallet.js'
 import type { NativeBodies, NativeRoute } from '../api/shapes/bodies.js'
-import type { MarketStatus } from '../api/shapes/vocabulary.js'
+import type { MarketStatus, SelfTradePreventionText } from '../api/shapes/vocabulary.js'
 import type { Page } from '../api/shapes/page.js'
 
 /** The body route `R` answers with (src/api/shapes/bodies.ts): every method below returns one. */
@@ -51,6 +51,8 @@ export interface LimitOrderRequest {
   readonly postOnly?: boolean
   /** Unix seconds (GTD). */
   readonly expiration?: number
+  /** On meeting a resting order of the same wallet: CANCEL_MAKER (the default), CANCEL_TAKER or CANCEL_BOTH. */
+  readonly selfTradePrevention?: SelfTradePreventionText
 }
 
 export interface MarketOrderRequest {
@@ -67,6 +69,7 @@ export interface SignedOrderRequest {
   readonly signed: SignedOrder
   readonly orderType: OrderType
   readonly postOnly?: boolean
+  readonly selfTradePrevention?: SelfTradePreventionText
 }
 
 export interface ClientOptions {
@@ -223,7 +226,8 @@ export class PredexClient {
   async placeLimitOrder(request: LimitOrderRequest): Promise<Body<'POST /order'>> {
     const signed = signLimitOrder(this.wallet(), await this.termsOf(request.tokenId), request)
     const orderType = request.orderType ?? (request.expiration ? 'GTD' : 'GTC')
-    return this.placeOrder({ signed, orderType, postOnly: request.postOnly })
+    return this.placeOrder({ signed, orderType, postOnly: request.postOnly,
+      selfTradePrevention: request.selfTradePrevention })
   }
   /** Signs a market order (FOK by default) and places it. */
   async placeMarketOrder(request: MarketOrderRequest): Promise<Body<'POST /order'>> {
@@ -407,7 +411,8 @@ export class PredexClient {
   }
 
   private orderText(order: SignedOrderRequest): string {
-    return orderBody(order.signed, this.creds().apiKey, order.orderType, order.postOnly ?? false)
+    return orderBody(order.signed, this.creds().apiKey, order.orderType, order.postOnly ?? false,
+      order.selfTradePrevention)
   }
 
   private admin(): Auth {

@@ -21,7 +21,7 @@ import type { Command, CommandKind, MarketInput, OrderInput, UnstampedCommand } 
 
 type FieldType =
   | 'string' | 'number' | 'boolean' | 'strings' | 'order' | 'orders' | 'legacyOrder' | 'legacyOrders' | 'market'
-  | 'action'
+  | 'action' | 'stpOrder' | 'stpOrders'
 type Schema = readonly (readonly [string, FieldType])[]
 
 const ORDER: Schema = [
@@ -69,7 +69,10 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
   ['cancelByClientOrderId', [['address', 'string'], ['owner', 'string'], ['clientOrderIds', 'strings']]],
   ['amendOrder', [['address', 'string'], ['orderId', 'string'], ['newSizeMicros', 'number'],
     ['reduceByMicros', 'number']]],
-  ['cancelReplace', [['address', 'string'], ['orderId', 'string'], ['order', 'order']]],
+  ['cancelReplace', [['address', 'string'], ['orderId', 'string'], ['order', 'stpOrder']]],
+  // Orders with a self-trade prevention mode (after the client order id).
+  ['placeOrder', [['order', 'stpOrder']]],
+  ['placeOrders', [['orders', 'stpOrders']]],
 ]
 
 /** The kinds a relay may carry as its action (RelayAction). */
@@ -87,7 +90,7 @@ assert(ORDER.map(([name]) => name).join() ===
 const TAG_OF = new Map<CommandKind, number>(SCHEMAS.map(([kind], tag) => [kind, tag]))
 const PLACE_ORDER_TAG = TAG_OF.get('placeOrder')!
 const CANCEL_ORDER_TAG = TAG_OF.get('cancelOrder')!
-assert(SCHEMAS[PLACE_ORDER_TAG]![1].map(([name, type]) => `${name}:${type}`).join() === 'order:order'
+assert(SCHEMAS[PLACE_ORDER_TAG]![1].map(([name, type]) => `${name}:${type}`).join() === 'order:stpOrder'
   && SCHEMAS[CANCEL_ORDER_TAG]![1].map(([name, type]) => `${name}:${type}`).join() === 'address:string,orderId:string',
 'the layouts readCommandInto reads field by field match the table')
 
@@ -141,7 +144,7 @@ function readCommandInto(r: ByteReader, target: Fields): Fields {
   // The two commands most of the traffic is made of, field by field (the same fields in the same
   // order as the table's): the generic reader's computed names are V8's slow path.
   if (tag === PLACE_ORDER_TAG) {
-    target.order = readOrder(r, false)
+    target.order = readOrder(r, LAYOUT_STP)
     return target
   }
   if (tag === CANCEL_ORDER_TAG) {
@@ -192,13 +195,15 @@ function writeValue(w: ByteWriter, type: FieldType, value: unknown): void {
       for (const item of items) writeLeaf(w, item)
       return
     }
-    case 'order': return writeOrder(w, value as OrderInput)
-    case 'orders': {
+    case 'stpOrder': return writeOrder(w, value as OrderInput)
+    case 'stpOrders': {
       const orders = value as readonly OrderInput[]
       w.uint(orders.length)
       for (const order of orders) writeOrder(w, order)
       return
     }
+    case 'order':
+    case 'orders':
     case 'legacyOrder':
     case 'legacyOrders': return assert(false, 'old layouts are read, never written')
     case 'market': return writeFields(w, MARKET, value as unknown as Fields)
@@ -227,9 +232,14 @@ function readAction(r: ByteReader): unknown {
 
 /**
  * Orders are most of the traffic, so they have their own writer and reader (the generic ones
- * use computed property names, which V8 handles on a slow path): same layout as ORDER. A legacy
- * order (tags 0 and 1) ends before the client order id, and reads as ''.
+ * use computed property names, which V8 handles on a slow path): same layout as ORDER, then the
+ * self-trade prevention mode. Older layouts end sooner: a legacy order (tags 0 and 1) before the
+ * client order id, which reads as '', and the orders of tags 20 to 22 before the mode (absent).
  */
+const LAYOUT_LEGACY = 0
+const LAYOUT_CLIENT_ORDER_ID = 1
+const LAYOUT_STP = 2
+
 function writeOrder(w: ByteWriter, order: OrderInput): void {
   writeLeaf(w, order.orderId)
   writeLeaf(w, order.owner)
@@ -244,12 +254,23 @@ function writeOrder(w: ByteWriter, order: OrderInput): void {
   writeLeaf(w, order.timeInForce)
   writeLeaf(w, order.postOnly)
   writeLeaf(w, order.clientOrderId)
+  writeLeaf(w, order.selfTradePrevention)
 }
 
 const SIDES: readonly string[] = ['BUY', 'SELL']
 const TIMES_IN_FORCE: readonly string[] = ['GTC', 'GTD', 'FOK', 'FAK']
 
-function readOrder(r: ByteReader, legacy: boolean): OrderInput {
+const SELF_TRADE_PREVENTIONS: readonly string[] = ['cancel-maker', 'cancel-taker', 'cancel-both']
+
+function readOrder(r: ByteReader, layout: number): OrderInput {
+  const order = readOrderFields(r, layout)
+  if (layout < LAYOUT_STP) return order
+  const mode = readKnownLeaf(r, SELF_TRADE_PREVENTIONS)
+  return mode === undefined ? order : { ...order, selfTradePrevention: mode as OrderInput['selfTradePrevention'] }
+}
+
+function readOrderFields(r: ByteReader, layout: number): OrderInput {
+  const legacy = layout === LAYOUT_LEGACY
   return {
     orderId: readUniqueLeaf(r) as string,
     owner: readLeaf(r) as string,
@@ -285,10 +306,12 @@ function readValue(r: ByteReader, type: FieldType): unknown {
     case 'number':
     case 'boolean': return readLeaf(r)
     case 'strings': return Array.from({ length: r.uint() }, () => readLeaf(r))
-    case 'order': return readOrder(r, false)
-    case 'orders': return Array.from({ length: r.uint() }, () => readOrder(r, false))
-    case 'legacyOrder': return readOrder(r, true)
-    case 'legacyOrders': return Array.from({ length: r.uint() }, () => readOrder(r, true))
+    case 'stpOrder': return readOrder(r, LAYOUT_STP)
+    case 'stpOrders': return Array.from({ length: r.uint() }, () => readOrder(r, LAYOUT_STP))
+    case 'order': return readOrder(r, LAYOUT_CLIENT_ORDER_ID)
+    case 'orders': return Array.from({ length: r.uint() }, () => readOrder(r, LAYOUT_CLIENT_ORDER_ID))
+    case 'legacyOrder': return readOrder(r, LAYOUT_LEGACY)
+    case 'legacyOrders': return Array.from({ length: r.uint() }, () => readOrder(r, LAYOUT_LEGACY))
     case 'market': return readFields(r, MARKET) as unknown as MarketInput
     case 'action': return readAction(r)
   }

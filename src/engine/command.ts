@@ -10,6 +10,12 @@ export type Side = 'BUY' | 'SELL'
 export type TimeInForce = 'GTC' | 'GTD' | 'FOK' | 'FAK'
 export type Outcome = 'Yes' | 'No'
 export type MarketStatus = 'Upcoming' | 'Active' | 'Paused' | 'Closed' | 'Resolving' | 'Resolved'
+/**
+ * What an order does when its walk meets a resting order of its own account (docs/engine.md,
+ * "Self-trade prevention"): cancel that resting order and go on (the default, and Predex's only
+ * behaviour before modes), cancel the rest of itself, or both.
+ */
+export type SelfTradePrevention = 'cancel-maker' | 'cancel-taker' | 'cancel-both'
 
 /** A signed order as the engine sees it (see docs/engine.md, "Orders"). */
 export interface OrderInput {
@@ -43,6 +49,8 @@ export interface OrderInput {
    * live one; once that order has ended the id is free again.
    */
   readonly clientOrderId: string
+  /** Absent: 'cancel-maker'. Not signed, as the time in force: a request field. */
+  readonly selfTradePrevention?: SelfTradePrevention
 }
 
 export interface MarketInput {

@@ -10,7 +10,7 @@ import type { Engine } from './engine.js'
 import type { MatchType } from './event.js'
 import { emitOrderUpdate, cancelResting, endFilled } from './lifecycle.js'
 import { MICROS_PER_LOT, PIPS_PER_UNIT } from './limits.js'
-import { NO_ROW, type OrderRow, type OrderTable } from './order-table.js'
+import { NO_ROW, STP_CANCEL_MAKER, STP_CANCEL_TAKER, type OrderRow, type OrderTable } from './order-table.js'
 import { feeOf } from './units.js'
 
 /**
@@ -78,8 +78,12 @@ export function walk(engine: Engine, taker: OrderRow, fills: Fills): void {
     if (takeable === 0) return
     const maker = level.head
     if (o.account[maker] === takerAccount) {
-      cancelResting(engine, maker, 'self-trade')
-      continue
+      const mode = o.selfTradePrevention[taker]!
+      if (mode !== STP_CANCEL_TAKER) cancelResting(engine, maker, 'self-trade')
+      if (mode === STP_CANCEL_MAKER) continue
+      // cancel-taker, cancel-both: the walk ends here and the rest of the taker is cancelled (placement.ts).
+      o.selfTradeStopped[taker] = 1
+      return
     }
     fill(engine, taker, maker, Math.min(o.lots[maker]!, takeable), fills)
   }
@@ -96,6 +100,7 @@ export function wouldFillEntirely(o: OrderTable, taker: OrderRow): boolean {
   const isBid = o.isBid(taker)
   const limitYesPips = o.yesPips(taker)
   const account = o.account[taker]
+  const stopsAtOwn = o.selfTradePrevention[taker] !== STP_CANCEL_MAKER
   const book = o.market[taker]!.book
   // The opposite side best first, without a generator (one was an allocation per order).
   let left = book.levelCount(!isBid)
@@ -103,7 +108,12 @@ export function wouldFillEntirely(o: OrderTable, taker: OrderRow): boolean {
     if (isBid ? level.pips > limitYesPips : level.pips < limitYesPips) break
     const pips = takerPipsAt(o, taker, level.pips)
     for (let maker = level.head; maker !== NO_ROW; maker = o.next[maker]!) {
-      if (o.account[maker] === account) continue
+      if (o.account[maker] === account) {
+        // The walk would cancel it and go on, or stop here with what it filled so far (a budget
+        // spent already is filled: the walk stops before it looks at this maker).
+        if (stopsAtOwn) return isBudget && budgetMicros < o.pips[taker]!
+        continue
+      }
       if (isBudget) {
         const lotsTaken = Math.min(o.lots[maker]!, Math.floor(budgetMicros / pips))
         if (lotsTaken === 0) return budgetMicros < o.pips[taker]!
@@ -128,6 +138,8 @@ export function hasMatch(o: OrderTable, taker: OrderRow): boolean {
     if (isBid ? level.pips > limitYesPips : level.pips < limitYesPips) return false
     for (let maker = level.head; maker !== NO_ROW; maker = o.next[maker]!) {
       if (o.account[maker] !== account) return true
+      // Its own order first: the walk would stop there, with nothing filled.
+      if (o.selfTradePrevention[taker] !== STP_CANCEL_MAKER) return false
     }
   }
   return false

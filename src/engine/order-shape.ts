@@ -7,7 +7,7 @@ import { Code } from './codes.js'
 import type { OrderInput } from './command.js'
 import { ID_LENGTH_MAX } from './limits.js'
 import { rejection } from './rejection.js'
-import { isClientOrderId, isTimeInForce } from './rules.js'
+import { isClientOrderId, isSelfTradePrevention, isTimeInForce } from './rules.js'
 import type { Rejection } from './result.js'
 
 export function isId(value: unknown): value is string {
@@ -42,5 +42,6 @@ function firstBadField(input: OrderInput): string | null {
   if (input.feeRateBps !== null && !isSafeCount(input.feeRateBps)) return 'feeRateBps'
   if (typeof input.postOnly !== 'boolean') return 'postOnly'
   if (!isClientOrderId(input.clientOrderId)) return 'clientOrderId'
+  if (!isSelfTradePrevention(input.selfTradePrevention)) return 'selfTradePrevention'
   return null
 }

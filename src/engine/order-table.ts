@@ -29,6 +29,11 @@ export type OrderRow = number
 /** No order: the end of a list, an empty level, an account without open orders. */
 export const NO_ROW = -1
 
+/** Self-trade prevention as the table keeps it (command.ts, SelfTradePrevention); only a taker's matters. */
+export const STP_CANCEL_MAKER = 0
+export const STP_CANCEL_TAKER = 1
+export const STP_CANCEL_BOTH = 2
+
 /** Time in force as the table keeps it: the event log's codes (event-log.ts, TIME_IN_FORCE_CODES). */
 export const TIF_GTC = 0
 export const TIF_GTD = 1
@@ -96,6 +101,13 @@ export class OrderTable {
   live = new Uint8Array(ROWS_INITIAL)
   /** TIF_GTC, TIF_GTD, TIF_FOK or TIF_FAK. */
   timeInForce = new Uint8Array(ROWS_INITIAL)
+  /**
+   * STP_CANCEL_*: what the order does, while it is the taker, on meeting its own account's resting
+   * order. Not state: only the placement in flight reads it (a snapshot keeps none).
+   */
+  selfTradePrevention = new Uint8Array(ROWS_INITIAL)
+  /** 1 when the walk stopped on the taker's own order (cancel-taker, cancel-both): it ends cancelled. */
+  selfTradeStopped = new Uint8Array(ROWS_INITIAL)
 
   readonly orderId: string[] = []
   readonly owner: string[] = []
@@ -139,6 +151,8 @@ export class OrderTable {
     // A reused row must not inherit its last order's place in the event log's batch.
     this.logBatch[row] = -1
     this.live[row] = 0
+    this.selfTradePrevention[row] = STP_CANCEL_MAKER
+    this.selfTradeStopped[row] = 0
     return row
   }
 
@@ -208,6 +222,8 @@ export class OrderTable {
     this.postOnly = grown(this.postOnly, new Uint8Array(capacity))
     this.live = grown(this.live, new Uint8Array(capacity))
     this.timeInForce = grown(this.timeInForce, new Uint8Array(capacity))
+    this.selfTradePrevention = grown(this.selfTradePrevention, new Uint8Array(capacity))
+    this.selfTradeStopped = grown(this.selfTradeStopped, new Uint8Array(capacity))
     this.free = grown(this.free, new Int32Array(capacity))
     this.capacity = capacity
   }

@@ -5,13 +5,14 @@
  */
 import { ShareBalance, type Account } from './account.js'
 import { Code } from './codes.js'
-import type { OrderInput } from './command.js'
+import type { OrderInput, SelfTradePrevention } from './command.js'
 import type { Engine, TokenRef } from './engine.js'
 import type { OrderStatus } from './event.js'
 import { emitOrderUpdate, rest } from './lifecycle.js'
 import { BATCH_ORDERS_MAX, MICROS_PER_LOT, ORDERS_OPEN_MAX } from './limits.js'
 import { hasMatch, walk, wouldFillEntirely } from './matching.js'
-import { NO_ROW, TIF_FAK, TIF_FOK, type OrderRow, type OrderTable } from './order-table.js'
+import { NO_ROW, STP_CANCEL_BOTH, STP_CANCEL_MAKER, STP_CANCEL_TAKER, TIF_FAK, TIF_FOK, type OrderRow, type OrderTable }
+  from './order-table.js'
 import { timeInForceCode } from './event-log.js'
 import type { OrderRejection, Rejection } from './result.js'
 import { rejection } from './rejection.js'
@@ -210,6 +211,7 @@ function newOrder(engine: Engine, input: OrderInput, token: TokenRef, terms: Ord
   o.pips[order] = terms.pips
   o.timeInForce[order] = timeInForceCode(input.timeInForce)
   o.postOnly[order] = input.postOnly ? 1 : 0
+  o.selfTradePrevention[order] = stpCode(input.selfTradePrevention)
   o.expirationSec[order] = input.expirationSec
   o.makerAmountMicros[order] = input.makerAmountMicros
   o.takerAmountMicros[order] = input.takerAmountMicros
@@ -267,6 +269,7 @@ function accept(engine: Engine, taker: OrderRow): OrderStatus {
  */
 function finish(engine: Engine, taker: OrderRow): OrderStatus {
   const o = engine.orderTable
+  if (o.selfTradeStopped[taker] === 1) return endSelfTradeStopped(engine, taker)
   if (!o.isImmediate(taker) && o.lots[taker]! > 0) {
     rest(engine, taker)
     if (o.matchedLots[taker]! > 0) emitOrderUpdate(engine, taker, 'LIVE', null)
@@ -280,6 +283,26 @@ function finish(engine: Engine, taker: OrderRow): OrderStatus {
   emitOrderUpdate(engine, taker, status, filled ? null : 'unfilled')
   o.release(taker)
   return status
+}
+
+/** A taker whose walk stopped on its own resting order (cancel-taker, cancel-both): the rest of it is cancelled. */
+function endSelfTradeStopped(engine: Engine, taker: OrderRow): OrderStatus {
+  const o = engine.orderTable
+  engine.orders.setEnded(taker, endedEntry(o.account[taker]!.index, 'CANCELED'))
+  o.budgetMicros[taker] = 0
+  o.lots[taker] = 0
+  emitOrderUpdate(engine, taker, 'CANCELED', 'self-trade')
+  o.release(taker)
+  return 'CANCELED'
+}
+
+function stpCode(mode: SelfTradePrevention | undefined): number {
+  switch (mode) {
+    case undefined:
+    case 'cancel-maker': return STP_CANCEL_MAKER
+    case 'cancel-taker': return STP_CANCEL_TAKER
+    case 'cancel-both': return STP_CANCEL_BOTH
+  }
 }
 
 function emitAccepted(engine: Engine, order: OrderRow): void {

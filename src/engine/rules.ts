@@ -6,7 +6,7 @@
  * context. Pure: no state but what is passed in, no clock but `nowMs`.
  */
 import { Code } from './codes.js'
-import type { MarketStatus, OrderInput, RelayAction, TimeInForce } from './command.js'
+import type { MarketStatus, OrderInput, RelayAction, SelfTradePrevention, TimeInForce } from './command.js'
 import {
   CLIENT_ORDER_ID_LENGTH_MAX,
   FEE_RATE_BPS_MAX,
@@ -28,6 +28,13 @@ export const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK'
 
 export function isTimeInForce(value: unknown): value is TimeInForce {
   return (TIME_IN_FORCE as readonly unknown[]).includes(value)
+}
+
+export const SELF_TRADE_PREVENTION: readonly SelfTradePrevention[] = ['cancel-maker', 'cancel-taker', 'cancel-both']
+
+/** A self-trade prevention mode, or absent (the default, 'cancel-maker'). Part of the order's shape (step 1). */
+export function isSelfTradePrevention(value: unknown): value is SelfTradePrevention | undefined {
+  return value === undefined || (SELF_TRADE_PREVENTION as readonly unknown[]).includes(value)
 }
 
 const PRINTABLE_ASCII_FIRST = 0x20

@@ -7,7 +7,7 @@ import type { AnyOrderStruct } from '../crypto/eip712.js'
 import { checkSignatureType, checkWalletOwner, type Verdict } from '../crypto/verify-order.js'
 import type { VerifierPool } from '../crypto/verifier-pool.js'
 import { Code, CODE_MESSAGES } from '../engine/codes.js'
-import type { OrderInput, TimeInForce } from '../engine/command.js'
+import type { OrderInput, SelfTradePrevention, TimeInForce } from '../engine/command.js'
 import type { MarketRecord } from '../engine/event.js'
 import { checkOrderOnMarket } from '../engine/rules.js'
 import { ApiCode, PredexError } from '../errors.js'
@@ -31,6 +31,8 @@ export interface SignedOrder {
    * among its live orders (the engine refuses a repeat with CLIENT_ORDER_ID_DUPLICATED).
    */
   readonly clientOrderId?: string
+  /** Absent: the engine's default (cancel-maker). */
+  readonly selfTradePrevention?: SelfTradePrevention
 }
 
 export interface SignedAmounts {
@@ -121,6 +123,7 @@ export function orderInputOf(order: SignedOrder, orderId: string, apiKey: string
     timeInForce: order.orderType,
     postOnly: order.postOnly,
     clientOrderId: order.clientOrderId ?? '',
+    selfTradePrevention: order.selfTradePrevention,
   }
 }
 

@@ -22,7 +22,7 @@ import { PredexError, ApiCode } from '../../src/errors.js'
 import { Code } from '../../src/engine/codes.js'
 import { AssetType } from '../../src/gen/predex/v1/account_pb.js'
 import type { GetBalanceAllowanceResponse, GetWalletStatusResponse } from '../../src/gen/predex/v1/account_pb.js'
-import { Side, TimeInForce, type Book, type ErrorDetail, type Order, type PageRequestSchema, type SignedOrderSchema,
+import { SelfTradePrevention, Side, TimeInForce, type Book, type ErrorDetail, type Order, type PageRequestSchema, type SignedOrderSchema,
   type Trade } from '../../src/gen/predex/v1/common_pb.js'
 import { CandleInterval, type Candle, type Market } from '../../src/gen/predex/v1/market_data_pb.js'
 import type { CancelResult, ListedOrder, OrderPlacement, OrderRequestSchema, PlacementResult, VerifyOrderResponse }
@@ -72,6 +72,10 @@ export function textOf(value: unknown): string {
 const TIMES_IN_FORCE: Readonly<Record<string, TimeInForce>> = {
   GTC: TimeInForce.GTC, GTD: TimeInForce.GTD, FOK: TimeInForce.FOK, FAK: TimeInForce.FAK,
 }
+const SELF_TRADE_PREVENTIONS: Readonly<Record<string, SelfTradePrevention>> = {
+  CANCEL_MAKER: SelfTradePrevention.CANCEL_MAKER, CANCEL_TAKER: SelfTradePrevention.CANCEL_TAKER,
+  CANCEL_BOTH: SelfTradePrevention.CANCEL_BOTH,
+}
 /** Enum numbers no proto enum of predex.v1 names: a value a case sends that is none of the enum's. */
 const UNKNOWN_ENUM = 99
 
@@ -96,9 +100,11 @@ export function orderRequestOf(value: unknown): MessageInitShape<typeof OrderReq
   }
   const orderType = value.orderType === undefined ? TimeInForce.UNSPECIFIED
     : TIMES_IN_FORCE[String(value.orderType)] ?? UNKNOWN_ENUM
+  const selfTradePrevention = value.selfTradePrevention === undefined ? SelfTradePrevention.UNSPECIFIED
+    : SELF_TRADE_PREVENTIONS[String(value.selfTradePrevention)] ?? UNKNOWN_ENUM
   return {
     ...(isObject(value.order) ? { order: signedOrderOf(value.order) } : {}),
-    owner: textOf(value.owner), orderType, postOnly, clientOrderId: textOf(value.clientOrderId),
+    owner: textOf(value.owner), orderType, postOnly, clientOrderId: textOf(value.clientOrderId), selfTradePrevention,
   }
 }
 

@@ -7,11 +7,11 @@
  */
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import { Code } from '../../engine/codes.js'
-import type { TimeInForce as EngineTimeInForce } from '../../engine/command.js'
+import type { SelfTradePrevention, TimeInForce as EngineTimeInForce } from '../../engine/command.js'
 import type { Canceled } from '../../engine/result.js'
 import { ApiCode, PredexError } from '../../errors.js'
-import { Side, TimeInForce, type MakerOrderSchema, type OrderSchema, type TradeSchema }
-  from '../../gen/predex/v1/common_pb.js'
+import { SelfTradePrevention as ProtoSelfTradePrevention, Side, TimeInForce, type MakerOrderSchema, type OrderSchema,
+  type TradeSchema } from '../../gen/predex/v1/common_pb.js'
 import type { AmendOrderResponseSchema, CancelResultSchema, ListedOrderSchema, OrderPlacementSchema, OrderRequest }
   from '../../gen/predex/v1/trading_pb.js'
 import type { OrderRecord, TradeRecord } from '../../read/read-model.js'
@@ -28,6 +28,12 @@ const SIDES = { BUY: Side.BUY, SELL: Side.SELL } as const
 const TIMES_IN_FORCE: ReadonlyMap<number, EngineTimeInForce> = new Map([
   [TimeInForce.UNSPECIFIED, 'GTC'], [TimeInForce.GTC, 'GTC'], [TimeInForce.GTD, 'GTD'], [TimeInForce.FOK, 'FOK'],
   [TimeInForce.FAK, 'FAK'],
+])
+
+/** The engine's self-trade prevention mode of each proto value; UNSPECIFIED: the engine's default. */
+const SELF_TRADE_PREVENTIONS: ReadonlyMap<number, SelfTradePrevention | undefined> = new Map([
+  [ProtoSelfTradePrevention.UNSPECIFIED, undefined], [ProtoSelfTradePrevention.CANCEL_MAKER, 'cancel-maker'],
+  [ProtoSelfTradePrevention.CANCEL_TAKER, 'cancel-taker'], [ProtoSelfTradePrevention.CANCEL_BOTH, 'cancel-both'],
 ])
 
 const TIME_IN_FORCE_VALUES: Readonly<Record<EngineTimeInForce, TimeInForce>> = {
@@ -186,6 +192,10 @@ export function signedOrderOf(request: OrderRequest, trader: Trader): SignedOrde
   if (orderType === undefined) {
     throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'order_type must be GTC, GTD, FOK or FAK', { field: 'orderType' })
   }
+  if (!SELF_TRADE_PREVENTIONS.has(request.selfTradePrevention)) {
+    throw new PredexError(Code.INVALID_ORDER_PAYLOAD,
+      'self_trade_prevention must be CANCEL_MAKER, CANCEL_TAKER or CANCEL_BOTH', { field: 'selfTradePrevention' })
+  }
   const side = order.side
   if (side !== 0 && side !== 1) {
     throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'side must be 0 (buy) or 1 (sell), as signed', { field: 'side' })
@@ -198,5 +208,6 @@ export function signedOrderOf(request: OrderRequest, trader: Trader): SignedOrde
     struct, amounts, signature: signatureOf(order.signature), orderType, postOnly: request.postOnly,
     owner: request.owner === '' ? trader.apiKey : ownerOf(request.owner),
     clientOrderId: request.clientOrderId,
+    selfTradePrevention: SELF_TRADE_PREVENTIONS.get(request.selfTradePrevention),
   }
 }

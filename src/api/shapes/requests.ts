@@ -3,8 +3,8 @@
  * handlers read their fields through (`Unparsed<T>`), the SDK can send, and the OpenAPI document's
  * request schemas are generated from (scripts/gen-schemas.ts). Type-only, as the response shapes.
  */
-import type { Address, Decimal, Hash, MarketStatus, MicrosText, Outcome, Side, TimeInForce, TokenId,
-  UnixSecondsText } from './vocabulary.js'
+import type { Address, Decimal, Hash, MarketStatus, MicrosText, Outcome, SelfTradePreventionText, Side, TimeInForce,
+  TokenId, UnixSecondsText } from './vocabulary.js'
 
 /**
  * A body as a handler receives it, before its fields are checked: each field of T may be anything.
@@ -68,6 +68,8 @@ export type OrderPost = {
   readonly postOnly?: boolean
   /** Sent by clob-client; ignored. */
   readonly deferExec?: boolean
+  /** On meeting a resting order of the same account: CANCEL_MAKER (the default), CANCEL_TAKER or CANCEL_BOTH. */
+  readonly selfTradePrevention?: SelfTradePreventionText
 }
 
 /**

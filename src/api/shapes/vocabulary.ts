@@ -10,6 +10,11 @@ export type MarketStatus = 'Upcoming' | 'Active' | 'Paused' | 'Closed' | 'Resolv
 /** An order's status as the read model keeps it (upper case, as Polymarket's OpenOrder). */
 export type OrderStatus = 'LIVE' | 'MATCHED' | 'CANCELED'
 export type TimeInForce = 'GTC' | 'GTD' | 'FOK' | 'FAK'
+/**
+ * What an order does on meeting a resting order of its own account (docs/engine.md, "Self-trade
+ * prevention"): cancel that one and go on (the default), cancel the rest of itself, or both.
+ */
+export type SelfTradePreventionText = 'CANCEL_MAKER' | 'CANCEL_TAKER' | 'CANCEL_BOTH'
 /** normal: shares change hands; mint: two buys create a full set; merge: two sells destroy one. */
 export type MatchType = 'normal' | 'mint' | 'merge'
 /** The requesting user's role in a trade. */

@@ -6,8 +6,9 @@
  * signature over these very values.
  */
 import { create, type MessageInitShape } from '@bufbuild/protobuf'
-import { SignedOrderSchema, TimeInForce, type SignedOrder as SignedOrderMessage }
+import { SelfTradePrevention, SignedOrderSchema, TimeInForce, type SignedOrder as SignedOrderMessage }
   from '../../gen/predex/v1/common_pb.js'
+import type { SelfTradePreventionText } from '../../api/shapes/vocabulary.js'
 import { OrderRequestSchema, type OrderRequest } from '../../gen/predex/v1/trading_pb.js'
 import type { OrderType, SignedOrder } from '../orders.js'
 
@@ -19,6 +20,14 @@ export interface OrderRequestOptions {
   readonly clientOrderId?: string
   /** The API key the order claims; "" (the default): the caller's key. */
   readonly owner?: string
+  /** On meeting a resting order of the same wallet: CANCEL_MAKER (the default), CANCEL_TAKER or CANCEL_BOTH. */
+  readonly selfTradePrevention?: SelfTradePreventionText
+}
+
+const SELF_TRADE_PREVENTION: Readonly<Record<SelfTradePreventionText, SelfTradePrevention>> = {
+  CANCEL_MAKER: SelfTradePrevention.CANCEL_MAKER,
+  CANCEL_TAKER: SelfTradePrevention.CANCEL_TAKER,
+  CANCEL_BOTH: SelfTradePrevention.CANCEL_BOTH,
 }
 
 const TIME_IN_FORCE: Readonly<Record<OrderType, TimeInForce>> = {
@@ -52,5 +61,7 @@ export function orderRequestInit(signed: SignedOrder, options: OrderRequestOptio
     orderType: TIME_IN_FORCE[options.orderType ?? 'GTC'],
     postOnly: options.postOnly ?? false,
     clientOrderId: options.clientOrderId ?? '',
+    selfTradePrevention: options.selfTradePrevention === undefined ? SelfTradePrevention.UNSPECIFIED
+      : SELF_TRADE_PREVENTION[options.selfTradePrevention],
   }
 }

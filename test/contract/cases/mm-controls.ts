@@ -38,7 +38,42 @@ function replaceRequest(trader: Trader, market: MarketRecord, orderId: string, o
   return { ...(orderRequest(signed, trader.credentials.apiKey, 'GTC', postOnly) as object), orderID: orderId }
 }
 
+/** A signed limit order's POST /order body with a self-trade prevention mode (none: the field left out). */
+function stpRequest(trader: Trader, market: MarketRecord, order: Omit<LimitOrder, 'tokenId'>, mode?: string): unknown {
+  const signed = signLimitOrder(trader.wallet, termsOf(market), { tokenId: market.yesTokenId, ...order })
+  const body = orderRequest(signed, trader.credentials.apiKey) as object
+  return mode === undefined ? body : { ...body, selfTradePrevention: mode }
+}
+
 export const mmControlCases: readonly ContractCase[] = [
+  {
+    name: 'POST /order selfTradePrevention: CANCEL_MAKER (the default), CANCEL_TAKER and CANCEL_BOTH',
+    async run(t, d) {
+      const { market, alice, bob } = await cast(d)
+      await d.command({ kind: 'split', address: alice.address, marketId: market.marketId, amountMicros: 50 * USDC })
+      const ask = async (trader: Trader, price: string, size: string) =>
+        (await placeOn(d, trader, market, { side: 'SELL', price, size })).body.order_id as string
+      const status = async (trader: Trader, id: string) => (await d.order(trader, id)).body.status as string
+      const buy = { side: 'BUY' as const, price: '0.42', size: '4' }
+      for (const [mode, ownAsk, taker] of [[undefined, 'CANCELED', 'MATCHED'], ['CANCEL_MAKER', 'CANCELED', 'MATCHED'],
+        ['CANCEL_TAKER', 'LIVE', 'CANCELED'], ['CANCEL_BOTH', 'CANCELED', 'CANCELED']] as const) {
+        // Bob's 0.40 x 2 first, then Alice's own ask at 0.41, then Bob's 0.42 x 2.
+        await ask(bob, '0.40', '2')
+        const own = await ask(alice, '0.41', '3')
+        await ask(bob, '0.42', '2')
+        const placed = await d.placeOrder(alice, stpRequest(alice, market, buy, mode))
+        t.equal(placed.status, 200, String(mode))
+        t.equal(await status(alice, own), ownAsk, `${mode ?? 'absent'}: her own ask ${ownAsk}`)
+        t.match((await d.order(alice, placed.body.order_id)).body, { status: taker, size_matched: mode === undefined ||
+          mode === 'CANCEL_MAKER' ? '4' : '2' }, `${mode ?? 'absent'}: her buy ${taker}`)
+        await d.cancelAll(alice)
+        await d.cancelAll(bob)
+      }
+      const bad = await d.placeOrder(alice, stpRequest(alice, market, buy, 'CANCEL_NEWEST'))
+      t.equal(bad.status, 400)
+      t.match(bad.body, { code: 'INVALID_ORDER_PAYLOAD', field: 'selfTradePrevention' })
+    },
+  },
   {
     name: 'GET /data/order/:id and /data/orders: queue_ahead, the shares that fill before an open order',
     async run(t, d) {

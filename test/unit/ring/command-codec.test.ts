@@ -95,25 +95,29 @@ t.test('orders journaled before client order ids (tags 0 and 1) decode, with cli
   t.equal(single.kind === 'placeOrder' ? single.order.clientOrderId : null, '', 'no client order id')
   const batch = decodeStampedCommand(legacy(1, 2))
   t.strictSame(batch, { kind: 'placeOrders', seq: 5, timeMs: 6, orders: [order, order] })
-  // Orders are now written with tags 20 and 21, client order id last, and read back as they were.
-  const tagged = { ...order, clientOrderId: 'my order #1' }
+  // Orders are now written with tags 25 and 26, client order id then self-trade prevention last, and read back as they were.
+  const tagged = { ...order, clientOrderId: 'my order #1', selfTradePrevention: 'cancel-taker' as const }
   const placeBytes = encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order: tagged })
-  t.equal(placeBytes[2], 20, 'placeOrder is written with tag 20')
+  t.equal(placeBytes[2], 25, 'placeOrder is written with tag 25')
   const decodedPlace = decodeStampedCommand(placeBytes)
   t.strictSame(decodedPlace.kind === 'placeOrder' ? decodedPlace.order : null, tagged)
   const batchBytes = encodeStampedCommand({ kind: 'placeOrders', seq: 5, timeMs: 6, orders: [tagged, order] })
-  t.equal(batchBytes[2], 21, 'placeOrders is written with tag 21')
+  t.equal(batchBytes[2], 26, 'placeOrders is written with tag 26')
   const decodedBatch = decodeStampedCommand(batchBytes)
   t.strictSame(decodedBatch.kind === 'placeOrders' ? decodedBatch.orders : null, [tagged, order])
-  // A legacy record is a current one with tag 0 and without the last leaf ('': string tag 0, length 0).
+  // Tags 20 and 21 (client order id, no mode) are a current record without its last leaf (no mode: undefined, tag 5).
   const current = encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order })
-  t.strictSame([...current.subarray(current.length - 2)], [0, 0], 'the client order id leaf comes last')
-  t.strictSame([...legacy(0, null)], [5, 6, 0, ...current.subarray(3, current.length - 2)],
-    'the same bytes but for the tag and the last leaf')
+  t.strictSame([...current.subarray(current.length - 3)], [0, 0, 5], 'the client order id, then the mode, come last')
+  const withClientOrderId = Uint8Array.from([5, 6, 20, ...current.subarray(3, current.length - 1)])
+  t.strictSame(decodeStampedCommand(withClientOrderId), { kind: 'placeOrder', seq: 5, timeMs: 6, order },
+    'tag 20 decodes, with no mode')
+  // A legacy record (tag 0) is the same without the client order id leaf too ('': string tag 0, length 0).
+  t.strictSame([...legacy(0, null)], [5, 6, 0, ...current.subarray(3, current.length - 3)],
+    'the same bytes but for the tag and the last two leaves')
   const cancel: Command = { kind: 'cancelByClientOrderId', seq: 1, timeMs: 2, address: '0x01', owner: 'key-1',
     clientOrderIds: ['a', 'b c'] }
   const cancelBytes = encodeStampedCommand(cancel)
-  t.equal(cancelBytes[2], 22, 'cancelByClientOrderId is the new tag 22')
+  t.equal(cancelBytes[2], 22, 'cancelByClientOrderId is tag 22')
   t.strictSame(decodeStampedCommand(cancelBytes), cancel)
   t.end()
 })

@@ -2276,6 +2276,10 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "deferExec": {
         "type": "boolean",
         "description": "Sent by clob-client; ignored."
+      },
+      "selfTradePrevention": {
+        "$ref": "#/components/schemas/SelfTradePreventionText",
+        "description": "On meeting a resting order of the same account: CANCEL_MAKER (the default), CANCEL_TAKER or CANCEL_BOTH."
       }
     },
     "required": [
@@ -2363,6 +2367,10 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "deferExec": {
         "type": "boolean",
         "description": "Sent by clob-client; ignored."
+      },
+      "selfTradePrevention": {
+        "$ref": "#/components/schemas/SelfTradePreventionText",
+        "description": "On meeting a resting order of the same account: CANCEL_MAKER (the default), CANCEL_TAKER or CANCEL_BOTH."
       }
     },
     "required": [
@@ -3227,6 +3235,15 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     ],
     "additionalProperties": false,
     "description": "POST /relay."
+  },
+  "SelfTradePreventionText": {
+    "type": "string",
+    "enum": [
+      "CANCEL_MAKER",
+      "CANCEL_TAKER",
+      "CANCEL_BOTH"
+    ],
+    "description": "What an order does on meeting a resting order of its own account (docs/engine.md, \"Self-trade prevention\"): cancel that one and go on (the default), cancel the rest of itself, or both."
   },
   "ServerTime": {
     "type": "number",

@@ -4,7 +4,7 @@
  * has its bound here; when one is reached the caller gets a fast, explicit error.
  */
 import { assert } from './stdx/assert.js'
-import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, CLIENT_ORDER_ID_LENGTH_MAX } from './engine/limits.js'
+import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, CLIENT_ORDER_ID_LENGTH_MAX, MASS_QUOTE_LEVELS_MAX } from './engine/limits.js'
 
 export * from './engine/limits.js'
 
@@ -179,6 +179,8 @@ export const SIGNER_TABLE_BUILDS_PER_SECOND = 2
 export const REST_ORDER_BODY_BYTES_MAX = 16 * 1024
 /** Body of a batch: up to BATCH_ORDERS_MAX orders, or a batch read of up to REST_BATCH_ITEMS_MAX tokens. */
 export const REST_BATCH_BODY_BYTES_MAX = 64 * 1024
+/** Body of a mass quote (POST /quotes): up to 2 x MASS_QUOTE_LEVELS_MAX orders of about 1 KiB. */
+export const REST_QUOTES_BODY_BYTES_MAX = 96 * 1024
 /** Body of a cancel by ids: up to CANCEL_IDS_MAX order ids of 66 characters each. */
 export const REST_CANCEL_BODY_BYTES_MAX = 128 * 1024
 /** Bodies of the small requests (cancel-all, cancel-market, API key calls). */
@@ -259,6 +261,7 @@ export const SHUTDOWN_DRAIN_MS_MAX = 5_000
 
 assert(REST_CANCEL_BODY_BYTES_MAX >= CANCEL_IDS_MAX * 80, 'a full cancel-by-ids body fits')
 assert(REST_BATCH_BODY_BYTES_MAX >= BATCH_ORDERS_MAX * 2 * 1024, 'a full order batch fits')
+assert(REST_QUOTES_BODY_BYTES_MAX >= 2 * MASS_QUOTE_LEVELS_MAX * 1200, 'a full ladder of signed orders fits')
 assert(PAGE_LIMIT_DEFAULT <= PAGE_LIMIT_MAX, 'the default page fits the maximum')
 
 // ---- Rate limits -------------------------------------------------------------------------------

@@ -262,6 +262,16 @@ export class PredexClient {
     const body = JSON.parse(this.orderText(order)) as Record<string, unknown>
     return this.postText('/order/replace', JSON.stringify({ ...body, orderID: orderId }))
   }
+  /**
+   * Sets the key's whole ladder on `market` (id, condition id or slug) in one engine command, at
+   * most 20 orders a side: send every level as a signed order, the unchanged ones as they were
+   * signed (they keep their place and cost no signature check); resting orders of the key on the
+   * market not sent are cancelled.
+   */
+  massQuote(market: string, orders: readonly SignedOrderRequest[]): Promise<Body<'POST /quotes'>> {
+    return this.postText('/quotes', `{"market":${JSON.stringify(market)},"orders":[${
+      orders.map((o) => this.orderText(o)).join(',')}]}`)
+  }
   /** Signs an order with the market's terms without placing it (for placeOrders or verifyOrder). */
   async signLimitOrder(request: LimitOrderRequest): Promise<SignedOrder> {
     return signLimitOrder(this.wallet(), await this.termsOf(request.tokenId), request)

@@ -73,6 +73,8 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
   // Orders with a self-trade prevention mode (after the client order id).
   ['placeOrder', [['order', 'stpOrder']]],
   ['placeOrders', [['orders', 'stpOrders']]],
+  ['massQuote', [['address', 'string'], ['owner', 'string'], ['marketId', 'string'], ['keep', 'strings'],
+    ['orders', 'stpOrders']]],
 ]
 
 /** The kinds a relay may carry as its action (RelayAction). */

@@ -32,6 +32,9 @@ export const Code = {
   ORDER_ALREADY_MATCHED: 'ORDER_ALREADY_MATCHED',
   ORDER_ALREADY_CANCELED: 'ORDER_ALREADY_CANCELED',
   CANCEL_TOO_MANY: 'CANCEL_TOO_MANY',
+  // Mass quotes.
+  MASS_QUOTE_INVALID: 'MASS_QUOTE_INVALID',
+  MASS_QUOTE_TOO_LARGE: 'MASS_QUOTE_TOO_LARGE',
   // Amends.
   AMEND_SIZE_INVALID: 'AMEND_SIZE_INVALID',
   AMEND_NOT_REDUCING: 'AMEND_NOT_REDUCING',
@@ -93,6 +96,9 @@ export const CODE_MESSAGES: Readonly<Record<Code, string>> = {
   ORDER_ALREADY_MATCHED: 'Order already matched',
   ORDER_ALREADY_CANCELED: 'the order is already canceled',
   CANCEL_TOO_MANY: 'Too many orders in payload',
+  MASS_QUOTE_INVALID:
+    'invalid mass quote: every order must be one of its market\'s, placed with the same API key, each named once',
+  MASS_QUOTE_TOO_LARGE: 'a mass quote names at most 20 orders on each side of the book',
   AMEND_SIZE_INVALID:
     'invalid amend: give exactly one of new_size and reduce_by, a positive multiple of 0.01 share',
   AMEND_NOT_REDUCING:

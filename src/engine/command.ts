@@ -121,6 +121,23 @@ export interface AmendOrder extends Stamped {
   readonly reduceByMicros: number
 }
 /**
+ * Sets an API key's quotes on one market in one step (docs/engine.md, "Mass quote"): the key's live
+ * orders on the market that the quote does not name are cancelled, those it names in `keep` stay
+ * as they are (their places kept), and `orders` are placed. At most MASS_QUOTE_LEVELS_MAX a side.
+ */
+export interface MassQuote extends Stamped {
+  readonly kind: 'massQuote'
+  /** The requester: the quotes' wallet (the key's address). */
+  readonly address: string
+  /** The API key whose quotes these are: the owner of every order named. */
+  readonly owner: string
+  readonly marketId: string
+  /** Ids of live orders of the key to leave as they are; one that has ended is reported, never placed. */
+  readonly keep: readonly string[]
+  /** New orders of the key on the market, placed after the cancels, in order. */
+  readonly orders: readonly OrderInput[]
+}
+/**
  * Cancels order `orderId` and places `order` in one step (docs/engine.md, "Cancel-replace"): the
  * new order is placed only if the old one was still live and is now cancelled, so a quoter never
  * has both live, nor the new one placed after the old was filled.
@@ -246,6 +263,7 @@ export type Command =
   | CancelMarketOrders
   | AmendOrder
   | CancelReplace
+  | MassQuote
   | Expire
   | CreateMarket
   | SetMarketStatus

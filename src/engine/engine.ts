@@ -32,6 +32,7 @@ import { placeOrder, placeOrders } from './placement.js'
 import { Fills } from './matching.js'
 import { relay } from './relay.js'
 import { cancelReplace } from './replace.js'
+import { massQuote } from './mass-quote.js'
 import { OrderTerms } from './rules.js'
 import { registerApiKey, revokeApiKey, type ApiKeyRecord } from './api-key.js'
 import type { CommandResult } from './result.js'
@@ -217,6 +218,7 @@ export class Engine {
       case 'cancelMarketOrders': return this.answer(cancelMarketOrders(this, command))
       case 'amendOrder': return this.answer(amendOrder(this, command))
       case 'cancelReplace': return cancelReplace(this, command)
+      case 'massQuote': return massQuote(this, command)
       case 'expire': return this.answer(DONE)
       case 'createMarket': return this.answer(createMarket(this, command.market))
       case 'setMarketStatus': return this.answer(setMarketStatus(this, command))

@@ -29,7 +29,7 @@ import type { CancelReason, EngineEvent, MatchType, OrderStatus } from './event.
 import type { Market } from './market.js'
 import { TIF_FAK, TIF_FOK, TIF_GTC, TIF_GTD, type OrderRow, type OrderTable } from './order-table.js'
 import type { TimeInForce } from './command.js'
-import type { CommandResult, ContextValue, NotCanceled } from './result.js'
+import type { CommandResult, ContextValue, KeptQuote, NotCanceled } from './result.js'
 import { assert } from '../stdx/assert.js'
 
 export const enum EventKind {
@@ -60,6 +60,11 @@ export const enum EventKind {
   ResultAmended = 13,
   /** A cancel-replace: the old order's id and remaining micro-shares; the new order's own result record follows. */
   ResultReplaced = 14,
+  /**
+   * A mass quote: the counts cancelled, kept and placed; each cancelled id; each kept id with its
+   * reason (0: it still rests, else the reason's index + 1); then each placement's own result record.
+   */
+  ResultQuotes = 15,
 }
 
 /** A batch as it leaves the log: the events' words and the strings they name by index. */
@@ -427,6 +432,22 @@ export class EventLog {
     words[n++] = orderIdIndex
     words[n++] = canceledRemainingMicros
     this.length = n
+  }
+
+  /** A mass quote's head: `placed` result records (resultPlaced or resultRejection) follow. */
+  resultQuotes(canceled: readonly string[], kept: readonly KeptQuote[], placed: number): void {
+    this.begin(false)
+    this.reserve(4 + canceled.length + kept.length * 2)
+    const words = this.words
+    words[this.length++] = EventKind.ResultQuotes
+    words[this.length++] = canceled.length
+    words[this.length++] = kept.length
+    words[this.length++] = placed
+    for (const orderId of canceled) words[this.length++] = this.stringRef(orderId)
+    for (const item of kept) {
+      words[this.length++] = this.stringRef(item.orderId)
+      words[this.length++] = item.reason === null ? 0 : this.stringRef(item.reason) + 1
+    }
   }
 
   /** Cancels: the ids cancelled, and those not with why (NotCanceled, in request order). */

@@ -7,7 +7,7 @@
 import { assert } from '../stdx/assert.js'
 import type { Code } from './codes.js'
 import type { EngineEvent } from './event.js'
-import type { CommandResult, ContextValue, NotCanceled, PlaceResult } from './result.js'
+import type { CommandResult, ContextValue, KeptQuote, NotCanceled, PlaceResult } from './result.js'
 import {
   type LoggedBatch,
   ASSET_NO,
@@ -109,6 +109,7 @@ export class EventReader {
         remainingMicros: this.uint(), reducedByMicros: this.uint() }
       case EventKind.ResultReplaced: return { ok: true, canceledOrderId: this.string(),
         canceledRemainingMicros: this.uint(), placed: this.placeResult() }
+      case EventKind.ResultQuotes: return this.quotes()
       default: assert(false, `an event batch holds an unknown result kind ${kind}`)
     }
   }
@@ -182,6 +183,25 @@ export class EventReader {
     const notCanceled: NotCanceled[] = []
     for (let i = 0; i < notCanceledCount; i++) notCanceled.push({ orderId: this.string(), reason: this.string() })
     return { ok: true, canceled, notCanceled }
+  }
+
+  private quotes(): CommandResult {
+    const canceledCount = this.uint()
+    const keptCount = this.uint()
+    const placedCount = this.uint()
+    assert(canceledCount + keptCount * 2 + placedCount <= this.end - this.offset, 'a quote result ends within its batch')
+    const canceled: string[] = []
+    for (let i = 0; i < canceledCount; i++) canceled.push(this.string())
+    const kept: KeptQuote[] = []
+    for (let i = 0; i < keptCount; i++) {
+      const orderId = this.string()
+      const reasonIndex = this.uint()
+      assert(reasonIndex <= this.strings.length, 'a result names strings of its batch')
+      kept.push({ orderId, reason: reasonIndex === 0 ? null : this.strings[reasonIndex - 1]! })
+    }
+    const placed: PlaceResult[] = []
+    for (let i = 0; i < placedCount; i++) placed.push(this.placeResult())
+    return { ok: true, canceledQuotes: canceled, keptQuotes: kept, newQuotes: placed }
   }
 
   /** One record (an event, pushed, or a result, dropped): readEvents' step when no ends are known. */

@@ -49,6 +49,8 @@ export const FEE_RATE_BPS_MAX = 1_000
 export const BATCH_ORDERS_MAX = 15
 /** Order ids in one cancel-orders command. */
 export const CANCEL_IDS_MAX = 1_000
+/** Orders a mass quote may name on each side of its market's book (kept and new together). */
+export const MASS_QUOTE_LEVELS_MAX = 20
 /** Open (resting) orders across the whole engine. */
 export const ORDERS_OPEN_MAX = 4_000_000
 /**

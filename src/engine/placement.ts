@@ -23,7 +23,7 @@ import { feeBoundOf } from './units.js'
 
 
 /** What one order of a batch came to, kept until the batch's result is written. */
-interface BatchItem {
+export interface BatchItem {
   readonly rejection: OrderRejection | null
   readonly orderId: string
   readonly status: OrderStatus
@@ -40,6 +40,17 @@ interface BatchItem {
  */
 export function placeOrders(engine: Engine, orders: readonly OrderInput[]): boolean {
   if (orders.length > BATCH_ORDERS_MAX) return engine.answer(rejection(Code.BATCH_TOO_LARGE, { max: BATCH_ORDERS_MAX }))
+  const items = placeEach(engine, orders)
+  if (engine.recording) engine.log.resultBatch(items.length)
+  writeEach(engine, items)
+  return true
+}
+
+/**
+ * Places each order in turn, as if alone; what each came to, for writeEach once every order's
+ * events are written (a command's results follow its events).
+ */
+export function placeEach(engine: Engine, orders: readonly OrderInput[]): readonly BatchItem[] {
   const items: BatchItem[] = []
   const fills = engine.fills
   for (const order of orders) {
@@ -51,9 +62,13 @@ export function placeOrders(engine: Engine, orders: readonly OrderInput[]): bool
       : { rejection: outcome, orderId: outcome.orderId, status: 'CANCELED', makingMicros: 0, takingMicros: 0,
         feeMicros: 0, firstTrade: 0, tradeCount: 0 })
   }
-  if (!engine.recording) return true
+  return items
+}
+
+/** Writes each placement's result record, in order (after the head of the command's result). */
+export function writeEach(engine: Engine, items: readonly BatchItem[]): void {
+  if (!engine.recording) return
   const log = engine.log
-  log.resultBatch(items.length)
   for (const item of items) {
     if (item.rejection !== null) {
       log.resultRejection(item.rejection.code, item.rejection.message, item.rejection.context, item.orderId)
@@ -63,7 +78,6 @@ export function placeOrders(engine: Engine, orders: readonly OrderInput[]): bool
         item.feeMicros, engine.seq, item.firstTrade, item.tradeCount)
     }
   }
-  return true
 }
 
 /** One placement: its result written straight to the log, no object made when it is placed. */

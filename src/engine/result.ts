@@ -77,5 +77,22 @@ export interface Replaced {
   readonly placed: PlaceResult
 }
 
+/** A kept order of a mass quote: `reason` null when it still rests as it was, else why it does not (it ended). */
+export interface KeptQuote {
+  readonly orderId: string
+  readonly reason: string | null
+}
+
+/** What a mass quote did (docs/engine.md, "Mass quote"). */
+export interface QuotesSet {
+  readonly ok: true
+  /** The key's orders on the market that the quote did not name: cancelled first. */
+  readonly canceledQuotes: readonly string[]
+  /** Each `keep` id, in order: `reason` null when it still rests as it was, else why it does not (it ended). */
+  readonly keptQuotes: readonly KeptQuote[]
+  /** Each new order's placement, in order. */
+  readonly newQuotes: readonly PlaceResult[]
+}
+
 export type CommandResult =
-  | Done | OrderPlaced | BatchPlaced | Canceled | Amended | Replaced | Rejection | OrderRejection
+  | Done | OrderPlaced | BatchPlaced | Canceled | Amended | Replaced | QuotesSet | Rejection | OrderRejection

@@ -13,7 +13,7 @@ import type { approve, credit, merge, redeem, split } from '../engine/ledger.js'
 import type { createMarket, resolveMarket, setFeeRate, setMarketStatus, setTickSize } from '../engine/market-admin.js'
 import type { relay } from '../engine/relay.js'
 import type { amendOrder } from '../engine/amend.js'
-import type { BatchPlaced, Canceled, Done, PlaceResult, Rejection, Replaced } from '../engine/result.js'
+import type { BatchPlaced, Canceled, Done, PlaceResult, QuotesSet, Rejection, Replaced } from '../engine/result.js'
 import type { Outcome } from './messages.js'
 
 export interface ResultOf {
@@ -27,6 +27,7 @@ export interface ResultOf {
   readonly amendOrder: ReturnType<typeof amendOrder>
   /** Replaced, the old order not live (Rejection), or the new one refused for its terms (OrderRejection). */
   readonly cancelReplace: Replaced | Rejection
+  readonly massQuote: QuotesSet | Rejection
   readonly expire: Done
   readonly createMarket: ReturnType<typeof createMarket>
   readonly setMarketStatus: ReturnType<typeof setMarketStatus>

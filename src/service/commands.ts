@@ -7,6 +7,7 @@ import type { UnstampedCommand } from '../engine/command.js'
 import type {
   Amended,
   BatchPlaced,
+  QuotesSet,
   Canceled,
   CommandResult,
   Done,
@@ -39,6 +40,7 @@ export function rejectionError(rejection: Rejection): PredexError {
 export function accepted(result: PlaceResult): OrderPlaced
 export function accepted(result: BatchPlaced | Rejection): BatchPlaced
 export function accepted(result: Canceled | Rejection): Canceled
+export function accepted(result: QuotesSet | Rejection): QuotesSet
 export function accepted(result: Amended | Rejection): Amended
 export function accepted(result: Done | Rejection): Done
 export function accepted(result: CommandResult): Exclude<CommandResult, Rejection> {

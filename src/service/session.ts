@@ -25,6 +25,7 @@ import type { ServiceContext } from './context.js'
 import { InOrder } from './in-order.js'
 import { checkedOrder, type SignedOrder } from './order-intake.js'
 import * as trading from './trading.js'
+import * as quotes from './quotes.js'
 import type { BatchEntry, BatchOutcome, CancelOutcome, OrderOutcome, Trader } from './trading.js'
 import type { Log } from '../log.js'
 
@@ -162,6 +163,21 @@ export class TradingSession {
       order instanceof PredexError ? 0 : 1,
     ).then((outcome) => {
       this.remember([outcome.entry])
+      return outcome
+    }))
+  }
+
+  /**
+   * A mass quote (quotes.ts), in its turn: its new levels' signatures checked while earlier
+   * requests are, its command written after theirs.
+   */
+  massQuote(marketRef: string, orders: readonly (SignedOrder | PredexError)[]): Promise<quotes.QuoteOutcome> {
+    return this.track(this.inOrder.run(
+      () => quotes.checkedQuote(this.context, this.trader, marketRef, orders),
+      (checked) => quotes.submitQuote(this.context, this.trader, checked),
+      orders.length,
+    ).then((outcome) => {
+      this.remember(outcome.levels.flatMap((level) => (level.kind === 'new' ? [level.entry] : [])))
       return outcome
     }))
   }

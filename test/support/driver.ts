@@ -94,6 +94,11 @@ export interface Driver {
    * success false>, engine_seq}`; a refusal status when nothing changed.
    */
   replaceOrder(caller: Caller, request: unknown): Promise<Reply>
+  /**
+   * Sets the caller's ladder on a market. `request`: `{market, orders: [POST /order's body]}`.
+   * Answer: `{canceled: [id], levels: [{outcome: kept|gone|placed|refused, order_id, ...}], engine_seq}`.
+   */
+  massQuote(caller: Caller, request: unknown): Promise<Reply>
   /** One of the caller's orders, open or ended. */
   order(caller: Caller, orderId: string): Promise<Reply>
   /** The caller's open orders, with `available_usdc`. */

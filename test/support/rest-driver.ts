@@ -75,6 +75,10 @@ export class RestDriver implements Driver {
     return this.call(caller, 'POST', '/order/replace', request)
   }
 
+  massQuote(caller: Caller, request: unknown): Promise<Reply> {
+    return this.call(caller, 'POST', '/quotes', request)
+  }
+
   order(caller: Caller, orderId: string): Promise<Reply> {
     return this.call(caller, 'GET', `/data/order/${orderId}`)
   }

@@ -13,8 +13,8 @@ import type { CompatLiveness, Health, Readiness, ServerTime } from './health.js'
 import type { CompatMarket, NativeMarket } from './market.js'
 import type { ClientOrders, CompatOrder, NativeOrder, NativeOrdersPage, PublicOrder, VerifyResult } from './order.js'
 import type { Page } from './page.js'
-import type { BatchPlacement, CancelResult, CompatBatchPlacement, OrderAmended, OrderPlacement, OrderReplaced }
-  from './placement.js'
+import type { BatchPlacement, CancelResult, CompatBatchPlacement, OrderAmended, OrderPlacement, OrderReplaced,
+  QuotesResult } from './placement.js'
 import type { Candle, FeeRate, LastTradePrice, Midpoint, Midpoints, NegRisk, Price, Prices, PricesHistory, Spread,
   Spreads, TickSize, TokenLastTradePrice } from './price.js'
 import type { FaucetCredit, RelayNonce, RelayReceipt, WalletStatus } from './testnet.js'
@@ -81,6 +81,7 @@ export type NativeBodies = SharedBodies & PolymarketSharedBodies & PolymarketNat
   'POST /order/verify': VerifyResult
   'POST /order/amend': OrderAmended
   'POST /order/replace': OrderReplaced
+  'POST /quotes': QuotesResult
   'GET /wallet-status': WalletStatus
   /** 201. */
   'POST /admin/markets': NativeMarket

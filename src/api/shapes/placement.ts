@@ -87,3 +87,23 @@ export type OrderReplaced = {
   /** The journal sequence number of the cancel-replace command. */
   readonly engine_seq: number
 }
+
+/** One level of POST /quotes' answer, in the request's order. */
+export type QuoteLevelResult =
+  /** It rested already and still does: its place in the queue kept, nothing signed checked. */
+  | { readonly outcome: 'kept'; readonly order_id: Hash }
+  /** It was resting but ended before the quote (filled, cancelled): nothing placed for it. */
+  | { readonly outcome: 'gone'; readonly order_id: Hash; readonly reason: string }
+  /** A new order, placed: POST /order's answer. */
+  | ({ readonly outcome: 'placed' } & OrderPlacement)
+  /** A new order, refused: POST /orders' refusal of an item. */
+  | ({ readonly outcome: 'refused' } & OrderRefusal)
+
+/** POST /quotes: what became of the key's ladder on the market. */
+export type QuotesResult = {
+  /** The key's resting orders on the market that the request did not name: cancelled. */
+  readonly canceled: readonly Hash[]
+  readonly levels: readonly QuoteLevelResult[]
+  /** The journal sequence number of the mass quote's command. */
+  readonly engine_seq: number
+}

@@ -88,6 +88,17 @@ export type OrderReplace = OrderPost & {
   readonly orderID: Hash
 }
 
+/**
+ * POST /quotes: the key's whole ladder on one market, every level a signed order (at most 20 a
+ * side of the book). Levels that rest already are kept as they are; the key's resting orders on the
+ * market not named are cancelled; the others are placed.
+ */
+export type QuotesPost = {
+  /** The market: its UUID, condition id or slug. */
+  readonly market: string
+  readonly orders: readonly OrderPost[]
+}
+
 /** POST /orders: each order stands alone (a refused one does not stop the others). */
 export type OrderBatchPost = readonly OrderPost[]
 
@@ -200,6 +211,7 @@ export type NativeRequestBodies = SharedRequestBodies & {
   'POST /order/verify': OrderPost
   'POST /order/amend': OrderAmend
   'POST /order/replace': OrderReplace
+  'POST /quotes': QuotesPost
   'POST /admin/markets': MarketListing
   'PATCH /admin/markets/:id': MarketChange
   'POST /admin/markets/:id/resolve': MarketResolve

@@ -194,4 +194,75 @@ export const mmControlCases: readonly ContractCase[] = [
       t.equal((await d.account(alice.address)).heldMicros, 0)
     },
   },
+  {
+    name: 'POST /quotes: a ladder set in one request; resting levels sent again keep their place, unsent ones are cancelled',
+    async run(t, d) {
+      const { market, alice, bob, carol } = await cast(d)
+      const signed = (side: 'BUY' | 'SELL', price: string, size = '10') =>
+        signLimitOrder(alice.wallet, termsOf(market), { tokenId: market.yesTokenId, side, price, size })
+      const body = (orders: readonly ReturnType<typeof signed>[]) =>
+        ({ market: market.marketId, orders: orders.map((o) => orderRequest(o, alice.credentials.apiKey)) })
+      const [b40, b39, a60, a61] = [signed('BUY', '0.40'), signed('BUY', '0.39'), signed('SELL', '0.60'),
+        signed('SELL', '0.61')]
+      await d.command({ kind: 'split', address: alice.address, marketId: market.marketId, amountMicros: 100 * USDC })
+      const first = await d.massQuote(alice, body([b40, b39, a60, a61]))
+      t.equal(first.status, 200)
+      t.same(first.body.canceled, [])
+      t.same(first.body.levels.map((l: { outcome: string }) => l.outcome), ['placed', 'placed', 'placed', 'placed'])
+      t.equal(typeof first.body.engine_seq, 'number')
+      const [idB40, idB39, idA60, idA61] = first.body.levels.map((l: { order_id: string }) => l.order_id)
+      // Carol bids 0.40 behind Alice; Alice moves her 0.39 bid to 0.38 and drops the 0.61 ask.
+      await placeOn(d, carol, market, { side: 'BUY', price: '0.40', size: '5' })
+      const b38 = signed('BUY', '0.38')
+      const second = await d.massQuote(alice, body([b40, b38, a60]))
+      t.equal(second.status, 200)
+      t.same(second.body.canceled, [idB39, idA61], 'the levels not sent again')
+      t.match(second.body.levels, [{ outcome: 'kept', order_id: idB40 }, { outcome: 'placed', status: 'live' },
+        { outcome: 'kept', order_id: idA60 }])
+      t.equal((await d.order(alice, idB40)).body.queue_ahead, '0', 'the kept bid is still first at 0.40')
+      // Bob sells 12 at 0.40: Alice's 10 first, then 2 of Carol's.
+      await placeOn(d, bob, market, { side: 'SELL', price: '0.40', size: '12' })
+      t.match((await d.order(alice, idB40)).body, { status: 'MATCHED' })
+      const third = await d.massQuote(alice, body([b40, b38, a60]))
+      t.match(third.body.levels[0], { outcome: 'gone', order_id: idB40, reason: 'Order already matched' },
+        'a level filled meanwhile is reported, and not placed again')
+      const pulled = await d.massQuote(alice, body([]))
+      t.equal(pulled.body.canceled.length, 2, 'an empty ladder pulls the quotes')
+      t.same((await d.openOrders(alice)).body.data, [])
+    },
+  },
+  {
+    name: 'POST /quotes: refusals, whole (nothing changed) or by level',
+    async run(t, d) {
+      const { market, alice, bob } = await cast(d)
+      const other = await d.createMarket({ minOrderSizeMicros: 1 * USDC })
+      const signedOn = (m: MarketRecord, price: string) =>
+        signLimitOrder(alice.wallet, termsOf(m), { tokenId: m.yesTokenId, side: 'BUY', price, size: '5' })
+      const request = (orders: readonly ReturnType<typeof signedOn>[], m: MarketRecord = market) =>
+        ({ market: m.marketId, orders: orders.map((o) => orderRequest(o, alice.credentials.apiKey)) })
+      const before = await d.engineState()
+      const whole: [string, unknown, number, string][] = [
+        ['an unknown market', { market: 'no-such-market', orders: [] }, 404, 'MARKET_NOT_FOUND'],
+        ['an order of another market', request([signedOn(other, '0.40')]), 400, 'MASS_QUOTE_INVALID'],
+        ['more than 20 a side', request(Array.from({ length: 21 }, (_, i) => signedOn(market, `0.${10 + i}`))), 400,
+          'MASS_QUOTE_TOO_LARGE'],
+        ['orders not a list', { market: market.marketId, orders: {} }, 400, 'INVALID_PARAMETER'],
+      ]
+      for (const [what, body, status, code] of whole) {
+        const answer = await d.massQuote(alice, body)
+        t.equal(answer.status, status, what)
+        t.equal(answer.body.code, code, what)
+      }
+      t.same(await d.engineState(), before, 'nothing journaled')
+      const offTick = signLimitOrder(alice.wallet, { ...termsOf(market), tickSize: '0.001' },
+        { tokenId: market.yesTokenId, side: 'BUY', price: '0.405', size: '5' })
+      const mixed = await d.massQuote(alice, request([signedOn(market, '0.40'), offTick]))
+      t.equal(mixed.status, 200)
+      t.match(mixed.body.levels, [{ outcome: 'placed' }, { outcome: 'refused', success: false,
+        code: 'INVALID_ORDER_MIN_TICK_SIZE' }])
+      const stranger = await d.massQuote(bob, request([signedOn(market, '0.30')]))
+      t.equal(stranger.status, 200)
+      t.match(stranger.body.levels, [{ outcome: 'refused', success: false }], "an order of another key's wallet")
+    },
+  },
 ]

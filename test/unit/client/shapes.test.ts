@@ -31,6 +31,7 @@ const SDK_ROUTES = {
   deleteApiKey: 'DELETE /auth/api-key',
   placeLimitOrder: 'POST /order', placeMarketOrder: 'POST /order', placeOrder: 'POST /order', placeOrders: 'POST /orders',
   verifyOrder: 'POST /order/verify', amendOrder: 'POST /order/amend', replaceOrder: 'POST /order/replace',
+  massQuote: 'POST /quotes',
   cancelOrder: 'DELETE /order', cancelOrders: 'DELETE /orders',
   cancelAll: 'DELETE /cancel-all', cancelMarketOrders: 'DELETE /cancel-market-orders', order: 'GET /data/order/:id',
   openOrders: 'GET /data/orders', trades: 'GET /data/trades', orders: 'GET /orders',

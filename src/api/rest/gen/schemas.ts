@@ -3131,6 +3131,239 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     ],
     "description": "Items of GET /users/:address/trades: API keys are never public."
   },
+  "QuoteLevelResult": {
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "outcome": {
+            "type": "string",
+            "const": "kept"
+          },
+          "order_id": {
+            "$ref": "#/components/schemas/Hash"
+          }
+        },
+        "required": [
+          "outcome",
+          "order_id"
+        ],
+        "additionalProperties": false
+      },
+      {
+        "type": "object",
+        "properties": {
+          "outcome": {
+            "type": "string",
+            "const": "gone"
+          },
+          "order_id": {
+            "$ref": "#/components/schemas/Hash"
+          },
+          "reason": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "outcome",
+          "order_id",
+          "reason"
+        ],
+        "additionalProperties": false
+      },
+      {
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+          "success": {
+            "type": "boolean",
+            "const": true
+          },
+          "errorMsg": {
+            "type": "string",
+            "const": ""
+          },
+          "order_id": {
+            "$ref": "#/components/schemas/Hash"
+          },
+          "orderID": {
+            "$ref": "#/components/schemas/Hash"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "live",
+              "matched",
+              "unmatched"
+            ],
+            "description": "live: resting; matched: filled on entry (fully or partly); unmatched: ended without a fill."
+          },
+          "makingAmount": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Decimal"
+              },
+              {
+                "type": "string",
+                "const": ""
+              }
+            ],
+            "description": "What the order gave (USDC for a buy, shares for a sell); \"\" when nothing matched."
+          },
+          "takingAmount": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Decimal"
+              },
+              {
+                "type": "string",
+                "const": ""
+              }
+            ],
+            "description": "What the order got; \"\" when nothing matched."
+          },
+          "fee": {
+            "$ref": "#/components/schemas/Decimal",
+            "description": "USDC paid by the order as taker."
+          },
+          "side": {
+            "$ref": "#/components/schemas/Side"
+          },
+          "transactionsHashes": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Hash"
+            },
+            "description": "The settlement transaction when it traded (the command that matched it), else empty."
+          },
+          "tradeIDs": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "outcome": {
+            "type": "string",
+            "const": "placed"
+          }
+        },
+        "required": [
+          "errorMsg",
+          "fee",
+          "makingAmount",
+          "orderID",
+          "order_id",
+          "outcome",
+          "side",
+          "status",
+          "success",
+          "takingAmount",
+          "tradeIDs",
+          "transactionsHashes"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "success": {
+            "type": "boolean",
+            "const": false
+          },
+          "errorMsg": {
+            "type": "string"
+          },
+          "orderID": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Hash"
+              },
+              {
+                "type": "string",
+                "const": ""
+              }
+            ]
+          },
+          "order_id": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Hash"
+              },
+              {
+                "type": "string",
+                "const": ""
+              }
+            ]
+          },
+          "code": {
+            "type": "string"
+          },
+          "outcome": {
+            "type": "string",
+            "const": "refused"
+          }
+        },
+        "required": [
+          "code",
+          "errorMsg",
+          "orderID",
+          "order_id",
+          "outcome",
+          "success"
+        ]
+      }
+    ],
+    "description": "One level of POST /quotes' answer, in the request's order."
+  },
+  "QuotesPost": {
+    "type": "object",
+    "properties": {
+      "market": {
+        "type": "string",
+        "description": "The market: its UUID, condition id or slug."
+      },
+      "orders": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/OrderPost"
+        }
+      }
+    },
+    "required": [
+      "market",
+      "orders"
+    ],
+    "additionalProperties": false,
+    "description": "POST /quotes: the key's whole ladder on one market, every level a signed order (at most 20 a side of the book). Levels that rest already are kept as they are; the key's resting orders on the market not named are cancelled; the others are placed."
+  },
+  "QuotesResult": {
+    "type": "object",
+    "properties": {
+      "canceled": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/Hash"
+        },
+        "description": "The key's resting orders on the market that the request did not name: cancelled."
+      },
+      "levels": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/QuoteLevelResult"
+        }
+      },
+      "engine_seq": {
+        "type": "number",
+        "description": "The journal sequence number of the mass quote's command."
+      }
+    },
+    "required": [
+      "canceled",
+      "levels",
+      "engine_seq"
+    ],
+    "additionalProperties": false,
+    "description": "POST /quotes: what became of the key's ladder on the market."
+  },
   "Readiness": {
     "type": "object",
     "properties": {
@@ -4898,6 +5131,9 @@ export const RESPONSE_SCHEMAS: Readonly<Record<NativeRoute, JsonSchema>> = {
   "POST /order/replace": {
     "$ref": "#/components/schemas/OrderReplaced"
   },
+  "POST /quotes": {
+    "$ref": "#/components/schemas/QuotesResult"
+  },
   "GET /wallet-status": {
     "$ref": "#/components/schemas/WalletStatus"
   },
@@ -5041,6 +5277,9 @@ export const REQUEST_SCHEMAS: Readonly<Record<NativeRequestRoute, JsonSchema>> =
   },
   "POST /order/replace": {
     "$ref": "#/components/schemas/OrderReplace"
+  },
+  "POST /quotes": {
+    "$ref": "#/components/schemas/QuotesPost"
   },
   "POST /admin/markets": {
     "$ref": "#/components/schemas/MarketListing"

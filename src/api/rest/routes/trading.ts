@@ -11,8 +11,10 @@ import {
   REST_BATCH_BODY_BYTES_MAX,
   REST_CANCEL_BODY_BYTES_MAX,
   REST_ORDER_BODY_BYTES_MAX,
+  REST_QUOTES_BODY_BYTES_MAX,
   REST_SMALL_BODY_BYTES_MAX,
 } from '../../../limits.js'
+import { MASS_QUOTE_LEVELS_MAX } from '../../../engine/limits.js'
 import type { ServiceContext } from '../../../service/context.js'
 import { availableUsdcMicrosOf } from '../../../service/account.js'
 import * as trading from '../../../service/trading.js'
@@ -21,9 +23,11 @@ import { clientOrder, orderInfo, placementReport, tradeInfo, VERIFY_NOTE } from 
 import { parseWireOrder } from '../../order-wire.js'
 import { decimalOfMicros } from '../../../stdx/decimal.js'
 import { limitOf, microsOfDecimal, optionalFilter, optionalInteger, orderIdOf, page, parseJsonBody, requireObject,
-  tokenIdOf } from '../../wire.js'
-import type { MarketOrdersCancel, OrderAmend, OrderCancel, OrderReplace, Unparsed } from '../../shapes/requests.js'
-import type { OrderAmended, OrderReplaced } from '../../shapes/placement.js'
+  requireString, tokenIdOf } from '../../wire.js'
+import type { MarketOrdersCancel, OrderAmend, OrderCancel, OrderReplace, QuotesPost, Unparsed }
+  from '../../shapes/requests.js'
+import type { OrderAmended, OrderReplaced, QuoteLevelResult, QuotesResult } from '../../shapes/placement.js'
+import * as quotes from '../../../service/quotes.js'
 import type { RestRequest, Route } from '../route.js'
 import { traderOf } from './common.js'
 
@@ -82,6 +86,20 @@ function replacedBody(replacement: trading.Replacement): OrderReplaced {
       size_remaining: decimalOfMicros(replacement.canceledRemainingMicros) },
     placement: (entry.ok ? placed(entry.placement) : failed(entry.error, entry.orderId)) as OrderReplaced['placement'],
     engine_seq: replacement.seq,
+  }
+}
+
+function quotesBody(outcome: quotes.QuoteOutcome): QuotesResult {
+  return { canceled: outcome.canceled, levels: outcome.levels.map(levelBody), engine_seq: outcome.seq }
+}
+
+function levelBody(level: quotes.QuoteLevel): QuoteLevelResult {
+  switch (level.kind) {
+    case 'kept': return { outcome: 'kept', order_id: level.orderId }
+    case 'gone': return { outcome: 'gone', order_id: level.orderId, reason: level.reason }
+    case 'new': return level.entry.ok
+      ? { outcome: 'placed', ...placed(level.entry.placement) } as QuoteLevelResult
+      : { outcome: 'refused', ...failed(level.entry.error, level.entry.orderId) } as QuoteLevelResult
   }
 }
 
@@ -161,6 +179,23 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       const orderId = orderIdOf(body.orderID)
       const order = parseWireOrder(body)
       return { body: replacedBody(await trading.cancelReplace(context, traderOf(identity), orderId, order)) }
+    } },
+  { method: 'POST', path: '/quotes', auth: 'l2', bodyMax: REST_QUOTES_BODY_BYTES_MAX, rate: 'batch', placement: true,
+    surface: 'native',
+    openapi: { tag: 'trading',
+      summary: `Set the key's whole ladder on one market in one engine command (at most ${MASS_QUOTE_LEVELS_MAX} ` +
+        'orders a side): resting levels named again are kept, unnamed ones cancelled, new ones placed',
+      body: '{market, orders: [{order, owner, orderType, postOnly?, selfTradePrevention?}]}',
+      response: '{canceled: [id], levels: [{outcome: kept|gone|placed|refused, order_id, ...}], engine_seq}' },
+    handler: async (request, identity, context) => {
+      const body: Unparsed<QuotesPost> = requireObject(parseJsonBody(request.body), 'body')
+      const market = requireString(body.market, 'market')
+      if (!Array.isArray(body.orders)) {
+        throw new PredexError(ApiCode.INVALID_PARAMETER, 'orders must be an array of orders', { field: 'orders' })
+      }
+      quotes.checkQuoteSize(body.orders.length)
+      const outcome = await quotes.massQuote(context, traderOf(identity), market, body.orders.map(parsedOrError))
+      return { body: quotesBody(outcome) }
     } },
   { method: 'DELETE', path: '/orders', auth: 'l2', bodyMax: REST_CANCEL_BODY_BYTES_MAX, rate: 'batch',
     openapi: { tag: 'trading', summary: `Cancel several orders (at most ${CANCEL_IDS_MAX})`, body: '[orderID]',

@@ -75,6 +75,9 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
   ['placeOrders', [['orders', 'stpOrders']]],
   ['massQuote', [['address', 'string'], ['owner', 'string'], ['marketId', 'string'], ['keep', 'strings'],
     ['orders', 'stpOrders']]],
+  ['orderGroup', [['action', 'string'], ['address', 'string'], ['owner', 'string'], ['groupId', 'string'],
+    ['contractsLimitMicros', 'number'], ['notionalLimitMicros', 'number'], ['windowMs', 'number'],
+    ['freezeMs', 'number']]],
 ]
 
 /** The kinds a relay may carry as its action (RelayAction). */
@@ -235,8 +238,9 @@ function readAction(r: ByteReader): unknown {
 /**
  * Orders are most of the traffic, so they have their own writer and reader (the generic ones
  * use computed property names, which V8 handles on a slow path): same layout as ORDER, then the
- * self-trade prevention mode. Older layouts end sooner: a legacy order (tags 0 and 1) before the
- * client order id, which reads as '', and the orders of tags 20 to 22 before the mode (absent).
+ * self-trade prevention mode and the order group id. Older layouts end sooner: a legacy order
+ * (tags 0 and 1) before the client order id, which reads as '', and the orders of tags 20 and 21
+ * before the mode and the group (absent).
  */
 const LAYOUT_LEGACY = 0
 const LAYOUT_CLIENT_ORDER_ID = 1
@@ -257,6 +261,7 @@ function writeOrder(w: ByteWriter, order: OrderInput): void {
   writeLeaf(w, order.postOnly)
   writeLeaf(w, order.clientOrderId)
   writeLeaf(w, order.selfTradePrevention)
+  writeLeaf(w, order.orderGroupId)
 }
 
 const SIDES: readonly string[] = ['BUY', 'SELL']
@@ -268,7 +273,10 @@ function readOrder(r: ByteReader, layout: number): OrderInput {
   const order = readOrderFields(r, layout)
   if (layout < LAYOUT_STP) return order
   const mode = readKnownLeaf(r, SELF_TRADE_PREVENTIONS)
-  return mode === undefined ? order : { ...order, selfTradePrevention: mode as OrderInput['selfTradePrevention'] }
+  const group = readLeaf(r)
+  if (mode === undefined && group === undefined) return order
+  return { ...order, ...(mode === undefined ? {} : { selfTradePrevention: mode as OrderInput['selfTradePrevention'] }),
+    ...(group === undefined ? {} : { orderGroupId: group as string }) }
 }
 
 function readOrderFields(r: ByteReader, layout: number): OrderInput {

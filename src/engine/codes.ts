@@ -32,6 +32,12 @@ export const Code = {
   ORDER_ALREADY_MATCHED: 'ORDER_ALREADY_MATCHED',
   ORDER_ALREADY_CANCELED: 'ORDER_ALREADY_CANCELED',
   CANCEL_TOO_MANY: 'CANCEL_TOO_MANY',
+  // Order groups.
+  ORDER_GROUP_INVALID: 'ORDER_GROUP_INVALID',
+  ORDER_GROUP_NOT_FOUND: 'ORDER_GROUP_NOT_FOUND',
+  ORDER_GROUP_EXISTS: 'ORDER_GROUP_EXISTS',
+  ORDER_GROUPS_FULL: 'ORDER_GROUPS_FULL',
+  ORDER_GROUP_TRIGGERED: 'ORDER_GROUP_TRIGGERED',
   // Mass quotes.
   MASS_QUOTE_INVALID: 'MASS_QUOTE_INVALID',
   MASS_QUOTE_TOO_LARGE: 'MASS_QUOTE_TOO_LARGE',
@@ -96,6 +102,13 @@ export const CODE_MESSAGES: Readonly<Record<Code, string>> = {
   ORDER_ALREADY_MATCHED: 'Order already matched',
   ORDER_ALREADY_CANCELED: 'the order is already canceled',
   CANCEL_TOO_MANY: 'Too many orders in payload',
+  ORDER_GROUP_INVALID: 'invalid order group: an id of 1 to 64 printable characters, a limit on contracts or notional, '
+    + 'a window of 1 to 60 s in steps of 0.1 s, a freeze of at most an hour',
+  ORDER_GROUP_NOT_FOUND: 'no order group of this API key has this id',
+  ORDER_GROUP_EXISTS: 'an order group of this API key already has this id',
+  ORDER_GROUPS_FULL: 'this API key (or the exchange) has as many order groups as it may',
+  ORDER_GROUP_TRIGGERED:
+    'the order group was triggered by its fill limits: it takes no orders until it is reset (or its freeze ends)',
   MASS_QUOTE_INVALID:
     'invalid mass quote: every order must be one of its market\'s, placed with the same API key, each named once',
   MASS_QUOTE_TOO_LARGE: 'a mass quote names at most 20 orders on each side of the book',

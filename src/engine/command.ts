@@ -51,6 +51,11 @@ export interface OrderInput {
   readonly clientOrderId: string
   /** Absent: 'cancel-maker'. Not signed, as the time in force: a request field. */
   readonly selfTradePrevention?: SelfTradePrevention
+  /**
+   * The id of an order group of `owner` the order joins (absent or '': none): the group's fill
+   * limits then cover it (docs/engine.md, "Order groups"). A request field, not signed.
+   */
+  readonly orderGroupId?: string
 }
 
 export interface MarketInput {
@@ -120,6 +125,30 @@ export interface AmendOrder extends Stamped {
   /** Micro-shares to take off the remaining size (0 = not given): strictly below it. */
   readonly reduceByMicros: number
 }
+export type OrderGroupAction = 'create' | 'update' | 'trigger' | 'reset' | 'delete'
+
+/**
+ * Manages an order group of an API key (docs/engine.md, "Order groups"): fill limits over a
+ * rolling window of engine time that, once reached, cancel every resting order of the group and
+ * refuse its new ones until it is reset (or its freeze ends). The limits are read by create and
+ * update only.
+ */
+export interface OrderGroupCommand extends Stamped {
+  readonly kind: 'orderGroup'
+  readonly action: OrderGroupAction
+  /** The requester: the API key's address. */
+  readonly address: string
+  readonly owner: string
+  readonly groupId: string
+  /** Shares filled in the window that trigger the group (0: no such limit). */
+  readonly contractsLimitMicros: number
+  /** USDC notional filled in the window that triggers it (0: no such limit). */
+  readonly notionalLimitMicros: number
+  readonly windowMs: number
+  /** How long it stays triggered on its own (0: until reset). */
+  readonly freezeMs: number
+}
+
 /**
  * Sets an API key's quotes on one market in one step (docs/engine.md, "Mass quote"): the key's live
  * orders on the market that the quote does not name are cancelled, those it names in `keep` stay
@@ -264,6 +293,7 @@ export type Command =
   | AmendOrder
   | CancelReplace
   | MassQuote
+  | OrderGroupCommand
   | Expire
   | CreateMarket
   | SetMarketStatus

@@ -33,6 +33,7 @@ import { Fills } from './matching.js'
 import { relay } from './relay.js'
 import { cancelReplace } from './replace.js'
 import { massQuote } from './mass-quote.js'
+import { orderGroupCommand, type OrderGroup } from './order-group.js'
 import { OrderTerms } from './rules.js'
 import { registerApiKey, revokeApiKey, type ApiKeyRecord } from './api-key.js'
 import type { CommandResult } from './result.js'
@@ -91,6 +92,8 @@ export class Engine {
   /** `${address}/${nonce}` -> API key: one credential per address and nonce. */
   readonly apiKeysByAddressNonce = new Map<string, string>()
   readonly expiry = new ExpiryQueue()
+  /** Order groups by groupKeyOf(owner, group id) (order-group.ts). */
+  readonly orderGroups = new Map<string, OrderGroup>()
   readonly touches = new Touches()
 
   /**
@@ -219,6 +222,7 @@ export class Engine {
       case 'amendOrder': return this.answer(amendOrder(this, command))
       case 'cancelReplace': return cancelReplace(this, command)
       case 'massQuote': return massQuote(this, command)
+      case 'orderGroup': return this.answer(orderGroupCommand(this, command))
       case 'expire': return this.answer(DONE)
       case 'createMarket': return this.answer(createMarket(this, command.market))
       case 'setMarketStatus': return this.answer(setMarketStatus(this, command))

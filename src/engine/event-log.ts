@@ -90,7 +90,8 @@ export const MATCH_TYPE_CODES: readonly MatchType[] = ['normal', 'mint', 'merge'
 export const TIME_IN_FORCE_CODES: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
 /** Index 0 is "no reason" (null). */
 export const CANCEL_REASON_CODES: readonly (CancelReason | null)[] = [null, 'owner', 'cancel-all', 'cancel-market',
-  'self-trade', 'expired', 'market-closed', 'market-resolved', 'unfilled', 'amended', 'replaced']
+  'self-trade', 'expired', 'market-closed', 'market-resolved', 'unfilled', 'amended', 'replaced',
+  'order-group']
 
 export function timeInForceCode(timeInForce: TimeInForce): number {
   switch (timeInForce) {

@@ -22,6 +22,8 @@ export type CancelReason =
   | 'amended'
   /** Cancelled by a cancel-replace, for the order that took its place. */
   | 'replaced'
+  /** Cancelled because its order group triggered (its fill limits) or was deleted. */
+  | 'order-group'
 
 export interface OrderAccepted {
   readonly type: 'orderAccepted'
@@ -179,6 +181,22 @@ export interface ApiKeyChanged {
   readonly nonce: number
 }
 
+export type OrderGroupAction = 'created' | 'updated' | 'triggered' | 'reset' | 'deleted'
+
+/** An order group of an API key changed (docs/engine.md, "Order groups"); `triggered` is its state after. */
+export interface OrderGroupChanged {
+  readonly type: 'orderGroup'
+  readonly owner: string
+  readonly groupId: string
+  readonly action: OrderGroupAction
+  readonly contractsLimitMicros: number
+  readonly notionalLimitMicros: number
+  readonly windowMs: number
+  readonly freezeMs: number
+  readonly triggered: boolean
+  readonly timeMs: number
+}
+
 export type EngineEvent =
   | OrderAccepted
   | OrderRejected
@@ -191,3 +209,4 @@ export type EngineEvent =
   | MarketUpdated
   | Ledger
   | ApiKeyChanged
+  | OrderGroupChanged

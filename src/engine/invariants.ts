@@ -18,10 +18,12 @@ export function checkInvariants(engine: Engine): void {
   const sharesHeld = new Map<Account, Map<number, number>>()
   let openOrders = 0
   let withClientOrderId = 0
+  let inGroups = 0
   const o = engine.orderTable
   for (const market of engine.markets) {
     openOrders += checkBook(o, market, (order) => {
       addHold(o, order, usdcHeld, sharesHeld)
+      if (o.group[order] !== null) inGroups++
       if (o.clientOrderId[order] !== '') {
         withClientOrderId++
         checkClientOrderId(engine, order)
@@ -29,6 +31,7 @@ export function checkInvariants(engine: Engine): void {
     })
   }
   assert(openOrders === engine.openOrderCount, () => `open order count ${engine.openOrderCount} != ${openOrders}`)
+  checkGroups(engine, inGroups)
   // Between commands no taker is in flight: the rows in use are exactly the resting orders.
   assert(o.inUse === openOrders, () => `order rows in use ${o.inUse} != resting orders ${openOrders}`)
   assert(engine.orders.live === openOrders, () => `live orders ${engine.orders.live} != resting ${openOrders}`)
@@ -160,4 +163,20 @@ function checkConservation(market: Market, yesSupply: number, noSupply: number):
   assert(market.collateralMicros === winning,
     () => `${where()}: collateral ${market.collateralMicros} backs the shares`)
   assert(market.collateralMicros >= 0, () => `${where()}: collateral is not negative`)
+}
+
+/** Each group's list holds exactly the resting orders that name it, and nothing else. */
+function checkGroups(engine: Engine, inGroups: number): void {
+  const o = engine.orderTable
+  let listed = 0
+  for (const group of engine.orderGroups.values()) {
+    let count = 0
+    for (let row = group.head; row !== NO_ROW; row = o.groupNext[row]!) {
+      assert(o.live[row] === 1 && o.group[row] === group, () => `group ${group.groupId} lists only its resting orders`)
+      count++
+    }
+    assert(count === group.restingCount, () => `group ${group.groupId} counts ${group.restingCount} != ${count}`)
+    listed += count
+  }
+  assert(listed === inGroups, () => `orders in groups ${inGroups} != listed ${listed}`)
 }

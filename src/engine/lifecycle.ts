@@ -10,6 +10,7 @@ import { endedEntry } from './order-index.js'
 import type { CancelReason, OrderStatus } from './event.js'
 import { MICROS_PER_LOT } from './limits.js'
 import { NO_ROW, TIF_GTD, type OrderRow, type OrderTable } from './order-table.js'
+import { linkToGroup, unlinkFromGroup } from './order-group.js'
 
 /** Puts an accepted GTC/GTD order with lots left on the book, holding what it may spend. */
 export function rest(engine: Engine, order: OrderRow): void {
@@ -26,6 +27,8 @@ export function rest(engine: Engine, order: OrderRow): void {
   }
   o.market[order]!.book.insert(order)
   linkToAccount(o, account, order)
+  const group = o.group[order]!
+  if (group !== null) linkToGroup(o, group, order)
   o.live[order] = 1
   engine.openOrderCount++
   if (o.timeInForce[order] === TIF_GTD) engine.expiry.push(o, order)
@@ -94,6 +97,8 @@ function unrest(engine: Engine, order: OrderRow): void {
   const o = engine.orderTable
   o.market[order]!.book.remove(order)
   unlinkFromAccount(o, o.account[order]!, order)
+  const group = o.group[order]!
+  if (group !== null) unlinkFromGroup(o, group, order)
   o.live[order] = 0
   engine.openOrderCount--
 }

@@ -49,6 +49,17 @@ export const FEE_RATE_BPS_MAX = 1_000
 export const BATCH_ORDERS_MAX = 15
 /** Order ids in one cancel-orders command. */
 export const CANCEL_IDS_MAX = 1_000
+/** Order groups (docs/engine.md, "Order groups"): each API key's, and the engine's in all. */
+export const ORDER_GROUPS_PER_KEY_MAX = 16
+export const ORDER_GROUPS_MAX = 4_096
+/** A group's rolling window: whole buckets of ORDER_GROUP_BUCKET_MS, at least one second, at most a minute. */
+export const ORDER_GROUP_BUCKET_MS = 100
+export const ORDER_GROUP_WINDOW_MS_MIN = 1_000
+export const ORDER_GROUP_WINDOW_MS_MAX = 60_000
+/** How long a triggered group stays frozen on its own (0: until reset): at most an hour. */
+export const ORDER_GROUP_FREEZE_MS_MAX = 3_600_000
+/** A group's id: printable ASCII, as a client order id. */
+export const ORDER_GROUP_ID_LENGTH_MAX = 64
 /** Orders a mass quote may name on each side of its market's book (kept and new together). */
 export const MASS_QUOTE_LEVELS_MAX = 20
 /** Open (resting) orders across the whole engine. */

@@ -10,7 +10,9 @@ import type { Engine } from './engine.js'
 import type { MatchType } from './event.js'
 import { emitOrderUpdate, cancelResting, endFilled } from './lifecycle.js'
 import { MICROS_PER_LOT, PIPS_PER_UNIT } from './limits.js'
-import { NO_ROW, STP_CANCEL_MAKER, STP_CANCEL_TAKER, type OrderRow, type OrderTable } from './order-table.js'
+import { NO_ROW, STOP_NONE, STOP_ORDER_GROUP, STOP_SELF_TRADE, STP_CANCEL_MAKER, STP_CANCEL_TAKER, TIF_FOK,
+  type OrderRow, type OrderTable } from './order-table.js'
+import { triggerGroup, type OrderGroup } from './order-group.js'
 import { feeOf } from './units.js'
 
 /**
@@ -82,10 +84,12 @@ export function walk(engine: Engine, taker: OrderRow, fills: Fills): void {
       if (mode !== STP_CANCEL_TAKER) cancelResting(engine, maker, 'self-trade')
       if (mode === STP_CANCEL_MAKER) continue
       // cancel-taker, cancel-both: the walk ends here and the rest of the taker is cancelled (placement.ts).
-      o.selfTradeStopped[taker] = 1
+      o.stopped[taker] = STOP_SELF_TRADE
       return
     }
     fill(engine, taker, maker, Math.min(o.lots[maker]!, takeable), fills)
+    // Its order group triggered on this fill: no further fill (placement.ts cancels the rest).
+    if (o.stopped[taker] !== STOP_NONE) return
   }
 }
 
@@ -149,6 +153,9 @@ export function hasMatch(o: OrderTable, taker: OrderRow): boolean {
 function fill(engine: Engine, taker: OrderRow, maker: OrderRow, lots: number, fills: Fills): void {
   const o = engine.orderTable
   assert(lots > 0 && lots <= o.lots[maker]!, 'fill within the maker')
+  // Read now: a maker filled whole frees its row below.
+  const makerGroup = o.group[maker]!
+  const takerGroup = o.group[taker]!
   const market = o.market[taker]!
   const yesPips = o.level[maker]!.pips
   const takerPips = takerPipsAt(o, taker, yesPips)
@@ -178,6 +185,25 @@ function fill(engine: Engine, taker: OrderRow, maker: OrderRow, lots: number, fi
   if (engine.recording) engine.log.trade(engine.seq, k, taker, maker, matchType, lots, takerPips, fee)
   if (o.lots[maker] === 0) endFilled(engine, maker)
   else emitOrderUpdate(engine, maker, 'LIVE', null)
+  if (makerGroup !== null || takerGroup !== null) countGroupFills(engine, taker, makerGroup, takerGroup, lots,
+    makerPips, takerPips)
+}
+
+/**
+ * A fill of group orders counts in their groups' windows (order-group.ts); a group that reaches a
+ * limit triggers in this same step. A taker whose group triggered stops, unless it is FOK (its dry
+ * run promised it whole): its rest is then cancelled.
+ */
+function countGroupFills(engine: Engine, taker: OrderRow, makerGroup: OrderGroup | null, takerGroup: OrderGroup | null,
+  lots: number, makerPips: number, takerPips: number): void {
+  if (makerGroup !== null && makerGroup.addFill(engine.timeMs, lots, makerPips * lots)) triggerGroup(engine, makerGroup)
+  if (takerGroup === null) return
+  if (takerGroup !== makerGroup && takerGroup.addFill(engine.timeMs, lots, takerPips * lots)) {
+    triggerGroup(engine, takerGroup)
+  }
+  const o = engine.orderTable
+  if (takerGroup.triggeredMs === engine.timeMs && takerGroup.isTriggered(engine.timeMs) &&
+    o.timeInForce[taker] !== TIF_FOK) o.stopped[taker] = STOP_ORDER_GROUP
 }
 
 /** Moves USDC, shares and collateral for one fill (the match table of docs/engine.md). */

@@ -43,5 +43,6 @@ function firstBadField(input: OrderInput): string | null {
   if (typeof input.postOnly !== 'boolean') return 'postOnly'
   if (!isClientOrderId(input.clientOrderId)) return 'clientOrderId'
   if (!isSelfTradePrevention(input.selfTradePrevention)) return 'selfTradePrevention'
+  if (input.orderGroupId !== undefined && !isClientOrderId(input.orderGroupId)) return 'orderGroupId'
   return null
 }

@@ -21,6 +21,7 @@
 import type { Account, ShareBalance } from './account.js'
 import { assert } from '../stdx/assert.js'
 import type { Level } from './book.js'
+import type { OrderGroup } from './order-group.js'
 import { ORDER_LOTS_MAX, ORDER_ROWS_MAX, PIPS_PER_UNIT } from './limits.js'
 import type { Market } from './market.js'
 
@@ -33,6 +34,11 @@ export const NO_ROW = -1
 export const STP_CANCEL_MAKER = 0
 export const STP_CANCEL_TAKER = 1
 export const STP_CANCEL_BOTH = 2
+
+/** Why a taker's walk stopped early (`stopped`): not, its own order, its order group's trigger. */
+export const STOP_NONE = 0
+export const STOP_SELF_TRADE = 1
+export const STOP_ORDER_GROUP = 2
 
 /** Time in force as the table keeps it: the event log's codes (event-log.ts, TIME_IN_FORCE_CODES). */
 export const TIF_GTC = 0
@@ -106,8 +112,14 @@ export class OrderTable {
    * order. Not state: only the placement in flight reads it (a snapshot keeps none).
    */
   selfTradePrevention = new Uint8Array(ROWS_INITIAL)
-  /** 1 when the walk stopped on the taker's own order (cancel-taker, cancel-both): it ends cancelled. */
-  selfTradeStopped = new Uint8Array(ROWS_INITIAL)
+  /**
+   * Why the taker's walk stopped early (STOP_*): its own order (cancel-taker, cancel-both) or its
+   * order group's trigger. It then ends cancelled, for that reason.
+   */
+  stopped = new Uint8Array(ROWS_INITIAL)
+  /** Its order group's list of resting orders (order-group.ts), through these. */
+  groupPrev = new Int32Array(ROWS_INITIAL)
+  groupNext = new Int32Array(ROWS_INITIAL)
 
   readonly orderId: string[] = []
   readonly owner: string[] = []
@@ -120,6 +132,8 @@ export class OrderTable {
   readonly shares: (ShareBalance | null)[] = []
   /** The price level the order rests at; null when it does not rest. */
   readonly level: (Level | null)[] = []
+  /** The order group it joined (order-group.ts); null: none. */
+  readonly group: (OrderGroup | null)[] = []
 
   /** A row for a new order, its numbers zero and its links empty; the caller fills the rest. */
   allocate(): OrderRow {
@@ -138,6 +152,7 @@ export class OrderTable {
       this.market.push(null)
       this.shares.push(null)
       this.level.push(null)
+      this.group.push(null)
     }
     this.inUse++
     this.lots[row] = 0
@@ -152,7 +167,9 @@ export class OrderTable {
     this.logBatch[row] = -1
     this.live[row] = 0
     this.selfTradePrevention[row] = STP_CANCEL_MAKER
-    this.selfTradeStopped[row] = 0
+    this.stopped[row] = STOP_NONE
+    this.groupPrev[row] = NO_ROW
+    this.groupNext[row] = NO_ROW
     return row
   }
 
@@ -164,6 +181,7 @@ export class OrderTable {
     this.owner[row] = ''
     this.clientOrderId[row] = ''
     this.signer[row] = ''
+    this.group[row] = null
     this.free[this.freeCount++] = row
   }
 
@@ -223,7 +241,9 @@ export class OrderTable {
     this.live = grown(this.live, new Uint8Array(capacity))
     this.timeInForce = grown(this.timeInForce, new Uint8Array(capacity))
     this.selfTradePrevention = grown(this.selfTradePrevention, new Uint8Array(capacity))
-    this.selfTradeStopped = grown(this.selfTradeStopped, new Uint8Array(capacity))
+    this.stopped = grown(this.stopped, new Uint8Array(capacity))
+    this.groupPrev = grown(this.groupPrev, new Int32Array(capacity))
+    this.groupNext = grown(this.groupNext, new Int32Array(capacity))
     this.free = grown(this.free, new Int32Array(capacity))
     this.capacity = capacity
   }

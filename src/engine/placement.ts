@@ -11,8 +11,9 @@ import type { OrderStatus } from './event.js'
 import { emitOrderUpdate, rest } from './lifecycle.js'
 import { BATCH_ORDERS_MAX, MICROS_PER_LOT, ORDERS_OPEN_MAX } from './limits.js'
 import { hasMatch, walk, wouldFillEntirely } from './matching.js'
-import { NO_ROW, STP_CANCEL_BOTH, STP_CANCEL_MAKER, STP_CANCEL_TAKER, TIF_FAK, TIF_FOK, type OrderRow, type OrderTable }
-  from './order-table.js'
+import { NO_ROW, STOP_NONE, STOP_SELF_TRADE, STP_CANCEL_BOTH, STP_CANCEL_MAKER, STP_CANCEL_TAKER, TIF_FAK, TIF_FOK,
+  type OrderRow, type OrderTable } from './order-table.js'
+import { groupKeyOf } from './order-group.js'
 import { timeInForceCode } from './event-log.js'
 import type { OrderRejection, Rejection } from './result.js'
 import { rejection } from './rejection.js'
@@ -162,8 +163,22 @@ function checkTerms(engine: Engine, input: OrderInput, token: TokenRef | undefin
     return rejection(Code.CLIENT_ORDER_ID_DUPLICATED, { orderId: engine.orderTable.orderId[twin]!,
       status: orderStatusOf(liveEntry(twin)), clientOrderId: input.clientOrderId })
   }
+  const groupRefusal = checkGroup(engine, input)
+  if (groupRefusal !== null) return groupRefusal
   if (token === undefined) return rejection(Code.TOKEN_NOT_FOUND, { tokenId: input.tokenId })
   return checkOrderTerms(input, token.market, engine, engine.terms)
+}
+
+/** The order's group, if it names one: a group of its owner that is not triggered. */
+function checkGroup(engine: Engine, input: OrderInput): Rejection | null {
+  const groupId = input.orderGroupId
+  if (groupId === undefined || groupId === '') return null
+  const group = engine.orderGroups.get(groupKeyOf(input.owner, groupId))
+  if (group === undefined) return rejection(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: groupId })
+  if (group.isTriggered(engine.timeMs)) {
+    return rejection(Code.ORDER_GROUP_TRIGGERED, { orderGroupId: groupId, triggeredMs: group.triggeredMs })
+  }
+  return null
 }
 
 /**
@@ -226,6 +241,9 @@ function newOrder(engine: Engine, input: OrderInput, token: TokenRef, terms: Ord
   o.timeInForce[order] = timeInForceCode(input.timeInForce)
   o.postOnly[order] = input.postOnly ? 1 : 0
   o.selfTradePrevention[order] = stpCode(input.selfTradePrevention)
+  const groupId = input.orderGroupId
+  o.group[order] = groupId === undefined || groupId === '' ? null
+    : engine.orderGroups.get(groupKeyOf(input.owner, groupId))!
   o.expirationSec[order] = input.expirationSec
   o.makerAmountMicros[order] = input.makerAmountMicros
   o.takerAmountMicros[order] = input.takerAmountMicros
@@ -283,7 +301,7 @@ function accept(engine: Engine, taker: OrderRow): OrderStatus {
  */
 function finish(engine: Engine, taker: OrderRow): OrderStatus {
   const o = engine.orderTable
-  if (o.selfTradeStopped[taker] === 1) return endSelfTradeStopped(engine, taker)
+  if (o.stopped[taker] !== STOP_NONE) return endStopped(engine, taker)
   if (!o.isImmediate(taker) && o.lots[taker]! > 0) {
     rest(engine, taker)
     if (o.matchedLots[taker]! > 0) emitOrderUpdate(engine, taker, 'LIVE', null)
@@ -299,13 +317,16 @@ function finish(engine: Engine, taker: OrderRow): OrderStatus {
   return status
 }
 
-/** A taker whose walk stopped on its own resting order (cancel-taker, cancel-both): the rest of it is cancelled. */
-function endSelfTradeStopped(engine: Engine, taker: OrderRow): OrderStatus {
+/**
+ * A taker whose walk stopped early: on its own resting order (cancel-taker, cancel-both), or on
+ * its order group's trigger. The rest of it is cancelled, for that reason.
+ */
+function endStopped(engine: Engine, taker: OrderRow): OrderStatus {
   const o = engine.orderTable
   engine.orders.setEnded(taker, endedEntry(o.account[taker]!.index, 'CANCELED'))
   o.budgetMicros[taker] = 0
   o.lots[taker] = 0
-  emitOrderUpdate(engine, taker, 'CANCELED', 'self-trade')
+  emitOrderUpdate(engine, taker, 'CANCELED', o.stopped[taker] === STOP_SELF_TRADE ? 'self-trade' : 'order-group')
   o.release(taker)
   return 'CANCELED'
 }

@@ -9,7 +9,9 @@
  * strings and one-byte booleans, in the order written below. Loading rebuilds every index and
  * then checks all invariants (a snapshot that loads is a sound state).
  *
- * Versions: 2 added each account's relay nonce (after its gas); 3 each live order's client order
+ * Versions: 5 (written only for a state that has order groups; one without is written as version 4,
+ * byte for byte, so its state hash did not change) added the groups after the accounts and each
+ * live order's group id after its client order id. 2 added each account's relay nonce (after its gas); 3 each live order's client order
  * id (after its signer); 4 bounded the ended orders: the live orders, then the ended ids in end
  * order, where versions 1 to 3 wrote every order ever accepted, live or ended, in acceptance order.
  * Older snapshots still load: a version-1 snapshot's accounts have relay nonce 0, the live orders
@@ -32,11 +34,15 @@ import { addressNonceKey } from './api-key.js'
 import { timeInForceCode, TIME_IN_FORCE_CODES } from './event-log.js'
 import type { OrderRow, OrderTable } from './order-table.js'
 import { ByteReader, ByteWriter } from '../stdx/bytes.js'
+import { groupKeyOf, OrderGroup } from './order-group.js'
 
 const MAGIC = 'PDXSNAP'
-const VERSION = 4
+/** Written for a state without order groups: exactly version 4's bytes, so its state hash is unchanged. */
+const VERSION_WITHOUT_GROUPS = 4
+/** Version 5 adds the order groups (after the accounts) and each live order's group id (after its client order id). */
+const VERSION = 5
 /** Versions that still load (see above). */
-const VERSIONS_READ: readonly number[] = [1, 2, 3, 4]
+const VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5]
 // Encoding tables (a value is written as its index), not the rulebook's lists: never reorder them.
 const STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
 const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
@@ -45,18 +51,20 @@ const OUTCOMES: readonly (Outcome | null)[] = [null, 'Yes', 'No']
 export function encodeSnapshot(engine: Engine): Uint8Array {
   const w = new ByteWriter()
   w.string(MAGIC)
-  w.uint(VERSION)
+  const version = engine.orderGroups.size > 0 ? VERSION : VERSION_WITHOUT_GROUPS
+  w.uint(version)
   for (const n of [engine.seq, engine.timeMs, engine.orderNumber, engine.creditedMicros, engine.feesMicros]) w.uint(n)
   w.uint(engine.markets.length)
   for (const market of engine.markets) writeMarket(w, market)
   w.uint(engine.accounts.length)
   for (const account of engine.accounts) writeAccount(w, account)
+  if (version >= 5) writeGroups(w, engine)
   // Live orders in acceptance order: a restored engine rests them again in the same time priority.
   const rows = engine.orders.liveRows()
   w.uint(rows.length)
   for (const row of rows) {
     w.string(engine.orderTable.orderId[row]!)
-    writeOrder(w, engine.orderTable, row)
+    writeOrder(w, engine.orderTable, row, version)
   }
   // Ended ids oldest first: a restored engine forgets them in the same order as the live one.
   w.uint(engine.orders.ended)
@@ -93,6 +101,7 @@ export function decodeSnapshot(bytes: Uint8Array, options: EngineOptions = {}): 
   for (let i = r.uint(); i > 0; i--) engine.addMarket(readMarket(r, engine))
   const storedHolds: StoredHold[] = []
   for (let i = r.uint(); i > 0; i--) readAccount(r, engine, storedHolds, version)
+  if (version >= 5) readGroups(r, engine)
   if (version >= 4) readOrders(r, engine, version)
   else readOrdersBeforeV4(r, engine, version)
   // Resting the orders again rebuilt every hold; it must equal what was stored (pair assertion).
@@ -123,6 +132,32 @@ function readOrdersBeforeV4(r: ByteReader, engine: Engine, version: number): voi
     const tag = r.uint()
     if (tag === 0) readOrder(r, engine, orderId, version)
     else engine.orders.addEnded(orderId, tag - 1)
+  }
+}
+
+/** Order groups by key (canonical whatever their history), each with its window's non-empty buckets. */
+function writeGroups(w: ByteWriter, engine: Engine): void {
+  const keys = [...engine.orderGroups.keys()].sort()
+  w.uint(keys.length)
+  for (const key of keys) {
+    const g = engine.orderGroups.get(key)!
+    w.string(g.owner)
+    w.string(g.groupId)
+    for (const n of [g.contractsLimitMicros, g.notionalLimitMicros, g.windowMs, g.freezeMs, g.triggeredMs + 1]) w.uint(n)
+    const buckets = g.buckets()
+    w.uint(buckets.length)
+    for (const [bucket, lots, notional] of buckets) for (const n of [bucket, lots, notional]) w.uint(n)
+  }
+}
+
+function readGroups(r: ByteReader, engine: Engine): void {
+  for (let i = r.uint(); i > 0; i--) {
+    const [owner, groupId] = [r.string(), r.string()]
+    const [contracts, notional, windowMs, freezeMs, triggered] = [r.uint(), r.uint(), r.uint(), r.uint(), r.uint()]
+    const group = new OrderGroup(owner, groupId, contracts, notional, windowMs, freezeMs)
+    group.triggeredMs = triggered - 1
+    for (let j = r.uint(); j > 0; j--) group.restoreBucket(r.uint(), r.uint(), r.uint())
+    engine.orderGroups.set(groupKeyOf(owner, groupId), group)
   }
 }
 
@@ -198,8 +233,11 @@ function readAccount(r: ByteReader, engine: Engine, storedHolds: StoredHold[], v
   }
 }
 
-function writeOrder(w: ByteWriter, o: OrderTable, row: OrderRow): void {
+function writeOrder(w: ByteWriter, o: OrderTable, row: OrderRow, version: number): void {
   for (const s of [o.owner[row]!, o.signer[row]!, o.clientOrderId[row]!]) w.string(s)
+  const group = o.group[row]!
+  assert(version >= 5 || group === null, 'an order in a group is written with the groups')
+  if (version >= 5) w.string(group === null ? '' : group.groupId)
   for (const n of [o.orderNumber[row]!, o.account[row]!.index, o.market[row]!.index]) w.uint(n)
   w.bool(o.isNo[row] === 1)
   w.bool(o.isBuy[row] === 1)
@@ -213,6 +251,7 @@ function writeOrder(w: ByteWriter, o: OrderTable, row: OrderRow): void {
 function readOrder(r: ByteReader, engine: Engine, orderId: string, version: number): void {
   const [owner, signer] = [r.string(), r.string()]
   const clientOrderId = version >= 3 ? r.string() : ''
+  const groupId = version >= 5 ? r.string() : ''
   const [orderNumber, accountIndex, marketIndex] = [r.uint(), r.uint(), r.uint()]
   const account = engine.accounts[accountIndex]!
   const market = engine.markets[marketIndex]!
@@ -223,6 +262,11 @@ function readOrder(r: ByteReader, engine: Engine, orderId: string, version: numb
   o.owner[row] = owner
   o.signer[row] = signer
   o.clientOrderId[row] = clientOrderId
+  if (groupId !== '') {
+    const group = engine.orderGroups.get(groupKeyOf(owner, groupId))
+    assert(group !== undefined, 'a snapshot order\'s group is in the snapshot')
+    o.group[row] = group
+  }
   o.orderNumber[row] = orderNumber
   o.account[row] = account
   o.market[row] = market

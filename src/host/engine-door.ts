@@ -13,6 +13,7 @@ import type { approve, credit, merge, redeem, split } from '../engine/ledger.js'
 import type { createMarket, resolveMarket, setFeeRate, setMarketStatus, setTickSize } from '../engine/market-admin.js'
 import type { relay } from '../engine/relay.js'
 import type { amendOrder } from '../engine/amend.js'
+import type { orderGroupCommand } from '../engine/order-group.js'
 import type { BatchPlaced, Canceled, Done, PlaceResult, QuotesSet, Rejection, Replaced } from '../engine/result.js'
 import type { Outcome } from './messages.js'
 
@@ -28,6 +29,7 @@ export interface ResultOf {
   /** Replaced, the old order not live (Rejection), or the new one refused for its terms (OrderRejection). */
   readonly cancelReplace: Replaced | Rejection
   readonly massQuote: QuotesSet | Rejection
+  readonly orderGroup: ReturnType<typeof orderGroupCommand>
   readonly expire: Done
   readonly createMarket: ReturnType<typeof createMarket>
   readonly setMarketStatus: ReturnType<typeof setMarketStatus>

@@ -170,6 +170,8 @@ export const EVENTS_CROSSING: Readonly<Record<EngineEvent['type'], boolean>> = {
   balance: false,
   orderRejected: false,
   apiKey: true,
+  // The key's user streams tell its market makers when a group triggers (issue 31).
+  orderGroup: true,
 }
 
 /** The events of one command that cross to the main thread, in their order. */

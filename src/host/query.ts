@@ -12,6 +12,7 @@ import type { MarketRecord } from '../engine/event.js'
 import { isDerived, type ApiKeyRecord } from '../engine/api-key.js'
 import { threadMemory, type ThreadMemory } from './thread-memory.js'
 import { queueAheadMicros } from '../engine/queue.js'
+import { orderGroupsOf, type OrderGroupView } from '../engine/order-group.js'
 import { QUEUE_QUERY_ORDERS_MAX } from '../limits.js'
 import { assert } from '../stdx/assert.js'
 
@@ -33,6 +34,8 @@ export type Query =
   | { readonly kind: 'memory'; readonly collect: boolean }
   /** The micro-shares ahead of each order in its level's queue (null: not live); at most QUEUE_QUERY_ORDERS_MAX. */
   | { readonly kind: 'queue'; readonly orderIds: readonly string[] }
+  /** An API key's order groups (at most ORDER_GROUPS_PER_KEY_MAX). */
+  | { readonly kind: 'orderGroups'; readonly owner: string }
 
 export type QueryAnswer =
   | {
@@ -49,6 +52,7 @@ export type QueryAnswer =
   | { readonly kind: 'markets'; readonly markets: readonly MarketRecord[] }
   | { readonly kind: 'memory'; readonly threads: readonly ThreadMemory[] }
   | { readonly kind: 'queue'; readonly aheadMicros: readonly (number | null)[] }
+  | { readonly kind: 'orderGroups'; readonly groups: readonly OrderGroupView[] }
 
 /** One API key; `stored` null when its secret and passphrase derive from the master key (none kept). */
 export interface ApiKeyEntry {
@@ -81,6 +85,8 @@ export function answer(engine: Engine, query: Query): QueryAnswer {
     case 'queue':
       assert(query.orderIds.length <= QUEUE_QUERY_ORDERS_MAX, 'a queue query is bounded')
       return { kind: 'queue', aheadMicros: query.orderIds.map((orderId) => queueAheadMicros(engine, orderId)) }
+    case 'orderGroups':
+      return { kind: 'orderGroups', groups: orderGroupsOf(engine, query.owner) }
   }
 }
 

@@ -105,15 +105,20 @@ t.test('orders journaled before client order ids (tags 0 and 1) decode, with cli
   t.equal(batchBytes[2], 26, 'placeOrders is written with tag 26')
   const decodedBatch = decodeStampedCommand(batchBytes)
   t.strictSame(decodedBatch.kind === 'placeOrders' ? decodedBatch.orders : null, [tagged, order])
-  // Tags 20 and 21 (client order id, no mode) are a current record without its last leaf (no mode: undefined, tag 5).
+  // Tags 20 and 21 (client order id; no mode, no group) are a current record without its last two leaves
+  // (absent: undefined, tag 5 each).
   const current = encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order })
-  t.strictSame([...current.subarray(current.length - 3)], [0, 0, 5], 'the client order id, then the mode, come last')
-  const withClientOrderId = Uint8Array.from([5, 6, 20, ...current.subarray(3, current.length - 1)])
+  t.strictSame([...current.subarray(current.length - 4)], [0, 0, 5, 5],
+    'the client order id, then the mode and the group, come last')
+  const withClientOrderId = Uint8Array.from([5, 6, 20, ...current.subarray(3, current.length - 2)])
   t.strictSame(decodeStampedCommand(withClientOrderId), { kind: 'placeOrder', seq: 5, timeMs: 6, order },
-    'tag 20 decodes, with no mode')
+    'tag 20 decodes, with no mode and no group')
+  const grouped = { ...order, orderGroupId: 'mmp-1' }
+  t.strictSame(decodeStampedCommand(encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order: grouped })),
+    { kind: 'placeOrder', seq: 5, timeMs: 6, order: grouped }, 'a group id round-trips')
   // A legacy record (tag 0) is the same without the client order id leaf too ('': string tag 0, length 0).
-  t.strictSame([...legacy(0, null)], [5, 6, 0, ...current.subarray(3, current.length - 3)],
-    'the same bytes but for the tag and the last two leaves')
+  t.strictSame([...legacy(0, null)], [5, 6, 0, ...current.subarray(3, current.length - 4)],
+    'the same bytes but for the tag and the last three leaves')
   const cancel: Command = { kind: 'cancelByClientOrderId', seq: 1, timeMs: 2, address: '0x01', owner: 'key-1',
     clientOrderIds: ['a', 'b c'] }
   const cancelBytes = encodeStampedCommand(cancel)

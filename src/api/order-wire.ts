@@ -38,7 +38,15 @@ export function parseWireOrder(body: unknown): WireOrder {
     ? signedFieldsV2Of(order, sideValue, signatureTypeOf(order.signatureType, 3))
     : signedFieldsOf(order, sideValue, signatureTypeOf(order.signatureType, 2))
   return { struct, signature: signatureOf(order.signature), orderType, postOnly, owner: ownerOf(top.owner), amounts,
-    selfTradePrevention: selfTradePreventionOf(top.selfTradePrevention) }
+    selfTradePrevention: selfTradePreventionOf(top.selfTradePrevention),
+    orderGroupId: orderGroupIdOf(top.orderGroupId) }
+}
+
+/** An order group id (absent: none); the engine judges its shape and whether the key has it. */
+function orderGroupIdOf(value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value === 'string') return value
+  throw new PredexError(Code.INVALID_ORDER_PAYLOAD, 'orderGroupId must be a string', { field: 'orderGroupId' })
 }
 
 /** The engine's self-trade prevention mode of the JSON field (absent: the engine's default). */

@@ -12,6 +12,7 @@ import type { ApiCredentials, HeaderFamily } from './headers.js'
 import type { Wallet } from './wallet.js'
 import type { NativeBodies, NativeRoute } from '../api/shapes/bodies.js'
 import type { MarketStatus, SelfTradePreventionText } from '../api/shapes/vocabulary.js'
+import type { OrderGroupCreate, OrderGroupPatch } from '../api/shapes/requests.js'
 import type { Page } from '../api/shapes/page.js'
 
 /** The body route `R` answers with (src/api/shapes/bodies.ts): every method below returns one. */
@@ -53,6 +54,8 @@ export interface LimitOrderRequest {
   readonly expiration?: number
   /** On meeting a resting order of the same wallet: CANCEL_MAKER (the default), CANCEL_TAKER or CANCEL_BOTH. */
   readonly selfTradePrevention?: SelfTradePreventionText
+  /** One of the key's order groups the order joins. */
+  readonly orderGroupId?: string
 }
 
 export interface MarketOrderRequest {
@@ -70,6 +73,8 @@ export interface SignedOrderRequest {
   readonly orderType: OrderType
   readonly postOnly?: boolean
   readonly selfTradePrevention?: SelfTradePreventionText
+  /** One of the key's order groups the order joins. */
+  readonly orderGroupId?: string
 }
 
 export interface ClientOptions {
@@ -227,7 +232,7 @@ export class PredexClient {
     const signed = signLimitOrder(this.wallet(), await this.termsOf(request.tokenId), request)
     const orderType = request.orderType ?? (request.expiration ? 'GTD' : 'GTC')
     return this.placeOrder({ signed, orderType, postOnly: request.postOnly,
-      selfTradePrevention: request.selfTradePrevention })
+      selfTradePrevention: request.selfTradePrevention, orderGroupId: request.orderGroupId })
   }
   /** Signs a market order (FOK by default) and places it. */
   async placeMarketOrder(request: MarketOrderRequest): Promise<Body<'POST /order'>> {
@@ -271,6 +276,27 @@ export class PredexClient {
   massQuote(market: string, orders: readonly SignedOrderRequest[]): Promise<Body<'POST /quotes'>> {
     return this.postText('/quotes', `{"market":${JSON.stringify(market)},"orders":[${
       orders.map((o) => this.orderText(o)).join(',')}]}`)
+  }
+  /** The key's order groups (fill limits that cancel their orders when reached: docs/rest.md, "Order groups"). */
+  orderGroups(): Promise<Body<'GET /order-groups'>> {
+    return this.transport.request('GET', '/order-groups', this.l2())
+  }
+  /** A new order group; orders join it with `orderGroupId` (placeLimitOrder, SignedOrderRequest). */
+  createOrderGroup(group: OrderGroupCreate): Promise<Body<'POST /order-groups'>> {
+    return this.transport.request('POST', '/order-groups', this.l2(), group)
+  }
+  updateOrderGroup(groupId: string, limits: OrderGroupPatch): Promise<Body<'PATCH /order-groups/:id'>> {
+    return this.transport.request('PATCH', `/order-groups/${encodeURIComponent(groupId)}`, this.l2(), limits)
+  }
+  triggerOrderGroup(groupId: string): Promise<Body<'POST /order-groups/:id/trigger'>> {
+    return this.transport.request('POST', `/order-groups/${encodeURIComponent(groupId)}/trigger`, this.l2())
+  }
+  resetOrderGroup(groupId: string): Promise<Body<'POST /order-groups/:id/reset'>> {
+    return this.transport.request('POST', `/order-groups/${encodeURIComponent(groupId)}/reset`, this.l2())
+  }
+  /** Deletes the group; its resting orders are cancelled. */
+  deleteOrderGroup(groupId: string): Promise<Body<'DELETE /order-groups/:id'>> {
+    return this.transport.request('DELETE', `/order-groups/${encodeURIComponent(groupId)}`, this.l2())
   }
   /** Signs an order with the market's terms without placing it (for placeOrders or verifyOrder). */
   async signLimitOrder(request: LimitOrderRequest): Promise<SignedOrder> {
@@ -421,8 +447,10 @@ export class PredexClient {
   }
 
   private orderText(order: SignedOrderRequest): string {
-    return orderBody(order.signed, this.creds().apiKey, order.orderType, order.postOnly ?? false,
+    const body = orderBody(order.signed, this.creds().apiKey, order.orderType, order.postOnly ?? false,
       order.selfTradePrevention)
+    return order.orderGroupId === undefined ? body
+      : `${body.slice(0, -1)},"orderGroupId":${JSON.stringify(order.orderGroupId)}}`
   }
 
   private admin(): Auth {

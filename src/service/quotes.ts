@@ -4,8 +4,8 @@
  * as a signed order, changed or not: an order of this key on this market already (its hash says
  * so) is kept as it is if it still rests, or reported gone if it has ended, never placed again and
  * without a signature check; any other goes through the order intake and is placed; the key's
- * resting orders on the market that the request does not name are cancelled. A level refused by the intake (its parse, signature or rules) is reported in its
- * place; the others still go.
+ * resting orders on the market that the request does not name are cancelled. A level refused by
+ * the intake (its parse, signature or rules) is reported in its place; the others still go.
  */
 import { orderDigest } from '../crypto/eip712.js'
 import { toHex } from '../crypto/hex.js'
@@ -34,15 +34,15 @@ export interface QuoteOutcome {
   /** The key's resting orders on the market that the request did not name: cancelled. */
   readonly canceled: readonly string[]
   readonly levels: readonly QuoteLevel[]
-  /** The journal sequence number of the command (0: the request changed nothing it could send). */
+  /** The journal sequence number of the command (one that changed nothing: the last journaled one's). */
   readonly seq: number
 }
 
 /** At most MASS_QUOTE_LEVELS_MAX levels a side, so at most twice that in all (a face checks before it parses). */
 export function checkQuoteSize(count: number): void {
   if (count > 2 * MASS_QUOTE_LEVELS_MAX) {
-    throw new PredexError(Code.MASS_QUOTE_TOO_LARGE, `a mass quote names at most ${MASS_QUOTE_LEVELS_MAX} orders a side`,
-      { max: MASS_QUOTE_LEVELS_MAX })
+    throw new PredexError(Code.MASS_QUOTE_TOO_LARGE,
+      `a mass quote names at most ${MASS_QUOTE_LEVELS_MAX} orders a side`, { max: MASS_QUOTE_LEVELS_MAX })
   }
 }
 

@@ -90,6 +90,8 @@ export class TradingSession {
   private pruneAtSize = ORDER_ENTRY_TRACKED_ORDERS_PRUNE_MIN
   private deadMan: NodeJS.Timeout | null = null
   private ending: Promise<void> | null = null
+  /** Settles once the session's last mass quote is answered (massQuote). */
+  private lastQuote: Promise<void> = Promise.resolve()
 
   /** `onDeadMan`: the dead-man interval passed without a request; the face ends the session. */
   constructor(private readonly context: ServiceContext, readonly trader: Trader,
@@ -172,14 +174,19 @@ export class TradingSession {
    * requests are, its command written after theirs.
    */
   massQuote(marketRef: string, orders: readonly (SignedOrder | PredexError)[]): Promise<quotes.QuoteOutcome> {
-    return this.track(this.inOrder.run(
-      () => quotes.checkedQuote(this.context, this.trader, marketRef, orders),
+    // Which levels rest already is read from the read model: a quote sent right after another waits
+    // for that one's answer, or it would take the levels the other placed for new ones.
+    const previous = this.lastQuote
+    const outcome = this.track(this.inOrder.run(
+      () => previous.then(() => quotes.checkedQuote(this.context, this.trader, marketRef, orders)),
       (checked) => quotes.submitQuote(this.context, this.trader, checked),
       orders.length,
     ).then((outcome) => {
       this.remember(outcome.levels.flatMap((level) => (level.kind === 'new' ? [level.entry] : [])))
       return outcome
     }))
+    this.lastQuote = outcome.then(() => undefined, () => undefined)
+    return outcome
   }
 
   /** One of the trading service's cancels, in its turn. */

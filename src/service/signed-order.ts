@@ -33,6 +33,8 @@ export interface SignedOrder {
   readonly clientOrderId?: string
   /** Absent: the engine's default (cancel-maker). */
   readonly selfTradePrevention?: SelfTradePrevention
+  /** One of the key's order groups the order joins (absent: none). */
+  readonly orderGroupId?: string
 }
 
 export interface SignedAmounts {
@@ -124,6 +126,7 @@ export function orderInputOf(order: SignedOrder, orderId: string, apiKey: string
     postOnly: order.postOnly,
     clientOrderId: order.clientOrderId ?? '',
     selfTradePrevention: order.selfTradePrevention,
+    orderGroupId: order.orderGroupId,
   }
 }
 

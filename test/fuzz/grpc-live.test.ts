@@ -55,6 +55,7 @@ import {
 import {
   BookStreamResponseSchema, StreamService, UserStreamResponseSchema,
 } from '../../src/gen/predex/v1/streams_pb.js'
+import type { QuoteLevel } from '../../src/gen/predex/v1/trading_pb.js'
 import { l2Metadata, type GrpcSigner } from '../../src/client/grpc/transport.js'
 import { signLimitOrder, signLimitOrderV2 } from '../../src/client/orders.js'
 import { USDC, placeLimit, startServer, termsOf } from '../rest-harness.js'
@@ -114,6 +115,7 @@ const BASES: Readonly<Record<string, Record<string, unknown>>> = {
   cancelByClientOrderIds: { clientOrderIds: ['fok-1', 'v2-1'] }, getOrder: { orderId: makerOrders[0] },
   amendOrder: { orderId: makerOrders[0], newSize: '5' },
   cancelReplace: { orderId: makerOrders[1], order: VALID_ORDERS[0] },
+  massQuote: { market: markets[0]!.marketId, orders: VALID_ORDERS },
   listOpenOrders: { ...market, ...page }, listOrders: { marketId: markets[0]!.marketId, status: 'LIVE', ...page },
   listTrades: { ...market, ...page }, getBalanceAllowance: { assetType: 2, tokenId: TOKENS[0] },
   getWalletStatus: { address: fuzzer.address }, listMarkets: page, getMarket: { market: markets[0]!.marketId },
@@ -139,6 +141,8 @@ const SESSION_BASES: readonly Record<string, unknown>[] = [
   { requestId: 'amend', action: { case: 'amend', value: { orderId: makerOrders[0], reduceBy: '1' } } },
   { requestId: 'replace', action: { case: 'cancelReplace',
     value: { orderId: makerOrders[1], order: VALID_ORDERS[1] } } },
+  { requestId: 'quote', action: { case: 'massQuote',
+    value: { market: markets[0]!.conditionId, orders: VALID_ORDERS.slice(0, 2) } } },
 ]
 
 // ---- generated calls ---------------------------------------------------------------------------
@@ -349,7 +353,7 @@ function detailProblem(detail: ErrorDetail | undefined, what: string, tally: Tal
 }
 
 const WRITES = new Set(['placeOrder', 'placeOrders', 'cancelOrder', 'cancelOrders', 'cancelAll', 'cancelMarketOrders',
-  'cancelByClientOrderIds', 'amendOrder', 'cancelReplace'])
+  'cancelByClientOrderIds', 'amendOrder', 'cancelReplace', 'massQuote'])
 /** The writes whose every OK answer did something (an amend lowered an order, a cancel-replace cancelled one). */
 const ALWAYS_WRITES = new Set(['placeOrder', 'amendOrder', 'cancelReplace'])
 
@@ -364,9 +368,15 @@ function answerProblem(method: DescMethod | null, answer: Buffer, tally: Tally):
   }
   if (!WRITES.has(method.localName)) return null
   const did = decoded.placement !== undefined || (decoded.totalSuccessful ?? 0) > 0 ||
-    (decoded.result?.canceled?.length ?? 0) > 0
+    (decoded.result?.canceled?.length ?? 0) > 0 || quoteDid(decoded)
   if (did || ALWAYS_WRITES.has(method.localName)) tally.accepted.push(`${method.localName}: ${describe(decoded)}`)
   return null
+}
+
+/** Whether a mass quote's answer says it did something: an order cancelled, or a level not refused. */
+function quoteDid(answer: { canceled?: unknown[]; levels?: QuoteLevel[] }): boolean {
+  return (answer.canceled?.length ?? 0) > 0 ||
+    (answer.levels ?? []).some((l) => l.outcome.case !== 'placement' || l.outcome.value.result.case !== 'refused')
 }
 
 // ---- running the cases -------------------------------------------------------------------------
@@ -607,6 +617,12 @@ function sessionAnswerProblem(bytes: Buffer, requestId: string | undefined, tall
     case 'canceled': return result.value.canceled.length === 0 ? null : `cancelled ${describe(result.value)}`
     case 'amended': return `amended ${describe(result.value)}`
     case 'replaced': return `replaced ${describe(result.value)}`
+    case 'quoted': {
+      if (quoteDid(result.value)) return `quoted ${describe(result.value)}`
+      const problems = result.value.levels.map(({ outcome }) => detailProblem(outcome.case === 'placement' &&
+        outcome.value.result.case === 'refused' ? outcome.value.result.value : undefined, 'a quote level', tally))
+      return problems.find((p) => p !== null) ?? null
+    }
     case 'opened': case 'pong': case 'closed': return null
     default: return `an answer without a result: ${describe(answer)}`
   }

@@ -58,6 +58,8 @@ export interface AccountSummary {
   readonly shares: ReadonlyMap<string, number>
 }
 
+export type OrderGroupCall = 'list' | 'create' | 'update' | 'trigger' | 'reset' | 'delete'
+
 export interface Driver {
   // --- Setup, through the engine.
   /** Submits an engine command; throws if the engine refuses it. */
@@ -99,6 +101,12 @@ export interface Driver {
    * Answer: `{canceled: [id], levels: [{outcome: kept|gone|placed|refused, order_id, ...}], engine_seq}`.
    */
   massQuote(caller: Caller, request: unknown): Promise<Reply>
+  /**
+   * The caller's order groups (docs/rest.md, "Order groups"): `list` (GET /order-groups), `create`
+   * (POST, `body`), `update` (PATCH `groupId`, `body`), `trigger`, `reset`, `delete` (`groupId`).
+   * Answers: OrderGroup `{group_id, contracts_limit, ..., triggered, ...}`, `{data: [...]}`, `{deleted, group_id}`.
+   */
+  orderGroup(caller: Caller, action: OrderGroupCall, groupId?: string, body?: unknown): Promise<Reply>
   /** One of the caller's orders, open or ended. */
   order(caller: Caller, orderId: string): Promise<Reply>
   /** The caller's open orders, with `available_usdc`. */

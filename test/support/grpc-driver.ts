@@ -18,12 +18,13 @@ import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type M
 import { Metadata, type ServiceError } from '@grpc/grpc-js'
 import { callErrorOf, fullMethodName, GrpcCallError, GrpcTransport, l2Metadata } from '../../src/client/grpc/transport.js'
 import { ApiCode, CATALOGUE, PredexError, type ErrorCode } from '../../src/errors.js'
-import { microsOfDecimal, orderIdOf } from '../../src/api/wire.js'
+import { microsOfDecimal, orderIdOf, requireString } from '../../src/api/wire.js'
 import { decimalOfMicros } from '../../src/stdx/decimal.js'
 import { AccountService } from '../../src/gen/predex/v1/account_pb.js'
 import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
 import {
-  TradingService, type AmendOrderResponse, type CancelReplaceResponse, type OrderRequestSchema,
+  TradingService, type AmendOrderResponse, type CancelReplaceResponse, type MassQuoteRequestSchema,
+  type MassQuoteResponse, type OrderRequestSchema, type QuoteLevel,
 } from '../../src/gen/predex/v1/trading_pb.js'
 import { startServer } from '../rest-harness.js'
 import { RawText, type Caller, type Driver, type Query, type Reply, type TokenRead, type TokensRead } from './driver.js'
@@ -179,6 +180,12 @@ class GrpcDriver extends RestDriver {
       const orderId = textOf(body.orderID)
       return { orderId, order: replacementOf(body, orderId) }
     }, replacedJson)
+  }
+
+  /** `{market, orders: [POST /order's body]}`: the market and each level as PlaceOrders' OrderRequest. */
+  override massQuote(caller: Caller, request: unknown): Promise<Reply> {
+    return this.unary(TradingService.method.massQuote, caller,
+      () => request instanceof RawText ? request : quoteRequestOf(objectBody(request)), quotedJson)
   }
 
   override order(caller: Caller, orderId: string): Promise<Reply> {
@@ -346,6 +353,59 @@ function replacedJson(answer: CancelReplaceResponse): Record<string, unknown> {
   if (answer.placement === undefined) throw new Error('a cancel-replace answer without its placement')
   return { canceled: { order_id: answer.canceledOrderId, size_remaining: answer.canceledSizeRemaining },
     placement: batchItemJson(answer.placement), engine_seq: Number(answer.engineSeq) }
+}
+
+/**
+ * A mass quote's message. What the proto cannot carry is refused as REST refuses it, in REST's
+ * order: a market that is no string (REST's refusal), then orders that are no list (REST's
+ * refusal, unless the face refuses the market first: "" goes as it is).
+ */
+function quoteRequestOf(body: Record<string, unknown>): MessageInitShape<typeof MassQuoteRequestSchema> {
+  const market = body.market
+  if (typeof market !== 'string') throw unexpressible(() => requireString(market, 'market'))
+  if (Array.isArray(body.orders)) return { market, orders: body.orders.map(orderRequestOf) }
+  if (!isMarketText(market)) return { market, orders: [] }
+  throw new Unexpressible(new PredexError(ApiCode.INVALID_PARAMETER, 'orders must be an array of orders',
+    { field: 'orders' }))
+}
+
+/** Whether REST takes `market` as a market's name (a non-empty string within its bound). */
+function isMarketText(market: string): boolean {
+  try {
+    requireString(market, 'market')
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The refusal of a shared wire parser that must refuse (it is what the proto cannot carry). */
+function unexpressible(parse: () => unknown): Unexpressible {
+  try {
+    parse()
+  } catch (error) {
+    if (error instanceof PredexError) return new Unexpressible(error)
+    throw error
+  }
+  throw new Error('the driver took for unexpressible what REST accepts')
+}
+
+/** REST's POST /quotes answer: each level's `outcome`, a new one's as POST /orders' item. */
+function quotedJson(answer: MassQuoteResponse): Record<string, unknown> {
+  return { canceled: answer.canceled, levels: answer.levels.map(levelJson), engine_seq: Number(answer.engineSeq) }
+}
+
+function levelJson(level: QuoteLevel): Record<string, unknown> {
+  const outcome = level.outcome
+  switch (outcome.case) {
+    case 'kept': return { outcome: 'kept', order_id: outcome.value }
+    case 'gone': return { outcome: 'gone', order_id: outcome.value.orderId, reason: outcome.value.reason }
+    case 'placement': {
+      const item = batchItemJson(outcome.value)
+      return { outcome: item.success === true ? 'placed' : 'refused', ...item }
+    }
+    case undefined: throw new Error('a mass quote level without its outcome')
+  }
 }
 
 function metadataOf(caller: Caller | null, method: DescMethod, bytes: Uint8Array): Metadata {

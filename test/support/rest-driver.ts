@@ -8,7 +8,7 @@ import type { MarketRecord } from '../../src/engine/event.js'
 import { send, startServer, type TestServer } from '../rest-harness.js'
 import { nowSec, RawText, type Caller, type Driver, type Query, type Reply, type TokenRead, type TokensRead, type Trader }
   from './driver.js'
-import type { AdminAccess, UserRead } from './driver.js'
+import type { AdminAccess, OrderGroupCall, UserRead } from './driver.js'
 import { CHAIN_ID, type ANONYMOUS, type L1Caller } from './driver.js'
 
 const TOKEN_READ_PATHS: Readonly<Record<TokenRead, string>> = {
@@ -73,6 +73,18 @@ export class RestDriver implements Driver {
 
   replaceOrder(caller: Caller, request: unknown): Promise<Reply> {
     return this.call(caller, 'POST', '/order/replace', request)
+  }
+
+  orderGroup(caller: Caller, action: OrderGroupCall, groupId = '', body?: unknown): Promise<Reply> {
+    const path = `/order-groups/${encodeURIComponent(groupId)}`
+    switch (action) {
+      case 'list': return this.call(caller, 'GET', '/order-groups')
+      case 'create': return this.call(caller, 'POST', '/order-groups', body)
+      case 'update': return this.call(caller, 'PATCH', path, body)
+      case 'trigger': return this.call(caller, 'POST', `${path}/trigger`)
+      case 'reset': return this.call(caller, 'POST', `${path}/reset`)
+      case 'delete': return this.call(caller, 'DELETE', path)
+    }
   }
 
   massQuote(caller: Caller, request: unknown): Promise<Reply> {

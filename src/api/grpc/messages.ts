@@ -12,15 +12,19 @@ import type { Canceled } from '../../engine/result.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { SelfTradePrevention as ProtoSelfTradePrevention, Side, TimeInForce, type MakerOrderSchema, type OrderSchema,
   type TradeSchema } from '../../gen/predex/v1/common_pb.js'
-import type { AmendOrderResponseSchema, CancelResultSchema, ListedOrderSchema, OrderPlacementSchema, OrderRequest }
-  from '../../gen/predex/v1/trading_pb.js'
+import type {
+  AmendOrderResponseSchema, CancelResultSchema, ListedOrderSchema, MassQuoteRequest, MassQuoteResponseSchema,
+  OrderPlacementSchema, OrderRequest, PlacementResultSchema, QuoteLevelSchema,
+} from '../../gen/predex/v1/trading_pb.js'
 import type { OrderRecord, TradeRecord } from '../../read/read-model.js'
 import type { ServiceContext } from '../../service/context.js'
 import type { SignedOrder } from '../../service/signed-order.js'
-import type { AmendOutcome, AmendSize, Placement, Trader } from '../../service/trading.js'
+import type { AmendOutcome, AmendSize, BatchEntry, Placement, Trader } from '../../service/trading.js'
+import { checkQuoteSize, type QuoteLevel, type QuoteOutcome } from '../../service/quotes.js'
 import { clientOrder, orderInfo, placementReport, tradeInfo } from '../format.js'
 import { ownerOf, signatureOf, signatureTypeOf, signedFieldsOf, signedFieldsV2Of } from '../order-wire.js'
-import { decimalOfMicros, microsOfDecimal } from '../wire.js'
+import { decimalOfMicros, microsOfDecimal, requireString } from '../wire.js'
+import { errorDetailOf } from './status.js'
 
 const SIDES = { BUY: Side.BUY, SELL: Side.SELL } as const
 
@@ -164,6 +168,45 @@ export function amendSizeOf(newSize: string, reduceBy: string, fields: AmendFiel
   return {
     newSizeMicros: newSize === '' ? 0 : microsOfDecimal(newSize, fields.newSize),
     reduceByMicros: reduceBy === '' ? 0 : microsOfDecimal(reduceBy, fields.reduceBy),
+  }
+}
+
+/**
+ * One order's answer (a batch's item, a cancel-replace's new order, a mass quote's new level):
+ * placed, or refused with its error (and its id once it had one).
+ */
+export function placementResultMessage(entry: BatchEntry): MessageInitShape<typeof PlacementResultSchema> {
+  if (entry.ok) {
+    const placed = placementMessage(entry.placement, entry.placement.seq)
+    return { result: { case: 'placed', value: placed }, orderId: entry.placement.result.orderId }
+  }
+  return { result: { case: 'refused', value: errorDetailOf(entry.error) }, orderId: entry.orderId }
+}
+
+/**
+ * A mass quote's market and orders, checked in REST's order (POST /quotes): the market named
+ * (INVALID_PARAMETER {field: 'market'}), the count before any order is parsed
+ * (MASS_QUOTE_TOO_LARGE), then each order parsed by `parse` in its place (a parse error is that
+ * level's refusal, answered in its place).
+ */
+export function massQuoteOf(request: MassQuoteRequest, parse: (order: OrderRequest) => SignedOrder | PredexError):
+  { readonly market: string; readonly orders: readonly (SignedOrder | PredexError)[] } {
+  const market = requireString(request.market, 'market')
+  checkQuoteSize(request.orders.length)
+  return { market, orders: request.orders.map(parse) }
+}
+
+/** What a mass quote did (REST's POST /quotes answer): the orders cancelled, each level in the request's order. */
+export function quotedMessage(outcome: QuoteOutcome): MessageInitShape<typeof MassQuoteResponseSchema> {
+  return { canceled: [...outcome.canceled], levels: outcome.levels.map(quoteLevelMessage),
+    engineSeq: BigInt(outcome.seq) }
+}
+
+function quoteLevelMessage(level: QuoteLevel): MessageInitShape<typeof QuoteLevelSchema> {
+  switch (level.kind) {
+    case 'kept': return { outcome: { case: 'kept', value: level.orderId } }
+    case 'gone': return { outcome: { case: 'gone', value: { orderId: level.orderId, reason: level.reason } } }
+    case 'new': return { outcome: { case: 'placement', value: placementResultMessage(level.entry) } }
   }
 }
 

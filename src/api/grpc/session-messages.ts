@@ -9,9 +9,11 @@ import { ApiCode, PredexError } from '../../errors.js'
 import type { OrderAckSchema, RateLimitStateSchema, SessionRequest, SessionResponseSchema }
   from '../../gen/predex/v1/order_entry_pb.js'
 import { CancelOnDisconnect } from '../../gen/predex/v1/order_entry_pb.js'
-import type { AmendOrderRequest, CancelReplaceRequest, OrderRequest } from '../../gen/predex/v1/trading_pb.js'
+import type { AmendOrderRequest, CancelReplaceRequest, MassQuoteRequest, OrderRequest }
+  from '../../gen/predex/v1/trading_pb.js'
 import type { BudgetState } from '../../auth/rate-limit.js'
 import { ORDER_ENTRY_REQUEST_ID_LENGTH_MAX } from '../../limits.js'
+import type { QuoteOutcome } from '../../service/quotes.js'
 import type { CancelRequest, CancelScope } from '../../service/session.js'
 import type { SignedOrder } from '../../service/signed-order.js'
 import {
@@ -20,7 +22,9 @@ import {
 } from '../../service/trading.js'
 import { decimalOfMicros, orderIdOf, tokenIdOf } from '../wire.js'
 import type { Rate } from './call.js'
-import { amendedMessage, amendSizeOf, cancelResultMessage, placementMessage, signedOrderOf } from './messages.js'
+import {
+  amendedMessage, amendSizeOf, cancelResultMessage, massQuoteOf, placementMessage, quotedMessage, signedOrderOf,
+} from './messages.js'
 import { errorDetailOf } from './status.js'
 import { RATES as TRADING_RATES } from './trading.js'
 
@@ -39,6 +43,7 @@ export const RATES: Readonly<Record<TradingAction['case'], Rate>> = {
   cancelMarket: TRADING_RATES.cancelMarket,
   amend: TRADING_RATES.amend,
   cancelReplace: TRADING_RATES.replace,
+  massQuote: TRADING_RATES.massQuote,
 }
 
 const SCOPES: ReadonlyMap<number, CancelScope> = new Map([
@@ -100,8 +105,18 @@ export function replaceOf(request: CancelReplaceRequest, trader: Trader):
   return { orderId, order }
 }
 
+/**
+ * A mass quote's market and orders, checked as REST checks them (the market, then the count before
+ * any order is parsed); each order parsed, or its parse error (the level's refusal, in its place).
+ */
+export function quoteOf(request: MassQuoteRequest, trader: Trader):
+  { readonly market: string; readonly orders: readonly (SignedOrder | PredexError)[] } {
+  return massQuoteOf(request, (order) => orderOrError(order, trader))
+}
+
 /** The session actions that are cancels. */
-export type CancelAction = Exclude<TradingAction, { case: 'place' | 'placeBatch' | 'amend' | 'cancelReplace' }>
+export type CancelAction =
+  Exclude<TradingAction, { case: 'place' | 'placeBatch' | 'amend' | 'cancelReplace' | 'massQuote' }>
 
 /** The service's cancel request of a cancel action (ids checked as REST checks them). */
 export function cancelRequestOf(action: CancelAction): CancelRequest {
@@ -166,6 +181,13 @@ export function replacedResponse(requestId: string, outcome: Replacement, client
   return { requestId, engineSeq: BigInt(outcome.seq), rateLimit, result: { case: 'replaced', value: {
     canceledOrderId: outcome.canceledOrderId, canceledSizeRemaining: decimalOfMicros(outcome.canceledRemainingMicros),
     order: orderAckOf(outcome.entry, outcome.seq, clientOrderId) } } }
+}
+
+/** What a mass quote did: the orders cancelled, each level kept, gone, placed or refused, in the request's order. */
+export function quotedResponse(requestId: string, outcome: QuoteOutcome,
+  rateLimit: RateLimitInit | undefined): SessionResponseInit {
+  return { requestId, engineSeq: BigInt(outcome.seq), rateLimit,
+    result: { case: 'quoted', value: quotedMessage(outcome) } }
 }
 
 export function errorResponse(requestId: string, error: PredexError,

@@ -31,8 +31,8 @@ import { sessionSettingsOf, TradingSession, type SessionEnd } from '../../servic
 import { admit, decode, type GrpcFace } from './call.js'
 import {
   amendedResponse, amendOf, batchResponse, canceledResponse, cancelRequestOf, checkRequestId, errorResponse,
-  orderOrError, placedResponse, RATES, rateLimitOf, replacedResponse, replaceOf, scopeOf, scopeValueOf,
-  type RateLimitInit, type SessionResponseInit, type TradingAction,
+  orderOrError, placedResponse, quotedResponse, quoteOf, RATES, rateLimitOf, replacedResponse, replaceOf, scopeOf,
+  scopeValueOf, type RateLimitInit, type SessionResponseInit, type TradingAction,
 } from './session-messages.js'
 import { asPredexError } from './status.js'
 import { StreamWriter } from './stream-writer.js'
@@ -192,6 +192,10 @@ export class SessionStream {
         const { orderId, order } = replaceOf(action.value, this.trader)
         return this.session.cancelReplace(orderId, order).then((outcome) =>
           replacedResponse(requestId, outcome, action.value.order?.clientOrderId ?? '', rateLimit))
+      }
+      case 'massQuote': {
+        const { market, orders } = quoteOf(action.value, this.trader)
+        return this.session.massQuote(market, orders).then((outcome) => quotedResponse(requestId, outcome, rateLimit))
       }
       default:
         return this.session.cancel(cancelRequestOf(action))

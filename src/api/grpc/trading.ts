@@ -11,22 +11,22 @@ import { NATIVE_BATCH_ORDERS_MAX } from '../../limits.js'
 import type { PageRequest } from '../../gen/predex/v1/common_pb.js'
 import {
   TradingService, type AmendOrderRequest, type CancelReplaceRequest, type ListOpenOrdersRequest,
-  type ListTradesRequest, type OrderRequest,
+  type ListTradesRequest, type MassQuoteRequest, type OrderRequest,
 } from '../../gen/predex/v1/trading_pb.js'
 import { availableUsdcMicrosOf } from '../../service/account.js'
 import type { ServiceContext } from '../../service/context.js'
+import * as quotes from '../../service/quotes.js'
 import type { SignedOrder } from '../../service/signed-order.js'
 import * as trading from '../../service/trading.js'
-import type { BatchEntry, Replacement, Trader } from '../../service/trading.js'
+import type { Replacement, Trader } from '../../service/trading.js'
 import { VERIFY_NOTE } from '../format.js'
 import { decimalOfMicros, orderIdOf, tokenIdOf } from '../wire.js'
 import { unaryService, type GrpcFace, type Rate } from './call.js'
 import { orNull, pageOf, secondsOf } from './query.js'
 import {
-  amendedMessage, amendSizeOf, cancelResultMessage, listedOrderMessage, orderMessage, placementMessage, signedOrderOf,
-  tradeMessage,
+  amendedMessage, amendSizeOf, cancelResultMessage, listedOrderMessage, massQuoteOf, orderMessage, placementMessage,
+  placementResultMessage, quotedMessage, signedOrderOf, tradeMessage,
 } from './messages.js'
-import { errorDetailOf } from './status.js'
 
 /** REST's budgets of the same use cases (src/api/rest/routes/trading.ts); the order-entry session's too. */
 export const RATES = {
@@ -39,6 +39,7 @@ export const RATES = {
   cancelMarket: { bucket: 'DELETE /cancel-market-orders', rule: 'cancelAll' },
   amend: { bucket: 'POST /order/amend', rule: 'cancel' },
   replace: { bucket: 'POST /order/replace', rule: 'order' },
+  massQuote: { bucket: 'POST /quotes', rule: 'batch' },
 } as const satisfies Record<string, Rate>
 
 /** An order request of a single placement; absent is refused as REST refuses a body without `order`. */
@@ -47,7 +48,10 @@ function signedOrder(request: OrderRequest | undefined, trader: Trader): SignedO
   return signedOrderOf(request, trader)
 }
 
-/** One order of a batch or a dry run parsed, or its parse error (the service reports it in the order's place). */
+/**
+ * One order of a batch, a mass quote or a dry run parsed, or its parse error (the service reports
+ * it in the order's place).
+ */
 function signedOrError(request: OrderRequest | undefined, trader: Trader): SignedOrder | PredexError {
   try {
     return signedOrder(request, trader)
@@ -57,20 +61,12 @@ function signedOrError(request: OrderRequest | undefined, trader: Trader): Signe
   }
 }
 
-/** One order's answer (a batch's item, a cancel-replace's new order): placed, or refused with its error. */
-function entryMessage(entry: BatchEntry) {
-  if (entry.ok) {
-    const placed = placementMessage(entry.placement, entry.placement.seq)
-    return { result: { case: 'placed' as const, value: placed }, orderId: entry.placement.result.orderId }
-  }
-  return { result: { case: 'refused' as const, value: errorDetailOf(entry.error) }, orderId: entry.orderId }
-}
-
 async function placeOrders(context: ServiceContext, requests: readonly OrderRequest[], trader: Trader) {
   trading.checkBatchSize(requests.length, NATIVE_BATCH_ORDERS_MAX)
   const entries = await trading.placeOrders(context, requests.map((r) => signedOrError(r, trader)), trader)
   const successful = entries.filter((e) => e.ok).length
-  return { totalSuccessful: successful, totalFailed: entries.length - successful, results: entries.map(entryMessage) }
+  return { totalSuccessful: successful, totalFailed: entries.length - successful,
+    results: entries.map(placementResultMessage) }
 }
 
 /** The order id first, then the sizes: REST's order of checks (POST /order/amend). */
@@ -89,7 +85,13 @@ async function cancelReplace(context: ServiceContext, request: CancelReplaceRequ
 function replacedMessage(replacement: Replacement) {
   return { canceledOrderId: replacement.canceledOrderId,
     canceledSizeRemaining: decimalOfMicros(replacement.canceledRemainingMicros),
-    placement: entryMessage(replacement.entry), engineSeq: BigInt(replacement.seq) }
+    placement: placementResultMessage(replacement.entry), engineSeq: BigInt(replacement.seq) }
+}
+
+/** REST's order of checks (POST /quotes): the market, the count, then each order parsed in its place. */
+async function massQuote(context: ServiceContext, request: MassQuoteRequest, trader: Trader) {
+  const { market, orders } = massQuoteOf(request, (order) => signedOrError(order, trader))
+  return quotedMessage(await quotes.massQuote(context, trader, market, orders))
 }
 
 async function verifyOrder(context: ServiceContext, request: OrderRequest | undefined, trader: Trader) {
@@ -168,6 +170,8 @@ export function tradingService(face: GrpcFace): UntypedServiceImplementation {
     amendOrder: { auth: 'l2', rate: RATES.amend, handle: (request, trader) => amendOrder(context, request, trader!) },
     cancelReplace: { auth: 'l2', rate: RATES.replace,
       handle: (request, trader) => cancelReplace(context, request, trader!) },
+    massQuote: { auth: 'l2', rate: RATES.massQuote,
+      handle: (request, trader) => massQuote(context, request, trader!) },
     getOrder: { auth: 'l2', handle: (request, trader) => getOrder(context, request.orderId, trader!) },
     listOpenOrders: { auth: 'l2', handle: (request, trader) => openOrders(context, request, trader!) },
     listOrders: { auth: 'l2',

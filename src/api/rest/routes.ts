@@ -18,11 +18,12 @@ import { walletRoutes } from './routes/wallet.js'
 import { userRoutes } from './routes/users.js'
 import { polymarketRoutes } from './routes/polymarket.js'
 import { heartbeatRoutes } from './routes/heartbeats.js'
+import { orderGroupRoutes } from './routes/order-groups.js'
 
 const baseRoutes: Route<ServiceContext>[] = [
   ...healthRoutes, ...marketRoutes, ...marketDataRoutes, ...authRoutes, ...tradingRoutes, ...accountRoutes,
   ...walletRoutes, ...faucetRoutes, ...relayRoutes, ...adminRoutes, ...userRoutes,
-  ...polymarketRoutes, ...heartbeatRoutes,
+  ...polymarketRoutes, ...heartbeatRoutes, ...orderGroupRoutes,
 ]
 
 export const allRoutes: Route<ServiceContext>[] = [...baseRoutes, ...documentRoutes(() => allRoutes)]

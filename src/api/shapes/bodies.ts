@@ -14,7 +14,7 @@ import type { CompatMarket, NativeMarket } from './market.js'
 import type { ClientOrders, CompatOrder, NativeOrder, NativeOrdersPage, PublicOrder, VerifyResult } from './order.js'
 import type { Page } from './page.js'
 import type { BatchPlacement, CancelResult, CompatBatchPlacement, OrderAmended, OrderPlacement, OrderReplaced,
-  QuotesResult } from './placement.js'
+  QuotesResult, OrderGroupDeleted, OrderGroupInfo, OrderGroups } from './placement.js'
 import type { Candle, FeeRate, LastTradePrice, Midpoint, Midpoints, NegRisk, Price, Prices, PricesHistory, Spread,
   Spreads, TickSize, TokenLastTradePrice } from './price.js'
 import type { FaucetCredit, RelayNonce, RelayReceipt, WalletStatus } from './testnet.js'
@@ -82,6 +82,13 @@ export type NativeBodies = SharedBodies & PolymarketSharedBodies & PolymarketNat
   'POST /order/amend': OrderAmended
   'POST /order/replace': OrderReplaced
   'POST /quotes': QuotesResult
+  'GET /order-groups': OrderGroups
+  /** 201. */
+  'POST /order-groups': OrderGroupInfo
+  'PATCH /order-groups/:id': OrderGroupInfo
+  'POST /order-groups/:id/trigger': OrderGroupInfo
+  'POST /order-groups/:id/reset': OrderGroupInfo
+  'DELETE /order-groups/:id': OrderGroupDeleted
   'GET /wallet-status': WalletStatus
   /** 201. */
   'POST /admin/markets': NativeMarket

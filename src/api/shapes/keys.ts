@@ -167,6 +167,8 @@ export const NATIVE_ROUTES: readonly NativeRoute[] = routeList<NativeRoute>({
   'GET /markets/resolving': true, 'GET /markets/:id': true, 'GET /book/unified': true, 'GET /ticks/:symbol': true,
   'POST /orders': true, 'GET /data/order/:id': true, 'GET /data/orders': true, 'GET /orders': true,
   'POST /order/verify': true, 'POST /order/amend': true, 'POST /order/replace': true, 'POST /quotes': true,
+  'GET /order-groups': true, 'POST /order-groups': true, 'PATCH /order-groups/:id': true,
+  'POST /order-groups/:id/trigger': true, 'POST /order-groups/:id/reset': true, 'DELETE /order-groups/:id': true,
   'GET /wallet-status': true,
   'POST /faucet': true, 'GET /relay/nonce': true,
   'POST /relay': true, 'POST /admin/markets': true, 'PATCH /admin/markets/:id': true,

@@ -107,3 +107,29 @@ export type QuotesResult = {
   /** The journal sequence number of the mass quote's command. */
   readonly engine_seq: number
 }
+
+/** An order group of the caller's API key (GET /order-groups and the answers of its changes). */
+export type OrderGroupInfo = {
+  readonly group_id: string
+  /** Shares filled in the window that trigger it; "0": no such limit. */
+  readonly contracts_limit: Decimal
+  /** USDC filled (at the orders' prices) in the window that trigger it; "0": no such limit. */
+  readonly notional_limit: Decimal
+  readonly window_ms: number
+  /** How long it stays triggered on its own; 0: until reset. */
+  readonly freeze_ms: number
+  /** Refusing orders now: triggered, its freeze not over. */
+  readonly triggered: boolean
+  /** When it last triggered (unix ms); null: not since it was created or reset. */
+  readonly triggered_at: number | null
+  /** Shares and USDC filled in the window now. */
+  readonly window_contracts: Decimal
+  readonly window_notional: Decimal
+  readonly resting_orders: number
+}
+
+/** GET /order-groups. */
+export type OrderGroups = { readonly data: readonly OrderGroupInfo[] }
+
+/** DELETE /order-groups/:id. */
+export type OrderGroupDeleted = { readonly deleted: true; readonly group_id: string }

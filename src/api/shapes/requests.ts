@@ -70,6 +70,8 @@ export type OrderPost = {
   readonly deferExec?: boolean
   /** On meeting a resting order of the same account: CANCEL_MAKER (the default), CANCEL_TAKER or CANCEL_BOTH. */
   readonly selfTradePrevention?: SelfTradePreventionText
+  /** The id of one of the key's order groups (POST /order-groups) the order joins. */
+  readonly orderGroupId?: string
 }
 
 /**
@@ -98,6 +100,25 @@ export type QuotesPost = {
   readonly market: string
   readonly orders: readonly OrderPost[]
 }
+
+/**
+ * POST /order-groups: a group of the caller's API key with fill limits over a rolling window: at
+ * least one of the two limits; the window 1 to 60 s in steps of 0.1 s; the freeze at most an hour.
+ */
+export type OrderGroupCreate = {
+  /** 1 to 64 printable ASCII characters, unique among the key's groups. */
+  readonly group_id: string
+  /** Shares. */
+  readonly contracts_limit?: Decimal
+  /** USDC. */
+  readonly notional_limit?: Decimal
+  readonly window_ms: number
+  /** 0 (the default): triggered until reset. */
+  readonly freeze_ms?: number
+}
+
+/** PATCH /order-groups/:id: the limits to change; the others keep their values. */
+export type OrderGroupPatch = Partial<Omit<OrderGroupCreate, 'group_id'>>
 
 /** POST /orders: each order stands alone (a refused one does not stop the others). */
 export type OrderBatchPost = readonly OrderPost[]
@@ -212,6 +233,8 @@ export type NativeRequestBodies = SharedRequestBodies & {
   'POST /order/amend': OrderAmend
   'POST /order/replace': OrderReplace
   'POST /quotes': QuotesPost
+  'POST /order-groups': OrderGroupCreate
+  'PATCH /order-groups/:id': OrderGroupPatch
   'POST /admin/markets': MarketListing
   'PATCH /admin/markets/:id': MarketChange
   'POST /admin/markets/:id/resolve': MarketResolve

@@ -12,5 +12,5 @@ export { BookStream, type BookStreamOptions, type BookUpdate } from './book-stre
 export { UserStream, type UserCursor, type UserStreamOptions } from './user-stream.js'
 export { LocalBook, type Level } from './local-book.js'
 export { GrpcCallError, GrpcTransport, type GrpcSigner } from './transport.js'
-export { orderRequestOf, type OrderRequestOptions } from './order-request.js'
+export { orderRequestOf, type OrderRequestOptions, type QuoteOrder } from './order-request.js'
 export type { BackoffOptions } from './backoff.js'

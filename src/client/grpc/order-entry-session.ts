@@ -8,12 +8,13 @@
  * shape as a unary call's `GrpcCallError` (grpcCode from the catalogue, the stable `code`, its
  * `context`, `retryAfterMs`) plus the request id, so one error handler serves both paths. That
  * covers a request refused as a whole (bad input, rate limit, engine unavailable) and a `place`
- * whose one order was refused. Two answers resolve although they describe a non-placement:
- * a batch (each item carries its own error, as the unary PlaceOrders does), a `place` with a
- * client order id already in use (`duplicate: true`: the ack describes the live original, which
- * is what a client reconciling after a reconnect wants to know), and a `cancelReplace` whose old
- * order was cancelled but whose new order the book or the funds refused (`order.error`: the
- * cancel happened, and the client must know it). A cancel-replace that changed nothing rejects.
+ * whose one order was refused. Some answers resolve although they describe a non-placement: a
+ * batch and a `massQuote` (each item or level carries its own error, as the unary PlaceOrders and
+ * MassQuote do), a `place` with a client order id already in use (`duplicate: true`: the ack
+ * describes the live original, which is what a client reconciling after a reconnect wants to
+ * know), and a `cancelReplace` whose old order was cancelled but whose new order the book or the
+ * funds refused (`order.error`: the cancel happened, and the client must know it). A
+ * cancel-replace that changed nothing rejects, as does a mass quote refused whole.
  *
  * Ends: `close()` is the clean end (nothing is cancelled); `disconnect()` drops the stream without
  * `close`, so the server's cancel on disconnect (if the session asked for it) cancels the orders.
@@ -28,11 +29,11 @@ import {
   CancelOnDisconnect, SessionRequestSchema, type BatchAck, type OrderAck, type Pong, type RateLimitState,
   type ReplaceAck, type SessionOpened, type SessionRequest, type SessionResponse,
 } from '../../gen/predex/v1/order_entry_pb.js'
-import type { AmendOrderResponse, CancelResult } from '../../gen/predex/v1/trading_pb.js'
+import type { AmendOrderResponse, CancelResult, MassQuoteResponse } from '../../gen/predex/v1/trading_pb.js'
 import { CATALOGUE, type ErrorCode } from '../../errors.js'
 import { GRPC_SDK_PINGS_PER_DEAD_MAN, ORDER_ENTRY_IN_FLIGHT_MAX } from '../../limits.js'
 import type { SignedOrder } from '../orders.js'
-import { orderRequestInit, type OrderRequestOptions } from './order-request.js'
+import { orderRequestInit, quoteRequestInit, type OrderRequestOptions, type QuoteOrder } from './order-request.js'
 import { StreamQueue } from './stream-queue.js'
 import { GrpcCallError } from './transport.js'
 
@@ -182,6 +183,16 @@ export class OrderEntrySession {
     Promise<SessionReply<ReplaceAck>> {
     return this.request({ case: 'cancelReplace', value: { orderId, order: orderRequestInit(signed, options) } },
       'replaced')
+  }
+
+  /**
+   * Sets the key's whole ladder on `market` in one engine command, in its turn (as the client's
+   * `massQuote`): the levels sent again keep their place, the key's other resting orders on the
+   * market are cancelled, the new ones placed. Resolves with every level's outcome (a refused
+   * level's error in its `placement`); rejects when refused whole (nothing changed).
+   */
+  massQuote(market: string, orders: readonly QuoteOrder[]): Promise<SessionReply<MassQuoteResponse>> {
+    return this.request({ case: 'massQuote', value: quoteRequestInit(market, orders) }, 'quoted')
   }
 
   ping(): Promise<SessionReply<Pong>> {

@@ -9,7 +9,7 @@ import { create, type MessageInitShape } from '@bufbuild/protobuf'
 import { SelfTradePrevention, SignedOrderSchema, TimeInForce, type SignedOrder as SignedOrderMessage }
   from '../../gen/predex/v1/common_pb.js'
 import type { SelfTradePreventionText } from '../../api/shapes/vocabulary.js'
-import { OrderRequestSchema, type OrderRequest } from '../../gen/predex/v1/trading_pb.js'
+import { OrderRequestSchema, type MassQuoteRequestSchema, type OrderRequest } from '../../gen/predex/v1/trading_pb.js'
 import type { OrderType, SignedOrder } from '../orders.js'
 
 export interface OrderRequestOptions {
@@ -64,4 +64,14 @@ export function orderRequestInit(signed: SignedOrder, options: OrderRequestOptio
     selfTradePrevention: options.selfTradePrevention === undefined ? SelfTradePrevention.UNSPECIFIED
       : SELF_TRADE_PREVENTION[options.selfTradePrevention],
   }
+}
+
+/** A level of a mass quote: a signed order, or one with what travels beside it (as a batch's order). */
+export type QuoteOrder = SignedOrder | (OrderRequestOptions & { readonly signed: SignedOrder })
+
+/** A mass quote's request (for MassQuote and a session's mass_quote): the market, each level in order. */
+export function quoteRequestInit(market: string, orders: readonly QuoteOrder[]):
+  MessageInitShape<typeof MassQuoteRequestSchema> {
+  return { market, orders: orders.map((order) => ('signed' in order
+    ? orderRequestInit(order.signed, order) : orderRequestInit(order))) }
 }

@@ -19,13 +19,13 @@ import { MarketDataService } from '../../gen/predex/v1/market_data_pb.js'
 import { OrderEntryService } from '../../gen/predex/v1/order_entry_pb.js'
 import { StreamService } from '../../gen/predex/v1/streams_pb.js'
 import {
-  TradingService, type CancelReplaceResponse, type OrderPlacement, type PlaceOrdersResponse,
+  TradingService, type CancelReplaceResponse, type MassQuoteResponse, type OrderPlacement, type PlaceOrdersResponse,
 } from '../../gen/predex/v1/trading_pb.js'
 import { GRPC_SDK_UNARY_DEADLINE_MS_DEFAULT } from '../../limits.js'
 import type { SignedOrder } from '../orders.js'
 import { BookStream, type BookStreamOptions } from './book-stream.js'
 import { OrderEntrySession, type BatchOrder, type SessionOptions } from './order-entry-session.js'
-import { orderRequestInit, type OrderRequestOptions } from './order-request.js'
+import { orderRequestInit, quoteRequestInit, type OrderRequestOptions, type QuoteOrder } from './order-request.js'
 import { StreamQueue } from './stream-queue.js'
 import { GrpcTransport, type GrpcSigner } from './transport.js'
 import { UserStream, type UserStreamOptions } from './user-stream.js'
@@ -115,6 +115,19 @@ export class PredexGrpcClient {
   cancelReplaceSigned(orderId: string, signed: SignedOrder, options: OrderRequestOptions = {}):
     Promise<CancelReplaceResponse> {
     return this.cancelReplace({ orderId, order: orderRequestInit(signed, options) })
+  }
+
+  /**
+   * Sets the key's whole ladder on `market` (UUID, condition id or slug) in one engine command, at
+   * most 20 orders a side. Send every level as a signed order (or `{signed, ...options}`), the
+   * unchanged ones as they were signed: they keep their place in the queue and cost no signature
+   * check. The key's resting orders on the market not sent are cancelled; `[]` pulls them all.
+   * Resolves with `canceled` and one level per order, in order: `kept` (its id), `gone` (it had
+   * ended), or `placement` (placed, or refused with its error). Rejects when refused whole
+   * (MARKET_NOT_FOUND, MASS_QUOTE_INVALID, MASS_QUOTE_TOO_LARGE: nothing changed).
+   */
+  massQuote(market: string, orders: readonly QuoteOrder[], options?: CallOptions): Promise<MassQuoteResponse> {
+    return this.l2(T.massQuote, quoteRequestInit(market, orders), options)
   }
 
   // Account.

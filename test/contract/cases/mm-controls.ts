@@ -6,7 +6,8 @@
  */
 import { signLimitOrder, type LimitOrder } from '../../../src/client/orders.js'
 import type { MarketRecord } from '../../../src/engine/event.js'
-import { orderRequest, placeOn, termsOf, USDC, type ContractCase, type Driver, type Trader } from '../../support/driver.js'
+import { orderRequest, placeOn, termsOf, USDC, type ContractCase, type Driver, type OrderGroupCall, type Trader }
+  from '../../support/driver.js'
 
 interface Cast {
   readonly market: MarketRecord
@@ -263,6 +264,75 @@ export const mmControlCases: readonly ContractCase[] = [
       const stranger = await d.massQuote(bob, request([signedOn(market, '0.30')]))
       t.equal(stranger.status, 200)
       t.match(stranger.body.levels, [{ outcome: 'refused', success: false }], "an order of another key's wallet")
+    },
+  },
+  {
+    name: 'order groups: a fill that reaches the limit cancels the group\'s orders; new ones are refused until reset',
+    async run(t, d) {
+      const { market, alice, bob } = await cast(d)
+      const created = await d.orderGroup(alice, 'create', undefined, { group_id: 'mmp-1', contracts_limit: '5',
+        window_ms: 15_000 })
+      t.equal(created.status, 201)
+      t.match(created.body, { group_id: 'mmp-1', contracts_limit: '5', notional_limit: '0', window_ms: 15_000,
+        freeze_ms: 0, triggered: false, triggered_at: null, window_contracts: '0', resting_orders: 0 })
+      const inGroup = (price: string, size: string) => {
+        const signed = signLimitOrder(alice.wallet, termsOf(market), { tokenId: market.yesTokenId, side: 'BUY', price,
+          size })
+        return d.placeOrder(alice, { ...(orderRequest(signed, alice.credentials.apiKey) as object),
+          orderGroupId: 'mmp-1' })
+      }
+      const b1 = (await inGroup('0.45', '4')).body.order_id as string
+      const b2 = (await inGroup('0.44', '4')).body.order_id as string
+      const outside = await bid(d, alice, market, '0.43', '4')
+      t.match((await d.orderGroup(alice, 'list')).body.data, [{ group_id: 'mmp-1', resting_orders: 2 }])
+      // Bob sells 6: 4 of b1 and 2 of b2 reach 5 in the window; the rest of b2 is cancelled in the same step.
+      const sold = await placeOn(d, bob, market, { side: 'SELL', price: '0.44', size: '6' })
+      t.equal(sold.body.status, 'matched')
+      t.match((await d.order(alice, b1)).body, { status: 'MATCHED' })
+      t.match((await d.order(alice, b2)).body, { status: 'CANCELED', size_matched: '2' })
+      t.match((await d.order(alice, outside)).body, { status: 'LIVE' }, 'an order outside the group stays')
+      t.match((await d.orderGroup(alice, 'list')).body.data, [{ group_id: 'mmp-1', triggered: true,
+        resting_orders: 0 }])
+      const refused = await inGroup('0.40', '1')
+      t.equal(refused.status, 400)
+      t.equal(refused.body.code, 'ORDER_GROUP_TRIGGERED')
+      t.match((await d.orderGroup(alice, 'reset', 'mmp-1')).body, { triggered: false, window_contracts: '0' })
+      t.equal((await inGroup('0.40', '1')).body.status, 'live', 'taken again after the reset')
+      t.match((await d.orderGroup(alice, 'update', 'mmp-1', { notional_limit: '100', freeze_ms: 30_000 })).body,
+        { contracts_limit: '5', notional_limit: '100', freeze_ms: 30_000 })
+      t.match((await d.orderGroup(alice, 'trigger', 'mmp-1')).body, { triggered: true, resting_orders: 0 })
+      t.match((await d.orderGroup(alice, 'delete', 'mmp-1')).body, { deleted: true, group_id: 'mmp-1' })
+      t.same((await d.orderGroup(alice, 'list')).body.data, [])
+    },
+  },
+  {
+    name: 'order groups: refusals',
+    async run(t, d) {
+      const { market, alice, bob } = await cast(d)
+      const cases: [string, [OrderGroupCall, string?, unknown?], number, string][] = [
+        ['no limit', ['create', undefined, { group_id: 'g', window_ms: 15_000 }], 400, 'ORDER_GROUP_INVALID'],
+        ['a window too long', ['create', undefined, { group_id: 'g', contracts_limit: '1', window_ms: 120_000 }], 400,
+          'ORDER_GROUP_INVALID'],
+        ['an unknown group', ['trigger', 'nope'], 404, 'ORDER_GROUP_NOT_FOUND'],
+        ['a window not a number', ['create', undefined, { group_id: 'g', contracts_limit: '1', window_ms: '15s' }], 400,
+          'INVALID_PARAMETER'],
+      ]
+      for (const [what, args, status, code] of cases) {
+        const answer = await d.orderGroup(alice, args[0], args[1], args[2])
+        t.equal(answer.status, status, what)
+        t.equal(answer.body.code, code, what)
+      }
+      await d.orderGroup(alice, 'create', undefined, { group_id: 'g', contracts_limit: '1', window_ms: 15_000 })
+      const again = await d.orderGroup(alice, 'create', undefined, { group_id: 'g', contracts_limit: '1',
+        window_ms: 15_000 })
+      t.equal(again.status, 409)
+      t.equal(again.body.code, 'ORDER_GROUP_EXISTS')
+      t.equal((await d.orderGroup(bob, 'trigger', 'g')).body.code, 'ORDER_GROUP_NOT_FOUND', "another key's group")
+      const signed = signLimitOrder(bob.wallet, termsOf(market), { tokenId: market.yesTokenId, side: 'BUY',
+        price: '0.40', size: '1' })
+      const joined = await d.placeOrder(bob, { ...(orderRequest(signed, bob.credentials.apiKey) as object),
+        orderGroupId: 'g' })
+      t.equal(joined.body.code, 'ORDER_GROUP_NOT_FOUND', "an order cannot join another key's group")
     },
   },
 ]

@@ -2161,6 +2161,150 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     ],
     "description": "DELETE /order: the order id as `orderID` (clob-client's spelling) or `orderId`."
   },
+  "OrderGroupCreate": {
+    "type": "object",
+    "properties": {
+      "group_id": {
+        "type": "string",
+        "description": "1 to 64 printable ASCII characters, unique among the key's groups."
+      },
+      "contracts_limit": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "Shares."
+      },
+      "notional_limit": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "USDC."
+      },
+      "window_ms": {
+        "type": "number"
+      },
+      "freeze_ms": {
+        "type": "number",
+        "description": "0 (the default): triggered until reset."
+      }
+    },
+    "required": [
+      "group_id",
+      "window_ms"
+    ],
+    "additionalProperties": false,
+    "description": "POST /order-groups: a group of the caller's API key with fill limits over a rolling window: at least one of the two limits; the window 1 to 60 s in steps of 0.1 s; the freeze at most an hour."
+  },
+  "OrderGroupDeleted": {
+    "type": "object",
+    "properties": {
+      "deleted": {
+        "type": "boolean",
+        "const": true
+      },
+      "group_id": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "deleted",
+      "group_id"
+    ],
+    "additionalProperties": false,
+    "description": "DELETE /order-groups/:id."
+  },
+  "OrderGroupInfo": {
+    "type": "object",
+    "properties": {
+      "group_id": {
+        "type": "string"
+      },
+      "contracts_limit": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "Shares filled in the window that trigger it; \"0\": no such limit."
+      },
+      "notional_limit": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "USDC filled (at the orders' prices) in the window that trigger it; \"0\": no such limit."
+      },
+      "window_ms": {
+        "type": "number"
+      },
+      "freeze_ms": {
+        "type": "number",
+        "description": "How long it stays triggered on its own; 0: until reset."
+      },
+      "triggered": {
+        "type": "boolean",
+        "description": "Refusing orders now: triggered, its freeze not over."
+      },
+      "triggered_at": {
+        "type": [
+          "number",
+          "null"
+        ],
+        "description": "When it last triggered (unix ms); null: not since it was created or reset."
+      },
+      "window_contracts": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "Shares and USDC filled in the window now."
+      },
+      "window_notional": {
+        "$ref": "#/components/schemas/Decimal"
+      },
+      "resting_orders": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "group_id",
+      "contracts_limit",
+      "notional_limit",
+      "window_ms",
+      "freeze_ms",
+      "triggered",
+      "triggered_at",
+      "window_contracts",
+      "window_notional",
+      "resting_orders"
+    ],
+    "additionalProperties": false,
+    "description": "An order group of the caller's API key (GET /order-groups and the answers of its changes)."
+  },
+  "OrderGroupPatch": {
+    "type": "object",
+    "properties": {
+      "contracts_limit": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "Shares."
+      },
+      "notional_limit": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "USDC."
+      },
+      "window_ms": {
+        "type": "number"
+      },
+      "freeze_ms": {
+        "type": "number",
+        "description": "0 (the default): triggered until reset."
+      }
+    },
+    "additionalProperties": false,
+    "description": "PATCH /order-groups/:id: the limits to change; the others keep their values."
+  },
+  "OrderGroups": {
+    "type": "object",
+    "properties": {
+      "data": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/OrderGroupInfo"
+        }
+      }
+    },
+    "required": [
+      "data"
+    ],
+    "additionalProperties": false,
+    "description": "GET /order-groups."
+  },
   "OrderPlacement": {
     "type": "object",
     "properties": {
@@ -2280,6 +2424,10 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "selfTradePrevention": {
         "$ref": "#/components/schemas/SelfTradePreventionText",
         "description": "On meeting a resting order of the same account: CANCEL_MAKER (the default), CANCEL_TAKER or CANCEL_BOTH."
+      },
+      "orderGroupId": {
+        "type": "string",
+        "description": "The id of one of the key's order groups (POST /order-groups) the order joins."
       }
     },
     "required": [
@@ -2371,6 +2519,10 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "selfTradePrevention": {
         "$ref": "#/components/schemas/SelfTradePreventionText",
         "description": "On meeting a resting order of the same account: CANCEL_MAKER (the default), CANCEL_TAKER or CANCEL_BOTH."
+      },
+      "orderGroupId": {
+        "type": "string",
+        "description": "The id of one of the key's order groups (POST /order-groups) the order joins."
       }
     },
     "required": [
@@ -5134,6 +5286,25 @@ export const RESPONSE_SCHEMAS: Readonly<Record<NativeRoute, JsonSchema>> = {
   "POST /quotes": {
     "$ref": "#/components/schemas/QuotesResult"
   },
+  "GET /order-groups": {
+    "$ref": "#/components/schemas/OrderGroups"
+  },
+  "POST /order-groups": {
+    "$ref": "#/components/schemas/OrderGroupInfo",
+    "description": "201."
+  },
+  "PATCH /order-groups/:id": {
+    "$ref": "#/components/schemas/OrderGroupInfo"
+  },
+  "POST /order-groups/:id/trigger": {
+    "$ref": "#/components/schemas/OrderGroupInfo"
+  },
+  "POST /order-groups/:id/reset": {
+    "$ref": "#/components/schemas/OrderGroupInfo"
+  },
+  "DELETE /order-groups/:id": {
+    "$ref": "#/components/schemas/OrderGroupDeleted"
+  },
   "GET /wallet-status": {
     "$ref": "#/components/schemas/WalletStatus"
   },
@@ -5280,6 +5451,12 @@ export const REQUEST_SCHEMAS: Readonly<Record<NativeRequestRoute, JsonSchema>> =
   },
   "POST /quotes": {
     "$ref": "#/components/schemas/QuotesPost"
+  },
+  "POST /order-groups": {
+    "$ref": "#/components/schemas/OrderGroupCreate"
+  },
+  "PATCH /order-groups/:id": {
+    "$ref": "#/components/schemas/OrderGroupPatch"
   },
   "POST /admin/markets": {
     "$ref": "#/components/schemas/MarketListing"

@@ -10,7 +10,8 @@
 // on the rate budget of its REST route (place: POST /order; place_batch: POST /orders; cancel:
 // DELETE /order; cancel_many and cancel_by_client_ids: DELETE /orders; cancel_all: DELETE
 // /cancel-all; cancel_market: DELETE /cancel-market-orders; amend: POST /order/amend, a cancel's
-// budget; cancel_replace: POST /order/replace, an order's budget); ping, open and close are free.
+// budget; cancel_replace: POST /order/replace, an order's budget; mass_quote: POST /quotes, a
+// batch's budget); ping, open and close are free.
 //
 // How a session ends (the status the stream ends with):
 // - `close`: answered `closed`, then OK. Nothing is cancelled; nothing sent after it is read.
@@ -33,7 +34,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { ErrorDetail } from "./common_pb.js";
 import { file_predex_v1_common } from "./common_pb.js";
-import type { AmendOrderRequest, AmendOrderResponse, CancelAllRequest, CancelByClientOrderIdsRequest, CancelMarketOrdersRequest, CancelOrderRequest, CancelOrdersRequest, CancelReplaceRequest, CancelResult, OrderRequest, PlaceOrdersRequest } from "./trading_pb.js";
+import type { AmendOrderRequest, AmendOrderResponse, CancelAllRequest, CancelByClientOrderIdsRequest, CancelMarketOrdersRequest, CancelOrderRequest, CancelOrdersRequest, CancelReplaceRequest, CancelResult, MassQuoteRequest, MassQuoteResponse, OrderRequest, PlaceOrdersRequest } from "./trading_pb.js";
 import { file_predex_v1_trading } from "./trading_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -41,7 +42,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file predex/v1/order_entry.proto.
  */
 export const file_predex_v1_order_entry: GenFile = /*@__PURE__*/
-  fileDesc("ChtwcmVkZXgvdjEvb3JkZXJfZW50cnkucHJvdG8SCXByZWRleC52MSJiCg5TZXNzaW9uT3B0aW9ucxI7ChRjYW5jZWxfb25fZGlzY29ubmVjdBgBIAEoDjIdLnByZWRleC52MS5DYW5jZWxPbkRpc2Nvbm5lY3QSEwoLZGVhZF9tYW5fbXMYAiABKA0iiwUKDlNlc3Npb25SZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSKQoEb3BlbhgCIAEoCzIZLnByZWRleC52MS5TZXNzaW9uT3B0aW9uc0gAEigKBXBsYWNlGAMgASgLMhcucHJlZGV4LnYxLk9yZGVyUmVxdWVzdEgAEjQKC3BsYWNlX2JhdGNoGAQgASgLMh0ucHJlZGV4LnYxLlBsYWNlT3JkZXJzUmVxdWVzdEgAEi8KBmNhbmNlbBgFIAEoCzIdLnByZWRleC52MS5DYW5jZWxPcmRlclJlcXVlc3RIABI1CgtjYW5jZWxfbWFueRgGIAEoCzIeLnByZWRleC52MS5DYW5jZWxPcmRlcnNSZXF1ZXN0SAASMQoKY2FuY2VsX2FsbBgHIAEoCzIbLnByZWRleC52MS5DYW5jZWxBbGxSZXF1ZXN0SAASPQoNY2FuY2VsX21hcmtldBgIIAEoCzIkLnByZWRleC52MS5DYW5jZWxNYXJrZXRPcmRlcnNSZXF1ZXN0SAASSAoUY2FuY2VsX2J5X2NsaWVudF9pZHMYCSABKAsyKC5wcmVkZXgudjEuQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3RIABIfCgRwaW5nGAogASgLMg8ucHJlZGV4LnYxLlBpbmdIABIhCgVjbG9zZRgLIAEoCzIQLnByZWRleC52MS5DbG9zZUgAEi0KBWFtZW5kGAwgASgLMhwucHJlZGV4LnYxLkFtZW5kT3JkZXJSZXF1ZXN0SAASOQoOY2FuY2VsX3JlcGxhY2UYDSABKAsyHy5wcmVkZXgudjEuQ2FuY2VsUmVwbGFjZVJlcXVlc3RIAEIICgZhY3Rpb24iBgoEUGluZyIHCgVDbG9zZSJ4Cg1TZXNzaW9uT3BlbmVkEjsKFGNhbmNlbF9vbl9kaXNjb25uZWN0GAEgASgOMh0ucHJlZGV4LnYxLkNhbmNlbE9uRGlzY29ubmVjdBITCgtkZWFkX21hbl9tcxgCIAEoDRIVCg1pbl9mbGlnaHRfbWF4GAMgASgNIs0BCghPcmRlckFjaxIQCghvcmRlcl9pZBgBIAEoCRIXCg9jbGllbnRfb3JkZXJfaWQYAiABKAkSDgoGc3RhdHVzGAMgASgJEhUKDW1ha2luZ19hbW91bnQYBCABKAkSFQoNdGFraW5nX2Ftb3VudBgFIAEoCRILCgNmZWUYBiABKAkSEQoJdHJhZGVfaWRzGAcgAygJEhEKCWR1cGxpY2F0ZRgIIAEoCBIlCgVlcnJvchgJIAEoCzIWLnByZWRleC52MS5FcnJvckRldGFpbCJsCgpSZXBsYWNlQWNrEhkKEWNhbmNlbGVkX29yZGVyX2lkGAEgASgJEh8KF2NhbmNlbGVkX3NpemVfcmVtYWluaW5nGAIgASgJEiIKBW9yZGVyGAMgASgLMhMucHJlZGV4LnYxLk9yZGVyQWNrIi8KCEJhdGNoQWNrEiMKBm9yZGVycxgBIAMoCzITLnByZWRleC52MS5PcmRlckFjayIGCgRQb25nIggKBkNsb3NlZCJECg5SYXRlTGltaXRTdGF0ZRIRCglyZW1haW5pbmcYASABKA0SDQoFbGltaXQYAiABKA0SEAoIcmVzZXRfbXMYAyABKA0i4wMKD1Nlc3Npb25SZXNwb25zZRISCgpyZXF1ZXN0X2lkGAEgASgJEhIKCmVuZ2luZV9zZXEYAiABKAQSKgoGb3BlbmVkGAMgASgLMhgucHJlZGV4LnYxLlNlc3Npb25PcGVuZWRIABIkCgVvcmRlchgEIAEoCzITLnByZWRleC52MS5PcmRlckFja0gAEiQKBWJhdGNoGAUgASgLMhMucHJlZGV4LnYxLkJhdGNoQWNrSAASKwoIY2FuY2VsZWQYBiABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0SAASHwoEcG9uZxgHIAEoCzIPLnByZWRleC52MS5Qb25nSAASIwoGY2xvc2VkGAggASgLMhEucHJlZGV4LnYxLkNsb3NlZEgAEicKBWVycm9yGAkgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsSAASMAoHYW1lbmRlZBgLIAEoCzIdLnByZWRleC52MS5BbWVuZE9yZGVyUmVzcG9uc2VIABIpCghyZXBsYWNlZBgMIAEoCzIVLnByZWRleC52MS5SZXBsYWNlQWNrSAASLQoKcmF0ZV9saW1pdBgKIAEoCzIZLnByZWRleC52MS5SYXRlTGltaXRTdGF0ZUIICgZyZXN1bHQqegoSQ2FuY2VsT25EaXNjb25uZWN0EiQKIENBTkNFTF9PTl9ESVNDT05ORUNUX1VOU1BFQ0lGSUVEEAASHAoYQ0FOQ0VMX09OX0RJU0NPTk5FQ1RfS0VZEAESIAocQ0FOQ0VMX09OX0RJU0NPTk5FQ1RfU0VTU0lPThACMlkKEU9yZGVyRW50cnlTZXJ2aWNlEkQKB1Nlc3Npb24SGS5wcmVkZXgudjEuU2Vzc2lvblJlcXVlc3QaGi5wcmVkZXgudjEuU2Vzc2lvblJlc3BvbnNlKAEwAWIGcHJvdG8z", [file_predex_v1_common, file_predex_v1_trading]);
+  fileDesc("ChtwcmVkZXgvdjEvb3JkZXJfZW50cnkucHJvdG8SCXByZWRleC52MSJiCg5TZXNzaW9uT3B0aW9ucxI7ChRjYW5jZWxfb25fZGlzY29ubmVjdBgBIAEoDjIdLnByZWRleC52MS5DYW5jZWxPbkRpc2Nvbm5lY3QSEwoLZGVhZF9tYW5fbXMYAiABKA0ivgUKDlNlc3Npb25SZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSKQoEb3BlbhgCIAEoCzIZLnByZWRleC52MS5TZXNzaW9uT3B0aW9uc0gAEigKBXBsYWNlGAMgASgLMhcucHJlZGV4LnYxLk9yZGVyUmVxdWVzdEgAEjQKC3BsYWNlX2JhdGNoGAQgASgLMh0ucHJlZGV4LnYxLlBsYWNlT3JkZXJzUmVxdWVzdEgAEi8KBmNhbmNlbBgFIAEoCzIdLnByZWRleC52MS5DYW5jZWxPcmRlclJlcXVlc3RIABI1CgtjYW5jZWxfbWFueRgGIAEoCzIeLnByZWRleC52MS5DYW5jZWxPcmRlcnNSZXF1ZXN0SAASMQoKY2FuY2VsX2FsbBgHIAEoCzIbLnByZWRleC52MS5DYW5jZWxBbGxSZXF1ZXN0SAASPQoNY2FuY2VsX21hcmtldBgIIAEoCzIkLnByZWRleC52MS5DYW5jZWxNYXJrZXRPcmRlcnNSZXF1ZXN0SAASSAoUY2FuY2VsX2J5X2NsaWVudF9pZHMYCSABKAsyKC5wcmVkZXgudjEuQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3RIABIfCgRwaW5nGAogASgLMg8ucHJlZGV4LnYxLlBpbmdIABIhCgVjbG9zZRgLIAEoCzIQLnByZWRleC52MS5DbG9zZUgAEi0KBWFtZW5kGAwgASgLMhwucHJlZGV4LnYxLkFtZW5kT3JkZXJSZXF1ZXN0SAASOQoOY2FuY2VsX3JlcGxhY2UYDSABKAsyHy5wcmVkZXgudjEuQ2FuY2VsUmVwbGFjZVJlcXVlc3RIABIxCgptYXNzX3F1b3RlGA4gASgLMhsucHJlZGV4LnYxLk1hc3NRdW90ZVJlcXVlc3RIAEIICgZhY3Rpb24iBgoEUGluZyIHCgVDbG9zZSJ4Cg1TZXNzaW9uT3BlbmVkEjsKFGNhbmNlbF9vbl9kaXNjb25uZWN0GAEgASgOMh0ucHJlZGV4LnYxLkNhbmNlbE9uRGlzY29ubmVjdBITCgtkZWFkX21hbl9tcxgCIAEoDRIVCg1pbl9mbGlnaHRfbWF4GAMgASgNIs0BCghPcmRlckFjaxIQCghvcmRlcl9pZBgBIAEoCRIXCg9jbGllbnRfb3JkZXJfaWQYAiABKAkSDgoGc3RhdHVzGAMgASgJEhUKDW1ha2luZ19hbW91bnQYBCABKAkSFQoNdGFraW5nX2Ftb3VudBgFIAEoCRILCgNmZWUYBiABKAkSEQoJdHJhZGVfaWRzGAcgAygJEhEKCWR1cGxpY2F0ZRgIIAEoCBIlCgVlcnJvchgJIAEoCzIWLnByZWRleC52MS5FcnJvckRldGFpbCJsCgpSZXBsYWNlQWNrEhkKEWNhbmNlbGVkX29yZGVyX2lkGAEgASgJEh8KF2NhbmNlbGVkX3NpemVfcmVtYWluaW5nGAIgASgJEiIKBW9yZGVyGAMgASgLMhMucHJlZGV4LnYxLk9yZGVyQWNrIi8KCEJhdGNoQWNrEiMKBm9yZGVycxgBIAMoCzITLnByZWRleC52MS5PcmRlckFjayIGCgRQb25nIggKBkNsb3NlZCJECg5SYXRlTGltaXRTdGF0ZRIRCglyZW1haW5pbmcYASABKA0SDQoFbGltaXQYAiABKA0SEAoIcmVzZXRfbXMYAyABKA0ikwQKD1Nlc3Npb25SZXNwb25zZRISCgpyZXF1ZXN0X2lkGAEgASgJEhIKCmVuZ2luZV9zZXEYAiABKAQSKgoGb3BlbmVkGAMgASgLMhgucHJlZGV4LnYxLlNlc3Npb25PcGVuZWRIABIkCgVvcmRlchgEIAEoCzITLnByZWRleC52MS5PcmRlckFja0gAEiQKBWJhdGNoGAUgASgLMhMucHJlZGV4LnYxLkJhdGNoQWNrSAASKwoIY2FuY2VsZWQYBiABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0SAASHwoEcG9uZxgHIAEoCzIPLnByZWRleC52MS5Qb25nSAASIwoGY2xvc2VkGAggASgLMhEucHJlZGV4LnYxLkNsb3NlZEgAEicKBWVycm9yGAkgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsSAASMAoHYW1lbmRlZBgLIAEoCzIdLnByZWRleC52MS5BbWVuZE9yZGVyUmVzcG9uc2VIABIpCghyZXBsYWNlZBgMIAEoCzIVLnByZWRleC52MS5SZXBsYWNlQWNrSAASLgoGcXVvdGVkGA0gASgLMhwucHJlZGV4LnYxLk1hc3NRdW90ZVJlc3BvbnNlSAASLQoKcmF0ZV9saW1pdBgKIAEoCzIZLnByZWRleC52MS5SYXRlTGltaXRTdGF0ZUIICgZyZXN1bHQqegoSQ2FuY2VsT25EaXNjb25uZWN0EiQKIENBTkNFTF9PTl9ESVNDT05ORUNUX1VOU1BFQ0lGSUVEEAASHAoYQ0FOQ0VMX09OX0RJU0NPTk5FQ1RfS0VZEAESIAocQ0FOQ0VMX09OX0RJU0NPTk5FQ1RfU0VTU0lPThACMlkKEU9yZGVyRW50cnlTZXJ2aWNlEkQKB1Nlc3Npb24SGS5wcmVkZXgudjEuU2Vzc2lvblJlcXVlc3QaGi5wcmVkZXgudjEuU2Vzc2lvblJlc3BvbnNlKAEwAWIGcHJvdG8z", [file_predex_v1_common, file_predex_v1_trading]);
 
 /**
  * Optional, and only as the session's first request (later: SESSION_PROTOCOL). Cancel on
@@ -169,6 +170,15 @@ export type SessionRequest = Message<"predex.v1.SessionRequest"> & {
      */
     value: CancelReplaceRequest;
     case: "cancelReplace";
+  } | {
+    /**
+     * Sets the key's whole ladder on one market (one engine command, as TradingService.MassQuote);
+     * answered `quoted`, each level's refusal in its place, or `error` when refused whole.
+     *
+     * @generated from field: predex.v1.MassQuoteRequest mass_quote = 14;
+     */
+    value: MassQuoteRequest;
+    case: "massQuote";
   } | { case: undefined; value?: undefined };
 };
 
@@ -504,6 +514,14 @@ export type SessionResponse = Message<"predex.v1.SessionResponse"> & {
      */
     value: ReplaceAck;
     case: "replaced";
+  } | {
+    /**
+     * What a mass_quote did: the orders cancelled, each level kept, gone, placed or refused.
+     *
+     * @generated from field: predex.v1.MassQuoteResponse quoted = 13;
+     */
+    value: MassQuoteResponse;
+    case: "quoted";
   } | { case: undefined; value?: undefined };
 
   /**

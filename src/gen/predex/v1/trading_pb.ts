@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file predex/v1/trading.proto.
  */
 export const file_predex_v1_trading: GenFile = /*@__PURE__*/
-  fileDesc("ChdwcmVkZXgvdjEvdHJhZGluZy5wcm90bxIJcHJlZGV4LnYxItsBCgxPcmRlclJlcXVlc3QSJQoFb3JkZXIYASABKAsyFi5wcmVkZXgudjEuU2lnbmVkT3JkZXISDQoFb3duZXIYAiABKAkSKgoKb3JkZXJfdHlwZRgDIAEoDjIWLnByZWRleC52MS5UaW1lSW5Gb3JjZRIRCglwb3N0X29ubHkYBCABKAgSFwoPY2xpZW50X29yZGVyX2lkGAUgASgJEj0KFXNlbGZfdHJhZGVfcHJldmVudGlvbhgGIAEoDjIeLnByZWRleC52MS5TZWxmVHJhZGVQcmV2ZW50aW9uIukBCg5PcmRlclBsYWNlbWVudBIQCghvcmRlcl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSFQoNbWFraW5nX2Ftb3VudBgDIAEoCRIVCg10YWtpbmdfYW1vdW50GAQgASgJEgsKA2ZlZRgFIAEoCRIdCgRzaWRlGAYgASgOMg8ucHJlZGV4LnYxLlNpZGUSGwoTdHJhbnNhY3Rpb25zX2hhc2hlcxgHIAMoCRIRCgl0cmFkZV9pZHMYCCADKAkSFwoPY2xpZW50X29yZGVyX2lkGAkgASgJEhIKCmVuZ2luZV9zZXEYCiABKAQiOwoRUGxhY2VPcmRlclJlcXVlc3QSJgoFb3JkZXIYASABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IkIKElBsYWNlT3JkZXJSZXNwb25zZRIsCglwbGFjZW1lbnQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnQiPQoSUGxhY2VPcmRlcnNSZXF1ZXN0EicKBm9yZGVycxgBIAMoCzIXLnByZWRleC52MS5PcmRlclJlcXVlc3QihQEKD1BsYWNlbWVudFJlc3VsdBIrCgZwbGFjZWQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnRIABIpCgdyZWZ1c2VkGAIgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsSAASEAoIb3JkZXJfaWQYAyABKAlCCAoGcmVzdWx0InIKE1BsYWNlT3JkZXJzUmVzcG9uc2USGAoQdG90YWxfc3VjY2Vzc2Z1bBgBIAEoDRIUCgx0b3RhbF9mYWlsZWQYAiABKA0SKwoHcmVzdWx0cxgDIAMoCzIaLnByZWRleC52MS5QbGFjZW1lbnRSZXN1bHQiPAoSVmVyaWZ5T3JkZXJSZXF1ZXN0EiYKBW9yZGVyGAEgASgLMhcucHJlZGV4LnYxLk9yZGVyUmVxdWVzdCJHCgtWZXJpZnlDaGVjaxINCgVjaGVjaxgBIAEoCRIKCgJvaxgCIAEoCBIPCgdtZXNzYWdlGAMgASgJEgwKBGNvZGUYBCABKAkibAoTVmVyaWZ5T3JkZXJSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIQCghvcmRlcl9pZBgCIAEoCRImCgZjaGVja3MYAyADKAsyFi5wcmVkZXgudjEuVmVyaWZ5Q2hlY2sSDAoEbm90ZRgEIAEoCSKoAQoMQ2FuY2VsUmVzdWx0EhAKCGNhbmNlbGVkGAEgAygJEj4KDG5vdF9jYW5jZWxlZBgCIAMoCzIoLnByZWRleC52MS5DYW5jZWxSZXN1bHQuTm90Q2FuY2VsZWRFbnRyeRISCgplbmdpbmVfc2VxGAMgASgEGjIKEE5vdENhbmNlbGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASImChJDYW5jZWxPcmRlclJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiPgoTQ2FuY2VsT3JkZXJSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0IigKE0NhbmNlbE9yZGVyc1JlcXVlc3QSEQoJb3JkZXJfaWRzGAEgAygJIj8KFENhbmNlbE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiEgoQQ2FuY2VsQWxsUmVxdWVzdCI8ChFDYW5jZWxBbGxSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0Ij0KGUNhbmNlbE1hcmtldE9yZGVyc1JlcXVlc3QSDgoGbWFya2V0GAEgASgJEhAKCGFzc2V0X2lkGAIgASgJIkUKGkNhbmNlbE1hcmtldE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiOQodQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3QSGAoQY2xpZW50X29yZGVyX2lkcxgBIAMoCSJJCh5DYW5jZWxCeUNsaWVudE9yZGVySWRzUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcucHJlZGV4LnYxLkNhbmNlbFJlc3VsdCJKChFBbWVuZE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIQCghuZXdfc2l6ZRgCIAEoCRIRCglyZWR1Y2VfYnkYAyABKAkifAoSQW1lbmRPcmRlclJlc3BvbnNlEhAKCG9yZGVyX2lkGAEgASgJEhQKDHNpemVfbWF0Y2hlZBgCIAEoCRIWCg5zaXplX3JlbWFpbmluZxgDIAEoCRISCgpyZWR1Y2VkX2J5GAQgASgJEhIKCmVuZ2luZV9zZXEYBSABKAQiUAoUQ2FuY2VsUmVwbGFjZVJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSJgoFb3JkZXIYAiABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IpYBChVDYW5jZWxSZXBsYWNlUmVzcG9uc2USGQoRY2FuY2VsZWRfb3JkZXJfaWQYASABKAkSHwoXY2FuY2VsZWRfc2l6ZV9yZW1haW5pbmcYAiABKAkSLQoJcGxhY2VtZW50GAMgASgLMhoucHJlZGV4LnYxLlBsYWNlbWVudFJlc3VsdBISCgplbmdpbmVfc2VxGAQgASgEIiMKD0dldE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSIzChBHZXRPcmRlclJlc3BvbnNlEh8KBW9yZGVyGAEgASgLMhAucHJlZGV4LnYxLk9yZGVyImsKFUxpc3RPcGVuT3JkZXJzUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZtYXJrZXQYAiABKAkSEAoIYXNzZXRfaWQYAyABKAkSJAoEcGFnZRgEIAEoCzIWLnByZWRleC52MS5QYWdlUmVxdWVzdCKKAQoWTGlzdE9wZW5PcmRlcnNSZXNwb25zZRINCgVsaW1pdBgBIAEoDRINCgVjb3VudBgCIAEoDRITCgtuZXh0X2N1cnNvchgDIAEoCRIeCgRkYXRhGAQgAygLMhAucHJlZGV4LnYxLk9yZGVyEh0KFWF2YWlsYWJsZV91c2RjX21pY3JvcxgFIAEoCSLHAQoLTGlzdGVkT3JkZXISCgoCaWQYASABKAkSEQoJbWFya2V0X2lkGAIgASgJEhAKCHRva2VuX2lkGAMgASgJEg8KB291dGNvbWUYBCABKAkSHQoEc2lkZRgFIAEoDjIPLnByZWRleC52MS5TaWRlEg0KBXByaWNlGAYgASgJEgwKBHNpemUYByABKAkSFgoOc2l6ZV9yZW1haW5pbmcYCCABKAkSDgoGc3RhdHVzGAkgASgJEhIKCmNyZWF0ZWRfYXQYCiABKAMiXAoRTGlzdE9yZGVyc1JlcXVlc3QSEQoJbWFya2V0X2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIkCgRwYWdlGAMgASgLMhYucHJlZGV4LnYxLlBhZ2VSZXF1ZXN0Ik8KEkxpc3RPcmRlcnNSZXNwb25zZRITCgtuZXh0X2N1cnNvchgBIAEoCRIkCgRkYXRhGAIgAygLMhYucHJlZGV4LnYxLkxpc3RlZE9yZGVyIqUBChFMaXN0VHJhZGVzUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZtYXJrZXQYAiABKAkSEAoIYXNzZXRfaWQYAyABKAkSEwoGYmVmb3JlGAQgASgDSACIAQESEgoFYWZ0ZXIYBSABKANIAYgBARIkCgRwYWdlGAYgASgLMhYucHJlZGV4LnYxLlBhZ2VSZXF1ZXN0QgkKB19iZWZvcmVCCAoGX2FmdGVyImcKEkxpc3RUcmFkZXNSZXNwb25zZRINCgVsaW1pdBgBIAEoDRINCgVjb3VudBgCIAEoDRITCgtuZXh0X2N1cnNvchgDIAEoCRIeCgRkYXRhGAQgAygLMhAucHJlZGV4LnYxLlRyYWRlMoEJCg5UcmFkaW5nU2VydmljZRJJCgpQbGFjZU9yZGVyEhwucHJlZGV4LnYxLlBsYWNlT3JkZXJSZXF1ZXN0Gh0ucHJlZGV4LnYxLlBsYWNlT3JkZXJSZXNwb25zZRJMCgtQbGFjZU9yZGVycxIdLnByZWRleC52MS5QbGFjZU9yZGVyc1JlcXVlc3QaHi5wcmVkZXgudjEuUGxhY2VPcmRlcnNSZXNwb25zZRJMCgtWZXJpZnlPcmRlchIdLnByZWRleC52MS5WZXJpZnlPcmRlclJlcXVlc3QaHi5wcmVkZXgudjEuVmVyaWZ5T3JkZXJSZXNwb25zZRJMCgtDYW5jZWxPcmRlchIdLnByZWRleC52MS5DYW5jZWxPcmRlclJlcXVlc3QaHi5wcmVkZXgudjEuQ2FuY2VsT3JkZXJSZXNwb25zZRJPCgxDYW5jZWxPcmRlcnMSHi5wcmVkZXgudjEuQ2FuY2VsT3JkZXJzUmVxdWVzdBofLnByZWRleC52MS5DYW5jZWxPcmRlcnNSZXNwb25zZRJGCglDYW5jZWxBbGwSGy5wcmVkZXgudjEuQ2FuY2VsQWxsUmVxdWVzdBocLnByZWRleC52MS5DYW5jZWxBbGxSZXNwb25zZRJhChJDYW5jZWxNYXJrZXRPcmRlcnMSJC5wcmVkZXgudjEuQ2FuY2VsTWFya2V0T3JkZXJzUmVxdWVzdBolLnByZWRleC52MS5DYW5jZWxNYXJrZXRPcmRlcnNSZXNwb25zZRJtChZDYW5jZWxCeUNsaWVudE9yZGVySWRzEigucHJlZGV4LnYxLkNhbmNlbEJ5Q2xpZW50T3JkZXJJZHNSZXF1ZXN0GikucHJlZGV4LnYxLkNhbmNlbEJ5Q2xpZW50T3JkZXJJZHNSZXNwb25zZRJJCgpBbWVuZE9yZGVyEhwucHJlZGV4LnYxLkFtZW5kT3JkZXJSZXF1ZXN0Gh0ucHJlZGV4LnYxLkFtZW5kT3JkZXJSZXNwb25zZRJSCg1DYW5jZWxSZXBsYWNlEh8ucHJlZGV4LnYxLkNhbmNlbFJlcGxhY2VSZXF1ZXN0GiAucHJlZGV4LnYxLkNhbmNlbFJlcGxhY2VSZXNwb25zZRJDCghHZXRPcmRlchIaLnByZWRleC52MS5HZXRPcmRlclJlcXVlc3QaGy5wcmVkZXgudjEuR2V0T3JkZXJSZXNwb25zZRJVCg5MaXN0T3Blbk9yZGVycxIgLnByZWRleC52MS5MaXN0T3Blbk9yZGVyc1JlcXVlc3QaIS5wcmVkZXgudjEuTGlzdE9wZW5PcmRlcnNSZXNwb25zZRJJCgpMaXN0T3JkZXJzEhwucHJlZGV4LnYxLkxpc3RPcmRlcnNSZXF1ZXN0Gh0ucHJlZGV4LnYxLkxpc3RPcmRlcnNSZXNwb25zZRJJCgpMaXN0VHJhZGVzEhwucHJlZGV4LnYxLkxpc3RUcmFkZXNSZXF1ZXN0Gh0ucHJlZGV4LnYxLkxpc3RUcmFkZXNSZXNwb25zZWIGcHJvdG8z", [file_predex_v1_common]);
+  fileDesc("ChdwcmVkZXgvdjEvdHJhZGluZy5wcm90bxIJcHJlZGV4LnYxItsBCgxPcmRlclJlcXVlc3QSJQoFb3JkZXIYASABKAsyFi5wcmVkZXgudjEuU2lnbmVkT3JkZXISDQoFb3duZXIYAiABKAkSKgoKb3JkZXJfdHlwZRgDIAEoDjIWLnByZWRleC52MS5UaW1lSW5Gb3JjZRIRCglwb3N0X29ubHkYBCABKAgSFwoPY2xpZW50X29yZGVyX2lkGAUgASgJEj0KFXNlbGZfdHJhZGVfcHJldmVudGlvbhgGIAEoDjIeLnByZWRleC52MS5TZWxmVHJhZGVQcmV2ZW50aW9uIukBCg5PcmRlclBsYWNlbWVudBIQCghvcmRlcl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSFQoNbWFraW5nX2Ftb3VudBgDIAEoCRIVCg10YWtpbmdfYW1vdW50GAQgASgJEgsKA2ZlZRgFIAEoCRIdCgRzaWRlGAYgASgOMg8ucHJlZGV4LnYxLlNpZGUSGwoTdHJhbnNhY3Rpb25zX2hhc2hlcxgHIAMoCRIRCgl0cmFkZV9pZHMYCCADKAkSFwoPY2xpZW50X29yZGVyX2lkGAkgASgJEhIKCmVuZ2luZV9zZXEYCiABKAQiOwoRUGxhY2VPcmRlclJlcXVlc3QSJgoFb3JkZXIYASABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IkIKElBsYWNlT3JkZXJSZXNwb25zZRIsCglwbGFjZW1lbnQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnQiPQoSUGxhY2VPcmRlcnNSZXF1ZXN0EicKBm9yZGVycxgBIAMoCzIXLnByZWRleC52MS5PcmRlclJlcXVlc3QihQEKD1BsYWNlbWVudFJlc3VsdBIrCgZwbGFjZWQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnRIABIpCgdyZWZ1c2VkGAIgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsSAASEAoIb3JkZXJfaWQYAyABKAlCCAoGcmVzdWx0InIKE1BsYWNlT3JkZXJzUmVzcG9uc2USGAoQdG90YWxfc3VjY2Vzc2Z1bBgBIAEoDRIUCgx0b3RhbF9mYWlsZWQYAiABKA0SKwoHcmVzdWx0cxgDIAMoCzIaLnByZWRleC52MS5QbGFjZW1lbnRSZXN1bHQiPAoSVmVyaWZ5T3JkZXJSZXF1ZXN0EiYKBW9yZGVyGAEgASgLMhcucHJlZGV4LnYxLk9yZGVyUmVxdWVzdCJHCgtWZXJpZnlDaGVjaxINCgVjaGVjaxgBIAEoCRIKCgJvaxgCIAEoCBIPCgdtZXNzYWdlGAMgASgJEgwKBGNvZGUYBCABKAkibAoTVmVyaWZ5T3JkZXJSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIQCghvcmRlcl9pZBgCIAEoCRImCgZjaGVja3MYAyADKAsyFi5wcmVkZXgudjEuVmVyaWZ5Q2hlY2sSDAoEbm90ZRgEIAEoCSKoAQoMQ2FuY2VsUmVzdWx0EhAKCGNhbmNlbGVkGAEgAygJEj4KDG5vdF9jYW5jZWxlZBgCIAMoCzIoLnByZWRleC52MS5DYW5jZWxSZXN1bHQuTm90Q2FuY2VsZWRFbnRyeRISCgplbmdpbmVfc2VxGAMgASgEGjIKEE5vdENhbmNlbGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASImChJDYW5jZWxPcmRlclJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiPgoTQ2FuY2VsT3JkZXJSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0IigKE0NhbmNlbE9yZGVyc1JlcXVlc3QSEQoJb3JkZXJfaWRzGAEgAygJIj8KFENhbmNlbE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiEgoQQ2FuY2VsQWxsUmVxdWVzdCI8ChFDYW5jZWxBbGxSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0Ij0KGUNhbmNlbE1hcmtldE9yZGVyc1JlcXVlc3QSDgoGbWFya2V0GAEgASgJEhAKCGFzc2V0X2lkGAIgASgJIkUKGkNhbmNlbE1hcmtldE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiOQodQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3QSGAoQY2xpZW50X29yZGVyX2lkcxgBIAMoCSJJCh5DYW5jZWxCeUNsaWVudE9yZGVySWRzUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcucHJlZGV4LnYxLkNhbmNlbFJlc3VsdCJKChFBbWVuZE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIQCghuZXdfc2l6ZRgCIAEoCRIRCglyZWR1Y2VfYnkYAyABKAkifAoSQW1lbmRPcmRlclJlc3BvbnNlEhAKCG9yZGVyX2lkGAEgASgJEhQKDHNpemVfbWF0Y2hlZBgCIAEoCRIWCg5zaXplX3JlbWFpbmluZxgDIAEoCRISCgpyZWR1Y2VkX2J5GAQgASgJEhIKCmVuZ2luZV9zZXEYBSABKAQiUAoUQ2FuY2VsUmVwbGFjZVJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSJgoFb3JkZXIYAiABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IpYBChVDYW5jZWxSZXBsYWNlUmVzcG9uc2USGQoRY2FuY2VsZWRfb3JkZXJfaWQYASABKAkSHwoXY2FuY2VsZWRfc2l6ZV9yZW1haW5pbmcYAiABKAkSLQoJcGxhY2VtZW50GAMgASgLMhoucHJlZGV4LnYxLlBsYWNlbWVudFJlc3VsdBISCgplbmdpbmVfc2VxGAQgASgEIksKEE1hc3NRdW90ZVJlcXVlc3QSDgoGbWFya2V0GAEgASgJEicKBm9yZGVycxgCIAMoCzIXLnByZWRleC52MS5PcmRlclJlcXVlc3QiLQoJR29uZVF1b3RlEhAKCG9yZGVyX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSJ+CgpRdW90ZUxldmVsEg4KBGtlcHQYASABKAlIABIkCgRnb25lGAIgASgLMhQucHJlZGV4LnYxLkdvbmVRdW90ZUgAEi8KCXBsYWNlbWVudBgDIAEoCzIaLnByZWRleC52MS5QbGFjZW1lbnRSZXN1bHRIAEIJCgdvdXRjb21lImAKEU1hc3NRdW90ZVJlc3BvbnNlEhAKCGNhbmNlbGVkGAEgAygJEiUKBmxldmVscxgCIAMoCzIVLnByZWRleC52MS5RdW90ZUxldmVsEhIKCmVuZ2luZV9zZXEYAyABKAQiIwoPR2V0T3JkZXJSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJIjMKEEdldE9yZGVyUmVzcG9uc2USHwoFb3JkZXIYASABKAsyEC5wcmVkZXgudjEuT3JkZXIiawoVTGlzdE9wZW5PcmRlcnNSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBm1hcmtldBgCIAEoCRIQCghhc3NldF9pZBgDIAEoCRIkCgRwYWdlGAQgASgLMhYucHJlZGV4LnYxLlBhZ2VSZXF1ZXN0IooBChZMaXN0T3Blbk9yZGVyc1Jlc3BvbnNlEg0KBWxpbWl0GAEgASgNEg0KBWNvdW50GAIgASgNEhMKC25leHRfY3Vyc29yGAMgASgJEh4KBGRhdGEYBCADKAsyEC5wcmVkZXgudjEuT3JkZXISHQoVYXZhaWxhYmxlX3VzZGNfbWljcm9zGAUgASgJIscBCgtMaXN0ZWRPcmRlchIKCgJpZBgBIAEoCRIRCgltYXJrZXRfaWQYAiABKAkSEAoIdG9rZW5faWQYAyABKAkSDwoHb3V0Y29tZRgEIAEoCRIdCgRzaWRlGAUgASgOMg8ucHJlZGV4LnYxLlNpZGUSDQoFcHJpY2UYBiABKAkSDAoEc2l6ZRgHIAEoCRIWCg5zaXplX3JlbWFpbmluZxgIIAEoCRIOCgZzdGF0dXMYCSABKAkSEgoKY3JlYXRlZF9hdBgKIAEoAyJcChFMaXN0T3JkZXJzUmVxdWVzdBIRCgltYXJrZXRfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEiQKBHBhZ2UYAyABKAsyFi5wcmVkZXgudjEuUGFnZVJlcXVlc3QiTwoSTGlzdE9yZGVyc1Jlc3BvbnNlEhMKC25leHRfY3Vyc29yGAEgASgJEiQKBGRhdGEYAiADKAsyFi5wcmVkZXgudjEuTGlzdGVkT3JkZXIipQEKEUxpc3RUcmFkZXNSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBm1hcmtldBgCIAEoCRIQCghhc3NldF9pZBgDIAEoCRITCgZiZWZvcmUYBCABKANIAIgBARISCgVhZnRlchgFIAEoA0gBiAEBEiQKBHBhZ2UYBiABKAsyFi5wcmVkZXgudjEuUGFnZVJlcXVlc3RCCQoHX2JlZm9yZUIICgZfYWZ0ZXIiZwoSTGlzdFRyYWRlc1Jlc3BvbnNlEg0KBWxpbWl0GAEgASgNEg0KBWNvdW50GAIgASgNEhMKC25leHRfY3Vyc29yGAMgASgJEh4KBGRhdGEYBCADKAsyEC5wcmVkZXgudjEuVHJhZGUyyQkKDlRyYWRpbmdTZXJ2aWNlEkkKClBsYWNlT3JkZXISHC5wcmVkZXgudjEuUGxhY2VPcmRlclJlcXVlc3QaHS5wcmVkZXgudjEuUGxhY2VPcmRlclJlc3BvbnNlEkwKC1BsYWNlT3JkZXJzEh0ucHJlZGV4LnYxLlBsYWNlT3JkZXJzUmVxdWVzdBoeLnByZWRleC52MS5QbGFjZU9yZGVyc1Jlc3BvbnNlEkwKC1ZlcmlmeU9yZGVyEh0ucHJlZGV4LnYxLlZlcmlmeU9yZGVyUmVxdWVzdBoeLnByZWRleC52MS5WZXJpZnlPcmRlclJlc3BvbnNlEkwKC0NhbmNlbE9yZGVyEh0ucHJlZGV4LnYxLkNhbmNlbE9yZGVyUmVxdWVzdBoeLnByZWRleC52MS5DYW5jZWxPcmRlclJlc3BvbnNlEk8KDENhbmNlbE9yZGVycxIeLnByZWRleC52MS5DYW5jZWxPcmRlcnNSZXF1ZXN0Gh8ucHJlZGV4LnYxLkNhbmNlbE9yZGVyc1Jlc3BvbnNlEkYKCUNhbmNlbEFsbBIbLnByZWRleC52MS5DYW5jZWxBbGxSZXF1ZXN0GhwucHJlZGV4LnYxLkNhbmNlbEFsbFJlc3BvbnNlEmEKEkNhbmNlbE1hcmtldE9yZGVycxIkLnByZWRleC52MS5DYW5jZWxNYXJrZXRPcmRlcnNSZXF1ZXN0GiUucHJlZGV4LnYxLkNhbmNlbE1hcmtldE9yZGVyc1Jlc3BvbnNlEm0KFkNhbmNlbEJ5Q2xpZW50T3JkZXJJZHMSKC5wcmVkZXgudjEuQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3QaKS5wcmVkZXgudjEuQ2FuY2VsQnlDbGllbnRPcmRlcklkc1Jlc3BvbnNlEkkKCkFtZW5kT3JkZXISHC5wcmVkZXgudjEuQW1lbmRPcmRlclJlcXVlc3QaHS5wcmVkZXgudjEuQW1lbmRPcmRlclJlc3BvbnNlElIKDUNhbmNlbFJlcGxhY2USHy5wcmVkZXgudjEuQ2FuY2VsUmVwbGFjZVJlcXVlc3QaIC5wcmVkZXgudjEuQ2FuY2VsUmVwbGFjZVJlc3BvbnNlEkYKCU1hc3NRdW90ZRIbLnByZWRleC52MS5NYXNzUXVvdGVSZXF1ZXN0GhwucHJlZGV4LnYxLk1hc3NRdW90ZVJlc3BvbnNlEkMKCEdldE9yZGVyEhoucHJlZGV4LnYxLkdldE9yZGVyUmVxdWVzdBobLnByZWRleC52MS5HZXRPcmRlclJlc3BvbnNlElUKDkxpc3RPcGVuT3JkZXJzEiAucHJlZGV4LnYxLkxpc3RPcGVuT3JkZXJzUmVxdWVzdBohLnByZWRleC52MS5MaXN0T3Blbk9yZGVyc1Jlc3BvbnNlEkkKCkxpc3RPcmRlcnMSHC5wcmVkZXgudjEuTGlzdE9yZGVyc1JlcXVlc3QaHS5wcmVkZXgudjEuTGlzdE9yZGVyc1Jlc3BvbnNlEkkKCkxpc3RUcmFkZXMSHC5wcmVkZXgudjEuTGlzdFRyYWRlc1JlcXVlc3QaHS5wcmVkZXgudjEuTGlzdFRyYWRlc1Jlc3BvbnNlYgZwcm90bzM", [file_predex_v1_common]);
 
 /**
  * An order to place.
@@ -716,6 +716,151 @@ export const CancelReplaceResponseSchema: GenMessage<CancelReplaceResponse> = /*
   messageDesc(file_predex_v1_trading, 24);
 
 /**
+ * The key's whole ladder on one market, every level a signed order, changed or not. A level that
+ * is already an order of the caller's key on the market (told by its hash) is kept as it rests,
+ * never placed again nor its signature checked; the key's resting orders on the market that the
+ * request does not name are cancelled; the other levels are placed. Refused whole, with nothing
+ * changed: an unknown market (MARKET_NOT_FOUND), more than 20 orders a side of the book or 40 in
+ * all (MASS_QUOTE_TOO_LARGE), an order of another market, or one named twice (MASS_QUOTE_INVALID).
+ *
+ * @generated from message predex.v1.MassQuoteRequest
+ */
+export type MassQuoteRequest = Message<"predex.v1.MassQuoteRequest"> & {
+  /**
+   * The market: its UUID, condition id or slug ("": INVALID_PARAMETER).
+   *
+   * @generated from field: string market = 1;
+   */
+  market: string;
+
+  /**
+   * Every level, as PlaceOrders takes each order; none pulls every quote of the key on the market.
+   * A level refused (its parse, ownership, signature, terms, funds) is answered in its place; the
+   * others still go.
+   *
+   * @generated from field: repeated predex.v1.OrderRequest orders = 2;
+   */
+  orders: OrderRequest[];
+};
+
+/**
+ * Describes the message predex.v1.MassQuoteRequest.
+ * Use `create(MassQuoteRequestSchema)` to create a new message.
+ */
+export const MassQuoteRequestSchema: GenMessage<MassQuoteRequest> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 25);
+
+/**
+ * A level that was named as resting but had ended before the quote (filled, cancelled): nothing
+ * was placed for it.
+ *
+ * @generated from message predex.v1.GoneQuote
+ */
+export type GoneQuote = Message<"predex.v1.GoneQuote"> & {
+  /**
+   * The order the level named (0x and 64 hex digits).
+   *
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+
+  /**
+   * Why it no longer rests, in a cancel's words ("Order already matched", "the order is already
+   * canceled", "Order not found or already canceled").
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message predex.v1.GoneQuote.
+ * Use `create(GoneQuoteSchema)` to create a new message.
+ */
+export const GoneQuoteSchema: GenMessage<GoneQuote> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 26);
+
+/**
+ * What became of one level of a mass quote.
+ *
+ * @generated from message predex.v1.QuoteLevel
+ */
+export type QuoteLevel = Message<"predex.v1.QuoteLevel"> & {
+  /**
+   * @generated from oneof predex.v1.QuoteLevel.outcome
+   */
+  outcome: {
+    /**
+     * The id of a level that rested already and still does: its place in the queue kept.
+     *
+     * @generated from field: string kept = 1;
+     */
+    value: string;
+    case: "kept";
+  } | {
+    /**
+     * A level that had rested but ended before the quote.
+     *
+     * @generated from field: predex.v1.GoneQuote gone = 2;
+     */
+    value: GoneQuote;
+    case: "gone";
+  } | {
+    /**
+     * A new level: placed, or refused with its error (as PlaceOrders answers each order).
+     *
+     * @generated from field: predex.v1.PlacementResult placement = 3;
+     */
+    value: PlacementResult;
+    case: "placement";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message predex.v1.QuoteLevel.
+ * Use `create(QuoteLevelSchema)` to create a new message.
+ */
+export const QuoteLevelSchema: GenMessage<QuoteLevel> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 27);
+
+/**
+ * The key's ladder on the market after the quote (REST's {canceled, levels, engine_seq}).
+ *
+ * @generated from message predex.v1.MassQuoteResponse
+ */
+export type MassQuoteResponse = Message<"predex.v1.MassQuoteResponse"> & {
+  /**
+   * The ids of the key's resting orders on the market that the request did not name: cancelled.
+   *
+   * @generated from field: repeated string canceled = 1;
+   */
+  canceled: string[];
+
+  /**
+   * One per order of the request, in the request's order.
+   *
+   * @generated from field: repeated predex.v1.QuoteLevel levels = 2;
+   */
+  levels: QuoteLevel[];
+
+  /**
+   * The journal sequence number of the mass quote's command (every placement's too). A quote that
+   * changed nothing (every level kept or gone, nothing cancelled) is not journaled: the latest
+   * journaled command's.
+   *
+   * @generated from field: uint64 engine_seq = 3;
+   */
+  engineSeq: bigint;
+};
+
+/**
+ * Describes the message predex.v1.MassQuoteResponse.
+ * Use `create(MassQuoteResponseSchema)` to create a new message.
+ */
+export const MassQuoteResponseSchema: GenMessage<MassQuoteResponse> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 28);
+
+/**
  * @generated from message predex.v1.GetOrderRequest
  */
 export type GetOrderRequest = Message<"predex.v1.GetOrderRequest"> & {
@@ -730,7 +875,7 @@ export type GetOrderRequest = Message<"predex.v1.GetOrderRequest"> & {
  * Use `create(GetOrderRequestSchema)` to create a new message.
  */
 export const GetOrderRequestSchema: GenMessage<GetOrderRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 25);
+  messageDesc(file_predex_v1_trading, 29);
 
 /**
  * @generated from message predex.v1.GetOrderResponse
@@ -747,7 +892,7 @@ export type GetOrderResponse = Message<"predex.v1.GetOrderResponse"> & {
  * Use `create(GetOrderResponseSchema)` to create a new message.
  */
 export const GetOrderResponseSchema: GenMessage<GetOrderResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 26);
+  messageDesc(file_predex_v1_trading, 30);
 
 /**
  * @generated from message predex.v1.ListOpenOrdersRequest
@@ -785,7 +930,7 @@ export type ListOpenOrdersRequest = Message<"predex.v1.ListOpenOrdersRequest"> &
  * Use `create(ListOpenOrdersRequestSchema)` to create a new message.
  */
 export const ListOpenOrdersRequestSchema: GenMessage<ListOpenOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 27);
+  messageDesc(file_predex_v1_trading, 31);
 
 /**
  * @generated from message predex.v1.ListOpenOrdersResponse
@@ -824,7 +969,7 @@ export type ListOpenOrdersResponse = Message<"predex.v1.ListOpenOrdersResponse">
  * Use `create(ListOpenOrdersResponseSchema)` to create a new message.
  */
 export const ListOpenOrdersResponseSchema: GenMessage<ListOpenOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 28);
+  messageDesc(file_predex_v1_trading, 32);
 
 /**
  * The client listing's order (REST GET /orders).
@@ -896,7 +1041,7 @@ export type ListedOrder = Message<"predex.v1.ListedOrder"> & {
  * Use `create(ListedOrderSchema)` to create a new message.
  */
 export const ListedOrderSchema: GenMessage<ListedOrder> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 29);
+  messageDesc(file_predex_v1_trading, 33);
 
 /**
  * @generated from message predex.v1.ListOrdersRequest
@@ -927,7 +1072,7 @@ export type ListOrdersRequest = Message<"predex.v1.ListOrdersRequest"> & {
  * Use `create(ListOrdersRequestSchema)` to create a new message.
  */
 export const ListOrdersRequestSchema: GenMessage<ListOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 30);
+  messageDesc(file_predex_v1_trading, 34);
 
 /**
  * @generated from message predex.v1.ListOrdersResponse
@@ -949,7 +1094,7 @@ export type ListOrdersResponse = Message<"predex.v1.ListOrdersResponse"> & {
  * Use `create(ListOrdersResponseSchema)` to create a new message.
  */
 export const ListOrdersResponseSchema: GenMessage<ListOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 31);
+  messageDesc(file_predex_v1_trading, 35);
 
 /**
  * @generated from message predex.v1.ListTradesRequest
@@ -997,7 +1142,7 @@ export type ListTradesRequest = Message<"predex.v1.ListTradesRequest"> & {
  * Use `create(ListTradesRequestSchema)` to create a new message.
  */
 export const ListTradesRequestSchema: GenMessage<ListTradesRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 32);
+  messageDesc(file_predex_v1_trading, 36);
 
 /**
  * @generated from message predex.v1.ListTradesResponse
@@ -1029,7 +1174,7 @@ export type ListTradesResponse = Message<"predex.v1.ListTradesResponse"> & {
  * Use `create(ListTradesResponseSchema)` to create a new message.
  */
 export const ListTradesResponseSchema: GenMessage<ListTradesResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 33);
+  messageDesc(file_predex_v1_trading, 37);
 
 /**
  * @generated from service predex.v1.TradingService
@@ -1132,6 +1277,17 @@ export const TradingService: GenService<{
     methodKind: "unary";
     input: typeof CancelReplaceRequestSchema;
     output: typeof CancelReplaceResponseSchema;
+  },
+  /**
+   * Sets the caller's whole ladder on one market in one engine command: resting levels sent again
+   * are kept, the key's other resting orders on the market cancelled, new ones placed (REST POST /quotes).
+   *
+   * @generated from rpc predex.v1.TradingService.MassQuote
+   */
+  massQuote: {
+    methodKind: "unary";
+    input: typeof MassQuoteRequestSchema;
+    output: typeof MassQuoteResponseSchema;
   },
   /**
    * One of the caller's orders, open or ended.

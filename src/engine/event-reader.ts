@@ -189,7 +189,8 @@ export class EventReader {
     const canceledCount = this.uint()
     const keptCount = this.uint()
     const placedCount = this.uint()
-    assert(canceledCount + keptCount * 2 + placedCount <= this.end - this.offset, 'a quote result ends within its batch')
+    assert(canceledCount + keptCount * 2 + placedCount <= this.end - this.offset,
+      'a quote result ends within its batch')
     const canceled: string[] = []
     for (let i = 0; i < canceledCount; i++) canceled.push(this.string())
     const kept: KeptQuote[] = []

@@ -45,7 +45,9 @@ function checkQuote(engine: Engine, command: MassQuote, market: Market): Rejecti
     if (typeof orderId !== 'string' || named.has(orderId)) return invalid(String(orderId), 'named twice')
     named.add(orderId)
     const row = liveRowOf(engine, orderId)
-    if (row !== NO_ROW && isQuoteOf(engine.orderTable, row, command, market)) sides[engine.orderTable.isBid(row) ? 0 : 1]!++
+    if (row !== NO_ROW && isQuoteOf(engine.orderTable, row, command, market)) {
+      sides[engine.orderTable.isBid(row) ? 0 : 1]!++
+    }
   }
   for (const order of command.orders) {
     const orderId = typeof order.orderId === 'string' ? order.orderId : ''

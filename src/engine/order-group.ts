@@ -207,7 +207,9 @@ export function checkLimits(limits: Pick<OrderGroupCommand, 'contractsLimitMicro
   if (contractsLimitMicros === 0 && notionalLimitMicros === 0) return invalid('contractsLimitMicros')
   if (!Number.isSafeInteger(windowMs) || windowMs < ORDER_GROUP_WINDOW_MS_MIN || windowMs > ORDER_GROUP_WINDOW_MS_MAX ||
     windowMs % ORDER_GROUP_BUCKET_MS !== 0) return invalid('windowMs')
-  if (!Number.isSafeInteger(freezeMs) || freezeMs < 0 || freezeMs > ORDER_GROUP_FREEZE_MS_MAX) return invalid('freezeMs')
+  if (!Number.isSafeInteger(freezeMs) || freezeMs < 0 || freezeMs > ORDER_GROUP_FREEZE_MS_MAX) {
+    return invalid('freezeMs')
+  }
   return null
 }
 

@@ -9,11 +9,12 @@
  * strings and one-byte booleans, in the order written below. Loading rebuilds every index and
  * then checks all invariants (a snapshot that loads is a sound state).
  *
- * Versions: 5 (written only for a state that has order groups; one without is written as version 4,
- * byte for byte, so its state hash did not change) added the groups after the accounts and each
- * live order's group id after its client order id. 2 added each account's relay nonce (after its gas); 3 each live order's client order
- * id (after its signer); 4 bounded the ended orders: the live orders, then the ended ids in end
- * order, where versions 1 to 3 wrote every order ever accepted, live or ended, in acceptance order.
+ * Versions: 5 (written only for a state that has order groups; one without is written as
+ * version 4, byte for byte, so its state hash did not change) added the groups after the accounts
+ * and each live order's group id after its client order id. 2 added each account's relay nonce
+ * (after its gas); 3 each live order's client order id (after its signer); 4 bounded the ended
+ * orders: the live orders, then the ended ids in end order, where versions 1 to 3 wrote every
+ * order ever accepted, live or ended, in acceptance order.
  * Older snapshots still load: a version-1 snapshot's accounts have relay nonce 0, the live orders
  * of one before version 3 have no client order id (''), and the ended ids of one before version 4
  * queue in acceptance order (their end order was not written), the oldest forgotten beyond the
@@ -143,7 +144,8 @@ function writeGroups(w: ByteWriter, engine: Engine): void {
     const g = engine.orderGroups.get(key)!
     w.string(g.owner)
     w.string(g.groupId)
-    for (const n of [g.contractsLimitMicros, g.notionalLimitMicros, g.windowMs, g.freezeMs, g.triggeredMs + 1]) w.uint(n)
+    const limits = [g.contractsLimitMicros, g.notionalLimitMicros, g.windowMs, g.freezeMs, g.triggeredMs + 1]
+    for (const n of limits) w.uint(n)
     const buckets = g.buckets()
     w.uint(buckets.length)
     for (const [bucket, lots, notional] of buckets) for (const n of [bucket, lots, notional]) w.uint(n)

@@ -113,9 +113,10 @@ export function wouldFillEntirely(o: OrderTable, taker: OrderRow): boolean {
     const pips = takerPipsAt(o, taker, level.pips)
     for (let maker = level.head; maker !== NO_ROW; maker = o.next[maker]!) {
       if (o.account[maker] === account) {
-        // The walk would cancel it and go on, or stop here with what it filled so far (a budget
-        // spent already is filled: the walk stops before it looks at this maker).
-        if (stopsAtOwn) return isBudget && budgetMicros < o.pips[taker]!
+        // The walk would cancel it and go on, or stop here, unfilled, unless what is left of a budget
+        // buys no lot at this level's price: the walk stops before this maker then, and the budget
+        // is below the limit's price too (a BUY's level is at most its limit), so it is filled.
+        if (stopsAtOwn) return isBudget && budgetMicros < pips
         continue
       }
       if (isBudget) {

@@ -18,7 +18,7 @@ import { checkInvariants } from '../../src/engine/invariants.js'
 import { decodeSnapshot, encodeSnapshot, stateHashOf } from '../../src/engine/snapshot.js'
 import { summaryOf } from '../../src/engine/view.js'
 import { ReferenceEngine } from './reference.js'
-import { Workload } from './workload.js'
+import { Workload, selfTradesOf } from './workload.js'
 
 /** Commands per seed: SIM_COMMANDS, at least the 100 000 the issue asks for by default. */
 export const COMMANDS_PER_SEED = Number(process.env.SIM_COMMANDS ?? 100_000)
@@ -28,8 +28,9 @@ export function simulate(t: Test, seed: number, commandCount = COMMANDS_PER_SEED
   t.comment(`seed ${seed} (reproduce with SIM_SEEDS=${seed} npx tap test/simulation/seeds.test.ts)`)
   const engine = new Engine({ hashSeed: seed })
   const reference = new ReferenceEngine()
-  // Amends and cancel-replaces too (other users of the workload keep the stream without them).
-  const workload = new Workload({ seed, amendsAndReplaces: true })
+  // Amends, cancel-replaces and self-trade prevention modes too (other users of the workload keep
+  // the stream without them).
+  const workload = new Workload({ seed, amendsAndReplaces: true, selfTradeModes: true })
   const commands: Command[] = []
   let snapshotHalfway: Uint8Array | null = null
   const tally = new Map<string, number>()
@@ -49,13 +50,15 @@ export function simulate(t: Test, seed: number, commandCount = COMMANDS_PER_SEED
       return
     }
     workload.observe(command, actual.result, actual.events)
-    count(tally, actual)
+    count(tally, command, actual)
     if (i + 1 === Math.floor(commandCount / 2)) snapshotHalfway = encodeSnapshot(engine)
   }
   t.pass(`${commandCount} commands: identical results and events, invariants held after each`)
   t.same(summaryOf(engine), reference.summary(), 'final states summarise the same')
   t.comment(`seed ${seed}: ${[...tally].map(([k, v]) => `${k} ${v}`).join(', ')}`)
   for (const matchType of ['normal', 'mint', 'merge']) t.ok((tally.get(`trade:${matchType}`) ?? 0) > 0, `${matchType} matches happened`)
+  const selfTrades = ['cancel-maker maker', 'cancel-taker taker', 'cancel-both maker', 'cancel-both taker']
+  t.ok(selfTrades.every((k) => (tally.get(`self-trade:${k}`) ?? 0) > 0), 'each self-trade prevention mode met its own orders')
 
   const hash = stateHashOf(engine)
   const replay = new Engine({ hashSeed: seed + 1 })
@@ -66,8 +69,9 @@ export function simulate(t: Test, seed: number, commandCount = COMMANDS_PER_SEED
   t.equal(stateHashOf(resumed), hash, 'snapshot at half way + the rest = the uninterrupted run')
 }
 
-function count(tally: Map<string, number>, applied: ReturnType<Engine['apply']>): void {
+function count(tally: Map<string, number>, command: Command, applied: ReturnType<Engine['apply']>): void {
   const add = (key: string): void => void tally.set(key, (tally.get(key) ?? 0) + 1)
+  for (const k of selfTradesOf(command, applied.events)) add(`self-trade:${k}`)
   add(`command:${applied.result.ok ? 'ok' : 'rejected'}`)
   for (const event of applied.events) {
     if (event.type === 'trade') add(`trade:${event.matchType}`)

@@ -158,6 +158,9 @@ interface ApiKeyState {
 
 type Context = Readonly<Record<string, ContextValue>> | null
 
+/** What a taker does on meeting its own account's resting order (docs: "Self-trade prevention"). */
+type SelfTradeMode = NonNullable<OrderInput['selfTradePrevention']>
+
 /** Why an order is not the requester's to act on (a cancel, an amend, a cancel-replace). */
 type NotOwnLive = typeof Code.ORDER_NOT_FOUND | typeof Code.ORDER_ALREADY_MATCHED | typeof Code.ORDER_ALREADY_CANCELED
 
@@ -183,6 +186,10 @@ interface Plan {
 interface Taker {
   readonly order: OrderState
   readonly market: MarketState
+  /** Its self-trade prevention: read while it walks, and never again (a resting order's is moot). */
+  readonly mode: SelfTradeMode
+  /** The walk stopped on its own resting order (cancel-taker, cancel-both): the rest is cancelled. */
+  stoppedOnOwn: boolean
   /** An immediate BUY counts a USDC budget; every other order counts lots. */
   readonly budgetCounted: boolean
   lots: number
@@ -285,7 +292,18 @@ const ORDER_SHAPE: readonly (readonly [keyof OrderInput, (v: unknown) => boolean
   ['feeRateBps', (v) => v === null || isNonNegativeInt(v)],
   ['postOnly', (v) => typeof v === 'boolean'],
   ['clientOrderId', isClientOrderIdShape],
+  // SPEC: absent and an explicit `undefined` (which no JSON request can carry) are alike: the
+  // default, cancel-maker. Anything else but the three modes (a wrong string, a number, null) is
+  // malformed.
+  ['selfTradePrevention', (v) => v === undefined || (SELF_TRADE_MODES as readonly unknown[]).includes(v)],
 ]
+
+const SELF_TRADE_MODES: readonly SelfTradeMode[] = ['cancel-maker', 'cancel-taker', 'cancel-both']
+
+/** An order's self-trade prevention: cancel-maker when it names none (Predex's behaviour before modes). */
+function selfTradeModeOf(order: OrderInput): SelfTradeMode {
+  return order.selfTradePrevention ?? 'cancel-maker'
+}
 
 /** '' or up to CLIENT_ORDER_ID_LENGTH_MAX characters from space to '~'. */
 function isClientOrderIdShape(v: unknown): boolean {
@@ -497,6 +515,10 @@ export class ReferenceEngine {
         return this.amend(command, step)
       case 'cancelReplace':
         return this.cancelReplace(command, step)
+      default:
+        // Commands the model does not know yet (mass quotes, order groups): the workload sends
+        // none, so meeting one is an error of the test, not a refusal to compare.
+        throw new Error(`reference: ${(command as { readonly kind: string }).kind} is not modelled yet`)
     }
   }
 
@@ -667,12 +689,13 @@ export class ReferenceEngine {
       }
     }
     if (!plan.immediate) return null
-    const others = this.eligibleMakers(plan.market.input.marketId, bid, yesPips)
-      .filter((m) => m.input.maker !== input.maker)
-    if (input.timeInForce === 'FOK' && !dryRunFills(input, plan, others)) {
+    // Own orders included: whether they are skipped or stop the walk depends on the taker's mode.
+    const makers = this.eligibleMakers(plan.market.input.marketId, bid, yesPips)
+    const mode = selfTradeModeOf(input)
+    if (input.timeInForce === 'FOK' && !dryRunFills(input, plan, makers, mode)) {
       return refuse(Code.FOK_ORDER_NOT_FILLED, null)
     }
-    if (input.timeInForce === 'FAK' && others.length === 0) {
+    if (input.timeInForce === 'FAK' && !hasMatch(input, makers, mode)) {
       return refuse(Code.FAK_ORDER_NOT_FILLED, null)
     }
     return null
@@ -749,6 +772,8 @@ export class ReferenceEngine {
     const taker: Taker = {
       order,
       market: plan.market,
+      mode: selfTradeModeOf(input),
+      stoppedOnOwn: false,
       budgetCounted,
       lots: plan.lots,
       budget: budgetCounted ? BigInt(input.makerAmountMicros) : 0n,
@@ -779,8 +804,19 @@ export class ReferenceEngine {
       const tp = nativePips(t.order.outcome, m.yesPips)
       if (t.budgetCounted ? t.budget < BigInt(tp) : t.lots === 0) return
       if (m.input.maker === t.order.input.maker) {
-        this.end(m, 'CANCELED', 'self-trade', step)
-        continue
+        // Only the taker's mode counts (the resting order's was the business of its own walk).
+        switch (t.mode) {
+          case 'cancel-maker':
+            this.end(m, 'CANCELED', 'self-trade', step)
+            continue
+          case 'cancel-taker':
+            t.stoppedOnOwn = true
+            return
+          case 'cancel-both':
+            this.end(m, 'CANCELED', 'self-trade', step)
+            t.stoppedOnOwn = true
+            return
+        }
       }
       const x = t.budgetCounted
         ? Math.min(m.lots, num(t.budget / BigInt(tp)))
@@ -848,6 +884,17 @@ export class ReferenceEngine {
   /** End of the walk: rest, or end the taker, and emit its final update. */
   private finish(t: Taker, step: Step): void {
     const o = t.order
+    if (t.stoppedOnOwn) {
+      // SPEC: stopped on its own order, the taker ends CANCELED (reason self-trade, what it filled
+      // before as its matched size), whatever its time in force: a GTC or GTD with lots left does
+      // not rest, and an immediate order is not 'unfilled'. Its result's status is CANCELED.
+      if (o.input.timeInForce === 'FOK') {
+        throw new Error(`reference: FOK ${o.input.orderId} passed its dry run but met its own order`)
+      }
+      o.status = 'CANCELED'
+      this.emitUpdate(o, step, 'self-trade')
+      return
+    }
     if (!isImmediate(o.input)) {
       if (t.lots > 0) {
         o.lots = t.lots
@@ -1643,24 +1690,44 @@ function immediateTerms(input: OrderInput): Refusal | { refused: false; pips: nu
   return { refused: false, pips, lots: 0 }
 }
 
-/** The FOK dry run over `makers` (already without the taker's own, in walk order). */
-function dryRunFills(input: OrderInput, plan: Plan, makers: readonly OrderState[]): boolean {
-  if (input.side === 'BUY') {
-    let budget = BigInt(input.makerAmountMicros)
-    for (const m of makers) {
-      const tp = BigInt(nativePips(plan.outcome, m.yesPips))
-      const x = minBig(BigInt(m.lots), budget / tp)
-      if (x === 0n) break
-      budget -= x * tp
-    }
-    return budget < BigInt(plan.pips)
-  }
+/**
+ * The FOK dry run: the walk over `makers` (the eligible ones, the taker's own among them, in walk
+ * order) without changing anything; whether it would end with the taker filled.
+ */
+function dryRunFills(input: OrderInput, plan: Plan, makers: readonly OrderState[], mode: SelfTradeMode): boolean {
+  const buy = input.side === 'BUY'
+  let budget = BigInt(input.makerAmountMicros)
   let lots = plan.lots
   for (const m of makers) {
-    if (lots === 0) break
-    lots -= Math.min(m.lots, lots)
+    const tp = BigInt(nativePips(plan.outcome, m.yesPips))
+    // Where the walk stops: it cannot take one more lot at this maker's level. (The taker's
+    // price only rises along the walk, so nothing further could be taken either.)
+    if (buy ? budget < tp : lots === 0) break
+    if (m.input.maker === input.maker) {
+      // cancel-maker: the walk cancels it and goes on, taking nothing from it.
+      if (mode === 'cancel-maker') continue
+      // SPEC: cancel-taker, cancel-both: the walk meets its own order before it is filled (it
+      // could still take a lot here) and stops there, the rest of the taker cancelled: not
+      // filled. An immediate BUY whose budget cannot buy one more lot at this level stopped just
+      // above, filled or not by its budget, and never meets this order.
+      return false
+    }
+    if (buy) budget -= minBig(BigInt(m.lots), budget / tp) * tp
+    else lots -= Math.min(m.lots, lots)
   }
-  return lots === 0
+  return buy ? budget < BigInt(plan.pips) : lots === 0
+}
+
+/**
+ * The FAK check: whether the walk would match anything. With cancel-maker it cancels its own
+ * orders and goes on, so any other account's eligible order is a match; with cancel-taker or
+ * cancel-both it stops at the first of its own, so the first eligible order must be another's.
+ * (The walk meets that first order: a FAK passed its size checks, so it can take a lot at any
+ * level its limit reaches.)
+ */
+function hasMatch(input: OrderInput, makers: readonly OrderState[], mode: SelfTradeMode): boolean {
+  const firstOther = makers.findIndex((m) => m.input.maker !== input.maker)
+  return mode === 'cancel-maker' ? firstOther >= 0 : firstOther === 0
 }
 
 /** What one fill of `x` lots moves (docs/engine.md, Matching, steps 2 to 4). */

@@ -16,7 +16,9 @@
  * With `amendsAndReplaces` (the simulation's seeds), also amends (about 3 % of the random mix: of
  * live orders, to a new size or by a reduction, some refused) and cancel-replaces (about 3 %: of
  * live orders by re-quotes, crossing, post-only, immediate or faulty new orders; some of ended,
- * unknown or someone else's orders).
+ * unknown or someone else's orders). With `selfTradeModes` (the simulation's seeds too), orders
+ * carry a self-trade prevention mode now and then (about 15 %, a malformed one on 0.5 %), and
+ * those aimed at their own account's best order mostly do.
  */
 import type {
   Approve,
@@ -114,6 +116,14 @@ export interface WorkloadOptions {
    * pins it.
    */
   readonly amendsAndReplaces?: boolean
+  /**
+   * Also self-trade prevention modes on orders (default false, for the same reason): absent on
+   * most, each of the three modes on a few percent, a malformed value on a few in a thousand; and
+   * orders aimed at their own account's best order carry a mode more often, so each mode meets
+   * its own orders (cancel-maker walking on, cancel-taker and cancel-both stopping, FOK and FAK
+   * refused).
+   */
+  readonly selfTradeModes?: boolean
 }
 
 interface Stamp {
@@ -193,11 +203,14 @@ const RECENT_MAX = 400
 const TICKS_MICROS = [100_000, 10_000, 5_000, 2_500, 1_000, 100]
 /** Client order ids an API key uses: few, so that repeats of live ones and reuse of ended ones happen. */
 const CLIENT_ORDER_IDS_PER_KEY = 10
+/** The self-trade prevention modes (with `selfTradeModes`). */
+const SELF_TRADE_MODES = ['cancel-maker', 'cancel-taker', 'cancel-both'] as const
 
 export class Workload {
   private readonly rng: Random
   private readonly lifecycleEvery: number
   private readonly amendsAndReplaces: boolean
+  private readonly selfTradeModes: boolean
   private seq = 0
   private timeMs: number
   private readonly accounts: AccountView[] = []
@@ -224,6 +237,7 @@ export class Workload {
     this.rng = new Random(options.seed)
     this.lifecycleEvery = options.lifecycleEvery ?? 5000
     this.amendsAndReplaces = options.amendsAndReplaces ?? false
+    this.selfTradeModes = options.selfTradeModes ?? false
     this.timeMs = options.startMs ?? START_MS
     this.setup(options.accounts ?? 12)
   }
@@ -550,15 +564,22 @@ export class Workload {
     return this.order(a, m, { tokenId, side: 'BUY', makerAmountMicros: budget, takerAmountMicros: ta, timeInForce: tif, expirationSec: 0, postOnly: false })
   }
 
-  /** An order that crosses the best open order of its own maker (self-trade prevention). */
+  /**
+   * An order that crosses the best open order of its own maker (self-trade prevention); with
+   * `selfTradeModes`, mostly with an explicit mode.
+   */
   private selfTradeOrder(): OrderInput {
     const target = this.bestLiveOrder()
     if (target === undefined) return this.limitOrder('GTC', false)
     const m = this.markets.get(target.marketId)
     const a = this.accounts.find((x) => x.address === target.input.maker)
     if (m === undefined || a === undefined || m.status !== 'Active') return this.limitOrder('GTC', false)
-    if (this.rng.chance(0.25)) return this.immediateAgainst(m, a, target)
-    return this.restingAt(m, a, !target.bid, target.yesPips, 'GTC', false)
+    const order = this.rng.chance(0.25)
+      ? this.immediateAgainst(m, a, target)
+      : this.restingAt(m, a, !target.bid, target.yesPips, 'GTC', false)
+    if (!this.selfTradeModes || this.rng.chance(0.3)) return order
+    const { selfTradePrevention: _drawn, ...rest } = order
+    return { ...rest, selfTradePrevention: this.rng.pick(SELF_TRADE_MODES) }
   }
 
   /** A FAK of the target's maker on the other side of the target's own token, at its price. */
@@ -589,8 +610,24 @@ export class Workload {
       // A V2 order signs no fee rate: the market's applies at match, as for a V1 order.
       feeRateBps: this.rng.chance(0.3) ? null : m.feeRateBps,
       clientOrderId: this.rng.chance(0.15) ? this.clientOrderId() : '',
+      ...(this.selfTradeModes ? this.selfTradeMode() : {}),
       ...o,
     }
+  }
+
+  /**
+   * With `selfTradeModes`: no mode on 85 % of orders (the default, cancel-maker), cancel-maker
+   * named on 4 %, cancel-taker on 5 %, cancel-both on 5.5 %, and a malformed one on 0.5 %
+   * (INVALID_ORDER_PAYLOAD, field selfTradePrevention).
+   */
+  private selfTradeMode(): Pick<OrderInput, 'selfTradePrevention'> {
+    const r = this.rng.int(0, 199)
+    if (r < 170) return {}
+    if (r < 178) return { selfTradePrevention: 'cancel-maker' }
+    if (r < 188) return { selfTradePrevention: 'cancel-taker' }
+    if (r < 199) return { selfTradePrevention: 'cancel-both' }
+    const bad: readonly unknown[] = ['cancel-oldest', 'CANCEL-TAKER', 'none', '', 'cancel_both', 0, 1, null, true, ['cancel-maker']]
+    return { selfTradePrevention: this.rng.pick(bad) as OrderInput['selfTradePrevention'] }
   }
 
   /** One of the few client order ids every key uses (printable ASCII, a space and a tilde among them). */
@@ -1458,4 +1495,23 @@ function ordersOf(command: Command): readonly OrderInput[] {
   if (command.kind === 'placeOrders') return command.orders
   if (command.kind === 'cancelReplace') return [command.order]
   return []
+}
+
+/**
+ * The self-trades of one applied command, as `<taker's mode> <who was cancelled>`: `maker` for
+ * each resting order cancelled, `taker` for a taker stopped on its own order (cancel-taker,
+ * cancel-both). For the simulation's tallies: an orderUpdate with reason self-trade names the
+ * taker itself, or a maker in the walk of the order accepted last.
+ */
+export function selfTradesOf(command: Command, events: readonly EngineEvent[]): string[] {
+  const modes = new Map(ordersOf(command).map((o) => [o.orderId, o.selfTradePrevention ?? 'cancel-maker']))
+  const out: string[] = []
+  let taker = ''
+  for (const e of events) {
+    if (e.type === 'orderAccepted') taker = e.orderId
+    else if (e.type === 'orderUpdate' && e.reason === 'self-trade') {
+      out.push(`${String(modes.get(taker))} ${e.orderId === taker ? 'taker' : 'maker'}`)
+    }
+  }
+  return out
 }

@@ -105,6 +105,26 @@ t.test('FOK and FAK judge the walk as the mode makes it', (t) => {
   t.end()
 })
 
+t.test('a FOK budget that still buys a lot at its own order\'s price is not filled (found by the reference model)', (t) => {
+  const h = new Harness()
+  const m = h.market()
+  h.fund(alice, 200 * USDC)
+  h.fund(bob, 200 * USDC)
+  h.split(alice, m.marketId, 100 * USDC)
+  h.split(bob, m.marketId, 100 * USDC)
+  h.place(h.order({ maker: bob, tokenId: m.yes, side: 'SELL', priceMicros: 500_000, sizeMicros: 10 * USDC }))
+  h.place(h.order({ maker: alice, tokenId: m.yes, side: 'SELL', priceMicros: 550_000, sizeMicros: 10 * USDC }))
+  // 5.0057 USDC at up to 0.60: Bob's 10 cost 5, and the 0.0057 left buys a lot at 0.55, Alice's own
+  // ask, where cancel-taker stops the walk unfilled: the dry run must say so and place nothing.
+  const fok = { ...h.order({ maker: alice, tokenId: m.yes, side: 'BUY', priceMicros: 600_000, sizeMicros: USDC,
+    timeInForce: 'FOK' }), makerAmountMicros: 5_005_700, takerAmountMicros: 8_342_833,
+  selfTradePrevention: 'cancel-taker' as const }
+  const applied = h.place(fok)
+  t.match(applied.result, { ok: false, code: 'FOK_ORDER_NOT_FILLED' })
+  t.strictSame(applied.events.filter((e) => e.type !== 'orderRejected'), [], 'nothing traded')
+  t.end()
+})
+
 t.test('an unknown mode is refused at the shape step', (t) => {
   const { h, buy } = setUp()
   const bad = { ...buy(1, undefined), selfTradePrevention: 'cancel-newest' } as unknown as OrderInput

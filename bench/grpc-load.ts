@@ -214,11 +214,52 @@ export function placeWork(orders: readonly SignedFor[], resting: SignedFor[]): S
   }
 }
 
+/**
+ * Amends `orders` round and round, one lot (0.01 share) off each time, on their traders' sessions:
+ * an order of 5 shares takes 499 amends, far more than a phase sends.
+ */
+export function amendWork(orders: readonly SignedFor[]): SessionWork {
+  const byTrader = new Map<string, { readonly items: SignedFor[]; next: number }>()
+  for (const order of orders) {
+    const queue = byTrader.get(order.trader.address) ?? { items: [], next: 0 }
+    queue.items.push(order)
+    byTrader.set(order.trader.address, queue)
+  }
+  return (session) => {
+    const queue = byTrader.get(session.trader.address)
+    if (queue === undefined || queue.items.length === 0) return null
+    const order = queue.items[queue.next++ % queue.items.length]!
+    return { action: { case: 'amend', value: { orderId: order.signed.orderId, newSize: '', reduceBy: '0.01' } } }
+  }
+}
+
 /** Cancels `orders` one request each, on their traders' sessions. */
 export function cancelWork(orders: readonly SignedFor[]): SessionWork {
   const nextOf = queuesOf(orders)
   return (session) => {
     const order = nextOf(session.trader)
     return order === undefined ? null : { action: { case: 'cancel', value: { orderId: order.signed.orderId } } }
+  }
+}
+
+/** One trader's ladder updates for the mass quote phase: each a full ladder of signed orders. */
+export interface LadderUpdates {
+  readonly trader: Trader
+  readonly updates: readonly (readonly SignedFor['signed'][])[]
+}
+
+/**
+ * Mass quotes (workload of issue 31): each session re-quotes its trader's whole ladder, one update
+ * after the other's answer (a session's quotes wait for each other), on `marketId`. An answer's
+ * outcome: how many levels were kept, placed and refused ("kept 10 placed 10").
+ */
+export function quoteWork(marketId: string, ladders: readonly LadderUpdates[]): SessionWork {
+  const next = new Map<string, { readonly ladder: LadderUpdates; index: number }>()
+  for (const ladder of ladders) next.set(ladder.trader.address, { ladder, index: 0 })
+  return (session) => {
+    const state = next.get(session.trader.address)
+    if (state === undefined || state.index >= state.ladder.updates.length) return null
+    const orders = state.ladder.updates[state.index++]!.map((signed) => orderRequestInit(signed, { postOnly: true }))
+    return { action: { case: 'massQuote', value: { market: marketId, orders } } }
   }
 }

@@ -88,6 +88,14 @@ export function outcomeOf(response: SessionResponse): string {
   switch (result.case) {
     case 'order': return result.value.error?.code ?? result.value.status
     case 'canceled': return result.value.canceled.length > 0 ? 'canceled' : 'not canceled'
+    case 'amended': return 'amended'
+    case 'quoted': {
+      const levels = result.value.levels
+      const count = (outcome: string): number => levels.filter((level) => level.outcome.case === outcome).length
+      const refused = levels.filter((level) => level.outcome.case === 'placement' &&
+        level.outcome.value.result.case === 'refused').length
+      return `kept ${count('kept')} new ${count('placement') - refused} refused ${refused}`
+    }
     case 'error': return result.value.code
     default: return result.case ?? 'empty'
   }

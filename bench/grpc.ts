@@ -14,8 +14,13 @@
  *    per session (64 in all), as a market maker sends them: orders per second;
  * 5. stream latency: the sessions in an open loop at half of (4)'s rate, latency from each
  *    order's due time to its acknowledgement: p99_ms;
- * 6. stream cancels: the orders of (4) and (5) cancelled one request each, pipelined;
- * 7. book fan-out: N book streams on the token while the sessions place orders (pipelined), each
+ * 6. stream amends: the orders of (4) and (5) lowered by one lot a request, round and round,
+ *    pipelined: amend_per_s, with its p50 and p99;
+ * 7. stream cancels: the orders of (4) and (5) cancelled one request each, pipelined;
+ * 7b. mass quotes: each session re-quotes its trader's ladder of 10 levels a side (BUY Yes and BUY
+ *    No, none crossing), half of each side signed afresh an update and the rest sent again (kept),
+ *    the next update after the answer: mass_quote_updates_per_s, with its p50 and p99;
+ * 8. book fan-out: N book streams on the token while the sessions place orders (pipelined), each
  *    placement one update of the book: updates delivered per second over all subscribers, and
  *    the source's rate (what each subscriber gets per second).
  *
@@ -29,11 +34,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { GrpcTransport } from '../src/client/grpc/transport.js'
 import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX } from '../src/limits.js'
 import { BenchFlags } from './flags.js'
-import { cancelWork, fanOut, openLoop, pipelined, placeWork, unaryClosedLoop, type FanOut } from './grpc-load.js'
+import { amendWork, cancelWork, fanOut, openLoop, pipelined, placeWork, quoteWork, unaryClosedLoop, type FanOut,
+  type LadderUpdates } from './grpc-load.js'
 import { BenchSession } from './grpc-session.js'
 import { closedLoop, type LoadResult } from './http-load.js'
-import { PhaseClock, profileDirOf, setUpTraders, signOrders, startChild, startPredexServer, stopChild,
+import { CHAIN_ID, PhaseClock, profileDirOf, setUpTraders, signOrders, startChild, startPredexServer, stopChild,
   type BenchServer, type SignedFor, type Trader } from './predex-server.js'
+import { signLimitOrder, type MarketTerms, type SignedOrder } from '../src/client/orders.js'
 import { histogram, type LatencyHistogram } from './series.js'
 import { describe, pct, round, row, writeResults } from './report.js'
 import { orderSource, REST_CONNECTIONS } from './rest-orders.js'
@@ -54,11 +61,52 @@ interface Settings {
 /** Orders signed between two turns of the event loop (about 0.3 s of signing here). */
 const SIGN_CHUNK_ORDERS = 500
 
+/** Levels of each side of a mass quote's ladder, and how many of the ladder's orders an update changes. */
+const LADDER_LEVELS = 10
+const LADDER_CHANGED_PER_UPDATE = LADDER_LEVELS
+/** Where the ladders sit: bids (BUY Yes) at 0.20..0.29, asks (BUY No at the same, Yes 0.71..0.80): none cross. */
+const LADDER_PRICE_FIRST_CENTS = 20
+
+interface BenchMarket {
+  readonly marketId: string
+  readonly yesTokenId: string
+  readonly noTokenId: string
+}
+
 /** Signs orders in batches as phases need them, numbering on so that prices keep cycling. */
 class Signer {
   private first = 0
 
   constructor(private readonly traders: readonly Trader[], private readonly tokenId: string) {}
+
+  /**
+   * Each trader's `updates` ladders: the first whole, then each with half its levels of each side
+   * (every other level, alternating) signed afresh, the rest sent again as they were (kept).
+   */
+  async ladders(market: BenchMarket, updates: number): Promise<LadderUpdates[]> {
+    const started = performance.now()
+    const terms: MarketTerms = { tickSize: '0.01', negRisk: false, feeRateBps: 0, chainId: CHAIN_ID }
+    const ladders: LadderUpdates[] = []
+    let signed = 0
+    for (const trader of this.traders) {
+      const sign = (level: number): SignedOrder => {
+        signed++
+        const outcome = level < LADDER_LEVELS ? market.yesTokenId : market.noTokenId
+        const price = ((LADDER_PRICE_FIRST_CENTS + (level % LADDER_LEVELS)) / 100).toFixed(2)
+        return signLimitOrder(trader.wallet, terms, { tokenId: outcome, side: 'BUY', price, size: 5 })
+      }
+      let ladder = Array.from({ length: 2 * LADDER_LEVELS }, (_, level) => sign(level))
+      const list: SignedOrder[][] = [ladder]
+      for (let u = 1; u < updates; u++) {
+        ladder = ladder.map((order, level) => (level % 2 === u % 2 ? sign(level) : order))
+        list.push(ladder)
+        if (u % 50 === 0) await nextTurn()
+      }
+      ladders.push({ trader, updates: list })
+    }
+    log(`  (signed ${signed} ladder orders in ${((performance.now() - started) / 1000).toFixed(1)} s, not timed)`)
+    return ladders
+  }
 
   /**
    * Signs in chunks with a turn of the event loop between them: the sessions' streams stay open
@@ -85,6 +133,10 @@ interface Figures {
   readonly stream: LoadResult
   readonly openRate: number
   readonly open: LoadResult
+  /** Amends on the session (one lot off a resting order each), pipelined. */
+  readonly amends: LoadResult
+  /** Mass quotes: a session's whole ladder re-quoted, half of it changed, an update after the other's answer. */
+  readonly quotes: LoadResult
   readonly cancels: LoadResult
   readonly fan: FanOut
   /** CPU per order of the three placement phases, read from /proc (cpu-time.ts). */
@@ -180,7 +232,8 @@ async function intake(server: BenchServer, signer: Signer, transports: readonly 
  * --profile-dir, profile-summary.mjs --phase) and what CPU it took.
  */
 async function measure(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
-  sessions: readonly BenchSession[], settings: Settings, tokenId: string, phases: PhaseClock): Promise<Figures> {
+  sessions: readonly BenchSession[], settings: Settings, market: BenchMarket, phases: PhaseClock): Promise<Figures> {
+  const tokenId = market.yesTokenId
   const { seconds, window } = settings
   const warmRate = await warmUp(server, signer, transports, sessions, settings)
   await cancelEverything(sessions)
@@ -193,8 +246,16 @@ async function measure(server: BenchServer, signer: Signer, transports: readonly
   const openOrders = await signer.sign(Math.ceil(openRate * seconds) + 2 * TRADERS)
   const open = await openLoop(sessions, openRate, seconds, placeWork(openOrders, resting))
   log(`stream place, open loop at ${openRate}/s (half the pipelined rate): ${describe(open)}`)
+  const amends = await phases.time('amends', () => pipelined(sessions, window, seconds, amendWork(resting)))
+  log(`stream amend, pipelined (one lot off a resting order each): ${describe(amends)}`)
   const cancels = await phases.time('cancels', () => pipelined(sessions, window, seconds, cancelWork(resting)))
   log(`stream cancel, pipelined: ${describe(cancels)} (${resting.length} resting orders to cancel)`)
+  await cancelEverything(sessions)
+  const quoteUpdates = Math.ceil((stream.perSecond / LADDER_CHANGED_PER_UPDATE / sessions.length) * seconds * 1.2)
+  const ladders = await signer.ladders(market, quoteUpdates)
+  const quotes = await phases.time('quotes', () => pipelined(sessions, 1, seconds, quoteWork(market.marketId, ladders)))
+  log(`mass quotes, one session's after the other's answer (${LADDER_LEVELS} levels a side, ` +
+    `${LADDER_CHANGED_PER_UPDATE} changed an update): ${describe(quotes)}`)
   await cancelEverything(sessions)
   const fanOrders = await signer.sign(budget(stream.perSecond, seconds))
   const fan = await fanOut(transports, settings.subscribers, tokenId,
@@ -206,13 +267,17 @@ async function measure(server: BenchServer, signer: Signer, transports: readonly
   const cpu = { rest: perRequest(phases.cpu('rest'), rest.requests, cores),
     unary: perRequest(phases.cpu('unary'), unary.requests, cores),
     stream: perRequest(phases.cpu('stream'), stream.requests, cores) }
-  return { rest, unary, stream, openRate, open, cancels, fan, cpu, floor }
+  return { rest, unary, stream, openRate, open, amends, cancels, quotes, fan, cpu, floor }
 }
 
 function reportOf(f: Figures, settings: Settings, sessions: number): Record<string, unknown> {
   return {
     rest_orders_per_s: Math.round(f.rest.perSecond), unary_orders_per_s: Math.round(f.unary.perSecond),
     stream_orders_per_s: Math.round(f.stream.perSecond), stream_cancels_per_s: Math.round(f.cancels.perSecond),
+    amend_per_s: Math.round(f.amends.perSecond), amend_p50_ms: round(f.amends.latencyMs.p50),
+    amend_p99_ms: round(f.amends.latencyMs.p99),
+    mass_quote_updates_per_s: Math.round(f.quotes.perSecond), mass_quote_p50_ms: round(f.quotes.latencyMs.p50),
+    mass_quote_p99_ms: round(f.quotes.latencyMs.p99),
     p99_ms: round(f.open.latencyMs.p99), p50_ms: round(f.open.latencyMs.p50), stream_open_rate_per_s: f.openRate,
     book_stream_updates_per_s: Math.round(f.fan.deliveredPerSecond), book_stream_subscribers: f.fan.subscribers,
     book_source_updates_per_s: Math.round(f.fan.sourceUpdatesPerSecond), book_stream_gaps: f.fan.gaps,
@@ -226,7 +291,7 @@ function reportOf(f: Figures, settings: Settings, sessions: number): Record<stri
     seconds: settings.seconds, sessions, window: settings.window, channels: CHANNELS, connections: REST_CONNECTIONS,
     cores: availableParallelism(), node: process.version,
     statuses: { rest: f.rest.statuses, unary: f.unary.statuses, stream: f.stream.statuses, open: f.open.statuses,
-      cancels: f.cancels.statuses, book_source: f.fan.source.statuses },
+      cancels: f.cancels.statuses, quotes: f.quotes.statuses, book_source: f.fan.source.statuses },
   }
 }
 
@@ -237,6 +302,8 @@ function seriesOf(f: Figures, sessions: number, window: number): { histograms: L
     [`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight)`, f.unary],
     [`stream place, pipelined (${sessions} x ${window})`, f.stream],
     [`stream place, open loop at ${f.openRate}/s (ack latency from due time)`, f.open],
+    ['stream amend, pipelined', f.amends],
+    ['mass quote, a ladder re-quoted', f.quotes],
     ['stream cancel, pipelined', f.cancels],
   ]
   return { histograms: phases.map(([label, result]) => histogram(label, 'ms', result.latenciesMs)), timelines: [] }
@@ -259,6 +326,8 @@ function markdownOf(f: Figures, settings: Settings, sessions: number, report: Re
     row(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight, ${CHANNELS} channels)`, f.unary),
     row(`stream place, pipelined (${sessions} sessions x ${settings.window})`, f.stream),
     row(`stream place, open loop at ${f.openRate}/s (ack latency)`, f.open),
+    row('stream amend, pipelined (one lot off a resting order)', f.amends),
+    row(`mass quote (${LADDER_LEVELS} levels a side, ${LADDER_CHANGED_PER_UPDATE} changed an update)`, f.quotes),
     row(`stream cancel, pipelined`, f.cancels), '',
     `Book stream fan-out: ${f.fan.subscribers} subscribers on one token, the book changing ` +
       `${Math.round(f.fan.sourceUpdatesPerSecond)} times/s (stream placements): ` +
@@ -294,10 +363,10 @@ async function main(): Promise<void> {
   const transports = Array.from({ length: CHANNELS }, () =>
     new GrpcTransport(`127.0.0.1:${server.grpcPort}`, { 'grpc.use_local_subchannel_pool': 1 }))
   try {
-    const { traders, tokenId } = await setUpTraders(server, TRADERS)
+    const { traders, tokenId, noTokenId, marketId } = await setUpTraders(server, TRADERS)
     const sessions = await Promise.all(traders.map((trader, i) => BenchSession.open(transports[i % CHANNELS]!, trader)))
-    const figures = await measure(server, new Signer(traders, tokenId), transports, sessions, settings, tokenId,
-      phases)
+    const figures = await measure(server, new Signer(traders, tokenId), transports, sessions, settings,
+      { marketId, yesTokenId: tokenId, noTokenId }, phases)
     await Promise.all(sessions.map((session) => session.close()))
     const report = reportOf(figures, settings, sessions.length)
     const markdown = markdownOf(figures, settings, sessions.length, report)

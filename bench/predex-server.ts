@@ -131,7 +131,7 @@ export async function startPredexServer(options: ServerOptions = {}): Promise<Be
 
 /** A market (tick 0.01, minimum size 5, no fee) and `count` traders with USDC, approval and an API key. */
 export async function setUpTraders(server: BenchServer, count: number):
-  Promise<{ traders: Trader[]; tokenId: string }> {
+  Promise<{ traders: Trader[]; tokenId: string; noTokenId: string; marketId: string }> {
   const admin = new PredexClient({ baseUrl: server.base, adminKey: ADMIN_KEY })
   const market = await admin.createMarket({ question: 'Will the benchmark finish?', tick_size: '0.01',
     min_order_size: '5' })
@@ -143,7 +143,7 @@ export async function setUpTraders(server: BenchServer, count: number):
     const credentials = await client.createApiKey()
     return { wallet, address: wallet.address.toLowerCase(), credentials }
   }))
-  return { traders, tokenId: market.yes_token_id }
+  return { traders, tokenId: market.yes_token_id, noTokenId: market.no_token_id, marketId: market.id }
 }
 
 /**

@@ -5,6 +5,12 @@
  * replaces them when the fair value moves by a tick or one of them fills (the user stream says
  * so). Orders go through one order-entry session, post-only, so the maker never takes.
  *
+ * It uses the market-maker controls (issue 31): each re-quote of a market is ONE mass quote (its
+ * unchanged quotes sent again as they were signed, so they keep their place and cost no signature
+ * check; the others signed afresh; the old ones the quote leaves out cancelled in the same engine
+ * command), and when a fill leaves it holding a quote's size of an outcome it amends its bid on that
+ * outcome down to half (keeping its place) instead of pulling it.
+ *
  * Its own quotes stay "its own" on the book until the book has caught up with their cancel: a
  * cancel's journal sequence number is compared with the book's, so an old quote still shown by
  * the book stream is not mistaken for someone else's liquidity.
@@ -50,6 +56,8 @@ interface MarketState {
 
 interface Resting {
   readonly orderId: string
+  /** The order as signed: sent again as it is, a mass quote keeps it where it rests. */
+  readonly signed: ReturnType<typeof signLimitOrder>
   readonly state: MarketState
   readonly tokenId: string
   readonly quote: Quote
@@ -75,7 +83,6 @@ export class Maker {
   private readonly user: UserStream
   /** Set by `stop()`: no new quote goes out. */
   stopping = false
-  private clientOrderCount = 0
   private cancelsSeen: (() => void) | null = null
   /** The quotes resting when the maker stopped: the server's cancel on disconnect must end them. */
   private leaving: readonly Resting[] = []
@@ -199,45 +206,52 @@ export class Maker {
     })()
   }
 
-  /** Cancels the market's resting quotes, then places four new ones around the fair value. */
+  /**
+   * Sets the market's four quotes around the fair value in one mass quote: a quote already resting
+   * whole at its price is sent again as it was signed (kept, its place unchanged), the others are
+   * signed afresh, and the old ones left out are cancelled by the same engine command.
+   */
   private async replaceQuotes(state: MarketState): Promise<void> {
     const live = this.resting().filter((order) => order.state === state)
-    if (live.length > 0) {
-      for (const order of live) order.cancelAsked = true
-      const { value } = await this.session.cancelMany(live.map((order) => order.orderId))
-      for (const order of live) order.goneAtEngineSeq = value.engineSeq
-    }
     const fair = state.fairMicros
     const quotes = quotesAround(fair, state.tickMicros, this.options.edgeTicks)
-    const placed = quotes.map((quote) => this.signed(state, quote))
-    for (const order of placed) this.orders.set(order.resting.orderId, order.resting)
+    const levels = quotes.map((quote) => live.find((order) => sameQuote(order.quote, quote) &&
+      order.filledMicros === 0n && order.sizeMicros === this.options.sizeMicros) ?? this.signed(state, quote))
+    for (const order of levels) this.orders.set(order.orderId, order)
+    for (const order of live) if (!levels.includes(order)) order.cancelAsked = true
     state.quotedFairMicros = fair
-    const { value: batch } = await this.session.placeBatch(placed.map(({ signed }) => ({
-      signed, postOnly: true, clientOrderId: `dm-${++this.clientOrderCount}` })))
+    const { value } = await this.session.massQuote(state.market.id, levels.map((order) => ({ signed: order.signed,
+      postOnly: true })))
+    for (const order of live) if (value.canceled.includes(order.orderId)) order.goneAtEngineSeq = value.engineSeq
     const refused: string[] = []
-    batch.orders.forEach((ack, index) => {
-      const resting = placed[index]!.resting
-      if (ack.error === undefined) {
+    let kept = 0
+    value.levels.forEach((level, index) => {
+      const resting = levels[index]!
+      if (level.outcome.case === 'kept') kept++
+      if (level.outcome.case === 'kept' || level.outcome.value === undefined ||
+        (level.outcome.case === 'placement' && level.outcome.value.result.case === 'placed')) {
         resting.acked = true
         return
       }
       this.orders.delete(resting.orderId)
+      const result = level.outcome.case === 'placement' ? level.outcome.value.result : null
+      const code = level.outcome.case === 'gone' ? 'gone' : result?.case === 'refused' ? result.value.code : 'refused'
       const { side, outcome, priceMicros } = resting.quote
-      refused.push(`${side} ${outcome} ${microsText(priceMicros)}: ${ack.error.code}`)
+      refused.push(`${side} ${outcome} ${microsText(priceMicros)}: ${code}`)
     })
     const text = (outcome: 'Yes' | 'No'): string => quotes.filter((q) => q.outcome === outcome)
       .map((q) => microsText(q.priceMicros)).join(' / ')
     const refusals = refused.length > 0 ? `  refused: ${refused.join(', ')}` : ''
     this.say('QUOTE', `${state.label} Yes ${text('Yes')}  No ${text('No')}  x${microsText(this.options.sizeMicros)}`
-      + `  fair ${microsText(fair)}${refusals}`)
+      + `  fair ${microsText(fair)}  kept ${kept}, cancelled ${value.canceled.length}${refusals}`)
   }
 
-  private signed(state: MarketState, quote: Quote): { signed: ReturnType<typeof signLimitOrder>; resting: Resting } {
+  private signed(state: MarketState, quote: Quote): Resting {
     const tokenId = quote.outcome === 'Yes' ? state.market.yesTokenId : state.market.noTokenId
     const signed = signLimitOrder(this.wallet, state.terms, { tokenId, side: quote.side,
       price: microsText(quote.priceMicros), size: microsText(this.options.sizeMicros) })
-    return { signed, resting: { orderId: signed.orderId, state, tokenId, quote, sizeMicros: this.options.sizeMicros,
-      filledMicros: 0n, acked: false, cancelAsked: false, goneAtEngineSeq: null, canceledSeen: false } }
+    return { orderId: signed.orderId, signed, state, tokenId, quote, sizeMicros: this.options.sizeMicros,
+      filledMicros: 0n, acked: false, cancelAsked: false, goneAtEngineSeq: null, canceledSeen: false }
   }
 
   /** An order update of the user stream: a fill moves the position; an end takes the quote off. */
@@ -265,6 +279,27 @@ export class Maker {
     this.say('FILL', `${state.label} ${side} ${outcome} ${microsText(sharesMicros)} @ ${microsText(priceMicros)}`
       + `  pos Yes ${sharesText(state.yesMicros)} No ${sharesText(state.noMicros)}`
       + `  P&L ${usdcText(this.marketPnlMicros(state))} USDC (total ${usdcText(this.pnlMicros())})`)
+    if (side === 'BUY') void this.lowerBid(state, outcome)
+  }
+
+  /**
+   * Holding a quote's size or more of an outcome, the maker halves its bid on it with an amend:
+   * the bid keeps its place in the queue, and no new order is signed.
+   */
+  private async lowerBid(state: MarketState, outcome: 'Yes' | 'No'): Promise<void> {
+    const held = outcome === 'Yes' ? state.yesMicros : state.noMicros
+    if (held < this.options.sizeMicros || this.stopping) return
+    const bid = this.resting().find((order) => order.state === state && order.quote.outcome === outcome &&
+      order.quote.side === 'BUY')
+    const half = this.options.sizeMicros / 2n
+    if (bid === undefined || bid.sizeMicros - bid.filledMicros <= half) return
+    try {
+      const { value } = await this.session.amend(bid.orderId, { newSize: microsText(half) })
+      this.say('AMEND', `${state.label} BUY ${outcome} ${microsText(bid.quote.priceMicros)} down to `
+        + `${value.sizeRemaining} (holding ${sharesText(held)}): its place kept`)
+    } catch (error) {
+      if (!this.stopping) this.say('AMEND', `${state.label} not amended: ${(error as Error).message}`)
+    }
   }
 
   /** Cash plus the shares bought or sold since the start, marked at the fair value. */
@@ -294,3 +329,7 @@ export class Maker {
   }
 }
 
+
+function sameQuote(a: Quote, b: Quote): boolean {
+  return a.side === b.side && a.outcome === b.outcome && a.priceMicros === b.priceMicros
+}

@@ -76,6 +76,9 @@ t.test('it quotes both outcomes of every active market, reports a fill, and Ctrl
     await until(() => (/FILL/.test(output) ? true : null), 'the fill line')
     // Its Yes ask, or (a mint) its No bid at the complement: the maker sold Yes or bought No.
     t.match(output, /FILL .* (SELL Yes|BUY No) 5 @ .* pos Yes .* P&L /, 'it prints the fill with its position and P&L')
+    // The re-quote after the fill is one mass quote: the quotes the fill did not touch are sent again and kept.
+    await until(() => (/QUOTE .* kept [1-9]/.test(output) ? true : null), 'a re-quote that keeps untouched quotes')
+    t.match(output, /QUOTE .* kept [1-9]\d*, cancelled \d+/, 'the untouched quotes kept their places')
 
     // What rests when Ctrl-C comes: after it the maker sends nothing, so only the server can cancel these.
     const resting = await until(() => {

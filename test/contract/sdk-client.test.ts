@@ -208,6 +208,42 @@ t.test('batches, verification, listings over pages and every kind of cancel', as
   t.equal(account.heldMicros, 0, 'every hold is released')
 })
 
+t.test('the market-maker controls: amend, replace, mass quote, order groups, self-trade prevention', async (t) => {
+  const bid = (price: number) => maker.signLimitOrder({ tokenId: market.yesTokenId, side: 'BUY', price, size: 10 })
+  const [first, second] = await Promise.all([bid(0.21), bid(0.22)])
+  const placed = await maker.placeOrder({ signed: first, orderType: 'GTC' })
+  const amended = await maker.amendOrder(placed.order_id, { newSize: '6' })
+  t.match(amended, { success: true, size_remaining: '6', reduced_by: '4' })
+  fits(t, amended, keys.ORDER_AMENDED_KEYS, 'POST /order/amend')
+  t.equal((await maker.amendOrder(placed.order_id, { reduceBy: '1' })).size_remaining, '5')
+  t.equal((await maker.order(placed.order_id)).queue_ahead, '0', 'GET /data/order/:id: its place in the queue')
+  const replaced = await maker.replaceOrder(placed.order_id, { signed: second, orderType: 'GTC' })
+  t.match(replaced, { canceled: { order_id: placed.order_id, size_remaining: '5' }, placement: { success: true } })
+  fits(t, replaced, keys.ORDER_REPLACED_KEYS, 'POST /order/replace')
+  const third = await bid(0.23)
+  const quoted = await maker.massQuote(market.marketId, [{ signed: second, orderType: 'GTC' },
+    { signed: third, orderType: 'GTC' }])
+  t.match(quoted.levels, [{ outcome: 'kept', order_id: second.orderId }, { outcome: 'placed', status: 'live' }])
+  fits(t, quoted, keys.QUOTES_RESULT_KEYS, 'POST /quotes')
+  t.same([...(await maker.massQuote(market.marketId, [])).canceled].sort(), [second.orderId, third.orderId].sort())
+
+  const group = await maker.createOrderGroup({ group_id: 'sdk', contracts_limit: '5', window_ms: 10_000 })
+  t.match(group, { group_id: 'sdk', triggered: false })
+  fits(t, group, keys.ORDER_GROUP_KEYS, 'POST /order-groups')
+  const joined = await maker.placeLimitOrder({ tokenId: market.yesTokenId, side: 'BUY', price: 0.2, size: 5,
+    orderGroupId: 'sdk' })
+  t.equal(joined.status, 'live')
+  t.match((await maker.orderGroups()).data, [{ group_id: 'sdk', resting_orders: 1 }])
+  t.match(await maker.updateOrderGroup('sdk', { freeze_ms: 1_000 }), { freeze_ms: 1_000 })
+  t.match(await maker.triggerOrderGroup('sdk'), { triggered: true, resting_orders: 0 })
+  t.match(await maker.resetOrderGroup('sdk'), { triggered: false })
+  t.same(await maker.deleteOrderGroup('sdk'), { deleted: true, group_id: 'sdk' })
+  const stp = await maker.placeLimitOrder({ tokenId: market.yesTokenId, side: 'BUY', price: 0.2, size: 5,
+    selfTradePrevention: 'CANCEL_TAKER' })
+  t.equal(stp.status, 'live', 'selfTradePrevention goes with the order')
+  await maker.cancelOrder(stp.order_id)
+})
+
 t.test('users, candles, cancel by market, the test network and admin: each answer and its shape', async (t) => {
   const makerAddress = makerWallet.address.toLowerCase()
   const bid = await maker.placeLimitOrder({ tokenId: market.yesTokenId, side: 'BUY', price: '0.30', size: '5' })

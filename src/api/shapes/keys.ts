@@ -16,7 +16,8 @@ import type { CompatMarket, CompatMarketToken, CompatRewards, MarketResolution, 
 import type { ClientOrder, ClientOrders, CompatOrder, NativeOrder, NativeOrdersPage, PublicOrder, VerifyCheck,
   VerifyResult } from './order.js'
 import type { Page } from './page.js'
-import type { BatchPlacement, CancelResult, OrderPlacement } from './placement.js'
+import type { BatchPlacement, CancelResult, OrderAmended, OrderGroupInfo, OrderPlacement, OrderReplaced, QuotesResult }
+  from './placement.js'
 import type { Candle, FeeRate, LastTradePrice, Midpoint, NegRisk, Price, PricePoint, PricesHistory, Spread, TickSize,
   TokenLastTradePrice } from './price.js'
 import type { FaucetCredit, RelayNonce, RelayReceipt, WalletStatus } from './testnet.js'
@@ -106,6 +107,12 @@ export const VERIFY_RESULT_KEYS = keysOf<VerifyResult>()(['valid', 'orderID', 'c
 
 export const ORDER_PLACEMENT_KEYS = keysOf<OrderPlacement>()(['success', 'errorMsg', 'order_id', 'orderID', 'status',
   'makingAmount', 'takingAmount', 'fee', 'side', 'transactionsHashes', 'tradeIDs'])
+export const ORDER_AMENDED_KEYS = keysOf<OrderAmended>()(['success', 'order_id', 'size_matched', 'size_remaining',
+  'reduced_by', 'engine_seq'])
+export const ORDER_REPLACED_KEYS = keysOf<OrderReplaced>()(['canceled', 'placement', 'engine_seq'])
+export const QUOTES_RESULT_KEYS = keysOf<QuotesResult>()(['canceled', 'levels', 'engine_seq'])
+export const ORDER_GROUP_KEYS = keysOf<OrderGroupInfo>()(['group_id', 'contracts_limit', 'notional_limit', 'window_ms',
+  'freeze_ms', 'triggered', 'triggered_at', 'window_contracts', 'window_notional', 'resting_orders'])
 export const BATCH_PLACEMENT_KEYS = keysOf<BatchPlacement>()(['total_successful', 'total_failed', 'results'])
 export const CANCEL_RESULT_KEYS = keysOf<CancelResult>()(['canceled', 'not_canceled'])
 

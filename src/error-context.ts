@@ -97,6 +97,53 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
   CANCEL_TOO_MANY: {
     max: 'the most order ids one cancel may carry',
   },
+  // ---- Engine: market-maker controls (amend, cancel-replace, mass quotes, order groups) ----------------
+  ORDER_NOT_FOUND: {
+    orderId: 'the order named (an amend\'s or a cancel-replace\'s): not a live order of the requester',
+    newOrderId: 'cancel-replace only: the id of the new order, which was not placed',
+  },
+  ORDER_ALREADY_MATCHED: {
+    orderId: 'the order named: it was filled before the amend or cancel-replace arrived',
+    newOrderId: 'cancel-replace only: the id of the new order, which was not placed',
+  },
+  ORDER_ALREADY_CANCELED: {
+    orderId: 'the order named: it was cancelled before the amend or cancel-replace arrived',
+    newOrderId: 'cancel-replace only: the id of the new order, which was not placed',
+  },
+  AMEND_SIZE_INVALID: {
+    newSizeMicros: 'the new size asked, as text (micro-shares; 0: not given)',
+    reduceByMicros: 'the reduction asked, as text (micro-shares; 0: not given)',
+  },
+  AMEND_NOT_REDUCING: {
+    remainingMicros: 'what rests of the order now, in micro-shares',
+    requestedMicros: 'the size the amend would leave (it must be above 0 and below `remainingMicros`)',
+  },
+  MASS_QUOTE_INVALID: {
+    orderId: 'the order (or kept id) at fault',
+    reason: '`named twice`, `an order of another market` or `an order of another API key`',
+  },
+  MASS_QUOTE_TOO_LARGE: {
+    max: 'the most orders a mass quote may name on each side of the book',
+    bids: 'the orders named on the bid side (Yes bids, No asks)',
+    asks: 'the orders named on the ask side (Yes asks, No bids)',
+  },
+  ORDER_GROUP_INVALID: {
+    field: 'the group field that is out of its bounds: `groupId`, `contractsLimitMicros`, `notionalLimitMicros`, ' +
+      '`windowMs`, `freezeMs` or `action`',
+  },
+  ORDER_GROUP_NOT_FOUND: {
+    orderGroupId: 'the group id named: the API key has no group of that id',
+  },
+  ORDER_GROUP_EXISTS: {
+    orderGroupId: 'the group id the API key already has',
+  },
+  ORDER_GROUPS_FULL: {
+    perKeyMax: 'the most order groups one API key may have',
+  },
+  ORDER_GROUP_TRIGGERED: {
+    orderGroupId: 'the group the order names',
+    triggeredMs: 'when the group triggered (unix ms): it takes orders again once reset, or when its freeze ends',
+  },
   // ---- Engine: markets ---------------------------------------------------------------------------------
   MARKET_NOT_FOUND: {
     marketId: 'the market id asked for (engine commands: cancel by market, split, merge, redeem, admin)',

@@ -4,12 +4,11 @@
  * more size or another price is a new order (cancel-replace). The holds shrink with the size, and
  * the order's update (LIVE, reason `amended`) and its level's new size are the command's events.
  */
-import { ownLiveOrder } from './cancel.js'
+import { notLiveRejection, ownLiveOrder } from './cancel.js'
 import type { AmendOrder } from './command.js'
 import type { Engine } from './engine.js'
 import { emitOrderUpdate, releaseHold } from './lifecycle.js'
 import { MICROS_PER_LOT } from './limits.js'
-import { rejection } from './rejection.js'
 import type { Amended, Rejection } from './result.js'
 import { amendedSizeMicros, checkAmendSize } from './rules.js'
 
@@ -17,7 +16,7 @@ export function amendOrder(engine: Engine, command: AmendOrder): Amended | Rejec
   const shape = checkAmendSize(command.newSizeMicros, command.reduceByMicros)
   if (shape !== null) return shape
   const order = ownLiveOrder(engine, command.address, command.orderId)
-  if (typeof order === 'string') return rejection(order, { orderId: command.orderId })
+  if (typeof order === 'string') return notLiveRejection(order, { orderId: command.orderId })
   const o = engine.orderTable
   const remainingMicros = o.lots[order]! * MICROS_PER_LOT
   const sizeMicros = amendedSizeMicros(remainingMicros, command.newSizeMicros, command.reduceByMicros)

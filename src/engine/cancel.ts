@@ -110,8 +110,7 @@ function cancelOne(engine: Engine, address: string, orderId: string): string | n
  * cancel-replace), else the code that says why not. Another account's order answers as one that
  * does not exist, so ids reveal nothing.
  */
-export function ownLiveOrder(engine: Engine, address: string, orderId: string):
-  OrderRow | typeof Code.ORDER_NOT_FOUND | typeof Code.ORDER_ALREADY_MATCHED | typeof Code.ORDER_ALREADY_CANCELED {
+export function ownLiveOrder(engine: Engine, address: string, orderId: string): OrderRow | NotLiveCode {
   const entry = engine.orders.get(orderId)
   if (entry === undefined) return Code.ORDER_NOT_FOUND
   if (isLiveEntry(entry)) {
@@ -120,6 +119,19 @@ export function ownLiveOrder(engine: Engine, address: string, orderId: string):
   }
   if (engine.accounts[endedAccountIndex(entry)]!.address !== address) return Code.ORDER_NOT_FOUND
   return orderStatusOf(entry) === 'MATCHED' ? Code.ORDER_ALREADY_MATCHED : Code.ORDER_ALREADY_CANCELED
+}
+
+/** The code ownLiveOrder gives for an order that is not the requester's live one. */
+export type NotLiveCode = typeof Code.ORDER_NOT_FOUND | typeof Code.ORDER_ALREADY_MATCHED | typeof Code.ORDER_ALREADY_CANCELED
+
+/** The refusal of a command (an amend, a cancel-replace) that names an order not live for the requester. */
+export function notLiveRejection(code: NotLiveCode, context: { readonly orderId: string; readonly newOrderId?: string }):
+  Rejection {
+  switch (code) {
+    case Code.ORDER_NOT_FOUND: return rejection(Code.ORDER_NOT_FOUND, context)
+    case Code.ORDER_ALREADY_MATCHED: return rejection(Code.ORDER_ALREADY_MATCHED, context)
+    case Code.ORDER_ALREADY_CANCELED: return rejection(Code.ORDER_ALREADY_CANCELED, context)
+  }
 }
 
 /** Whether `address` may cancel the order: its maker or its signer. */

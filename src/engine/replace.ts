@@ -9,18 +9,17 @@
  * and the new one placed as placeOrder places it. What only placing can tell (funds, post-only,
  * FOK, FAK) refuses the new order after the cancel: the result says both.
  */
-import { ownLiveOrder } from './cancel.js'
+import { notLiveRejection, ownLiveOrder } from './cancel.js'
 import type { CancelReplace } from './command.js'
 import type { Engine } from './engine.js'
 import { cancelResting } from './lifecycle.js'
 import { MICROS_PER_LOT } from './limits.js'
 import { placeOne, refusalOfTerms, writePlaceResult } from './placement.js'
-import { rejection } from './rejection.js'
 
 export function cancelReplace(engine: Engine, command: CancelReplace): boolean {
   const old = ownLiveOrder(engine, command.address, command.orderId)
   if (typeof old === 'string') {
-    return engine.answer(rejection(old, { orderId: command.orderId, newOrderId: orderIdOf(command) }))
+    return engine.answer(notLiveRejection(old, { orderId: command.orderId, newOrderId: orderIdOf(command) }))
   }
   const refusal = refusalOfTerms(engine, command.order, old)
   if (refusal !== null) return writePlaceResult(engine, refusal)

@@ -11,10 +11,10 @@ import {
   REST_BATCH_BODY_BYTES_MAX,
   REST_CANCEL_BODY_BYTES_MAX,
   REST_ORDER_BODY_BYTES_MAX,
+  MASS_QUOTE_LEVELS_MAX,
   REST_QUOTES_BODY_BYTES_MAX,
   REST_SMALL_BODY_BYTES_MAX,
 } from '../../../limits.js'
-import { MASS_QUOTE_LEVELS_MAX } from '../../../engine/limits.js'
 import type { ServiceContext } from '../../../service/context.js'
 import { availableUsdcMicrosOf } from '../../../service/account.js'
 import * as trading from '../../../service/trading.js'

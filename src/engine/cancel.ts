@@ -122,11 +122,12 @@ export function ownLiveOrder(engine: Engine, address: string, orderId: string): 
 }
 
 /** The code ownLiveOrder gives for an order that is not the requester's live one. */
-export type NotLiveCode = typeof Code.ORDER_NOT_FOUND | typeof Code.ORDER_ALREADY_MATCHED | typeof Code.ORDER_ALREADY_CANCELED
+export type NotLiveCode =
+  | typeof Code.ORDER_NOT_FOUND | typeof Code.ORDER_ALREADY_MATCHED | typeof Code.ORDER_ALREADY_CANCELED
 
 /** The refusal of a command (an amend, a cancel-replace) that names an order not live for the requester. */
-export function notLiveRejection(code: NotLiveCode, context: { readonly orderId: string; readonly newOrderId?: string }):
-  Rejection {
+export function notLiveRejection(code: NotLiveCode,
+  context: { readonly orderId: string; readonly newOrderId?: string }): Rejection {
   switch (code) {
     case Code.ORDER_NOT_FOUND: return rejection(Code.ORDER_NOT_FOUND, context)
     case Code.ORDER_ALREADY_MATCHED: return rejection(Code.ORDER_ALREADY_MATCHED, context)

@@ -21,10 +21,19 @@
  *
  * A subscription belongs to an API key: when the key is revoked (a durable `apiKey` event), its
  * subscriptions are ended with AUTH_UNKNOWN_KEY.
+ *
+ * Order groups (docs/engine.md, "Order groups"): a change of one of a key's groups (an
+ * `orderGroup` event: created, updated, triggered, reset, deleted) goes to the subscriptions of
+ * that key only, on the key's wallet (found through the credential store, synchronously): a group
+ * belongs to one key, while a wallet's numbering is shared by all its keys. So a group's change is
+ * not numbered (another key's subscribers would see a gap): it carries the wallet's current number,
+ * that of the update before it (as a snapshot does), and is neither retained nor replayed. The
+ * numbering and resume above are unchanged by it; the cancels a trigger makes are ordinary
+ * numbered order updates, before the change in the same command.
  */
 import { randomBytes } from 'node:crypto'
 import { AuthCode } from '../auth/failure.js'
-import type { CancelReason, EngineEvent, OrderStatus } from '../engine/event.js'
+import type { CancelReason, EngineEvent, OrderGroupChanged, OrderStatus } from '../engine/event.js'
 import { PredexError } from '../errors.js'
 import type { Outcome } from '../host/messages.js'
 import { USER_FEED_RETAINED_PER_WALLET, USER_FEED_UPDATES_MAX, USER_FEED_WALLETS_MAX } from '../limits.js'
@@ -33,7 +42,7 @@ import type { ServiceContext } from './context.js'
 import { openOrdersOf, type Trader } from './trading.js'
 
 interface Numbered {
-  /** The wallet's sequence number of this update. */
+  /** The wallet's sequence number of this update (of an order-group change: the wallet's current number). */
   readonly seq: number
   /** The epoch of `seq`: the wallet's numbering (see UserFeed). */
   readonly epoch: string
@@ -63,7 +72,22 @@ export interface TradeUpdate extends Numbered {
   readonly address: string
 }
 
-export type UserUpdate = OrderUpdate | TradeUpdate
+/**
+ * A change of one of an API key's order groups, for that key's subscriptions only. Not numbered:
+ * `seq` is the wallet's current number (the update before it), and it is neither retained nor
+ * replayed on a resume.
+ */
+export interface OrderGroupUpdate extends Numbered {
+  readonly kind: 'orderGroup'
+  /** The group's owner: the API key whose subscriptions get it. */
+  readonly apiKey: string
+  readonly change: OrderGroupChanged
+}
+
+/** The updates the feed numbers, retains and replays. */
+export type NumberedUpdate = OrderUpdate | TradeUpdate
+
+export type UserUpdate = NumberedUpdate | OrderGroupUpdate
 
 /** Where a subscription's updates go (a stream); it must not throw and must not block. */
 export interface UserSink {
@@ -77,7 +101,7 @@ export type UserStart =
   | { readonly kind: 'snapshot'; readonly orders: readonly OrderRecord[];
       /** Set when a resume was asked and cannot be honoured: the oldest number retained (0: none). */
       readonly gap: { readonly oldestRetainedSeq: number } | null }
-  | { readonly kind: 'replay'; readonly updates: readonly UserUpdate[] }
+  | { readonly kind: 'replay'; readonly updates: readonly NumberedUpdate[] }
 
 export interface UserSubscription {
   readonly epoch: string
@@ -113,7 +137,7 @@ export class UserFeed {
   /** Wallet -> its numbering, while the wallet has retained updates or subscribers. */
   private readonly numbering = new Map<string, Numbering>()
   /** Wallet -> its retained updates, oldest first; the Map's order is least recently updated first. */
-  private readonly retained = new Map<string, UserUpdate[]>()
+  private readonly retained = new Map<string, NumberedUpdate[]>()
   private retainedCount = 0
   private readonly subscribers = new Map<string, Set<Subscriber>>()
 
@@ -207,13 +231,35 @@ export class UserFeed {
         case 'apiKey':
           if (event.action === 'revoked') this.endKey(event.address, event.apiKey)
           break
+        case 'orderGroup':
+          this.groupChanged(engineSeq, event)
+          break
         default: break
       }
     }
   }
 
+  /**
+   * Gives a group's change to the subscriptions of its key (on the key's wallet), at the wallet's
+   * current number: not numbered, not retained. A wallet nobody follows has nothing to get it.
+   */
+  private groupChanged(engineSeq: number, change: OrderGroupChanged): void {
+    const address = walletOfKey(this.context, change.owner)
+    if (address === undefined) return
+    const numbering = this.numbering.get(address)
+    const subscribers = this.subscribers.get(address)
+    if (numbering === undefined || subscribers === undefined) return
+    let update: OrderGroupUpdate | null = null
+    for (const subscriber of subscribers) {
+      if (subscriber.apiKey !== change.owner) continue
+      update ??= { kind: 'orderGroup', seq: numbering.seq, epoch: numbering.epoch, engineSeq, apiKey: change.owner,
+        change }
+      subscriber.sink.update(update)
+    }
+  }
+
   /** Numbers an update of `address`, keeps it, and gives it to the wallet's subscribers. */
-  private add(address: string, updateOf: (seq: number, epoch: string) => UserUpdate): void {
+  private add(address: string, updateOf: (seq: number, epoch: string) => NumberedUpdate): void {
     const numbering = this.numberingOf(address)
     numbering.seq += 1
     const update = updateOf(numbering.seq, numbering.epoch)
@@ -221,7 +267,7 @@ export class UserFeed {
     for (const subscriber of this.subscribers.get(address) ?? []) subscriber.sink.update(update)
   }
 
-  private retain(address: string, update: UserUpdate): void {
+  private retain(address: string, update: NumberedUpdate): void {
     let kept = this.retained.get(address)
     if (kept === undefined) kept = []
     else this.retained.delete(address) // re-inserted last: the most recently updated
@@ -266,6 +312,14 @@ export class UserFeed {
       this.forgetIfIdle(address)
     }
   }
+}
+
+/**
+ * The wallet of an API key (the owner of an order group's event), from the credential store: a
+ * synchronous lookup; undefined once the key is revoked (its subscriptions have ended then).
+ */
+export function walletOfKey(context: ServiceContext, apiKey: string): string | undefined {
+  return context.credentials.lookup(apiKey)?.address
 }
 
 /** The order as `update` left it (the read model's record holds its latest state). */

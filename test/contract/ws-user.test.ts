@@ -1,11 +1,14 @@
 /**
  * The user channel (`/ws/user`) over loopback: authentication by API key, secret and
  * passphrase; a user's own order events (PLACEMENT, UPDATE, CANCELLATION) and trades (as taker
- * and as maker), numbered per socket without gaps; the markets filter; and a wrong secret
- * answered with an error event and a closed socket.
+ * and as maker), numbered per socket without gaps; the markets filter; the key's order-group
+ * changes (`order_group`, the trigger right after its cancels), to that key's sockets only; and a
+ * wrong secret answered with an error event and a closed socket.
  */
 import t from 'tap'
-import { CHAIN_ID, USDC, l2, nowSec, placeLimit, send, startServer, type Trader } from '../rest-harness.js'
+import { CHAIN_ID, USDC, l2, nowSec, placeLimit, send, startServer, termsOf, type Trader } from '../rest-harness.js'
+import { signLimitOrder } from '../../src/client/orders.js'
+import { orderRequest } from '../support/driver.js'
 import { l1Headers, type ApiCredentials } from '../../src/client/headers.js'
 import { TestClock } from '../support/clock.js'
 import { WsClient } from '../ws-client.js'
@@ -90,6 +93,62 @@ t.test('revoking the key ends its sessions: an error event, the socket closed, n
   await placeLimit(server, keep, market, { side: 'BUY', price: '0.10', size: '10' })
   t.match(await keptSocket.json(), { event_type: 'order', type: 'PLACEMENT' }, 'the wallet\'s other key keeps its session')
 })
+
+t.test("order_group events: the key's group changes, the trigger right after its cancels, to that key only",
+  async (t) => {
+    const dave = await server.trader(100 * USDC)
+    const taker = await server.trader(100 * USDC)
+    const second = await send(server, 'POST', '/auth/api-key', '', l1Headers(dave.wallet, CHAIN_ID, nowSec(), 1))
+    t.equal(second.status, 200)
+    const daveOther = { ...dave, credentials: second.body as ApiCredentials }
+    const socket = await subscribe(dave)
+    const otherMarketOnly = await subscribe(dave, [other.conditionId])
+    const otherKey = await subscribe(daveOther)
+    t.teardown(() => [socket, otherMarketOnly, otherKey].forEach((c) => c.socket.close()))
+    const created = await l2(server, dave, 'POST', '/order-groups', { group_id: 'mmp', contracts_limit: '2',
+      window_ms: 10_000 })
+    t.equal(created.status, 201)
+    const createdEvent = await socket.json()
+    t.match(createdEvent, { event_type: 'order_group', action: 'created', seq: 1, group: { group_id: 'mmp',
+      contracts_limit: '2', notional_limit: '0', window_ms: 10_000, freeze_ms: 0, triggered: false,
+      triggered_at: null } })
+    t.match(createdEvent.timestamp, /^\d+$/)
+    const inGroup = async (price: string, size: string) => {
+      const signed = signLimitOrder(dave.wallet, termsOf(market), { tokenId: market.yesTokenId, side: 'BUY', price,
+        size })
+      const placed = await l2(server, dave, 'POST', '/order', { ...(orderRequest(signed, dave.credentials.apiKey) as
+        object), orderGroupId: 'mmp' })
+      t.equal(placed.status, 200)
+      return signed.orderId
+    }
+    const b1 = await inGroup('0.40', '2')
+    const b2 = await inGroup('0.39', '5')
+    t.same([(await socket.json()).type, (await socket.json()).type], ['PLACEMENT', 'PLACEMENT'])
+    // A mint: the taker's No bid at 0.60 meets the 0.40 Yes bid; 2 shares reach the limit of 2.
+    await placeLimit(server, taker, market, { outcome: 'No', side: 'BUY', price: '0.60', size: '2' }, 'FAK')
+    const events = [await socket.json(), await socket.json(), await socket.json(), await socket.json()]
+    t.same(events.map((e) => [e.event_type, e.type ?? e.action, e.event_type === 'trade' ? null
+      : e.id ?? e.group?.group_id, e.seq]), [['trade', 'TRADE', null, 4], ['order', 'UPDATE', b1, 5], ['order', 'CANCELLATION', b2, 6],
+        ['order_group', 'triggered', 'mmp', 7]], 'the fill, the group\'s other order cancelled, then the trigger')
+    const triggered = events[3]
+    t.equal(triggered.group.triggered, true)
+    t.equal(triggered.group.triggered_at, Number(triggered.timestamp), 'triggered_at: the command\'s time')
+    t.equal(triggered.timestamp, events[2].timestamp, 'in the same command as the cancel')
+    const rest = (await l2(server, dave, 'GET', '/order-groups')).body.data[0]
+    t.match(rest, { group_id: 'mmp', triggered: true, triggered_at: triggered.group.triggered_at, resting_orders: 0 })
+    t.match(await otherMarketOnly.json(), { event_type: 'order_group', action: 'created', seq: 1 },
+      'a socket following another market: the group\'s changes all the same (a group spans markets)')
+    t.match(await otherMarketOnly.json(), { event_type: 'order_group', action: 'triggered', seq: 2 })
+    t.same((await l2(server, dave, 'POST', '/order-groups/mmp/reset')).status, 200)
+    t.match(await socket.json(), { event_type: 'order_group', action: 'reset', seq: 8,
+      group: { triggered: false, triggered_at: null } })
+    const otherKeyEvents = [await otherKey.json(), await otherKey.json(), await otherKey.json(), await otherKey.json(),
+      await otherKey.json()]
+    t.same(otherKeyEvents.map((e) => e.event_type), ['order', 'order', 'trade', 'order', 'order'],
+      'another key of the wallet: the orders and trades, none of the group\'s changes')
+    otherKey.send('PING')
+    t.equal(await otherKey.next(), 'PONG', 'and nothing after them')
+  })
 
 // Found by the live fuzz (test/fuzz/ws-live.test.ts): a subscribe refused for passing the bound
 // used to add its markets all the same, so each refused message grew the socket's set (by up to

@@ -33,6 +33,7 @@
  */
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
+import { randomUUID } from 'node:crypto'
 import { connect as connectHttp2, constants as http2, type IncomingHttpHeaders } from 'node:http2'
 import {
   Client, credentials as channelCredentials, loadPackageDefinition, Metadata, status as Status, type CallOptions,
@@ -44,6 +45,7 @@ import { fromBinary, type DescMessage, type DescMethod } from '@bufbuild/protobu
 import { anyUnpack } from '@bufbuild/protobuf/wkt'
 import { CATALOGUE, type ErrorCode } from '../../src/errors.js'
 import { GRPC_RECEIVE_MESSAGE_BYTES_MAX } from '../../src/limits.js'
+import { ORDER_GROUPS_PER_KEY_MAX } from '../../src/engine/limits.js'
 import { SERVICES } from '../../src/api/grpc/server.js'
 import { ErrorInfoSchema } from '../../src/gen/google/rpc/error_details_pb.js'
 import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
@@ -58,7 +60,7 @@ import {
 import type { QuoteLevel } from '../../src/gen/predex/v1/trading_pb.js'
 import { l2Metadata, type GrpcSigner } from '../../src/client/grpc/transport.js'
 import { signLimitOrder, signLimitOrderV2 } from '../../src/client/orders.js'
-import { USDC, placeLimit, startServer, termsOf } from '../rest-harness.js'
+import { USDC, l2, placeLimit, startServer, termsOf } from '../rest-harness.js'
 import { requestOf, type OrderRequestInit } from '../grpc/order-entry-support.js'
 import { bytesArb, encode, type Pools } from './proto-arbitrary.js'
 
@@ -85,6 +87,16 @@ const fuzzer = await server.trader()
 /** A key presented with flawed signatures, timestamps, passphrases. */
 const victim = await server.trader()
 const signerOf = (trader: typeof fuzzer): GrpcSigner => ({ credentials: trader.credentials, address: trader.address })
+/**
+ * The fuzzer's key holds as many order groups as a key may, under ids no generated string meets:
+ * a create is refused (ORDER_GROUPS_FULL) and a change names no group of the key
+ * (ORDER_GROUP_NOT_FOUND), so the order-group calls reach their handlers and change nothing.
+ */
+for (let i = 0; i < ORDER_GROUPS_PER_KEY_MAX; i++) {
+  const held = await l2(server, fuzzer, 'POST', '/order-groups', { group_id: `held-${randomUUID()}`,
+    contracts_limit: '5', window_ms: 15_000 })
+  if (held.status !== 201) throw new Error(`the fuzzer's groups: ${held.status}`)
+}
 
 const pools: Pools = {
   strings: [...TOKENS, ...markets.flatMap((m) => [m.conditionId, m.marketId, m.slug]), ...makerOrders,
@@ -98,8 +110,8 @@ const terms = termsOf(markets[0]!)
 const v2 = signLimitOrderV2(fuzzer.wallet, terms, { tokenId: TOKENS[1]!, side: 'BUY', price: '0.45', size: '3' })
 const VALID_ORDERS: OrderRequestInit[] = [
   requestOf(signLimitOrder(fuzzer.wallet, terms, { tokenId: TOKENS[0]!, side: 'BUY', price: '0.45', size: '10' })),
-  requestOf(signLimitOrder(fuzzer.wallet, terms, { tokenId: TOKENS[0]!, side: 'SELL', price: '0.35', size: '5' }),
-    { orderType: 3, clientOrderId: 'fok-1' }),
+  { ...requestOf(signLimitOrder(fuzzer.wallet, terms, { tokenId: TOKENS[0]!, side: 'SELL', price: '0.35', size: '5' }),
+    { orderType: 3, clientOrderId: 'fok-1' }), orderGroupId: 'fuzz-group' },
   { order: { salt: v2.order.salt, maker: v2.order.maker, signer: v2.order.signer, tokenId: v2.order.tokenId,
     makerAmount: v2.order.makerAmount, takerAmount: v2.order.takerAmount, expiration: v2.expiration,
     side: v2.order.side, signatureType: v2.order.signatureType, signature: v2.signature, timestamp: v2.order.timestamp,
@@ -116,6 +128,11 @@ const BASES: Readonly<Record<string, Record<string, unknown>>> = {
   amendOrder: { orderId: makerOrders[0], newSize: '5' },
   cancelReplace: { orderId: makerOrders[1], order: VALID_ORDERS[0] },
   massQuote: { market: markets[0]!.marketId, orders: VALID_ORDERS },
+  createOrderGroup: { groupId: 'fuzz-group', contractsLimit: '5', notionalLimit: '10', windowMs: 15_000,
+    freezeMs: 1_000 },
+  updateOrderGroup: { groupId: 'fuzz-group', contractsLimit: '1', windowMs: 2_000, freezeMs: 0 },
+  triggerOrderGroup: { groupId: 'fuzz-group' }, resetOrderGroup: { groupId: 'fuzz-group' },
+  deleteOrderGroup: { groupId: 'fuzz-group' },
   listOpenOrders: { ...market, ...page }, listOrders: { marketId: markets[0]!.marketId, status: 'LIVE', ...page },
   listTrades: { ...market, ...page }, getBalanceAllowance: { assetType: 2, tokenId: TOKENS[0] },
   getWalletStatus: { address: fuzzer.address }, listMarkets: page, getMarket: { market: markets[0]!.marketId },
@@ -352,10 +369,15 @@ function detailProblem(detail: ErrorDetail | undefined, what: string, tally: Tal
   return detail.code === 'INTERNAL' ? `${what}: INTERNAL ${detail.message}` : null
 }
 
+const GROUP_WRITES = ['createOrderGroup', 'updateOrderGroup', 'triggerOrderGroup', 'resetOrderGroup',
+  'deleteOrderGroup']
 const WRITES = new Set(['placeOrder', 'placeOrders', 'cancelOrder', 'cancelOrders', 'cancelAll', 'cancelMarketOrders',
-  'cancelByClientOrderIds', 'amendOrder', 'cancelReplace', 'massQuote'])
-/** The writes whose every OK answer did something (an amend lowered an order, a cancel-replace cancelled one). */
-const ALWAYS_WRITES = new Set(['placeOrder', 'amendOrder', 'cancelReplace'])
+  'cancelByClientOrderIds', 'amendOrder', 'cancelReplace', 'massQuote', ...GROUP_WRITES])
+/**
+ * The writes whose every OK answer did something (an amend lowered an order, a cancel-replace
+ * cancelled one, an order-group call changed a group).
+ */
+const ALWAYS_WRITES = new Set(['placeOrder', 'amendOrder', 'cancelReplace', ...GROUP_WRITES])
 
 /** A successful answer must decode as the method's output; a write that did something is recorded. */
 function answerProblem(method: DescMethod | null, answer: Buffer, tally: Tally): string | null {

@@ -1,8 +1,8 @@
 /**
  * The gRPC driver: the contract cases over Predex's gRPC face. It starts one Predex (the REST
  * driver's server: test/rest-harness.ts, gRPC on port 0 beside REST) and speaks gRPC with the
- * SDK's transport for everything the gRPC face offers: trading, balances, wallet status, the
- * market listing, a market, and every market-data read. Everything else is the REST driver's
+ * SDK's transport for everything the gRPC face offers: trading (order groups too), balances,
+ * wallet status, the market listing, a market, and every market-data read. Everything else is the REST driver's
  * on the same server, unchanged: the stage (commands, markets, wallets, the engine's state,
  * restarts, the clock) and what gRPC does not serve (faucet, relay, users, admin, API keys,
  * health and readiness, the compat price history, the upcoming and resolving listings).
@@ -23,15 +23,17 @@ import { decimalOfMicros } from '../../src/stdx/decimal.js'
 import { AccountService } from '../../src/gen/predex/v1/account_pb.js'
 import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
 import {
-  TradingService, type AmendOrderResponse, type CancelReplaceResponse, type MassQuoteRequestSchema,
-  type MassQuoteResponse, type OrderRequestSchema, type QuoteLevel,
+  TradingService, type AmendOrderResponse, type CancelReplaceResponse, type CreateOrderGroupRequestSchema,
+  type MassQuoteRequestSchema, type MassQuoteResponse, type OrderRequestSchema, type QuoteLevel,
 } from '../../src/gen/predex/v1/trading_pb.js'
 import { startServer } from '../rest-harness.js'
-import { RawText, type Caller, type Driver, type Query, type Reply, type TokenRead, type TokensRead } from './driver.js'
 import {
-  arrayBody, assetTypeOf, balanceJson, batchItemJson, bookJson, cancelJson, candleJson, intervalOf, listedJson,
-  marketJson, objectBody, orderJson, orderRequestOf, pageOf, placementJson, queryText, quoteSideOf, secondsOf,
-  textOf, tradeJson, tradeSideJson, Unexpressible, verifyJson, walletJson,
+  RawText, type Caller, type Driver, type OrderGroupCall, type Query, type Reply, type TokenRead, type TokensRead,
+} from './driver.js'
+import {
+  arrayBody, assetTypeOf, balanceJson, batchItemJson, bookJson, cancelJson, candleJson, groupLimitsOf, intervalOf,
+  listedJson, marketJson, objectBody, orderGroupJson, orderJson, orderRequestOf, pageOf, placementJson, queryText,
+  quoteSideOf, secondsOf, textOf, tradeJson, tradeSideJson, Unexpressible, verifyJson, walletJson,
 } from './grpc-native.js'
 import { RestDriver } from './rest-driver.js'
 
@@ -188,6 +190,37 @@ class GrpcDriver extends RestDriver {
       () => request instanceof RawText ? request : quoteRequestOf(objectBody(request)), quotedJson)
   }
 
+  /**
+   * The order-group calls, REST's JSON in and out: `create` takes POST /order-groups' body and
+   * answers 201 as REST does; `update` PATCH's body (what it leaves out goes unset or ""); the
+   * others the group id alone (REST's path; `list` nothing). What the proto cannot carry is refused
+   * as REST refuses it (grpc-native.ts).
+   */
+  override async orderGroup(caller: Caller, action: OrderGroupCall, groupId = '', body?: unknown): Promise<Reply> {
+    const methods = TradingService.method
+    switch (action) {
+      case 'list':
+        return this.unary(methods.listOrderGroups, caller, () => ({}),
+          (answer) => ({ data: answer.groups.map(orderGroupJson) }))
+      case 'create': {
+        const reply = await this.unary(methods.createOrderGroup, caller,
+          () => body instanceof RawText ? body : groupCreateOf(objectBody(body)), (answer) => orderGroupJson(answer.group))
+        return reply.status === 200 ? { ...reply, status: 201 } : reply
+      }
+      case 'update':
+        return this.unary(methods.updateOrderGroup, caller, () => body instanceof RawText ? body
+          : { groupId, contractsLimit: '', notionalLimit: '', ...groupLimitsOf(objectBody(body), false) },
+        (answer) => orderGroupJson(answer.group))
+      case 'trigger':
+        return this.unary(methods.triggerOrderGroup, caller, () => ({ groupId }), (answer) => orderGroupJson(answer.group))
+      case 'reset':
+        return this.unary(methods.resetOrderGroup, caller, () => ({ groupId }), (answer) => orderGroupJson(answer.group))
+      case 'delete':
+        return this.unary(methods.deleteOrderGroup, caller, () => ({ groupId }),
+          (answer) => ({ deleted: true, group_id: answer.groupId }))
+    }
+  }
+
   override order(caller: Caller, orderId: string): Promise<Reply> {
     return this.unary(TradingService.method.getOrder, caller, () => ({ orderId }), (answer) => orderJson(answer.order!))
   }
@@ -307,6 +340,26 @@ class GrpcDriver extends RestDriver {
     return this.unary(MarketDataService.method.getCandles, null,
       () => ({ symbol, interval: intervalOf(query.interval), from: secondsOf(query, 'from'), to: secondsOf(query, 'to') }),
       (answer) => answer.candles.map(candleJson))
+  }
+}
+
+/**
+ * POST /order-groups' body as CreateOrderGroup: a group id that is no string is refused as REST
+ * refuses it; the limits after it (grpc-native.ts), those REST would not reach sent as absent.
+ */
+function groupCreateOf(body: Record<string, unknown>): MessageInitShape<typeof CreateOrderGroupRequestSchema> {
+  const groupId = body.group_id
+  if (typeof groupId !== 'string') throw unexpressible(() => requireString(groupId, 'group_id', 64))
+  return { groupId, ...groupLimitsOf(body, !isGroupIdText(groupId)) }
+}
+
+/** Whether REST takes `groupId` as a new group's id (a non-empty string of at most 64 characters). */
+function isGroupIdText(groupId: string): boolean {
+  try {
+    requireString(groupId, 'group_id', 64)
+    return true
+  } catch {
+    return false
   }
 }
 

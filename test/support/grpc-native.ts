@@ -10,7 +10,13 @@
  *   shape by construction): REST's INVALID_PARAMETER {field: 'body'};
  * - a `limit` of 0 (proto: "0 = the default"), negative or not a number; a time filter that is
  *   not an integer: the refusal of limitOf / optionalInteger, as REST's;
- * - `postOnly` that is not a boolean: INVALID_ORDER_PAYLOAD {field: 'postOnly'}, as REST's.
+ * - `postOnly` that is not a boolean: INVALID_ORDER_PAYLOAD {field: 'postOnly'}, as REST's; the
+ *   same for an `orderGroupId` that is not a string ({field: 'orderGroupId'});
+ * - an order group's limit that is no decimal text ("", null, a boolean), or a window or freeze
+ *   that is not a whole number of milliseconds (a text, a fraction, below 0): REST's
+ *   INVALID_PARAMETER naming the field, unless REST refuses an earlier field first (then it goes
+ *   as absent, and the face refuses that earlier field itself); a whole number past the proto's
+ *   uint32 goes as its largest value, which the engine refuses as it refuses the number (out of bounds).
  * Values the proto can carry although they are wrong are sent as they are, and the face refuses
  * them itself: an order type, side, signature type, asset type or candle interval the proto does
  * not name goes as an enum number it does not know (99, 2 or 3); a field of the wrong JSON type
@@ -22,12 +28,12 @@ import { PredexError, ApiCode } from '../../src/errors.js'
 import { Code } from '../../src/engine/codes.js'
 import { AssetType } from '../../src/gen/predex/v1/account_pb.js'
 import type { GetBalanceAllowanceResponse, GetWalletStatusResponse } from '../../src/gen/predex/v1/account_pb.js'
-import { SelfTradePrevention, Side, TimeInForce, type Book, type ErrorDetail, type Order, type PageRequestSchema, type SignedOrderSchema,
-  type Trade } from '../../src/gen/predex/v1/common_pb.js'
+import { SelfTradePrevention, Side, TimeInForce, type Book, type ErrorDetail, type Order, type OrderGroup,
+  type PageRequestSchema, type SignedOrderSchema, type Trade } from '../../src/gen/predex/v1/common_pb.js'
 import { CandleInterval, type Candle, type Market } from '../../src/gen/predex/v1/market_data_pb.js'
 import type { CancelResult, ListedOrder, OrderPlacement, OrderRequestSchema, PlacementResult, VerifyOrderResponse }
   from '../../src/gen/predex/v1/trading_pb.js'
-import { limitOf, optionalInteger, requireObject } from '../../src/api/wire.js'
+import { limitOf, microsOfDecimal, optionalInteger, requireObject } from '../../src/api/wire.js'
 import type { Query } from './driver.js'
 
 /** A request the proto cannot carry: `reply` is the catalogue's refusal of it. */
@@ -102,10 +108,77 @@ export function orderRequestOf(value: unknown): MessageInitShape<typeof OrderReq
     : TIMES_IN_FORCE[String(value.orderType)] ?? UNKNOWN_ENUM
   const selfTradePrevention = value.selfTradePrevention === undefined ? SelfTradePrevention.UNSPECIFIED
     : SELF_TRADE_PREVENTIONS[String(value.selfTradePrevention)] ?? UNKNOWN_ENUM
+  const orderGroupId = value.orderGroupId ?? ''
+  if (typeof orderGroupId !== 'string') {
+    throw new Unexpressible(new PredexError(Code.INVALID_ORDER_PAYLOAD, 'orderGroupId must be a string',
+      { field: 'orderGroupId' }))
+  }
   return {
     ...(isObject(value.order) ? { order: signedOrderOf(value.order) } : {}),
     owner: textOf(value.owner), orderType, postOnly, clientOrderId: textOf(value.clientOrderId), selfTradePrevention,
+    orderGroupId,
   }
+}
+
+/** The order-group calls' limits as REST reads them (POST /order-groups, PATCH /order-groups/:id), in its order. */
+const GROUP_LIMITS = [['contracts_limit', 'contractsLimit'], ['notional_limit', 'notionalLimit'],
+  ['window_ms', 'windowMs'], ['freeze_ms', 'freezeMs']] as const
+
+/** REST's refusal of a window or freeze that is no whole number of milliseconds (its route's check). */
+function millisRefusal(field: string): PredexError {
+  return new PredexError(ApiCode.INVALID_PARAMETER, `${field} must be a whole number of milliseconds`, { field })
+}
+
+/** Whether the face (as REST) takes `text` as a limit. */
+function isDecimalText(text: string, field: string): boolean {
+  try {
+    microsOfDecimal(text, field)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The limits of a native order-group body as the proto's fields: a decimal as its text (a number
+ * as its text too, as REST reads it), a millisecond count as a uint32; absent stays absent (the
+ * caller says what absent is). `refusedBefore`: whether the face refuses an earlier field (the
+ * group id), so that a later field the proto cannot carry goes as absent rather than answering
+ * its own refusal, which REST would not reach.
+ */
+export function groupLimitsOf(body: Record<string, unknown>, refusedBefore: boolean): {
+  contractsLimit?: string; notionalLimit?: string; windowMs?: number; freezeMs?: number } {
+  const limits: Record<string, string | number> = {}
+  let refused = refusedBefore
+  for (const [field, key] of GROUP_LIMITS) {
+    const value = body[field]
+    if (value === undefined) continue
+    if (key === 'windowMs' || key === 'freezeMs') {
+      if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
+        limits[key] = Math.min(value, 2 ** 32 - 1)
+      } else if (!refused) throw new Unexpressible(millisRefusal(field))
+      continue
+    }
+    const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value)
+      ? String(value) : ''
+    if (text === '') {
+      if (!refused) throw refusalOf(() => microsOfDecimal(value, field))
+      continue
+    }
+    limits[key] = text
+    refused ||= !isDecimalText(text, field)
+  }
+  return limits
+}
+
+/** REST's OrderGroup of the proto's (GET /order-groups and the answers of the order-group changes). */
+export function orderGroupJson(group: OrderGroup | undefined): Record<string, unknown> {
+  if (group === undefined) throw new Error('an order-group answer without its group')
+  return { group_id: group.groupId, contracts_limit: group.contractsLimit, notional_limit: group.notionalLimit,
+    window_ms: group.windowMs, freeze_ms: group.freezeMs, triggered: group.triggered,
+    triggered_at: group.triggeredAt === undefined ? null : Number(group.triggeredAt),
+    window_contracts: group.windowContracts, window_notional: group.windowNotional,
+    resting_orders: group.restingOrders }
 }
 
 /** A listing's page: `limit` and `next_cursor` of the query. */

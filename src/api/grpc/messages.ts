@@ -8,16 +8,20 @@
 import type { MessageInitShape } from '@bufbuild/protobuf'
 import { Code } from '../../engine/codes.js'
 import type { SelfTradePrevention, TimeInForce as EngineTimeInForce } from '../../engine/command.js'
+import type { OrderGroupChanged } from '../../engine/event.js'
+import type { OrderGroupView } from '../../engine/order-group.js'
 import type { Canceled } from '../../engine/result.js'
 import { ApiCode, PredexError } from '../../errors.js'
-import { SelfTradePrevention as ProtoSelfTradePrevention, Side, TimeInForce, type MakerOrderSchema, type OrderSchema,
-  type TradeSchema } from '../../gen/predex/v1/common_pb.js'
+import { SelfTradePrevention as ProtoSelfTradePrevention, Side, TimeInForce, type MakerOrderSchema,
+  type OrderGroupSchema, type OrderSchema, type TradeSchema } from '../../gen/predex/v1/common_pb.js'
+import { OrderGroupAction, type OrderGroupUpdateSchema } from '../../gen/predex/v1/streams_pb.js'
 import type {
   AmendOrderResponseSchema, CancelResultSchema, ListedOrderSchema, MassQuoteRequest, MassQuoteResponseSchema,
   OrderPlacementSchema, OrderRequest, PlacementResultSchema, QuoteLevelSchema,
 } from '../../gen/predex/v1/trading_pb.js'
 import type { OrderRecord, TradeRecord } from '../../read/read-model.js'
 import type { ServiceContext } from '../../service/context.js'
+import type { GroupLimits } from '../../service/order-groups.js'
 import type { SignedOrder } from '../../service/signed-order.js'
 import type { AmendOutcome, AmendSize, BatchEntry, Placement, Trader } from '../../service/trading.js'
 import { checkQuoteSize, type QuoteLevel, type QuoteOutcome } from '../../service/quotes.js'
@@ -226,7 +230,8 @@ export function amendedMessage(outcome: AmendOutcome): MessageInitShape<typeof A
  * codes and fields (order-wire.ts): a missing order is INVALID_PARAMETER {field: 'order'}; a time
  * in force, side or signature type outside its list, or a uint256 or address that is not one,
  * INVALID_ORDER_PAYLOAD naming the field by its JSON name. Where the proto has a default REST
- * lacks: TIME_IN_FORCE_UNSPECIFIED is GTC, and owner "" is the caller's key.
+ * lacks: TIME_IN_FORCE_UNSPECIFIED is GTC, owner "" is the caller's key, and order_group_id "" is
+ * no group (REST's absent orderGroupId).
  */
 export function signedOrderOf(request: OrderRequest, trader: Trader): SignedOrder {
   const order = request.order
@@ -252,5 +257,81 @@ export function signedOrderOf(request: OrderRequest, trader: Trader): SignedOrde
     owner: request.owner === '' ? trader.apiKey : ownerOf(request.owner),
     clientOrderId: request.clientOrderId,
     selfTradePrevention: SELF_TRADE_PREVENTIONS.get(request.selfTradePrevention),
+    orderGroupId: request.orderGroupId === '' ? undefined : request.orderGroupId,
+  }
+}
+
+/** An order group as REST answers it (GET /order-groups and the answers of its changes), field for field. */
+export function orderGroupMessage(group: OrderGroupView): MessageInitShape<typeof OrderGroupSchema> {
+  return {
+    groupId: group.groupId,
+    contractsLimit: decimalOfMicros(group.contractsLimitMicros),
+    notionalLimit: decimalOfMicros(group.notionalLimitMicros),
+    windowMs: group.windowMs,
+    freezeMs: group.freezeMs,
+    triggered: group.triggered,
+    ...(group.triggeredMs < 0 ? {} : { triggeredAt: BigInt(group.triggeredMs) }),
+    windowContracts: decimalOfMicros(group.windowContractsMicros),
+    windowNotional: decimalOfMicros(group.windowNotionalMicros),
+    restingOrders: group.restingOrders,
+  }
+}
+
+/**
+ * A group's id as the calls that name an existing group take it: passed on as it is (the service
+ * answers ORDER_GROUP_NOT_FOUND for one the key does not have, as REST does for its path's id),
+ * except "" (REST's path cannot be empty): INVALID_PARAMETER {field: 'group_id'}.
+ */
+export function groupIdOf(groupId: string): string {
+  if (groupId === '') throw new PredexError(ApiCode.INVALID_PARAMETER, 'group_id is required', { field: 'group_id' })
+  return groupId
+}
+
+/** A limit's decimal text as REST parses it (wire.ts); "" is not given. */
+function limitMicrosOf(text: string, field: string): number | undefined {
+  return text === '' ? undefined : microsOfDecimal(text, field)
+}
+
+/**
+ * A group's limits from a create or update request, checked in REST's order (contracts_limit,
+ * notional_limit; the engine judges them and the window and freeze): what is left empty ("", or
+ * an unset window or freeze) is absent, which the service reads as "keep its value" on an update
+ * and the caller as 0 on a create.
+ */
+export function groupLimitsOf(request: { readonly contractsLimit: string; readonly notionalLimit: string;
+  readonly windowMs?: number; readonly freezeMs?: number }): Partial<GroupLimits> {
+  const contractsLimitMicros = limitMicrosOf(request.contractsLimit, 'contracts_limit')
+  const notionalLimitMicros = limitMicrosOf(request.notionalLimit, 'notional_limit')
+  return {
+    ...(contractsLimitMicros === undefined ? {} : { contractsLimitMicros }),
+    ...(notionalLimitMicros === undefined ? {} : { notionalLimitMicros }),
+    ...(request.windowMs === undefined ? {} : { windowMs: request.windowMs }),
+    ...(request.freezeMs === undefined ? {} : { freezeMs: request.freezeMs }),
+  }
+}
+
+const GROUP_ACTIONS: Readonly<Record<OrderGroupChanged['action'], OrderGroupAction>> = {
+  created: OrderGroupAction.CREATED, updated: OrderGroupAction.UPDATED, triggered: OrderGroupAction.TRIGGERED,
+  reset: OrderGroupAction.RESET, deleted: OrderGroupAction.DELETED,
+}
+
+/**
+ * A change of an order group, as the user stream carries it: the group as the engine's event
+ * left it (its limits and `triggered`; `triggered_at` on a trigger, the change's time). The event
+ * carries no window sums nor resting count: those fields stay absent.
+ */
+export function orderGroupUpdateMessage(change: OrderGroupChanged): MessageInitShape<typeof OrderGroupUpdateSchema> {
+  return {
+    action: GROUP_ACTIONS[change.action],
+    group: {
+      groupId: change.groupId,
+      contractsLimit: decimalOfMicros(change.contractsLimitMicros),
+      notionalLimit: decimalOfMicros(change.notionalLimitMicros),
+      windowMs: change.windowMs,
+      freezeMs: change.freezeMs,
+      triggered: change.triggered,
+      ...(change.action === 'triggered' ? { triggeredAt: BigInt(change.timeMs) } : {}),
+    },
+    timeMs: BigInt(change.timeMs),
   }
 }

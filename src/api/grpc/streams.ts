@@ -11,8 +11,9 @@
  *   one snapshot per token, then the tokens' updates as the engine makes them durable.
  * - UserStream: L2 over the request bytes, checked once; one slot of the key's streams
  *   (GRPC_STREAMS_PER_KEY_MAX, shared with order-entry sessions); a snapshot (with a ResumeGap
- *   first when a resume could not be honoured) or the missed updates, then the live updates.
- *   Revoking the key ends the stream (UNAUTHENTICATED, AUTH_UNKNOWN_KEY).
+ *   first when a resume could not be honoured) or the missed updates, then the live updates, and
+ *   the changes of the key's order groups (not numbered: user-feed.ts). Revoking the key ends the
+ *   stream (UNAUTHENTICATED, AUTH_UNKNOWN_KEY).
  * - A client that lets more than GRPC_STREAM_BACKLOG_MESSAGES_MAX messages wait is ended with
  *   SLOW_CONSUMER (RESOURCE_EXHAUSTED); `close()` ends every stream with NOT_READY (UNAVAILABLE).
  */
@@ -32,7 +33,7 @@ import { decimalOfMicros } from '../wire.js'
 import { admit, decode, remoteAddressOf, type GrpcFace } from './call.js'
 import { pathOf } from './definition.js'
 import { bookMessage } from './market-messages.js'
-import { orderMessage, tradeMessage } from './messages.js'
+import { orderGroupUpdateMessage, orderMessage, tradeMessage } from './messages.js'
 import { asPredexError, statusOf } from './status.js'
 import { StreamWriter } from './stream-writer.js'
 
@@ -196,8 +197,11 @@ export class Streams {
     const message = update.kind === 'order'
       ? create(UserStreamResponseSchema, { ...numbers,
         update: { case: 'order', value: orderMessage(context, orderAfter(update)) } })
-      : create(UserStreamResponseSchema, { ...numbers,
-        update: { case: 'trade', value: tradeMessage(context, update.trade, update.address) } })
+      : update.kind === 'trade'
+        ? create(UserStreamResponseSchema, { ...numbers,
+          update: { case: 'trade', value: tradeMessage(context, update.trade, update.address) } })
+        : create(UserStreamResponseSchema, { ...numbers,
+          update: { case: 'orderGroup', value: orderGroupUpdateMessage(update.change) } })
     this.lastUserUpdate = update
     this.lastUserMessage = message
     return message

@@ -10,22 +10,25 @@ import { ApiCode, PredexError } from '../../errors.js'
 import { NATIVE_BATCH_ORDERS_MAX } from '../../limits.js'
 import type { PageRequest } from '../../gen/predex/v1/common_pb.js'
 import {
-  TradingService, type AmendOrderRequest, type CancelReplaceRequest, type ListOpenOrdersRequest,
-  type ListTradesRequest, type MassQuoteRequest, type OrderRequest,
+  TradingService, type AmendOrderRequest, type CancelReplaceRequest, type CreateOrderGroupRequest,
+  type ListOpenOrdersRequest, type ListTradesRequest, type MassQuoteRequest, type OrderRequest,
+  type UpdateOrderGroupRequest,
 } from '../../gen/predex/v1/trading_pb.js'
 import { availableUsdcMicrosOf } from '../../service/account.js'
 import type { ServiceContext } from '../../service/context.js'
+import * as groups from '../../service/order-groups.js'
 import * as quotes from '../../service/quotes.js'
 import type { SignedOrder } from '../../service/signed-order.js'
 import * as trading from '../../service/trading.js'
 import type { Replacement, Trader } from '../../service/trading.js'
 import { VERIFY_NOTE } from '../format.js'
-import { decimalOfMicros, orderIdOf, tokenIdOf } from '../wire.js'
+import { decimalOfMicros, orderIdOf, requireString, tokenIdOf } from '../wire.js'
 import { unaryService, type GrpcFace, type Rate } from './call.js'
 import { orNull, pageOf, secondsOf } from './query.js'
 import {
-  amendedMessage, amendSizeOf, cancelResultMessage, listedOrderMessage, massQuoteOf, orderMessage, placementMessage,
-  placementResultMessage, quotedMessage, signedOrderOf, tradeMessage,
+  amendedMessage, amendSizeOf, cancelResultMessage, groupIdOf, groupLimitsOf, listedOrderMessage, massQuoteOf,
+  orderGroupMessage, orderMessage, placementMessage, placementResultMessage, quotedMessage, signedOrderOf,
+  tradeMessage,
 } from './messages.js'
 
 /** REST's budgets of the same use cases (src/api/rest/routes/trading.ts); the order-entry session's too. */
@@ -40,6 +43,11 @@ export const RATES = {
   amend: { bucket: 'POST /order/amend', rule: 'cancel' },
   replace: { bucket: 'POST /order/replace', rule: 'order' },
   massQuote: { bucket: 'POST /quotes', rule: 'batch' },
+  createGroup: { bucket: 'POST /order-groups', rule: 'cancelAll' },
+  updateGroup: { bucket: 'PATCH /order-groups/:id', rule: 'cancelAll' },
+  triggerGroup: { bucket: 'POST /order-groups/:id/trigger', rule: 'cancelAll' },
+  resetGroup: { bucket: 'POST /order-groups/:id/reset', rule: 'cancelAll' },
+  deleteGroup: { bucket: 'DELETE /order-groups/:id', rule: 'cancelAll' },
 } as const satisfies Record<string, Rate>
 
 /** An order request of a single placement; absent is refused as REST refuses a body without `order`. */
@@ -92,6 +100,21 @@ function replacedMessage(replacement: Replacement) {
 async function massQuote(context: ServiceContext, request: MassQuoteRequest, trader: Trader) {
   const { market, orders } = massQuoteOf(request, (order) => signedOrError(order, trader))
   return quotedMessage(await quotes.massQuote(context, trader, market, orders))
+}
+
+/** REST's order of checks (POST /order-groups): the group id, then each limit; an unset one is 0 (no limit). */
+async function createOrderGroup(context: ServiceContext, request: CreateOrderGroupRequest, trader: Trader) {
+  const groupId = requireString(request.groupId, 'group_id', 64)
+  const limits = { contractsLimitMicros: 0, notionalLimitMicros: 0, windowMs: 0, freezeMs: 0,
+    ...groupLimitsOf(request) }
+  return { group: orderGroupMessage(await groups.createOrderGroup(context, trader, groupId, limits)) }
+}
+
+/** REST's order of checks (PATCH /order-groups/:id): the limits parsed, then the group looked up. */
+async function updateOrderGroup(context: ServiceContext, request: UpdateOrderGroupRequest, trader: Trader) {
+  const groupId = groupIdOf(request.groupId)
+  const limits = groupLimitsOf(request)
+  return { group: orderGroupMessage(await groups.updateOrderGroup(context, trader, groupId, limits)) }
 }
 
 async function verifyOrder(context: ServiceContext, request: OrderRequest | undefined, trader: Trader) {
@@ -172,6 +195,21 @@ export function tradingService(face: GrpcFace): UntypedServiceImplementation {
       handle: (request, trader) => cancelReplace(context, request, trader!) },
     massQuote: { auth: 'l2', rate: RATES.massQuote,
       handle: (request, trader) => massQuote(context, request, trader!) },
+    listOrderGroups: { auth: 'l2', handle: async (_request, trader) =>
+      ({ groups: (await groups.orderGroupsOf(context, trader!)).map(orderGroupMessage) }) },
+    createOrderGroup: { auth: 'l2', rate: RATES.createGroup,
+      handle: (request, trader) => createOrderGroup(context, request, trader!) },
+    updateOrderGroup: { auth: 'l2', rate: RATES.updateGroup,
+      handle: (request, trader) => updateOrderGroup(context, request, trader!) },
+    triggerOrderGroup: { auth: 'l2', rate: RATES.triggerGroup, handle: async (request, trader) =>
+      ({ group: orderGroupMessage(await groups.triggerOrderGroup(context, trader!, groupIdOf(request.groupId))) }) },
+    resetOrderGroup: { auth: 'l2', rate: RATES.resetGroup, handle: async (request, trader) =>
+      ({ group: orderGroupMessage(await groups.resetOrderGroup(context, trader!, groupIdOf(request.groupId))) }) },
+    deleteOrderGroup: { auth: 'l2', rate: RATES.deleteGroup, handle: async (request, trader) => {
+      const groupId = groupIdOf(request.groupId)
+      await groups.deleteOrderGroup(context, trader!, groupId)
+      return { groupId }
+    } },
     getOrder: { auth: 'l2', handle: (request, trader) => getOrder(context, request.orderId, trader!) },
     listOpenOrders: { auth: 'l2', handle: (request, trader) => openOrders(context, request, trader!) },
     listOrders: { auth: 'l2',

@@ -4,23 +4,29 @@
  * names the markets (condition ids) it wants, and gets its own `order` events (PLACEMENT,
  * UPDATE, CANCELLATION) and `trade` events (as taker or maker), in the read model's formats.
  *
+ * It also gets the changes of its API key's order groups (`order_group` events, order-group-event.ts;
+ * with `action: "triggered"`, the "group_triggered" event): to the sockets of that key only, on
+ * the key's wallet, whatever markets they follow.
+ *
  * Each socket numbers its messages (`seq` 1, 2, ...) so a gap shows at once. Trades settle
  * atomically here, so a trade is sent once, `status: "CONFIRMED"` (Polymarket sends MATCHED,
  * MINED, CONFIRMED). A failed authentication is answered with an error event and the socket is
  * closed; slow readers are dropped at the same backlog bound as the market channel.
  */
 import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
-import type { EngineEvent } from '../../engine/event.js'
+import type { EngineEvent, OrderGroupChanged } from '../../engine/event.js'
 import type { Outcome } from '../../host/messages.js'
 import type { Gate } from '../../auth/gate.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ServiceContext } from '../../service/context.js'
+import { walletOfKey } from '../../service/user-feed.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { AuthCode } from '../../auth/failure.js'
 import { orderInfo, tradeInfo } from '../format.js'
 import type { WsError } from '../shapes/ws-socket.js'
 import type { UserChannelEvents, WsOrder, WsTrade } from '../shapes/ws-user.js'
 import { decimalOfMicros } from '../wire.js'
+import { orderGroupEvent, type WsOrderGroup } from './order-group-event.js'
 import { channelBehavior } from './socket.js'
 
 interface SocketData {
@@ -74,7 +80,7 @@ export class UserChannel {
     for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down')
   }
 
-  /** Sends the users' order and trade events of durable commands (after the read model applied them). */
+  /** Sends the users' order, trade and order-group events of durable commands (after the read model applied them). */
   publish(outcomes: readonly Outcome[]): void {
     if (this.socketsByAddress.size === 0) return
     for (const outcome of outcomes) {
@@ -119,6 +125,9 @@ export class UserChannel {
         if (event.action === 'revoked') this.endSessionsOf(event.address, event.apiKey)
         return
       }
+      case 'orderGroup':
+        this.sendGroupChange(event, timestamp)
+        return
       default: return
     }
   }
@@ -134,6 +143,21 @@ export class UserChannel {
       const revoked: WsError = { event_type: 'error', ...error.body() }
       ws.send(JSON.stringify(revoked))
       ws.end(1008, 'API key revoked')
+    }
+  }
+
+  /** A change of an order group to its key's sockets (on the key's wallet), whatever markets they follow. */
+  private sendGroupChange(change: OrderGroupChanged, timestamp: string): void {
+    const address = walletOfKey(this.context, change.owner)
+    const sockets = address === undefined ? undefined : this.socketsByAddress.get(address)
+    if (sockets === undefined) return
+    const event = orderGroupEvent(change, timestamp)
+    for (const ws of sockets) {
+      const data = ws.getUserData()
+      if (data.apiKey !== change.owner) continue
+      data.seq++
+      const numbered: WsOrderGroup = { ...event, seq: data.seq }
+      ws.send(JSON.stringify(numbered))
     }
   }
 

@@ -2,7 +2,7 @@
  * A signed order of the SDK (orders.ts: signLimitOrder, signMarketOrder) as the gRPC API takes
  * it: the EIP-712 fields exactly as signed (uint256 as decimal strings, side 0 buy / 1 sell as in
  * the signature), plus what the REST body carries beside the order (owner, time in force,
- * post-only) and the optional client order id. Nothing is recomputed: the server checks the
+ * post-only) and the optional client order id and order group. Nothing is recomputed: the server checks the
  * signature over these very values.
  */
 import { create, type MessageInitShape } from '@bufbuild/protobuf'
@@ -22,6 +22,8 @@ export interface OrderRequestOptions {
   readonly owner?: string
   /** On meeting a resting order of the same wallet: CANCEL_MAKER (the default), CANCEL_TAKER or CANCEL_BOTH. */
   readonly selfTradePrevention?: SelfTradePreventionText
+  /** One of the key's order groups (createOrderGroup) the order joins; absent or "": none. */
+  readonly orderGroupId?: string
 }
 
 const SELF_TRADE_PREVENTION: Readonly<Record<SelfTradePreventionText, SelfTradePrevention>> = {
@@ -63,6 +65,7 @@ export function orderRequestInit(signed: SignedOrder, options: OrderRequestOptio
     clientOrderId: options.clientOrderId ?? '',
     selfTradePrevention: options.selfTradePrevention === undefined ? SelfTradePrevention.UNSPECIFIED
       : SELF_TRADE_PREVENTION[options.selfTradePrevention],
+    orderGroupId: options.orderGroupId ?? '',
   }
 }
 

@@ -17,6 +17,7 @@ import type { CallOptions, ChannelOptions } from '@grpc/grpc-js'
 import { AccountService } from '../../gen/predex/v1/account_pb.js'
 import { MarketDataService } from '../../gen/predex/v1/market_data_pb.js'
 import { OrderEntryService } from '../../gen/predex/v1/order_entry_pb.js'
+import type { OrderGroup } from '../../gen/predex/v1/common_pb.js'
 import { StreamService } from '../../gen/predex/v1/streams_pb.js'
 import {
   TradingService, type CancelReplaceResponse, type MassQuoteResponse, type OrderPlacement, type PlaceOrdersResponse,
@@ -51,6 +52,12 @@ export type ResponseOf<M extends Method> = MessageShape<M['output']>
 const T = TradingService.method
 const A = AccountService.method
 const M = MarketDataService.method
+
+/** The group of an order-group call's answer (always set by the server). */
+function groupOf(answer: { readonly group?: OrderGroup }): OrderGroup {
+  if (answer.group === undefined) throw new Error('an order-group call answered without its group')
+  return answer.group
+}
 
 export class PredexGrpcClient {
   readonly transport: GrpcTransport
@@ -128,6 +135,36 @@ export class PredexGrpcClient {
    */
   massQuote(market: string, orders: readonly QuoteOrder[], options?: CallOptions): Promise<MassQuoteResponse> {
     return this.l2(T.massQuote, quoteRequestInit(market, orders), options)
+  }
+
+  // Order groups (L2): fill limits that cancel a group's resting orders when reached (docs/grpc.md, "Order groups").
+  /** The key's order groups, with their windows now. */
+  listOrderGroups(options?: CallOptions): Promise<OrderGroup[]> {
+    return this.l2(T.listOrderGroups, {}, options).then((answer) => answer.groups)
+  }
+  /**
+   * Creates an order group of the key: `contractsLimit` (shares) and/or `notionalLimit` (USDC),
+   * decimal strings, filled within `windowMs` (1 000 to 60 000, a multiple of 100); `freezeMs`
+   * (0: until reset). Orders join it with `orderGroupId` (OrderRequestOptions).
+   */
+  createOrderGroup(request: RequestOf<typeof T.createOrderGroup>, options?: CallOptions): Promise<OrderGroup> {
+    return this.l2(T.createOrderGroup, request, options).then(groupOf)
+  }
+  /** New limits of a group: what `request` leaves out ("" or unset) keeps its value. */
+  updateOrderGroup(request: RequestOf<typeof T.updateOrderGroup>, options?: CallOptions): Promise<OrderGroup> {
+    return this.l2(T.updateOrderGroup, request, options).then(groupOf)
+  }
+  /** Triggers a group now: its resting orders are cancelled; it takes no order until reset (or its freeze ends). */
+  triggerOrderGroup(groupId: string, options?: CallOptions): Promise<OrderGroup> {
+    return this.l2(T.triggerOrderGroup, { groupId }, options).then(groupOf)
+  }
+  /** Resets a group: it takes orders again, with an empty window. */
+  resetOrderGroup(groupId: string, options?: CallOptions): Promise<OrderGroup> {
+    return this.l2(T.resetOrderGroup, { groupId }, options).then(groupOf)
+  }
+  /** Deletes a group; its resting orders are cancelled. */
+  async deleteOrderGroup(groupId: string, options?: CallOptions): Promise<void> {
+    await this.l2(T.deleteOrderGroup, { groupId }, options)
   }
 
   // Account.

@@ -6,6 +6,9 @@
  * given twice (a repeated number is skipped). When the server can no longer resume (another
  * epoch after a restart, or older than its retention), it sends a `gap` and a fresh snapshot of
  * the open orders; both are yielded, and the caller re-reads what it must (trades, balances).
+ * An `orderGroup` update (a change of one of the key's order groups) is not numbered: it carries
+ * the current number, is yielded as it comes and leaves the cursor where it was; the server does
+ * not replay it, so after a reconnect the caller re-reads its groups (listOrderGroups) if it must.
  *
  * A refusal (UNAUTHENTICATED, PERMISSION_DENIED, ...) ends the iterator with its GrpcCallError;
  * `break` cancels the call; closing the client ends the iteration cleanly.
@@ -90,6 +93,10 @@ export class UserStream implements AsyncIterable<UserStreamResponse> {
       const kind = message.update.case
       if (kind === 'gap') {
         yield message // the snapshot that follows sets the position
+        continue
+      }
+      if (kind === 'orderGroup') {
+        yield message // not numbered (it carries the current number): never replayed, and moves nothing
         continue
       }
       const sameEpoch = message.epoch === this.position.epoch

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file predex/v1/common.proto.
  */
 export const file_predex_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVkZXgvdjEvY29tbW9uLnByb3RvEglwcmVkZXgudjEirwIKC1NpZ25lZE9yZGVyEgwKBHNhbHQYASABKAkSDQoFbWFrZXIYAiABKAkSDgoGc2lnbmVyGAMgASgJEg0KBXRha2VyGAQgASgJEhAKCHRva2VuX2lkGAUgASgJEhQKDG1ha2VyX2Ftb3VudBgGIAEoCRIUCgx0YWtlcl9hbW91bnQYByABKAkSEgoKZXhwaXJhdGlvbhgIIAEoCRINCgVub25jZRgJIAEoCRIUCgxmZWVfcmF0ZV9icHMYCiABKAkSDAoEc2lkZRgLIAEoDRIWCg5zaWduYXR1cmVfdHlwZRgMIAEoDRIRCglzaWduYXR1cmUYDSABKAkSEQoJdGltZXN0YW1wGA4gASgJEhAKCG1ldGFkYXRhGA8gASgJEg8KB2J1aWxkZXIYECABKAkikgEKC0Vycm9yRGV0YWlsEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRI0Cgdjb250ZXh0GAMgAygLMiMucHJlZGV4LnYxLkVycm9yRGV0YWlsLkNvbnRleHRFbnRyeRouCgxDb250ZXh0RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK6AwoFT3JkZXISCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBW93bmVyGAMgASgJEhUKDW1ha2VyX2FkZHJlc3MYBCABKAkSDgoGbWFya2V0GAUgASgJEhAKCGFzc2V0X2lkGAYgASgJEh0KBHNpZGUYByABKA4yDy5wcmVkZXgudjEuU2lkZRIVCg1vcmlnaW5hbF9zaXplGAggASgJEhQKDHNpemVfbWF0Y2hlZBgJIAEoCRIWCg5zaXplX3JlbWFpbmluZxgKIAEoCRINCgVwcmljZRgLIAEoCRIYChBhc3NvY2lhdGVfdHJhZGVzGAwgAygJEg8KB291dGNvbWUYDSABKAkSEgoKY3JlYXRlZF9hdBgOIAEoAxIqCgpvcmRlcl90eXBlGA8gASgOMhYucHJlZGV4LnYxLlRpbWVJbkZvcmNlEhoKDWV4cGlyYXRpb25fbXMYECABKANIAIgBARIXCg9jbGllbnRfb3JkZXJfaWQYESABKAkSGAoLcXVldWVfYWhlYWQYEiABKAlIAYgBAUIQCg5fZXhwaXJhdGlvbl9tc0IOCgxfcXVldWVfYWhlYWQiwwEKCk1ha2VyT3JkZXISEAoIb3JkZXJfaWQYASABKAkSDQoFb3duZXIYAiABKAkSFQoNbWFrZXJfYWRkcmVzcxgDIAEoCRIWCg5tYXRjaGVkX2Ftb3VudBgEIAEoCRINCgVwcmljZRgFIAEoCRIUCgxmZWVfcmF0ZV9icHMYBiABKA0SEAoIYXNzZXRfaWQYByABKAkSDwoHb3V0Y29tZRgIIAEoCRIdCgRzaWRlGAkgASgOMg8ucHJlZGV4LnYxLlNpZGUi9wIKBVRyYWRlEgoKAmlkGAEgASgJEhYKDnRha2VyX29yZGVyX2lkGAIgASgJEg4KBm1hcmtldBgDIAEoCRIQCghhc3NldF9pZBgEIAEoCRIdCgRzaWRlGAUgASgOMg8ucHJlZGV4LnYxLlNpZGUSDAoEc2l6ZRgGIAEoCRIUCgxmZWVfcmF0ZV9icHMYByABKA0SDQoFcHJpY2UYCCABKAkSDgoGc3RhdHVzGAkgASgJEhIKCm1hdGNoX3RpbWUYCiABKAMSDwoHb3V0Y29tZRgLIAEoCRINCgVvd25lchgMIAEoCRIVCg1tYWtlcl9hZGRyZXNzGA0gASgJEhgKEHRyYW5zYWN0aW9uX2hhc2gYDiABKAkSEwoLdHJhZGVyX3NpZGUYDyABKAkSCwoDZmVlGBAgASgJEisKDG1ha2VyX29yZGVycxgRIAMoCzIVLnByZWRleC52MS5NYWtlck9yZGVyEhIKCm1hdGNoX3R5cGUYEiABKAkiKAoJQm9va0xldmVsEg0KBXByaWNlGAEgASgJEgwKBHNpemUYAiABKAkihQIKBEJvb2sSDgoGbWFya2V0GAEgASgJEhAKCGFzc2V0X2lkGAIgASgJEhQKDHRpbWVzdGFtcF9tcxgDIAEoAxIMCgRoYXNoGAQgASgJEiIKBGJpZHMYBSADKAsyFC5wcmVkZXgudjEuQm9va0xldmVsEiIKBGFza3MYBiADKAsyFC5wcmVkZXgudjEuQm9va0xldmVsEhYKDm1pbl9vcmRlcl9zaXplGAcgASgJEhEKCXRpY2tfc2l6ZRgIIAEoCRIQCghuZWdfcmlzaxgJIAEoCBIdChBsYXN0X3RyYWRlX3ByaWNlGAogASgJSACIAQFCEwoRX2xhc3RfdHJhZGVfcHJpY2UiMQoLUGFnZVJlcXVlc3QSDQoFbGltaXQYASABKA0SEwoLbmV4dF9jdXJzb3IYAiABKAkqOQoEU2lkZRIUChBTSURFX1VOU1BFQ0lGSUVEEAASDAoIU0lERV9CVVkQARINCglTSURFX1NFTEwQAiqIAQoLVGltZUluRm9yY2USHQoZVElNRV9JTl9GT1JDRV9VTlNQRUNJRklFRBAAEhUKEVRJTUVfSU5fRk9SQ0VfR1RDEAESFQoRVElNRV9JTl9GT1JDRV9HVEQQAhIVChFUSU1FX0lOX0ZPUkNFX0ZPSxADEhUKEVRJTUVfSU5fRk9SQ0VfRkFLEAQqswEKE1NlbGZUcmFkZVByZXZlbnRpb24SJQohU0VMRl9UUkFERV9QUkVWRU5USU9OX1VOU1BFQ0lGSUVEEAASJgoiU0VMRl9UUkFERV9QUkVWRU5USU9OX0NBTkNFTF9NQUtFUhABEiYKIlNFTEZfVFJBREVfUFJFVkVOVElPTl9DQU5DRUxfVEFLRVIQAhIlCiFTRUxGX1RSQURFX1BSRVZFTlRJT05fQ0FOQ0VMX0JPVEgQA2IGcHJvdG8z");
+  fileDesc("ChZwcmVkZXgvdjEvY29tbW9uLnByb3RvEglwcmVkZXgudjEirwIKC1NpZ25lZE9yZGVyEgwKBHNhbHQYASABKAkSDQoFbWFrZXIYAiABKAkSDgoGc2lnbmVyGAMgASgJEg0KBXRha2VyGAQgASgJEhAKCHRva2VuX2lkGAUgASgJEhQKDG1ha2VyX2Ftb3VudBgGIAEoCRIUCgx0YWtlcl9hbW91bnQYByABKAkSEgoKZXhwaXJhdGlvbhgIIAEoCRINCgVub25jZRgJIAEoCRIUCgxmZWVfcmF0ZV9icHMYCiABKAkSDAoEc2lkZRgLIAEoDRIWCg5zaWduYXR1cmVfdHlwZRgMIAEoDRIRCglzaWduYXR1cmUYDSABKAkSEQoJdGltZXN0YW1wGA4gASgJEhAKCG1ldGFkYXRhGA8gASgJEg8KB2J1aWxkZXIYECABKAkikgEKC0Vycm9yRGV0YWlsEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRI0Cgdjb250ZXh0GAMgAygLMiMucHJlZGV4LnYxLkVycm9yRGV0YWlsLkNvbnRleHRFbnRyeRouCgxDb250ZXh0RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK6AwoFT3JkZXISCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBW93bmVyGAMgASgJEhUKDW1ha2VyX2FkZHJlc3MYBCABKAkSDgoGbWFya2V0GAUgASgJEhAKCGFzc2V0X2lkGAYgASgJEh0KBHNpZGUYByABKA4yDy5wcmVkZXgudjEuU2lkZRIVCg1vcmlnaW5hbF9zaXplGAggASgJEhQKDHNpemVfbWF0Y2hlZBgJIAEoCRIWCg5zaXplX3JlbWFpbmluZxgKIAEoCRINCgVwcmljZRgLIAEoCRIYChBhc3NvY2lhdGVfdHJhZGVzGAwgAygJEg8KB291dGNvbWUYDSABKAkSEgoKY3JlYXRlZF9hdBgOIAEoAxIqCgpvcmRlcl90eXBlGA8gASgOMhYucHJlZGV4LnYxLlRpbWVJbkZvcmNlEhoKDWV4cGlyYXRpb25fbXMYECABKANIAIgBARIXCg9jbGllbnRfb3JkZXJfaWQYESABKAkSGAoLcXVldWVfYWhlYWQYEiABKAlIAYgBAUIQCg5fZXhwaXJhdGlvbl9tc0IOCgxfcXVldWVfYWhlYWQiwwEKCk1ha2VyT3JkZXISEAoIb3JkZXJfaWQYASABKAkSDQoFb3duZXIYAiABKAkSFQoNbWFrZXJfYWRkcmVzcxgDIAEoCRIWCg5tYXRjaGVkX2Ftb3VudBgEIAEoCRINCgVwcmljZRgFIAEoCRIUCgxmZWVfcmF0ZV9icHMYBiABKA0SEAoIYXNzZXRfaWQYByABKAkSDwoHb3V0Y29tZRgIIAEoCRIdCgRzaWRlGAkgASgOMg8ucHJlZGV4LnYxLlNpZGUi9wIKBVRyYWRlEgoKAmlkGAEgASgJEhYKDnRha2VyX29yZGVyX2lkGAIgASgJEg4KBm1hcmtldBgDIAEoCRIQCghhc3NldF9pZBgEIAEoCRIdCgRzaWRlGAUgASgOMg8ucHJlZGV4LnYxLlNpZGUSDAoEc2l6ZRgGIAEoCRIUCgxmZWVfcmF0ZV9icHMYByABKA0SDQoFcHJpY2UYCCABKAkSDgoGc3RhdHVzGAkgASgJEhIKCm1hdGNoX3RpbWUYCiABKAMSDwoHb3V0Y29tZRgLIAEoCRINCgVvd25lchgMIAEoCRIVCg1tYWtlcl9hZGRyZXNzGA0gASgJEhgKEHRyYW5zYWN0aW9uX2hhc2gYDiABKAkSEwoLdHJhZGVyX3NpZGUYDyABKAkSCwoDZmVlGBAgASgJEisKDG1ha2VyX29yZGVycxgRIAMoCzIVLnByZWRleC52MS5NYWtlck9yZGVyEhIKCm1hdGNoX3R5cGUYEiABKAkiKAoJQm9va0xldmVsEg0KBXByaWNlGAEgASgJEgwKBHNpemUYAiABKAkihQIKBEJvb2sSDgoGbWFya2V0GAEgASgJEhAKCGFzc2V0X2lkGAIgASgJEhQKDHRpbWVzdGFtcF9tcxgDIAEoAxIMCgRoYXNoGAQgASgJEiIKBGJpZHMYBSADKAsyFC5wcmVkZXgudjEuQm9va0xldmVsEiIKBGFza3MYBiADKAsyFC5wcmVkZXgudjEuQm9va0xldmVsEhYKDm1pbl9vcmRlcl9zaXplGAcgASgJEhEKCXRpY2tfc2l6ZRgIIAEoCRIQCghuZWdfcmlzaxgJIAEoCBIdChBsYXN0X3RyYWRlX3ByaWNlGAogASgJSACIAQFCEwoRX2xhc3RfdHJhZGVfcHJpY2UiMQoLUGFnZVJlcXVlc3QSDQoFbGltaXQYASABKA0SEwoLbmV4dF9jdXJzb3IYAiABKAkiygIKCk9yZGVyR3JvdXASEAoIZ3JvdXBfaWQYASABKAkSFwoPY29udHJhY3RzX2xpbWl0GAIgASgJEhYKDm5vdGlvbmFsX2xpbWl0GAMgASgJEhEKCXdpbmRvd19tcxgEIAEoDRIRCglmcmVlemVfbXMYBSABKA0SEQoJdHJpZ2dlcmVkGAYgASgIEhkKDHRyaWdnZXJlZF9hdBgHIAEoA0gAiAEBEh0KEHdpbmRvd19jb250cmFjdHMYCCABKAlIAYgBARIcCg93aW5kb3dfbm90aW9uYWwYCSABKAlIAogBARIbCg5yZXN0aW5nX29yZGVycxgKIAEoDUgDiAEBQg8KDV90cmlnZ2VyZWRfYXRCEwoRX3dpbmRvd19jb250cmFjdHNCEgoQX3dpbmRvd19ub3Rpb25hbEIRCg9fcmVzdGluZ19vcmRlcnMqOQoEU2lkZRIUChBTSURFX1VOU1BFQ0lGSUVEEAASDAoIU0lERV9CVVkQARINCglTSURFX1NFTEwQAiqIAQoLVGltZUluRm9yY2USHQoZVElNRV9JTl9GT1JDRV9VTlNQRUNJRklFRBAAEhUKEVRJTUVfSU5fRk9SQ0VfR1RDEAESFQoRVElNRV9JTl9GT1JDRV9HVEQQAhIVChFUSU1FX0lOX0ZPUkNFX0ZPSxADEhUKEVRJTUVfSU5fRk9SQ0VfRkFLEAQqswEKE1NlbGZUcmFkZVByZXZlbnRpb24SJQohU0VMRl9UUkFERV9QUkVWRU5USU9OX1VOU1BFQ0lGSUVEEAASJgoiU0VMRl9UUkFERV9QUkVWRU5USU9OX0NBTkNFTF9NQUtFUhABEiYKIlNFTEZfVFJBREVfUFJFVkVOVElPTl9DQU5DRUxfVEFLRVIQAhIlCiFTRUxGX1RSQURFX1BSRVZFTlRJT05fQ0FOQ0VMX0JPVEgQA2IGcHJvdG8z");
 
 /**
  * An order as the wallet signed it (Polymarket's CTF exchange Order, EIP-712), field for field,
@@ -647,6 +647,95 @@ export type PageRequest = Message<"predex.v1.PageRequest"> & {
  */
 export const PageRequestSchema: GenMessage<PageRequest> = /*@__PURE__*/
   messageDesc(file_predex_v1_common, 7);
+
+/**
+ * An order group of the caller's API key (REST's OrderGroup, GET /order-groups; docs/engine.md,
+ * "Order groups"): fill limits over a rolling window of engine time. A fill that brings the
+ * window to a limit cancels every resting order of the group in the same engine step, and the
+ * group refuses orders (ORDER_GROUP_TRIGGERED) until it is reset or its freeze ends.
+ *
+ * @generated from message predex.v1.OrderGroup
+ */
+export type OrderGroup = Message<"predex.v1.OrderGroup"> & {
+  /**
+   * 1 to 64 printable ASCII characters, unique among the key's groups.
+   *
+   * @generated from field: string group_id = 1;
+   */
+  groupId: string;
+
+  /**
+   * Shares filled in the window that trigger the group, decimal; "0": no such limit.
+   *
+   * @generated from field: string contracts_limit = 2;
+   */
+  contractsLimit: string;
+
+  /**
+   * USDC filled in the window (at the orders' own prices) that triggers it, decimal; "0": no such limit.
+   *
+   * @generated from field: string notional_limit = 3;
+   */
+  notionalLimit: string;
+
+  /**
+   * The rolling window, ms: 1 000 to 60 000, a multiple of 100.
+   *
+   * @generated from field: uint32 window_ms = 4;
+   */
+  windowMs: number;
+
+  /**
+   * How long it stays triggered on its own, ms (at most an hour); 0: until reset.
+   *
+   * @generated from field: uint32 freeze_ms = 5;
+   */
+  freezeMs: number;
+
+  /**
+   * Refusing orders: triggered, its freeze not over. (On the user stream: as the change left it.)
+   *
+   * @generated from field: bool triggered = 6;
+   */
+  triggered: boolean;
+
+  /**
+   * When it last triggered, unix ms; absent: not since it was created or reset. (On the user
+   * stream: set on a TRIGGERED change only, to the change's time.)
+   *
+   * @generated from field: optional int64 triggered_at = 7;
+   */
+  triggeredAt?: bigint | undefined;
+
+  /**
+   * Shares filled in the window now, decimal. Always set by TradingService; absent on the user
+   * stream (the change does not carry it: ListOrderGroups reads it).
+   *
+   * @generated from field: optional string window_contracts = 8;
+   */
+  windowContracts?: string | undefined;
+
+  /**
+   * USDC filled in the window now, decimal. Always set by TradingService; absent on the user stream.
+   *
+   * @generated from field: optional string window_notional = 9;
+   */
+  windowNotional?: string | undefined;
+
+  /**
+   * The group's resting orders now. Always set by TradingService; absent on the user stream.
+   *
+   * @generated from field: optional uint32 resting_orders = 10;
+   */
+  restingOrders?: number | undefined;
+};
+
+/**
+ * Describes the message predex.v1.OrderGroup.
+ * Use `create(OrderGroupSchema)` to create a new message.
+ */
+export const OrderGroupSchema: GenMessage<OrderGroup> = /*@__PURE__*/
+  messageDesc(file_predex_v1_common, 8);
 
 /**
  * The side of an order, a trade or a quote.

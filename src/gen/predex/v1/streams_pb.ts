@@ -8,9 +8,9 @@
 // @generated from file predex/v1/streams.proto (package predex.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Book, Order, Side, Trade } from "./common_pb.js";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Book, Order, OrderGroup, Side, Trade } from "./common_pb.js";
 import { file_predex_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file predex/v1/streams.proto.
  */
 export const file_predex_v1_streams: GenFile = /*@__PURE__*/
-  fileDesc("ChdwcmVkZXgvdjEvc3RyZWFtcy5wcm90bxIJcHJlZGV4LnYxIiYKEUJvb2tTdHJlYW1SZXF1ZXN0EhEKCXRva2VuX2lkcxgBIAMoCSJJCgtMZXZlbENoYW5nZRIdCgRzaWRlGAEgASgOMg8ucHJlZGV4LnYxLlNpZGUSDQoFcHJpY2UYAiABKAkSDAoEc2l6ZRgDIAEoCSI3CgxMZXZlbENoYW5nZXMSJwoHY2hhbmdlcxgBIAMoCzIWLnByZWRleC52MS5MZXZlbENoYW5nZSJZCgpUcmFkZVByaW50Eg0KBXByaWNlGAEgASgJEgwKBHNpemUYAiABKAkSHQoEc2lkZRgDIAEoDjIPLnByZWRleC52MS5TaWRlEg8KB3RpbWVfbXMYBCABKAMiyQEKEkJvb2tTdHJlYW1SZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRILCgNzZXEYAiABKAQSEgoKZW5naW5lX3NlcRgDIAEoBBIjCghzbmFwc2hvdBgEIAEoCzIPLnByZWRleC52MS5Cb29rSAASKQoGbGV2ZWxzGAUgASgLMhcucHJlZGV4LnYxLkxldmVsQ2hhbmdlc0gAEiYKBXRyYWRlGAYgASgLMhUucHJlZGV4LnYxLlRyYWRlUHJpbnRIAEIICgZ1cGRhdGUiNAoRVXNlclN0cmVhbVJlcXVlc3QSEAoIZnJvbV9zZXEYASABKAQSDQoFZXBvY2gYAiABKAkiNgoST3Blbk9yZGVyc1NuYXBzaG90EiAKBm9yZGVycxgBIAMoCzIQLnByZWRleC52MS5PcmRlciIoCglSZXN1bWVHYXASGwoTb2xkZXN0X3JldGFpbmVkX3NlcRgBIAEoBCLsAQoSVXNlclN0cmVhbVJlc3BvbnNlEgsKA3NlcRgBIAEoBBINCgVlcG9jaBgCIAEoCRISCgplbmdpbmVfc2VxGAMgASgEEjEKCHNuYXBzaG90GAQgASgLMh0ucHJlZGV4LnYxLk9wZW5PcmRlcnNTbmFwc2hvdEgAEiEKBW9yZGVyGAUgASgLMhAucHJlZGV4LnYxLk9yZGVySAASIQoFdHJhZGUYBiABKAsyEC5wcmVkZXgudjEuVHJhZGVIABIjCgNnYXAYByABKAsyFC5wcmVkZXgudjEuUmVzdW1lR2FwSABCCAoGdXBkYXRlMqkBCg1TdHJlYW1TZXJ2aWNlEksKCkJvb2tTdHJlYW0SHC5wcmVkZXgudjEuQm9va1N0cmVhbVJlcXVlc3QaHS5wcmVkZXgudjEuQm9va1N0cmVhbVJlc3BvbnNlMAESSwoKVXNlclN0cmVhbRIcLnByZWRleC52MS5Vc2VyU3RyZWFtUmVxdWVzdBodLnByZWRleC52MS5Vc2VyU3RyZWFtUmVzcG9uc2UwAWIGcHJvdG8z", [file_predex_v1_common]);
+  fileDesc("ChdwcmVkZXgvdjEvc3RyZWFtcy5wcm90bxIJcHJlZGV4LnYxIiYKEUJvb2tTdHJlYW1SZXF1ZXN0EhEKCXRva2VuX2lkcxgBIAMoCSJJCgtMZXZlbENoYW5nZRIdCgRzaWRlGAEgASgOMg8ucHJlZGV4LnYxLlNpZGUSDQoFcHJpY2UYAiABKAkSDAoEc2l6ZRgDIAEoCSI3CgxMZXZlbENoYW5nZXMSJwoHY2hhbmdlcxgBIAMoCzIWLnByZWRleC52MS5MZXZlbENoYW5nZSJZCgpUcmFkZVByaW50Eg0KBXByaWNlGAEgASgJEgwKBHNpemUYAiABKAkSHQoEc2lkZRgDIAEoDjIPLnByZWRleC52MS5TaWRlEg8KB3RpbWVfbXMYBCABKAMiyQEKEkJvb2tTdHJlYW1SZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRILCgNzZXEYAiABKAQSEgoKZW5naW5lX3NlcRgDIAEoBBIjCghzbmFwc2hvdBgEIAEoCzIPLnByZWRleC52MS5Cb29rSAASKQoGbGV2ZWxzGAUgASgLMhcucHJlZGV4LnYxLkxldmVsQ2hhbmdlc0gAEiYKBXRyYWRlGAYgASgLMhUucHJlZGV4LnYxLlRyYWRlUHJpbnRIAEIICgZ1cGRhdGUiNAoRVXNlclN0cmVhbVJlcXVlc3QSEAoIZnJvbV9zZXEYASABKAQSDQoFZXBvY2gYAiABKAkiNgoST3Blbk9yZGVyc1NuYXBzaG90EiAKBm9yZGVycxgBIAMoCzIQLnByZWRleC52MS5PcmRlciIoCglSZXN1bWVHYXASGwoTb2xkZXN0X3JldGFpbmVkX3NlcRgBIAEoBCJ2ChBPcmRlckdyb3VwVXBkYXRlEisKBmFjdGlvbhgBIAEoDjIbLnByZWRleC52MS5PcmRlckdyb3VwQWN0aW9uEiQKBWdyb3VwGAIgASgLMhUucHJlZGV4LnYxLk9yZGVyR3JvdXASDwoHdGltZV9tcxgDIAEoAyKgAgoSVXNlclN0cmVhbVJlc3BvbnNlEgsKA3NlcRgBIAEoBBINCgVlcG9jaBgCIAEoCRISCgplbmdpbmVfc2VxGAMgASgEEjEKCHNuYXBzaG90GAQgASgLMh0ucHJlZGV4LnYxLk9wZW5PcmRlcnNTbmFwc2hvdEgAEiEKBW9yZGVyGAUgASgLMhAucHJlZGV4LnYxLk9yZGVySAASIQoFdHJhZGUYBiABKAsyEC5wcmVkZXgudjEuVHJhZGVIABIjCgNnYXAYByABKAsyFC5wcmVkZXgudjEuUmVzdW1lR2FwSAASMgoLb3JkZXJfZ3JvdXAYCCABKAsyGy5wcmVkZXgudjEuT3JkZXJHcm91cFVwZGF0ZUgAQggKBnVwZGF0ZSrWAQoQT3JkZXJHcm91cEFjdGlvbhIiCh5PUkRFUl9HUk9VUF9BQ1RJT05fVU5TUEVDSUZJRUQQABIeChpPUkRFUl9HUk9VUF9BQ1RJT05fQ1JFQVRFRBABEh4KGk9SREVSX0dST1VQX0FDVElPTl9VUERBVEVEEAISIAocT1JERVJfR1JPVVBfQUNUSU9OX1RSSUdHRVJFRBADEhwKGE9SREVSX0dST1VQX0FDVElPTl9SRVNFVBAEEh4KGk9SREVSX0dST1VQX0FDVElPTl9ERUxFVEVEEAUyqQEKDVN0cmVhbVNlcnZpY2USSwoKQm9va1N0cmVhbRIcLnByZWRleC52MS5Cb29rU3RyZWFtUmVxdWVzdBodLnByZWRleC52MS5Cb29rU3RyZWFtUmVzcG9uc2UwARJLCgpVc2VyU3RyZWFtEhwucHJlZGV4LnYxLlVzZXJTdHJlYW1SZXF1ZXN0Gh0ucHJlZGV4LnYxLlVzZXJTdHJlYW1SZXNwb25zZTABYgZwcm90bzM", [file_predex_v1_common]);
 
 /**
  * @generated from message predex.v1.BookStreamRequest
@@ -256,12 +256,49 @@ export const ResumeGapSchema: GenMessage<ResumeGap> = /*@__PURE__*/
   messageDesc(file_predex_v1_streams, 7);
 
 /**
+ * A change of one of the stream's API key's order groups (only that key's streams get it: a
+ * group belongs to one key, a wallet may have several). Not numbered: it carries the wallet's
+ * current number (that of the update before it, as a snapshot does), is not retained, and so is
+ * not replayed on a resume; after a resume or a gap, ListOrderGroups reads the groups.
+ *
+ * @generated from message predex.v1.OrderGroupUpdate
+ */
+export type OrderGroupUpdate = Message<"predex.v1.OrderGroupUpdate"> & {
+  /**
+   * @generated from field: predex.v1.OrderGroupAction action = 1;
+   */
+  action: OrderGroupAction;
+
+  /**
+   * The group as the change left it: its limits, `triggered`, and `triggered_at` on a TRIGGERED
+   * change; window_contracts, window_notional and resting_orders are absent here.
+   *
+   * @generated from field: predex.v1.OrderGroup group = 2;
+   */
+  group?: OrderGroup | undefined;
+
+  /**
+   * The change's time: unix ms (the engine's clock).
+   *
+   * @generated from field: int64 time_ms = 3;
+   */
+  timeMs: bigint;
+};
+
+/**
+ * Describes the message predex.v1.OrderGroupUpdate.
+ * Use `create(OrderGroupUpdateSchema)` to create a new message.
+ */
+export const OrderGroupUpdateSchema: GenMessage<OrderGroupUpdate> = /*@__PURE__*/
+  messageDesc(file_predex_v1_streams, 8);
+
+/**
  * @generated from message predex.v1.UserStreamResponse
  */
 export type UserStreamResponse = Message<"predex.v1.UserStreamResponse"> & {
   /**
-   * Per wallet, from 1, without gaps within one epoch. A snapshot (and the gap before it)
-   * carries the wallet's current number: the next update carries it plus one.
+   * Per wallet, from 1, without gaps within one epoch. A snapshot (and the gap before it) and an
+   * order_group update carry the wallet's current number: the next update carries it plus one.
    *
    * @generated from field: uint64 seq = 1;
    */
@@ -314,6 +351,14 @@ export type UserStreamResponse = Message<"predex.v1.UserStreamResponse"> & {
      */
     value: ResumeGap;
     case: "gap";
+  } | {
+    /**
+     * One of the key's order groups changed (not numbered: see OrderGroupUpdate).
+     *
+     * @generated from field: predex.v1.OrderGroupUpdate order_group = 8;
+     */
+    value: OrderGroupUpdate;
+    case: "orderGroup";
   } | { case: undefined; value?: undefined };
 };
 
@@ -322,7 +367,61 @@ export type UserStreamResponse = Message<"predex.v1.UserStreamResponse"> & {
  * Use `create(UserStreamResponseSchema)` to create a new message.
  */
 export const UserStreamResponseSchema: GenMessage<UserStreamResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_streams, 8);
+  messageDesc(file_predex_v1_streams, 9);
+
+/**
+ * What changed an order group.
+ *
+ * @generated from enum predex.v1.OrderGroupAction
+ */
+export enum OrderGroupAction {
+  /**
+   * @generated from enum value: ORDER_GROUP_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * CreateOrderGroup (or REST's POST /order-groups).
+   *
+   * @generated from enum value: ORDER_GROUP_ACTION_CREATED = 1;
+   */
+  CREATED = 1,
+
+  /**
+   * New limits.
+   *
+   * @generated from enum value: ORDER_GROUP_ACTION_UPDATED = 2;
+   */
+  UPDATED = 2,
+
+  /**
+   * A fill reached a limit, or TriggerOrderGroup: the group's resting orders were cancelled in the
+   * same engine step (their `order` updates come just before), and it refuses orders.
+   *
+   * @generated from enum value: ORDER_GROUP_ACTION_TRIGGERED = 3;
+   */
+  TRIGGERED = 3,
+
+  /**
+   * It takes orders again, with an empty window.
+   *
+   * @generated from enum value: ORDER_GROUP_ACTION_RESET = 4;
+   */
+  RESET = 4,
+
+  /**
+   * It is gone (its resting orders cancelled).
+   *
+   * @generated from enum value: ORDER_GROUP_ACTION_DELETED = 5;
+   */
+  DELETED = 5,
+}
+
+/**
+ * Describes the enum predex.v1.OrderGroupAction.
+ */
+export const OrderGroupActionSchema: GenEnum<OrderGroupAction> = /*@__PURE__*/
+  enumDesc(file_predex_v1_streams, 0);
 
 /**
  * @generated from service predex.v1.StreamService
@@ -339,7 +438,8 @@ export const StreamService: GenService<{
     output: typeof BookStreamResponseSchema;
   },
   /**
-   * The caller's order updates and fills, sequenced per wallet, resumable.
+   * The caller's order updates and fills, sequenced per wallet, resumable; and the changes of the
+   * calling key's order groups.
    *
    * @generated from rpc predex.v1.StreamService.UserStream
    */

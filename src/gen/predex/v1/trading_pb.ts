@@ -7,7 +7,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { ErrorDetail, Order, PageRequest, SelfTradePrevention, Side, SignedOrder, TimeInForce, Trade } from "./common_pb.js";
+import type { ErrorDetail, Order, OrderGroup, PageRequest, SelfTradePrevention, Side, SignedOrder, TimeInForce, Trade } from "./common_pb.js";
 import { file_predex_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file predex/v1/trading.proto.
  */
 export const file_predex_v1_trading: GenFile = /*@__PURE__*/
-  fileDesc("ChdwcmVkZXgvdjEvdHJhZGluZy5wcm90bxIJcHJlZGV4LnYxItsBCgxPcmRlclJlcXVlc3QSJQoFb3JkZXIYASABKAsyFi5wcmVkZXgudjEuU2lnbmVkT3JkZXISDQoFb3duZXIYAiABKAkSKgoKb3JkZXJfdHlwZRgDIAEoDjIWLnByZWRleC52MS5UaW1lSW5Gb3JjZRIRCglwb3N0X29ubHkYBCABKAgSFwoPY2xpZW50X29yZGVyX2lkGAUgASgJEj0KFXNlbGZfdHJhZGVfcHJldmVudGlvbhgGIAEoDjIeLnByZWRleC52MS5TZWxmVHJhZGVQcmV2ZW50aW9uIukBCg5PcmRlclBsYWNlbWVudBIQCghvcmRlcl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSFQoNbWFraW5nX2Ftb3VudBgDIAEoCRIVCg10YWtpbmdfYW1vdW50GAQgASgJEgsKA2ZlZRgFIAEoCRIdCgRzaWRlGAYgASgOMg8ucHJlZGV4LnYxLlNpZGUSGwoTdHJhbnNhY3Rpb25zX2hhc2hlcxgHIAMoCRIRCgl0cmFkZV9pZHMYCCADKAkSFwoPY2xpZW50X29yZGVyX2lkGAkgASgJEhIKCmVuZ2luZV9zZXEYCiABKAQiOwoRUGxhY2VPcmRlclJlcXVlc3QSJgoFb3JkZXIYASABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IkIKElBsYWNlT3JkZXJSZXNwb25zZRIsCglwbGFjZW1lbnQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnQiPQoSUGxhY2VPcmRlcnNSZXF1ZXN0EicKBm9yZGVycxgBIAMoCzIXLnByZWRleC52MS5PcmRlclJlcXVlc3QihQEKD1BsYWNlbWVudFJlc3VsdBIrCgZwbGFjZWQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnRIABIpCgdyZWZ1c2VkGAIgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsSAASEAoIb3JkZXJfaWQYAyABKAlCCAoGcmVzdWx0InIKE1BsYWNlT3JkZXJzUmVzcG9uc2USGAoQdG90YWxfc3VjY2Vzc2Z1bBgBIAEoDRIUCgx0b3RhbF9mYWlsZWQYAiABKA0SKwoHcmVzdWx0cxgDIAMoCzIaLnByZWRleC52MS5QbGFjZW1lbnRSZXN1bHQiPAoSVmVyaWZ5T3JkZXJSZXF1ZXN0EiYKBW9yZGVyGAEgASgLMhcucHJlZGV4LnYxLk9yZGVyUmVxdWVzdCJHCgtWZXJpZnlDaGVjaxINCgVjaGVjaxgBIAEoCRIKCgJvaxgCIAEoCBIPCgdtZXNzYWdlGAMgASgJEgwKBGNvZGUYBCABKAkibAoTVmVyaWZ5T3JkZXJSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIQCghvcmRlcl9pZBgCIAEoCRImCgZjaGVja3MYAyADKAsyFi5wcmVkZXgudjEuVmVyaWZ5Q2hlY2sSDAoEbm90ZRgEIAEoCSKoAQoMQ2FuY2VsUmVzdWx0EhAKCGNhbmNlbGVkGAEgAygJEj4KDG5vdF9jYW5jZWxlZBgCIAMoCzIoLnByZWRleC52MS5DYW5jZWxSZXN1bHQuTm90Q2FuY2VsZWRFbnRyeRISCgplbmdpbmVfc2VxGAMgASgEGjIKEE5vdENhbmNlbGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASImChJDYW5jZWxPcmRlclJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiPgoTQ2FuY2VsT3JkZXJSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0IigKE0NhbmNlbE9yZGVyc1JlcXVlc3QSEQoJb3JkZXJfaWRzGAEgAygJIj8KFENhbmNlbE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiEgoQQ2FuY2VsQWxsUmVxdWVzdCI8ChFDYW5jZWxBbGxSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0Ij0KGUNhbmNlbE1hcmtldE9yZGVyc1JlcXVlc3QSDgoGbWFya2V0GAEgASgJEhAKCGFzc2V0X2lkGAIgASgJIkUKGkNhbmNlbE1hcmtldE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiOQodQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3QSGAoQY2xpZW50X29yZGVyX2lkcxgBIAMoCSJJCh5DYW5jZWxCeUNsaWVudE9yZGVySWRzUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcucHJlZGV4LnYxLkNhbmNlbFJlc3VsdCJKChFBbWVuZE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIQCghuZXdfc2l6ZRgCIAEoCRIRCglyZWR1Y2VfYnkYAyABKAkifAoSQW1lbmRPcmRlclJlc3BvbnNlEhAKCG9yZGVyX2lkGAEgASgJEhQKDHNpemVfbWF0Y2hlZBgCIAEoCRIWCg5zaXplX3JlbWFpbmluZxgDIAEoCRISCgpyZWR1Y2VkX2J5GAQgASgJEhIKCmVuZ2luZV9zZXEYBSABKAQiUAoUQ2FuY2VsUmVwbGFjZVJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSJgoFb3JkZXIYAiABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IpYBChVDYW5jZWxSZXBsYWNlUmVzcG9uc2USGQoRY2FuY2VsZWRfb3JkZXJfaWQYASABKAkSHwoXY2FuY2VsZWRfc2l6ZV9yZW1haW5pbmcYAiABKAkSLQoJcGxhY2VtZW50GAMgASgLMhoucHJlZGV4LnYxLlBsYWNlbWVudFJlc3VsdBISCgplbmdpbmVfc2VxGAQgASgEIksKEE1hc3NRdW90ZVJlcXVlc3QSDgoGbWFya2V0GAEgASgJEicKBm9yZGVycxgCIAMoCzIXLnByZWRleC52MS5PcmRlclJlcXVlc3QiLQoJR29uZVF1b3RlEhAKCG9yZGVyX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSJ+CgpRdW90ZUxldmVsEg4KBGtlcHQYASABKAlIABIkCgRnb25lGAIgASgLMhQucHJlZGV4LnYxLkdvbmVRdW90ZUgAEi8KCXBsYWNlbWVudBgDIAEoCzIaLnByZWRleC52MS5QbGFjZW1lbnRSZXN1bHRIAEIJCgdvdXRjb21lImAKEU1hc3NRdW90ZVJlc3BvbnNlEhAKCGNhbmNlbGVkGAEgAygJEiUKBmxldmVscxgCIAMoCzIVLnByZWRleC52MS5RdW90ZUxldmVsEhIKCmVuZ2luZV9zZXEYAyABKAQiIwoPR2V0T3JkZXJSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJIjMKEEdldE9yZGVyUmVzcG9uc2USHwoFb3JkZXIYASABKAsyEC5wcmVkZXgudjEuT3JkZXIiawoVTGlzdE9wZW5PcmRlcnNSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBm1hcmtldBgCIAEoCRIQCghhc3NldF9pZBgDIAEoCRIkCgRwYWdlGAQgASgLMhYucHJlZGV4LnYxLlBhZ2VSZXF1ZXN0IooBChZMaXN0T3Blbk9yZGVyc1Jlc3BvbnNlEg0KBWxpbWl0GAEgASgNEg0KBWNvdW50GAIgASgNEhMKC25leHRfY3Vyc29yGAMgASgJEh4KBGRhdGEYBCADKAsyEC5wcmVkZXgudjEuT3JkZXISHQoVYXZhaWxhYmxlX3VzZGNfbWljcm9zGAUgASgJIscBCgtMaXN0ZWRPcmRlchIKCgJpZBgBIAEoCRIRCgltYXJrZXRfaWQYAiABKAkSEAoIdG9rZW5faWQYAyABKAkSDwoHb3V0Y29tZRgEIAEoCRIdCgRzaWRlGAUgASgOMg8ucHJlZGV4LnYxLlNpZGUSDQoFcHJpY2UYBiABKAkSDAoEc2l6ZRgHIAEoCRIWCg5zaXplX3JlbWFpbmluZxgIIAEoCRIOCgZzdGF0dXMYCSABKAkSEgoKY3JlYXRlZF9hdBgKIAEoAyJcChFMaXN0T3JkZXJzUmVxdWVzdBIRCgltYXJrZXRfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEiQKBHBhZ2UYAyABKAsyFi5wcmVkZXgudjEuUGFnZVJlcXVlc3QiTwoSTGlzdE9yZGVyc1Jlc3BvbnNlEhMKC25leHRfY3Vyc29yGAEgASgJEiQKBGRhdGEYAiADKAsyFi5wcmVkZXgudjEuTGlzdGVkT3JkZXIipQEKEUxpc3RUcmFkZXNSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBm1hcmtldBgCIAEoCRIQCghhc3NldF9pZBgDIAEoCRITCgZiZWZvcmUYBCABKANIAIgBARISCgVhZnRlchgFIAEoA0gBiAEBEiQKBHBhZ2UYBiABKAsyFi5wcmVkZXgudjEuUGFnZVJlcXVlc3RCCQoHX2JlZm9yZUIICgZfYWZ0ZXIiZwoSTGlzdFRyYWRlc1Jlc3BvbnNlEg0KBWxpbWl0GAEgASgNEg0KBWNvdW50GAIgASgNEhMKC25leHRfY3Vyc29yGAMgASgJEh4KBGRhdGEYBCADKAsyEC5wcmVkZXgudjEuVHJhZGUyyQkKDlRyYWRpbmdTZXJ2aWNlEkkKClBsYWNlT3JkZXISHC5wcmVkZXgudjEuUGxhY2VPcmRlclJlcXVlc3QaHS5wcmVkZXgudjEuUGxhY2VPcmRlclJlc3BvbnNlEkwKC1BsYWNlT3JkZXJzEh0ucHJlZGV4LnYxLlBsYWNlT3JkZXJzUmVxdWVzdBoeLnByZWRleC52MS5QbGFjZU9yZGVyc1Jlc3BvbnNlEkwKC1ZlcmlmeU9yZGVyEh0ucHJlZGV4LnYxLlZlcmlmeU9yZGVyUmVxdWVzdBoeLnByZWRleC52MS5WZXJpZnlPcmRlclJlc3BvbnNlEkwKC0NhbmNlbE9yZGVyEh0ucHJlZGV4LnYxLkNhbmNlbE9yZGVyUmVxdWVzdBoeLnByZWRleC52MS5DYW5jZWxPcmRlclJlc3BvbnNlEk8KDENhbmNlbE9yZGVycxIeLnByZWRleC52MS5DYW5jZWxPcmRlcnNSZXF1ZXN0Gh8ucHJlZGV4LnYxLkNhbmNlbE9yZGVyc1Jlc3BvbnNlEkYKCUNhbmNlbEFsbBIbLnByZWRleC52MS5DYW5jZWxBbGxSZXF1ZXN0GhwucHJlZGV4LnYxLkNhbmNlbEFsbFJlc3BvbnNlEmEKEkNhbmNlbE1hcmtldE9yZGVycxIkLnByZWRleC52MS5DYW5jZWxNYXJrZXRPcmRlcnNSZXF1ZXN0GiUucHJlZGV4LnYxLkNhbmNlbE1hcmtldE9yZGVyc1Jlc3BvbnNlEm0KFkNhbmNlbEJ5Q2xpZW50T3JkZXJJZHMSKC5wcmVkZXgudjEuQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3QaKS5wcmVkZXgudjEuQ2FuY2VsQnlDbGllbnRPcmRlcklkc1Jlc3BvbnNlEkkKCkFtZW5kT3JkZXISHC5wcmVkZXgudjEuQW1lbmRPcmRlclJlcXVlc3QaHS5wcmVkZXgudjEuQW1lbmRPcmRlclJlc3BvbnNlElIKDUNhbmNlbFJlcGxhY2USHy5wcmVkZXgudjEuQ2FuY2VsUmVwbGFjZVJlcXVlc3QaIC5wcmVkZXgudjEuQ2FuY2VsUmVwbGFjZVJlc3BvbnNlEkYKCU1hc3NRdW90ZRIbLnByZWRleC52MS5NYXNzUXVvdGVSZXF1ZXN0GhwucHJlZGV4LnYxLk1hc3NRdW90ZVJlc3BvbnNlEkMKCEdldE9yZGVyEhoucHJlZGV4LnYxLkdldE9yZGVyUmVxdWVzdBobLnByZWRleC52MS5HZXRPcmRlclJlc3BvbnNlElUKDkxpc3RPcGVuT3JkZXJzEiAucHJlZGV4LnYxLkxpc3RPcGVuT3JkZXJzUmVxdWVzdBohLnByZWRleC52MS5MaXN0T3Blbk9yZGVyc1Jlc3BvbnNlEkkKCkxpc3RPcmRlcnMSHC5wcmVkZXgudjEuTGlzdE9yZGVyc1JlcXVlc3QaHS5wcmVkZXgudjEuTGlzdE9yZGVyc1Jlc3BvbnNlEkkKCkxpc3RUcmFkZXMSHC5wcmVkZXgudjEuTGlzdFRyYWRlc1JlcXVlc3QaHS5wcmVkZXgudjEuTGlzdFRyYWRlc1Jlc3BvbnNlYgZwcm90bzM", [file_predex_v1_common]);
+  fileDesc("ChdwcmVkZXgvdjEvdHJhZGluZy5wcm90bxIJcHJlZGV4LnYxIvMBCgxPcmRlclJlcXVlc3QSJQoFb3JkZXIYASABKAsyFi5wcmVkZXgudjEuU2lnbmVkT3JkZXISDQoFb3duZXIYAiABKAkSKgoKb3JkZXJfdHlwZRgDIAEoDjIWLnByZWRleC52MS5UaW1lSW5Gb3JjZRIRCglwb3N0X29ubHkYBCABKAgSFwoPY2xpZW50X29yZGVyX2lkGAUgASgJEj0KFXNlbGZfdHJhZGVfcHJldmVudGlvbhgGIAEoDjIeLnByZWRleC52MS5TZWxmVHJhZGVQcmV2ZW50aW9uEhYKDm9yZGVyX2dyb3VwX2lkGAcgASgJIukBCg5PcmRlclBsYWNlbWVudBIQCghvcmRlcl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSFQoNbWFraW5nX2Ftb3VudBgDIAEoCRIVCg10YWtpbmdfYW1vdW50GAQgASgJEgsKA2ZlZRgFIAEoCRIdCgRzaWRlGAYgASgOMg8ucHJlZGV4LnYxLlNpZGUSGwoTdHJhbnNhY3Rpb25zX2hhc2hlcxgHIAMoCRIRCgl0cmFkZV9pZHMYCCADKAkSFwoPY2xpZW50X29yZGVyX2lkGAkgASgJEhIKCmVuZ2luZV9zZXEYCiABKAQiOwoRUGxhY2VPcmRlclJlcXVlc3QSJgoFb3JkZXIYASABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IkIKElBsYWNlT3JkZXJSZXNwb25zZRIsCglwbGFjZW1lbnQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnQiPQoSUGxhY2VPcmRlcnNSZXF1ZXN0EicKBm9yZGVycxgBIAMoCzIXLnByZWRleC52MS5PcmRlclJlcXVlc3QihQEKD1BsYWNlbWVudFJlc3VsdBIrCgZwbGFjZWQYASABKAsyGS5wcmVkZXgudjEuT3JkZXJQbGFjZW1lbnRIABIpCgdyZWZ1c2VkGAIgASgLMhYucHJlZGV4LnYxLkVycm9yRGV0YWlsSAASEAoIb3JkZXJfaWQYAyABKAlCCAoGcmVzdWx0InIKE1BsYWNlT3JkZXJzUmVzcG9uc2USGAoQdG90YWxfc3VjY2Vzc2Z1bBgBIAEoDRIUCgx0b3RhbF9mYWlsZWQYAiABKA0SKwoHcmVzdWx0cxgDIAMoCzIaLnByZWRleC52MS5QbGFjZW1lbnRSZXN1bHQiPAoSVmVyaWZ5T3JkZXJSZXF1ZXN0EiYKBW9yZGVyGAEgASgLMhcucHJlZGV4LnYxLk9yZGVyUmVxdWVzdCJHCgtWZXJpZnlDaGVjaxINCgVjaGVjaxgBIAEoCRIKCgJvaxgCIAEoCBIPCgdtZXNzYWdlGAMgASgJEgwKBGNvZGUYBCABKAkibAoTVmVyaWZ5T3JkZXJSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIQCghvcmRlcl9pZBgCIAEoCRImCgZjaGVja3MYAyADKAsyFi5wcmVkZXgudjEuVmVyaWZ5Q2hlY2sSDAoEbm90ZRgEIAEoCSKoAQoMQ2FuY2VsUmVzdWx0EhAKCGNhbmNlbGVkGAEgAygJEj4KDG5vdF9jYW5jZWxlZBgCIAMoCzIoLnByZWRleC52MS5DYW5jZWxSZXN1bHQuTm90Q2FuY2VsZWRFbnRyeRISCgplbmdpbmVfc2VxGAMgASgEGjIKEE5vdENhbmNlbGVkRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASImChJDYW5jZWxPcmRlclJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiPgoTQ2FuY2VsT3JkZXJSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0IigKE0NhbmNlbE9yZGVyc1JlcXVlc3QSEQoJb3JkZXJfaWRzGAEgAygJIj8KFENhbmNlbE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiEgoQQ2FuY2VsQWxsUmVxdWVzdCI8ChFDYW5jZWxBbGxSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5wcmVkZXgudjEuQ2FuY2VsUmVzdWx0Ij0KGUNhbmNlbE1hcmtldE9yZGVyc1JlcXVlc3QSDgoGbWFya2V0GAEgASgJEhAKCGFzc2V0X2lkGAIgASgJIkUKGkNhbmNlbE1hcmtldE9yZGVyc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLnByZWRleC52MS5DYW5jZWxSZXN1bHQiOQodQ2FuY2VsQnlDbGllbnRPcmRlcklkc1JlcXVlc3QSGAoQY2xpZW50X29yZGVyX2lkcxgBIAMoCSJJCh5DYW5jZWxCeUNsaWVudE9yZGVySWRzUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcucHJlZGV4LnYxLkNhbmNlbFJlc3VsdCJKChFBbWVuZE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIQCghuZXdfc2l6ZRgCIAEoCRIRCglyZWR1Y2VfYnkYAyABKAkifAoSQW1lbmRPcmRlclJlc3BvbnNlEhAKCG9yZGVyX2lkGAEgASgJEhQKDHNpemVfbWF0Y2hlZBgCIAEoCRIWCg5zaXplX3JlbWFpbmluZxgDIAEoCRISCgpyZWR1Y2VkX2J5GAQgASgJEhIKCmVuZ2luZV9zZXEYBSABKAQiUAoUQ2FuY2VsUmVwbGFjZVJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSJgoFb3JkZXIYAiABKAsyFy5wcmVkZXgudjEuT3JkZXJSZXF1ZXN0IpYBChVDYW5jZWxSZXBsYWNlUmVzcG9uc2USGQoRY2FuY2VsZWRfb3JkZXJfaWQYASABKAkSHwoXY2FuY2VsZWRfc2l6ZV9yZW1haW5pbmcYAiABKAkSLQoJcGxhY2VtZW50GAMgASgLMhoucHJlZGV4LnYxLlBsYWNlbWVudFJlc3VsdBISCgplbmdpbmVfc2VxGAQgASgEIksKEE1hc3NRdW90ZVJlcXVlc3QSDgoGbWFya2V0GAEgASgJEicKBm9yZGVycxgCIAMoCzIXLnByZWRleC52MS5PcmRlclJlcXVlc3QiLQoJR29uZVF1b3RlEhAKCG9yZGVyX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSJ+CgpRdW90ZUxldmVsEg4KBGtlcHQYASABKAlIABIkCgRnb25lGAIgASgLMhQucHJlZGV4LnYxLkdvbmVRdW90ZUgAEi8KCXBsYWNlbWVudBgDIAEoCzIaLnByZWRleC52MS5QbGFjZW1lbnRSZXN1bHRIAEIJCgdvdXRjb21lImAKEU1hc3NRdW90ZVJlc3BvbnNlEhAKCGNhbmNlbGVkGAEgAygJEiUKBmxldmVscxgCIAMoCzIVLnByZWRleC52MS5RdW90ZUxldmVsEhIKCmVuZ2luZV9zZXEYAyABKAQiGAoWTGlzdE9yZGVyR3JvdXBzUmVxdWVzdCJAChdMaXN0T3JkZXJHcm91cHNSZXNwb25zZRIlCgZncm91cHMYASADKAsyFS5wcmVkZXgudjEuT3JkZXJHcm91cCKCAQoXQ3JlYXRlT3JkZXJHcm91cFJlcXVlc3QSEAoIZ3JvdXBfaWQYASABKAkSFwoPY29udHJhY3RzX2xpbWl0GAIgASgJEhYKDm5vdGlvbmFsX2xpbWl0GAMgASgJEhEKCXdpbmRvd19tcxgEIAEoDRIRCglmcmVlemVfbXMYBSABKA0iQAoYQ3JlYXRlT3JkZXJHcm91cFJlc3BvbnNlEiQKBWdyb3VwGAEgASgLMhUucHJlZGV4LnYxLk9yZGVyR3JvdXAiqAEKF1VwZGF0ZU9yZGVyR3JvdXBSZXF1ZXN0EhAKCGdyb3VwX2lkGAEgASgJEhcKD2NvbnRyYWN0c19saW1pdBgCIAEoCRIWCg5ub3Rpb25hbF9saW1pdBgDIAEoCRIWCgl3aW5kb3dfbXMYBCABKA1IAIgBARIWCglmcmVlemVfbXMYBSABKA1IAYgBAUIMCgpfd2luZG93X21zQgwKCl9mcmVlemVfbXMiQAoYVXBkYXRlT3JkZXJHcm91cFJlc3BvbnNlEiQKBWdyb3VwGAEgASgLMhUucHJlZGV4LnYxLk9yZGVyR3JvdXAiLAoYVHJpZ2dlck9yZGVyR3JvdXBSZXF1ZXN0EhAKCGdyb3VwX2lkGAEgASgJIkEKGVRyaWdnZXJPcmRlckdyb3VwUmVzcG9uc2USJAoFZ3JvdXAYASABKAsyFS5wcmVkZXgudjEuT3JkZXJHcm91cCIqChZSZXNldE9yZGVyR3JvdXBSZXF1ZXN0EhAKCGdyb3VwX2lkGAEgASgJIj8KF1Jlc2V0T3JkZXJHcm91cFJlc3BvbnNlEiQKBWdyb3VwGAEgASgLMhUucHJlZGV4LnYxLk9yZGVyR3JvdXAiKwoXRGVsZXRlT3JkZXJHcm91cFJlcXVlc3QSEAoIZ3JvdXBfaWQYASABKAkiLAoYRGVsZXRlT3JkZXJHcm91cFJlc3BvbnNlEhAKCGdyb3VwX2lkGAEgASgJIiMKD0dldE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSIzChBHZXRPcmRlclJlc3BvbnNlEh8KBW9yZGVyGAEgASgLMhAucHJlZGV4LnYxLk9yZGVyImsKFUxpc3RPcGVuT3JkZXJzUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZtYXJrZXQYAiABKAkSEAoIYXNzZXRfaWQYAyABKAkSJAoEcGFnZRgEIAEoCzIWLnByZWRleC52MS5QYWdlUmVxdWVzdCKKAQoWTGlzdE9wZW5PcmRlcnNSZXNwb25zZRINCgVsaW1pdBgBIAEoDRINCgVjb3VudBgCIAEoDRITCgtuZXh0X2N1cnNvchgDIAEoCRIeCgRkYXRhGAQgAygLMhAucHJlZGV4LnYxLk9yZGVyEh0KFWF2YWlsYWJsZV91c2RjX21pY3JvcxgFIAEoCSLHAQoLTGlzdGVkT3JkZXISCgoCaWQYASABKAkSEQoJbWFya2V0X2lkGAIgASgJEhAKCHRva2VuX2lkGAMgASgJEg8KB291dGNvbWUYBCABKAkSHQoEc2lkZRgFIAEoDjIPLnByZWRleC52MS5TaWRlEg0KBXByaWNlGAYgASgJEgwKBHNpemUYByABKAkSFgoOc2l6ZV9yZW1haW5pbmcYCCABKAkSDgoGc3RhdHVzGAkgASgJEhIKCmNyZWF0ZWRfYXQYCiABKAMiXAoRTGlzdE9yZGVyc1JlcXVlc3QSEQoJbWFya2V0X2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIkCgRwYWdlGAMgASgLMhYucHJlZGV4LnYxLlBhZ2VSZXF1ZXN0Ik8KEkxpc3RPcmRlcnNSZXNwb25zZRITCgtuZXh0X2N1cnNvchgBIAEoCRIkCgRkYXRhGAIgAygLMhYucHJlZGV4LnYxLkxpc3RlZE9yZGVyIqUBChFMaXN0VHJhZGVzUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZtYXJrZXQYAiABKAkSEAoIYXNzZXRfaWQYAyABKAkSEwoGYmVmb3JlGAQgASgDSACIAQESEgoFYWZ0ZXIYBSABKANIAYgBARIkCgRwYWdlGAYgASgLMhYucHJlZGV4LnYxLlBhZ2VSZXF1ZXN0QgkKB19iZWZvcmVCCAoGX2FmdGVyImcKEkxpc3RUcmFkZXNSZXNwb25zZRINCgVsaW1pdBgBIAEoDRINCgVjb3VudBgCIAEoDRITCgtuZXh0X2N1cnNvchgDIAEoCRIeCgRkYXRhGAQgAygLMhAucHJlZGV4LnYxLlRyYWRlMvQNCg5UcmFkaW5nU2VydmljZRJJCgpQbGFjZU9yZGVyEhwucHJlZGV4LnYxLlBsYWNlT3JkZXJSZXF1ZXN0Gh0ucHJlZGV4LnYxLlBsYWNlT3JkZXJSZXNwb25zZRJMCgtQbGFjZU9yZGVycxIdLnByZWRleC52MS5QbGFjZU9yZGVyc1JlcXVlc3QaHi5wcmVkZXgudjEuUGxhY2VPcmRlcnNSZXNwb25zZRJMCgtWZXJpZnlPcmRlchIdLnByZWRleC52MS5WZXJpZnlPcmRlclJlcXVlc3QaHi5wcmVkZXgudjEuVmVyaWZ5T3JkZXJSZXNwb25zZRJMCgtDYW5jZWxPcmRlchIdLnByZWRleC52MS5DYW5jZWxPcmRlclJlcXVlc3QaHi5wcmVkZXgudjEuQ2FuY2VsT3JkZXJSZXNwb25zZRJPCgxDYW5jZWxPcmRlcnMSHi5wcmVkZXgudjEuQ2FuY2VsT3JkZXJzUmVxdWVzdBofLnByZWRleC52MS5DYW5jZWxPcmRlcnNSZXNwb25zZRJGCglDYW5jZWxBbGwSGy5wcmVkZXgudjEuQ2FuY2VsQWxsUmVxdWVzdBocLnByZWRleC52MS5DYW5jZWxBbGxSZXNwb25zZRJhChJDYW5jZWxNYXJrZXRPcmRlcnMSJC5wcmVkZXgudjEuQ2FuY2VsTWFya2V0T3JkZXJzUmVxdWVzdBolLnByZWRleC52MS5DYW5jZWxNYXJrZXRPcmRlcnNSZXNwb25zZRJtChZDYW5jZWxCeUNsaWVudE9yZGVySWRzEigucHJlZGV4LnYxLkNhbmNlbEJ5Q2xpZW50T3JkZXJJZHNSZXF1ZXN0GikucHJlZGV4LnYxLkNhbmNlbEJ5Q2xpZW50T3JkZXJJZHNSZXNwb25zZRJJCgpBbWVuZE9yZGVyEhwucHJlZGV4LnYxLkFtZW5kT3JkZXJSZXF1ZXN0Gh0ucHJlZGV4LnYxLkFtZW5kT3JkZXJSZXNwb25zZRJSCg1DYW5jZWxSZXBsYWNlEh8ucHJlZGV4LnYxLkNhbmNlbFJlcGxhY2VSZXF1ZXN0GiAucHJlZGV4LnYxLkNhbmNlbFJlcGxhY2VSZXNwb25zZRJGCglNYXNzUXVvdGUSGy5wcmVkZXgudjEuTWFzc1F1b3RlUmVxdWVzdBocLnByZWRleC52MS5NYXNzUXVvdGVSZXNwb25zZRJYCg9MaXN0T3JkZXJHcm91cHMSIS5wcmVkZXgudjEuTGlzdE9yZGVyR3JvdXBzUmVxdWVzdBoiLnByZWRleC52MS5MaXN0T3JkZXJHcm91cHNSZXNwb25zZRJbChBDcmVhdGVPcmRlckdyb3VwEiIucHJlZGV4LnYxLkNyZWF0ZU9yZGVyR3JvdXBSZXF1ZXN0GiMucHJlZGV4LnYxLkNyZWF0ZU9yZGVyR3JvdXBSZXNwb25zZRJbChBVcGRhdGVPcmRlckdyb3VwEiIucHJlZGV4LnYxLlVwZGF0ZU9yZGVyR3JvdXBSZXF1ZXN0GiMucHJlZGV4LnYxLlVwZGF0ZU9yZGVyR3JvdXBSZXNwb25zZRJeChFUcmlnZ2VyT3JkZXJHcm91cBIjLnByZWRleC52MS5UcmlnZ2VyT3JkZXJHcm91cFJlcXVlc3QaJC5wcmVkZXgudjEuVHJpZ2dlck9yZGVyR3JvdXBSZXNwb25zZRJYCg9SZXNldE9yZGVyR3JvdXASIS5wcmVkZXgudjEuUmVzZXRPcmRlckdyb3VwUmVxdWVzdBoiLnByZWRleC52MS5SZXNldE9yZGVyR3JvdXBSZXNwb25zZRJbChBEZWxldGVPcmRlckdyb3VwEiIucHJlZGV4LnYxLkRlbGV0ZU9yZGVyR3JvdXBSZXF1ZXN0GiMucHJlZGV4LnYxLkRlbGV0ZU9yZGVyR3JvdXBSZXNwb25zZRJDCghHZXRPcmRlchIaLnByZWRleC52MS5HZXRPcmRlclJlcXVlc3QaGy5wcmVkZXgudjEuR2V0T3JkZXJSZXNwb25zZRJVCg5MaXN0T3Blbk9yZGVycxIgLnByZWRleC52MS5MaXN0T3Blbk9yZGVyc1JlcXVlc3QaIS5wcmVkZXgudjEuTGlzdE9wZW5PcmRlcnNSZXNwb25zZRJJCgpMaXN0T3JkZXJzEhwucHJlZGV4LnYxLkxpc3RPcmRlcnNSZXF1ZXN0Gh0ucHJlZGV4LnYxLkxpc3RPcmRlcnNSZXNwb25zZRJJCgpMaXN0VHJhZGVzEhwucHJlZGV4LnYxLkxpc3RUcmFkZXNSZXF1ZXN0Gh0ucHJlZGV4LnYxLkxpc3RUcmFkZXNSZXNwb25zZWIGcHJvdG8z", [file_predex_v1_common]);
 
 /**
  * An order to place.
@@ -61,6 +61,14 @@ export type OrderRequest = Message<"predex.v1.OrderRequest"> & {
    * @generated from field: predex.v1.SelfTradePrevention self_trade_prevention = 6;
    */
   selfTradePrevention: SelfTradePrevention;
+
+  /**
+   * One of the caller's order groups the order joins (CreateOrderGroup); "": none. A group that
+   * does not exist is ORDER_GROUP_NOT_FOUND, a triggered one ORDER_GROUP_TRIGGERED.
+   *
+   * @generated from field: string order_group_id = 7;
+   */
+  orderGroupId: string;
 };
 
 /**
@@ -861,6 +869,283 @@ export const MassQuoteResponseSchema: GenMessage<MassQuoteResponse> = /*@__PURE_
   messageDesc(file_predex_v1_trading, 28);
 
 /**
+ * @generated from message predex.v1.ListOrderGroupsRequest
+ */
+export type ListOrderGroupsRequest = Message<"predex.v1.ListOrderGroupsRequest"> & {
+};
+
+/**
+ * Describes the message predex.v1.ListOrderGroupsRequest.
+ * Use `create(ListOrderGroupsRequestSchema)` to create a new message.
+ */
+export const ListOrderGroupsRequestSchema: GenMessage<ListOrderGroupsRequest> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 29);
+
+/**
+ * @generated from message predex.v1.ListOrderGroupsResponse
+ */
+export type ListOrderGroupsResponse = Message<"predex.v1.ListOrderGroupsResponse"> & {
+  /**
+   * At most 16 (a key's bound), by group id.
+   *
+   * @generated from field: repeated predex.v1.OrderGroup groups = 1;
+   */
+  groups: OrderGroup[];
+};
+
+/**
+ * Describes the message predex.v1.ListOrderGroupsResponse.
+ * Use `create(ListOrderGroupsResponseSchema)` to create a new message.
+ */
+export const ListOrderGroupsResponseSchema: GenMessage<ListOrderGroupsResponse> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 30);
+
+/**
+ * A group of the caller's key, with at least one of the two limits (else ORDER_GROUP_INVALID, as
+ * for a window or freeze out of bounds; an id the key has already: ORDER_GROUP_EXISTS; a key with
+ * 16 groups: ORDER_GROUPS_FULL).
+ *
+ * @generated from message predex.v1.CreateOrderGroupRequest
+ */
+export type CreateOrderGroupRequest = Message<"predex.v1.CreateOrderGroupRequest"> & {
+  /**
+   * 1 to 64 printable ASCII characters ("" or longer: INVALID_PARAMETER {field: "group_id"}).
+   *
+   * @generated from field: string group_id = 1;
+   */
+  groupId: string;
+
+  /**
+   * Shares filled in the window that trigger the group, decimal ("5"); "" or "0": no such limit.
+   *
+   * @generated from field: string contracts_limit = 2;
+   */
+  contractsLimit: string;
+
+  /**
+   * USDC filled in the window (at the orders' own prices), decimal; "" or "0": no such limit.
+   *
+   * @generated from field: string notional_limit = 3;
+   */
+  notionalLimit: string;
+
+  /**
+   * The rolling window, ms: 1 000 to 60 000, a multiple of 100.
+   *
+   * @generated from field: uint32 window_ms = 4;
+   */
+  windowMs: number;
+
+  /**
+   * How long a trigger lasts by itself, ms (at most 3 600 000); 0: until reset.
+   *
+   * @generated from field: uint32 freeze_ms = 5;
+   */
+  freezeMs: number;
+};
+
+/**
+ * Describes the message predex.v1.CreateOrderGroupRequest.
+ * Use `create(CreateOrderGroupRequestSchema)` to create a new message.
+ */
+export const CreateOrderGroupRequestSchema: GenMessage<CreateOrderGroupRequest> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 31);
+
+/**
+ * @generated from message predex.v1.CreateOrderGroupResponse
+ */
+export type CreateOrderGroupResponse = Message<"predex.v1.CreateOrderGroupResponse"> & {
+  /**
+   * @generated from field: predex.v1.OrderGroup group = 1;
+   */
+  group?: OrderGroup | undefined;
+};
+
+/**
+ * Describes the message predex.v1.CreateOrderGroupResponse.
+ * Use `create(CreateOrderGroupResponseSchema)` to create a new message.
+ */
+export const CreateOrderGroupResponseSchema: GenMessage<CreateOrderGroupResponse> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 32);
+
+/**
+ * A group's new limits: each field left empty or unset keeps its value ("0" removes a limit; one
+ * must remain). A new window length starts an empty window.
+ *
+ * @generated from message predex.v1.UpdateOrderGroupRequest
+ */
+export type UpdateOrderGroupRequest = Message<"predex.v1.UpdateOrderGroupRequest"> & {
+  /**
+   * One of the caller's groups (else ORDER_GROUP_NOT_FOUND).
+   *
+   * @generated from field: string group_id = 1;
+   */
+  groupId: string;
+
+  /**
+   * Shares, decimal; "": unchanged.
+   *
+   * @generated from field: string contracts_limit = 2;
+   */
+  contractsLimit: string;
+
+  /**
+   * USDC, decimal; "": unchanged.
+   *
+   * @generated from field: string notional_limit = 3;
+   */
+  notionalLimit: string;
+
+  /**
+   * Ms; unset: unchanged.
+   *
+   * @generated from field: optional uint32 window_ms = 4;
+   */
+  windowMs?: number | undefined;
+
+  /**
+   * Ms; unset: unchanged.
+   *
+   * @generated from field: optional uint32 freeze_ms = 5;
+   */
+  freezeMs?: number | undefined;
+};
+
+/**
+ * Describes the message predex.v1.UpdateOrderGroupRequest.
+ * Use `create(UpdateOrderGroupRequestSchema)` to create a new message.
+ */
+export const UpdateOrderGroupRequestSchema: GenMessage<UpdateOrderGroupRequest> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 33);
+
+/**
+ * @generated from message predex.v1.UpdateOrderGroupResponse
+ */
+export type UpdateOrderGroupResponse = Message<"predex.v1.UpdateOrderGroupResponse"> & {
+  /**
+   * @generated from field: predex.v1.OrderGroup group = 1;
+   */
+  group?: OrderGroup | undefined;
+};
+
+/**
+ * Describes the message predex.v1.UpdateOrderGroupResponse.
+ * Use `create(UpdateOrderGroupResponseSchema)` to create a new message.
+ */
+export const UpdateOrderGroupResponseSchema: GenMessage<UpdateOrderGroupResponse> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 34);
+
+/**
+ * @generated from message predex.v1.TriggerOrderGroupRequest
+ */
+export type TriggerOrderGroupRequest = Message<"predex.v1.TriggerOrderGroupRequest"> & {
+  /**
+   * One of the caller's groups (else ORDER_GROUP_NOT_FOUND).
+   *
+   * @generated from field: string group_id = 1;
+   */
+  groupId: string;
+};
+
+/**
+ * Describes the message predex.v1.TriggerOrderGroupRequest.
+ * Use `create(TriggerOrderGroupRequestSchema)` to create a new message.
+ */
+export const TriggerOrderGroupRequestSchema: GenMessage<TriggerOrderGroupRequest> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 35);
+
+/**
+ * @generated from message predex.v1.TriggerOrderGroupResponse
+ */
+export type TriggerOrderGroupResponse = Message<"predex.v1.TriggerOrderGroupResponse"> & {
+  /**
+   * @generated from field: predex.v1.OrderGroup group = 1;
+   */
+  group?: OrderGroup | undefined;
+};
+
+/**
+ * Describes the message predex.v1.TriggerOrderGroupResponse.
+ * Use `create(TriggerOrderGroupResponseSchema)` to create a new message.
+ */
+export const TriggerOrderGroupResponseSchema: GenMessage<TriggerOrderGroupResponse> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 36);
+
+/**
+ * @generated from message predex.v1.ResetOrderGroupRequest
+ */
+export type ResetOrderGroupRequest = Message<"predex.v1.ResetOrderGroupRequest"> & {
+  /**
+   * One of the caller's groups (else ORDER_GROUP_NOT_FOUND).
+   *
+   * @generated from field: string group_id = 1;
+   */
+  groupId: string;
+};
+
+/**
+ * Describes the message predex.v1.ResetOrderGroupRequest.
+ * Use `create(ResetOrderGroupRequestSchema)` to create a new message.
+ */
+export const ResetOrderGroupRequestSchema: GenMessage<ResetOrderGroupRequest> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 37);
+
+/**
+ * @generated from message predex.v1.ResetOrderGroupResponse
+ */
+export type ResetOrderGroupResponse = Message<"predex.v1.ResetOrderGroupResponse"> & {
+  /**
+   * @generated from field: predex.v1.OrderGroup group = 1;
+   */
+  group?: OrderGroup | undefined;
+};
+
+/**
+ * Describes the message predex.v1.ResetOrderGroupResponse.
+ * Use `create(ResetOrderGroupResponseSchema)` to create a new message.
+ */
+export const ResetOrderGroupResponseSchema: GenMessage<ResetOrderGroupResponse> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 38);
+
+/**
+ * @generated from message predex.v1.DeleteOrderGroupRequest
+ */
+export type DeleteOrderGroupRequest = Message<"predex.v1.DeleteOrderGroupRequest"> & {
+  /**
+   * One of the caller's groups (else ORDER_GROUP_NOT_FOUND).
+   *
+   * @generated from field: string group_id = 1;
+   */
+  groupId: string;
+};
+
+/**
+ * Describes the message predex.v1.DeleteOrderGroupRequest.
+ * Use `create(DeleteOrderGroupRequestSchema)` to create a new message.
+ */
+export const DeleteOrderGroupRequestSchema: GenMessage<DeleteOrderGroupRequest> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 39);
+
+/**
+ * The group is gone, and its resting orders cancelled (REST's {deleted: true, group_id}).
+ *
+ * @generated from message predex.v1.DeleteOrderGroupResponse
+ */
+export type DeleteOrderGroupResponse = Message<"predex.v1.DeleteOrderGroupResponse"> & {
+  /**
+   * @generated from field: string group_id = 1;
+   */
+  groupId: string;
+};
+
+/**
+ * Describes the message predex.v1.DeleteOrderGroupResponse.
+ * Use `create(DeleteOrderGroupResponseSchema)` to create a new message.
+ */
+export const DeleteOrderGroupResponseSchema: GenMessage<DeleteOrderGroupResponse> = /*@__PURE__*/
+  messageDesc(file_predex_v1_trading, 40);
+
+/**
  * @generated from message predex.v1.GetOrderRequest
  */
 export type GetOrderRequest = Message<"predex.v1.GetOrderRequest"> & {
@@ -875,7 +1160,7 @@ export type GetOrderRequest = Message<"predex.v1.GetOrderRequest"> & {
  * Use `create(GetOrderRequestSchema)` to create a new message.
  */
 export const GetOrderRequestSchema: GenMessage<GetOrderRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 29);
+  messageDesc(file_predex_v1_trading, 41);
 
 /**
  * @generated from message predex.v1.GetOrderResponse
@@ -892,7 +1177,7 @@ export type GetOrderResponse = Message<"predex.v1.GetOrderResponse"> & {
  * Use `create(GetOrderResponseSchema)` to create a new message.
  */
 export const GetOrderResponseSchema: GenMessage<GetOrderResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 30);
+  messageDesc(file_predex_v1_trading, 42);
 
 /**
  * @generated from message predex.v1.ListOpenOrdersRequest
@@ -930,7 +1215,7 @@ export type ListOpenOrdersRequest = Message<"predex.v1.ListOpenOrdersRequest"> &
  * Use `create(ListOpenOrdersRequestSchema)` to create a new message.
  */
 export const ListOpenOrdersRequestSchema: GenMessage<ListOpenOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 31);
+  messageDesc(file_predex_v1_trading, 43);
 
 /**
  * @generated from message predex.v1.ListOpenOrdersResponse
@@ -969,7 +1254,7 @@ export type ListOpenOrdersResponse = Message<"predex.v1.ListOpenOrdersResponse">
  * Use `create(ListOpenOrdersResponseSchema)` to create a new message.
  */
 export const ListOpenOrdersResponseSchema: GenMessage<ListOpenOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 32);
+  messageDesc(file_predex_v1_trading, 44);
 
 /**
  * The client listing's order (REST GET /orders).
@@ -1041,7 +1326,7 @@ export type ListedOrder = Message<"predex.v1.ListedOrder"> & {
  * Use `create(ListedOrderSchema)` to create a new message.
  */
 export const ListedOrderSchema: GenMessage<ListedOrder> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 33);
+  messageDesc(file_predex_v1_trading, 45);
 
 /**
  * @generated from message predex.v1.ListOrdersRequest
@@ -1072,7 +1357,7 @@ export type ListOrdersRequest = Message<"predex.v1.ListOrdersRequest"> & {
  * Use `create(ListOrdersRequestSchema)` to create a new message.
  */
 export const ListOrdersRequestSchema: GenMessage<ListOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 34);
+  messageDesc(file_predex_v1_trading, 46);
 
 /**
  * @generated from message predex.v1.ListOrdersResponse
@@ -1094,7 +1379,7 @@ export type ListOrdersResponse = Message<"predex.v1.ListOrdersResponse"> & {
  * Use `create(ListOrdersResponseSchema)` to create a new message.
  */
 export const ListOrdersResponseSchema: GenMessage<ListOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 35);
+  messageDesc(file_predex_v1_trading, 47);
 
 /**
  * @generated from message predex.v1.ListTradesRequest
@@ -1142,7 +1427,7 @@ export type ListTradesRequest = Message<"predex.v1.ListTradesRequest"> & {
  * Use `create(ListTradesRequestSchema)` to create a new message.
  */
 export const ListTradesRequestSchema: GenMessage<ListTradesRequest> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 36);
+  messageDesc(file_predex_v1_trading, 48);
 
 /**
  * @generated from message predex.v1.ListTradesResponse
@@ -1174,7 +1459,7 @@ export type ListTradesResponse = Message<"predex.v1.ListTradesResponse"> & {
  * Use `create(ListTradesResponseSchema)` to create a new message.
  */
 export const ListTradesResponseSchema: GenMessage<ListTradesResponse> = /*@__PURE__*/
-  messageDesc(file_predex_v1_trading, 37);
+  messageDesc(file_predex_v1_trading, 49);
 
 /**
  * @generated from service predex.v1.TradingService
@@ -1288,6 +1573,68 @@ export const TradingService: GenService<{
     methodKind: "unary";
     input: typeof MassQuoteRequestSchema;
     output: typeof MassQuoteResponseSchema;
+  },
+  /**
+   * The caller's order groups (fill limits that cancel a group's resting orders when reached),
+   * with their windows now (REST GET /order-groups).
+   *
+   * @generated from rpc predex.v1.TradingService.ListOrderGroups
+   */
+  listOrderGroups: {
+    methodKind: "unary";
+    input: typeof ListOrderGroupsRequestSchema;
+    output: typeof ListOrderGroupsResponseSchema;
+  },
+  /**
+   * Creates an order group of the caller's key (REST POST /order-groups).
+   *
+   * @generated from rpc predex.v1.TradingService.CreateOrderGroup
+   */
+  createOrderGroup: {
+    methodKind: "unary";
+    input: typeof CreateOrderGroupRequestSchema;
+    output: typeof CreateOrderGroupResponseSchema;
+  },
+  /**
+   * Changes a group's limits; what the request leaves unset keeps its value (REST PATCH /order-groups/:id).
+   *
+   * @generated from rpc predex.v1.TradingService.UpdateOrderGroup
+   */
+  updateOrderGroup: {
+    methodKind: "unary";
+    input: typeof UpdateOrderGroupRequestSchema;
+    output: typeof UpdateOrderGroupResponseSchema;
+  },
+  /**
+   * Triggers a group now: its resting orders are cancelled, it takes no order until reset (or
+   * its freeze ends) (REST POST /order-groups/:id/trigger).
+   *
+   * @generated from rpc predex.v1.TradingService.TriggerOrderGroup
+   */
+  triggerOrderGroup: {
+    methodKind: "unary";
+    input: typeof TriggerOrderGroupRequestSchema;
+    output: typeof TriggerOrderGroupResponseSchema;
+  },
+  /**
+   * Resets a group: it takes orders again, with an empty window (REST POST /order-groups/:id/reset).
+   *
+   * @generated from rpc predex.v1.TradingService.ResetOrderGroup
+   */
+  resetOrderGroup: {
+    methodKind: "unary";
+    input: typeof ResetOrderGroupRequestSchema;
+    output: typeof ResetOrderGroupResponseSchema;
+  },
+  /**
+   * Deletes a group; its resting orders are cancelled (REST DELETE /order-groups/:id).
+   *
+   * @generated from rpc predex.v1.TradingService.DeleteOrderGroup
+   */
+  deleteOrderGroup: {
+    methodKind: "unary";
+    input: typeof DeleteOrderGroupRequestSchema;
+    output: typeof DeleteOrderGroupResponseSchema;
   },
   /**
    * One of the caller's orders, open or ended.

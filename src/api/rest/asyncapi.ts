@@ -9,9 +9,6 @@
  * /compat prefix for WebSocket (Polymarket's clients connect to `<ws host>/ws/market` and
  * `<ws host>/ws/user`).
  *
- * One message is written by hand: the user channel's `order_group` (src/api/ws/order-group-event.ts,
- * its schemas beside its type), whose type is not among the generated ones.
- *
  * AsyncAPI's default schema format is JSON Schema draft-07 (a superset of it), while the generated
  * schemas are 2020-12 (for OpenAPI 3.1): the only difference in them, tuples (`prefixItems`), is
  * written back as draft-07 `items: [...]` here.
@@ -25,18 +22,9 @@ import {
   type JsonSchema,
 } from './gen/schemas.js'
 import { referencedSchemas } from './schema-closure.js'
-import { ORDER_GROUP_SCHEMAS } from '../ws/order-group-event.js'
 
 type Json = { readonly [key: string]: unknown }
 type Schemas = Readonly<Record<string, JsonSchema>>
-
-/** The named types the document may reference: the generated ones and the hand-written `order_group`'s. */
-const COMPONENTS: Schemas = { ...COMPONENT_SCHEMAS, ...ORDER_GROUP_SCHEMAS }
-
-/** What the server sends on /ws/user: the generated events, `order_group` after `trade`. */
-const USER_EVENTS: Schemas = Object.fromEntries(Object.entries(WS_USER_EVENT_SCHEMAS).flatMap(([name, schema]) =>
-  name === 'trade' ? [[name, schema], ['order_group', { $ref: '#/components/schemas/WsOrderGroup' }]]
-    : [[name, schema]]))
 
 /** Messages sent as text, not JSON: PING and its answer. */
 const TEXT_MESSAGES = new Set(['ping', 'pong'])
@@ -77,7 +65,7 @@ export const CHANNELS: Readonly<Record<'market' | 'user', ChannelSpec>> = {
       + 'The first message authenticates with the API credentials (apiKey, secret, passphrase); a failure '
       + 'answers an error event and closes the socket (1008), as does revoking the key later. Each socket '
       + 'numbers its messages (`seq` 1, 2, ...). Failed authentications share the REST face\'s budget. ' + LIMITS,
-    requests: WS_USER_REQUEST_SCHEMAS, events: USER_EVENTS,
+    requests: WS_USER_REQUEST_SCHEMAS, events: WS_USER_EVENT_SCHEMAS,
   },
 }
 
@@ -98,7 +86,7 @@ export function draft07(schema: unknown): unknown {
 function summaryOf(schema: JsonSchema): string | undefined {
   if (typeof schema.description === 'string') return schema.description
   const ref = typeof schema.$ref === 'string' ? schema.$ref.slice(schema.$ref.lastIndexOf('/') + 1) : null
-  const named = ref === null ? undefined : COMPONENTS[ref]
+  const named = ref === null ? undefined : COMPONENT_SCHEMAS[ref]
   return typeof named?.description === 'string' ? named.description : undefined
 }
 
@@ -143,6 +131,6 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
     defaultContentType: 'application/json',
     channels,
     operations,
-    components: { schemas: draft07(referencedSchemas(channels, COMPONENTS)) },
+    components: { schemas: draft07(referencedSchemas(channels, COMPONENT_SCHEMAS)) },
   }
 }

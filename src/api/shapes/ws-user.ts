@@ -6,7 +6,7 @@
  */
 import type { CompatOrder } from './order.js'
 import type { Trade } from './trade.js'
-import type { Hash, UnixMillisText } from './vocabulary.js'
+import type { Decimal, Hash, UnixMillisText } from './vocabulary.js'
 import type { WsError, WsPing, WsPong } from './ws-socket.js'
 
 /** The API credentials of POST /auth/api-key, sent whole (the secret too: there is no HMAC here). */
@@ -62,10 +62,44 @@ export type UserChannelRequests = {
   ping: WsPing
 }
 
+/** An order group as its change left it (REST's OrderGroup without its window sums and resting count). */
+export type WsOrderGroupState = {
+  readonly group_id: string
+  /** Shares filled in the window that trigger it; "0": no such limit. */
+  readonly contracts_limit: Decimal
+  /** USDC filled (at the orders' prices) in the window that trigger it; "0": no such limit. */
+  readonly notional_limit: Decimal
+  readonly window_ms: number
+  /** How long it stays triggered on its own; 0: until reset. */
+  readonly freeze_ms: number
+  /** Triggered and not reset since (as the change left it). */
+  readonly triggered: boolean
+  /** On a `triggered` change, its time (unix ms); null on the other changes. */
+  readonly triggered_at: number | null
+}
+
+/**
+ * One of the socket's API key's order groups changed (docs/engine.md, "Order groups"), sent to
+ * that key's sockets whatever markets they follow. `action: "triggered"` is the "group_triggered"
+ * event: a fill reached its limits (or its owner triggered it), its resting orders were cancelled
+ * in the same engine step (their CANCELLATION events come just before), and it refuses orders until
+ * reset or its freeze ends.
+ */
+export type WsOrderGroup = {
+  readonly event_type: 'order_group'
+  readonly action: 'created' | 'updated' | 'triggered' | 'reset' | 'deleted'
+  readonly group: WsOrderGroupState
+  /** The command's time. */
+  readonly timestamp: UnixMillisText
+  /** This socket's message count: 1, 2, ... */
+  readonly seq: number
+}
+
 /** What the server sends on /ws/user, by message name (GET /asyncapi.json). */
 export type UserChannelEvents = {
   order: WsOrder
   trade: WsTrade
+  order_group: WsOrderGroup
   /** A refused message; an authentication failure or a revoked key then closes the socket (1008). */
   error: WsError
   pong: WsPong

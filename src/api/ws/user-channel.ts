@@ -26,7 +26,8 @@ import { orderInfo, tradeInfo } from '../format.js'
 import type { WsError } from '../shapes/ws-socket.js'
 import type { UserChannelEvents, WsOrder, WsTrade } from '../shapes/ws-user.js'
 import { decimalOfMicros } from '../wire.js'
-import { orderGroupEvent, type WsOrderGroup } from './order-group-event.js'
+import { orderGroupEvent } from './order-group-event.js'
+import type { WsOrderGroup } from '../shapes/ws-user.js'
 import { channelBehavior } from './socket.js'
 
 interface SocketData {

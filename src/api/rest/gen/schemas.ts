@@ -4902,6 +4902,90 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     ],
     "description": "PLACEMENT: the order rests; UPDATE: a fill; CANCELLATION: cancelled (by its owner, expiry or a heartbeat lapse)."
   },
+  "WsOrderGroup": {
+    "type": "object",
+    "properties": {
+      "event_type": {
+        "type": "string",
+        "const": "order_group"
+      },
+      "action": {
+        "type": "string",
+        "enum": [
+          "created",
+          "updated",
+          "triggered",
+          "reset",
+          "deleted"
+        ]
+      },
+      "group": {
+        "$ref": "#/components/schemas/WsOrderGroupState"
+      },
+      "timestamp": {
+        "$ref": "#/components/schemas/UnixMillisText",
+        "description": "The command's time."
+      },
+      "seq": {
+        "type": "number",
+        "description": "This socket's message count: 1, 2, ..."
+      }
+    },
+    "required": [
+      "event_type",
+      "action",
+      "group",
+      "timestamp",
+      "seq"
+    ],
+    "additionalProperties": false,
+    "description": "One of the socket's API key's order groups changed (docs/engine.md, \"Order groups\"), sent to that key's sockets whatever markets they follow. `action: \"triggered\"` is the \"group_triggered\" event: a fill reached its limits (or its owner triggered it), its resting orders were cancelled in the same engine step (their CANCELLATION events come just before), and it refuses orders until reset or its freeze ends."
+  },
+  "WsOrderGroupState": {
+    "type": "object",
+    "properties": {
+      "group_id": {
+        "type": "string"
+      },
+      "contracts_limit": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "Shares filled in the window that trigger it; \"0\": no such limit."
+      },
+      "notional_limit": {
+        "$ref": "#/components/schemas/Decimal",
+        "description": "USDC filled (at the orders' prices) in the window that trigger it; \"0\": no such limit."
+      },
+      "window_ms": {
+        "type": "number"
+      },
+      "freeze_ms": {
+        "type": "number",
+        "description": "How long it stays triggered on its own; 0: until reset."
+      },
+      "triggered": {
+        "type": "boolean",
+        "description": "Triggered and not reset since (as the change left it)."
+      },
+      "triggered_at": {
+        "type": [
+          "number",
+          "null"
+        ],
+        "description": "On a `triggered` change, its time (unix ms); null on the other changes."
+      }
+    },
+    "required": [
+      "group_id",
+      "contracts_limit",
+      "notional_limit",
+      "window_ms",
+      "freeze_ms",
+      "triggered",
+      "triggered_at"
+    ],
+    "additionalProperties": false,
+    "description": "An order group as its change left it (REST's OrderGroup without its window sums and resting count)."
+  },
   "WsPing": {
     "type": "string",
     "const": "PING",
@@ -5844,6 +5928,9 @@ export const WS_USER_EVENT_SCHEMAS: Readonly<Record<UserChannelEvent, JsonSchema
   },
   "trade": {
     "$ref": "#/components/schemas/WsTrade"
+  },
+  "order_group": {
+    "$ref": "#/components/schemas/WsOrderGroup"
   },
   "error": {
     "$ref": "#/components/schemas/WsError",

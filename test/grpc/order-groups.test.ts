@@ -31,11 +31,14 @@ import { orderGroupRoutes } from '../../src/api/rest/routes/order-groups.js'
 import { ORDER_GROUPS_PER_KEY_MAX } from '../../src/engine/limits.js'
 import { orderGroupJson } from '../support/grpc-native.js'
 import { CHAIN_ID, l2, nowSec, send, startServer, termsOf, USDC, type Trader } from '../rest-harness.js'
+import { TestClock } from '../support/clock.js'
 import { Reader, signerOf } from './streams-support.js'
 
 const WAIT_MS = 10_000
 
-const server = await startServer()
+// Budgets read the monotonic clock, which stands still here: both faces' counts are exact however
+// slow the machine is (a budget that refilled between the two calls read one more, under load).
+const server = await startServer({ clock: new TestClock() })
 const target = `127.0.0.1:${server.predex.grpcPort}`
 const market = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
 const grpc = new GrpcTransport(target)

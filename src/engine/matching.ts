@@ -12,7 +12,7 @@ import { emitOrderUpdate, cancelResting, endFilled } from './lifecycle.js'
 import { MICROS_PER_LOT, PIPS_PER_UNIT } from './limits.js'
 import { NO_ROW, STOP_NONE, STOP_ORDER_GROUP, STOP_SELF_TRADE, STP_CANCEL_MAKER, STP_CANCEL_TAKER, TIF_FOK,
   type OrderRow, type OrderTable } from './order-table.js'
-import { triggerGroup, type OrderGroup } from './order-group.js'
+import { DryRunGroups, triggerGroup, type OrderGroup } from './order-group.js'
 import { feeOf } from './units.js'
 
 /**
@@ -94,10 +94,15 @@ export function walk(engine: Engine, taker: OrderRow, fills: Fills): void {
 }
 
 /**
- * Whether the walk would fill the taker entirely (FOK), without changing anything. Own orders
- * are skipped, as the walk would cancel them.
+ * Whether the walk would fill the taker entirely (FOK), without changing anything: own orders are
+ * skipped or stop it as its self-trade prevention mode says, and the makers of an order group that
+ * its fills would trigger are skipped, as the walk would find them pulled.
  */
-export function wouldFillEntirely(o: OrderTable, taker: OrderRow): boolean {
+export function wouldFillEntirely(o: OrderTable, taker: OrderRow, timeMs: number): boolean {
+  // The walk's fills count in the groups' windows; a group they bring to a limit triggers and pulls
+  // its resting orders, which the walk then never meets (order-group.ts).
+  const takerGroup = o.group[taker]!
+  const groups = new DryRunGroups(timeMs)
   let lots = o.lots[taker]!
   let budgetMicros = o.budgetMicros[taker]!
   const isBudget = o.isBudget(taker)
@@ -112,6 +117,8 @@ export function wouldFillEntirely(o: OrderTable, taker: OrderRow): boolean {
     if (isBid ? level.pips > limitYesPips : level.pips < limitYesPips) break
     const pips = takerPipsAt(o, taker, level.pips)
     for (let maker = level.head; maker !== NO_ROW; maker = o.next[maker]!) {
+      const makerGroup = o.group[maker]!
+      if (groups.isPulled(makerGroup)) continue
       if (o.account[maker] === account) {
         // The walk would cancel it and go on, or stop here, unfilled, unless what is left of a budget
         // buys no lot at this level's price: the walk stops before this maker then, and the budget
@@ -119,14 +126,18 @@ export function wouldFillEntirely(o: OrderTable, taker: OrderRow): boolean {
         if (stopsAtOwn) return isBudget && budgetMicros < pips
         continue
       }
+      let lotsTaken: number
       if (isBudget) {
-        const lotsTaken = Math.min(o.lots[maker]!, Math.floor(budgetMicros / pips))
+        lotsTaken = Math.min(o.lots[maker]!, Math.floor(budgetMicros / pips))
         if (lotsTaken === 0) return budgetMicros < o.pips[taker]!
         budgetMicros -= lotsTaken * pips
       } else {
-        lots -= Math.min(o.lots[maker]!, lots)
+        lotsTaken = Math.min(o.lots[maker]!, lots)
+        lots -= lotsTaken
         if (lots === 0) return true
       }
+      if (makerGroup !== null) groups.count(makerGroup, lotsTaken, o.pips[maker]! * lotsTaken)
+      if (takerGroup !== null && takerGroup !== makerGroup) groups.count(takerGroup, lotsTaken, pips * lotsTaken)
     }
   }
   return isBudget ? budgetMicros < o.pips[taker]! : lots === 0

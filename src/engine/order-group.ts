@@ -140,6 +140,42 @@ export class OrderGroup {
   }
 }
 
+/**
+ * The groups' windows as a FOK's dry run sees them (matching.ts, wouldFillEntirely): its would-be
+ * fills counted on top of each window as it is, and the groups they would trigger pulled. Nothing
+ * of a group changes; a group is read only once a fill of it is counted.
+ */
+export class DryRunGroups {
+  private sums: Map<OrderGroup, { lots: number; notionalMicros: number }> | null = null
+  private pulled: Set<OrderGroup> | null = null
+
+  constructor(private readonly timeMs: number) {}
+
+  /** Whether the walk would have found this group's orders cancelled by its trigger. */
+  isPulled(group: OrderGroup | null): boolean {
+    return group !== null && this.pulled !== null && this.pulled.has(group)
+  }
+
+  /** A would-be fill of one of the group's orders; one that reaches a limit pulls the group and empties its window. */
+  count(group: OrderGroup, lots: number, notionalMicros: number): void {
+    this.sums ??= new Map()
+    let sum = this.sums.get(group)
+    if (sum === undefined) {
+      const window = group.windowAt(this.timeMs)
+      sum = { lots: window.lots, notionalMicros: window.notionalMicros }
+      this.sums.set(group, sum)
+    }
+    sum.lots += lots
+    sum.notionalMicros += notionalMicros
+    if ((group.contractsLimitMicros > 0 && sum.lots * MICROS_PER_LOT >= group.contractsLimitMicros) ||
+      (group.notionalLimitMicros > 0 && sum.notionalMicros >= group.notionalLimitMicros)) {
+      (this.pulled ??= new Set()).add(group)
+      sum.lots = 0
+      sum.notionalMicros = 0
+    }
+  }
+}
+
 /** One string for an (owner, group id) pair: the owner's length first, as the client order ids' index does. */
 export function groupKeyOf(owner: string, groupId: string): string {
   return `${owner.length}:${owner}${groupId}`

@@ -262,7 +262,9 @@ function checkBook(engine: Engine, taker: OrderRow): Rejection | null {
     return rejection(Code.ENGINE_ORDERS_FULL, null)
   }
   if (o.postOnly[taker] === 1 && crossesBook(o, taker)) return rejection(Code.INVALID_POST_ONLY_ORDER, null)
-  if (timeInForce === TIF_FOK && !wouldFillEntirely(o, taker)) return rejection(Code.FOK_ORDER_NOT_FILLED, null)
+  if (timeInForce === TIF_FOK && !wouldFillEntirely(o, taker, engine.timeMs)) {
+    return rejection(Code.FOK_ORDER_NOT_FILLED, null)
+  }
   if (timeInForce === TIF_FAK && !hasMatch(o, taker)) return rejection(Code.FAK_ORDER_NOT_FILLED, null)
   return null
 }
@@ -301,13 +303,16 @@ function accept(engine: Engine, taker: OrderRow): OrderStatus {
  */
 function finish(engine: Engine, taker: OrderRow): OrderStatus {
   const o = engine.orderTable
-  if (o.stopped[taker] !== STOP_NONE) return endStopped(engine, taker)
+  // A taker that its group's trigger stopped but that the triggering fill filled has no rest to cancel.
+  const filled = o.isBudget(taker) ? o.budgetMicros[taker]! < o.pips[taker]! : o.lots[taker] === 0
+  if (o.stopped[taker] === STOP_SELF_TRADE || (o.stopped[taker] !== STOP_NONE && !filled)) {
+    return endStopped(engine, taker)
+  }
   if (!o.isImmediate(taker) && o.lots[taker]! > 0) {
     rest(engine, taker)
     if (o.matchedLots[taker]! > 0) emitOrderUpdate(engine, taker, 'LIVE', null)
     return 'LIVE'
   }
-  const filled = o.isBudget(taker) ? o.budgetMicros[taker]! < o.pips[taker]! : o.lots[taker] === 0
   const status: OrderStatus = filled ? 'MATCHED' : 'CANCELED'
   engine.orders.setEnded(taker, endedEntry(o.account[taker]!.index, filled ? 'MATCHED' : 'CANCELED'))
   o.budgetMicros[taker] = 0

@@ -28,9 +28,9 @@ export function simulate(t: Test, seed: number, commandCount = COMMANDS_PER_SEED
   t.comment(`seed ${seed} (reproduce with SIM_SEEDS=${seed} npx tap test/simulation/seeds.test.ts)`)
   const engine = new Engine({ hashSeed: seed })
   const reference = new ReferenceEngine()
-  // Amends, cancel-replaces and self-trade prevention modes too (other users of the workload keep
-  // the stream without them).
-  const workload = new Workload({ seed, amendsAndReplaces: true, selfTradeModes: true })
+  // Amends, cancel-replaces, self-trade prevention modes, mass quotes and order groups too (other
+  // users of the workload keep the stream without them).
+  const workload = new Workload({ seed, amendsAndReplaces: true, selfTradeModes: true, massQuotes: true, orderGroups: true })
   const commands: Command[] = []
   let snapshotHalfway: Uint8Array | null = null
   const tally = new Map<string, number>()
@@ -59,6 +59,10 @@ export function simulate(t: Test, seed: number, commandCount = COMMANDS_PER_SEED
   for (const matchType of ['normal', 'mint', 'merge']) t.ok((tally.get(`trade:${matchType}`) ?? 0) > 0, `${matchType} matches happened`)
   const selfTrades = ['cancel-maker maker', 'cancel-taker taker', 'cancel-both maker', 'cancel-both taker']
   t.ok(selfTrades.every((k) => (tally.get(`self-trade:${k}`) ?? 0) > 0), 'each self-trade prevention mode met its own orders')
+  const groups = ['orderGroup:triggered by a fill', 'orderGroup:triggered', 'cancel:order-group triggered', 'group-stop:taker']
+  t.ok(groups.every((k) => (tally.get(k) ?? 0) > 0), 'order groups triggered on fills, pulled their orders and stopped takers')
+  const quotes = ['quote:canceled', 'quote:kept', 'quote:gone', 'quote:placed']
+  t.ok(quotes.every((k) => (tally.get(k) ?? 0) > 0), 'mass quotes cancelled, kept, reported and placed levels')
 
   const hash = stateHashOf(engine)
   const replay = new Engine({ hashSeed: seed + 1 })
@@ -70,12 +74,35 @@ export function simulate(t: Test, seed: number, commandCount = COMMANDS_PER_SEED
 }
 
 function count(tally: Map<string, number>, command: Command, applied: ReturnType<Engine['apply']>): void {
-  const add = (key: string): void => void tally.set(key, (tally.get(key) ?? 0) + 1)
+  const add = (key: string, n = 1): void => void tally.set(key, (tally.get(key) ?? 0) + n)
   for (const k of selfTradesOf(command, applied.events)) add(`self-trade:${k}`)
-  add(`command:${applied.result.ok ? 'ok' : 'rejected'}`)
+  const result = applied.result
+  add(`command:${result.ok ? 'ok' : 'rejected'}`)
+  if (!result.ok && (command.kind === 'massQuote' || command.kind === 'orderGroup')) add(`refused:${result.code}`)
+  if ('keptQuotes' in result) {
+    // Levels of mass quotes: the unnamed cancelled, the kept still resting, the kept gone, the new placed.
+    add('quote:canceled', result.canceledQuotes.length)
+    add('quote:kept', result.keptQuotes.filter((k) => k.reason === null).length)
+    add('quote:gone', result.keptQuotes.filter((k) => k.reason !== null).length)
+    add('quote:placed', result.newQuotes.filter((r) => r.ok).length)
+  }
+  let taker = ''
+  // Resting orders cancelled for their group: a trigger's or a delete's, which its event then names.
+  let pulled = 0
   for (const event of applied.events) {
+    if (event.type === 'orderAccepted') taker = event.orderId
     if (event.type === 'trade') add(`trade:${event.matchType}`)
     else if (event.type === 'orderRejected') add(`rejected:${event.code}`)
-    else add(event.type)
+    else if (event.type === 'orderGroup') {
+      const byFill = event.action === 'triggered' && command.kind !== 'orderGroup'
+      add(`orderGroup:${event.action}${byFill ? ' by a fill' : ''}`)
+      if (pulled > 0) add(`cancel:order-group ${event.action}`, pulled)
+      pulled = 0
+    } else add(event.type)
+    if (event.type === 'orderUpdate' && event.reason === 'order-group') {
+      // A taker stopped by its group's trigger (its own update comes after the group's event).
+      if (event.orderId === taker && command.kind !== 'orderGroup') add('group-stop:taker')
+      else pulled++
+    }
   }
 }

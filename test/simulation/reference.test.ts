@@ -4,15 +4,15 @@
  * match type and every rejection code the workload aims at.
  */
 import t from 'tap'
-import type { Command, MarketInput, OrderInput, SelfTradePrevention, Side, TimeInForce } from '../../src/engine/command.js'
-import type { EngineEvent, OrderUpdate, Trade } from '../../src/engine/event.js'
-import type { CommandResult, Rejection } from '../../src/engine/result.js'
+import type { Command, MarketInput, OrderGroupAction, OrderInput, SelfTradePrevention, Side, TimeInForce } from '../../src/engine/command.js'
+import type { EngineEvent, OrderGroupAction as GroupEventAction, OrderGroupChanged, OrderUpdate, Trade } from '../../src/engine/event.js'
+import type { CommandResult, OrderPlaced, OrderRejection, QuotesSet, Rejection } from '../../src/engine/result.js'
 import type { StateSummary } from '../../src/engine/summary.js'
-import { CODE_MESSAGES } from '../../src/engine/codes.js'
+import { Code, CODE_MESSAGES } from '../../src/engine/codes.js'
 import { ALLOWANCE_MICROS_UNLIMITED, ORDER_AMOUNT_MICROS_MAX } from '../../src/engine/limits.js'
 import { tradeIdOf } from '../../src/engine/ids.js'
 import { ReferenceEngine } from './reference.js'
-import { TARGETED_CODES, Workload, selfTradesOf } from './workload.js'
+import { QUOTE_AND_GROUP_CODES, TARGETED_CODES, Workload, selfTradesOf } from './workload.js'
 
 // ---------------------------------------------------------------------------------------------
 // Harness
@@ -1069,6 +1069,524 @@ t.test('cancel-replace: a new order refused by funds or the book leaves the old 
 })
 
 // ---------------------------------------------------------------------------------------------
+// Mass quotes
+// ---------------------------------------------------------------------------------------------
+
+/** The API keys of the harness's orders (`limit` names the owner after the maker). */
+const KEY_A = 'key-aaaa'
+const KEY_B = 'key-bbbb'
+
+/** A mass quote of Alice's key on market M unless told otherwise. */
+function quote(keep: readonly unknown[], orders: readonly OrderInput[], o: { address?: string; owner?: string; marketId?: string } = {}): Body {
+  return { kind: 'massQuote', address: o.address ?? ALICE, owner: o.owner ?? KEY_A, marketId: o.marketId ?? M.id, keep: keep as string[], orders }
+}
+
+/** A placement that changed nothing yet: resting whole (or refused by nothing). */
+function rested(orderId: string): OrderPlaced {
+  return { ok: true, orderId, status: 'LIVE', makingMicros: 0, takingMicros: 0, feeMicros: 0, tradeIds: [] }
+}
+
+function refusal(code: Code, context: Rejection['context']): Rejection {
+  return { ok: false, code, message: CODE_MESSAGES[code], context }
+}
+
+/** The events of a command but the aggregated ones (balance, bookLevel). */
+function stepEvents(events: readonly EngineEvent[]): EngineEvent[] {
+  return events.filter((e) => e.type !== 'balance' && e.type !== 'bookLevel')
+}
+
+t.test('mass quote: kept levels stay as they are, the key\'s unnamed ones on the market are cancelled first, the new placed', (t) => {
+  const h = setup([ALICE, BOB, CAROL])
+  // Bids at 0.40 and 0.39; asks at 0.60 (SELL Yes) and 0.61 (BUY No at 0.39).
+  const ladder = [limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 1_000), limit('0xa2', ALICE, M.yes, 'BUY', 3_900, 1_000),
+    limit('0xa3', ALICE, M.yes, 'SELL', 6_000, 1_000), limit('0xa4', ALICE, M.no, 'BUY', 3_900, 1_000)]
+  const first = h.run(quote([], ladder))
+  t.strictSame(first.result, { ok: true, canceledQuotes: [], keptQuotes: [], newQuotes: ladder.map((o) => rested(o.orderId)) })
+  t.equal(h.held(ALICE, 'USDC'), 1_000 * 4_000 + 1_000 * 3_900 + 1_000 * 3_900)
+  // Bob bids 0.40 behind Alice; the key's bid on market F is no quote of M.
+  h.place(limit('0xb1', BOB, M.yes, 'BUY', 4_000, 500))
+  h.place(limit('0xa9', ALICE, F.yes, 'BUY', 3_000, 1_000, { feeRateBps: 100 }))
+  // Keep 0.40 and 0.60, move 0.39 to 0.38, drop the 0.61 ask.
+  const second = h.run(quote(['0xa1', '0xa3'], [limit('0xa5', ALICE, M.yes, 'BUY', 3_800, 1_000)]))
+  t.strictSame(second.result, {
+    ok: true, canceledQuotes: ['0xa2', '0xa4'],
+    keptQuotes: [{ orderId: '0xa1', reason: null }, { orderId: '0xa3', reason: null }], newQuotes: [rested('0xa5')],
+  })
+  t.strictSame(stepEvents(second.events).map((e) => e.type), ['orderUpdate', 'orderUpdate', 'orderAccepted'])
+  t.strictSame(ofType(second.events, 'orderUpdate'), [
+    update('0xa2', ALICE, 'CANCELED', 0, 0, 'replaced'), update('0xa4', ALICE, 'CANCELED', 0, 0, 'replaced'),
+  ])
+  // 0.40 kept its place: Carol's sale of 10 there fills Alice's bid, not Bob's behind it.
+  const sale = h.place(limit('0xc1', CAROL, M.yes, 'SELL', 4_000, 1_000))
+  t.strictSame(ofType(sale.events, 'trade').map((x) => x.makerOrderId), ['0xa1'])
+  // Kept ids that ended or are not the key's quotes are reported in a cancel's words, never
+  // placed; an empty ladder pulls the rest of the key's quotes on M (not its bid on F).
+  const third = h.run(quote(['0xa1', '0xa2', '0xb1', '0xc1', '0xunknown', '0xa9'], []))
+  t.strictSame(third.result, {
+    ok: true, canceledQuotes: ['0xa3', '0xa5'],
+    keptQuotes: [
+      { orderId: '0xa1', reason: CODE_MESSAGES.ORDER_ALREADY_MATCHED },
+      { orderId: '0xa2', reason: CODE_MESSAGES.ORDER_ALREADY_CANCELED },
+      { orderId: '0xb1', reason: CODE_MESSAGES.ORDER_NOT_FOUND },
+      { orderId: '0xc1', reason: CODE_MESSAGES.ORDER_NOT_FOUND },
+      { orderId: '0xunknown', reason: CODE_MESSAGES.ORDER_NOT_FOUND },
+      { orderId: '0xa9', reason: CODE_MESSAGES.ORDER_NOT_FOUND },
+    ],
+    newQuotes: [],
+  })
+  t.strictSame(h.summary().openOrders.map((o) => o.orderId), ['0xb1', '0xa9'])
+  t.equal(h.held(ALICE, 'USDC'), 1_000 * 3_000)
+  checkConservation(t, h.summary())
+  t.end()
+})
+
+t.test('mass quote: refused whole, with no event, for an unknown market, an id named twice, an order of another market or key, too many a side', (t) => {
+  const h = setup([ALICE, BOB])
+  h.run(quote([], [limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100)]))
+  const before = h.summary()
+  const bids = (n: number): OrderInput[] => Array.from({ length: n }, (_, i) => limit(`0xq${i}`, ALICE, M.yes, 'BUY', 1_000 + 100 * i, 100))
+  const yesAsks = Array.from({ length: 11 }, (_, i) => limit(`0xy${i}`, ALICE, M.yes, 'SELL', 6_000 + 100 * i, 100))
+  const noBids = Array.from({ length: 10 }, (_, i) => limit(`0xn${i}`, ALICE, M.no, 'BUY', 1_000 + 100 * i, 100))
+  const cases: [string, Body, Rejection][] = [
+    ['an unknown market, first of all', quote(['0xa1', '0xa1'], [], { marketId: 'nope' }), refusal(Code.MARKET_NOT_FOUND, { marketId: 'nope' })],
+    ['a kept id twice', quote(['0xa1', '0xa1'], []), refusal(Code.MASS_QUOTE_INVALID, { orderId: '0xa1', reason: 'named twice' })],
+    ['a new order named as kept', quote(['0xa1'], [limit('0xa1', ALICE, M.yes, 'BUY', 3_000, 100)]),
+      refusal(Code.MASS_QUOTE_INVALID, { orderId: '0xa1', reason: 'named twice' })],
+    ['two new orders with one id', quote([], [limit('0xd1', ALICE, M.yes, 'BUY', 3_000, 100), limit('0xd1', ALICE, M.yes, 'BUY', 2_000, 100)]),
+      refusal(Code.MASS_QUOTE_INVALID, { orderId: '0xd1', reason: 'named twice' })],
+    // SPEC: an id that is not a string is "named twice" under its String().
+    ['a kept id that is not a string', quote([7], []), refusal(Code.MASS_QUOTE_INVALID, { orderId: '7', reason: 'named twice' })],
+    ['the kept ids before the new orders', quote(['0xa1', '0xa1'], [limit('0xf1', ALICE, F.yes, 'BUY', 3_000, 100, { feeRateBps: 100 })]),
+      refusal(Code.MASS_QUOTE_INVALID, { orderId: '0xa1', reason: 'named twice' })],
+    ['an order of another market', quote([], [limit('0xf1', ALICE, F.yes, 'BUY', 3_000, 100, { feeRateBps: 100 })]),
+      refusal(Code.MASS_QUOTE_INVALID, { orderId: '0xf1', reason: 'an order of another market' })],
+    ['an unknown token', quote([], [{ ...limit('0xt1', ALICE, M.yes, 'BUY', 3_000, 100), tokenId: '999' }]),
+      refusal(Code.MASS_QUOTE_INVALID, { orderId: '0xt1', reason: 'an order of another market' })],
+    ['an order of another key', quote([], [{ ...limit('0xk1', ALICE, M.yes, 'BUY', 3_000, 100), owner: KEY_B }]),
+      refusal(Code.MASS_QUOTE_INVALID, { orderId: '0xk1', reason: 'an order of another API key' })],
+    ['21 bids: 20 new and the kept one', quote(['0xa1'], bids(20)), refusal(Code.MASS_QUOTE_TOO_LARGE, { max: 20, bids: 21, asks: 0 })],
+    ['21 asks: Yes asks and No bids together', quote([], [...yesAsks, ...noBids]), refusal(Code.MASS_QUOTE_TOO_LARGE, { max: 20, bids: 0, asks: 21 })],
+  ]
+  for (const [what, body, expected] of cases) t.strictSame(h.run(body), { result: expected, events: [] }, what)
+  t.strictSame({ ...h.summary(), seq: before.seq, timeMs: before.timeMs }, before, 'nothing changed')
+  // 20 a side is the most: the kept bid and 19 new ones, and an ask; kept ids that ended or are
+  // unknown count on no side.
+  h.place(limit('0xa0', ALICE, M.yes, 'BUY', 4_500, 100))
+  h.place(limit('0xb1', BOB, M.yes, 'SELL', 4_500, 100))
+  const most = h.run(quote(['0xa1', '0xa0', '0xzz'], [...bids(19), limit('0xy', ALICE, M.yes, 'SELL', 9_000, 100)]))
+  t.match(most.result, {
+    ok: true, canceledQuotes: [],
+    keptQuotes: [
+      { orderId: '0xa1', reason: null },
+      { orderId: '0xa0', reason: CODE_MESSAGES.ORDER_ALREADY_MATCHED },
+      { orderId: '0xzz', reason: CODE_MESSAGES.ORDER_NOT_FOUND },
+    ],
+  })
+  t.equal(h.summary().openOrders.length, 21)
+  t.end()
+})
+
+t.test('mass quote: the key\'s orders are cancelled wallet by wallet: the requester\'s, the new orders\' makers\', the kept orders\'', (t) => {
+  const h = setup([ALICE, BOB, CAROL, DAVE])
+  // Carol's and Dave's wallets quote for Alice's key too (proxy wallets of one key).
+  const ofKeyA = (o: OrderInput): OrderInput => ({ ...o, owner: KEY_A })
+  h.place(ofKeyA(limit('0xc1', CAROL, M.yes, 'BUY', 4_100, 100)))
+  h.place(limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100))
+  h.place(ofKeyA(limit('0xc2', CAROL, M.yes, 'SELL', 7_000, 100)))
+  h.place(limit('0xa2', ALICE, M.yes, 'SELL', 7_100, 100))
+  h.place(ofKeyA(limit('0xd1', DAVE, M.yes, 'BUY', 3_000, 100)))
+  h.place(ofKeyA(limit('0xd2', DAVE, M.yes, 'SELL', 8_000, 100)))
+  h.place(limit('0xb1', BOB, M.yes, 'BUY', 2_000, 100))
+  // Alice's wallet quotes one new order made by Carol's: Alice's orders go first, then Carol's,
+  // each wallet's oldest first (c1, older than a1, goes after a2); Dave's wallet is not looked at.
+  const first = h.run(quote([], [ofKeyA(limit('0xc3', CAROL, M.yes, 'BUY', 3_500, 100))]))
+  t.strictSame(first.result, { ok: true, canceledQuotes: ['0xa1', '0xa2', '0xc1', '0xc2'], keptQuotes: [], newQuotes: [rested('0xc3')] })
+  t.strictSame(ofType(first.events, 'orderUpdate').map((u) => [u.orderId, u.reason]),
+    [['0xa1', 'replaced'], ['0xa2', 'replaced'], ['0xc1', 'replaced'], ['0xc2', 'replaced']])
+  // Bob's wallet sends the key's quote keeping d1: Dave's wallet is looked at for its sake, so d2
+  // goes; Carol's c3 stays (no order of this quote is hers), and Bob's own bid is not the key's.
+  const second = h.run(quote(['0xd1'], [], { address: BOB }))
+  t.strictSame(second.result, { ok: true, canceledQuotes: ['0xd2'], keptQuotes: [{ orderId: '0xd1', reason: null }], newQuotes: [] })
+  t.strictSame(h.summary().openOrders.map((o) => o.orderId), ['0xd1', '0xb1', '0xc3'])
+  // An ended order of Carol's wallet is not found for Alice's: ended orders remember their maker only.
+  t.strictSame((h.run(quote(['0xc1'], [])).result as QuotesSet).keptQuotes, [{ orderId: '0xc1', reason: CODE_MESSAGES.ORDER_NOT_FOUND }])
+  t.end()
+})
+
+t.test('mass quote: each new order is placed as placeOrder places it, after the cancels; a paused market refuses them one by one', (t) => {
+  const h = setup([ALICE, BOB])
+  const mq = { contracts: USDC }
+  h.run(groupCommand('create', KEY_A, 'mq', mq))
+  // Asks at 0.50: Alice's own first, then Bob's; Bob's 0.55 above.
+  h.place(limit('0xa0', ALICE, M.yes, 'SELL', 5_000, 100))
+  h.place(limit('0xb1', BOB, M.yes, 'SELL', 5_000, 100))
+  h.place(limit('0xb2', BOB, M.yes, 'SELL', 5_500, 100))
+  // Alice's old ask is cancelled first, so her new bid at 0.50 meets Bob's, not her own. Its one
+  // share reaches its group's limit: the group triggers, and the next order naming it is refused.
+  const r = h.run(quote([], [
+    inGroup(limit('0xn1', ALICE, M.yes, 'BUY', 5_000, 100), 'mq'),
+    inGroup(limit('0xn2', ALICE, M.yes, 'BUY', 4_500, 100), 'mq'),
+    limit('0xn3', ALICE, M.yes, 'BUY', 6_000, 100, { postOnly: true }),
+  ]))
+  t.strictSame(r.result, {
+    ok: true, canceledQuotes: ['0xa0'], keptQuotes: [],
+    newQuotes: [
+      { ok: true, orderId: '0xn1', status: 'MATCHED', makingMicros: USDC / 2, takingMicros: USDC, feeMicros: 0, tradeIds: [tradeIdOf(h.seq, 0)] },
+      { ...refusal(Code.ORDER_GROUP_TRIGGERED, { orderGroupId: 'mq', triggeredMs: h.timeMs }), orderId: '0xn2' },
+      { ...refusal(Code.INVALID_POST_ONLY_ORDER, null), orderId: '0xn3' },
+    ],
+  })
+  t.strictSame(stepEvents(r.events).map((e) => e.type),
+    ['orderUpdate', 'orderAccepted', 'trade', 'orderUpdate', 'orderGroup', 'orderUpdate', 'orderRejected', 'orderRejected'])
+  t.strictSame(ofType(r.events, 'orderUpdate'), [
+    update('0xa0', ALICE, 'CANCELED', 0, 0, 'replaced'),
+    update('0xb1', BOB, 'MATCHED', USDC, 0, null),
+    // SPEC: filled whole by the fill that triggered its group: nothing left to cancel, MATCHED.
+    update('0xn1', ALICE, 'MATCHED', USDC, 0, null),
+  ])
+  // SPEC: a paused market does not refuse the quote: the unnamed quotes are cancelled, each new
+  // order is refused on its own (MARKET_CANCEL_ONLY).
+  h.place(limit('0xa3', ALICE, M.yes, 'BUY', 4_000, 100))
+  h.run({ kind: 'setMarketStatus', marketId: M.id, status: 'Paused' })
+  const paused = h.run(quote([], [limit('0xn4', ALICE, M.yes, 'BUY', 4_100, 100)]))
+  t.strictSame(paused.result, {
+    ok: true, canceledQuotes: ['0xa3'], keptQuotes: [],
+    newQuotes: [{ ...refusal(Code.MARKET_CANCEL_ONLY, { marketId: M.id, status: 'Paused' }), orderId: '0xn4' }],
+  })
+  checkConservation(t, h.summary())
+  t.end()
+})
+
+// ---------------------------------------------------------------------------------------------
+// Order groups
+// ---------------------------------------------------------------------------------------------
+
+interface Limits {
+  readonly contracts?: number
+  readonly notional?: number
+  readonly windowMs?: number
+  readonly freezeMs?: number
+}
+
+/** An orderGroup command (limits default: none, a 5 s window, no freeze); any value may be given. */
+function groupCommand(action: unknown, owner: string, groupId: unknown, l: Limits = {}, address = ALICE): Body {
+  return {
+    kind: 'orderGroup', action: action as OrderGroupAction, address, owner, groupId: groupId as string,
+    contractsLimitMicros: l.contracts ?? 0, notionalLimitMicros: l.notional ?? 0, windowMs: l.windowMs ?? 5_000, freezeMs: l.freezeMs ?? 0,
+  }
+}
+
+function groupEvent(owner: string, groupId: string, action: GroupEventAction, l: Limits, triggered: boolean, timeMs: number): OrderGroupChanged {
+  return {
+    type: 'orderGroup', owner, groupId, action, contractsLimitMicros: l.contracts ?? 0, notionalLimitMicros: l.notional ?? 0,
+    windowMs: l.windowMs ?? 5_000, freezeMs: l.freezeMs ?? 0, triggered, timeMs,
+  }
+}
+
+/** `order` joining group `groupId` (any value: malformed ones too). */
+function inGroup(order: OrderInput, groupId: unknown): OrderInput {
+  return { ...order, orderGroupId: groupId as string }
+}
+
+t.test('order groups: a fill that brings the window to its limit cancels the group\'s resting orders in the same step', (t) => {
+  const h = setup([ALICE, BOB])
+  const mmp = { contracts: 10 * USDC }
+  t.strictSame(h.run(groupCommand('create', KEY_A, 'mmp', mmp)), { result: { ok: true }, events: [groupEvent(KEY_A, 'mmp', 'created', mmp, false, h.timeMs)] })
+  h.place(inGroup(limit('0xa1', ALICE, M.yes, 'BUY', 4_500, 800), 'mmp'))
+  h.place(inGroup(limit('0xa2', ALICE, M.yes, 'BUY', 4_400, 300), 'mmp'))
+  h.place(inGroup(limit('0xa3', ALICE, M.yes, 'BUY', 4_300, 800), 'mmp'))
+  h.place(limit('0xa4', ALICE, M.yes, 'BUY', 4_200, 800))
+  t.equal(ofType(h.place(limit('0xb1', BOB, M.yes, 'SELL', 4_500, 600)).events, 'orderGroup').length, 0, '6 shares: below the limit')
+  // 6 more down the book: 2 of a1 (8 in the window), 3 of a2 (11: the limit is reached, a2 filled
+  // whole), so a3 is cancelled; Bob, of no group, walks on to a4, outside the group.
+  const breach = h.place(limit('0xb2', BOB, M.yes, 'SELL', 4_000, 600))
+  t.strictSame(stepEvents(breach.events).map((e) => e.type),
+    ['orderAccepted', 'trade', 'orderUpdate', 'trade', 'orderUpdate', 'orderUpdate', 'orderGroup', 'trade', 'orderUpdate', 'orderUpdate'])
+  t.strictSame(ofType(breach.events, 'trade').map((x) => [x.makerOrderId, x.sizeMicros, x.priceMicros]),
+    [['0xa1', 2 * USDC, 450_000], ['0xa2', 3 * USDC, 440_000], ['0xa4', USDC, 420_000]])
+  t.strictSame(ofType(breach.events, 'orderUpdate'), [
+    update('0xa1', ALICE, 'MATCHED', 8 * USDC, 0, null),
+    update('0xa2', ALICE, 'MATCHED', 3 * USDC, 0, null),
+    update('0xa3', ALICE, 'CANCELED', 0, 0, 'order-group'),
+    update('0xa4', ALICE, 'LIVE', USDC, 7 * USDC, null),
+    update('0xb2', BOB, 'MATCHED', 6 * USDC, 0, null),
+  ])
+  const triggeredAt = h.timeMs
+  t.strictSame(ofType(breach.events, 'orderGroup'), [groupEvent(KEY_A, 'mmp', 'triggered', mmp, true, triggeredAt)])
+  t.equal(h.usdc(BOB), 900 * USDC + 600 * 4_500 + 200 * 4_500 + 300 * 4_400 + 100 * 4_200)
+  t.equal(h.held(ALICE, 'USDC'), 700 * 4_200, 'a3\'s hold released: only a4 holds')
+  // The group takes no order until it is reset (freeze 0); a reset reads no limits.
+  t.strictSame(h.place(inGroup(limit('0xa5', ALICE, M.yes, 'BUY', 4_000, 100), 'mmp')).result,
+    { ...refusal(Code.ORDER_GROUP_TRIGGERED, { orderGroupId: 'mmp', triggeredMs: triggeredAt }), orderId: '0xa5' })
+  const reset = h.run(groupCommand('reset', KEY_A, 'mmp'))
+  t.strictSame(reset, { result: { ok: true }, events: [groupEvent(KEY_A, 'mmp', 'reset', mmp, false, h.timeMs)] })
+  t.match(h.place(inGroup(limit('0xa6', ALICE, M.yes, 'BUY', 4_000, 100), 'mmp')).result, { ok: true, status: 'LIVE' })
+  checkConservation(t, h.summary())
+  t.end()
+})
+
+t.test('order groups: the window is the last windowMs / 100 buckets of 100 ms up to the fill\'s', (t) => {
+  const h = setup([ALICE, BOB])
+  const w = { contracts: 10 * USDC, windowMs: 1_000 }
+  h.run(groupCommand('create', KEY_A, 'w', w))
+  h.place(inGroup(limit('0xa1', ALICE, M.yes, 'BUY', 5_000, 3_000), 'w'))
+  const sell = (id: string, lots: number, advanceMs: number): { result: CommandResult; events: EngineEvent[] } =>
+    h.run({ kind: 'placeOrder', order: limit(id, BOB, M.yes, 'SELL', 5_000, lots) }, advanceMs)
+  // The harness's times are whole seconds so far: the first sale is in some bucket B.
+  t.equal(h.timeMs % 1_000, 0)
+  t.equal(ofType(sell('0xb1', 600, 1_000).events, 'orderGroup').length, 0, '6 in B')
+  t.equal(ofType(sell('0xb2', 400, 1_000).events, 'orderGroup').length, 0, 'B + 10: the window is B + 1 to B + 10, so 4')
+  t.equal(ofType(sell('0xb3', 500, 1_000).events, 'orderGroup').length, 0, 'B + 20: B + 10 has just left it, so 5')
+  const breach = sell('0xb4', 500, 999)
+  // 999 ms later is bucket B + 29: B + 20 is in its window, 5 + 5 = 10.
+  t.strictSame(ofType(breach.events, 'orderGroup'), [groupEvent(KEY_A, 'w', 'triggered', w, true, h.timeMs)])
+  t.strictSame(ofType(breach.events, 'orderUpdate'), [
+    update('0xa1', ALICE, 'LIVE', 20 * USDC, 10 * USDC, null),
+    update('0xa1', ALICE, 'CANCELED', 20 * USDC, 0, 'order-group'),
+    update('0xb4', BOB, 'MATCHED', 5 * USDC, 0, null),
+  ])
+  t.end()
+})
+
+t.test('order groups: each side counts at its own price, the maker\'s group first; a taker whose group triggers stops', (t) => {
+  const h = setup([ALICE, BOB, CAROL])
+  const an = { notional: 3 * USDC }
+  const bn = { notional: 7 * USDC }
+  h.run(groupCommand('create', KEY_A, 'an', an))
+  h.run(groupCommand('create', KEY_B, 'bn', bn, BOB))
+  h.place(inGroup(limit('0xa1', ALICE, M.yes, 'BUY', 3_000, 1_000), 'an'))
+  h.place(limit('0xc1', CAROL, M.yes, 'BUY', 3_000, 1_000))
+  // Bob buys 15 No at 0.70 (an ask at 0.30 in Yes-space): 10 from Alice's Yes bid, a mint. Alice's
+  // group counts 10 x 0.30 = 3 USDC, Bob's 10 x 0.70 = 7 USDC: both limits. Bob stops 5 short and
+  // does not rest; Carol's bid is not reached.
+  const r = h.place(inGroup(limit('0xb1', BOB, M.no, 'BUY', 7_000, 1_500), 'bn'))
+  t.strictSame(r.result, {
+    ok: true, orderId: '0xb1', status: 'CANCELED', makingMicros: 7 * USDC, takingMicros: 10 * USDC, feeMicros: 0, tradeIds: [tradeIdOf(h.seq, 0)],
+  })
+  t.strictSame(stepEvents(r.events).map((e) => e.type), ['orderAccepted', 'trade', 'orderUpdate', 'orderGroup', 'orderGroup', 'orderUpdate'])
+  t.equal(ofType(r.events, 'trade')[0]?.matchType, 'mint')
+  t.strictSame(ofType(r.events, 'orderGroup'), [
+    groupEvent(KEY_A, 'an', 'triggered', an, true, h.timeMs), groupEvent(KEY_B, 'bn', 'triggered', bn, true, h.timeMs),
+  ])
+  t.strictSame(ofType(r.events, 'orderUpdate'), [
+    update('0xa1', ALICE, 'MATCHED', 10 * USDC, 0, null), update('0xb1', BOB, 'CANCELED', 10 * USDC, 0, 'order-group'),
+  ])
+  t.equal(h.held(BOB, 'USDC'), 0)
+  t.equal(h.usdc(BOB), 893 * USDC)
+  t.strictSame(h.summary().openOrders.map((o) => o.orderId), ['0xc1'])
+  t.end()
+})
+
+t.test('order groups: a taker filled whole by the triggering fill is MATCHED; a FOK fills past its group\'s trigger', (t) => {
+  const h = setup([ALICE, BOB])
+  const f = { contracts: 3 * USDC }
+  h.run(groupCommand('create', KEY_A, 'f', f))
+  for (let i = 1; i <= 5; i++) h.place(limit(`0xb${i}`, BOB, M.yes, 'SELL', 5_000, 200))
+  // 2 (2 in the window), 2 (4: the limit): it stops, 4 unfilled, and does not rest.
+  const gtc = h.place(inGroup(limit('0xa1', ALICE, M.yes, 'BUY', 5_000, 800), 'f'))
+  t.strictSame(gtc.result, {
+    ok: true, orderId: '0xa1', status: 'CANCELED', makingMicros: 2 * USDC, takingMicros: 4 * USDC, feeMicros: 0,
+    tradeIds: [tradeIdOf(h.seq, 0), tradeIdOf(h.seq, 1)],
+  })
+  t.strictSame(ofType(gtc.events, 'orderUpdate').at(-1), update('0xa1', ALICE, 'CANCELED', 4 * USDC, 0, 'order-group'))
+  t.equal(h.held(ALICE, 'USDC'), 0)
+  h.run(groupCommand('reset', KEY_A, 'f'))
+  // A FOK for 3 USDC at 0.50 buys the 6 shares left: its dry run promised them, so it goes on past
+  // the trigger at 4 (its window then starts afresh: the last 2 do not reach 3 again).
+  const fok = h.place(inGroup(immediate('0xa2', ALICE, M.yes, 'BUY', 3 * USDC, 6 * USDC, 'FOK'), 'f'))
+  t.match(fok.result, { ok: true, status: 'MATCHED', makingMicros: 3 * USDC, takingMicros: 6 * USDC })
+  t.strictSame(stepEvents(fok.events).map((e) => e.type),
+    ['orderAccepted', 'trade', 'orderUpdate', 'trade', 'orderUpdate', 'orderGroup', 'trade', 'orderUpdate', 'orderUpdate'])
+  h.run(groupCommand('reset', KEY_A, 'f'))
+  // SPEC: filled whole by the fill that reaches the limit: no rest to cancel, so MATCHED, not CANCELED.
+  h.place(limit('0xb6', BOB, M.yes, 'SELL', 5_000, 300))
+  const whole = h.place(inGroup(limit('0xa3', ALICE, M.yes, 'BUY', 5_000, 300), 'f'))
+  t.match(whole.result, { ok: true, status: 'MATCHED', takingMicros: 3 * USDC })
+  t.strictSame(stepEvents(whole.events).map((e) => e.type), ['orderAccepted', 'trade', 'orderUpdate', 'orderGroup', 'orderUpdate'])
+  t.strictSame(ofType(whole.events, 'orderUpdate').at(-1), update('0xa3', ALICE, 'MATCHED', 3 * USDC, 0, null))
+  // The same for a FAK whose budget the triggering fill spends: filled (what is left buys no lot at its limit).
+  h.run(groupCommand('reset', KEY_A, 'f'))
+  h.place(limit('0xb7', BOB, M.yes, 'SELL', 5_000, 300))
+  const fak = h.place(inGroup(immediate('0xa4', ALICE, M.yes, 'BUY', 1_504_000, 3_008_000, 'FAK'), 'f'))
+  t.match(fak.result, { ok: true, status: 'MATCHED', makingMicros: 1_500_000, takingMicros: 3 * USDC })
+  t.end()
+})
+
+t.test('order groups: the FOK dry run walks the makers the walk would meet: a trigger on the way pulls its group\'s orders', (t) => {
+  const h = setup([ALICE, BOB, CAROL])
+  const bq = { contracts: 2 * USDC }
+  h.run(groupCommand('create', KEY_B, 'bq', bq, BOB))
+  h.place(inGroup(limit('0xb1', BOB, M.yes, 'BUY', 5_000, 200), 'bq'))
+  h.place(inGroup(limit('0xb2', BOB, M.yes, 'BUY', 5_000, 200), 'bq'))
+  h.place(inGroup(limit('0xb3', BOB, M.yes, 'BUY', 4_900, 200), 'bq'))
+  h.place(limit('0xc1', CAROL, M.yes, 'BUY', 4_800, 200))
+  // SPEC: Alice sells 6 Yes at 0.49 or better. 6 rest at 0.49 and above, but the first 2 bring Bob's
+  // group to its limit and its trigger pulls the other 4; Carol's 0.48 is below the limit. Not filled
+  // entirely: refused, nothing happens (never filled in part).
+  const before = h.summary()
+  const refused = h.place(immediate('0xa1', ALICE, M.yes, 'SELL', 6 * USDC, 2_940_000, 'FOK'))
+  t.strictSame(refused.result, { ...refusal(Code.FOK_ORDER_NOT_FILLED, null), orderId: '0xa1' })
+  t.strictSame(refused.events.map((e) => e.type), ['orderRejected'])
+  t.strictSame({ ...h.summary(), seq: before.seq, timeMs: before.timeMs }, before, 'nothing changed')
+  // 2 only: b1 fills it, and then its fill triggers Bob's group.
+  const two = h.place(immediate('0xa2', ALICE, M.yes, 'SELL', 2 * USDC, 980_000, 'FOK'))
+  t.match(two.result, { ok: true, status: 'MATCHED', makingMicros: 2 * USDC, takingMicros: USDC })
+  t.strictSame(ofType(two.events, 'orderUpdate'), [
+    update('0xb1', BOB, 'MATCHED', 2 * USDC, 0, null),
+    update('0xb2', BOB, 'CANCELED', 0, 0, 'order-group'),
+    update('0xb3', BOB, 'CANCELED', 0, 0, 'order-group'),
+    update('0xa2', ALICE, 'MATCHED', 2 * USDC, 0, null),
+  ])
+  t.strictSame(h.summary().openOrders.map((o) => o.orderId), ['0xc1'])
+
+  // The other way: the taker's own group pulls its own bid before the walk reaches it.
+  const ag = { contracts: 2 * USDC }
+  h.run(groupCommand('create', KEY_A, 'ag', ag))
+  h.place(limit('0xb4', BOB, M.yes, 'BUY', 5_100, 200))
+  h.place(inGroup(limit('0xa3', ALICE, M.yes, 'BUY', 5_000, 500), 'ag'))
+  h.place(limit('0xb5', BOB, M.yes, 'BUY', 5_000, 200))
+  // Alice sells 4 at 0.50 or better, cancel-both, in her group: 2 to Bob at 0.51 reach its limit,
+  // the trigger pulls her own bid at 0.50, and the walk goes on to Bob's 0.50 behind it without
+  // meeting her own order: filled. (The fills after a trigger count afresh: a second trigger.)
+  const fok = h.place(inGroup(withMode(immediate('0xa4', ALICE, M.yes, 'SELL', 4 * USDC, 2 * USDC, 'FOK'), 'cancel-both'), 'ag'))
+  t.match(fok.result, { ok: true, status: 'MATCHED', makingMicros: 4 * USDC, takingMicros: 200 * 5_100 + 200 * 5_000 })
+  t.strictSame(stepEvents(fok.events).map((e) => e.type),
+    ['orderAccepted', 'trade', 'orderUpdate', 'orderUpdate', 'orderGroup', 'trade', 'orderUpdate', 'orderGroup', 'orderUpdate'])
+  t.strictSame(ofType(fok.events, 'orderUpdate').map((u) => [u.orderId, u.status, u.reason]),
+    [['0xb4', 'MATCHED', null], ['0xa3', 'CANCELED', 'order-group'], ['0xb5', 'MATCHED', null], ['0xa4', 'MATCHED', null]])
+  checkConservation(t, h.summary())
+  t.end()
+})
+
+t.test('order groups: a freeze ends on its own; `triggered` in events says triggered and not reset', (t) => {
+  const h = setup([ALICE, BOB])
+  const fz = { contracts: USDC, freezeMs: 5_000 }
+  h.run(groupCommand('create', KEY_A, 'fz', fz))
+  h.place(inGroup(limit('0xa1', ALICE, M.yes, 'BUY', 5_000, 200), 'fz'))
+  h.place(limit('0xb1', BOB, M.yes, 'SELL', 5_000, 100))
+  const at = h.timeMs
+  const bid = (id: string): Body => ({ kind: 'placeOrder', order: inGroup(limit(id, ALICE, M.yes, 'BUY', 5_000, 100), 'fz') })
+  t.strictSame(h.run(bid('0xa2'), 4_999).result, { ...refusal(Code.ORDER_GROUP_TRIGGERED, { orderGroupId: 'fz', triggeredMs: at }), orderId: '0xa2' })
+  t.match(h.run(bid('0xa3'), 1).result, { ok: true, status: 'LIVE' }, 'taking orders at the freeze\'s end')
+  const updated = h.run(groupCommand('update', KEY_A, 'fz', { contracts: USDC }))
+  t.strictSame(updated.events, [groupEvent(KEY_A, 'fz', 'updated', { contracts: USDC }, true, h.timeMs)])
+  // SPEC: the freeze is read as it is now: no freeze (until reset) holds the group again.
+  t.strictSame(h.run(bid('0xa4')).result, { ...refusal(Code.ORDER_GROUP_TRIGGERED, { orderGroupId: 'fz', triggeredMs: at }), orderId: '0xa4' })
+  t.strictSame(h.summary().openOrders.map((o) => o.orderId), ['0xa3'])
+  t.end()
+})
+
+t.test('order groups: the command\'s checks, in order; none changes anything', (t) => {
+  const h = setup([ALICE, BOB])
+  const ok = { contracts: USDC }
+  const cases: [string, Body, Rejection][] = [
+    ['an empty id', groupCommand('create', KEY_A, '', ok), refusal(Code.ORDER_GROUP_INVALID, { field: 'groupId' })],
+    ['an id of 65', groupCommand('create', KEY_A, 'g'.repeat(65), ok), refusal(Code.ORDER_GROUP_INVALID, { field: 'groupId' })],
+    ['a tab in the id', groupCommand('reset', KEY_A, 'tab\there', ok), refusal(Code.ORDER_GROUP_INVALID, { field: 'groupId' })],
+    ['an id not a string', groupCommand('delete', KEY_A, 7, ok), refusal(Code.ORDER_GROUP_INVALID, { field: 'groupId' })],
+    ['no limit', groupCommand('create', KEY_A, 'g', {}), refusal(Code.ORDER_GROUP_INVALID, { field: 'contractsLimitMicros' })],
+    ['a negative contracts limit, a bad window too', groupCommand('create', KEY_A, 'g', { contracts: -1, windowMs: 900 }),
+      refusal(Code.ORDER_GROUP_INVALID, { field: 'contractsLimitMicros' })],
+    ['a limit above an order\'s bound', groupCommand('create', KEY_A, 'g', { contracts: ORDER_AMOUNT_MICROS_MAX + 1 }),
+      refusal(Code.ORDER_GROUP_INVALID, { field: 'contractsLimitMicros' })],
+    ['a notional limit not whole', groupCommand('create', KEY_A, 'g', { contracts: USDC, notional: 1.5 }),
+      refusal(Code.ORDER_GROUP_INVALID, { field: 'notionalLimitMicros' })],
+    ['a window under a second', groupCommand('create', KEY_A, 'g', { ...ok, windowMs: 900 }), refusal(Code.ORDER_GROUP_INVALID, { field: 'windowMs' })],
+    ['a window off the 100 ms grid', groupCommand('create', KEY_A, 'g', { ...ok, windowMs: 1_050 }), refusal(Code.ORDER_GROUP_INVALID, { field: 'windowMs' })],
+    ['a window over a minute', groupCommand('create', KEY_A, 'g', { ...ok, windowMs: 60_100 }), refusal(Code.ORDER_GROUP_INVALID, { field: 'windowMs' })],
+    ['a freeze over an hour', groupCommand('create', KEY_A, 'g', { ...ok, freezeMs: 3_600_001 }), refusal(Code.ORDER_GROUP_INVALID, { field: 'freezeMs' })],
+    ['a negative freeze', groupCommand('create', KEY_A, 'g', { ...ok, freezeMs: -1 }), refusal(Code.ORDER_GROUP_INVALID, { field: 'freezeMs' })],
+    ['update of an unknown group', groupCommand('update', KEY_A, 'nope', ok), refusal(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: 'nope' })],
+    ['trigger of an unknown group', groupCommand('trigger', KEY_A, 'nope'), refusal(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: 'nope' })],
+    ['reset of an unknown group', groupCommand('reset', KEY_A, 'nope'), refusal(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: 'nope' })],
+    ['delete of an unknown group', groupCommand('delete', KEY_A, 'nope'), refusal(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: 'nope' })],
+    // SPEC: an unknown action looks for the group first.
+    ['an unknown action on an unknown group', groupCommand('cancel', KEY_A, 'nope'), refusal(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: 'nope' })],
+  ]
+  for (const [what, body, expected] of cases) t.strictSame(h.run(body), { result: expected, events: [] }, what)
+  t.match(h.run(groupCommand('create', KEY_A, 'g', ok)).result, { ok: true })
+  const known: [string, Body, Rejection][] = [
+    ['create again, whatever the limits', groupCommand('create', KEY_A, 'g', {}), refusal(Code.ORDER_GROUP_EXISTS, { orderGroupId: 'g' })],
+    ['an unknown action on a known group', groupCommand('cancel', KEY_A, 'g'), refusal(Code.ORDER_GROUP_INVALID, { field: 'action' })],
+    ['an update with bad limits', groupCommand('update', KEY_A, 'g', { ...ok, windowMs: 0 }), refusal(Code.ORDER_GROUP_INVALID, { field: 'windowMs' })],
+    ['another key\'s group', groupCommand('trigger', KEY_B, 'g', {}, BOB), refusal(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: 'g' })],
+  ]
+  for (const [what, body, expected] of known) t.strictSame(h.run(body), { result: expected, events: [] }, what)
+  // 16 a key.
+  for (let i = 2; i <= 16; i++) t.match(h.run(groupCommand('create', KEY_A, `g${i}`, ok)).result, { ok: true })
+  t.strictSame(h.run(groupCommand('create', KEY_A, 'g17', ok)).result, refusal(Code.ORDER_GROUPS_FULL, { perKeyMax: 16 }))
+  t.match(h.run(groupCommand('create', KEY_B, 'g17', ok, BOB)).result, { ok: true }, 'another key has room')
+  t.match(h.run(groupCommand('delete', KEY_A, 'g16')).result, { ok: true })
+  t.match(h.run(groupCommand('create', KEY_A, 'g17', ok)).result, { ok: true }, 'a delete makes room')
+  t.end()
+})
+
+t.test('order groups: an update keeps the window unless its length changes; trigger by hand; delete cancels the group\'s orders', (t) => {
+  const h = setup([ALICE, BOB])
+  const u = { contracts: 5 * USDC }
+  h.run(groupCommand('create', KEY_A, 'u', u))
+  const bid = (id: string): OrderInput => inGroup(limit(id, ALICE, M.yes, 'BUY', 5_000, 2_000), 'u')
+  const sell = (id: string, lots: number): EngineEvent[] => h.place(limit(id, BOB, M.yes, 'SELL', 5_000, lots)).events
+  h.place(bid('0xa1'))
+  sell('0xb1', 300)
+  // Lowered to 4, the same window: the 3 stay in it, and 1 more reaches 4. (No fill, no trigger.)
+  t.strictSame(h.run(groupCommand('update', KEY_A, 'u', { contracts: 4 * USDC })).events,
+    [groupEvent(KEY_A, 'u', 'updated', { contracts: 4 * USDC }, false, h.timeMs)])
+  t.strictSame(ofType(sell('0xb2', 100), 'orderGroup').map((e) => e.action), ['triggered'])
+  h.run(groupCommand('reset', KEY_A, 'u'))
+  h.place(bid('0xa2'))
+  sell('0xb3', 300)
+  // A new window length starts an empty window: 1 more is 1, then 3 more are 4.
+  h.run(groupCommand('update', KEY_A, 'u', { contracts: 4 * USDC, windowMs: 6_000 }))
+  t.equal(ofType(sell('0xb4', 100), 'orderGroup').length, 0)
+  t.strictSame(ofType(sell('0xb5', 300), 'orderGroup').map((e) => e.action), ['triggered'])
+  // By hand: its resting orders are cancelled, then its event; a trigger of a triggered group too.
+  const limits = { contracts: 4 * USDC, windowMs: 6_000 }
+  h.run(groupCommand('reset', KEY_A, 'u'))
+  h.place(bid('0xa3'))
+  h.place(bid('0xa4'))
+  const manual = h.run(groupCommand('trigger', KEY_A, 'u'))
+  t.strictSame(stepEvents(manual.events), [
+    update('0xa3', ALICE, 'CANCELED', 0, 0, 'order-group'), update('0xa4', ALICE, 'CANCELED', 0, 0, 'order-group'),
+    groupEvent(KEY_A, 'u', 'triggered', limits, true, h.timeMs),
+  ])
+  t.strictSame(h.run(groupCommand('trigger', KEY_A, 'u')).events, [groupEvent(KEY_A, 'u', 'triggered', limits, true, h.timeMs)])
+  h.run(groupCommand('reset', KEY_A, 'u'))
+  h.place(bid('0xa5'))
+  const deleted = h.run(groupCommand('delete', KEY_A, 'u'))
+  t.strictSame(stepEvents(deleted.events), [update('0xa5', ALICE, 'CANCELED', 0, 0, 'order-group'), groupEvent(KEY_A, 'u', 'deleted', limits, false, h.timeMs)])
+  t.strictSame(h.place(bid('0xa6')).result, { ...refusal(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: 'u' }), orderId: '0xa6' })
+  // Created again, it is a new group: empty window, not triggered.
+  t.strictSame(h.run(groupCommand('create', KEY_A, 'u', u)).events, [groupEvent(KEY_A, 'u', 'created', u, false, h.timeMs)])
+  t.match(h.place(bid('0xa7')).result, { ok: true, status: 'LIVE' })
+  t.equal(h.held(ALICE, 'USDC'), 2_000 * 5_000)
+  t.end()
+})
+
+t.test('order groups: an order\'s group id: its shape at step 1 (after the mode), the group after the client order id, before the token', (t) => {
+  const h = setup([ALICE, BOB])
+  h.run(groupCommand('create', KEY_A, 'mmp', { contracts: 100 * USDC }))
+  const payload = (id: string, field: string): OrderRejection => ({ ...refusal(Code.INVALID_ORDER_PAYLOAD, { field }), orderId: id })
+  t.strictSame(h.place(inGroup(limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100), 'g'.repeat(65))).result, payload('0xa1', 'orderGroupId'))
+  t.strictSame(h.place(inGroup(limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100), 'caf\u00e9')).result, payload('0xa1', 'orderGroupId'))
+  t.strictSame(h.place(inGroup(limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100), 7)).result, payload('0xa1', 'orderGroupId'))
+  t.strictSame(h.place(withMode(inGroup(limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100), 7), 'none')).result, payload('0xa1', 'selfTradePrevention'))
+  // An unknown group on an unknown token: the group is checked first.
+  t.strictSame(h.place({ ...inGroup(limit('0xa1', ALICE, M.yes, 'BUY', 4_000, 100), 'nope'), tokenId: '999' }).result,
+    { ...refusal(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: 'nope' }), orderId: '0xa1' })
+  t.strictSame(h.place(inGroup(limit('0xb1', BOB, M.yes, 'BUY', 4_000, 100), 'mmp')).result,
+    { ...refusal(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: 'mmp' }), orderId: '0xb1' }, 'another key\'s group')
+  // The duplicate id and the client order id come first.
+  h.place({ ...limit('0xa2', ALICE, M.yes, 'BUY', 4_000, 100), clientOrderId: 'c1' })
+  t.match(h.place(inGroup(limit('0xa2', ALICE, M.yes, 'BUY', 4_000, 100), 'nope')).result, { ok: false, code: 'INVALID_ORDER_DUPLICATED' })
+  t.match(h.place({ ...inGroup(limit('0xa3', ALICE, M.yes, 'BUY', 4_000, 100), 'nope'), clientOrderId: 'c1' }).result,
+    { ok: false, code: 'CLIENT_ORDER_ID_DUPLICATED' })
+  // '' is no group.
+  t.match(h.place(inGroup(limit('0xa4', ALICE, M.yes, 'BUY', 4_000, 100), '')).result, { ok: true, status: 'LIVE' })
+  t.end()
+})
+
+// ---------------------------------------------------------------------------------------------
 // Ledger and lifecycle
 // ---------------------------------------------------------------------------------------------
 
@@ -1218,12 +1736,13 @@ t.test('relay: shape, deadline, nonce, then the action; the nonce moves only on 
 
 t.test('workload: 20 000 commands run clean and reach every rule', (t) => {
   // MARKET_NOT_READY can only come in the first 150 commands (until the Upcoming market opens),
-  // from about one order: with self-trade modes drawn, 20 260 101 sends none there; 20 260 103 two.
-  const seed = 20_260_103
+  // from about one order: with mass quotes and order groups drawn too, 20 260 103 sends none there;
+  // 20 260 102 four (and its first account's key reaches its 16 groups: ORDER_GROUPS_FULL).
+  const seed = 20_260_102
   const commands = 20_000
   t.comment(`seed ${seed}, ${commands} commands`)
   const ref = new ReferenceEngine()
-  const workload = new Workload({ seed, amendsAndReplaces: true, selfTradeModes: true })
+  const workload = new Workload({ seed, amendsAndReplaces: true, selfTradeModes: true, massQuotes: true, orderGroups: true })
   const counts = new Map<string, number>()
   const bump = (k: string): void => {
     counts.set(k, (counts.get(k) ?? 0) + 1)
@@ -1236,6 +1755,7 @@ t.test('workload: 20 000 commands run clean and reach every rule', (t) => {
     bump(`command ${command.kind}`)
     countResult(result, bump)
     for (const e of events) countEvent(e, bump)
+    if (command.kind !== 'orderGroup') for (const e of ofType(events, 'orderGroup')) bump(`group ${e.action} by a fill`)
     for (const k of selfTradesOf(command, events)) bump(`self-trade ${k}`)
     workload.observe(command, result, events)
     for (const e of ofType(events, 'marketCreated')) {
@@ -1254,7 +1774,7 @@ t.test('workload: 20 000 commands run clean and reach every rule', (t) => {
   for (const m of ['normal', 'mint', 'merge']) t.ok(counts.has(`match ${m}`), `match type ${m} occurred`)
   for (const code of TARGETED_CODES) t.ok(counts.has(`rejected ${code}`), `rejection ${code} occurred`)
   const reasons = ['owner', 'cancel-all', 'cancel-market', 'self-trade', 'expired', 'market-closed', 'market-resolved', 'unfilled',
-    'amended', 'replaced']
+    'amended', 'replaced', 'order-group']
   for (const r of reasons) t.ok(counts.has(`cancel ${r}`), `cancel reason ${r} occurred`)
   for (const r of ['ORDER_NOT_FOUND', 'ORDER_ALREADY_MATCHED', 'ORDER_ALREADY_CANCELED'] as const) {
     t.ok(counts.has(`not canceled ${CODE_MESSAGES[r]}`), `cancel answer ${r} occurred`)
@@ -1265,6 +1785,15 @@ t.test('workload: 20 000 commands run clean and reach every rule', (t) => {
   }
   t.notOk(counts.has('self-trade cancel-taker maker'), 'cancel-taker never cancels a maker')
   t.ok(counts.has('rejected INVALID_ORDER_PAYLOAD selfTradePrevention'), 'a malformed mode was refused')
+  // Mass quotes and order groups.
+  for (const code of QUOTE_AND_GROUP_CODES) t.ok(counts.has(`rejected ${code}`), `rejection ${code} occurred`)
+  t.ok(counts.has('rejected INVALID_ORDER_PAYLOAD orderGroupId'), 'a malformed group id was refused')
+  for (const a of ['created', 'updated', 'triggered', 'reset', 'deleted']) t.ok(counts.has(`group ${a}`), `group event ${a} occurred`)
+  t.ok((counts.get('group triggered by a fill') ?? 0) > 0, 'fills triggered groups')
+  for (const k of ['canceled', 'kept', 'placed']) t.ok(counts.has(`quote ${k}`), `quote levels ${k}`)
+  for (const r of ['ORDER_NOT_FOUND', 'ORDER_ALREADY_MATCHED', 'ORDER_ALREADY_CANCELED'] as const) {
+    t.ok(counts.has(`quote gone ${CODE_MESSAGES[r]}`), `a kept quote answered ${r}`)
+  }
   t.end()
 })
 
@@ -1277,6 +1806,12 @@ function countResult(result: CommandResult, bump: (k: string) => void): void {
   if ('results' in result) for (const r of result.results) if (!r.ok) rejected(r)
   if ('notCanceled' in result) for (const n of result.notCanceled) bump(`not canceled ${n.reason}`)
   if ('placed' in result && !result.placed.ok) rejected(result.placed)
+  if ('newQuotes' in result) {
+    for (const r of result.newQuotes) if (!r.ok) rejected(r)
+    for (let i = 0; i < result.canceledQuotes.length; i++) bump('quote canceled')
+    for (const k of result.keptQuotes) bump(k.reason === null ? 'quote kept' : `quote gone ${k.reason}`)
+    for (const r of result.newQuotes) if (r.ok) bump('quote placed')
+  }
 }
 
 function countEvent(e: EngineEvent, bump: (k: string) => void): void {
@@ -1284,4 +1819,5 @@ function countEvent(e: EngineEvent, bump: (k: string) => void): void {
   if (e.type === 'trade') bump(`match ${(e as Trade).matchType}`)
   if (e.type === 'orderUpdate' && e.reason !== null) bump(`cancel ${e.reason}`)
   if (e.type === 'orderAccepted') bump(`accepted ${e.timeInForce}${e.postOnly ? ' post-only' : ''}`)
+  if (e.type === 'orderGroup') bump(`group ${e.action}`)
 }

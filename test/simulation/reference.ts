@@ -34,7 +34,9 @@ import type {
   Credit,
   MarketInput,
   MarketStatus,
+  MassQuote,
   Merge,
+  OrderGroupCommand,
   OrderInput,
   Outcome,
   Redeem,
@@ -55,6 +57,8 @@ import type {
   EngineEvent,
   MarketRecord,
   MatchType,
+  OrderGroupAction as GroupEventAction,
+  OrderGroupChanged,
   OrderStatus,
   Trade,
 } from '../../src/engine/event.js'
@@ -63,10 +67,12 @@ import type {
   Canceled,
   CommandResult,
   ContextValue,
+  KeptQuote,
   NotCanceled,
   OrderPlaced,
   OrderRejection,
   PlaceResult,
+  QuotesSet,
   Rejection,
   Replaced,
 } from '../../src/engine/result.js'
@@ -86,9 +92,17 @@ import {
   GTD_MARGIN_MS,
   ID_LENGTH_MAX,
   MARKETS_MAX,
+  MASS_QUOTE_LEVELS_MAX,
   MICROS_PER_LOT,
   MICROS_PER_PIP,
   ORDER_AMOUNT_MICROS_MAX,
+  ORDER_GROUP_BUCKET_MS,
+  ORDER_GROUP_FREEZE_MS_MAX,
+  ORDER_GROUP_ID_LENGTH_MAX,
+  ORDER_GROUP_WINDOW_MS_MAX,
+  ORDER_GROUP_WINDOW_MS_MIN,
+  ORDER_GROUPS_MAX,
+  ORDER_GROUPS_PER_KEY_MAX,
   ORDERS_OPEN_MAX,
   PIPS_PER_UNIT,
   SUPPLY_MICROS_MAX,
@@ -138,6 +152,33 @@ interface OrderState {
   lots: number
   matchedLots: number
   status: OrderStatus
+  /** The order group it joined at placement (orderGroupId), or null. */
+  readonly group: GroupState | null
+}
+
+/**
+ * An order group of an API key (docs/engine.md, "Order groups"). Its resting orders are not
+ * listed here: they are the open orders whose `group` is this record (a deleted group's orders
+ * were all cancelled with it, and a group created again under the same id is a new record).
+ */
+interface GroupState {
+  readonly owner: string
+  readonly groupId: string
+  contractsLimitMicros: number
+  notionalLimitMicros: number
+  windowMs: number
+  freezeMs: number
+  /** Engine time it last triggered; null when it never did, or was reset since. */
+  triggeredMs: number | null
+  /** The fills its window may still count, oldest first (older ones are dropped as fills come). */
+  fills: GroupFill[]
+}
+
+/** One fill of an order of a group: its 100 ms bucket, lots, and notional at the order's own price. */
+interface GroupFill {
+  readonly bucket: number
+  readonly lots: bigint
+  readonly notional: bigint
 }
 
 interface AccountState {
@@ -188,8 +229,11 @@ interface Taker {
   readonly market: MarketState
   /** Its self-trade prevention: read while it walks, and never again (a resting order's is moot). */
   readonly mode: SelfTradeMode
-  /** The walk stopped on its own resting order (cancel-taker, cancel-both): the rest is cancelled. */
-  stoppedOnOwn: boolean
+  /**
+   * Why the walk stopped early, the rest to be cancelled: on its own resting order (cancel-taker,
+   * cancel-both), or on a fill that triggered its order group (not a FOK); null while it walks on.
+   */
+  stopped: 'self-trade' | 'order-group' | null
   /** An immediate BUY counts a USDC budget; every other order counts lots. */
   readonly budgetCounted: boolean
   lots: number
@@ -296,6 +340,9 @@ const ORDER_SHAPE: readonly (readonly [keyof OrderInput, (v: unknown) => boolean
   // default, cancel-maker. Anything else but the three modes (a wrong string, a number, null) is
   // malformed.
   ['selfTradePrevention', (v) => v === undefined || (SELF_TRADE_MODES as readonly unknown[]).includes(v)],
+  // SPEC: absent (or `undefined`) and '' both mean no group; any other value must be a group id
+  // (printable ASCII, at most 64 characters). Whether the key has that group is checked later.
+  ['orderGroupId', (v) => v === undefined || v === '' || isGroupId(v)],
 ]
 
 const SELF_TRADE_MODES: readonly SelfTradeMode[] = ['cancel-maker', 'cancel-taker', 'cancel-both']
@@ -308,6 +355,11 @@ function selfTradeModeOf(order: OrderInput): SelfTradeMode {
 /** '' or up to CLIENT_ORDER_ID_LENGTH_MAX characters from space to '~'. */
 function isClientOrderIdShape(v: unknown): boolean {
   return typeof v === 'string' && v.length <= CLIENT_ORDER_ID_LENGTH_MAX && /^[ -~]*$/.test(v)
+}
+
+/** An order group's id: 1 to ORDER_GROUP_ID_LENGTH_MAX characters from space to '~'. */
+function isGroupId(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0 && v.length <= ORDER_GROUP_ID_LENGTH_MAX && /^[ -~]*$/.test(v)
 }
 
 /** The first malformed field of an order, or null. Inputs may be anything at run time. */
@@ -430,6 +482,8 @@ export class ReferenceEngine {
   /** Open (resting) orders in acceptance order. */
   private live: OrderState[] = []
   private readonly apiKeys = new Map<string, ApiKeyState>()
+  /** Order groups: owner (API key) -> group id -> group. An owner with none has no entry. */
+  private readonly groups = new Map<string, Map<string, GroupState>>()
 
   /**
    * The full copies taken after the last command: apply() alone changes the state, so they are the
@@ -515,9 +569,13 @@ export class ReferenceEngine {
         return this.amend(command, step)
       case 'cancelReplace':
         return this.cancelReplace(command, step)
+      case 'massQuote':
+        return this.massQuote(command, step)
+      case 'orderGroup':
+        return this.orderGroup(command, step)
       default:
-        // Commands the model does not know yet (mass quotes, order groups): the workload sends
-        // none, so meeting one is an error of the test, not a refusal to compare.
+        // A command kind the model does not know (one newer than it): an error of the test, not a
+        // refusal to compare.
         throw new Error(`reference: ${(command as { readonly kind: string }).kind} is not modelled yet`)
     }
   }
@@ -564,6 +622,8 @@ export class ReferenceEngine {
       return refuse(Code.CLIENT_ORDER_ID_DUPLICATED,
         { orderId: twin.input.orderId, status: twin.status, clientOrderId: input.clientOrderId })
     }
+    const groupRefusal = this.groupRefusal(input)
+    if (groupRefusal !== null) return groupRefusal
     const token = this.tokens.get(input.tokenId)
     if (token === undefined) return refuse(Code.TOKEN_NOT_FOUND, { tokenId: input.tokenId })
     const market = this.marketOf(token.marketId)
@@ -577,6 +637,22 @@ export class ReferenceEngine {
     }
     return this.expirationRefusal(input) ?? this.amountsRefusal(input, market) ??
       this.priceAndSize(input, market, token.outcome)
+  }
+
+  /**
+   * The group an order names, if any: one of its owner's (API key's), and not triggered (docs:
+   * "Joining"). SPEC: checked right after the client order id and before the token, as the docs
+   * place it, so an order naming an unknown group on an unknown token is refused for the group.
+   */
+  private groupRefusal(input: OrderInput): Refusal | null {
+    const groupId = input.orderGroupId
+    if (groupId === undefined || groupId === '') return null
+    const group = this.groupOf(input.owner, groupId)
+    if (group === undefined) return refuse(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: groupId })
+    if (group.triggeredMs !== null && this.isTriggered(group)) {
+      return refuse(Code.ORDER_GROUP_TRIGGERED, { orderGroupId: groupId, triggeredMs: group.triggeredMs })
+    }
+    return null
   }
 
   /** Step 6. */
@@ -692,7 +768,9 @@ export class ReferenceEngine {
     // Own orders included: whether they are skipped or stop the walk depends on the taker's mode.
     const makers = this.eligibleMakers(plan.market.input.marketId, bid, yesPips)
     const mode = selfTradeModeOf(input)
-    if (input.timeInForce === 'FOK' && !dryRunFills(input, plan, makers, mode)) {
+    const takerGroup = this.groupNamed(input)
+    const windowNow = (g: GroupState): WindowSums => windowSums(g, this.bucketNow())
+    if (input.timeInForce === 'FOK' && !dryRunFills(input, plan, makers, mode, takerGroup, windowNow)) {
       return refuse(Code.FOK_ORDER_NOT_FILLED, null)
     }
     if (input.timeInForce === 'FAK' && !hasMatch(input, makers, mode)) {
@@ -746,6 +824,7 @@ export class ReferenceEngine {
       lots: 0,
       matchedLots: 0,
       status: 'LIVE',
+      group: this.groupNamed(input),
     }
     this.orders.set(input.orderId, order)
     step.events.push({
@@ -773,7 +852,7 @@ export class ReferenceEngine {
       order,
       market: plan.market,
       mode: selfTradeModeOf(input),
-      stoppedOnOwn: false,
+      stopped: null,
       budgetCounted,
       lots: plan.lots,
       budget: budgetCounted ? BigInt(input.makerAmountMicros) : 0n,
@@ -810,11 +889,11 @@ export class ReferenceEngine {
             this.end(m, 'CANCELED', 'self-trade', step)
             continue
           case 'cancel-taker':
-            t.stoppedOnOwn = true
+            t.stopped = 'self-trade'
             return
           case 'cancel-both':
             this.end(m, 'CANCELED', 'self-trade', step)
-            t.stoppedOnOwn = true
+            t.stopped = 'self-trade'
             return
         }
       }
@@ -822,6 +901,8 @@ export class ReferenceEngine {
         ? Math.min(m.lots, num(t.budget / BigInt(tp)))
         : Math.min(m.lots, t.lots)
       this.fill(t, m, x, step)
+      // Its order group triggered on this fill: no further fill.
+      if (t.stopped !== null) return
     }
   }
 
@@ -847,6 +928,34 @@ export class ReferenceEngine {
     t.taking += buy ? f.shares : f.takerCash
     t.fee += f.fee
     t.tradeIds.push(tradeId)
+    this.countGroupFills(t, m, x, f, step)
+  }
+
+  /**
+   * After a fill (its trade and the maker's update): the fill counts in the window of the maker's
+   * group at the maker's price, and in the taker's group's at the taker's price at this level
+   * (docs: "at the order's own price"); a group brought to a limit triggers at once (its resting
+   * orders cancelled, the maker's own rest among them). The maker's group first, then the taker's.
+   * A taker whose group triggered stops here, unless it is FOK (its dry run promised it whole, and
+   * its further fills still count).
+   * SPEC: a fill between two orders of one group (one key, two wallets) counts once, at the maker's
+   * price: it is one fill of the group. (The workload's keys each trade from one wallet, so their
+   * orders never fill each other: self-trade prevention comes first.)
+   */
+  private countGroupFills(t: Taker, m: OrderState, x: number, f: FillTerms, step: Step): void {
+    const lots = BigInt(x)
+    const makerGroup = m.group
+    const takerGroup = t.order.group
+    let takerGroupTriggered = false
+    if (makerGroup !== null && this.addGroupFill(makerGroup, lots, BigInt(m.pips) * lots)) {
+      this.triggerGroup(makerGroup, step)
+      takerGroupTriggered = makerGroup === takerGroup
+    }
+    if (takerGroup !== null && takerGroup !== makerGroup && this.addGroupFill(takerGroup, lots, f.takerCash)) {
+      this.triggerGroup(takerGroup, step)
+      takerGroupTriggered = true
+    }
+    if (takerGroupTriggered && t.order.input.timeInForce !== 'FOK') t.stopped = 'order-group'
   }
 
   /** Moves the money and shares of one fill (the maker's hold shrinks with its lots). */
@@ -884,7 +993,16 @@ export class ReferenceEngine {
   /** End of the walk: rest, or end the taker, and emit its final update. */
   private finish(t: Taker, step: Step): void {
     const o = t.order
-    if (t.stoppedOnOwn) {
+    const filled = t.budgetCounted ? t.budget < BigInt(o.pips) : t.lots === 0
+    if (t.stopped === 'order-group' && !filled) {
+      // The rest of a taker whose group triggered is cancelled, whatever its time in force.
+      o.status = 'CANCELED'
+      this.emitUpdate(o, step, 'order-group')
+      return
+    }
+    // SPEC: a taker that the triggering fill filled whole has no rest to cancel ("the rest of it is
+    // cancelled"): it ends as any filled order does, MATCHED.
+    if (t.stopped === 'self-trade') {
       // SPEC: stopped on its own order, the taker ends CANCELED (reason self-trade, what it filled
       // before as its matched size), whatever its time in force: a GTC or GTD with lots left does
       // not rest, and an immediate order is not 'unfilled'. Its result's status is CANCELED.
@@ -908,7 +1026,6 @@ export class ReferenceEngine {
     }
     // An immediate BUY is filled when what is left of its budget cannot buy one more lot at
     // any price it accepts; every other immediate order when it has no lots left.
-    const filled = t.budgetCounted ? t.budget < BigInt(o.pips) : t.lots === 0
     if (o.input.timeInForce === 'FOK' && !filled) {
       throw new Error(`reference: FOK ${o.input.orderId} passed its dry run but did not fill`)
     }
@@ -1106,6 +1223,268 @@ export class ReferenceEngine {
     const placed = this.place(c.order, step)
     const result: Replaced = { ok: true, canceledOrderId: c.orderId, canceledRemainingMicros, placed }
     return result
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Mass quotes
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * A key's whole ladder on one market (docs: "Mass quote"): the command is judged whole first;
+   * then the key's unnamed open orders on the market are cancelled (reason replaced), each kept id
+   * is reported, and the new orders are placed as placeOrder places them, in order.
+   * SPEC: the market's status is not judged here (a quote on a paused market cancels the unnamed
+   * quotes, and each new order meets its own MARKET_CANCEL_ONLY), nor is `address` tied to `owner`.
+   */
+  private massQuote(c: MassQuote, step: Step): CommandResult {
+    if (this.findMarket(c.marketId) === undefined) {
+      return rejection(refuse(Code.MARKET_NOT_FOUND, { marketId: c.marketId }))
+    }
+    const refusal = this.quoteRefusal(c)
+    if (refusal !== null) return rejection(refusal)
+    const canceledQuotes = this.cancelUnnamedQuotes(c, step)
+    const keptQuotes = c.keep.map((orderId) => this.keptQuote(c, orderId))
+    const newQuotes = c.orders.map((order) => this.place(order, step))
+    const result: QuotesSet = { ok: true, canceledQuotes, keptQuotes, newQuotes }
+    return result
+  }
+
+  /** An open order that is one of the key's quotes on the quote's market. */
+  private isQuoteOf(c: MassQuote, o: OrderState | undefined): boolean {
+    return o !== undefined && o.status === 'LIVE' && o.input.owner === c.owner && o.marketId === c.marketId
+  }
+
+  /**
+   * The whole command's checks, in the docs' order: the kept ids, each named once; then the new
+   * orders, each named once (a kept id included), on one of the market's tokens, of the key; then
+   * the count a side of the market's Yes-space book, kept-and-open quotes and new orders together.
+   * SPEC: a kept id that is not a string answers as named twice, under its String() (no other
+   * reason fits, and the docs give none); a new order without a string id is named by ''. A new
+   * order counts on its side whatever its other fields (a malformed one is refused when placed),
+   * and a kept id counts only while it is one of the key's open quotes on the market.
+   */
+  private quoteRefusal(c: MassQuote): Refusal | null {
+    const invalid = (orderId: string, reason: string): Refusal =>
+      refuse(Code.MASS_QUOTE_INVALID, { orderId, reason })
+    const named = new Set<string>()
+    let bids = 0
+    let asks = 0
+    for (const id of c.keep as readonly unknown[]) {
+      if (typeof id !== 'string' || named.has(id)) return invalid(String(id), 'named twice')
+      named.add(id)
+      const o = this.orders.get(id)
+      if (o !== undefined && this.isQuoteOf(c, o)) {
+        if (o.bid) bids++
+        else asks++
+      }
+    }
+    for (const order of c.orders) {
+      const orderId = rawString(order, 'orderId')
+      if (named.has(orderId)) return invalid(orderId, 'named twice')
+      named.add(orderId)
+      const token = this.tokens.get(order.tokenId)
+      if (token === undefined || token.marketId !== c.marketId) return invalid(orderId, 'an order of another market')
+      if (order.owner !== c.owner) return invalid(orderId, 'an order of another API key')
+      if (isBid(order.side, token.outcome)) bids++
+      else asks++
+    }
+    if (bids > MASS_QUOTE_LEVELS_MAX || asks > MASS_QUOTE_LEVELS_MAX) {
+      return refuse(Code.MASS_QUOTE_TOO_LARGE, { max: MASS_QUOTE_LEVELS_MAX, bids, asks })
+    }
+    return null
+  }
+
+  /**
+   * Cancels the key's open orders on the market that the quote does not name, by wallet: the
+   * requester's, then each new order's maker, then the maker of each kept id that is open (any
+   * open order: of the key or not, of the market or not), each wallet once; each wallet's
+   * orders oldest first. Returns their ids in that order.
+   * SPEC: this is the engine's order (mass-quote.ts, cancelUnnamed: "by account, oldest first"),
+   * where the docs say only "oldest first by account: those made by address or by a maker of an
+   * order named". An order of the key made by another wallet than these stays.
+   */
+  private cancelUnnamedQuotes(c: MassQuote, step: Step): string[] {
+    const named = new Set<unknown>([...c.keep, ...c.orders.map((o) => (o as { orderId?: unknown }).orderId)])
+    const wallets: unknown[] = [c.address, ...c.orders.map((o) => (o as { maker?: unknown }).maker)]
+    for (const id of c.keep) {
+      const o = this.orders.get(id)
+      if (o !== undefined && o.status === 'LIVE') wallets.push(o.input.maker)
+    }
+    const targets: OrderState[] = []
+    for (const wallet of new Set(wallets)) {
+      for (const o of this.live) {
+        if (o.input.maker === wallet && this.isQuoteOf(c, o) && !named.has(o.input.orderId)) targets.push(o)
+      }
+    }
+    for (const o of targets) this.end(o, 'CANCELED', 'replaced', step)
+    return targets.map((o) => o.input.orderId)
+  }
+
+  /**
+   * A kept id after the cancels: still one of the key's open quotes on the market (reason null),
+   * else why not in a cancel's words: an order of the requester's that ended says how; anything
+   * else (unknown, open but not the key's quote here, ended and another wallet's) is not found.
+   */
+  private keptQuote(c: MassQuote, orderId: string): KeptQuote {
+    const o = this.orders.get(orderId)
+    if (this.isQuoteOf(c, o)) return { orderId, reason: null }
+    if (o === undefined || o.status === 'LIVE' || o.input.maker !== c.address) {
+      return { orderId, reason: CODE_MESSAGES.ORDER_NOT_FOUND }
+    }
+    const code = o.status === 'MATCHED' ? Code.ORDER_ALREADY_MATCHED : Code.ORDER_ALREADY_CANCELED
+    return { orderId, reason: CODE_MESSAGES[code] }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Order groups
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * create, update, trigger, reset or delete a group of an API key (docs: "Order groups").
+   * The group id first (ORDER_GROUP_INVALID {field: groupId}); create then answers
+   * ORDER_GROUP_EXISTS, the limits, ORDER_GROUPS_FULL, in that order; any other action needs the
+   * group (ORDER_GROUP_NOT_FOUND); update reads the limits.
+   * SPEC: `address` is not judged (a group is its key's; the face checks the key's credentials).
+   * SPEC: an action that is none of the five answers ORDER_GROUP_NOT_FOUND when the key has no
+   * such group, else ORDER_GROUP_INVALID {field: action}: the group is looked for first, as for
+   * every action but create.
+   */
+  private orderGroup(c: OrderGroupCommand, step: Step): CommandResult {
+    if (!isGroupId(c.groupId)) return groupInvalid('groupId')
+    const group = this.groupOf(c.owner, c.groupId)
+    if (c.action === 'create') return this.createGroup(c, group, step)
+    if (group === undefined) return rejection(refuse(Code.ORDER_GROUP_NOT_FOUND, { orderGroupId: c.groupId }))
+    switch (c.action) {
+      case 'update': {
+        const field = limitsError(c)
+        if (field !== null) return groupInvalid(field)
+        // A new window length starts an empty window; the same length keeps what it holds. A lower
+        // limit takes effect at the next fill (no fill, no trigger).
+        if (c.windowMs !== group.windowMs) group.fills = []
+        group.contractsLimitMicros = c.contractsLimitMicros
+        group.notionalLimitMicros = c.notionalLimitMicros
+        group.windowMs = c.windowMs
+        group.freezeMs = c.freezeMs
+        this.emitGroup(group, 'updated', step)
+        return DONE
+      }
+      case 'trigger':
+        // SPEC: by hand also when it is triggered already: its time is now, its freeze starts again.
+        this.triggerGroup(group, step)
+        return DONE
+      case 'reset':
+        group.triggeredMs = null
+        group.fills = []
+        this.emitGroup(group, 'reset', step)
+        return DONE
+      case 'delete': {
+        this.cancelGroupOrders(group, step)
+        const ofOwner = this.groups.get(c.owner)!
+        ofOwner.delete(c.groupId)
+        if (ofOwner.size === 0) this.groups.delete(c.owner)
+        this.emitGroup(group, 'deleted', step)
+        return DONE
+      }
+      default:
+        return groupInvalid('action')
+    }
+  }
+
+  private createGroup(c: OrderGroupCommand, existing: GroupState | undefined, step: Step): CommandResult {
+    if (existing !== undefined) return rejection(refuse(Code.ORDER_GROUP_EXISTS, { orderGroupId: c.groupId }))
+    const field = limitsError(c)
+    if (field !== null) return groupInvalid(field)
+    let total = 0
+    for (const ofOwner of this.groups.values()) total += ofOwner.size
+    if ((this.groups.get(c.owner)?.size ?? 0) >= ORDER_GROUPS_PER_KEY_MAX || total >= ORDER_GROUPS_MAX) {
+      return rejection(refuse(Code.ORDER_GROUPS_FULL, { perKeyMax: ORDER_GROUPS_PER_KEY_MAX }))
+    }
+    const group: GroupState = {
+      owner: c.owner,
+      groupId: c.groupId,
+      contractsLimitMicros: c.contractsLimitMicros,
+      notionalLimitMicros: c.notionalLimitMicros,
+      windowMs: c.windowMs,
+      freezeMs: c.freezeMs,
+      triggeredMs: null,
+      fills: [],
+    }
+    let ofOwner = this.groups.get(c.owner)
+    if (ofOwner === undefined) {
+      ofOwner = new Map()
+      this.groups.set(c.owner, ofOwner)
+    }
+    ofOwner.set(c.groupId, group)
+    this.emitGroup(group, 'created', step)
+    return DONE
+  }
+
+  private groupOf(owner: string, groupId: string): GroupState | undefined {
+    return this.groups.get(owner)?.get(groupId)
+  }
+
+  /** The group an order joins: the one its orderGroupId names among its owner's (it passed the checks). */
+  private groupNamed(input: OrderInput): GroupState | null {
+    const groupId = input.orderGroupId
+    if (groupId === undefined || groupId === '') return null
+    return this.groupOf(input.owner, groupId) ?? null
+  }
+
+  /**
+   * Whether a group refuses orders now: it triggered, and its freeze (as it is now: an update may
+   * change it) has not ended. A freeze of 0 lasts until a reset.
+   */
+  private isTriggered(g: GroupState): boolean {
+    return g.triggeredMs !== null && (g.freezeMs === 0 || this.timeMs < g.triggeredMs + g.freezeMs)
+  }
+
+  /** The 100 ms bucket of the command's time. */
+  private bucketNow(): number {
+    return Math.floor(this.timeMs / ORDER_GROUP_BUCKET_MS)
+  }
+
+  /** Counts a fill in a group's window (now); whether the window now reaches a limit. */
+  private addGroupFill(g: GroupState, lots: bigint, notional: bigint): boolean {
+    const bucket = this.bucketNow()
+    // Fills that have left the window count no more (the window only moves forward).
+    g.fills = g.fills.filter((f) => inWindow(g, f.bucket, bucket))
+    g.fills.push({ bucket, lots, notional })
+    return reachesLimit(g, windowSums(g, bucket))
+  }
+
+  /**
+   * Triggers a group: it refuses orders from now (until reset, or its freeze ends), its window is
+   * emptied, its resting orders are cancelled (reason order-group, oldest first), then its event.
+   */
+  private triggerGroup(g: GroupState, step: Step): void {
+    g.triggeredMs = this.timeMs
+    g.fills = []
+    this.cancelGroupOrders(g, step)
+    this.emitGroup(g, 'triggered', step)
+  }
+
+  private cancelGroupOrders(g: GroupState, step: Step): void {
+    for (const o of this.live.filter((x) => x.group === g)) this.end(o, 'CANCELED', 'order-group', step)
+  }
+
+  /**
+   * A group's event. SPEC: `triggered` says whether it has triggered and not been reset since,
+   * not whether its freeze still holds (an update after the freeze ended says true).
+   */
+  private emitGroup(g: GroupState, action: GroupEventAction, step: Step): void {
+    const event: OrderGroupChanged = {
+      type: 'orderGroup',
+      owner: g.owner,
+      groupId: g.groupId,
+      action,
+      contractsLimitMicros: g.contractsLimitMicros,
+      notionalLimitMicros: g.notionalLimitMicros,
+      windowMs: g.windowMs,
+      freezeMs: g.freezeMs,
+      triggered: g.triggeredMs !== null,
+      timeMs: this.timeMs,
+    }
+    step.events.push(event)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1693,12 +2072,37 @@ function immediateTerms(input: OrderInput): Refusal | { refused: false; pips: nu
 /**
  * The FOK dry run: the walk over `makers` (the eligible ones, the taker's own among them, in walk
  * order) without changing anything; whether it would end with the taker filled.
+ * SPEC: it walks the makers the walk would meet ("the dry run walks the same makers"): the walk's
+ * fills count in the groups' windows (`windowNow` is each group's before the walk), and a group
+ * they bring to a limit triggers and pulls its resting orders, which the walk then never meets;
+ * so the dry run skips them too. A FOK that would fill only with quotes a trigger pulls on its way
+ * is not filled entirely: refused, never half filled.
  */
-function dryRunFills(input: OrderInput, plan: Plan, makers: readonly OrderState[], mode: SelfTradeMode): boolean {
+function dryRunFills(
+  input: OrderInput,
+  plan: Plan,
+  makers: readonly OrderState[],
+  mode: SelfTradeMode,
+  takerGroup: GroupState | null,
+  windowNow: (g: GroupState) => WindowSums,
+): boolean {
   const buy = input.side === 'BUY'
   let budget = BigInt(input.makerAmountMicros)
   let lots = plan.lots
+  const sums = new Map<GroupState, WindowSums>()
+  const pulled = new Set<GroupState>()
+  const count = (g: GroupState, x: bigint, notional: bigint): void => {
+    const before = sums.get(g) ?? windowNow(g)
+    const after = { lots: before.lots + x, notional: before.notional + notional }
+    if (!reachesLimit(g, after)) {
+      sums.set(g, after)
+      return
+    }
+    pulled.add(g)
+    sums.set(g, { lots: 0n, notional: 0n })
+  }
   for (const m of makers) {
+    if (m.group !== null && pulled.has(m.group)) continue
     const tp = BigInt(nativePips(plan.outcome, m.yesPips))
     // Where the walk stops: it cannot take one more lot at this maker's level. (The taker's
     // price only rises along the walk, so nothing further could be taken either.)
@@ -1712,10 +2116,67 @@ function dryRunFills(input: OrderInput, plan: Plan, makers: readonly OrderState[
       // above, filled or not by its budget, and never meets this order.
       return false
     }
-    if (buy) budget -= minBig(BigInt(m.lots), budget / tp) * tp
-    else lots -= Math.min(m.lots, lots)
+    const x = buy ? minBig(BigInt(m.lots), budget / tp) : BigInt(Math.min(m.lots, lots))
+    if (buy) budget -= x * tp
+    else lots -= num(x)
+    // As countGroupFills: the maker's group at its price, then the taker's (another) at its own.
+    if (m.group !== null) count(m.group, x, BigInt(m.pips) * x)
+    if (takerGroup !== null && takerGroup !== m.group) count(takerGroup, x, tp * x)
   }
   return buy ? budget < BigInt(plan.pips) : lots === 0
+}
+
+/** The lots and notional micro-USDC of a group's window. */
+interface WindowSums {
+  readonly lots: bigint
+  readonly notional: bigint
+}
+
+/** Whether a fill in `bucket` is in a group's window at `now` (a bucket): the last windowMs / 100 buckets up to now's. */
+function inWindow(g: GroupState, bucket: number, now: number): boolean {
+  return bucket > now - g.windowMs / ORDER_GROUP_BUCKET_MS && bucket <= now
+}
+
+/** A group's window at bucket `now`. */
+function windowSums(g: GroupState, now: number): WindowSums {
+  let lots = 0n
+  let notional = 0n
+  for (const f of g.fills) {
+    if (!inWindow(g, f.bucket, now)) continue
+    lots += f.lots
+    notional += f.notional
+  }
+  return { lots, notional }
+}
+
+/** Whether a window reaches one of the group's limits (0: no such limit); micro-shares are lots x 10 000. */
+function reachesLimit(g: GroupState, w: WindowSums): boolean {
+  return (g.contractsLimitMicros > 0 && w.lots * LOT >= BigInt(g.contractsLimitMicros)) ||
+    (g.notionalLimitMicros > 0 && w.notional >= BigInt(g.notionalLimitMicros))
+}
+
+/**
+ * The first unacceptable limit of a create or update, or null: each limit a whole number of
+ * micro-units, at least one of them not 0; a window of 1 to 60 s in whole buckets; a freeze of 0
+ * to an hour. SPEC: a limit is bounded as an order's amount is (ORDER_AMOUNT_MICROS_MAX: the docs
+ * give no bound, and no fill can pass that); a contracts limit need not be a whole number of lots
+ * (the window reaches it at the first lot at or above it). Neither limit is a limit when 0, so
+ * both 0 names the first field.
+ */
+function limitsError(c: OrderGroupCommand): string | null {
+  const isLimit = (v: unknown): boolean => isNonNegativeInt(v) && (v as number) <= ORDER_AMOUNT_MICROS_MAX
+  if (!isLimit(c.contractsLimitMicros)) return 'contractsLimitMicros'
+  if (!isLimit(c.notionalLimitMicros)) return 'notionalLimitMicros'
+  if (c.contractsLimitMicros === 0 && c.notionalLimitMicros === 0) return 'contractsLimitMicros'
+  const w: unknown = c.windowMs
+  if (!isNonNegativeInt(w) || (w as number) < ORDER_GROUP_WINDOW_MS_MIN || (w as number) > ORDER_GROUP_WINDOW_MS_MAX ||
+    (w as number) % ORDER_GROUP_BUCKET_MS !== 0) return 'windowMs'
+  if (!isNonNegativeInt(c.freezeMs) || c.freezeMs > ORDER_GROUP_FREEZE_MS_MAX) return 'freezeMs'
+  return null
+}
+
+function groupInvalid(field: string): Rejection {
+  return rejection(refuse(Code.ORDER_GROUP_INVALID, { field }))
 }
 
 /**
@@ -1723,7 +2184,8 @@ function dryRunFills(input: OrderInput, plan: Plan, makers: readonly OrderState[
  * orders and goes on, so any other account's eligible order is a match; with cancel-taker or
  * cancel-both it stops at the first of its own, so the first eligible order must be another's.
  * (The walk meets that first order: a FAK passed its size checks, so it can take a lot at any
- * level its limit reaches.)
+ * level its limit reaches. Order groups change nothing here: a trigger follows a fill, so it never
+ * pulls a FAK's first match.)
  */
 function hasMatch(input: OrderInput, makers: readonly OrderState[], mode: SelfTradeMode): boolean {
   const firstOther = makers.findIndex((m) => m.input.maker !== input.maker)

@@ -18,14 +18,22 @@
  * live orders by re-quotes, crossing, post-only, immediate or faulty new orders; some of ended,
  * unknown or someone else's orders). With `selfTradeModes` (the simulation's seeds too), orders
  * carry a self-trade prevention mode now and then (about 15 %, a malformed one on 0.5 %), and
- * those aimed at their own account's best order mostly do.
+ * those aimed at their own account's best order mostly do. With `massQuotes`, also mass quotes
+ * (about 2.5 %: a trader re-quotes a small ladder on a market, keeping some of its live quotes
+ * there, naming now and then ended or unknown ids; some malformed). With `orderGroups`, also order
+ * groups (about 2.5 %: small fill limits, so that fills trigger them often; manual trigger, reset,
+ * update, delete; invalid limits and ids, unknown groups; a key filled to its 16), most triggered
+ * groups reset a little later, and 30 % of the orders of a key with groups join one of them.
  */
 import type {
   Approve,
   Command,
   MarketInput,
   MarketStatus,
+  MassQuote,
   Merge,
+  OrderGroupAction,
+  OrderGroupCommand,
   OrderInput,
   Outcome,
   Redeem,
@@ -34,7 +42,7 @@ import type {
   Split,
   TimeInForce,
 } from '../../src/engine/command.js'
-import type { EngineEvent, OrderStatus } from '../../src/engine/event.js'
+import type { EngineEvent, OrderGroupChanged, OrderStatus } from '../../src/engine/event.js'
 import type { CommandResult, PlaceResult } from '../../src/engine/result.js'
 import { Code } from '../../src/engine/codes.js'
 import {
@@ -46,10 +54,15 @@ import {
   FEE_RATE_BPS_MAX,
   GTD_MARGIN_MS,
   ID_LENGTH_MAX,
+  MASS_QUOTE_LEVELS_MAX,
   MICROS_PER_LOT,
   MICROS_PER_PIP,
   MICROS_PER_UNIT,
   ORDER_AMOUNT_MICROS_MAX,
+  ORDER_GROUP_FREEZE_MS_MAX,
+  ORDER_GROUP_ID_LENGTH_MAX,
+  ORDER_GROUP_WINDOW_MS_MAX,
+  ORDER_GROUP_WINDOW_MS_MIN,
   PIPS_PER_UNIT,
 } from '../../src/engine/limits.js'
 import { Random } from './random.js'
@@ -102,6 +115,17 @@ export const TARGETED_CODES: readonly Code[] = [
   Code.AMEND_NOT_REDUCING,
 ]
 
+/** The codes the workload provokes too with `massQuotes` and `orderGroups` (refusals of commands and of orders). */
+export const QUOTE_AND_GROUP_CODES: readonly Code[] = [
+  Code.MASS_QUOTE_INVALID,
+  Code.MASS_QUOTE_TOO_LARGE,
+  Code.ORDER_GROUP_INVALID,
+  Code.ORDER_GROUP_NOT_FOUND,
+  Code.ORDER_GROUP_EXISTS,
+  Code.ORDER_GROUPS_FULL,
+  Code.ORDER_GROUP_TRIGGERED,
+]
+
 export interface WorkloadOptions {
   readonly seed: number
   /** Trading accounts (default 12); the last one is never approved, to sell unapproved. */
@@ -124,6 +148,10 @@ export interface WorkloadOptions {
    * refused).
    */
   readonly selfTradeModes?: boolean
+  /** Also mass quotes (default false, for the same reason). */
+  readonly massQuotes?: boolean
+  /** Also order groups, and orders that join them (default false, for the same reason). */
+  readonly orderGroups?: boolean
 }
 
 interface Stamp {
@@ -197,6 +225,8 @@ type Kind =
   | 'apiKey'
   | 'amend'
   | 'cancelReplace'
+  | 'massQuote'
+  | 'orderGroup'
 
 const START_MS = 1_700_000_000_000
 const RECENT_MAX = 400
@@ -205,12 +235,20 @@ const TICKS_MICROS = [100_000, 10_000, 5_000, 2_500, 1_000, 100]
 const CLIENT_ORDER_IDS_PER_KEY = 10
 /** The self-trade prevention modes (with `selfTradeModes`). */
 const SELF_TRADE_MODES = ['cancel-maker', 'cancel-taker', 'cancel-both'] as const
+/** The group ids every key uses (with `orderGroups`): few, so that creates meet existing ones. */
+const GROUP_IDS = ['mmp', 'g 2', 'quotes~'] as const
 
 export class Workload {
   private readonly rng: Random
   private readonly lifecycleEvery: number
   private readonly amendsAndReplaces: boolean
   private readonly selfTradeModes: boolean
+  private readonly massQuotes: boolean
+  private readonly orderGroups: boolean
+  /** API key -> its order groups by id, as the orderGroup events told them (with `orderGroups`). */
+  private readonly groups = new Map<string, Map<string, { triggered: boolean }>>()
+  /** Extra groups created for the first account's key, one new id each (ORDER_GROUPS_FULL once it has 16). */
+  private extraGroups = 0
   private seq = 0
   private timeMs: number
   private readonly accounts: AccountView[] = []
@@ -238,6 +276,8 @@ export class Workload {
     this.lifecycleEvery = options.lifecycleEvery ?? 5000
     this.amendsAndReplaces = options.amendsAndReplaces ?? false
     this.selfTradeModes = options.selfTradeModes ?? false
+    this.massQuotes = options.massQuotes ?? false
+    this.orderGroups = options.orderGroups ?? false
     this.timeMs = options.startMs ?? START_MS
     this.setup(options.accounts ?? 12)
   }
@@ -407,6 +447,8 @@ export class Workload {
       apiKey: 0.6,
       // Last and only when asked for, so that without them every draw picks as it did before.
       ...(this.amendsAndReplaces ? { amend: 3, cancelReplace: 3 } : {}),
+      ...(this.massQuotes ? { massQuote: 2.5 } : {}),
+      ...(this.orderGroups ? { orderGroup: 2.5 } : {}),
     }
     return this.build(this.rng.weighted(weights as Record<Kind, number>), s)
   }
@@ -467,6 +509,10 @@ export class Workload {
         return this.amend(s)
       case 'cancelReplace':
         return this.cancelReplace(s)
+      case 'massQuote':
+        return this.massQuote(s)
+      case 'orderGroup':
+        return this.orderGroup(s)
     }
   }
 
@@ -611,8 +657,31 @@ export class Workload {
       feeRateBps: this.rng.chance(0.3) ? null : m.feeRateBps,
       clientOrderId: this.rng.chance(0.15) ? this.clientOrderId() : '',
       ...(this.selfTradeModes ? this.selfTradeMode() : {}),
+      ...(this.orderGroups ? this.orderGroupOf(a) : {}),
       ...o,
     }
+  }
+
+  /**
+   * With `orderGroups`: an order of a key with groups joins one on 30 % (mostly one not triggered
+   * as far as the workload heard; a triggered one is ORDER_GROUP_TRIGGERED unless its freeze has
+   * ended); any order names an unknown group on 1 %, a malformed id on 0.3 %
+   * (INVALID_ORDER_PAYLOAD, field orderGroupId), '' (none) on 2 %.
+   */
+  private orderGroupOf(a: AccountView): Pick<OrderInput, 'orderGroupId'> {
+    const r = this.rng.int(0, 999)
+    const groups = [...(this.groups.get(a.apiKey) ?? [])]
+    if (r < 300 && groups.length > 0) {
+      const open = groups.filter(([, g]) => !g.triggered)
+      return { orderGroupId: this.rng.pick(open.length > 0 && this.rng.chance(0.9) ? open : groups)[0] }
+    }
+    if (r < 310) return { orderGroupId: this.rng.chance(0.5) ? `nope ${this.rng.int(1, 3)}` : this.rng.pick(GROUP_IDS) }
+    if (r < 313) {
+      const bad: readonly unknown[] = ['g'.repeat(ORDER_GROUP_ID_LENGTH_MAX + 1), 'tab\there', 'caf\u00e9', 7, null]
+      return { orderGroupId: this.rng.pick(bad) as string }
+    }
+    if (r < 333) return { orderGroupId: '' }
+    return {}
   }
 
   /**
@@ -1031,6 +1100,151 @@ export class Workload {
     return this.restingAt(m, a, bid, this.onGrid(m, m.midPips + (bid ? -offset : offset) * m.tickPips), 'GTC', false)
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Mass quotes (with `massQuotes`) and order groups (with `orderGroups`)
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * A trader re-quotes a small ladder on a market: it keeps about half of its key's live quotes
+   * there, names now and then an ended order of its own (reported: already matched or cancelled),
+   * someone's (not found) or an unknown id, and places 0 to 4 new levels a side from a tick or two
+   * through the mid outwards (so some trade at once). About one in seven is malformed: an unknown
+   * market, an order of another market or of another key, an id named twice (a kept one again, or
+   * a new order's), an id that is not a string, more than MASS_QUOTE_LEVELS_MAX on a side. Sent by
+   * the key's wallet, now and then by its signer (whose wallet, for the proxy-wallet accounts, has
+   * no orders: the new orders' maker is what finds the ladder then).
+   */
+  private massQuote(s: Stamp): Command {
+    const a = this.account()
+    const m = this.orderMarket()
+    let marketId = m.input.marketId
+    const mine = [...this.live.values()].filter((o) => o.input.owner === a.apiKey && o.marketId === marketId)
+    const keep: unknown[] = mine.filter(() => this.rng.chance(0.55)).map((o) => o.input.orderId)
+    const ownEnded = this.ended.filter((e) => e.maker === a.address)
+    if (ownEnded.length > 0 && this.rng.chance(0.25)) keep.push(this.rng.pick(ownEnded).id)
+    if (this.rng.chance(0.05)) {
+      const others = [...this.live.values()].filter((o) => o.input.owner !== a.apiKey)
+      const pool = others.length > 0 && this.rng.chance(0.5) ? others.map((o) => o.input.orderId) : this.ended.map((e) => e.id)
+      const id = pool.length > 0 ? this.rng.pick(pool) : `0x${this.rng.hex(32)}`
+      if (!keep.includes(id)) keep.push(id)
+    }
+    if (this.rng.chance(0.04)) keep.push(`0x${this.rng.hex(32)}`)
+    const orders = [...this.ladder(m, a, true, this.rng.int(0, 4)), ...this.ladder(m, a, false, this.rng.int(0, 4))]
+    const r = this.rng.int(0, 99)
+    if (r < 3) marketId = this.uuid()
+    else if (r < 6) {
+      const elsewhere = [...this.markets.values()].filter((x) => x !== m)
+      if (elsewhere.length > 0) orders.splice(this.rng.int(0, orders.length), 0, this.freshQuoteIn(this.rng.pick(elsewhere), a))
+    } else if (r < 8) {
+      const other = this.otherAccount(a.address)
+      orders.push({ ...this.freshQuoteIn(m, a), owner: other.apiKey })
+    } else if (r < 11) {
+      const ids = [...keep, ...orders.map((o) => o.orderId)]
+      const twice = ids.length > 0 ? this.rng.pick(ids) : `0x${this.rng.hex(32)}`
+      if (ids.length === 0 || this.rng.chance(0.5)) keep.push(twice)
+      else orders.push({ ...this.freshQuoteIn(m, a), orderId: twice as string })
+    } else if (r < 12) keep.push(this.rng.pick<unknown>([null, 7, undefined, { orderId: 'x' }]))
+    else if (r < 14) orders.push(...this.ladder(m, a, this.rng.chance(0.5), MASS_QUOTE_LEVELS_MAX + 1))
+    const address = this.rng.chance(0.1) ? a.signer : a.address
+    const quote: MassQuote = { kind: 'massQuote', ...s, address, owner: a.apiKey, marketId, keep: keep as string[], orders }
+    return quote
+  }
+
+  /** `n` resting orders of `a` on one side of `m`, from a tick through the mid (or a few ticks off it) outwards. */
+  private ladder(m: MarketView, a: AccountView, bid: boolean, n: number): OrderInput[] {
+    const out: OrderInput[] = []
+    let offset = this.rng.int(-1, 3)
+    for (let i = 0; i < n; i++) {
+      const yesPips = this.onGrid(m, m.midPips + (bid ? -offset : offset) * m.tickPips)
+      out.push(this.restingAt(m, a, bid, yesPips, this.rng.chance(0.9) ? 'GTC' : 'GTD', this.rng.chance(0.1)))
+      offset += this.rng.int(1, 2)
+    }
+    return out
+  }
+
+  /** A resting order of `a` in market `m`, a few ticks off the mid. */
+  private freshQuoteIn(m: MarketView, a: AccountView): OrderInput {
+    const bid = this.rng.chance(0.5)
+    const offset = this.rng.int(1, 6)
+    return this.restingAt(m, a, bid, this.onGrid(m, m.midPips + (bid ? -offset : offset) * m.tickPips), 'GTC', false)
+  }
+
+  /**
+   * An order group command of a key: mostly a create with small limits (of one of the key's few
+   * ids: an existing one is refused) or an update, trigger, reset or delete of one of its groups;
+   * sometimes invalid limits, an unknown group, a malformed id, an unknown action, or one more
+   * group for the first account's key (until it has its 16: ORDER_GROUPS_FULL).
+   */
+  private orderGroup(s: Stamp): Command {
+    const a = this.account()
+    const mine = [...(this.groups.get(a.apiKey)?.keys() ?? [])]
+    const command = (action: unknown, groupId: unknown, limits = this.groupLimits(), of = a): OrderGroupCommand => ({
+      kind: 'orderGroup', ...s, action: action as OrderGroupAction, address: of.address, owner: of.apiKey,
+      groupId: groupId as string, ...limits,
+    })
+    const anyAction = (): string => this.rng.pick(['create', 'update', 'trigger', 'reset', 'delete'])
+    const r = this.rng.int(0, 99)
+    if (r < 26 || (r >= 49 && mine.length === 0)) return command('create', this.rng.pick(GROUP_IDS))
+    if (r < 32) {
+      const first = this.accounts[0] ?? a
+      return command('create', `extra ${this.extraGroups++}`, this.groupLimits(), first)
+    }
+    if (r < 38) {
+      const groupId = mine.length > 0 && this.rng.chance(0.6) ? this.rng.pick(mine) : this.rng.pick(GROUP_IDS)
+      return command(this.rng.chance(0.5) ? 'create' : 'update', groupId, this.badLimits())
+    }
+    if (r < 43) return command(anyAction(), `nope ${this.rng.int(1, 3)}`)
+    if (r < 46) {
+      const bad: readonly unknown[] = ['', 'g'.repeat(ORDER_GROUP_ID_LENGTH_MAX + 1), 'tab\there', 'caf\u00e9', 5, null]
+      return command(anyAction(), this.rng.pick(bad))
+    }
+    if (r < 49) {
+      const groupId = mine.length > 0 ? this.rng.pick(mine) : this.rng.pick(GROUP_IDS)
+      return command(this.rng.pick(['cancel', 'TRIGGER', '', 7]), groupId)
+    }
+    const groupId = this.rng.pick(mine)
+    if (r < 62) return command('update', groupId)
+    if (r < 72) return command('trigger', groupId)
+    if (r < 92) return command('reset', groupId)
+    return command('delete', groupId)
+  }
+
+  /**
+   * Small limits, so that a few fills reach them: a contracts limit of 1 to 40 shares (now and
+   * then not whole lots) and/or a notional one of 1 to 30 USDC; a window of 1 to 60 s; no freeze
+   * (until reset), or one of up to 10 s or a minute.
+   */
+  private groupLimits(): Pick<OrderGroupCommand, 'contractsLimitMicros' | 'notionalLimitMicros' | 'windowMs' | 'freezeMs'> {
+    const r = this.rng.int(0, 99)
+    let contractsLimitMicros = r < 70 ? this.rng.int(1, 40) * MICROS_PER_UNIT : 0
+    if (contractsLimitMicros > 0 && this.rng.chance(0.1)) contractsLimitMicros += this.rng.int(1, MICROS_PER_LOT - 1)
+    let notionalLimitMicros = r >= 50 ? this.rng.int(1, 30) * MICROS_PER_UNIT : 0
+    if (notionalLimitMicros > 0 && this.rng.chance(0.2)) notionalLimitMicros += this.rng.int(1, MICROS_PER_UNIT - 1)
+    const windowMs = this.rng.chance(0.6)
+      ? this.rng.pick([ORDER_GROUP_WINDOW_MS_MIN, 2_000, 5_000, 10_000, ORDER_GROUP_WINDOW_MS_MAX])
+      : this.rng.int(10, 600) * 100
+    const f = this.rng.int(0, 9)
+    const freezeMs = f < 4 ? 0 : f < 8 ? this.rng.int(1, 100) * 100 : this.rng.int(1, 60) * 1_000
+    return { contractsLimitMicros, notionalLimitMicros, windowMs, freezeMs }
+  }
+
+  /** Limits with one fault (ORDER_GROUP_INVALID). */
+  private badLimits(): Pick<OrderGroupCommand, 'contractsLimitMicros' | 'notionalLimitMicros' | 'windowMs' | 'freezeMs'> {
+    const good = this.groupLimits()
+    const bad = <T>(values: readonly unknown[]): T => this.rng.pick(values) as T
+    const faults = [
+      (): typeof good => ({ ...good, contractsLimitMicros: 0, notionalLimitMicros: 0 }),
+      (): typeof good => ({ ...good, contractsLimitMicros: bad([-1, 1.5, Number.NaN, ORDER_AMOUNT_MICROS_MAX + 1, '5000000']) }),
+      (): typeof good => ({ ...good, notionalLimitMicros: bad([-1, 2.5, Number.POSITIVE_INFINITY, null]) }),
+      (): typeof good => ({
+        ...good,
+        windowMs: bad([0, ORDER_GROUP_WINDOW_MS_MIN - 100, 1_050, ORDER_GROUP_WINDOW_MS_MAX + 100, -1_000, 1_500.5]),
+      }),
+      (): typeof good => ({ ...good, freezeMs: bad([-1, ORDER_GROUP_FREEZE_MS_MAX + 1, 2.5, Number.NaN]) }),
+    ]
+    return this.rng.pick(faults)()
+  }
+
   /** A trading account other than `address`'s (any account if there is no other). */
   private otherAccount(address: string): AccountView {
     const others = this.accounts.filter((x) => x.address !== address)
@@ -1272,6 +1486,7 @@ export class Workload {
     if (command.kind === 'placeOrder') results = [result as PlaceResult]
     else if ('results' in result) results = result.results
     else if ('placed' in result) results = [result.placed]
+    else if ('newQuotes' in result) results = result.newQuotes
     orders.forEach((input, i) => {
       this.sent.push({ input, accepted: results[i]?.ok === true })
       if (this.sent.length > RECENT_MAX) this.sent.shift()
@@ -1304,6 +1519,8 @@ export class Workload {
         if (e.action === 'registered') this.apiKeys.push({ apiKey: e.apiKey, address: e.address, nonce: e.nonce })
         else this.apiKeys.splice(this.apiKeys.findIndex((k) => k.apiKey === e.apiKey), 1)
         return
+      case 'orderGroup':
+        return this.learnGroup(e)
       default:
         return
     }
@@ -1345,6 +1562,25 @@ export class Workload {
     this.live.delete(orderId)
     this.ended.push({ id: orderId, maker })
     if (this.ended.length > RECENT_MAX) this.ended.shift()
+  }
+
+  /** A group's change; a triggered group is mostly reset a little later, so that it trades again. */
+  private learnGroup(e: OrderGroupChanged): void {
+    let ofKey = this.groups.get(e.owner)
+    if (e.action === 'deleted') {
+      ofKey?.delete(e.groupId)
+      return
+    }
+    if (ofKey === undefined) {
+      ofKey = new Map()
+      this.groups.set(e.owner, ofKey)
+    }
+    ofKey.set(e.groupId, { triggered: e.triggered })
+    if (e.action !== 'triggered' || !this.rng.chance(0.8)) return
+    const address = this.accounts.find((x) => x.apiKey === e.owner)?.address ?? e.owner
+    const reset = (t: Stamp): Command => ({ kind: 'orderGroup', ...t, action: 'reset', address, owner: e.owner,
+      groupId: e.groupId, contractsLimitMicros: 0, notionalLimitMicros: 0, windowMs: 0, freezeMs: 0 })
+    this.agenda.push({ at: this.seq + this.rng.int(2, 30), build: reset })
   }
 
   private learnTrade(marketId: string, tokenId: string, priceMicros: number): void {
@@ -1494,6 +1730,7 @@ function ordersOf(command: Command): readonly OrderInput[] {
   if (command.kind === 'placeOrder') return [command.order]
   if (command.kind === 'placeOrders') return command.orders
   if (command.kind === 'cancelReplace') return [command.order]
+  if (command.kind === 'massQuote') return command.orders
   return []
 }
 

@@ -150,3 +150,54 @@ t.test('groups, their windows and their orders survive a snapshot; no group: ver
   t.equal(stateHashOf(again.engine), stateHashOf(h.engine))
   t.end()
 })
+
+/** Found by the reference model (the seeds and three hand sequences): each failed on the engine before its fix. */
+t.test('a taker filled whole by the fill that triggers its group ends MATCHED, not cancelled', (t) => {
+  const { h, m, group, sell } = setUp()
+  group('create', { contracts: 3 * USDC })
+  sell(500_000, 3)
+  const bid = { ...h.order({ maker, tokenId: m.yes, side: 'BUY', priceMicros: 500_000, sizeMicros: 3 * USDC }),
+    orderGroupId: 'mmp' }
+  const applied = h.place(bid)
+  t.match(applied.result, { ok: true, status: 'MATCHED', takingMicros: 3 * USDC })
+  t.match(applied.events.filter((e) => e.type === 'orderGroup'), [{ action: 'triggered' }], 'the group triggered')
+  t.strictSame(applied.events.filter((e) => e.type === 'orderUpdate' && e.orderId === bid.orderId).map((e) =>
+    (e as { status: string }).status), ['MATCHED'], 'no rest to cancel')
+  t.end()
+})
+
+t.test('a FOK dry run skips the makers a group trigger would pull: no FOK fills in part', (t) => {
+  const { h, m, group } = setUp()
+  // The maker's three group bids (limit 2 shares) and another trader's: a FOK sell of 6 would meet 2,
+  // trigger the group (its other 4 pulled), then find only 2 more: not filled, so refused whole.
+  group('create', { contracts: 2 * USDC })
+  for (const priceMicros of [500_000, 500_000, 490_000]) {
+    h.place({ ...h.order({ maker, tokenId: m.yes, side: 'BUY', priceMicros, sizeMicros: 2 * USDC }), orderGroupId: 'mmp' })
+  }
+  h.fund(addressOf(3), 100 * USDC)
+  h.place(h.order({ maker: addressOf(3), tokenId: m.yes, side: 'BUY', priceMicros: 480_000, sizeMicros: 2 * USDC }))
+  const fok = h.order({ maker: taker, tokenId: m.yes, side: 'SELL', priceMicros: 480_000, sizeMicros: 6 * USDC,
+    timeInForce: 'FOK' })
+  const applied = h.place(fok)
+  t.match(applied.result, { ok: false, code: 'FOK_ORDER_NOT_FILLED' })
+  t.strictSame(applied.events.filter((e) => e.type !== 'orderRejected'), [], 'nothing traded')
+  t.end()
+})
+
+t.test('a FOK whose own group\'s trigger pulls its own order before the walk reaches it is filled', (t) => {
+  const { h, m, group } = setUp()
+  h.split(maker, m.marketId, 50 * USDC)
+  group('create', { contracts: 2 * USDC })
+  const other = addressOf(3)
+  h.fund(other, 100 * USDC)
+  h.place(h.order({ maker: other, tokenId: m.yes, side: 'BUY', priceMicros: 510_000, sizeMicros: 2 * USDC }))
+  h.place({ ...h.order({ maker, tokenId: m.yes, side: 'BUY', priceMicros: 500_000, sizeMicros: 5 * USDC }),
+    orderGroupId: 'mmp' })
+  h.place(h.order({ maker: other, tokenId: m.yes, side: 'BUY', priceMicros: 500_000, sizeMicros: 2 * USDC }))
+  // The FOK (cancel-both, in the group) fills 2 at 0.51: the group triggers and pulls the maker's own
+  // 0.50 bid, so the walk goes on to the other 0.50 bid and fills whole.
+  const fok = { ...h.order({ maker, tokenId: m.yes, side: 'SELL', priceMicros: 500_000, sizeMicros: 4 * USDC,
+    timeInForce: 'FOK' }), selfTradePrevention: 'cancel-both' as const, orderGroupId: 'mmp' }
+  t.match(h.place(fok).result, { ok: true, status: 'MATCHED', makingMicros: 4 * USDC })
+  t.end()
+})

@@ -8,20 +8,19 @@
  * client order id, a new order refused after the cancel is reported beside the cancel, and a
  * session answers both in request order, each with its REST route's budget.
  */
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { PredexGrpcClient } from '../../src/client/grpc/predex-grpc-client.js'
 import { orderRequestInit } from '../../src/client/grpc/order-request.js'
 import { SessionRequestError } from '../../src/client/grpc/order-entry-session.js'
-import { GrpcCallError } from '../../src/client/grpc/transport.js'
 import { signLimitOrder, type SignedOrder } from '../../src/client/orders.js'
-import { CATALOGUE, type ErrorCode } from '../../src/errors.js'
+import type { ErrorCode } from '../../src/errors.js'
 import { RATE_RULES } from '../../src/limits.js'
 import { RATES } from '../../src/api/grpc/trading.js'
 import { RATES as SESSION_RATES } from '../../src/api/grpc/session-messages.js'
 import { tradingRoutes } from '../../src/api/rest/routes/trading.js'
 import { startServer, termsOf, USDC, type Trader } from '../rest-harness.js'
+import { refusalOf, isRefusal, within } from './refusals.js'
 
-const WAIT_MS = 10_000
 const UNKNOWN_ID = `0x${'ab'.repeat(32)}`
 
 const server = await startServer()
@@ -60,32 +59,6 @@ async function heldMicros(who: Party): Promise<number> {
 
 async function engineState(): Promise<unknown> {
   return server.predex.context.host.query({ kind: 'stateHash' })
-}
-
-/** The call's refusal (it must be refused): a GrpcCallError. */
-async function refusalOf(call: Promise<unknown>): Promise<GrpcCallError> {
-  try {
-    await call
-  } catch (error) {
-    if (error instanceof GrpcCallError) return error
-    throw error
-  }
-  throw new Error('not refused')
-}
-
-/** `error` is `code`, with the catalogue's gRPC status for it. */
-function isRefusal(t: Test, error: GrpcCallError, code: ErrorCode, what: string): void {
-  t.equal(error.code, code, `${what}: ${code}`)
-  t.equal(error.grpcCode, CATALOGUE[code].grpc, `${what}: the catalogue's gRPC status`)
-}
-
-/** `promise`, or a failure after WAIT_MS. */
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
 t.test('AmendOrder: the order keeps its place in the queue, its hold shrinks', async (t) => {

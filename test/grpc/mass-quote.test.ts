@@ -8,13 +8,12 @@
  * journals nothing; a level refused (its parse, its tick) is answered in its place while the
  * others go. A session answers its mass quotes in request order, on POST /quotes' budget.
  */
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { PredexGrpcClient } from '../../src/client/grpc/predex-grpc-client.js'
 import { orderRequestInit } from '../../src/client/grpc/order-request.js'
 import { SessionRequestError } from '../../src/client/grpc/order-entry-session.js'
-import { GrpcCallError } from '../../src/client/grpc/transport.js'
 import { signLimitOrder, type SignedOrder } from '../../src/client/orders.js'
-import { CATALOGUE, type ErrorCode } from '../../src/errors.js'
+import type { ErrorCode } from '../../src/errors.js'
 import { TradingService, type MassQuoteResponse, type QuoteLevel } from '../../src/gen/predex/v1/trading_pb.js'
 import { RATE_RULES } from '../../src/limits.js'
 import { RATES } from '../../src/api/grpc/trading.js'
@@ -22,8 +21,7 @@ import { RATES as SESSION_RATES } from '../../src/api/grpc/session-messages.js'
 import { tradingRoutes } from '../../src/api/rest/routes/trading.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 import { startServer, termsOf, USDC, type Trader } from '../rest-harness.js'
-
-const WAIT_MS = 10_000
+import { refusalOf, isRefusal, within } from './refusals.js'
 
 const server = await startServer()
 const target = `127.0.0.1:${server.predex.grpcPort}`
@@ -82,32 +80,6 @@ function levelText(level: QuoteLevel): string {
     }
     default: return 'a level without its outcome'
   }
-}
-
-/** The call's refusal (it must be refused): a GrpcCallError. */
-async function refusalOf(call: Promise<unknown>): Promise<GrpcCallError> {
-  try {
-    await call
-  } catch (error) {
-    if (error instanceof GrpcCallError) return error
-    throw error
-  }
-  throw new Error('not refused')
-}
-
-/** `error` is `code`, with the catalogue's gRPC status for it. */
-function isRefusal(t: Test, error: GrpcCallError, code: ErrorCode, what: string): void {
-  t.equal(error.code, code, `${what}: ${code}`)
-  t.equal(error.grpcCode, CATALOGUE[code].grpc, `${what}: the catalogue's gRPC status`)
-}
-
-/** `promise`, or a failure after WAIT_MS. */
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
 t.test('MassQuote: a ladder placed, re-quoted with half its levels changed; kept levels keep their place',

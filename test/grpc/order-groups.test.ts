@@ -11,12 +11,12 @@
  * key of the same wallet gets none of the group's changes, and the SDK's UserStream yields the
  * change without moving its cursor. The calls draw on their REST routes' budgets.
  */
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { PredexGrpcClient } from '../../src/client/grpc/predex-grpc-client.js'
-import { GrpcCallError, GrpcTransport } from '../../src/client/grpc/transport.js'
+import { GrpcTransport } from '../../src/client/grpc/transport.js'
 import { l1Headers, type ApiCredentials } from '../../src/client/headers.js'
 import { orderBody, signLimitOrder, type SignedOrder } from '../../src/client/orders.js'
-import { CATALOGUE, type ErrorCode } from '../../src/errors.js'
+import type { ErrorCode } from '../../src/errors.js'
 import { OrderGroupAction, StreamService, type UserStreamResponse } from '../../src/gen/predex/v1/streams_pb.js'
 import { TradingService } from '../../src/gen/predex/v1/trading_pb.js'
 import { RATES } from '../../src/api/grpc/trading.js'
@@ -33,8 +33,7 @@ import { orderGroupJson } from '../support/grpc-native.js'
 import { CHAIN_ID, l2, nowSec, send, startServer, termsOf, USDC, type Trader } from '../rest-harness.js'
 import { TestClock } from '../support/clock.js'
 import { Reader, signerOf } from './streams-support.js'
-
-const WAIT_MS = 10_000
+import { refusalOf, isRefusal, WAIT_MS } from './refusals.js'
 
 // Budgets read the monotonic clock, which stands still here: both faces' counts are exact however
 // slow the machine is (a budget that refilled between the two calls read one more, under load).
@@ -84,23 +83,6 @@ function limit(who: Party, side: 'BUY' | 'SELL', price: string, size: string): S
 
 async function engineState(): Promise<unknown> {
   return server.predex.context.host.query({ kind: 'stateHash' })
-}
-
-/** The call's refusal (it must be refused): a GrpcCallError. */
-async function refusalOf(call: Promise<unknown>): Promise<GrpcCallError> {
-  try {
-    await call
-  } catch (error) {
-    if (error instanceof GrpcCallError) return error
-    throw error
-  }
-  throw new Error('not refused')
-}
-
-/** `error` is `code`, with the catalogue's gRPC status for it. */
-function isRefusal(t: Test, error: GrpcCallError, code: ErrorCode, what: string): void {
-  t.equal(error.code, code, `${what}: ${code}`)
-  t.equal(error.grpcCode, CATALOGUE[code].grpc, `${what}: the catalogue's gRPC status`)
 }
 
 function userStream(who: Party, fromSeq = 0n, epoch = ''): Reader<UserStreamResponse> {

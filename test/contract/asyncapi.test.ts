@@ -52,7 +52,8 @@ t.test('GET /asyncapi.json: AsyncAPI 3.0 of /ws/market and /ws/user, the server\
   }
   t.same(validator.sentMessages('/ws/market').sort(), ['best_bid_ask', 'book', 'error', 'last_trade_price',
     'market_resolved', 'new_market', 'pong', 'price_change', 'tick_size_change'])
-  t.same(validator.sentMessages('/ws/user').sort(), ['error', 'order', 'order_group', 'pong', 'trade'])
+  t.same(validator.sentMessages('/ws/user').sort(), ['error', 'group_triggered', 'order', 'order_group', 'pong',
+    'trade'])
   const text = JSON.stringify(doc)
   t.notMatch(text, /prefixItems/, 'draft-07 schemas (AsyncAPI\'s default format)')
   for (const ref of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
@@ -112,7 +113,8 @@ t.test('the user channel, live: every message it sends fits its schema', async (
   t.equal((await l2(server, alice, 'DELETE', '/order', { orderID: resting.signed.orderId })).status, 200)
   t.equal((await l2(server, alice, 'POST', '/order-groups', { group_id: 'doc', contracts_limit: '1',
     window_ms: 1_000 })).status, 201)
-  seen.push(...await readUntil(client, (names) => ['order', 'trade', 'order_group'].every((n) => names.has(n)),
-    10_000))
+  t.equal((await l2(server, alice, 'POST', '/order-groups/doc/trigger')).status, 200)
+  seen.push(...await readUntil(client, (names) => ['order', 'trade', 'order_group', 'group_triggered']
+    .every((n) => names.has(n)), 10_000))
   t.same([...new Set(seen)].sort(), validator.sentMessages('/ws/user').sort(), 'every message of the document, live')
 })

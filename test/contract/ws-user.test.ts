@@ -94,7 +94,7 @@ t.test('revoking the key ends its sessions: an error event, the socket closed, n
   t.match(await keptSocket.json(), { event_type: 'order', type: 'PLACEMENT' }, 'the wallet\'s other key keeps its session')
 })
 
-t.test("order_group events: the key's group changes, the trigger right after its cancels, to that key only",
+t.test("order_group and group_triggered events: the key's group changes, the trigger right after its cancels, to that key only",
   async (t) => {
     const dave = await server.trader(100 * USDC)
     const taker = await server.trader(100 * USDC)
@@ -129,7 +129,7 @@ t.test("order_group events: the key's group changes, the trigger right after its
     const events = [await socket.json(), await socket.json(), await socket.json(), await socket.json()]
     t.same(events.map((e) => [e.event_type, e.type ?? e.action, e.event_type === 'trade' ? null
       : e.id ?? e.group?.group_id, e.seq]), [['trade', 'TRADE', null, 4], ['order', 'UPDATE', b1, 5], ['order', 'CANCELLATION', b2, 6],
-        ['order_group', 'triggered', 'mmp', 7]], 'the fill, the group\'s other order cancelled, then the trigger')
+        ['group_triggered', 'triggered', 'mmp', 7]], 'the fill, the group\'s other order cancelled, then the trigger')
     const triggered = events[3]
     t.equal(triggered.group.triggered, true)
     t.equal(triggered.group.triggered_at, Number(triggered.timestamp), 'triggered_at: the command\'s time')
@@ -138,7 +138,7 @@ t.test("order_group events: the key's group changes, the trigger right after its
     t.match(rest, { group_id: 'mmp', triggered: true, triggered_at: triggered.group.triggered_at, resting_orders: 0 })
     t.match(await otherMarketOnly.json(), { event_type: 'order_group', action: 'created', seq: 1 },
       'a socket following another market: the group\'s changes all the same (a group spans markets)')
-    t.match(await otherMarketOnly.json(), { event_type: 'order_group', action: 'triggered', seq: 2 })
+    t.match(await otherMarketOnly.json(), { event_type: 'group_triggered', action: 'triggered', seq: 2 })
     t.same((await l2(server, dave, 'POST', '/order-groups/mmp/reset')).status, 200)
     t.match(await socket.json(), { event_type: 'order_group', action: 'reset', seq: 8,
       group: { triggered: false, triggered_at: null } })

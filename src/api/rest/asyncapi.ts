@@ -60,8 +60,7 @@ export const CHANNELS: Readonly<Record<'market' | 'user', ChannelSpec>> = {
   user: {
     address: '/ws/user', title: 'User channel',
     description: "The caller's own order and trade events, in Polymarket's formats (clob-compat.md section 8.3), "
-      + "and the changes of the API key's order groups (`order_group`; with action `triggered`, the "
-      + '"group_triggered" event). '
+      + "and the changes of the API key's order groups (`order_group`; a trigger is `group_triggered`). "
       + 'The first message authenticates with the API credentials (apiKey, secret, passphrase); a failure '
       + 'answers an error event and closes the socket (1008), as does revoking the key later. Each socket '
       + 'numbers its messages (`seq` 1, 2, ...). Failed authentications share the REST face\'s budget. ' + LIMITS,

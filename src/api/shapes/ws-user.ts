@@ -80,14 +80,12 @@ export type WsOrderGroupState = {
 
 /**
  * One of the socket's API key's order groups changed (docs/engine.md, "Order groups"), sent to
- * that key's sockets whatever markets they follow. `action: "triggered"` is the "group_triggered"
- * event: a fill reached its limits (or its owner triggered it), its resting orders were cancelled
- * in the same engine step (their CANCELLATION events come just before), and it refuses orders until
- * reset or its freeze ends.
+ * that key's sockets whatever markets they follow: created, updated, reset or deleted. A trigger is
+ * WsGroupTriggered.
  */
 export type WsOrderGroup = {
   readonly event_type: 'order_group'
-  readonly action: 'created' | 'updated' | 'triggered' | 'reset' | 'deleted'
+  readonly action: 'created' | 'updated' | 'reset' | 'deleted'
   readonly group: WsOrderGroupState
   /** The command's time. */
   readonly timestamp: UnixMillisText
@@ -95,11 +93,22 @@ export type WsOrderGroup = {
   readonly seq: number
 }
 
+/**
+ * One of the socket's API key's order groups triggered: a fill reached its limits (or its owner
+ * triggered it), its resting orders were cancelled in the same engine step (their CANCELLATION
+ * events come just before), and it refuses orders until reset or its freeze ends.
+ */
+export type WsGroupTriggered = Omit<WsOrderGroup, 'event_type' | 'action'> & {
+  readonly event_type: 'group_triggered'
+  readonly action: 'triggered'
+}
+
 /** What the server sends on /ws/user, by message name (GET /asyncapi.json). */
 export type UserChannelEvents = {
   order: WsOrder
   trade: WsTrade
   order_group: WsOrderGroup
+  group_triggered: WsGroupTriggered
   /** A refused message; an authentication failure or a revoked key then closes the socket (1008). */
   error: WsError
   pong: WsPong

@@ -27,7 +27,7 @@ import type { WsError } from '../shapes/ws-socket.js'
 import type { UserChannelEvents, WsOrder, WsTrade } from '../shapes/ws-user.js'
 import { decimalOfMicros } from '../wire.js'
 import { orderGroupEvent } from './order-group-event.js'
-import type { WsOrderGroup } from '../shapes/ws-user.js'
+import type { WsGroupTriggered, WsOrderGroup } from '../shapes/ws-user.js'
 import { channelBehavior } from './socket.js'
 
 interface SocketData {
@@ -157,7 +157,7 @@ export class UserChannel {
       const data = ws.getUserData()
       if (data.apiKey !== change.owner) continue
       data.seq++
-      const numbered: WsOrderGroup = { ...event, seq: data.seq }
+      const numbered: WsOrderGroup | WsGroupTriggered = { ...event, seq: data.seq }
       ws.send(JSON.stringify(numbered))
     }
   }

@@ -4594,6 +4594,39 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     ],
     "description": "A refused message: the catalogue's error body (src/errors.ts: error, code, context) and its event type."
   },
+  "WsGroupTriggered": {
+    "type": "object",
+    "additionalProperties": false,
+    "properties": {
+      "event_type": {
+        "type": "string",
+        "const": "group_triggered"
+      },
+      "action": {
+        "type": "string",
+        "const": "triggered"
+      },
+      "group": {
+        "$ref": "#/components/schemas/WsOrderGroupState"
+      },
+      "timestamp": {
+        "$ref": "#/components/schemas/UnixMillisText",
+        "description": "The command's time."
+      },
+      "seq": {
+        "type": "number",
+        "description": "This socket's message count: 1, 2, ..."
+      }
+    },
+    "required": [
+      "action",
+      "event_type",
+      "group",
+      "seq",
+      "timestamp"
+    ],
+    "description": "One of the socket's API key's order groups triggered: a fill reached its limits (or its owner triggered it), its resting orders were cancelled in the same engine step (their CANCELLATION events come just before), and it refuses orders until reset or its freeze ends."
+  },
   "WsLastTradePrice": {
     "type": "object",
     "properties": {
@@ -4914,7 +4947,6 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         "enum": [
           "created",
           "updated",
-          "triggered",
           "reset",
           "deleted"
         ]
@@ -4939,7 +4971,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "seq"
     ],
     "additionalProperties": false,
-    "description": "One of the socket's API key's order groups changed (docs/engine.md, \"Order groups\"), sent to that key's sockets whatever markets they follow. `action: \"triggered\"` is the \"group_triggered\" event: a fill reached its limits (or its owner triggered it), its resting orders were cancelled in the same engine step (their CANCELLATION events come just before), and it refuses orders until reset or its freeze ends."
+    "description": "One of the socket's API key's order groups changed (docs/engine.md, \"Order groups\"), sent to that key's sockets whatever markets they follow: created, updated, reset or deleted. A trigger is WsGroupTriggered."
   },
   "WsOrderGroupState": {
     "type": "object",
@@ -5931,6 +5963,9 @@ export const WS_USER_EVENT_SCHEMAS: Readonly<Record<UserChannelEvent, JsonSchema
   },
   "order_group": {
     "$ref": "#/components/schemas/WsOrderGroup"
+  },
+  "group_triggered": {
+    "$ref": "#/components/schemas/WsGroupTriggered"
   },
   "error": {
     "$ref": "#/components/schemas/WsError",

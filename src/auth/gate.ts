@@ -92,7 +92,12 @@ export class Gate {
    * (a client over its budget costs as little as possible); throws RATE_LIMITED.
    */
   admit(remoteAddress: string): void {
-    this.limit('general', RATE_RULES.general, remoteAddress)
+    this.limit(GENERAL.bucket, RATE_RULES.general, remoteAddress)
+  }
+
+  /** What the client address's general budget allows now (a request without a budget of its own reports it). */
+  generalBudgetOf(remoteAddress: string): BudgetState | null {
+    return this.budgetOf(GENERAL, remoteAddress)
   }
 
   /** The identity of `passage` (null without credentials), or throws a 401 or a 429. */
@@ -212,6 +217,9 @@ function presentedClaimOf(credentials: Exclude<Credentials, { kind: 'none' }>): 
     default: return claimedSubject(credentials.headers)
   }
 }
+
+/** Every request's budget, per client address (RATE_RULES.general). */
+const GENERAL = { bucket: 'general', rule: 'general' } as const
 
 /** The limiter's key of `subject`'s budget for `bucket`. */
 function budgetKey(bucket: string, subject: string): string {

@@ -70,7 +70,8 @@ t.test('each answer carries its budget as trailers: x-ratelimit-limit, -remainin
   clock.advance(rule.burstWindowMs)
   const publicCall = await transport.unaryWithTrailers(TradingService.method.getOrder, { orderId: '0x01' }, trader)
     .catch((error: GrpcCallError) => ({ trailers: error.trailers! }))
-  t.same(publicCall.trailers.get('x-ratelimit-limit'), [], 'a method without its own budget says nothing')
+  t.same(publicCall.trailers.get('x-ratelimit-limit'), [String(RATE_RULES.general.burst)],
+    'a method without its own budget reports the general one (a refusal too)')
 })
 
 t.test('balance spent over gRPC is spent over REST', async (t) => {

@@ -105,11 +105,14 @@ export function unaryCall<I extends DescMessage, O extends DescMessage>(face: Gr
   handler: UnaryHandler<I, O>) {
   return (call: ServerUnaryCall<Buffer, unknown>, callback: sendUnaryData<unknown>): void => {
     void (async () => {
+      let budget: BudgetState | null = null
       try {
         const trader = admit(face, { metadata: call.metadata, peer: call.getPeer() }, method, call.request,
           handler.auth, handler.rate ?? null)
         if (handler.auth === 'l2' && trader === null) throw new PredexError(ApiCode.INTERNAL, 'no trader after L2')
-        const budget = handler.rate === undefined || trader === null ? null
+        // The method's budget (its key's), else the client address's general one, which every call draws on.
+        budget = handler.rate === undefined || trader === null
+          ? face.gate.generalBudgetOf(remoteAddressOf(call.getPeer()))
           : face.gate.budgetOf(handler.rate, trader.apiKey)
         const request = decode(method.input as I, call.request)
         const answer = await handler.handle(request, trader)
@@ -121,7 +124,10 @@ export function unaryCall<I extends DescMessage, O extends DescMessage>(face: Gr
         if (error instanceof PredexError) {
           if (face.refusalLines.take()) face.log.info('grpc call refused', { ...fields, code: error.code })
         } else face.log.error('grpc: internal error', { ...fields, err: error })
-        callback(statusOf(asPredexError(error)))
+        const status = statusOf(asPredexError(error))
+        // A refusal after the gate says where the budget stands too (a RATE_LIMITED one says it itself).
+        if (budget !== null && status.metadata !== undefined) setBudgetTrailers(status.metadata, budget)
+        callback(status)
       }
     })()
   }

@@ -53,7 +53,7 @@ interface RequestState {
   readonly requestId: string
   /** The API key that passed the gate (L2), for the log line: who a refusal or a fault concerns. */
   apiKey?: string
-  /** The route's budget left after this request, for the X-RateLimit headers (none: the route has no budget). */
+  /** The budget left after this request, for the X-RateLimit headers (the route's, else the general one). */
   budget?: BudgetState | null
 }
 
@@ -329,9 +329,11 @@ export class RestServer<C> {
     const rate = route.rate === undefined ? null : { bucket: `${route.method} ${route.path}`, rule: route.rate }
     const identity = this.options.gate.pass({
       credentials: credentialsOf(request, route.auth), remoteAddress: request.remoteAddress, rate })
-    // The budget this request drew on: its key's (L2), or its address's (no credentials, L1).
+    // The budget this request drew on: its route's, its key's (L2) or its address's (no credentials,
+    // L1); a route without one reports the address's general budget, which every request draws on.
     const subject = identity?.apiKey ?? (route.auth === 'none' || route.auth === 'l1' ? request.remoteAddress : null)
-    if (rate !== null && subject !== null) state.budget = this.options.gate.budgetOf(rate, subject)
+    state.budget = rate !== null && subject !== null ? this.options.gate.budgetOf(rate, subject)
+      : this.options.gate.generalBudgetOf(request.remoteAddress)
     return identity
   }
 

@@ -9,7 +9,6 @@
  * others go. A session answers its mass quotes in request order, on POST /quotes' budget.
  */
 import t from 'tap'
-import { PredexGrpcClient } from '../../src/client/grpc/predex-grpc-client.js'
 import { orderRequestInit } from '../../src/client/grpc/order-request.js'
 import { SessionRequestError } from '../../src/client/grpc/order-entry-session.js'
 import { signLimitOrder, type SignedOrder } from '../../src/client/orders.js'
@@ -20,46 +19,17 @@ import { RATES } from '../../src/api/grpc/trading.js'
 import { RATES as SESSION_RATES } from '../../src/api/grpc/session-messages.js'
 import { tradingRoutes } from '../../src/api/rest/routes/trading.js'
 import type { MarketRecord } from '../../src/engine/event.js'
-import { startServer, termsOf, USDC, type Trader } from '../rest-harness.js'
+import { startServer, termsOf, USDC } from '../rest-harness.js'
+import { sdkParties, type Party } from './sdk-parties.js'
 import { refusalOf, isRefusal, within } from './refusals.js'
 
 const server = await startServer()
-const target = `127.0.0.1:${server.predex.grpcPort}`
 const market = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
 const other = await server.createMarket({ minOrderSizeMicros: 1 * USDC })
-const clients: PredexGrpcClient[] = []
-t.teardown(async () => {
-  for (const client of clients) client.close()
-  await server.stop()
-})
-
-interface Party {
-  readonly trader: Trader
-  readonly client: PredexGrpcClient
-}
-
-/** A funded trader with its own SDK client; with `shares`, Yes and No shares to sell too. */
-async function party(shares = 0): Promise<Party> {
-  const trader = await server.trader(1_000 * USDC)
-  if (shares > 0) {
-    await server.command({ kind: 'split', address: trader.address, marketId: market.marketId,
-      amountMicros: shares * USDC })
-  }
-  const client = new PredexGrpcClient({ target, signer: { credentials: trader.credentials, address: trader.address } })
-  clients.push(client)
-  return { trader, client }
-}
+const { party, heldMicros, engineState } = sdkParties(server, market)
 
 function limit(who: Party, side: 'BUY' | 'SELL', price: string, size = '10', on: MarketRecord = market): SignedOrder {
   return signLimitOrder(who.trader.wallet, termsOf(on), { tokenId: on.yesTokenId, side, price, size })
-}
-
-async function heldMicros(who: Party): Promise<number> {
-  return (await server.account(who.trader.address)).heldMicros
-}
-
-async function engineState(): Promise<unknown> {
-  return server.predex.context.host.query({ kind: 'stateHash' })
 }
 
 /** Each level as a short text: `kept <id>`, `gone <id> <reason>`, `placed <id>`, `refused <code>`. */

@@ -2,7 +2,9 @@
 // a built checkout skips TypeScript's compiler (about 7 s of the 8-9 s a start took) while a start
 // after an edit or a pull still runs what the sources say. Stale: dist/src/main.js is missing, or
 // older than a .ts file under src, bench, scripts or test/crash, or than the TypeScript configuration.
-// `npm run build` builds whatever the state.
+// The web page (dist/web, scripts/build-web.mjs) has its own staleness: dist/web/index.html is
+// missing, or older than a file under src/web or one of the modules the page imports (src/api/shapes,
+// src/client). `npm run build` builds whatever the state.
 //
 //   node scripts/build.mjs      (exit status: the compiler's, or 0 when nothing was stale)
 import { existsSync, readdirSync, statSync } from 'node:fs'
@@ -14,6 +16,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SOURCE_DIRS = ['src', 'bench', 'scripts', 'test/crash'] // tsconfig.build.json's inputs
 const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json']
 const BUILT = join('dist', 'src', 'main.js')
+const WEB_INPUT_DIRS = [join('src', 'web'), join('src', 'api', 'shapes'), join('src', 'client')]
+const WEB_BUILT = join('dist', 'web', 'index.html')
 
 function newestInputMs(root) {
   let newest = Math.max(...CONFIG_FILES.map((name) => statSync(join(root, name)).mtimeMs))
@@ -31,13 +35,32 @@ export function staleness(root = ROOT) {
   return statSync(join(root, BUILT)).mtimeMs >= newestInputMs(root) ? null : 'a source is newer than dist/'
 }
 
-/** Builds when stale; returns the compiler's exit status (0 when nothing was stale). */
+/** Why the page under `root`/dist/web is stale, or null when it is newer than every file it is built from. */
+export function webStaleness(root = ROOT) {
+  if (!existsSync(join(root, WEB_BUILT))) return 'dist/web is not built yet'
+  let newest = 0
+  for (const dir of WEB_INPUT_DIRS.filter((dir) => existsSync(join(root, dir)))) {
+    for (const name of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })) {
+      const stat = statSync(join(root, dir, name))
+      if (stat.isFile()) newest = Math.max(newest, stat.mtimeMs)
+    }
+  }
+  return statSync(join(root, WEB_BUILT)).mtimeMs >= newest ? null : 'a source of the page is newer than dist/web'
+}
+
+/** Builds what is stale (the server, then the page); returns the first failing exit status, or 0. */
 export function buildIfStale() {
   const why = staleness()
-  if (why === null) return 0
-  process.stderr.write(`build: ${why}; compiling (tsc -p tsconfig.build.json)\n`)
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-  return spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' }).status ?? 1
+  if (why !== null) {
+    process.stderr.write(`build: ${why}; compiling (tsc -p tsconfig.build.json)\n`)
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+    const status = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' }).status
+    if (status !== 0) return status ?? 1
+  }
+  const webWhy = webStaleness()
+  if (webWhy === null) return 0
+  process.stderr.write(`build: ${webWhy}; building the page (scripts/build-web.mjs)\n`)
+  return spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-web.mjs')], { cwd: ROOT, stdio: 'inherit' }).status ?? 1
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = buildIfStale()

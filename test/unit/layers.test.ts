@@ -3,16 +3,20 @@
  * rulebook holds each rule once. A face (src/api/**) may use the services, the catalogue, the
  * limits, the auth gate and the engine's rulebook and codes (the edge pre-checks with the same
  * functions the engine runs); it may name the engine's and the host's data types, but it never
- * calls the engine, the host or the journal. A service never imports a face.
+ * calls the engine, the host or the journal. A service never imports a face. The web page
+ * (src/web, built for the browser) takes from the server's code only types (the API's shapes)
+ * and the SDK's exact order arithmetic, which are pure: nothing that needs Node or the server.
  */
 import t from 'tap'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 
 const SRC = new URL('../../src/', import.meta.url).pathname
 
 /** Modules of the engine a face may import values from: the rulebook and the codes. */
 const ENGINE_MODULES_FOR_FACES = ['engine/rules.ts', 'engine/codes.ts']
+/** Modules outside src/web the page may import values from: pure arithmetic, no Node. */
+const MODULES_FOR_THE_PAGE = ['client/order-amounts.ts', 'client/decimal.ts']
 
 interface Import {
   readonly target: string
@@ -25,7 +29,8 @@ function importsOf(path: string, source: string): Import[] {
   const imports: Import[] = []
   const pattern = /^(import|export)\s+(type\s+)?[^'"]*?from\s+['"](\.[^'"]+)['"]/gm
   for (const match of source.matchAll(pattern)) {
-    const resolved = resolve(dirname(path), match[3]!).replace(/\.js$/, '.ts')
+    const resolved = resolve(dirname(path), match[3]!).replace(/\.js$/, '.ts').replace(/\.ts$/,
+      (ts) => existsSync(resolve(dirname(path), match[3]!).replace(/\.js$/, '.tsx')) ? '.tsx' : ts)
     const line = source.slice(0, match.index).split('\n').length
     imports.push({ target: relative(SRC, resolved), typeOnly: match[2] !== undefined, line })
   }
@@ -46,13 +51,17 @@ export function violationsOf(file: string, source: string): string[] {
       }
     }
     if (layer === 'service' && target.startsWith('api/')) violations.push(`${where}: a service never imports a face`)
+    if (layer === 'web' && !target.startsWith('web/')) {
+      const allowed = typeOnly ? target.startsWith('api/shapes/') : MODULES_FOR_THE_PAGE.includes(target)
+      if (!allowed) violations.push(`${where}: the page takes only the API's shapes (types) and the SDK's arithmetic`)
+    }
   }
   return violations
 }
 
 function sourcesUnder(dir: string): string[] {
   return readdirSync(join(SRC, dir), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.ts')).map((name) => join(dir, name))
+    .filter((name) => name.endsWith('.ts') || name.endsWith('.tsx')).map((name) => join(dir, name))
 }
 
 t.test('the checker catches each kind of crossing', (t) => {
@@ -76,5 +85,20 @@ t.test('faces translate and services hold the use cases', (t) => {
   t.ok(files.length > 20, `read ${files.length} files of src/api and src/service`)
   const violations = files.flatMap((file) => violationsOf(file, readFileSync(join(SRC, file), 'utf8')))
   t.same(violations, [], 'no face calls the engine, the host or the journal; no service imports a face')
+  t.end()
+})
+
+t.test('the page imports only the API\'s types and the SDK\'s pure arithmetic', (t) => {
+  t.same(violationsOf('web/x.ts', "import { PredexClient } from '../client/predex-client.js'").length, 1, 'the SDK client')
+  t.same(violationsOf('web/x.ts', "import { CATALOGUE } from '../errors.js'").length, 1, 'a server module')
+  t.same(violationsOf('web/x.ts', "import { VERSION } from '../api/shapes/x.js'").length, 1, 'a shape as a value')
+  t.same(violationsOf('web/x.ts', [
+    "import type { NativeMarket } from '../api/shapes/market.js'",
+    "import { limitOrderAmounts } from '../client/order-amounts.js'",
+    "import { MarketFeed } from './market-feed.js'",
+  ].join('\n')), [], 'shapes as types, the arithmetic and its own modules')
+  const files = sourcesUnder('web')
+  t.ok(files.length > 5, `read ${files.length} files of src/web`)
+  t.same(files.flatMap((file) => violationsOf(file, readFileSync(join(SRC, file), 'utf8'))), [])
   t.end()
 })

@@ -19,7 +19,7 @@ export class ApiError extends Error {
 /** An answer's body, or ApiError for any status outside 2xx (a body that is not JSON included). */
 async function parsed<T>(response: Response): Promise<T> {
   const text = await response.text()
-  let body: unknown = null
+  let body: unknown
   try {
     body = text === '' ? null : JSON.parse(text)
   } catch {

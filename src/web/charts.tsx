@@ -1,7 +1,8 @@
 /**
  * The two charts, drawn by lightweight-charts (bundled from npm, no CDN): candles from
  * GET /ticks/:symbol, and the portfolio's value over its history. Each container says how many
- * points it drew (`data-points`), which the browser tests read.
+ * points it drew (`data-points`), which the browser tests read; a caption says in words what a
+ * screen reader cannot see (the chart holds the library's attribution link, so it is no image).
  */
 import { useEffect, useRef } from 'preact/hooks'
 import { CandlestickSeries, ColorType, createChart, LineSeries, type IChartApi, type UTCTimestamp }
@@ -42,7 +43,8 @@ export function CandlesChart({ candles, label }: { candles: readonly CandlePoint
       wickUpColor: '#0a7d32', wickDownColor: '#b42318' })
     series.setData(candles.map((c) => ({ ...c, time: c.time as UTCTimestamp })))
   }, [candles])
-  return <div class="chart" ref={box} data-testid="candles" data-points={candles.length} role="img" aria-label={label} />
+  return <figure><div class="chart" ref={box} data-testid="candles" data-points={candles.length} />
+    <figcaption>{label}</figcaption></figure>
 }
 
 export function LineChart({ points, label, testId }: { points: readonly LinePoint[]; label: string; testId: string }) {
@@ -50,5 +52,6 @@ export function LineChart({ points, label, testId }: { points: readonly LinePoin
     const series = chart.addSeries(LineSeries, { color: '#1d4ed8', lineWidth: 2 })
     series.setData(points.map((p) => ({ ...p, time: p.time as UTCTimestamp })))
   }, [points])
-  return <div class="chart" ref={box} data-testid={testId} data-points={points.length} role="img" aria-label={label} />
+  return <figure><div class="chart" ref={box} data-testid={testId} data-points={points.length} />
+    <figcaption>{label}</figcaption></figure>
 }

@@ -11,7 +11,7 @@ import { unifiedLevels, type BookState, type UnifiedLevel } from './book-state.j
 import { CandlesChart, type CandlePoint } from './charts.js'
 import { ErrorNotice } from './error-notice.js'
 import { MarketFeed } from './market-feed.js'
-import { decimal, fixed, micros, plotted } from './micros.js'
+import { decimal, fixed, micros, placesOf, plotted } from './micros.js'
 import { OrderTicketForm } from './order-ticket.js'
 import { useSession } from './session.js'
 
@@ -43,7 +43,8 @@ function levelsOf(feed: MarketFeed, market: NativeMarket, view: BookView, side: 
   return own.levels(side).map((level) => ({ ...level, impliedMicros: 0n }))
 }
 
-function BookSide({ levels, side }: { levels: readonly UnifiedLevel[]; side: 'bids' | 'asks' }) {
+function BookSide({ levels, side, places }: { levels: readonly UnifiedLevel[]; side: 'bids' | 'asks';
+  places: number }) {
   const top = levels.slice(0, LEVELS_SHOWN)
   let total = 0n
   const rows = top.map((level) => ({ level, cumulative: (total += level.sizeMicros) }))
@@ -55,7 +56,7 @@ function BookSide({ levels, side }: { levels: readonly UnifiedLevel[]; side: 'bi
       {ordered.map(({ level, cumulative }) => (
         <tr key={String(level.priceMicros)} data-testid={testId} data-price={decimal(level.priceMicros)}
           style={{ '--depth': `${Number(cumulative * 100n / max)}%` }}>
-          <td class="num price">{decimal(level.priceMicros)}</td>
+          <td class="num price">{fixed(level.priceMicros, places)}</td>
           <td class="num">{fixed(level.sizeMicros, 2)}</td>
           <td class="num implied">{level.impliedMicros === 0n ? '' : fixed(level.impliedMicros, 2)}</td>
         </tr>
@@ -71,6 +72,9 @@ function Book({ feed, market }: { feed: MarketFeed; market: NativeMarket }) {
   useEffect(() => feed.listen(() => setTick((n) => n + 1)), [feed])
   const yes = feed.books.get(market.yes_token_id)!
   const no = feed.books.get(market.no_token_id)!
+  const asks = levelsOf(feed, market, view, 'asks')
+  const bids = levelsOf(feed, market, view, 'bids')
+  const places = placesOf(market.tick_size)
   return (
     <section class="book" aria-labelledby="book-title">
       <h2 id="book-title">Order book</h2>
@@ -84,9 +88,12 @@ function Book({ feed, market }: { feed: MarketFeed; market: NativeMarket }) {
         {feed.resyncs > 0 && <span data-testid="resyncs"> · resynced {feed.resyncs}× after a gap</span>}
       </p>
       <table>
-        <thead><tr><th scope="col">Price</th><th scope="col">Shares</th><th scope="col">Implied</th></tr></thead>
-        <BookSide levels={levelsOf(feed, market, view, 'asks')} side="asks" />
-        <BookSide levels={levelsOf(feed, market, view, 'bids')} side="bids" />
+        <thead><tr><th scope="col" class="num">Price</th><th scope="col" class="num">Shares</th>
+          <th scope="col" class="num">of it implied</th></tr></thead>
+        <BookSide levels={asks} side="asks" places={places} />
+        <tbody class="spread"><tr><td colSpan={3}>{asks.length > 0 && bids.length > 0
+          ? `spread ${fixed(asks[0]!.priceMicros - bids[0]!.priceMicros, places)}` : 'one side empty'}</td></tr></tbody>
+        <BookSide levels={bids} side="bids" places={places} />
       </table>
     </section>
   )
@@ -107,14 +114,14 @@ function Trades({ feed, market }: { feed: MarketFeed; market: NativeMarket }) {
       <ErrorNotice error={error} />
       <table class="trades">
         <thead><tr><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Side</th>
-          <th scope="col">Price</th><th scope="col">Shares</th></tr></thead>
+          <th scope="col" class="num">Price</th><th scope="col" class="num">Shares</th></tr></thead>
         <tbody>
           {trades.map((t) => (
             <tr key={t.transaction_hash + t.market.asset_id + t.size} data-testid="trade-row">
               <td>{new Date(Number(t.timestamp) * 1000).toLocaleTimeString()}</td>
               <td>{t.outcome}</td>
               <td class={t.side === 'BUY' ? 'buy' : 'sell'}>{t.side}</td>
-              <td class="num">{t.price}</td>
+              <td class="num">{fixed(micros(t.price), placesOf(market.tick_size))}</td>
               <td class="num">{fixed(micros(t.size), 2)}</td>
             </tr>
           ))}

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { NativeMarket } from '../api/shapes/market.js'
 import { get } from './api.js'
 import { ErrorNotice } from './error-notice.js'
-import { decimal, fixed, micros } from './micros.js'
+import { fixed, micros, placesOf } from './micros.js'
 
 const REFRESH_MS = 5_000
 /** GET /markets pages at most 500 a page; the page reads the first page, the newest markets. */
@@ -14,11 +14,11 @@ const MARKETS_PAGE_SIZE = 500
 
 function spreadOf(market: NativeMarket): string {
   if (market.best_bid === null || market.best_ask === null) return '–'
-  return decimal(micros(market.best_ask) - micros(market.best_bid))
+  return fixed(micros(market.best_ask) - micros(market.best_bid), placesOf(market.tick_size))
 }
 
-function priceText(price: string | null): string {
-  return price === null ? '–' : price
+function priceText(price: string | null, market: NativeMarket): string {
+  return price === null ? '–' : fixed(micros(price), placesOf(market.tick_size))
 }
 
 export function MarketsPage() {
@@ -47,16 +47,17 @@ export function MarketsPage() {
       <ErrorNotice error={error} />
       {markets === null && error === null && <p>Loading…</p>}
       <table class="markets">
-        <thead><tr><th scope="col">Market</th><th scope="col">Status</th><th scope="col">Last (Yes)</th>
-          <th scope="col">Bid</th><th scope="col">Ask</th><th scope="col">Spread</th><th scope="col">Volume (USDC)</th></tr></thead>
+        <thead><tr><th scope="col">Market</th><th scope="col">Status</th><th scope="col" class="num">Last (Yes)</th>
+          <th scope="col" class="num">Bid</th><th scope="col" class="num">Ask</th><th scope="col" class="num">Spread</th>
+          <th scope="col" class="num">Volume (USDC)</th></tr></thead>
         <tbody>
           {shown.map((m) => (
             <tr key={m.id} data-testid="market-row" data-slug={m.slug}>
               <th scope="row"><a href={`#/market/${m.slug}`}>{m.question}</a></th>
               <td>{m.status}</td>
-              <td class="num">{priceText(m.last_trade_price)}</td>
-              <td class="num">{priceText(m.best_bid)}</td>
-              <td class="num">{priceText(m.best_ask)}</td>
+              <td class="num">{priceText(m.last_trade_price, m)}</td>
+              <td class="num">{priceText(m.best_bid, m)}</td>
+              <td class="num">{priceText(m.best_ask, m)}</td>
               <td class="num">{spreadOf(m)}</td>
               <td class="num">{fixed(micros(m.volume), 2)}</td>
             </tr>

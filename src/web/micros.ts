@@ -40,3 +40,11 @@ export const ONE = SCALE
 export function plotted(value: bigint): number {
   return Number(value) / 1e6
 }
+
+/** The decimals of a tick size ("0.01" -> 2): prices of its market are shown with as many. */
+export function placesOf(tickSize: string): number {
+  return tickSize.includes('.') ? tickSize.length - tickSize.indexOf('.') - 1 : 0
+}
+
+/** An unlimited approval (the relay's max uint256, capped by the server) reads as what it means. */
+export const UNLIMITED_USDC_MICROS = 10n ** 15n

@@ -12,7 +12,7 @@ import type { WalletStatus } from '../api/shapes/testnet.js'
 import { get, send } from './api.js'
 import { LineChart } from './charts.js'
 import { ErrorNotice } from './error-notice.js'
-import { fixed, micros, plotted } from './micros.js'
+import { fixed, micros, plotted, UNLIMITED_USDC_MICROS } from './micros.js'
 import { portfolioValues } from './portfolio.js'
 import { authed, CHAIN_ID, createWallet, ensureCredentials, removeWallet, useSession } from './session.js'
 import { signedApprove } from './wallet.js'
@@ -125,7 +125,8 @@ function WalletData({ data, cancel, points }: { data: WalletData; cancel: (id: s
     <div>
       <h2>Balances</h2>
       <table>
-        <thead><tr><th scope="col">Asset</th><th scope="col">Balance</th><th scope="col">Held by orders</th></tr></thead>
+        <thead><tr><th scope="col">Asset</th><th scope="col" class="num">Balance</th>
+          <th scope="col" class="num">Held by orders</th></tr></thead>
         <tbody>
           <tr data-testid="balance-usdc"><th scope="row">USDC</th><td class="num">{fixed(micros(balances.usdc), 2)}</td>
             <td class="num">{fixed(micros(balances.usdc_held), 2)}</td></tr>
@@ -135,11 +136,13 @@ function WalletData({ data, cancel, points }: { data: WalletData; cancel: (id: s
           ))}
         </tbody>
       </table>
-      <p>Allowance: {status.allowance} USDC · available for orders: {status.available_usdc} USDC</p>
+      <p>Exchange allowance: {micros(status.allowance) >= UNLIMITED_USDC_MICROS ? 'unlimited'
+        : `${status.allowance} USDC`} · available for new orders: {fixed(micros(status.available_usdc), 2)} USDC</p>
       <h2>Open orders</h2>
       <table>
-        <thead><tr><th scope="col">Outcome</th><th scope="col">Side</th><th scope="col">Price</th>
-          <th scope="col">Shares</th><th scope="col">Filled</th><th scope="col">Ahead</th><th scope="col">Cancel</th></tr></thead>
+        <thead><tr><th scope="col">Outcome</th><th scope="col">Side</th><th scope="col" class="num">Price</th>
+          <th scope="col" class="num">Shares</th><th scope="col" class="num">Filled</th>
+          <th scope="col" class="num">Shares ahead</th><th scope="col">Cancel</th></tr></thead>
         <tbody>
           {data.orders.map((o) => (
             <tr key={o.id} data-testid="open-order" data-order-id={o.id}>
@@ -156,7 +159,7 @@ function WalletData({ data, cancel, points }: { data: WalletData; cancel: (id: s
       <h2>Trades</h2>
       <table>
         <thead><tr><th scope="col">Time</th><th scope="col">Role</th><th scope="col">Side</th><th scope="col">Outcome</th>
-          <th scope="col">Price</th><th scope="col">Shares</th></tr></thead>
+          <th scope="col" class="num">Price</th><th scope="col" class="num">Shares</th></tr></thead>
         <tbody>
           {data.trades.map((t) => (
             <tr key={`${t.id}-${t.trader_side}`} data-testid="wallet-trade">

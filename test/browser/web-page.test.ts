@@ -141,7 +141,26 @@ t.test('the markets list loads, with prices and volume, and searches', async (t)
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="market-row"]').length === 1)
   t.equal(await rows.first().getAttribute('data-slug'), 'demo-coin-lands-heads', 'the search keeps the matching market')
   await page.getByTestId('market-search').fill('')
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="market-row"]').length >= 3)
   await finish(t, page, watch, 'markets')
+})
+
+t.test('the keyboard alone reaches a market from the list and opens it', async (t) => {
+  const { page, watch } = await openPage('/')
+  await page.getByTestId('market-row').first().waitFor()
+  let tabs = 0
+  while (tabs < 10 && !await page.evaluate(() => /^#\/market\//.test(
+    (document as unknown as { activeElement: { getAttribute(name: string): string | null } | null })
+      .activeElement?.getAttribute('href') ?? ''))) {
+    await page.keyboard.press('Tab')
+    tabs++
+  }
+  t.ok(tabs < 10, `a market's link is focused after ${tabs} presses of Tab`)
+  await page.keyboard.press('Enter')
+  await page.getByTestId('place-order').or(page.getByText('make a test wallet')).waitFor()
+  t.match(page.url(), /#\/market\/demo-/, 'Enter opened the market')
+  await page.context().close()
+  t.same(watch.problems, [])
 })
 
 t.test('an order placed by the SDK appears in the page\'s book within a second, without a reload', async (t) => {
@@ -167,6 +186,45 @@ t.test('an order placed by the SDK appears in the page\'s book within a second, 
   await page.locator(`[data-testid="book-bid"][data-price="${price}"]`).waitFor({ state: 'detached', timeout: 5_000 })
   t.pass('the cancel took the level away')
   await finish(t, page, watch, 'market')
+})
+
+t.test('a lost market-channel message is a gap: the page resyncs, says so, and shows the true book', async (t) => {
+  const sdk = await sdkTrader()
+  const market = await sdk.market('demo-coin-lands-heads')
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()) })
+  // Between the page and the server: forward everything, but drop the first price_change after `dropNext`.
+  let dropNext = false
+  let dropped = 0
+  await page.routeWebSocket(/\/ws\/market$/, (socket) => {
+    const server = socket.connectToServer()
+    server.onMessage((message) => {
+      if (dropNext && typeof message === 'string' && message.includes('"event_type":"price_change"')) {
+        dropNext = false
+        dropped++
+        return
+      }
+      socket.send(message)
+    })
+  })
+  await page.goto(`${base}/#/market/demo-coin-lands-heads`)
+  await page.waitForSelector('[data-testid="feed-status"][data-status="live"]')
+  t.equal(await page.getByTestId('resyncs').count(), 0, 'no resync before')
+  dropNext = true
+  const first = await sdk.placeLimitOrder({ tokenId: market.yes_token_id, side: 'BUY', price: '0.05', size: '11' })
+  const second = await sdk.placeLimitOrder({ tokenId: market.yes_token_id, side: 'BUY', price: '0.06', size: '12' })
+  await page.getByTestId('resyncs').waitFor({ timeout: 5_000 })
+  t.equal(dropped, 1, 'one price_change was lost on the way')
+  t.match(await page.getByTestId('resyncs').innerText(), /resynced 1×/, 'the page says it resynced')
+  await page.locator('[data-testid="book-bid"][data-price="0.05"]').waitFor({ timeout: 5_000 })
+  await page.locator('[data-testid="book-bid"][data-price="0.06"]').waitFor({ timeout: 5_000 })
+  t.pass('after the fresh snapshot the book has both orders, the one whose change was lost included')
+  await page.waitForSelector('[data-testid="feed-status"][data-status="live"]')
+  await sdk.cancelOrders([first.orderID, second.orderID])
+  t.same(problems, [], 'no console error')
+  await context.close()
 })
 
 t.test('after a trade the candles chart draws, and the trade is in the recent trades', async (t) => {

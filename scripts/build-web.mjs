@@ -1,9 +1,12 @@
-// The web page's build (issue 33): Vite bundles src/web into dist/web, then every text file gets
+// The web page's build (issue 33): TypeScript checks src/web first (the page reads the server's
+// body types from src/api/shapes, so a shape the page no longer matches fails the build, not the
+// page), then Vite bundles src/web into dist/web, then every text file gets
 // a gzip and a brotli twin beside it (the server sends the one a browser accepts, compressed
 // once here rather than on every request), and the JavaScript budget is checked: the page's
 // scripts, gzipped, stay under WEB_JS_GZIP_BYTES_MAX or the build fails.
 //
 //   node scripts/build-web.mjs          (exit status 0, or 1 with the reason on stderr)
+import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -35,7 +38,15 @@ function precompress(dir) {
   return scriptGzipBytes
 }
 
+/** tsc over src/web (its own tsconfig: the DOM, Preact's JSX); throws with the compiler's output. */
+function typecheck() {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+  const result = spawnSync(process.execPath, [tsc, '--noEmit', '-p', WEB_SOURCE], { cwd: ROOT, encoding: 'utf8' })
+  if (result.status !== 0) throw new Error(`the page does not type-check:\n${result.stdout}${result.stderr}`)
+}
+
 export async function buildWeb() {
+  typecheck()
   const { build } = await import('vite')
   rmSync(WEB_OUT, { recursive: true, force: true })
   await build({

@@ -20,6 +20,8 @@ import { signedApprove } from './wallet.js'
 const REFRESH_MS = 2_000
 
 interface WalletData {
+  /** Market UUID -> its question, for the rows that name a market. */
+  readonly questions: ReadonlyMap<string, string>
   readonly status: WalletStatus
   readonly balances: UserBalances
   readonly orders: readonly NativeOrder[]
@@ -28,14 +30,16 @@ interface WalletData {
 }
 
 async function loadData(address: string): Promise<WalletData> {
-  const [status, balances, orders, trades, history] = await Promise.all([
+  const [markets, status, balances, orders, trades, history] = await Promise.all([
+    get('GET /markets', '/markets?limit=500'),
     get('GET /wallet-status', `/wallet-status?address=${address}`),
     get('GET /users/:address/balances', `/users/${address}/balances`),
     authed('GET /data/orders', 'GET', '/data/orders'),
     get('GET /users/:address/trades', `/users/${address}/trades?limit=50`),
     get('GET /users/:address/portfolio-history', `/users/${address}/portfolio-history?limit=500`),
   ])
-  return { status, balances, orders: orders.data, trades: trades.data, milestones: history.milestones }
+  return { questions: new Map(markets.data.map((m) => [m.id, m.question])), status, balances, orders: orders.data,
+    trades: trades.data, milestones: history.milestones }
 }
 
 function NoWallet() {
@@ -118,6 +122,11 @@ export function WalletPage() {
   )
 }
 
+function MarketLink({ id, data }: { id: string | null; data: WalletData }) {
+  if (id === null) return <span>unknown market</span>
+  return <a href={`#/market/${id}`}>{data.questions.get(id) ?? id}</a>
+}
+
 function WalletData({ data, cancel, points }: { data: WalletData; cancel: (id: string) => () => Promise<void>;
   points: readonly { time: number; value: number }[] }) {
   const { status, balances } = data
@@ -131,8 +140,8 @@ function WalletData({ data, cancel, points }: { data: WalletData; cancel: (id: s
           <tr data-testid="balance-usdc"><th scope="row">USDC</th><td class="num">{fixed(micros(balances.usdc), 2)}</td>
             <td class="num">{fixed(micros(balances.usdc_held), 2)}</td></tr>
           {balances.tokens.map((t) => (
-            <tr key={t.token_id}><th scope="row">{t.outcome ?? 'token'} <a href={`#/market/${t.market_id ?? ''}`}>
-              market</a></th><td class="num">{fixed(micros(t.shares), 2)}</td><td class="num">{fixed(micros(t.held), 2)}</td></tr>
+            <tr key={t.token_id}><th scope="row">{t.outcome ?? 'token'} · <MarketLink id={t.market_id} data={data} /></th>
+              <td class="num">{fixed(micros(t.shares), 2)}</td><td class="num">{fixed(micros(t.held), 2)}</td></tr>
           ))}
         </tbody>
       </table>
@@ -140,12 +149,13 @@ function WalletData({ data, cancel, points }: { data: WalletData; cancel: (id: s
         : `${status.allowance} USDC`} · available for new orders: {fixed(micros(status.available_usdc), 2)} USDC</p>
       <h2>Open orders</h2>
       <table>
-        <thead><tr><th scope="col">Outcome</th><th scope="col">Side</th><th scope="col" class="num">Price</th>
-          <th scope="col" class="num">Shares</th><th scope="col" class="num">Filled</th>
+        <thead><tr><th scope="col">Market</th><th scope="col">Outcome</th><th scope="col">Side</th>
+          <th scope="col" class="num">Price</th><th scope="col" class="num">Shares</th><th scope="col" class="num">Filled</th>
           <th scope="col" class="num">Shares ahead</th><th scope="col">Cancel</th></tr></thead>
         <tbody>
           {data.orders.map((o) => (
             <tr key={o.id} data-testid="open-order" data-order-id={o.id}>
+              <td><MarketLink id={o.market} data={data} /></td>
               <td>{o.outcome}</td><td class={o.side === 'BUY' ? 'buy' : 'sell'}>{o.side}</td>
               <td class="num">{o.price}</td><td class="num">{o.original_size}</td><td class="num">{o.size_matched}</td>
               <td class="num">{o.queue_ahead ?? ''}</td>
@@ -158,12 +168,14 @@ function WalletData({ data, cancel, points }: { data: WalletData; cancel: (id: s
       {data.orders.length === 0 && <p>No open orders.</p>}
       <h2>Trades</h2>
       <table>
-        <thead><tr><th scope="col">Time</th><th scope="col">Role</th><th scope="col">Side</th><th scope="col">Outcome</th>
+        <thead><tr><th scope="col">Time</th><th scope="col">Market</th><th scope="col">Role</th><th scope="col">Side</th>
+          <th scope="col">Outcome</th>
           <th scope="col" class="num">Price</th><th scope="col" class="num">Shares</th></tr></thead>
         <tbody>
           {data.trades.map((t) => (
             <tr key={`${t.id}-${t.trader_side}`} data-testid="wallet-trade">
-              <td>{new Date(Number(t.match_time) * 1000).toLocaleTimeString()}</td><td>{t.trader_side}</td>
+              <td>{new Date(Number(t.match_time) * 1000).toLocaleTimeString()}</td>
+              <td><MarketLink id={t.market} data={data} /></td><td>{t.trader_side}</td>
               <td>{t.side}</td><td>{t.outcome}</td><td class="num">{t.price}</td><td class="num">{t.size}</td>
             </tr>
           ))}

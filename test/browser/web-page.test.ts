@@ -282,6 +282,22 @@ t.test('a wallet made in the page gets funds, places an order that rests, sees i
   await order.first().waitFor({ state: 'detached', timeout: 5_000 })
   t.equal(await order.count(), 0, 'no open order after the cancel')
 
+  // A market order from the page: buy Yes for 2 USDC at 0.99 at worst, from the demo's asks.
+  await page.goto(`${base}/#/market/demo-launch-on-schedule`)
+  await ticket.getByLabel('Type').selectOption('market')
+  await ticket.getByLabel('Worst price').fill('0.99')
+  await ticket.getByLabel('USDC to spend').fill('2')
+  await ticket.getByRole('button', { name: /Buy Yes/ }).click()
+  await page.waitForSelector('[data-testid="order-result"][data-status="matched"]', { timeout: 10_000 })
+  t.pass('the market order matched')
+  await page.goto(`${base}/#/wallet`)
+  await page.getByTestId('wallet-trade').first().waitFor({ timeout: 5_000 })
+  t.pass('its trade is in the wallet\'s trades')
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="portfolio-chart"]')
+    ?.getAttribute('data-points') ?? 0) >= 2, undefined, { timeout: 5_000 })
+  t.pass('the portfolio chart has the deposit and the buy')
+  await page.screenshot({ path: join(SCREENSHOTS, 'wallet-after-trade.png'), fullPage: true })
+
   // An API error is shown with its message, code and fix: an order the wallet cannot pay for.
   await page.goto(`${base}/#/market/demo-launch-on-schedule`)
   await ticket.getByLabel('Price').fill('0.5')

@@ -31,6 +31,11 @@ export interface Reply {
   readonly raw?: boolean
   /** The body already serialized as JSON (a cached answer): sent as it is, as application/json. */
   readonly json?: string
+  /**
+   * The body as bytes, sent as they are (a file of the web page, maybe compressed: its headers say
+   * so), instead of `body`, as `contentType` (application/octet-stream unless told). A 304 sends none.
+   */
+  readonly bytes?: Uint8Array
   /** A raw body's media type, when it is not Prometheus text (the /docs page is text/html). */
   readonly contentType?: string
 }

@@ -58,7 +58,8 @@ interface RequestState {
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
-  200: 'OK', 201: 'Created', 302: 'Found', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  200: 'OK', 201: 'Created', 302: 'Found', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized',
+  403: 'Forbidden', 404: 'Not Found',
   405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 414: 'URI Too Long',
   415: 'Unsupported Media Type', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 503: 'Service Unavailable',
@@ -345,22 +346,28 @@ export class RestServer<C> {
     this.options.metrics.observeHttp(route, status, elapsedMs / 1000)
     logReply(this.options.log, this.refusalLines, state, label, status, reply, elapsedMs)
     if (state.aborted) return
-    const body = reply.json ?? (reply.raw === true ? String(reply.body) : JSON.stringify(reply.body))
+    const body = bodyOf(reply)
     res.cork(() => {
       res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`)
-      res.writeHeader('content-type',
-        reply.contentType ?? (reply.raw === true ? 'text/plain; version=0.0.4' : 'application/json'))
+      // A 304 has no body, so no media type: it stands for the 200 the client already holds.
+      if (status !== 304) res.writeHeader('content-type', contentTypeOf(reply))
       res.writeHeader('x-request-id', state.requestId)
       for (const [key, value] of Object.entries(reply.headers ?? {})) res.writeHeader(key, value)
       if (state.budget !== undefined && state.budget !== null) writeBudget(res, state.budget)
+      if (status === 304) {
+        // Without a Content-Length (uWS writes none unless told; the 200's would be the right one).
+        // A 304 is never a refusal, the only replies that close their connection.
+        res.endWithoutBody()
+        return
+      }
       if (closeConnection) {
         res.end(body, true)
         return
       }
-      // The text as it is: uWS writes it as UTF-8 itself, and only a reply that stalls needs its bytes.
+      // Text as it is: uWS writes it as UTF-8 itself, and only a reply that stalls needs its bytes.
       const offsetBefore = res.getWriteOffset()
-      const [, done] = res.tryEnd(body, Buffer.byteLength(body))
-      if (!done) this.stalled(res, state, Buffer.from(body), offsetBefore)
+      const [, done] = res.tryEnd(body, typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
+      if (!done) this.stalled(res, state, bytesOf(body), offsetBefore)
     })
   }
 
@@ -438,6 +445,22 @@ function logReply(log: Log, budget: LogBudget, state: RequestState, route: strin
   if (status >= 500 && status !== 503) log.warn('request failed', fields)
   else if (status >= 400) log.info('request refused', fields)
   else log.debug('request', fields)
+}
+
+/** What a reply sends: its bytes, its cached JSON, its raw text or its body as JSON. */
+function bodyOf(reply: Reply): string | Uint8Array {
+  return reply.bytes ?? reply.json ?? (reply.raw === true ? String(reply.body) : JSON.stringify(reply.body))
+}
+
+function contentTypeOf(reply: Reply): string {
+  if (reply.contentType !== undefined) return reply.contentType
+  if (reply.bytes !== undefined) return 'application/octet-stream'
+  return reply.raw === true ? 'text/plain; version=0.0.4' : 'application/json'
+}
+
+/** A body's bytes, for a reply that stalls: a view of bytes already held, UTF-8 of a text. */
+function bytesOf(body: string | Uint8Array): Buffer {
+  return typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
 }
 
 /** A path parameter, percent-decoded; a broken escape (`%E0%A4%A`) is bad input, not a 500. */

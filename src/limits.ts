@@ -196,6 +196,14 @@ export const REST_HEADERS_BYTES_MAX = 16 * 1024
  */
 export const REST_WRITE_STALL_MS = 10_000
 /**
+ * Bytes of the web page's files (dist/web: every file with its gzip and brotli twins) the REST
+ * server holds in memory to serve them (src/api/rest/web-page.ts). The page is some tens of KiB
+ * (its scripts have a 250 KiB gzipped budget, scripts/build-web.mjs); a tree past this is not a
+ * page build but something else put there, and it is refused (the page is then absent) rather
+ * than kept in the front end's memory for the process's life.
+ */
+export const WEB_PAGE_BYTES_MAX = 16 * 1024 * 1024
+/**
  * Requests one client address may have answered back to back in one event-loop turn. uWS parses
  * every request of a read (up to 512 KiB: some 15 000 small pipelined requests) and runs their
  * handlers one after another before any other client is served: measured, a probe on another

@@ -11,7 +11,7 @@
  * the index of the documents (a browser is sent to /docs); GET /price says which side is which.
  */
 import t from 'tap'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { allRoutes } from '../../src/api/rest/routes.js'
 import { documentPath, surfacesOf } from '../../src/api/rest/openapi.js'
 import { USDC, get, placeLimit, send, startServer } from '../rest-harness.js'
@@ -135,7 +135,8 @@ t.test('every documented operation answers on the live server (not "no such endp
       const body = upper === 'GET' || upper === 'DELETE' ? '' : '{}'
       const answer = await send(server, upper, concrete, body, {})
       const label = `${upper} ${concrete}`
-      t.not(answer.body?.code, 'NOT_FOUND', `${label}: the endpoint exists (${answer.status})`)
+      // GET /assets/x is the catalogue's NOT_FOUND too (no such file of the web page): the server's own words tell.
+      t.notMatch(String(answer.body?.error ?? ''), /^no such endpoint/, `${label}: the endpoint exists (${answer.status})`)
       t.not(answer.body?.code, 'METHOD_NOT_ALLOWED', `${label}: the method is served`)
       t.ok(answer.status < 500, `${label}: no server error (${answer.status})`)
       const route = allRoutes.find((r) => r.method === upper && surfacesOf(r).some((s) => documentPath(r, s) === path))
@@ -195,7 +196,7 @@ t.test('GET /docs: the document as one self-contained, browsable HTML page', asy
   }
 })
 
-t.test('GET /: the documents\' index; a browser is sent to /docs', async (t) => {
+t.test('GET /: the documents\' index; a browser gets the web page, or is sent to /docs without one', async (t) => {
   const index = { name: 'Predex', version: PACKAGE_VERSION, docs: '/docs', openapi: '/openapi.json',
     asyncapi: '/asyncapi.json', compat: '/compat' }
   for (const accept of [{}, { accept: 'application/json' }, { accept: '*/*' }] as Record<string, string>[]) {
@@ -204,18 +205,30 @@ t.test('GET /: the documents\' index; a browser is sent to /docs', async (t) => 
     t.same(answer.body, index)
     t.equal(answer.headers.get('vary'), 'accept', 'a cache keeps the two answers apart')
   }
+  t.equal((await get(server, '/compat/')).body, 'OK', 'Polymarket\'s liveness under /compat is unchanged')
   const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
   const response = await fetch(`${server.base}/`, { headers: { accept: browser }, redirect: 'manual' })
-  t.equal(response.status, 302, 'a browser')
+  const validator = new ResponseValidator(doc)
+  t.ok(doc.paths['/'].get.responses['302'].headers.Location, 'GET / documents its redirect')
+  t.ok(doc.paths['/'].get.responses['200'].content['text/html'], 'and the page a browser gets instead')
+  // Which a browser gets depends on dist/web, which npm test builds: the page itself is
+  // test/contract/web-page.test.ts's, its absence test/unit/api/web-page.test.ts's.
+  if (existsSync(new URL('../../dist/web/index.html', import.meta.url))) {
+    t.equal(response.status, 200, 'a browser: the web page (dist/web is built)')
+    const page = await response.text()
+    t.match(page, /^<!doctype html>/i)
+    t.equal(validator.mismatch({ method: 'GET', path: '/', status: 200,
+      contentType: response.headers.get('content-type'), body: page }), null, 'the page fits the document')
+    return
+  }
+  t.equal(response.status, 302, 'a browser, the web page not built')
   t.equal(response.headers.get('location'), '/docs')
   const body = await response.json()
   t.same(body, index, 'the same body')
-  t.equal(new ResponseValidator(doc).mismatch({ method: 'GET', path: '/', status: 302,
+  t.equal(validator.mismatch({ method: 'GET', path: '/', status: 302,
     contentType: response.headers.get('content-type'), body }), null, 'the 302 fits the document')
-  t.ok(doc.paths['/'].get.responses['302'].headers.Location, 'GET / documents its redirect')
   t.equal((await fetch(`${server.base}/`, { headers: { accept: browser } })).url, `${server.base}/docs`,
     'followed: the page')
-  t.equal((await get(server, '/compat/')).body, 'OK', 'Polymarket\'s liveness under /compat is unchanged')
 })
 
 t.test('GET /price: side=buy answers the best bid, side=sell the best ask, and the document says so', async (t) => {

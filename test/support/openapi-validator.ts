@@ -59,6 +59,13 @@ export function localizedRefs(schema: unknown, target: string): unknown {
       ? value.replace('#/components/schemas/', target) : localizedRefs(value, target)]))
 }
 
+/** Whether a content-type is of a documented media type or range (`text/*`; any type, a file of the web page). */
+function mediaMatches(range: string, contentType: string | null): boolean {
+  if (contentType === null) return false
+  if (range === '*/*') return true
+  return range.endsWith('/*') ? contentType.startsWith(range.slice(0, -1)) : contentType.startsWith(range)
+}
+
 const localized = (schema: unknown): unknown => localizedRefs(schema, `${COMPONENTS_ID}#/$defs/`)
 
 export class ResponseValidator {
@@ -104,12 +111,18 @@ export class ResponseValidator {
     const key = operation !== null && isJson(operation.responses[String(answer.status)])
       ? String(answer.status) : 'default'
     const response = operation?.responses[key]
+    // A status documented without content (a 304) answers no body.
+    if (isJson(response) && response.content === undefined && key !== 'default') {
+      return answer.body === null ? null : `${label} ${answer.status}: documented without a body, answered one`
+    }
     const content = isJson(response) && isJson(response.content) ? response.content : null
-    const media = content === null ? 'application/json' : Object.keys(content)[0]!
+    // The documented media type the answer has (GET / may answer JSON or a browser's page), else the first.
+    const media = content === null ? 'application/json'
+      : Object.keys(content).find((range) => mediaMatches(range, answer.contentType)) ?? Object.keys(content)[0]!
     const entry = content?.[media]
     const schema = operation === null ? this.errorSchema : isJson(entry) ? entry.schema : undefined
     if (schema === undefined) return `${label}: status ${answer.status} has no schema in the document`
-    if (answer.contentType === null || !answer.contentType.startsWith(media)) {
+    if (!mediaMatches(media, answer.contentType)) {
       return `${label} ${answer.status}: content-type ${answer.contentType}, documented ${media}`
     }
     const validate = this.validatorOf(`${label} ${key}`, schema)

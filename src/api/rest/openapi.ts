@@ -32,7 +32,7 @@ export const COMPAT_TAG = 'compat'
 
 /** The tags in the order /docs shows them, with what each groups. */
 const TAGS: readonly Record<string, string>[] = [
-  { name: 'health', description: 'Liveness, readiness, metrics, the server clock, and these documents.' },
+  { name: 'health', description: 'Liveness, readiness, metrics, the server clock, these documents and the web page.' },
   { name: 'markets', description: 'Markets and their listing.' },
   { name: 'market-data', description: 'Books, prices, midpoints, spreads, last trades, candles.' },
   { name: 'auth', description: 'API credentials: created or derived with L1, listed and revoked with L2.' },
@@ -108,13 +108,25 @@ function rateLimitedText<C>(route: Route<C>): string {
   return `RATE_LIMITED: past the budget${budget}; wait Retry-After seconds`
 }
 
-function responsesOf<C>(route: Route<C>, schema: JsonSchema): Record<string, unknown> {
+/** The success answer: its media type, and the HTML page a browser may get instead, when the route has one. */
+function successOf<C>(route: Route<C>, schema: JsonSchema): { description: string; content: Record<string, unknown> } {
   const media = route.openapi.mediaType ?? 'application/json'
-  const success = { description: answerDescription(route, schema), content: { [media]: { schema } } }
+  const { html } = route.openapi
+  const description = answerDescription(route, schema)
+  if (html === undefined) return { description, content: { [media]: { schema } } }
+  return { description: `${description}; or text/html: ${html}`,
+    content: { [media]: { schema }, 'text/html': { schema: { type: 'string' } } } }
+}
+
+function responsesOf<C>(route: Route<C>, schema: JsonSchema): Record<string, unknown> {
+  const success = successOf(route, schema)
   return {
     [route.openapi.status ?? 200]: success,
-    ...(route.openapi.redirect === undefined ? {} : { 302: { ...success, description: route.openapi.redirect,
+    ...(route.openapi.redirect === undefined ? {} : { 302: { description: route.openapi.redirect,
+      content: { [route.openapi.mediaType ?? 'application/json']: { schema } },
       headers: { Location: { schema: { type: 'string' }, description: 'where to go' } } } }),
+    ...(route.openapi.notModified === undefined ? {} : { 304: { description: 'If-None-Match names the answer\'s ETag: '
+      + 'the copy the client holds is current; no body' } }),
     ...(route.auth === 'none' ? {} : { 401: { description: 'authentication failed', content: errorContent() } }),
     429: {
       description: rateLimitedText(route),

@@ -70,8 +70,15 @@ export interface OpenApiInfo {
   readonly status?: 201
   /** When the route may answer 302 instead (Location names where), in words. */
   readonly redirect?: string
-  /** The answer's media type, when not application/json (it is then sent raw). */
-  readonly mediaType?: 'text/plain' | 'text/html'
+  /**
+   * The answer's media type, when not application/json (it is then sent raw); the range of every
+   * type for a file whose type its name decides (the web page's assets: JavaScript, CSS, source maps).
+   */
+  readonly mediaType?: 'text/plain' | 'text/html' | '*/*'
+  /** When the route may answer an HTML page instead (a browser's Accept), in words: a second media type of its 200. */
+  readonly html?: string
+  /** Its answers carry an ETag, and a request whose If-None-Match names it gets 304 without a body. */
+  readonly notModified?: true
 }
 
 export interface Route<C> {

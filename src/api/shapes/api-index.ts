@@ -1,6 +1,7 @@
 /**
- * GET /: where to start. A browser (Accept with text/html) is redirected to /docs; any other
- * client gets this, the paths of the documents and of Polymarket's surface.
+ * GET /: where to start. A browser (Accept with text/html) gets the web page instead (or is
+ * redirected to /docs when the page is not built); any other client gets this, the paths of the
+ * documents and of Polymarket's surface.
  */
 
 export type ApiIndex = {

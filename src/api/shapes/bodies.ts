@@ -66,8 +66,10 @@ export type NativeBodies = SharedBodies & PolymarketSharedBodies & PolymarketNat
   'GET /docs': string
   /** The AsyncAPI 3.0 document of the WebSocket channels (src/api/rest/asyncapi.ts). */
   'GET /asyncapi.json': { readonly asyncapi: '3.0.0'; readonly [field: string]: unknown }
-  /** Where the documents are (a browser is redirected to /docs instead: 302). */
+  /** Where the documents are (a browser gets the web page instead, text/html; a 302 to /docs when it is not built). */
   'GET /': ApiIndex
+  /** A file of the web page (dist/web/assets: JavaScript, CSS, a source map), its media type by its name. */
+  'GET /assets/:file': string
   'GET /markets': Page<NativeMarket>
   'GET /markets/upcoming': readonly NativeMarket[]
   'GET /markets/resolving': readonly NativeMarket[]

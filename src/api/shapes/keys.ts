@@ -169,7 +169,7 @@ export const NATIVE_ROUTES: readonly NativeRoute[] = routeList<NativeRoute>({
   'DELETE /order': true, 'DELETE /orders': true, 'DELETE /cancel-all': true, 'DELETE /cancel-market-orders': true,
   'GET /data/trades': true, 'GET /balance-allowance': true, 'GET /health': true, 'GET /ready': true,
   'GET /metrics': true, 'GET /openapi.json': true, 'GET /docs': true, 'GET /asyncapi.json': true, 'GET /': true,
-  'GET /markets': true,
+  'GET /assets/:file': true, 'GET /markets': true,
   'GET /markets/upcoming': true,
   'GET /markets/resolving': true, 'GET /markets/:id': true, 'GET /book/unified': true, 'GET /ticks/:symbol': true,
   'POST /orders': true, 'GET /data/order/:id': true, 'GET /data/orders': true, 'GET /orders': true,

@@ -57,6 +57,7 @@ const SDK_EXCLUDED: Readonly<Record<string, string>> = {
   'GET /docs': 'an HTML page for a browser; the document it shows is openApi() (GET /openapi.json)',
   'GET /': 'an index of the documents\' paths for a person or a browser (redirected to /docs); the SDK knows them',
   'GET /asyncapi.json': 'describes the WebSocket channels, which the SDK does not speak (it has no WebSocket client)',
+  'GET /assets/:file': 'the web page\'s scripts and styles, which a browser loads as index.html names them; no data',
 }
 
 /**

@@ -78,7 +78,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "compat"
     ],
     "additionalProperties": false,
-    "description": "GET /: where to start. A browser (Accept with text/html) is redirected to /docs; any other client gets this, the paths of the documents and of Polymarket's surface."
+    "description": "GET /: where to start. A browser (Accept with text/html) gets the web page instead (or is redirected to /docs when the page is not built); any other client gets this, the paths of the documents and of Polymarket's surface."
   },
   "ApiKeyDeleted": {
     "type": "object",
@@ -5349,7 +5349,11 @@ export const RESPONSE_SCHEMAS: Readonly<Record<NativeRoute, JsonSchema>> = {
   },
   "GET /": {
     "$ref": "#/components/schemas/ApiIndex",
-    "description": "Where the documents are (a browser is redirected to /docs instead: 302)."
+    "description": "Where the documents are (a browser gets the web page instead, text/html; a 302 to /docs when it is not built)."
+  },
+  "GET /assets/:file": {
+    "type": "string",
+    "description": "A file of the web page (dist/web/assets: JavaScript, CSS, a source map), its media type by its name."
   },
   "GET /markets": {
     "$ref": "#/components/schemas/Page_NativeMarket"

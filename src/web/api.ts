@@ -48,5 +48,6 @@ export async function getCompat<R extends CompatRoute>(_route: R, path: string):
 /** A request with a JSON body that is sent as exactly `body` (the L2 signature covers these bytes). */
 export async function send<R extends NativeRoute>(_route: R, method: 'POST' | 'DELETE', path: string, body: string,
   headers: Record<string, string> = {}): Promise<Body<R>> {
-  return parsed<Body<R>>(await fetch(path, { method, body, headers: { 'content-type': 'application/json', ...headers } }))
+  const init = { method, body, headers: { 'content-type': 'application/json', ...headers } }
+  return parsed<Body<R>>(await fetch(path, init))
 }

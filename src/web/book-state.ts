@@ -47,7 +47,7 @@ export class BookState {
   levels(side: 'bids' | 'asks'): Level[] {
     const book = side === 'bids' ? this.bids : this.asks
     const levels = [...book].map(([priceMicros, sizeMicros]) => ({ priceMicros, sizeMicros }))
-    return levels.sort((a, b) => side === 'bids' ? cmp(b.priceMicros, a.priceMicros) : cmp(a.priceMicros, b.priceMicros))
+    return levels.sort(bestFirst(side))
   }
 
   private snapshot(book: WsBook): Verdict {
@@ -75,6 +75,11 @@ function cmp(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+/** Bids by falling price, asks by rising price. */
+function bestFirst(side: 'bids' | 'asks'): (a: Level, b: Level) => number {
+  return side === 'bids' ? (a, b) => cmp(b.priceMicros, a.priceMicros) : (a, b) => cmp(a.priceMicros, b.priceMicros)
+}
+
 /**
  * The unified Yes book (GET /book/unified's view): the Yes token's own levels plus the No
  * token's mirrored, since a No bid at p is a Yes ask at 1 - p and a No ask at p a Yes bid at
@@ -96,5 +101,5 @@ export function unifiedLevels(yes: BookState, no: BookState, side: 'bids' | 'ask
   }
   const levels = [...merged].map(([priceMicros, { size, implied }]) =>
     ({ priceMicros, sizeMicros: size, impliedMicros: implied }))
-  return levels.sort((a, b) => side === 'bids' ? cmp(b.priceMicros, a.priceMicros) : cmp(a.priceMicros, b.priceMicros))
+  return levels.sort(bestFirst(side))
 }

@@ -11,7 +11,8 @@ import { forgetWallet, l1Headers, l2Headers, loadCredentials, loadWallet, saveCr
   type PageWallet } from './wallet.js'
 
 /** The server's chain (80002 when the page is opened from a file, with no server to write it). */
-export const CHAIN_ID = Number(document.querySelector<HTMLMetaElement>('meta[name="predex-chain-id"]')?.content || 80002)
+const chainMeta = document.querySelector<HTMLMetaElement>('meta[name="predex-chain-id"]')
+export const CHAIN_ID = Number(chainMeta?.content || 80002)
 
 interface SessionState {
   readonly wallet: PageWallet | null

@@ -91,7 +91,8 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
   const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
     journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log,
-    snapshotReplicaAtStart: true })
+    snapshotReplicaAtStart: true, replication: config.natsServers === null ? null
+      : { servers: config.natsServers, stream: config.natsStream, replicas: config.natsReplicas } })
   opened.add(() => host.stop())
   const { store, read } = await openReadModel(config, host, log)
   opened.add(() => stopHostThenStore(host, store))

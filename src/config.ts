@@ -8,9 +8,10 @@ import { CHAINS } from './crypto/contracts.js'
 import { MasterKey } from './auth/master-key.js'
 import { ENDED_ORDERS_RETAINED } from './engine/limits.js'
 import { DEMO_TRADE_INTERVAL_MS, DEMO_TRADE_INTERVAL_MS_MIN, DEMO_TRADES_PER_MINUTE_MAX, LOOP_LAG_MS_MAX_DEFAULT,
-  UNFILLED_ORDERS_RETENTION_DAYS, VERIFIER_THREAD_NICE } from './limits.js'
+  NATS_REPLICAS_MAX, UNFILLED_ORDERS_RETENTION_DAYS, VERIFIER_THREAD_NICE } from './limits.js'
 import { LOG_LEVELS, type LogFormat, type LogLevel } from './log.js'
 import type { SigBackendChoice } from './crypto/sig-backend.js'
+import { validStreamName } from './replication/stream-names.js'
 
 // Here rather than imported: --help must not load the curve code.
 const SIG_BACKENDS = ['auto', 'native', 'noble'] as const satisfies readonly SigBackendChoice[]
@@ -35,6 +36,12 @@ export interface Config {
   readonly journalRetention: 'all' | 'snapshots'
   /** Ended order ids the engine remembers, for a new data directory (null: ENDED_ORDERS_RETAINED). */
   readonly endedOrdersRetained: number | null
+  /** NATS servers of the replicated command log (docs/replication.md); null: the local journal alone. */
+  readonly natsServers: readonly string[] | null
+  /** The JetStream stream of the command log. */
+  readonly natsStream: string
+  /** Its copies when this node creates it. */
+  readonly natsReplicas: number
   readonly unfilledOrdersRetentionDays: number
   /** Null: on when the data directory is new. */
   readonly demo: boolean | null
@@ -138,6 +145,29 @@ const SETTINGS: readonly Setting[] = [
       if (text !== 'all' && text !== 'snapshots') throw new ConfigError(`expected all or snapshots, got "${text}"`)
       return text
     } },
+  { key: 'natsServers', flag: '--nats-servers', env: 'NATS_SERVERS',
+    help: 'replicate the command log to a NATS JetStream stream on these servers (host:port, comma-separated): a '
+      + 'command is acknowledged once the local journal flushed it and a quorum of the stream holds it',
+    defaultText: 'none: the local journal alone', parse: (text) => {
+      const servers = text.split(',').map((server) => server.trim()).filter((server) => server !== '')
+      if (servers.length === 0 || servers.some((server) => !/^(nats:\/\/)?[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(server))) {
+        throw new ConfigError(`expected host:port[,host:port...], got "${text}"`)
+      }
+      return servers
+    } },
+  { key: 'natsStream', flag: '--nats-stream', env: 'NATS_STREAM',
+    help: 'the JetStream stream of the replicated command log (letters, digits, - and _)', defaultText: 'PREDEX',
+    parse: (text) => {
+      if (!validStreamName(text)) throw new ConfigError(`expected 1-64 letters, digits, - or _, got "${text}"`)
+      return text
+    } },
+  { key: 'natsReplicas', flag: '--nats-replicas', env: 'NATS_REPLICAS',
+    help: `copies of that stream when this node creates it (1, 3 or 5; a quorum is a majority)`, defaultText: '3',
+    parse: (text) => {
+      const replicas = integer(1, NATS_REPLICAS_MAX)(text)
+      if (replicas % 2 === 0) throw new ConfigError(`expected an odd number (a quorum is a majority), got ${replicas}`)
+      return replicas
+    } },
   { key: 'endedOrdersRetained', flag: '--ended-orders-retained', env: null,
     help: 'ended order ids the engine remembers for duplicate detection, fixed when the data directory is made '
       + '(about 130 bytes of memory each)', defaultText: String(ENDED_ORDERS_RETAINED),
@@ -195,6 +225,7 @@ const DEFAULTS: Config = {
   sigWorkers: availableParallelism(), sigNice: VERIFIER_THREAD_NICE, sigBackend: 'auto', durability: 'sync',
   journalRetention: 'snapshots',
   endedOrdersRetained: null,
+  natsServers: null, natsStream: 'PREDEX', natsReplicas: 3,
   unfilledOrdersRetentionDays: UNFILLED_ORDERS_RETENTION_DAYS,
   demo: null,
   demoTradeIntervalMs: DEMO_TRADE_INTERVAL_MS,

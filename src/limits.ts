@@ -674,5 +674,20 @@ export const EXTERNAL_MEMORY_GROWTH_BYTES_MAX = 8 * 1024 * 1024
 /** How often that growth is checked (process.memoryUsage(), some 20 us). */
 export const EXTERNAL_MEMORY_CHECK_INTERVAL_MS = 200
 
+/**
+ * The replicated command log (src/replication/jetstream-log.ts, issue 34). A publish not
+ * acknowledged within NATS_PUBLISH_TIMEOUT_MS is sent again (same message id: JetStream's
+ * duplicate window makes the retry idempotent) every NATS_PUBLISH_RETRY_MS, without end: while a
+ * quorum is lost nothing is acknowledged, and the host's own bounds (the ring, requests pending)
+ * refuse new work. The duplicate window covers the retries of one record many times over.
+ */
+export const NATS_PUBLISH_TIMEOUT_MS = 2_000
+export const NATS_PUBLISH_RETRY_MS = 250
+export const NATS_DUPLICATE_WINDOW_MS = 120_000
+/** How long a start waits for the NATS servers before it gives up (the process exits, saying so). */
+export const NATS_CONNECT_TIMEOUT_MS = 10_000
+/** JetStream replicas of the command stream: 1 (tests) or an odd number up to 5 (a quorum is a majority). */
+export const NATS_REPLICAS_MAX = 5
+
 assert(API_KEY_CHARS_MAX >= 36, 'a UUID fits')
 assert(AUTH_CLAIM_CHARS_MAX >= 42, 'a wallet address fits')

@@ -19,6 +19,7 @@ import {
   SNAPSHOT_EVERY_COMMANDS,
 } from '../limits.js'
 import { Ring } from '../ring/ring.js'
+import type { ReplicationOptions } from '../replication/jetstream-log.js'
 import type { FromWorker, JournalRetention, Outcome, ToWorker, WorkerOptions } from './messages.js'
 import type { Query, QueryAnswer } from './query.js'
 import { encodeRequest } from './request-codec.js'
@@ -54,6 +55,12 @@ export interface HostOptions {
    * it; tests' hosts, most of which stop soon, leave it off and never pay for the thread.
    */
   readonly snapshotReplicaAtStart?: boolean
+  /**
+   * Replicate the command log to a JetStream stream (src/replication/jetstream-log.ts): a group is
+   * acknowledged once the local journal has flushed it and a quorum of the stream holds it. Null
+   * or absent: the local journal alone.
+   */
+  readonly replication?: ReplicationOptions | null
 }
 
 export interface Recovered {
@@ -130,7 +137,7 @@ export class EngineHost {
       unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs ?? 0,
       failJournalAtBatch: options.failJournalAtBatch ?? 0,
       hopTrace: hopTrace?.buffer ?? null,
-      snapshotReplicaAtStart: options.snapshotReplicaAtStart ?? false,
+      snapshotReplicaAtStart: options.snapshotReplicaAtStart ?? false, replication: options.replication ?? null,
       toMain: outcomes.port2,
     }
     const worker = startThread('engine-worker', import.meta.url,

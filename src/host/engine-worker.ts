@@ -318,7 +318,7 @@ async function startJournalThread(options: WorkerOptions, recoveredSeq: number):
     journalRetention: options.journalRetention, unsafeAckBeforeJournalMs: options.unsafeAckBeforeJournalMs,
     failJournalAtBatch: options.failJournalAtBatch, hopTrace: options.hopTrace, toMain: options.toMain,
     snapshotEveryCommands: options.snapshotEveryCommands, hashSeed: options.hashSeed, recoveredSeq,
-    snapshotReplicaAtStart: options.snapshotReplicaAtStart,
+    snapshotReplicaAtStart: options.snapshotReplicaAtStart, replication: options.replication,
     signal: new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT),
   }
   const thread = startThread('journal-thread', import.meta.url,

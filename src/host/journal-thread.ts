@@ -12,12 +12,21 @@
  * posted before every group before it is durable. With durability `async` (benchmarks only) the
  * worker has posted the outcomes already and this thread only writes.
  *
+ * Where a record becomes durable is the command log's (src/journal/command-log.ts): the local
+ * journal alone (the default; its commit is synchronous, and this thread blocks between groups),
+ * or the journal and a replicated JetStream stream (issue 34; the stream's acknowledgement comes
+ * on this thread's event loop, so the thread then takes its messages as events). Either way a
+ * group's outcomes are posted only when its record is durable and every group before it has been.
+ *
  * Any journal error stops this thread and with it the worker (fail-stop, as before): the main
- * thread learns it from the `fatal` message here, the worker from this thread's error.
+ * thread learns it from the `fatal` message here, the worker from this thread's error. So does a
+ * replicated append the stream refuses because another writer appended (fencing).
  */
 import { parentPort, receiveMessageOnPort, Worker, workerData } from 'node:worker_threads'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { Journal } from '../journal/journal.js'
+import { LocalCommandLog, type CommandLog } from '../journal/command-log.js'
+import { JetStreamCommandLog } from '../replication/jetstream-log.js'
 import { REPLICA_FOLLOW_COMMANDS, SNAPSHOTS_KEPT } from '../limits.js'
 import { startThread } from '../thread-start.js'
 import type {
@@ -39,6 +48,12 @@ import { threadMemory, type ThreadMemory } from './thread-memory.js'
 const IDLE_WAIT_MS = 20
 /** Under load, the event loop still runs this often (the snapshot thread's messages, the retention). */
 const EVENT_LOOP_EVERY_MS = 10
+
+/** A group handed over, and whether its record (if any) is durable yet. */
+interface WaitingGroup {
+  readonly group: JournalGroup
+  durable: boolean
+}
 
 class JournalThread {
   private groupsWritten = 0
@@ -64,9 +79,14 @@ class JournalThread {
   /** Memory queries waiting for the replica's heap, answered in order (it answers in order). */
   private readonly memoryWaiting: ((memory: ThreadMemory | null) => void)[] = []
 
+  /** Groups handed over, oldest first, until their outcomes are posted (release). */
+  private readonly waiting: WaitingGroup[] = []
+
   constructor(
     private readonly options: JournalThreadOptions,
     private readonly journal: Journal,
+    /** Where records become durable: the journal alone, or the journal and the replicated stream. */
+    private readonly log: CommandLog,
   ) {
     this.stats = new EngineStatsWriter(options.stats)
     this.stats.thread('journal', ownThreadId())
@@ -97,6 +117,12 @@ class JournalThread {
    */
   async run(): Promise<void> {
     if (this.options.snapshotReplicaAtStart && this.snapshotsOn) this.replica()
+    if (this.log.synchronous) await this.runBlocking()
+    else await this.runOnEvents()
+    await this.stop()
+  }
+
+  private async runBlocking(): Promise<void> {
     const signal = new Int32Array(this.options.signal)
     let yielded = performance.now()
     while (!this.stopping) {
@@ -112,27 +138,57 @@ class JournalThread {
         yielded = performance.now()
       }
     }
-    await this.stop()
+  }
+
+  /**
+   * With a log whose records become durable later (the replicated one: JetStream's answers come
+   * on this thread's event loop), the thread never blocks: messages arrive as events.
+   */
+  private runOnEvents(): Promise<void> {
+    return new Promise((resolve) => {
+      parentPort!.on('message', (message: ToJournal) => {
+        this.onMessage(message)
+        if (this.stopping) resolve()
+      })
+    })
   }
 
   private onGroup(group: JournalGroup): void {
     this.mark(group, 'taken')
-    if (group.record !== null) {
-      const record = group.record
-      // Test only: the acknowledgements have left already; the write follows later, in order.
-      if (this.options.unsafeAckBeforeJournalMs > 0) {
-        setTimeout(() => this.commit(group, record), this.options.unsafeAckBeforeJournalMs)
-      } else {
-        this.commit(group, record)
+    const entry: WaitingGroup = { group, durable: false }
+    this.waiting.push(entry)
+    const record = group.record
+    if (record === null) {
+      entry.durable = true
+    } else if (this.options.unsafeAckBeforeJournalMs > 0) {
+      // Test only: the acknowledgements leave now; the write follows later, in order.
+      entry.durable = true
+      setTimeout(() => this.commit(group, record, () => {}), this.options.unsafeAckBeforeJournalMs)
+    } else {
+      this.commit(group, record, () => {
+        entry.durable = true
+        this.release()
+      })
+    }
+    this.release()
+  }
+
+  /**
+   * Posts the outcomes of the groups at the head of the queue whose records are durable, in the
+   * order they came, and tells the worker: nothing is acknowledged before every group before it.
+   */
+  private release(): void {
+    while (this.waiting.length > 0 && this.waiting[0]!.durable) {
+      const { group } = this.waiting.shift()!
+      if (group.outcomes !== null) {
+        // Marked before the post: the main thread may read the mark as soon as the outcome arrives.
+        this.mark(group, 'posted')
+        this.options.toMain.postMessage({ type: 'batch', bytes: group.outcomes } satisfies FromWorker,
+          [group.outcomes])
       }
+      this.lastSeq = group.lastSeq
+      toWorker({ type: 'durable', seq: group.lastSeq })
     }
-    if (group.outcomes !== null) {
-      // Marked before the post: the main thread may read the mark as soon as the outcome arrives.
-      this.mark(group, 'posted')
-      this.options.toMain.postMessage({ type: 'batch', bytes: group.outcomes } satisfies FromWorker, [group.outcomes])
-    }
-    this.lastSeq = group.lastSeq
-    toWorker({ type: 'durable', seq: group.lastSeq })
   }
 
   /** Each of the group's requests passed `hop` (benchmarks' hop trace only). */
@@ -141,21 +197,23 @@ class JournalThread {
     for (const requestId of group.requestIds) this.hopTrace.mark(requestId, hop)
   }
 
-  /** Committed on this thread: durable when it returns. */
-  private commit(group: JournalGroup, record: ArrayBuffer): void {
+  /**
+   * Hands the record to the command log; `done` runs once it is durable (at once for the local
+   * journal, whose commit is synchronous; after JetStream's answer for the replicated log).
+   */
+  private commit(group: JournalGroup, record: ArrayBuffer, done: () => void): void {
     const started = performance.now()
-    try {
-      if (++this.groupsWritten === this.options.failJournalAtBatch) {
-        throw new Error('injected journal write failure (test)')
-      }
-      this.journal.appendSync(group.firstSeq, Buffer.from(record))
-    } catch (error) {
-      fatal(error)
+    if (++this.groupsWritten === this.options.failJournalAtBatch) {
+      fatal(new Error('injected journal write failure (test)'))
     }
-    this.mark(group, 'committed')
-    this.stats.committed({ commands: group.commands, sizeBytes: record.byteLength,
-      seconds: (performance.now() - started) / 1000, seq: group.lastSeq })
-    this.follow(group)
+    this.log.append(group.firstSeq, group.lastSeq, Buffer.from(record), (error) => {
+      if (error !== null) fatal(error)
+      this.mark(group, 'committed')
+      this.stats.committed({ commands: group.commands, sizeBytes: record.byteLength,
+        seconds: (performance.now() - started) / 1000, seq: group.lastSeq })
+      this.follow(group)
+      done()
+    })
   }
 
   /**
@@ -250,6 +308,7 @@ class JournalThread {
       for (const waiting of this.memoryWaiting.splice(0)) waiting(null)
     }
     await this.retaining
+    await this.log.close()
     await this.journal.close()
     // To the main thread after the last batch: it must not take the worker's own `stopped`, which
     // may overtake this channel, as the sign that every outcome has arrived.
@@ -291,7 +350,9 @@ function startSnapshotThread(options: JournalThreadOptions, onReply: (message: F
 async function main(): Promise<void> {
   const options = workerData as JournalThreadOptions
   const journal = Journal.open({ path: options.dataDir, durability: options.durability })
-  const thread = new JournalThread(options, journal)
+  const log = options.replication === null ? new LocalCommandLog(journal)
+    : await JetStreamCommandLog.open(options.replication, journal, options.recoveredSeq)
+  const thread = new JournalThread(options, journal, log)
   toWorker({ type: 'ready' })
   return thread.run()
 }

@@ -3,6 +3,7 @@
  * the snapshot thread. Commands do not travel here: they go through the command ring. What comes
  * back is here: results and events, released only once the batch that holds them is durable.
  */
+import type { ReplicationOptions } from '../replication/jetstream-log.js'
 import type { EngineEvent } from '../engine/event.js'
 import type { CommandResult } from '../engine/result.js'
 import type { Durability } from '../journal/journal.js'
@@ -37,6 +38,8 @@ export interface WorkerOptions {
   readonly hopTrace: SharedArrayBuffer | null
   /** Start the snapshot replica with the journal thread (HostOptions.snapshotReplicaAtStart). */
   readonly snapshotReplicaAtStart: boolean
+  /** The replicated command log (src/replication/jetstream-log.ts), or null: the local journal alone. */
+  readonly replication: ReplicationOptions | null
   /**
    * The main thread's end of the durable outcomes' channel: the worker hands it to its journal
    * thread, which posts each batch there once it is committed (FromWorker `batch`, `stopped`).
@@ -47,7 +50,7 @@ export interface WorkerOptions {
 /** The journal thread's options: the worker's, less what only the engine needs, and where recovery ended. */
 export type JournalThreadOptions = Pick<WorkerOptions, 'stats' | 'dataDir' | 'durability' | 'journalRetention' |
   'unsafeAckBeforeJournalMs' | 'failJournalAtBatch' | 'hopTrace' | 'toMain' | 'snapshotEveryCommands' | 'hashSeed' |
-  'snapshotReplicaAtStart'>
+  'snapshotReplicaAtStart' | 'replication'>
   & {
     readonly recoveredSeq: number
     /** One Int32 the worker bumps (and notifies) after each message it posts to the journal thread. */

@@ -1,0 +1,169 @@
+/**
+ * The replicated command log (issue 34, point 1): each batch record is committed to the local
+ * LMDB journal (synchronously, as without replication) and published to a JetStream stream
+ * (file storage, `replicas` copies); it is durable, and its group's acknowledgements may leave,
+ * only when both have happened: the local flush, and JetStream's acknowledgement, which it gives
+ * once a quorum of the stream's replicas holds the message. (JetStream writes to disk lazily, so
+ * a quorum in memory plus the local flush is the promise; docs/replication.md says what that
+ * survives.)
+ *
+ * Fencing: record n + 1 is published with Nats-Expected-Last-Sequence n. Another writer's append
+ * makes the stream refuse this one ("wrong last sequence"): this writer was deposed, so it stops
+ * acknowledging (the error reaches `durable`; the host stops). A publish that times out is sent
+ * again with the same message id (JetStream's duplicate window answers a record that did land
+ * with its first acknowledgement), so a lost quorum holds acknowledgements back without losing or
+ * doubling a record, and they leave when the quorum is back.
+ *
+ * At start the stream must end where the local journal ends (its last message's Predex-Last-Seq
+ * equal to the recovered seq), or be empty on an empty journal; otherwise the start is refused,
+ * naming both: a node behind the stream, or ahead of it (a record committed locally whose publish
+ * was never acknowledged), must be brought level first, which is a standby's catch-up.
+ */
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node'
+import { jetstream, jetstreamManager, JetStreamApiError, StorageType, RetentionPolicy, DiscardPolicy,
+  type JetStreamClient, type JetStreamManager, type PubAck } from '@nats-io/jetstream'
+import type { CommandLog, Durable } from '../journal/command-log.js'
+import type { Journal } from '../journal/journal.js'
+import { NATS_CONNECT_TIMEOUT_MS, NATS_DUPLICATE_WINDOW_MS, NATS_PUBLISH_RETRY_MS, NATS_PUBLISH_TIMEOUT_MS }
+  from '../limits.js'
+import { commandSubject, FIRST_SEQ_HEADER, LAST_SEQ_HEADER } from './stream-names.js'
+
+export interface ReplicationOptions {
+  /** NATS servers (`nats://host:port` or `host:port`), any of the cluster's. */
+  readonly servers: readonly string[]
+  readonly stream: string
+  /** The stream's copies when this node creates it (1, 3 or 5); an existing stream keeps its own. */
+  readonly replicas: number
+}
+
+/** JetStream's code for a failed Nats-Expected-Last-Sequence: another writer appended. */
+const WRONG_LAST_SEQUENCE = 10071
+
+export class FencedError extends Error {
+  constructor(expectedLastSequence: number, detail: string) {
+    super(`the command stream refused record ${expectedLastSequence + 1}: another writer appended to it `
+      + `(${detail}); this node was deposed and acknowledges nothing more`)
+    this.name = 'FencedError'
+  }
+}
+
+interface InFlight {
+  readonly durable: Durable
+  settled: boolean
+  error: Error | null
+}
+
+/** Where the stream ends: its last message's sequence and the engine seq it ends with. */
+export interface StreamEnd {
+  readonly streamSeq: number
+  readonly lastSeq: number
+}
+
+export class JetStreamCommandLog implements CommandLog {
+  readonly synchronous = false
+  private readonly inFlight: InFlight[] = []
+  private drained: (() => void) | null = null
+
+  private constructor(
+    private readonly journal: Journal,
+    private readonly connection: NatsConnection,
+    private readonly client: JetStreamClient,
+    private readonly subject: string,
+    /** The stream sequence of the last record this writer published. */
+    private streamSeq: number,
+  ) {}
+
+  /**
+   * Connects, creates the stream if it does not exist, and checks that it ends where the local
+   * journal does (`recoveredSeq`); throws with the reason otherwise.
+   */
+  static async open(options: ReplicationOptions, journal: Journal, recoveredSeq: number): Promise<JetStreamCommandLog> {
+    const connection = await connect({ servers: [...options.servers], name: 'predex-command-log',
+      timeout: NATS_CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1, reconnectTimeWait: NATS_PUBLISH_RETRY_MS })
+    try {
+      const manager = await jetstreamManager(connection)
+      await ensureStream(manager, options)
+      const end = await streamEnd(manager, options.stream)
+      if (end.lastSeq !== recoveredSeq) {
+        const where = end.lastSeq > recoveredSeq ? 'behind' : 'ahead of'
+        throw new Error(`the command stream ${options.stream} ends at seq ${end.lastSeq} (message ${end.streamSeq}) `
+          + `but this node's journal at seq ${recoveredSeq}: a node ${where} the stream cannot write to it `
+          + '(start it from a data directory level with the stream)')
+      }
+      const client = jetstream(connection, { timeout: NATS_PUBLISH_TIMEOUT_MS })
+      return new JetStreamCommandLog(journal, connection, client, commandSubject(options.stream), end.streamSeq)
+    } catch (error) {
+      await connection.close()
+      throw error
+    }
+  }
+
+  append(firstSeq: number, lastSeq: number, record: Buffer, durable: Durable): void {
+    const entry: InFlight = { durable, settled: false, error: null }
+    this.inFlight.push(entry)
+    try {
+      this.journal.appendSync(firstSeq, record)
+    } catch (error) {
+      return this.settle(entry, error instanceof Error ? error : new Error(String(error)))
+    }
+    const expected = this.streamSeq++
+    this.publish(record, firstSeq, lastSeq, expected, entry)
+  }
+
+  async close(): Promise<void> {
+    if (this.inFlight.length > 0) await new Promise<void>((resolve) => { this.drained = resolve })
+    await this.connection.drain()
+  }
+
+  /** Publishes until JetStream answers: an acknowledgement, or a refusal (fenced); a timeout is tried again. */
+  private publish(record: Buffer, firstSeq: number, lastSeq: number, expected: number, entry: InFlight): void {
+    const meta = headers()
+    meta.set(FIRST_SEQ_HEADER, String(firstSeq))
+    meta.set(LAST_SEQ_HEADER, String(lastSeq))
+    this.client.publish(this.subject, record, { headers: meta, msgID: `predex-${firstSeq}-${lastSeq}`,
+      expect: { lastSequence: expected } })
+      .then((ack: PubAck) => this.settle(entry, ack.seq === expected + 1 ? null
+        : new FencedError(expected, `its acknowledgement names message ${ack.seq}`)))
+      .catch((error: unknown) => {
+        if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) {
+          return this.settle(entry, new FencedError(expected, error.message))
+        }
+        // No answer (a timeout, no quorum, a reconnect): the same record again, the same id.
+        setTimeout(() => this.publish(record, firstSeq, lastSeq, expected, entry), NATS_PUBLISH_RETRY_MS)
+      })
+  }
+
+  /** Marks `entry` settled and calls every settled `durable` at the head, in the order of the appends. */
+  private settle(entry: InFlight, error: Error | null): void {
+    entry.settled = true
+    entry.error = error
+    while (this.inFlight.length > 0 && this.inFlight[0]!.settled) {
+      const head = this.inFlight.shift()!
+      head.durable(head.error)
+    }
+    if (this.inFlight.length === 0) this.drained?.()
+  }
+}
+
+async function ensureStream(manager: JetStreamManager, options: ReplicationOptions): Promise<void> {
+  try {
+    await manager.streams.info(options.stream)
+    return
+  } catch (error) {
+    if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error
+  }
+  await manager.streams.add({ name: options.stream, subjects: [commandSubject(options.stream)],
+    storage: StorageType.File, num_replicas: options.replicas, retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.New, duplicate_window: NATS_DUPLICATE_WINDOW_MS * 1_000_000 })
+}
+
+/** The stream's last message and the engine seq it ends with (0 and 0 for an empty stream). */
+export async function streamEnd(manager: JetStreamManager, stream: string): Promise<StreamEnd> {
+  const info = await manager.streams.info(stream)
+  const streamSeq = info.state.last_seq
+  if (info.state.messages === 0) return { streamSeq, lastSeq: 0 }
+  const last = await manager.streams.getMessage(stream, { seq: streamSeq })
+  const lastSeq = Number(last?.header.get(LAST_SEQ_HEADER) ?? NaN)
+  if (!Number.isSafeInteger(lastSeq)) throw new Error(`message ${streamSeq} of ${stream} has no ${LAST_SEQ_HEADER}`)
+  return { streamSeq, lastSeq }
+}

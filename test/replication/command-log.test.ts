@@ -1,0 +1,107 @@
+/**
+ * The replicated command log (issue 34, point 1) on a real nats-server with JetStream: an engine
+ * host that acknowledges a command only once the stream holds its record; a follower that applies
+ * the stream reaches the primary's seq and state hash; a restart goes on where the stream ends; a
+ * node whose journal is not level with the stream is refused at start; and another writer's append
+ * deposes this one (fencing): it acknowledges nothing more.
+ */
+import t from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { connect } from '@nats-io/transport-node'
+import { jetstream } from '@nats-io/jetstream'
+import { EngineHost } from '../../src/host/engine-host.js'
+import { Engine } from '../../src/engine/engine.js'
+import { stateHashOf } from '../../src/engine/snapshot.js'
+import { StreamFollower } from '../../src/replication/stream-follower.js'
+import { commandSubject } from '../../src/replication/stream-names.js'
+import type { ReplicationOptions } from '../../src/replication/jetstream-log.js'
+import type { UnstampedCommand } from '../../src/engine/command.js'
+import { commandOf } from '../crash/load.js'
+import { startNats } from '../support/nats.js'
+
+const SEED = 11
+
+function dataDir(t: { teardown: (fn: () => void) => void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'predex-replicated-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+const nats = await startNats(t)
+
+function replication(stream: string): ReplicationOptions {
+  return { servers: [nats.url], stream, replicas: 1 }
+}
+
+/** Commands `from`..`to` - 1 of the crash test's stream, `together` at a time (so records hold several). */
+async function submitRange(host: EngineHost, from: number, to: number, together: number): Promise<number> {
+  let lastSeq = 0
+  for (let index = from; index < to; index += together) {
+    const count = Math.min(together, to - index)
+    const outcomes = await Promise.all(Array.from({ length: count }, (_, i) => host.submit(commandOf(SEED, index + i))))
+    lastSeq = Math.max(lastSeq, ...outcomes.map((outcome) => outcome.seq))
+  }
+  return lastSeq
+}
+
+async function stateOf(host: EngineHost): Promise<{ seq: number; stateHash: string }> {
+  const answer = await host.query({ kind: 'stateHash' })
+  if (answer.kind !== 'stateHash') throw new Error('unexpected answer')
+  return { seq: answer.seq, stateHash: answer.stateHash }
+}
+
+t.test('every acknowledged command is in the stream, and a follower reaches the same state', async (t) => {
+  const dir = dataDir(t)
+  const host = await EngineHost.start({ dataDir: dir, hashSeed: 1, replication: replication('ONE') })
+  const follower = await StreamFollower.open([nats.url], 'ONE')
+  t.teardown(() => follower.close())
+  // One at a time: each acknowledgement is checked against the stream's end at that moment.
+  for (let index = 0; index < 60; index++) {
+    const outcome = await host.submit(commandOf(SEED, index))
+    const end = await follower.end()
+    if (end.lastSeq < outcome.seq) t.fail(`command ${index} acknowledged at seq ${outcome.seq}, the stream at ${end.lastSeq}`)
+  }
+  t.pass('60 commands, each in the stream when acknowledged')
+  await submitRange(host, 60, 400, 20)
+  const primary = await stateOf(host)
+  const engine = new Engine({ hashSeed: 99 })
+  const applied = await follower.catchUp(engine)
+  t.equal(applied, primary.seq, `the follower applied all ${applied} journaled commands (refused ones take no seq)`)
+  t.equal(engine.seq, primary.seq, 'at the primary\'s seq')
+  t.equal(stateHashOf(engine), primary.stateHash, 'with the primary\'s state hash')
+
+  // A restart: the journal ends where the stream does, and the log goes on from there.
+  await host.stop()
+  const again = await EngineHost.start({ dataDir: dir, hashSeed: 2, replication: replication('ONE') })
+  await submitRange(again, 400, 500, 10)
+  const after = await stateOf(again)
+  await follower.catchUp(engine)
+  t.equal(engine.seq, after.seq, 'after a restart the follower follows on')
+  t.equal(stateHashOf(engine), after.stateHash)
+  await again.stop()
+
+  // A node whose journal is not level with the stream may not write to it.
+  await t.rejects(EngineHost.start({ dataDir: dataDir(t), hashSeed: 3, replication: replication('ONE') }),
+    new RegExp(`the command stream ONE ends at seq ${after.seq} .* but this node's journal at seq 0`),
+    'a new data directory against a stream with history is refused, both ends named')
+})
+
+t.test('another writer\'s append deposes this one: it acknowledges nothing more', async (t) => {
+  const host = await EngineHost.start({ dataDir: dataDir(t), hashSeed: 4, replication: replication('FENCE') })
+  const credit = (n: number): UnstampedCommand =>
+    ({ kind: 'credit', address: '0x' + n.toString(16).padStart(40, '0'), usdcMicros: 1, gasMicros: 0 })
+  for (const n of [1, 2, 3]) t.ok((await host.submit(credit(n))).result.ok, `credit ${n} acknowledged`)
+  // The other writer: a node that took over (its own record, appended after ours).
+  const connection = await connect({ servers: [nats.url] })
+  await jetstream(connection).publish(commandSubject('FENCE'), new Uint8Array([1, 2, 3]))
+  await connection.close()
+  await t.rejects(host.submit(credit(4)), { code: 'ENGINE_UNAVAILABLE' }, 'the next command is not acknowledged')
+  await t.rejects(host.submit(credit(5)), { code: 'ENGINE_UNAVAILABLE' }, 'nor any after it')
+  const follower = await StreamFollower.open([nats.url], 'FENCE')
+  const end = await follower.end()
+  await follower.close()
+  t.equal(end.streamSeq, 4, 'the stream holds our three records and the other writer\'s, not the refused one')
+  await host.stop()
+})

@@ -239,6 +239,11 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
     lagMsMax: 'the lag past which order placements are shed (--shed-lag-ms)',
     retryAfterSeconds: RETRY_AFTER,
   },
+  NOT_PRIMARY: {
+    role: 'this node\'s role: `replica` (it follows the primary\'s command stream and serves reads)',
+    primary: 'where the primary answers, when this node knows it (its REST base URL), else null',
+    retryAfterSeconds: RETRY_AFTER,
+  },
   // ---- Authentication ----------------------------------------------------------------------------------
   AUTH_TIMESTAMP: {
     serverTime: 'the server\'s clock, unix seconds (as GET /time)',

@@ -57,6 +57,8 @@ export const ServiceCode = {
   SIGNATURE_POOL_BUSY: 'SIGNATURE_POOL_BUSY',
   /** The front end's thread is overloaded (its event loop lags): order placements are shed; retry shortly. */
   SERVER_BUSY: 'SERVER_BUSY',
+  /** This node follows the primary (a read replica or a standby, issue 34): writes go to the primary. */
+  NOT_PRIMARY: 'NOT_PRIMARY',
 } as const
 
 export type ServiceCode = (typeof ServiceCode)[keyof typeof ServiceCode]
@@ -150,6 +152,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   ENGINE_UNAVAILABLE: UNAVAILABLE,
   SIGNATURE_POOL_BUSY: UNAVAILABLE,
   SERVER_BUSY: UNAVAILABLE,
+  NOT_PRIMARY: UNAVAILABLE,
   // Authentication.
   AUTH_HEADERS_MISSING: UNAUTHENTICATED,
   AUTH_TIMESTAMP: UNAUTHENTICATED,

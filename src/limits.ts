@@ -686,6 +686,12 @@ export const NATS_PUBLISH_RETRY_MS = 250
 export const NATS_DUPLICATE_WINDOW_MS = 120_000
 /** How long a start waits for the NATS servers before it gives up (the process exits, saying so). */
 export const NATS_CONNECT_TIMEOUT_MS = 10_000
+/**
+ * A read replica hands its engine at most this many of the primary's records before they are
+ * applied (src/replication/replica-feed.ts): the stream's backlog waits in JetStream, not in the
+ * replica's memory. A record holds at most BATCH_COMMANDS_MAX commands.
+ */
+export const REPLICA_RECORDS_IN_FLIGHT_MAX = 64
 /** JetStream replicas of the command stream: 1 (tests) or an odd number up to 5 (a quorum is a majority). */
 export const NATS_REPLICAS_MAX = 5
 

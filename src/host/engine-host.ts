@@ -92,6 +92,11 @@ export class EngineHost {
 
   /** The worker's `stopped` and its journal thread's (after the last batch): both end a stop. */
   private stoppedThreads = 0
+  /**
+   * Set on a read replica (issue 34, src/replication/replica-feed.ts): it applies the primary's
+   * records and refuses writes, naming the primary when it knows where it answers.
+   */
+  private following: { readonly primary: string | null } | null = null
 
   private constructor(
     private readonly worker: Worker,
@@ -168,6 +173,11 @@ export class EngineHost {
   submit<C extends UnstampedCommand>(command: C): Promise<OutcomeOf<C['kind']>> {
     const unavailable = this.unavailable()
     if (unavailable !== null) return Promise.reject(unavailable)
+    if (this.following !== null) {
+      return Promise.reject(new PredexError(ServiceCode.NOT_PRIMARY, 'this node is a read replica: it follows the '
+        + 'primary and serves reads; send writes to the primary', { role: 'replica', primary: this.following.primary,
+        retryAfterSeconds: 1 }))
+    }
     if (this.pending.size >= PENDING_REQUESTS_MAX) return Promise.reject(busy('too many requests are pending'))
     const requestId = this.nextRequestId++
     const record = encodeRequest(requestId, command)
@@ -182,6 +192,27 @@ export class EngineHost {
     // (engine-door.ts ties the two to the engine's functions).
     const outcome = new Promise<Outcome>((resolve, reject) => this.pending.set(requestId, { resolve, reject }))
     return outcome as Promise<OutcomeOf<C['kind']>>
+  }
+
+  /** From now on this host follows a primary (issue 34): `replicate` feeds it, and `submit` refuses writes. */
+  follow(primary: string | null): void {
+    this.following = { primary }
+  }
+
+  /** Whether this host follows a primary (a read replica). */
+  get isReplica(): boolean {
+    return this.following !== null
+  }
+
+  /**
+   * A replica's: hands the worker one of the primary's batch records (stream position
+   * `streamSeq`) to apply and journal as it is. Its outcomes reach the listeners like any other
+   * (no request waits for them). The caller bounds how many are in flight.
+   */
+  replicate(record: Uint8Array, streamSeq: number): void {
+    const copy = new ArrayBuffer(record.byteLength)
+    new Uint8Array(copy).set(record)
+    this.worker.postMessage({ type: 'replicate', record: copy, streamSeq } satisfies ToWorker, [copy])
   }
 
   /**

@@ -19,7 +19,8 @@ import type { Command } from '../engine/command.js'
 import type { Engine } from '../engine/engine.js'
 import type { EventLog } from '../engine/event-log.js'
 import { Journal } from '../journal/journal.js'
-import { BatchRecordWriter } from '../journal/batch-record.js'
+import { BatchRecordWriter, batchCommandsOf } from '../journal/batch-record.js'
+import { decodeStampedCommand } from '../codec/command-codec.js'
 import { recover } from '../journal/recovery.js'
 import { BATCH_COMMANDS_MAX } from '../limits.js'
 import { Ring } from '../ring/ring.js'
@@ -65,6 +66,14 @@ interface JournalThread {
   readonly signal: Int32Array
 }
 
+/** A replica's record of the primary's (ToWorker `replicate`), applied command by command. */
+interface ReplicatedRecord {
+  readonly commands: readonly Uint8Array[]
+  readonly streamSeq: number
+  /** The next of its commands to apply. */
+  next: number
+}
+
 interface WaitingQuery {
   readonly afterSeq: number
   readonly reply: FromWorker
@@ -81,6 +90,8 @@ class EngineWorker {
   /** Every command up to this seq is durable. */
   private durableSeq: number
   private readonly waitingQueries: WaitingQuery[] = []
+  /** A replica's records from the replicated stream, oldest first (the main thread bounds them). */
+  private readonly replicated: ReplicatedRecord[] = []
   /** The current group's recorded commands, as its journal record will hold them. */
   private readonly batch = new BatchRecordWriter()
   private eventsWanted = false
@@ -106,7 +117,7 @@ class EngineWorker {
     parentPort!.on('message', (message: ToWorker) => this.onMessage(message))
     this.journalThread.thread.on('message', (message: FromJournal) => this.onJournal(message))
     for (;;) {
-      const applied = this.applyFromRing()
+      const applied = this.applyFromRing() + this.applyReplicated()
       if (this.handedOver === 0 && this.group.outcomes.length > 0) this.handOver()
       if (applied > 0) {
         // Let the journal thread's answers and the host's messages run between slices of work.
@@ -163,6 +174,40 @@ class EngineWorker {
     if (applied > 0) this.stats.drained(applied)
     // durability=async (benchmarks only): release at once, without waiting for the disk.
     if (released >= 0 && applied > 0) postBatch(group.outcomes.slice(released), this.eventsOut())
+    return applied
+  }
+
+  /**
+   * A replica (issue 34): applies the primary's records as they are, up to a full group. Each
+   * command keeps the primary's seq and time, must be the next one, and must change the state as
+   * it did there (it was recorded); its outcome has no request (id 0), and its record goes into
+   * the local journal as the primary wrote it. Anything else stops the worker: a replica that
+   * disagrees with its primary is not one.
+   */
+  private applyReplicated(): number {
+    const group = this.group
+    let applied = 0
+    while (this.replicated.length > 0 && group.outcomes.length < BATCH_COMMANDS_MAX) {
+      const head = this.replicated[0]!
+      while (head.next < head.commands.length && group.outcomes.length < BATCH_COMMANDS_MAX) {
+        const stampedBytes = head.commands[head.next++]!
+        const command = decodeStampedCommand(stampedBytes)
+        if (command.seq <= this.engine.seq) continue // journaled here before this node last stopped
+        if (command.seq !== this.engine.seq + 1) {
+          fatal(new Error(`stream record ${head.streamSeq} holds seq ${command.seq} where ${this.engine.seq + 1} `
+            + 'comes next'))
+        }
+        const ok = this.engine.execute(command)
+        if (!this.engine.changed) fatal(new Error(`the primary's command ${command.seq} changed nothing here`))
+        this.batch.addStamped(stampedBytes)
+        group.recorded++
+        group.outcomes.push({ requestId: 0, seq: this.engine.seq, timeMs: command.timeMs, recorded: true,
+          end: this.engine.log.length })
+        this.stats.applied(command.kind, ok, this.engine.seq)
+        applied++
+      }
+      if (head.next >= head.commands.length) this.replicated.shift()
+    }
     return applied
   }
 
@@ -256,6 +301,13 @@ class EngineWorker {
       case 'readDurable':
         this.toJournal(message)
         return
+      case 'replicate': {
+        const commands = batchCommandsOf(new Uint8Array(message.record))
+        if (commands === null) fatal(new Error(`stream record ${message.streamSeq} is damaged`))
+        this.replicated.push({ commands, streamSeq: message.streamSeq, next: 0 })
+        this.ring.wakeConsumer()
+        return
+      }
       case 'query': {
         const { query } = message
         const queryAnswer = answer(this.engine, query)

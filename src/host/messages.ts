@@ -202,4 +202,9 @@ export type ToWorker =
   | { readonly type: 'events'; readonly wanted: boolean }
   /** The read store has made everything up to `seq` durable: the journal may drop what is before it. */
   | { readonly type: 'readDurable'; readonly seq: number }
+  /**
+   * A replica (issue 34): a batch record of the primary's, from the replicated stream, to apply
+   * and journal as it is (its commands' seq and time are the primary's). Transferred.
+   */
+  | { readonly type: 'replicate'; readonly record: ArrayBuffer; readonly streamSeq: number }
   | { readonly type: 'stop' }

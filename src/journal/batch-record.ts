@@ -46,6 +46,16 @@ export class BatchRecordWriter {
     this.commands++
   }
 
+  /**
+   * Adds a command already stamped (its seq, time and command, as another record holds it: a
+   * replica copies the primary's records command by command, issue 34).
+   */
+  addStamped(stamped: Uint8Array): void {
+    this.writer.uint(stamped.length)
+    this.writer.raw(stamped)
+    this.commands++
+  }
+
   /** The record of the commands added so far, sealed, in an ArrayBuffer of its own; the writer starts over. */
   seal(): Buffer {
     assert(this.commands > 0, 'a batch record holds at least one command')

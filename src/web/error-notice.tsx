@@ -1,7 +1,9 @@
 /**
  * An API error as the page shows it: the server's message, its catalogue code, the context that
- * says what to change (a field, a limit, when to retry), and the fix for the errors a trader on
- * this page can meet. Everything else shows its message, which names the problem already.
+ * says what to change (a field, a limit, when to retry), and the fix: the server's own when it
+ * sends one (a refusal for lack of funds names what is short and the call that mends it), else
+ * the page's for the errors a trader on this page can meet. Everything else shows its message,
+ * which names the problem already.
  */
 import { ApiError } from './api.js'
 
@@ -25,10 +27,11 @@ export function describe(error: unknown): { message: string; code: string | null
   if (!(error instanceof ApiError)) {
     return { message: error instanceof Error ? error.message : String(error), code: null, fix: null, context: [] }
   }
-  const { error: message, code, ...rest } = error.body
+  const { error: message, code, fix: serverFix, ...rest } = error.body
   const context = Object.entries(rest).map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
   const retry = typeof rest.retryAfterSeconds === 'number' ? ` (retry after ${rest.retryAfterSeconds} s)` : ''
-  const fix = FIXES[code] === undefined ? null : FIXES[code] + retry
+  // The server's own fix first (src/service/refusal-fix.ts: which of balance and allowance is short, by how much).
+  const fix = typeof serverFix === 'string' ? serverFix : FIXES[code] === undefined ? null : FIXES[code] + retry
   return { message, code, fix, context }
 }
 

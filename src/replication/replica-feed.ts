@@ -1,0 +1,133 @@
+/**
+ * A read replica's feed (issue 34, point 3): it follows the primary's command stream and hands
+ * each batch record to its own engine host (EngineHost.replicate), which applies and journals it
+ * as the primary did, so the replica's read model, WebSocket channels and gRPC streams see the
+ * same events in the same order. It starts after what the replica's journal already holds (a
+ * restart does not apply anything twice), keeps at most REPLICA_RECORDS_IN_FLIGHT_MAX records
+ * handed over and not yet applied, and says how far behind it is (GET /health, /metrics).
+ */
+import { connect, type NatsConnection } from '@nats-io/transport-node'
+import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager }
+  from '@nats-io/jetstream'
+import type { EngineHost } from '../host/engine-host.js'
+import { NATS_CONNECT_TIMEOUT_MS, REPLICA_RECORDS_IN_FLIGHT_MAX } from '../limits.js'
+import type { Log } from '../log.js'
+import { LAST_SEQ_HEADER } from './stream-names.js'
+
+export interface ReplicaLag {
+  /** The newest engine seq the replica has heard of, minus the one it has applied. */
+  readonly seqsBehind: number
+  /** Records the stream held beyond the newest one received, when it was received. */
+  readonly recordsPending: number
+  /** How old the primary's newest applied command is, when the replica is behind; 0 when level. */
+  readonly msBehind: number
+  /** The last engine seq applied here. */
+  readonly appliedSeq: number
+}
+
+export class ReplicaFeed {
+  private appliedSeq: number
+  private appliedTimeMs = 0
+  private heardSeq: number
+  private recordsPending = 0
+  /** The last seq of each record handed to the engine and not yet applied, oldest first. */
+  private readonly handed: number[] = []
+  private resume: (() => void) | null = null
+  private messages: ConsumerMessages | null = null
+  private stopped = false
+  private done: Promise<void> = Promise.resolve()
+
+  private constructor(
+    private readonly host: EngineHost,
+    private readonly connection: NatsConnection,
+    private readonly log: Log,
+  ) {
+    this.appliedSeq = host.recovered.seq
+    this.heardSeq = host.recovered.seq
+    host.subscribe((outcomes) => {
+      for (const outcome of outcomes) {
+        if (outcome.requestId !== 0) continue
+        this.appliedSeq = outcome.seq
+        this.appliedTimeMs = outcome.timeMs
+      }
+      this.release()
+    })
+  }
+
+  /** Makes `host` a replica of the stream (its writes refused, naming `primary`) and starts following. */
+  static async start(host: EngineHost, options: { readonly servers: readonly string[]; readonly stream: string;
+    readonly primary: string | null }, log: Log): Promise<ReplicaFeed> {
+    const connection = await connect({ servers: [...options.servers], name: 'predex-replica',
+      timeout: NATS_CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1 })
+    host.follow(options.primary)
+    const feed = new ReplicaFeed(host, connection, log)
+    const manager = await jetstreamManager(connection)
+    const start = await positionAfter(manager, options.stream, host.recovered.seq)
+    const consumer = await jetstream(connection).consumers.get(options.stream,
+      { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start })
+    feed.messages = await consumer.consume()
+    feed.done = feed.follow(feed.messages)
+    log.info('following the primary\'s command stream', { stream: options.stream, fromRecord: start,
+      afterSeq: host.recovered.seq })
+    return feed
+  }
+
+  lag(): ReplicaLag {
+    const seqsBehind = Math.max(0, this.heardSeq - this.appliedSeq)
+    const behind = seqsBehind > 0 || this.recordsPending > 0
+    return { seqsBehind, recordsPending: this.recordsPending, appliedSeq: this.appliedSeq,
+      msBehind: behind && this.appliedTimeMs > 0 ? Math.max(0, Date.now() - this.appliedTimeMs) : 0 }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.release()
+    await this.messages?.close()
+    await this.connection.close()
+    await this.done
+  }
+
+  private async follow(messages: ConsumerMessages): Promise<void> {
+    try {
+      for await (const message of messages) {
+        if (this.stopped) break
+        while (this.handed.length >= REPLICA_RECORDS_IN_FLIGHT_MAX && !this.stopped) {
+          await new Promise<void>((resolve) => { this.resume = resolve })
+        }
+        const lastSeq = Number(message.headers?.get(LAST_SEQ_HEADER))
+        this.heardSeq = Math.max(this.heardSeq, lastSeq)
+        this.recordsPending = message.info.pending
+        if (lastSeq <= this.appliedSeq) continue
+        this.handed.push(lastSeq)
+        this.host.replicate(message.data, message.seq)
+      }
+    } catch (error) {
+      if (!this.stopped) this.log.error('the replica stopped following the stream', { error: String(error) })
+    }
+  }
+
+  /** Outcomes arrived: the records handed over whose last command is applied no longer count. */
+  private release(): void {
+    while (this.handed.length > 0 && this.handed[0]! <= this.appliedSeq) this.handed.shift()
+    this.resume?.()
+    this.resume = null
+  }
+}
+
+/**
+ * The stream position of the first record holding a command after `seq` (binary search over
+ * the records' Predex-Last-Seq headers); one past the end when the stream holds nothing newer.
+ */
+export async function positionAfter(manager: JetStreamManager, stream: string, seq: number): Promise<number> {
+  const info = await manager.streams.info(stream)
+  let low = Math.max(1, info.state.first_seq)
+  let high = info.state.last_seq + 1
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2)
+    const message = await manager.streams.getMessage(stream, { seq: middle })
+    const lastSeq = Number(message?.header.get(LAST_SEQ_HEADER) ?? NaN)
+    if (lastSeq > seq) high = middle
+    else low = middle + 1
+  }
+  return low
+}

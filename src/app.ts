@@ -14,6 +14,7 @@ import { systemClock, type Clock } from './clock.js'
 import type { Config } from './config.js'
 import { VerifierPool } from './crypto/verifier-pool.js'
 import { ThreadCpu } from './thread-cpu.js'
+import { ReplicaFeed } from './replication/replica-feed.js'
 import { EngineHost } from './host/engine-host.js'
 import { catchUp } from './read/catch-up.js'
 import { ReadModel } from './read/read-model.js'
@@ -89,16 +90,14 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const adminKey = adminKeyOf(config, log)
   // Before the journal opens: a missing or wrong master key refuses the start with nothing left open.
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
-  const host = await EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
-    journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log,
-    snapshotReplicaAtStart: true, replication: config.natsServers === null ? null
-      : { servers: config.natsServers, stream: config.natsStream, replicas: config.natsReplicas } })
+  const host = await hostOf(config, log)
   opened.add(() => host.stop())
   const { store, read } = await openReadModel(config, host, log)
   opened.add(() => stopHostThenStore(host, store))
   // From here on every durable outcome reaches the read model; the channels register once they exist.
   const fanOut = new FanOut({ source: host, read, save: () => store.saveSoon(read), log })
   await host.eventsFlowing() // the demo's and every later command's events reach the read model
+  const feed = await replicaFeedOf(config, host, log, opened)
   const credentials = await CredentialStore.load(host, masterKey)
   const threads = new ThreadCpu()
   const pool = poolOf(config, signatures, threads, () => metrics)
@@ -109,11 +108,11 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const metrics = metricsOf({ host, read, store, pool, heartbeats, shedder, threads })
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
-    nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log, shedder,
+    nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log, shedder, replica: feed,
     faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
       creditsPerHourMax: config.rateLimits ? undefined : null },
   }
-  const demoAccounts = config.demo === false ? null : await openDemo(context, config.dataDir, config.demo ?? isNew, log)
+  const demoAccounts = await demoOf(config, context, isNew, log)
   const gate = gateOf(config, credentials, adminKey, clock, log)
   const server = new RestServer({ routes: allRoutes, context, metrics, log, gate,
     admitPlacement: (address) => checkPlacementLoad(context, address) })
@@ -133,7 +132,8 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
   await warnAboutSetup(config, server, log)
   const timers = startHostTimers(context, fanOut, clock, log,
-    demoAccounts === null ? null : { accounts: demoAccounts, tradeIntervalMs: config.demoTradeIntervalMs })
+    demoAccounts === null ? null : { accounts: demoAccounts, tradeIntervalMs: config.demoTradeIntervalMs },
+    config.role !== 'replica')
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
@@ -144,6 +144,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
       await grpc.close()
       grpcRefusalLines.flush()
       await server.close()
+      await feed?.stop() // a replica stops following before its engine stops
       await host.stop()
       await pool.close()
       await store.close()
@@ -246,15 +247,43 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
  * lapsed heartbeat chains, GTD expiry, which watches the durable events, and the demo's quoter and
  * trader. `stop` stops them all, once what they have under way is done.
  */
+/** The engine host: a primary with NATS servers replicates its command log; a replica journals what it follows. */
+function hostOf(config: Config, log: Log): Promise<EngineHost> {
+  return EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
+    journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log,
+    snapshotReplicaAtStart: true, replication: config.natsServers === null || config.role === 'replica' ? null
+      : { servers: config.natsServers, stream: config.natsStream, replicas: config.natsReplicas } })
+}
+
+/**
+ * A replica's feed of the primary's stream (null on a primary), started once the read model
+ * listens: the primary's events reach it like any others.
+ */
+async function replicaFeedOf(config: Config, host: EngineHost, log: Log, opened: OpenedParts):
+  Promise<ReplicaFeed | null> {
+  if (config.role !== 'replica' || config.natsServers === null) return null
+  const feed = await ReplicaFeed.start(host,
+    { servers: config.natsServers, stream: config.natsStream, primary: config.primaryUrl }, log)
+  opened.add(() => feed.stop())
+  return feed
+}
+
+/** The demo's accounts, or null: none asked for, or a replica, which writes nothing (it follows the primary's demo). */
+function demoOf(config: Config, context: ServiceContext, isNew: boolean, log: Log): Promise<DemoAccounts | null> {
+  if (config.demo === false || config.role === 'replica') return Promise.resolve(null)
+  return openDemo(context, config.dataDir, config.demo ?? isNew, log)
+}
+
+/** `writes`: false on a replica, whose primary expires GTD orders itself (the expiry is a command). */
 function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, log: Log,
-  demoSetup: { accounts: DemoAccounts; tradeIntervalMs: number } | null):
+  demoSetup: { accounts: DemoAccounts; tradeIntervalMs: number } | null, writes: boolean):
   { stop: () => Promise<void>; demo: DemoQuoter | null; demoTrader: DemoTrader | null } {
   const { heartbeats } = context
   const sweep = setInterval(() => void heartbeats.sweep(), HEARTBEAT_SWEEP_INTERVAL_MS)
   sweep.unref()
-  const expiry = new ExpiryTimer({ context, clock, log })
-  const unregister = fanOut.register(expiry)
-  expiry.start()
+  const expiry = writes ? new ExpiryTimer({ context, clock, log }) : null
+  const unregister = expiry === null ? () => undefined : fanOut.register(expiry)
+  expiry?.start()
   const demo = demoSetup === null ? null : new DemoQuoter({ context, account: demoSetup.accounts.maker, log })
   demo?.start()
   const demoTrader = demo === null || demoSetup === null || demoSetup.tradeIntervalMs === 0 ? null
@@ -266,7 +295,7 @@ function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, 
     unregister()
     // The trader first: a trade under way still gets its pass from the quoter, before the quoter stops.
     await demoTrader?.stop()
-    await Promise.all([heartbeats.stop(), expiry.stop(), demo?.stop()])
+    await Promise.all([heartbeats.stop(), expiry?.stop(), demo?.stop()])
   }
   return { stop, demo, demoTrader }
 }

@@ -42,6 +42,10 @@ export interface Config {
   readonly natsStream: string
   /** Its copies when this node creates it. */
   readonly natsReplicas: number
+  /** primary: takes writes; replica: follows the primary's stream (needs natsServers), serves reads. */
+  readonly role: 'primary' | 'replica'
+  /** Where the primary answers (its REST base URL), told to writes sent to a replica; null: unknown. */
+  readonly primaryUrl: string | null
   readonly unfilledOrdersRetentionDays: number
   /** Null: on when the data directory is new. */
   readonly demo: boolean | null
@@ -168,6 +172,19 @@ const SETTINGS: readonly Setting[] = [
       if (replicas % 2 === 0) throw new ConfigError(`expected an odd number (a quorum is a majority), got ${replicas}`)
       return replicas
     } },
+  { key: 'role', flag: '--role', env: 'ROLE',
+    help: 'primary: takes writes; replica: follows the primary\'s command stream (--nats-servers) into its own '
+      + 'journal and serves market data, users\' data and the streams, refusing writes (503 NOT_PRIMARY)',
+    defaultText: 'primary', parse: (text) => {
+      if (text !== 'primary' && text !== 'replica') throw new ConfigError(`expected primary or replica, got "${text}"`)
+      return text
+    } },
+  { key: 'primaryUrl', flag: '--primary-url', env: 'PRIMARY_URL',
+    help: 'a replica\'s: the primary\'s REST base URL, named in the refusal of a write', defaultText: 'none',
+    parse: (text) => {
+      if (!/^https?:\/\/[^\s]+$/.test(text)) throw new ConfigError(`expected an http(s) URL, got "${text}"`)
+      return text
+    } },
   { key: 'endedOrdersRetained', flag: '--ended-orders-retained', env: null,
     help: 'ended order ids the engine remembers for duplicate detection, fixed when the data directory is made '
       + '(about 130 bytes of memory each)', defaultText: String(ENDED_ORDERS_RETAINED),
@@ -225,7 +242,7 @@ const DEFAULTS: Config = {
   sigWorkers: availableParallelism(), sigNice: VERIFIER_THREAD_NICE, sigBackend: 'auto', durability: 'sync',
   journalRetention: 'snapshots',
   endedOrdersRetained: null,
-  natsServers: null, natsStream: 'PREDEX', natsReplicas: 3,
+  natsServers: null, natsStream: 'PREDEX', natsReplicas: 3, role: 'primary', primaryUrl: null,
   unfilledOrdersRetentionDays: UNFILLED_ORDERS_RETENTION_DAYS,
   demo: null,
   demoTradeIntervalMs: DEMO_TRADE_INTERVAL_MS,
@@ -264,6 +281,9 @@ export function configOf(argv: readonly string[], env: Readonly<Record<string, s
       throw new ConfigError(`${flag} needs a value`)
     }
     config[setting.key] = parseNamed(setting, value, flag)
+  }
+  if (config.role === 'replica' && config.natsServers === null) {
+    throw new ConfigError('--role replica follows the primary\'s command stream: give --nats-servers')
   }
   return config as unknown as Config
 }

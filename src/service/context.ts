@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics.js'
 import type { Heartbeats } from './heartbeats.js'
 import type { Log } from '../log.js'
 import type { LoadShedder } from './load-shedder.js'
+import type { ReplicaLag } from '../replication/replica-feed.js'
 
 export interface ServiceContext {
   readonly host: EngineHost
@@ -40,4 +41,6 @@ export interface ServiceContext {
   readonly log: Log
   /** Sheds order placements while the front end's event loop lags (absent: never sheds). */
   readonly shedder?: LoadShedder
+  /** A read replica's feed (issue 34): how far behind the primary it is. Absent on a primary. */
+  readonly replica?: { lag(): ReplicaLag } | null
 }

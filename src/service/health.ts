@@ -12,12 +12,21 @@ export interface Health {
   readonly pendingRequests: number
   readonly ringBytesUsed: number
   readonly ringBytes: number
+  /** primary, or replica: a node that follows the primary's command stream and refuses writes (issue 34). */
+  readonly role: 'primary' | 'replica'
+  /** A replica's lag behind the primary's stream; null on a primary. */
+  readonly replicaLag: { readonly seqsBehind: number; readonly recordsPending: number; readonly msBehind: number }
+    | null
 }
 
 export function healthOf(context: ServiceContext): Health {
   const load = context.host.load
+  const lag = context.replica?.lag() ?? null
   return { version: context.version, seq: context.read.seq, journalLag: load.pendingRequests,
-    uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000), ...load }
+    uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000), ...load,
+    role: context.host.isReplica ? 'replica' : 'primary',
+    replicaLag: lag === null ? null
+      : { seqsBehind: lag.seqsBehind, recordsPending: lag.recordsPending, msBehind: lag.msBehind } }
 }
 
 /** The last durable seq while the engine takes commands; NOT_READY (with the reason) when it does not. */

@@ -14,6 +14,20 @@ export type Health = {
   /** Bytes in use in the command ring, and its size. */
   readonly ringBytesUsed: number
   readonly ringBytes: number
+  /** primary (takes writes), or replica: follows the primary's command stream, serves reads, refuses writes. */
+  readonly role: 'primary' | 'replica'
+  /** A replica's lag behind the primary; null on a primary. */
+  readonly replicaLag: ReplicaLag | null
+}
+
+/** How far a read replica is behind its primary (GET /health). */
+export type ReplicaLag = {
+  /** The newest seq it has heard of minus the last it has applied. */
+  readonly seqsBehind: number
+  /** Records the stream held beyond the newest one received. */
+  readonly recordsPending: number
+  /** How old the newest applied command is while behind, in ms; 0 when level. */
+  readonly msBehind: number
 }
 
 /** GET /ready: 200 while commands are accepted (503 NOT_READY otherwise). */

@@ -983,6 +983,25 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       },
       "ringBytes": {
         "type": "number"
+      },
+      "role": {
+        "type": "string",
+        "enum": [
+          "primary",
+          "replica"
+        ],
+        "description": "primary (takes writes), or replica: follows the primary's command stream, serves reads, refuses writes."
+      },
+      "replicaLag": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/ReplicaLag"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "description": "A replica's lag behind the primary; null on a primary."
       }
     },
     "required": [
@@ -993,7 +1012,9 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "uptimeSec",
       "pendingRequests",
       "ringBytesUsed",
-      "ringBytes"
+      "ringBytes",
+      "role",
+      "replicaLag"
     ],
     "additionalProperties": false,
     "description": "GET /health."
@@ -3620,6 +3641,30 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     ],
     "additionalProperties": false,
     "description": "POST /relay."
+  },
+  "ReplicaLag": {
+    "type": "object",
+    "properties": {
+      "seqsBehind": {
+        "type": "number",
+        "description": "The newest seq it has heard of minus the last it has applied."
+      },
+      "recordsPending": {
+        "type": "number",
+        "description": "Records the stream held beyond the newest one received."
+      },
+      "msBehind": {
+        "type": "number",
+        "description": "How old the newest applied command is while behind, in ms; 0 when level."
+      }
+    },
+    "required": [
+      "seqsBehind",
+      "recordsPending",
+      "msBehind"
+    ],
+    "additionalProperties": false,
+    "description": "How far a read replica is behind its primary (GET /health)."
   },
   "SelfTradePreventionText": {
     "type": "string",

@@ -15,6 +15,8 @@ import type { Config } from './config.js'
 import { VerifierPool } from './crypto/verifier-pool.js'
 import { ThreadCpu } from './thread-cpu.js'
 import { ReplicaFeed } from './replication/replica-feed.js'
+import type { ReplicationOptions } from './replication/jetstream-log.js'
+import { HighAvailability } from './replication/high-availability.js'
 import { EngineHost } from './host/engine-host.js'
 import { catchUp } from './read/catch-up.js'
 import { ReadModel } from './read/read-model.js'
@@ -90,6 +92,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const adminKey = adminKeyOf(config, log)
   // Before the journal opens: a missing or wrong master key refuses the start with nothing left open.
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
+  const ha = await HighAvailability.open(config, log, opened) // a primary takes the lease before it writes
   const host = await hostOf(config, log)
   opened.add(() => host.stop())
   const { store, read } = await openReadModel(config, host, log)
@@ -124,16 +127,14 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   fanOut.register(userChannel)
   const port = await server.listen(config.host, config.port)
   opened.add(() => server.close())
-  const grpcRefusalLines = new LogBudget(log, { what: 'gRPC refusals' })
-  const grpc = new GrpcServer({ context, gate, fanOut, log, refusalLines: grpcRefusalLines,
-    keyStreams: new StreamSlots('streams of this API key', GRPC_STREAMS_PER_KEY_MAX),
-    addressStreams: new StreamSlots('book streams of this address', GRPC_BOOK_STREAMS_PER_ADDRESS_MAX) })
+  const { grpc, grpcRefusalLines } = grpcOf(context, gate, fanOut, log)
   opened.add(() => grpc.close())
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
   await warnAboutSetup(config, server, log)
+  ha?.started(host, feed, `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`)
   const timers = startHostTimers(context, fanOut, clock, log,
     demoAccounts === null ? null : { accounts: demoAccounts, tradeIntervalMs: config.demoTradeIntervalMs },
-    config.role !== 'replica')
+    config.role === 'primary')
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
@@ -146,6 +147,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
       await server.close()
       await feed?.stop() // a replica stops following before its engine stops
       await host.stop()
+      await ha?.stop() // after the last group: a standby takes over from a complete stream
       await pool.close()
       await store.close()
     })()
@@ -247,12 +249,26 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
  * lapsed heartbeat chains, GTD expiry, which watches the durable events, and the demo's quoter and
  * trader. `stop` stops them all, once what they have under way is done.
  */
+function grpcOf(context: ServiceContext, gate: Gate, fanOut: FanOut, log: Log):
+  { grpc: GrpcServer; grpcRefusalLines: LogBudget } {
+  const grpcRefusalLines = new LogBudget(log, { what: 'gRPC refusals' })
+  const grpc = new GrpcServer({ context, gate, fanOut, log, refusalLines: grpcRefusalLines,
+    keyStreams: new StreamSlots('streams of this API key', GRPC_STREAMS_PER_KEY_MAX),
+    addressStreams: new StreamSlots('book streams of this address', GRPC_BOOK_STREAMS_PER_ADDRESS_MAX) })
+  return { grpc, grpcRefusalLines }
+}
+
 /** The engine host: a primary with NATS servers replicates its command log; a replica journals what it follows. */
 function hostOf(config: Config, log: Log): Promise<EngineHost> {
   return EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
     journalRetention: config.journalRetention, endedOrdersRetained: config.endedOrdersRetained, log,
-    snapshotReplicaAtStart: true, replication: config.natsServers === null || config.role === 'replica' ? null
-      : { servers: config.natsServers, stream: config.natsStream, replicas: config.natsReplicas } })
+    snapshotReplicaAtStart: true, replication: config.role === 'primary' ? replicationOf(config) : null,
+    promotable: config.role === 'standby' })
+}
+
+function replicationOf(config: Config): ReplicationOptions | null {
+  return config.natsServers === null ? null
+    : { servers: config.natsServers, stream: config.natsStream, replicas: config.natsReplicas }
 }
 
 /**
@@ -261,16 +277,17 @@ function hostOf(config: Config, log: Log): Promise<EngineHost> {
  */
 async function replicaFeedOf(config: Config, host: EngineHost, log: Log, opened: OpenedParts):
   Promise<ReplicaFeed | null> {
-  if (config.role !== 'replica' || config.natsServers === null) return null
+  if (config.role === 'primary' || config.natsServers === null) return null
   const feed = await ReplicaFeed.start(host,
-    { servers: config.natsServers, stream: config.natsStream, primary: config.primaryUrl }, log)
+    { servers: config.natsServers, stream: config.natsStream, primary: config.primaryUrl,
+      role: config.role === 'standby' ? 'standby' : 'replica' }, log)
   opened.add(() => feed.stop())
   return feed
 }
 
-/** The demo's accounts, or null: none asked for, or a replica, which writes nothing (it follows the primary's demo). */
+/** The demo's accounts, or null: none asked for, or not a primary (a replica writes nothing; it follows). */
 function demoOf(config: Config, context: ServiceContext, isNew: boolean, log: Log): Promise<DemoAccounts | null> {
-  if (config.demo === false || config.role === 'replica') return Promise.resolve(null)
+  if (config.demo === false || config.role !== 'primary') return Promise.resolve(null)
   return openDemo(context, config.dataDir, config.demo ?? isNew, log)
 }
 

@@ -42,8 +42,11 @@ export interface Config {
   readonly natsStream: string
   /** Its copies when this node creates it. */
   readonly natsReplicas: number
-  /** primary: takes writes; replica: follows the primary's stream (needs natsServers), serves reads. */
-  readonly role: 'primary' | 'replica'
+  /**
+   * primary: takes writes; replica: follows the primary's stream (needs natsServers), serves reads;
+   * standby: a replica that takes over when the primary's lease lapses.
+   */
+  readonly role: 'primary' | 'replica' | 'standby'
   /** Where the primary answers (its REST base URL), told to writes sent to a replica; null: unknown. */
   readonly primaryUrl: string | null
   readonly unfilledOrdersRetentionDays: number
@@ -173,10 +176,13 @@ const SETTINGS: readonly Setting[] = [
       return replicas
     } },
   { key: 'role', flag: '--role', env: 'ROLE',
-    help: 'primary: takes writes; replica: follows the primary\'s command stream (--nats-servers) into its own '
-      + 'journal and serves market data, users\' data and the streams, refusing writes (503 NOT_PRIMARY)',
+    help: 'primary: takes writes (with --nats-servers, while it holds the lease); replica: follows the primary\'s '
+      + 'command stream into its own journal and serves market data, users\' data and the streams, refusing writes '
+      + '(503 NOT_PRIMARY); standby: a replica that takes over when the primary\'s lease lapses',
     defaultText: 'primary', parse: (text) => {
-      if (text !== 'primary' && text !== 'replica') throw new ConfigError(`expected primary or replica, got "${text}"`)
+      if (text !== 'primary' && text !== 'replica' && text !== 'standby') {
+        throw new ConfigError(`expected primary, replica or standby, got "${text}"`)
+      }
       return text
     } },
   { key: 'primaryUrl', flag: '--primary-url', env: 'PRIMARY_URL',
@@ -282,8 +288,8 @@ export function configOf(argv: readonly string[], env: Readonly<Record<string, s
     }
     config[setting.key] = parseNamed(setting, value, flag)
   }
-  if (config.role === 'replica' && config.natsServers === null) {
-    throw new ConfigError('--role replica follows the primary\'s command stream: give --nats-servers')
+  if (config.role !== 'primary' && config.natsServers === null) {
+    throw new ConfigError(`--role ${String(config.role)} follows the primary's command stream: give --nats-servers`)
   }
   return config as unknown as Config
 }

@@ -692,6 +692,15 @@ export const NATS_CONNECT_TIMEOUT_MS = 10_000
  * replica's memory. A record holds at most BATCH_COMMANDS_MAX commands.
  */
 export const REPLICA_RECORDS_IN_FLIGHT_MAX = 64
+/**
+ * The primary's lease (src/replication/lease.ts): it lapses LEASE_TTL_MS after its last renewal,
+ * renewed every LEASE_RENEW_MS (a renewal can miss twice before the lease is at risk); a standby
+ * looks every LEASE_POLL_MS. A killed primary is replaced within about TTL + poll + the catch-up:
+ * the issue's bound on a takeover is 3 s.
+ */
+export const LEASE_TTL_MS = 2_000
+export const LEASE_RENEW_MS = 500
+export const LEASE_POLL_MS = 250
 /** JetStream replicas of the command stream: 1 (tests) or an odd number up to 5 (a quorum is a majority). */
 export const NATS_REPLICAS_MAX = 5
 

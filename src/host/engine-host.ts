@@ -61,6 +61,8 @@ export interface HostOptions {
    * or absent: the local journal alone.
    */
   readonly replication?: ReplicationOptions | null
+  /** A standby's: it may be promoted to write to the replicated log later (EngineHost.promote). */
+  readonly promotable?: boolean
 }
 
 export interface Recovered {
@@ -96,7 +98,9 @@ export class EngineHost {
    * Set on a read replica (issue 34, src/replication/replica-feed.ts): it applies the primary's
    * records and refuses writes, naming the primary when it knows where it answers.
    */
-  private following: { readonly primary: string | null } | null = null
+  private following: { readonly primary: string | null; readonly role: 'replica' | 'standby' } | null = null
+  /** The promotion under way (promote), answered by the journal thread's `promoted`. */
+  private promotion: Pending<number> | null = null
 
   private constructor(
     private readonly worker: Worker,
@@ -143,6 +147,7 @@ export class EngineHost {
       failJournalAtBatch: options.failJournalAtBatch ?? 0,
       hopTrace: hopTrace?.buffer ?? null,
       snapshotReplicaAtStart: options.snapshotReplicaAtStart ?? false, replication: options.replication ?? null,
+      promotable: options.promotable ?? false,
       toMain: outcomes.port2,
     }
     const worker = startThread('engine-worker', import.meta.url,
@@ -175,7 +180,8 @@ export class EngineHost {
     if (unavailable !== null) return Promise.reject(unavailable)
     if (this.following !== null) {
       return Promise.reject(new PredexError(ServiceCode.NOT_PRIMARY, 'this node is a read replica: it follows the '
-        + 'primary and serves reads; send writes to the primary', { role: 'replica', primary: this.following.primary,
+        + 'primary and serves reads; send writes to the primary', { role: this.following.role,
+        primary: this.following.primary,
         retryAfterSeconds: 1 }))
     }
     if (this.pending.size >= PENDING_REQUESTS_MAX) return Promise.reject(busy('too many requests are pending'))
@@ -194,9 +200,36 @@ export class EngineHost {
     return outcome as Promise<OutcomeOf<C['kind']>>
   }
 
-  /** From now on this host follows a primary (issue 34): `replicate` feeds it, and `submit` refuses writes. */
-  follow(primary: string | null): void {
-    this.following = { primary }
+  /**
+   * From now on this host follows a primary (issue 34): `replicate` feeds it, and `submit` refuses
+   * writes, naming `primary` (its REST base URL, when known). Called again as the primary changes.
+   */
+  follow(primary: string | null, role: 'replica' | 'standby' = this.following?.role ?? 'replica'): void {
+    this.following = { primary, role }
+  }
+
+  /** What this host is: the primary, a read replica, or a standby that takes over when the primary's lease lapses. */
+  get role(): 'primary' | 'replica' | 'standby' {
+    return this.following?.role ?? 'primary'
+  }
+
+  /**
+   * A standby taking over (issue 34): its journal thread writes to the replicated log from now
+   * on, opened at this host's seq (which must be the stream's end); then writes are accepted.
+   * Call it once every record handed over is applied and durable (ReplicaFeed.drainTo).
+   */
+  promote(replication: ReplicationOptions): Promise<number> {
+    const promoted = new Promise<number>((resolve, reject) => { this.promotion = { resolve, reject } })
+    this.send({ type: 'promote', replication })
+    return promoted.then((seq) => {
+      this.following = null
+      return seq
+    })
+  }
+
+  /** This node lost its lease (issue 34): it acknowledges nothing more, as after a journal failure. */
+  depose(reason: string): void {
+    this.fail(`deposed: ${reason}`)
   }
 
   /** Whether this host follows a primary (a read replica). */
@@ -299,6 +332,10 @@ export class EngineHost {
         return
       }
       case 'fatal': return this.fail(`the engine stopped: ${message.message}`)
+      case 'promoted':
+        this.promotion?.resolve(message.seq)
+        this.promotion = null
+        return
       case 'stopped':
         if (++this.stoppedThreads === 2) {
           this.outcomes.close()
@@ -347,6 +384,8 @@ export class EngineHost {
     if (this.failure !== null) return
     this.failure = new PredexError(ServiceCode.ENGINE_UNAVAILABLE, reason)
     this.accepting = false
+    this.promotion?.reject(this.failure)
+    this.promotion = null
     for (const waiting of [...this.pending.values(), ...this.queries.values()]) waiting.reject(this.failure)
     this.pending.clear()
     this.queries.clear()

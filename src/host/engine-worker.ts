@@ -301,6 +301,9 @@ class EngineWorker {
       case 'readDurable':
         this.toJournal(message)
         return
+      case 'promote':
+        this.toJournal(message)
+        return
       case 'replicate': {
         const commands = batchCommandsOf(new Uint8Array(message.record))
         if (commands === null) fatal(new Error(`stream record ${message.streamSeq} is damaged`))
@@ -371,6 +374,7 @@ async function startJournalThread(options: WorkerOptions, recoveredSeq: number):
     failJournalAtBatch: options.failJournalAtBatch, hopTrace: options.hopTrace, toMain: options.toMain,
     snapshotEveryCommands: options.snapshotEveryCommands, hashSeed: options.hashSeed, recoveredSeq,
     snapshotReplicaAtStart: options.snapshotReplicaAtStart, replication: options.replication,
+    promotable: options.promotable,
     signal: new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT),
   }
   const thread = startThread('journal-thread', import.meta.url,

@@ -26,7 +26,7 @@ import { parentPort, receiveMessageOnPort, Worker, workerData } from 'node:worke
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { Journal } from '../journal/journal.js'
 import { LocalCommandLog, type CommandLog } from '../journal/command-log.js'
-import { JetStreamCommandLog } from '../replication/jetstream-log.js'
+import { JetStreamCommandLog, type ReplicationOptions } from '../replication/jetstream-log.js'
 import { REPLICA_FOLLOW_COMMANDS, SNAPSHOTS_KEPT } from '../limits.js'
 import { startThread } from '../thread-start.js'
 import type {
@@ -86,7 +86,7 @@ class JournalThread {
     private readonly options: JournalThreadOptions,
     private readonly journal: Journal,
     /** Where records become durable: the journal alone, or the journal and the replicated stream. */
-    private readonly log: CommandLog,
+    private log: CommandLog,
   ) {
     this.stats = new EngineStatsWriter(options.stats)
     this.stats.thread('journal', ownThreadId())
@@ -101,10 +101,27 @@ class JournalThread {
         return
       case 'memory':
         return void this.answerMemory(message)
+      case 'promote':
+        return void this.promote(message.replication)
       case 'stop':
         this.stopping = true
         return
     }
+  }
+
+  /**
+   * A standby takes over: the replicated log opens at the journal's end (every group handed over
+   * is durable by now: the host promotes only once it has every outcome), and records become
+   * durable there from the next group on.
+   */
+  private async promote(replication: ReplicationOptions): Promise<void> {
+    const seq = Math.max(this.lastSeq, this.options.recoveredSeq)
+    try {
+      this.log = await JetStreamCommandLog.open(replication, this.journal, seq)
+    } catch (error) {
+      fatal(error)
+    }
+    this.options.toMain.postMessage({ type: 'promoted', seq } satisfies FromWorker)
   }
 
   /**
@@ -117,7 +134,8 @@ class JournalThread {
    */
   async run(): Promise<void> {
     if (this.options.snapshotReplicaAtStart && this.snapshotsOn) this.replica()
-    if (this.log.synchronous) await this.runBlocking()
+    // A standby's log turns replicated at its promotion: its thread takes messages as events from the start.
+    if (this.log.synchronous && !this.options.promotable) await this.runBlocking()
     else await this.runOnEvents()
     await this.stop()
   }

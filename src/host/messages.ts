@@ -40,6 +40,8 @@ export interface WorkerOptions {
   readonly snapshotReplicaAtStart: boolean
   /** The replicated command log (src/replication/jetstream-log.ts), or null: the local journal alone. */
   readonly replication: ReplicationOptions | null
+  /** A standby's: the journal thread may be told to write to the replicated log later (ToJournal `promote`). */
+  readonly promotable: boolean
   /**
    * The main thread's end of the durable outcomes' channel: the worker hands it to its journal
    * thread, which posts each batch there once it is committed (FromWorker `batch`, `stopped`).
@@ -50,7 +52,7 @@ export interface WorkerOptions {
 /** The journal thread's options: the worker's, less what only the engine needs, and where recovery ended. */
 export type JournalThreadOptions = Pick<WorkerOptions, 'stats' | 'dataDir' | 'durability' | 'journalRetention' |
   'unsafeAckBeforeJournalMs' | 'failJournalAtBatch' | 'hopTrace' | 'toMain' | 'snapshotEveryCommands' | 'hashSeed' |
-  'snapshotReplicaAtStart' | 'replication'>
+  'snapshotReplicaAtStart' | 'replication' | 'promotable'>
   & {
     readonly recoveredSeq: number
     /** One Int32 the worker bumps (and notifies) after each message it posts to the journal thread. */
@@ -107,6 +109,11 @@ export type ToJournal =
    */
   | { readonly type: 'memory'; readonly queryId: number; readonly collect: boolean;
       readonly threads: readonly ThreadMemory[] }
+  /**
+   * A standby taking over (issue 34): from now on records become durable in the replicated log
+   * (opened here, at the journal's end); the journal thread answers `promoted` to the main thread.
+   */
+  | { readonly type: 'promote'; readonly replication: ReplicationOptions }
   /** Nothing more comes: finish the retention, close the journal, say `stopped` to both, exit. */
   | { readonly type: 'stop' }
 
@@ -195,6 +202,8 @@ export type FromWorker =
   | { readonly type: 'answer'; readonly queryId: number; readonly answer: QueryAnswer }
   | { readonly type: 'stopped'; readonly seq: number }
   | { readonly type: 'fatal'; readonly message: string }
+  /** The journal thread writes to the replicated log from `seq` on (ToJournal `promote`). */
+  | { readonly type: 'promoted'; readonly seq: number }
 
 export type ToWorker =
   | { readonly type: 'query'; readonly queryId: number; readonly query: Query }
@@ -207,4 +216,6 @@ export type ToWorker =
    * and journal as it is (its commands' seq and time are the primary's). Transferred.
    */
   | { readonly type: 'replicate'; readonly record: ArrayBuffer; readonly streamSeq: number }
+  /** A standby taking over: passed on to the journal thread (ToJournal `promote`). */
+  | { readonly type: 'promote'; readonly replication: ReplicationOptions }
   | { readonly type: 'stop' }

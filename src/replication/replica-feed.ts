@@ -13,6 +13,7 @@ import type { EngineHost } from '../host/engine-host.js'
 import { NATS_CONNECT_TIMEOUT_MS, REPLICA_RECORDS_IN_FLIGHT_MAX } from '../limits.js'
 import type { Log } from '../log.js'
 import { LAST_SEQ_HEADER } from './stream-names.js'
+import { streamEnd, type StreamEnd } from './jetstream-log.js'
 
 export interface ReplicaLag {
   /** The newest engine seq the replica has heard of, minus the one it has applied. */
@@ -40,6 +41,8 @@ export class ReplicaFeed {
   private constructor(
     private readonly host: EngineHost,
     private readonly connection: NatsConnection,
+    private readonly manager: JetStreamManager,
+    private readonly stream: string,
     private readonly log: Log,
   ) {
     this.appliedSeq = host.recovered.seq
@@ -56,12 +59,12 @@ export class ReplicaFeed {
 
   /** Makes `host` a replica of the stream (its writes refused, naming `primary`) and starts following. */
   static async start(host: EngineHost, options: { readonly servers: readonly string[]; readonly stream: string;
-    readonly primary: string | null }, log: Log): Promise<ReplicaFeed> {
+    readonly primary: string | null; readonly role?: 'replica' | 'standby' }, log: Log): Promise<ReplicaFeed> {
     const connection = await connect({ servers: [...options.servers], name: 'predex-replica',
       timeout: NATS_CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1 })
-    host.follow(options.primary)
-    const feed = new ReplicaFeed(host, connection, log)
+    host.follow(options.primary, options.role ?? 'replica')
     const manager = await jetstreamManager(connection)
+    const feed = new ReplicaFeed(host, connection, manager, options.stream, log)
     const start = await positionAfter(manager, options.stream, host.recovered.seq)
     const consumer = await jetstream(connection).consumers.get(options.stream,
       { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start })
@@ -77,6 +80,22 @@ export class ReplicaFeed {
     const behind = seqsBehind > 0 || this.recordsPending > 0
     return { seqsBehind, recordsPending: this.recordsPending, appliedSeq: this.appliedSeq,
       msBehind: behind && this.appliedTimeMs > 0 ? Math.max(0, Date.now() - this.appliedTimeMs) : 0 }
+  }
+
+  /** Where the stream ends now. */
+  end(): Promise<StreamEnd> {
+    return streamEnd(this.manager, this.stream)
+  }
+
+  /** Resolves once every command up to `seq` is applied here; rejects past `timeoutMs`. */
+  async drainTo(seq: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (this.appliedSeq < seq) {
+      if (Date.now() > deadline) {
+        throw new Error(`the replica applied seq ${this.appliedSeq}, not ${seq}, in ${timeoutMs} ms`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
   }
 
   async stop(): Promise<void> {

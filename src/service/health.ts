@@ -12,8 +12,11 @@ export interface Health {
   readonly pendingRequests: number
   readonly ringBytesUsed: number
   readonly ringBytes: number
-  /** primary, or replica: a node that follows the primary's command stream and refuses writes (issue 34). */
-  readonly role: 'primary' | 'replica'
+  /**
+   * primary; replica: a node that follows the primary's command stream and refuses writes; standby:
+   * a replica that takes over when the primary's lease lapses (issue 34).
+   */
+  readonly role: 'primary' | 'replica' | 'standby'
   /** A replica's lag behind the primary's stream; null on a primary. */
   readonly replicaLag: { readonly seqsBehind: number; readonly recordsPending: number; readonly msBehind: number }
     | null
@@ -21,10 +24,10 @@ export interface Health {
 
 export function healthOf(context: ServiceContext): Health {
   const load = context.host.load
-  const lag = context.replica?.lag() ?? null
+  const lag = context.host.isReplica ? context.replica?.lag() ?? null : null
   return { version: context.version, seq: context.read.seq, journalLag: load.pendingRequests,
     uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000), ...load,
-    role: context.host.isReplica ? 'replica' : 'primary',
+    role: context.host.role,
     replicaLag: lag === null ? null
       : { seqsBehind: lag.seqsBehind, recordsPending: lag.recordsPending, msBehind: lag.msBehind } }
 }

@@ -14,8 +14,11 @@ export type Health = {
   /** Bytes in use in the command ring, and its size. */
   readonly ringBytesUsed: number
   readonly ringBytes: number
-  /** primary (takes writes), or replica: follows the primary's command stream, serves reads, refuses writes. */
-  readonly role: 'primary' | 'replica'
+  /**
+   * primary (takes writes); replica: follows the primary's command stream, serves reads, refuses
+   * writes; standby: a replica that takes over when the primary's lease lapses.
+   */
+  readonly role: 'primary' | 'replica' | 'standby'
   /** A replica's lag behind the primary; null on a primary. */
   readonly replicaLag: ReplicaLag | null
 }

@@ -988,9 +988,10 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         "type": "string",
         "enum": [
           "primary",
-          "replica"
+          "replica",
+          "standby"
         ],
-        "description": "primary (takes writes), or replica: follows the primary's command stream, serves reads, refuses writes."
+        "description": "primary (takes writes); replica: follows the primary's command stream, serves reads, refuses writes; standby: a replica that takes over when the primary's lease lapses."
       },
       "replicaLag": {
         "anyOf": [

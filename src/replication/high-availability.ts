@@ -1,0 +1,82 @@
+/**
+ * A node's part in high availability (issue 34), by its role (--role), when it has NATS servers:
+ * a primary takes the lease before it writes (a start is refused while another node holds it),
+ * keeps it from then on, and writes its address into it once it listens; a standby follows the
+ * stream and takes over when the lease lapses (standby.ts); a replica only follows. At a clean
+ * stop the primary gives the lease up after its last group, so that a standby takes over at once.
+ */
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import { connect, type NatsConnection } from '@nats-io/transport-node'
+import type { Config } from '../config.js'
+import type { EngineHost } from '../host/engine-host.js'
+import { NATS_CONNECT_TIMEOUT_MS } from '../limits.js'
+import type { Log } from '../log.js'
+import type { OpenedParts } from '../opened-parts.js'
+import { Lease, type LeaseHolder } from './lease.js'
+import { LeaseKeeper } from './lease-keeper.js'
+import type { ReplicaFeed } from './replica-feed.js'
+import { Standby } from './standby.js'
+
+type HaConfig = Pick<Config, 'natsServers' | 'natsStream' | 'natsReplicas' | 'role'>
+
+export class HighAvailability {
+  private keeper: LeaseKeeper | null = null
+  private standby: Standby | null = null
+  private host: EngineHost | null = null
+  /** Why the lease was lost before the host was there to be told. */
+  private lostBefore: string | null = null
+
+  private constructor(
+    private readonly config: HaConfig & { readonly natsServers: readonly string[] },
+    private readonly connection: NatsConnection,
+    private readonly lease: Lease,
+    private self: LeaseHolder,
+    private readonly log: Log,
+  ) {}
+
+  /** Null without NATS servers. A primary holds the lease when this resolves, or the start fails. */
+  static async open(config: HaConfig, log: Log, opened: OpenedParts): Promise<HighAvailability | null> {
+    if (config.natsServers === null) return null
+    const connection = await connect({ servers: [...config.natsServers], name: `predex-${config.role}`,
+      timeout: NATS_CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1 })
+    const self: LeaseHolder = { node: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, url: null }
+    const ha = new HighAvailability({ ...config, natsServers: config.natsServers }, connection,
+      await Lease.open(connection, config.natsStream, config.natsReplicas), self, log)
+    opened.add(() => ha.stop())
+    if (config.role === 'primary') await ha.takeLease()
+    return ha
+  }
+
+  /** The node is up and listens at `url`: the primary advertises it, a standby starts watching the lease. */
+  started(host: EngineHost, feed: ReplicaFeed | null, url: string): void {
+    this.host = host
+    this.self = { ...this.self, url }
+    this.keeper?.advertise(url)
+    if (this.lostBefore !== null) host.depose(this.lostBefore)
+    if (this.config.role === 'standby' && feed !== null) {
+      this.standby = new Standby(host, feed, this.lease, { servers: this.config.natsServers,
+        stream: this.config.natsStream, replicas: this.config.natsReplicas }, this.self, this.log).start()
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.keeper?.stop()
+    this.keeper = null
+    await this.standby?.stop()
+    this.standby = null
+    await this.connection.close()
+  }
+
+  private async takeLease(): Promise<void> {
+    if (!await this.lease.acquire(this.self)) {
+      const holder = await this.lease.holder()
+      throw new Error(`another node holds the primary's lease (${holder?.node ?? 'it lapses soon'}, `
+        + `${holder?.url ?? 'no address yet'}): start this one with --role standby or --role replica`)
+    }
+    this.keeper = new LeaseKeeper(this.lease, this.self, (reason) => {
+      if (this.host === null) this.lostBefore = reason
+      else this.host.depose(reason)
+    }, this.log).start()
+  }
+}

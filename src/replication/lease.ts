@@ -1,0 +1,83 @@
+/**
+ * The primary's lease (issue 34, point 2): one JetStream key-value entry, `primary` in the bucket
+ * `<stream>_LEASE`, whose entries live LEASE_TTL_MS unless written again. The node that creates it
+ * is the primary; it renews it by compare-and-set on its revision; a standby that finds it gone
+ * (the primary stopped renewing: dead, stuck or cut off) creates it and takes over. Two nodes can
+ * never both create it, and a holder whose renewal is refused knows it lost it. The value says
+ * who holds it and where it answers, so that the other nodes can send clients there.
+ *
+ * The lease alone does not fence a deposed primary that has not noticed yet: the command stream
+ * does (Nats-Expected-Last-Sequence, jetstream-log.ts), so at most one of them appends.
+ */
+import type { NatsConnection } from '@nats-io/transport-node'
+import { Kvm, type KV } from '@nats-io/kv'
+import { LEASE_TTL_MS } from '../limits.js'
+
+const KEY = 'primary'
+
+export interface LeaseHolder {
+  /** The holding process, `<hostname>:<pid>:<random>`. */
+  readonly node: string
+  /** Where it answers REST (its base URL), once it listens; null before. */
+  readonly url: string | null
+}
+
+export class Lease {
+  /** The entry's revision this node wrote last, while it holds the lease. */
+  private revision: number | null = null
+
+  private constructor(private readonly kv: KV) {}
+
+  static async open(connection: NatsConnection, stream: string, replicas: number): Promise<Lease> {
+    const kv = await new Kvm(connection).create(`${stream}_LEASE`, { ttl: LEASE_TTL_MS, history: 1, replicas })
+    return new Lease(kv)
+  }
+
+  get held(): boolean {
+    return this.revision !== null
+  }
+
+  /** Who holds the lease now, or null when nobody does (it lapsed or was released). */
+  async holder(): Promise<LeaseHolder | null> {
+    const entry = await this.kv.get(KEY)
+    if (entry === null || entry.operation !== 'PUT') return null
+    return JSON.parse(entry.string()) as LeaseHolder
+  }
+
+  /** Takes the lease if nobody holds it; false when somebody does. */
+  async acquire(holder: LeaseHolder): Promise<boolean> {
+    try {
+      this.revision = await this.kv.create(KEY, JSON.stringify(holder))
+      return true
+    } catch (error) {
+      if (isWrongRevision(error)) return false
+      throw error
+    }
+  }
+
+  /** Writes the lease again (its life starts over); false when it was lost (taken, or lapsed and taken). */
+  async renew(holder: LeaseHolder): Promise<boolean> {
+    if (this.revision === null) return false
+    try {
+      this.revision = await this.kv.update(KEY, JSON.stringify(holder), this.revision)
+      return true
+    } catch (error) {
+      if (!isWrongRevision(error)) throw error
+      this.revision = null
+      return false
+    }
+  }
+
+  /** Gives the lease up at a clean stop, so that a standby need not wait for it to lapse. */
+  async release(): Promise<void> {
+    if (this.revision === null) return
+    const revision = this.revision
+    this.revision = null
+    await this.kv.delete(KEY, { previousSeq: revision }).catch(() => undefined)
+  }
+}
+
+/** JetStream's refusal of a compare-and-set ("wrong last sequence"). */
+function isWrongRevision(error: unknown): boolean {
+  return error instanceof Error && /wrong last sequence/i.test(error.message)
+}

@@ -245,6 +245,9 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
     primary: 'where the primary answers, when this node knows it (its REST base URL), else null',
     retryAfterSeconds: RETRY_AFTER,
   },
+  COMMAND_LOG_UNAVAILABLE: {
+    retryAfterSeconds: RETRY_AFTER,
+  },
   // ---- Authentication ----------------------------------------------------------------------------------
   AUTH_TIMESTAMP: {
     serverTime: 'the server\'s clock, unix seconds (as GET /time)',

@@ -59,6 +59,8 @@ export const ServiceCode = {
   SERVER_BUSY: 'SERVER_BUSY',
   /** This node follows the primary (a read replica or a standby, issue 34): writes go to the primary. */
   NOT_PRIMARY: 'NOT_PRIMARY',
+  /** The replicated command log has no quorum: writes are refused until it has (issue 34); reads go on. */
+  COMMAND_LOG_UNAVAILABLE: 'COMMAND_LOG_UNAVAILABLE',
 } as const
 
 export type ServiceCode = (typeof ServiceCode)[keyof typeof ServiceCode]
@@ -153,6 +155,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   SIGNATURE_POOL_BUSY: UNAVAILABLE,
   SERVER_BUSY: UNAVAILABLE,
   NOT_PRIMARY: UNAVAILABLE,
+  COMMAND_LOG_UNAVAILABLE: UNAVAILABLE,
   // Authentication.
   AUTH_HEADERS_MISSING: UNAUTHENTICATED,
   AUTH_TIMESTAMP: UNAUTHENTICATED,

@@ -99,6 +99,8 @@ export class EngineHost {
    * records and refuses writes, naming the primary when it knows where it answers.
    */
   private following: { readonly primary: string | null; readonly role: 'replica' | 'standby' } | null = null
+  /** The replicated command log has no quorum (it answers nothing): new writes are refused meanwhile. */
+  private logStalled = false
   /** The promotion under way (promote), answered by the journal thread's `promoted`. */
   private promotion: Pending<number> | null = null
 
@@ -178,6 +180,7 @@ export class EngineHost {
   submit<C extends UnstampedCommand>(command: C): Promise<OutcomeOf<C['kind']>> {
     const unavailable = this.unavailable()
     if (unavailable !== null) return Promise.reject(unavailable)
+    if (this.logStalled) return Promise.reject(logUnavailable())
     if (this.following !== null) {
       return Promise.reject(new PredexError(ServiceCode.NOT_PRIMARY, 'this node is a read replica: it follows the '
         + 'primary and serves reads; send writes to the primary', { role: this.following.role,
@@ -227,9 +230,14 @@ export class EngineHost {
     })
   }
 
-  /** This node lost its lease (issue 34): it acknowledges nothing more, as after a journal failure. */
+  /**
+   * This node lost its lease (issue 34): it acknowledges nothing more, as after a journal failure,
+   * and its worker ends at once, so that its journal thread stops offering its last record to the
+   * stream, where the new primary now appends.
+   */
   depose(reason: string): void {
     this.fail(`deposed: ${reason}`)
+    void this.worker.terminate()
   }
 
   /** Whether this host follows a primary (a read replica). */
@@ -283,6 +291,8 @@ export class EngineHost {
   query(query: Query): Promise<QueryAnswer> {
     const unavailable = this.unavailable()
     if (unavailable !== null) return Promise.reject(unavailable)
+    // The engine answers once what it applied is durable, which waits for the quorum: refused, not left hanging.
+    if (this.logStalled) return Promise.reject(logUnavailable())
     if (this.queries.size >= PENDING_QUERIES_MAX) return Promise.reject(busy('too many queries are pending'))
     const queryId = this.nextQueryId++
     this.send({ type: 'query', queryId, query })
@@ -332,8 +342,12 @@ export class EngineHost {
         return
       }
       case 'fatal': return this.fail(`the engine stopped: ${message.message}`)
+      case 'logStalled':
+        this.logStalled = message.stalled
+        return
       case 'promoted':
-        this.promotion?.resolve(message.seq)
+        if (message.refused === null) this.promotion?.resolve(message.seq)
+        else this.promotion?.reject(new Error(`the promotion was refused: ${message.refused}`))
         this.promotion = null
         return
       case 'stopped':
@@ -405,6 +419,13 @@ export class EngineHost {
   private send(message: ToWorker): void {
     this.worker.postMessage(message)
   }
+}
+
+/** While the replicated log has no quorum (issue 34): the read model's reads go on, the engine's wait. */
+function logUnavailable(): PredexError {
+  return new PredexError(ServiceCode.COMMAND_LOG_UNAVAILABLE, 'the replicated command log has no quorum (too few '
+    + 'NATS servers answer): writes, and reads that need the engine, are refused until it has',
+  { retryAfterSeconds: 1 })
 }
 
 /** Waits for the worker's `ready` (recovery done); its own listeners are removed afterwards. */

@@ -112,16 +112,20 @@ class JournalThread {
   /**
    * A standby takes over: the replicated log opens at the journal's end (every group handed over
    * is durable by now: the host promotes only once it has every outcome), and records become
-   * durable there from the next group on.
+   * durable there from the next group on. A stream that does not end there refuses it.
    */
   private async promote(replication: ReplicationOptions): Promise<void> {
     const seq = Math.max(this.lastSeq, this.options.recoveredSeq)
     try {
-      this.log = await JetStreamCommandLog.open(replication, this.journal, seq)
+      this.log = stallsTold(await JetStreamCommandLog.open(replication, this.journal, seq), this.options)
     } catch (error) {
-      fatal(error)
+      // Not fatal: the stream moved on (the old primary's last record landed), and the standby goes
+      // back to following it; its journal is as it was.
+      const reason = error instanceof Error ? error.message : String(error)
+      this.options.toMain.postMessage({ type: 'promoted', seq, refused: reason } satisfies FromWorker)
+      return
     }
-    this.options.toMain.postMessage({ type: 'promoted', seq } satisfies FromWorker)
+    this.options.toMain.postMessage({ type: 'promoted', seq, refused: null } satisfies FromWorker)
   }
 
   /**
@@ -337,6 +341,12 @@ class JournalThread {
   }
 }
 
+/** The replicated log's stalls reach the main thread, which refuses new writes while one lasts. */
+function stallsTold(log: JetStreamCommandLog, options: JournalThreadOptions): JetStreamCommandLog {
+  log.onStall = (stalled) => options.toMain.postMessage({ type: 'logStalled', stalled } satisfies FromWorker)
+  return log
+}
+
 function toWorker(message: FromJournal): void {
   parentPort!.postMessage(message)
 }
@@ -369,7 +379,7 @@ async function main(): Promise<void> {
   const options = workerData as JournalThreadOptions
   const journal = Journal.open({ path: options.dataDir, durability: options.durability })
   const log = options.replication === null ? new LocalCommandLog(journal)
-    : await JetStreamCommandLog.open(options.replication, journal, options.recoveredSeq)
+    : stallsTold(await JetStreamCommandLog.open(options.replication, journal, options.recoveredSeq), options)
   const thread = new JournalThread(options, journal, log)
   toWorker({ type: 'ready' })
   return thread.run()

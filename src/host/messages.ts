@@ -202,8 +202,13 @@ export type FromWorker =
   | { readonly type: 'answer'; readonly queryId: number; readonly answer: QueryAnswer }
   | { readonly type: 'stopped'; readonly seq: number }
   | { readonly type: 'fatal'; readonly message: string }
-  /** The journal thread writes to the replicated log from `seq` on (ToJournal `promote`). */
-  | { readonly type: 'promoted'; readonly seq: number }
+  /**
+   * The journal thread writes to the replicated log from `seq` on (ToJournal `promote`); or, when
+   * `refused` says why, it could not (the stream does not end at `seq`) and nothing changed.
+   */
+  | { readonly type: 'promoted'; readonly seq: number; readonly refused: string | null }
+  /** The replicated log went unanswered (no quorum), or answers again. */
+  | { readonly type: 'logStalled'; readonly stalled: boolean }
 
 export type ToWorker =
   | { readonly type: 'query'; readonly queryId: number; readonly query: Query }

@@ -11,14 +11,16 @@
  * makes the stream refuse this one ("wrong last sequence"): this writer was deposed, so it stops
  * acknowledging (the error reaches `durable`; the host stops). A publish that times out is sent
  * again with the same message id (JetStream's duplicate window answers a record that did land
- * with its first acknowledgement), so a lost quorum holds acknowledgements back without losing or
- * doubling a record, and they leave when the quorum is back.
+ * with its first acknowledgement; and where the expected sequence refuses the retry first, the
+ * message found at that place is checked to be this writer's own), so a lost quorum holds
+ * acknowledgements back without losing or doubling a record, and they leave when it is back.
  *
  * At start the stream must end where the local journal ends (its last message's Predex-Last-Seq
  * equal to the recovered seq), or be empty on an empty journal; otherwise the start is refused,
  * naming both: a node behind the stream, or ahead of it (a record committed locally whose publish
  * was never acknowledged), must be brought level first, which is a standby's catch-up.
  */
+import { randomBytes } from 'node:crypto'
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node'
 import { jetstream, jetstreamManager, JetStreamApiError, StorageType, RetentionPolicy, DiscardPolicy,
   type JetStreamClient, type JetStreamManager, type PubAck } from '@nats-io/jetstream'
@@ -62,12 +64,20 @@ export interface StreamEnd {
 export class JetStreamCommandLog implements CommandLog {
   readonly synchronous = false
   private readonly inFlight: InFlight[] = []
+  /** This writer's own, in each record's message id: a record found in the stream is known as its own or not. */
+  private readonly writerId = randomBytes(8).toString('hex')
   private drained: (() => void) | null = null
+  /** A publish went unanswered and has not been answered since (no quorum, NATS unreachable). */
+  private stalled = false
+  /** Told when the log stalls and when it answers again (the host refuses new writes meanwhile). */
+  onStall: (stalled: boolean) => void = () => undefined
 
   private constructor(
     private readonly journal: Journal,
     private readonly connection: NatsConnection,
     private readonly client: JetStreamClient,
+    private readonly manager: JetStreamManager,
+    private readonly stream: string,
     private readonly subject: string,
     /** The stream sequence of the last record this writer published. */
     private streamSeq: number,
@@ -91,7 +101,8 @@ export class JetStreamCommandLog implements CommandLog {
           + '(start it from a data directory level with the stream)')
       }
       const client = jetstream(connection, { timeout: NATS_PUBLISH_TIMEOUT_MS })
-      return new JetStreamCommandLog(journal, connection, client, commandSubject(options.stream), end.streamSeq)
+      const subject = commandSubject(options.stream)
+      return new JetStreamCommandLog(journal, connection, client, manager, options.stream, subject, end.streamSeq)
     } catch (error) {
       await connection.close()
       throw error
@@ -120,17 +131,49 @@ export class JetStreamCommandLog implements CommandLog {
     const meta = headers()
     meta.set(FIRST_SEQ_HEADER, String(firstSeq))
     meta.set(LAST_SEQ_HEADER, String(lastSeq))
-    this.client.publish(this.subject, record, { headers: meta, msgID: `predex-${firstSeq}-${lastSeq}`,
+    this.client.publish(this.subject, record, { headers: meta, msgID: this.messageId(firstSeq, lastSeq),
       expect: { lastSequence: expected } })
-      .then((ack: PubAck) => this.settle(entry, ack.seq === expected + 1 ? null
-        : new FencedError(expected, `its acknowledgement names message ${ack.seq}`)))
+      .then((ack: PubAck) => {
+        this.stall(false)
+        this.settle(entry, ack.seq === expected + 1 ? null
+          : new FencedError(expected, `its acknowledgement names message ${ack.seq}`))
+      })
       .catch((error: unknown) => {
         if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) {
-          return this.settle(entry, new FencedError(expected, error.message))
+          return void this.ownOrFenced(firstSeq, lastSeq, expected, error.message)
+            .then((fenced) => this.settle(entry, fenced))
         }
         // No answer (a timeout, no quorum, a reconnect): the same record again, the same id.
+        this.stall(true)
         setTimeout(() => this.publish(record, firstSeq, lastSeq, expected, entry), NATS_PUBLISH_RETRY_MS)
       })
+  }
+
+  /**
+   * The stream refused record `expected + 1` because its last message is no longer `expected`:
+   * either this record landed already (an earlier try whose answer was lost: JetStream checks the
+   * expected sequence before its duplicate window), which is a success, or another writer's did.
+   */
+  private async ownOrFenced(firstSeq: number, lastSeq: number, expected: number, detail: string):
+    Promise<FencedError | null> {
+    try {
+      const landed = await this.manager.streams.getMessage(this.stream, { seq: expected + 1 })
+      const ours = landed !== null && landed.header.get('Nats-Msg-Id') === this.messageId(firstSeq, lastSeq)
+      if (ours) this.stall(false)
+      return ours ? null : new FencedError(expected, detail)
+    } catch (error) {
+      return new FencedError(expected, `${detail}; and message ${expected + 1} could not be read: ${String(error)}`)
+    }
+  }
+
+  private messageId(firstSeq: number, lastSeq: number): string {
+    return `predex-${this.writerId}-${firstSeq}-${lastSeq}`
+  }
+
+  private stall(stalled: boolean): void {
+    if (this.stalled === stalled) return
+    this.stalled = stalled
+    this.onStall(stalled)
   }
 
   /** Marks `entry` settled and calls every settled `durable` at the head, in the order of the appends. */

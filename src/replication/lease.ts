@@ -55,7 +55,12 @@ export class Lease {
     }
   }
 
-  /** Writes the lease again (its life starts over); false when it was lost (taken, or lapsed and taken). */
+  /**
+   * Writes the lease again (its life starts over); false when it was lost (taken, or lapsed and
+   * taken). A refused compare-and-set is checked against the entry: a renewal whose answer was
+   * lost (a timeout) may have been written all the same, leaving this node's revision stale while
+   * the lease is still its own; it then carries on from the entry's revision.
+   */
   async renew(holder: LeaseHolder): Promise<boolean> {
     if (this.revision === null) return false
     try {
@@ -63,8 +68,16 @@ export class Lease {
       return true
     } catch (error) {
       if (!isWrongRevision(error)) throw error
+      const entry = await this.kv.get(KEY)
+      const current = entry === null || entry.operation !== 'PUT' ? null : JSON.parse(entry.string()) as LeaseHolder
+      if (entry !== null && current?.node === holder.node) {
+        this.revision = entry.revision
+        return this.renew(holder)
+      }
       this.revision = null
-      return false
+      // Lapsed with nobody holding it (NATS was slow to answer for longer than its life, a leader
+      // election): this node may take it again; only another holder means it is lost.
+      return current === null && await this.acquire(holder)
     }
   }
 

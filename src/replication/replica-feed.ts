@@ -15,6 +15,14 @@ import type { Log } from '../log.js'
 import { LAST_SEQ_HEADER } from './stream-names.js'
 import { streamEnd, type StreamEnd } from './jetstream-log.js'
 
+export interface ReplicaFeedOptions {
+  readonly servers: readonly string[]
+  readonly stream: string
+  /** Where the primary answers (named when a write is refused), when known. */
+  readonly primary: string | null
+  readonly role?: 'replica' | 'standby'
+}
+
 export interface ReplicaLag {
   /** The newest engine seq the replica has heard of, minus the one it has applied. */
   readonly seqsBehind: number
@@ -33,9 +41,11 @@ export class ReplicaFeed {
   private recordsPending = 0
   /** The last seq of each record handed to the engine and not yet applied, oldest first. */
   private readonly handed: number[] = []
-  private resume: (() => void) | null = null
+  private wake: (() => void) | null = null
   private messages: ConsumerMessages | null = null
   private stopped = false
+  /** Held by a standby while it promotes: no record is handed over meanwhile. */
+  private paused = false
   private done: Promise<void> = Promise.resolve()
 
   private constructor(
@@ -44,9 +54,10 @@ export class ReplicaFeed {
     private readonly manager: JetStreamManager,
     private readonly stream: string,
     private readonly log: Log,
+    afterSeq: number,
   ) {
-    this.appliedSeq = host.recovered.seq
-    this.heardSeq = host.recovered.seq
+    this.appliedSeq = afterSeq
+    this.heardSeq = afterSeq
     host.subscribe((outcomes) => {
       for (const outcome of outcomes) {
         if (outcome.requestId !== 0) continue
@@ -58,20 +69,19 @@ export class ReplicaFeed {
   }
 
   /** Makes `host` a replica of the stream (its writes refused, naming `primary`) and starts following. */
-  static async start(host: EngineHost, options: { readonly servers: readonly string[]; readonly stream: string;
-    readonly primary: string | null; readonly role?: 'replica' | 'standby' }, log: Log): Promise<ReplicaFeed> {
+  static async start(host: EngineHost, options: ReplicaFeedOptions, log: Log, afterSeq = host.recovered.seq):
+    Promise<ReplicaFeed> {
     const connection = await connect({ servers: [...options.servers], name: 'predex-replica',
       timeout: NATS_CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1 })
     host.follow(options.primary, options.role ?? 'replica')
     const manager = await jetstreamManager(connection)
-    const feed = new ReplicaFeed(host, connection, manager, options.stream, log)
-    const start = await positionAfter(manager, options.stream, host.recovered.seq)
+    const feed = new ReplicaFeed(host, connection, manager, options.stream, log, afterSeq)
+    const start = await positionAfter(manager, options.stream, afterSeq)
     const consumer = await jetstream(connection).consumers.get(options.stream,
       { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start })
     feed.messages = await consumer.consume()
     feed.done = feed.follow(feed.messages)
-    log.info('following the primary\'s command stream', { stream: options.stream, fromRecord: start,
-      afterSeq: host.recovered.seq })
+    log.info('following the primary\'s command stream', { stream: options.stream, fromRecord: start, afterSeq })
     return feed
   }
 
@@ -98,6 +108,16 @@ export class ReplicaFeed {
     }
   }
 
+  /** Hands nothing more over until `resume` (records wait in the stream). */
+  pause(): void {
+    this.paused = true
+  }
+
+  resume(): void {
+    this.paused = false
+    this.release()
+  }
+
   async stop(): Promise<void> {
     this.stopped = true
     this.release()
@@ -110,8 +130,8 @@ export class ReplicaFeed {
     try {
       for await (const message of messages) {
         if (this.stopped) break
-        while (this.handed.length >= REPLICA_RECORDS_IN_FLIGHT_MAX && !this.stopped) {
-          await new Promise<void>((resolve) => { this.resume = resolve })
+        while ((this.paused || this.handed.length >= REPLICA_RECORDS_IN_FLIGHT_MAX) && !this.stopped) {
+          await new Promise<void>((resolve) => { this.wake = resolve })
         }
         const lastSeq = Number(message.headers?.get(LAST_SEQ_HEADER))
         this.heardSeq = Math.max(this.heardSeq, lastSeq)
@@ -128,8 +148,8 @@ export class ReplicaFeed {
   /** Outcomes arrived: the records handed over whose last command is applied no longer count. */
   private release(): void {
     while (this.handed.length > 0 && this.handed[0]! <= this.appliedSeq) this.handed.shift()
-    this.resume?.()
-    this.resume = null
+    this.wake?.()
+    this.wake = null
   }
 }
 

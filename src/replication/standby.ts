@@ -57,24 +57,29 @@ export class Standby {
     }
   }
 
+  /**
+   * The lease is ours: catch up to the stream's end, then promote with the feed paused. A
+   * promotion the stream refuses (it moved on: the old primary's last record landed meanwhile)
+   * gives the lease back and goes on following, to try again at a later poll.
+   */
   private async takeOver(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer)
-    this.timer = null
     const started = Date.now()
-    // The lease is ours: keep it while we catch up (renewals start now).
     this.keeper = new LeaseKeeper(this.lease, this.self, (reason) => this.host.depose(reason), this.log).start()
     try {
       const end = await this.feed.end()
       await this.feed.drainTo(end.lastSeq, LEASE_TTL_MS * 5)
-      await this.feed.stop()
+      this.feed.pause()
       const seq = await this.host.promote(this.replication)
+      if (this.timer !== null) clearInterval(this.timer)
+      this.timer = null
+      await this.feed.stop()
       this.log.info('took over as the primary', { seq, streamRecord: end.streamSeq, ms: Date.now() - started })
     } catch (error) {
-      // A takeover that failed (the stream moved on: the old primary is alive) gives the lease back.
-      this.log.error('standby: the takeover failed; giving the lease back', { error: String(error) })
+      this.log.warn('standby: the takeover did not complete; following on and giving the lease back',
+        { error: String(error) })
+      this.feed.resume()
       await this.keeper.stop()
       this.keeper = null
-      throw error
     }
   }
 }

@@ -5,7 +5,7 @@
  * the stream's, replayed by an independent follower; and it takes new writes. A second primary
  * started while the lease is held is refused. Bounded: every start and wait has a deadline.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,44 +15,13 @@ import { stateHashOf } from '../../src/engine/snapshot.js'
 import { StreamFollower } from '../../src/replication/stream-follower.js'
 import { ensureBuilt, ROOT } from '../compiled.js'
 import { startNats } from '../support/nats.js'
+import { startPredex } from '../support/predex-process.js'
 
 const START_MS_MAX = 60_000
 /** The issue's bound on a takeover after the primary dies. */
 const TAKEOVER_MS_MAX = 3_000
 const ADMIN_KEY = 'failover-test-admin-key-0123456789'
 const FLOW_MS = 1_500
-
-interface Node {
-  readonly child: ChildProcess
-  readonly base: string
-  readonly output: () => string
-  readonly exited: Promise<unknown>
-}
-
-async function startNode(args: readonly string[]): Promise<Node> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'predex-failover-'))
-  const child = spawn(process.execPath, ['scripts/start.mjs', '--data-dir', dataDir, '--port', '0', '--grpc-port', '0',
-    '--sig-workers', '1', '--sig-nice', '0', '--log-format', 'json', '--no-demo', '--rate-limits', 'false',
-    '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout!.setEncoding('utf8').on('data', (text: string) => { output += text })
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => { output += text })
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000)
-    await exited
-    clearTimeout(killer)
-    rmSync(dataDir, { recursive: true, force: true })
-  })
-  const deadline = Date.now() + START_MS_MAX
-  for (;;) {
-    const base = /REST listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
-    if (base !== undefined) return { child, base, output: () => output, exited }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no server:\n${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 const json = async (base: string, path: string, init?: RequestInit): Promise<{ status: number; body: any }> => {
   const response = await fetch(`${base}${path}`, init)
@@ -66,11 +35,15 @@ const faucet = (base: string, n: number): Promise<{ status: number; body: any }>
 ensureBuilt()
 const nats = await startNats(t)
 const common = ['--nats-servers', nats.url, '--nats-replicas', '1']
-const primary = await startNode(common)
-const standby = await startNode([...common, '--role', 'standby'])
+/** Both nodes alike: no demo, no rate limits (the flow writes as fast as it can), a known admin key. */
+const nodeArgs = ['--no-demo', '--rate-limits', 'false', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY, ...common]
+const primary = await startPredex(t, nodeArgs)
+const standby = await startPredex(t, [...nodeArgs, '--role', 'standby'])
 
 t.test('a second primary is refused while the lease is held', async (t) => {
-  const second = spawn(process.execPath, ['scripts/start.mjs', '--data-dir', mkdtempSync(join(tmpdir(), 'predex-2nd-')),
+  const secondDir = mkdtempSync(join(tmpdir(), 'predex-2nd-'))
+  t.teardown(() => rmSync(secondDir, { recursive: true, force: true }))
+  const second = spawn(process.execPath, ['scripts/start.mjs', '--data-dir', secondDir,
     '--port', '0', '--grpc-port', '0', '--no-demo', ...common], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   second.stdout!.setEncoding('utf8').on('data', (text: string) => { output += text })

@@ -5,45 +5,12 @@
  * 503 NOT_PRIMARY naming the primary, with Retry-After; /health tells the roles and the replica's
  * lag. Bounded: each server's start and each wait has a deadline.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
-import { ensureBuilt, ROOT } from '../compiled.js'
+import { ensureBuilt } from '../compiled.js'
 import { startNats } from '../support/nats.js'
+import { startPredex } from '../support/predex-process.js'
 
-const START_MS_MAX = 60_000
 const LEVEL_MS_MAX = 15_000
-
-interface Server {
-  readonly child: ChildProcess
-  readonly base: string
-}
-
-async function startServer(args: readonly string[]): Promise<Server> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'predex-node-'))
-  const child = spawn(process.execPath, ['scripts/start.mjs', '--data-dir', dataDir, '--port', '0', '--grpc-port', '0',
-    '--sig-workers', '1', '--sig-nice', '0', '--log-format', 'json', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout!.setEncoding('utf8').on('data', (text: string) => { output += text })
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => { output += text })
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  t.teardown(async () => {
-    child.kill('SIGTERM')
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000)
-    await exited
-    clearTimeout(killer)
-    rmSync(dataDir, { recursive: true, force: true })
-  })
-  const deadline = Date.now() + START_MS_MAX
-  for (;;) {
-    const base = /REST listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
-    if (base !== undefined) return { child, base }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no server:\n${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 const json = async (base: string, path: string, init?: RequestInit): Promise<{ status: number; headers: Headers;
   body: any }> => {
@@ -53,8 +20,8 @@ const json = async (base: string, path: string, init?: RequestInit): Promise<{ s
 
 ensureBuilt()
 const nats = await startNats(t)
-const primary = await startServer(['--nats-servers', nats.url, '--nats-replicas', '1'])
-const replica = await startServer(['--nats-servers', nats.url, '--role', 'replica', '--primary-url', primary.base])
+const primary = await startPredex(t, ['--nats-servers', nats.url, '--nats-replicas', '1'])
+const replica = await startPredex(t, ['--nats-servers', nats.url, '--role', 'replica', '--primary-url', primary.base])
 
 /** Both nodes' /health once the replica has applied everything the primary had at the start of the wait. */
 async function level(): Promise<{ primary: any; replica: any }> {

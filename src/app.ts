@@ -108,7 +108,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const heartbeats = new Heartbeats({ context: () => context, clock, log }) // the context is read at a lapse
   const shedder = shedderOf(config, log)
   opened.add(() => shedder.stop())
-  const metrics = metricsOf({ host, read, store, pool, heartbeats, shedder, threads })
+  const metrics = metricsOf({ host, read, store, pool, heartbeats, shedder, threads, feed })
   const context: ServiceContext = {
     host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
     nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log, shedder, replica: feed,
@@ -216,8 +216,8 @@ function poolOf(config: Config, signatures: SigBackend, threads: ThreadCpu, metr
 
 /** The process's metrics, with the gauges read at each scrape. */
 function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore; pool: VerifierPool;
-  heartbeats: Heartbeats; shedder: LoadShedder; threads: ThreadCpu }): Metrics {
-  const { host, read, store, pool, heartbeats, shedder, threads } = parts
+  heartbeats: Heartbeats; shedder: LoadShedder; threads: ThreadCpu; feed: ReplicaFeed | null }): Metrics {
+  const { host, read, store, pool, heartbeats, shedder, threads, feed } = parts
   const metrics = new Metrics()
   metrics.engine(host.stats)
   metrics.threadCpu(threads, () => host.stats.threads())
@@ -237,6 +237,12 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
   metrics.gauge('predex_read_store_lag_commands', 'Commands in the read model not yet durable in its store',
     () => Math.max(0, read.seq - store.durableSeq))
   metrics.gauge('predex_heartbeat_chains', 'API keys whose heartbeat chain is watched', () => heartbeats.watched)
+  metrics.gauge('predex_node_primary', 'Whether this node takes writes (1: the primary) or follows one (0)',
+    () => (host.isReplica ? 0 : 1))
+  metrics.gauge('predex_replica_lag_commands', 'A replica\'s commands heard of and not yet applied (0 on a primary)',
+    () => (host.isReplica ? feed?.lag().seqsBehind ?? 0 : 0))
+  metrics.gauge('predex_replica_lag_ms', 'How old a replica\'s newest applied command is while it is behind, in ms',
+    () => (host.isReplica ? feed?.lag().msBehind ?? 0 : 0))
   metrics.gauge('predex_load_shedding', 'Whether order placements are being shed (1) for event-loop lag',
     () => (shedder.isShedding ? 1 : 0))
   metrics.counter('predex_load_shed_placements_total', 'Order placements refused with SERVER_BUSY for event-loop lag',

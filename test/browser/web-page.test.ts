@@ -19,6 +19,7 @@ import t, { type Test } from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { Wallet } from '../../src/client/wallet.js'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { ensureBuilt, ROOT } from '../compiled.js'
 
 /** The page's document, as the functions run inside the browser see it (this file compiles without the DOM's types). */
@@ -241,6 +242,23 @@ t.test('after a trade the candles chart draws, and the trade is in the recent tr
   await page.getByTestId('trade-row').first().waitFor({ timeout: 5_000 })
   t.ok(await page.getByTestId('trade-row').count() >= 1, 'recent trades listed')
   await finish(t, page, watch, 'market-candles')
+})
+
+t.test('a test key imported into the page is the wallet; forgetting it leaves none', async (t) => {
+  const privateKey = generatePrivateKey()
+  const { page, watch } = await openPage('/#/wallet')
+  await page.getByLabel('Or import a test key').fill(privateKey)
+  await page.getByRole('button', { name: 'Import' }).click()
+  t.equal(await page.getByTestId('wallet-address').innerText(), privateKeyToAccount(privateKey).address,
+    'the page shows the imported key\'s address')
+  await page.reload()
+  t.equal(await page.getByTestId('wallet-address').innerText(), privateKeyToAccount(privateKey).address,
+    'kept in the browser\'s storage across a reload')
+  await page.getByRole('button', { name: 'Forget this wallet' }).click()
+  await page.getByTestId('create-wallet').waitFor()
+  t.pass('forgotten: the page offers to make one again')
+  await page.context().close()
+  t.same(watch.problems, [])
 })
 
 t.test('a wallet made in the page gets funds, places an order that rests, sees it and cancels it', async (t) => {

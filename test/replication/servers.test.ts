@@ -43,6 +43,10 @@ t.test('the replica serves the primary\'s markets and books', async (t) => {
   t.equal(replicaHealth.role, 'replica')
   t.ok(replicaHealth.seq > 0, `the replica applied the primary's commands (seq ${replicaHealth.seq})`)
   t.match(replicaHealth.replicaLag, { seqsBehind: Number, recordsPending: Number, msBehind: Number })
+  const metrics = async (base: string): Promise<string> => (await fetch(`${base}/metrics`)).text()
+  t.match(await metrics(replica.base), /^predex_node_primary 0$/m, '/metrics: the replica is not the primary')
+  t.match(await metrics(replica.base), /^predex_replica_lag_commands \d+$/m, 'and says its lag')
+  t.match(await metrics(primary.base), /^predex_node_primary 1$/m, 'the primary is')
   const markets = (await json(replica.base, '/markets')).body.data
   const primaryMarkets = (await json(primary.base, '/markets')).body.data
   t.same(markets.map((m: any) => m.slug).sort(), primaryMarkets.map((m: any) => m.slug).sort(),

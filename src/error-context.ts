@@ -240,8 +240,9 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
     retryAfterSeconds: RETRY_AFTER,
   },
   NOT_PRIMARY: {
-    role: 'this node\'s role: `replica` (it follows the primary\'s command stream and serves reads) or `standby` '
-      + '(the same, and it takes over when the primary\'s lease lapses)',
+    role: 'this node\'s role: `replica` (it follows the primary\'s command stream and serves reads), `standby` '
+      + '(the same, and it takes over when the primary\'s lease lapses), or `deposed` (it was the primary and lost '
+      + 'its lease: it takes nothing more until it is started again)',
     primary: 'where the primary answers, when this node knows it (its REST base URL), else null',
     retryAfterSeconds: RETRY_AFTER,
   },

@@ -235,8 +235,9 @@ export class EngineHost {
    * and its worker ends at once, so that its journal thread stops offering its last record to the
    * stream, where the new primary now appends.
    */
-  depose(reason: string): void {
-    this.fail(`deposed: ${reason}`)
+  depose(reason: string, primary: string | null = null): void {
+    this.fail(`deposed: ${reason}`, new PredexError(ServiceCode.NOT_PRIMARY, `this node was the primary and was `
+      + `deposed (${reason}): send writes to the primary`, { role: 'deposed', primary, retryAfterSeconds: 1 }))
     void this.worker.terminate()
   }
 
@@ -394,9 +395,9 @@ export class EngineHost {
   }
 
   /** Fail-stop: nothing more is accepted, and everyone waiting learns the engine is gone. */
-  private fail(reason: string): void {
+  private fail(reason: string, failure = new PredexError(ServiceCode.ENGINE_UNAVAILABLE, reason)): void {
     if (this.failure !== null) return
-    this.failure = new PredexError(ServiceCode.ENGINE_UNAVAILABLE, reason)
+    this.failure = failure
     this.accepting = false
     this.promotion?.reject(this.failure)
     this.promotion = null

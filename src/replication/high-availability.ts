@@ -24,8 +24,8 @@ export class HighAvailability {
   private keeper: LeaseKeeper | null = null
   private standby: Standby | null = null
   private host: EngineHost | null = null
-  /** Why the lease was lost before the host was there to be told. */
-  private lostBefore: string | null = null
+  /** Why the lease was lost before the host was there to be told, and who holds it. */
+  private lostBefore: { readonly reason: string; readonly primary: string | null } | null = null
 
   private constructor(
     private readonly config: HaConfig & { readonly natsServers: readonly string[] },
@@ -53,7 +53,7 @@ export class HighAvailability {
     this.host = host
     this.self = { ...this.self, url }
     this.keeper?.advertise(url)
-    if (this.lostBefore !== null) host.depose(this.lostBefore)
+    if (this.lostBefore !== null) host.depose(this.lostBefore.reason, this.lostBefore.primary)
     if (this.config.role === 'standby' && feed !== null) {
       this.standby = new Standby(host, feed, this.lease, { servers: this.config.natsServers,
         stream: this.config.natsStream, replicas: this.config.natsReplicas }, this.self, this.log).start()
@@ -74,9 +74,9 @@ export class HighAvailability {
       throw new Error(`another node holds the primary's lease (${holder?.node ?? 'it lapses soon'}, `
         + `${holder?.url ?? 'no address yet'}): start this one with --role standby or --role replica`)
     }
-    this.keeper = new LeaseKeeper(this.lease, this.self, (reason) => {
-      if (this.host === null) this.lostBefore = reason
-      else this.host.depose(reason)
+    this.keeper = new LeaseKeeper(this.lease, this.self, (reason, primary) => {
+      if (this.host === null) this.lostBefore = { reason, primary }
+      else this.host.depose(reason, primary)
     }, this.log).start()
   }
 }

@@ -17,7 +17,8 @@ export class LeaseKeeper {
   constructor(
     private readonly lease: Lease,
     private holder: LeaseHolder,
-    private readonly onLost: (reason: string) => void,
+    /** `primary`: where the lease's new holder answers, when it says so. */
+    private readonly onLost: (reason: string, primary: string | null) => void,
     private readonly log: Log,
   ) {}
 
@@ -48,7 +49,7 @@ export class LeaseKeeper {
       const holder = await this.lease.holder().catch(() => null)
       const by = holder === null ? 'it lapsed' : `node ${holder.node} (${holder.url ?? 'no address yet'}) holds it`
       this.log.error('lost the primary\'s lease: acknowledging nothing more', { by })
-      this.onLost(`this node lost the primary's lease: ${by}`)
+      this.onLost(`this node lost the primary's lease: ${by}`, holder?.url ?? null)
     } catch (error) {
       this.log.warn('could not renew the primary\'s lease; trying again', { error: String(error) })
     } finally {

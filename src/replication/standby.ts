@@ -64,7 +64,8 @@ export class Standby {
    */
   private async takeOver(): Promise<void> {
     const started = Date.now()
-    this.keeper = new LeaseKeeper(this.lease, this.self, (reason) => this.host.depose(reason), this.log).start()
+    const depose = (reason: string, primary: string | null): void => this.host.depose(reason, primary)
+    this.keeper = new LeaseKeeper(this.lease, this.self, depose, this.log).start()
     try {
       const end = await this.feed.end()
       await this.feed.drainTo(end.lastSeq, LEASE_TTL_MS * 5)

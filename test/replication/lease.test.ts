@@ -1,0 +1,61 @@
+/**
+ * The primary's lease (src/replication/lease.ts, lease-keeper.ts) on a real nats-server: one
+ * holder at a time; a renewal keeps it; a holder whose lease another node took learns it at its
+ * next renewal, with the new holder's address, and its host then refuses writes with NOT_PRIMARY
+ * naming that address (role `deposed`); a clean release lets another node take it at once.
+ */
+import t from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { connect } from '@nats-io/transport-node'
+import { Kvm } from '@nats-io/kv'
+import { EngineHost } from '../../src/host/engine-host.js'
+import { Lease } from '../../src/replication/lease.js'
+import { LeaseKeeper } from '../../src/replication/lease-keeper.js'
+import { SILENT_LOG } from '../../src/log.js'
+import { LEASE_RENEW_MS } from '../../src/limits.js'
+import { startNats } from '../support/nats.js'
+
+const nats = await startNats(t)
+const connection = await connect({ servers: [nats.url] })
+t.teardown(() => connection.close())
+
+t.test('one holder; a renewal keeps it; a release frees it at once', async (t) => {
+  const a = await Lease.open(connection, 'L1', 1)
+  const b = await Lease.open(connection, 'L1', 1)
+  t.ok(await a.acquire({ node: 'a', url: 'http://a' }), 'a takes the free lease')
+  t.notOk(await b.acquire({ node: 'b', url: 'http://b' }), 'b cannot while a holds it')
+  t.ok(await a.renew({ node: 'a', url: 'http://a2' }), 'a renews it')
+  t.same(await b.holder(), { node: 'a', url: 'http://a2' }, 'b reads who holds it and where')
+  await a.release()
+  t.equal(await b.holder(), null, 'released')
+  t.ok(await b.acquire({ node: 'b', url: 'http://b' }), 'b takes it at once')
+})
+
+t.test('a holder whose lease was taken learns it at its next renewal; its host refuses writes naming the new one',
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'predex-lease-'))
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+    const host = await EngineHost.start({ dataDir, hashSeed: 1 })
+    t.teardown(() => host.stop())
+    const a = await Lease.open(connection, 'L2', 1)
+    t.ok(await a.acquire({ node: 'a', url: 'http://a' }))
+    let lost: { reason: string; primary: string | null } | null = null
+    const keeper = new LeaseKeeper(a, { node: 'a', url: 'http://a' }, (reason, primary) => {
+      lost = { reason, primary }
+      host.depose(reason, primary)
+    }, SILENT_LOG).start()
+    t.teardown(() => keeper.stop())
+    // Another node takes it: the entry is purged (as if it lapsed) and created by b.
+    const kv = await new Kvm(connection).open('L2_LEASE')
+    await kv.purge('primary')
+    const b = await Lease.open(connection, 'L2', 1)
+    t.ok(await b.acquire({ node: 'b', url: 'http://b:8080' }), 'b takes it')
+    const deadline = Date.now() + 10 * LEASE_RENEW_MS
+    while (lost === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    t.match(lost, { reason: /node b \(http:\/\/b:8080\) holds it/, primary: 'http://b:8080' }, 'a learns who has it')
+    await t.rejects(host.submit({ kind: 'credit', address: '0x' + '1'.repeat(40), usdcMicros: 1, gasMicros: 0 }),
+      { code: 'NOT_PRIMARY', context: { role: 'deposed', primary: 'http://b:8080' } },
+      'its writes are refused, naming the new primary')
+  })

@@ -25,7 +25,7 @@ import { crc32 } from 'node:zlib'
 import { assert } from '../stdx/assert.js'
 import type { Command } from '../engine/command.js'
 import { decodeStampedCommand } from '../codec/command-codec.js'
-import { batchCommandsOf, batchCountOf } from './batch-record.js'
+import { BatchRecordWriter, batchCommandsOf, batchCountOf } from './batch-record.js'
 import { ENDED_ORDERS_RETAINED } from '../engine/limits.js'
 import { DirectoryLock } from './directory-lock.js'
 
@@ -154,6 +154,34 @@ export class Journal {
   appendSync(firstSeq: number, batch: Buffer): void {
     assert(!this.options.readOnly, 'the journal is open for writing')
     this.root.transactionSync(() => this.batches.putSync(firstSeq, batch))
+  }
+
+  /**
+   * Drops every command after `seq`, in one transaction: the batches after it go, a batch that
+   * holds `seq` and more is written again with its commands up to `seq`, and so are the legacy
+   * single commands and the snapshots after it. For a node rejoining a replicated cluster
+   * (src/replication/rejoin.ts): what it drops was never acknowledged. Returns the commands dropped.
+   */
+  truncateAfter(seq: number): number {
+    assert(!this.options.readOnly, 'the journal is open for writing')
+    const before = this.lastSeq()
+    if (before <= seq) return 0
+    const batchesAfter = [...this.batches.getKeys({ start: seq + 1 })]
+    const straddling = [...this.batches.getRange({ start: seq, reverse: true, limit: 1 })][0]
+    const commandsAfter = [...this.commands.getKeys({ start: seq + 1 })]
+    const snapshotsAfter = [...this.snapshots.getKeys({ start: seq + 1 })]
+    this.root.transactionSync(() => {
+      for (const key of batchesAfter) this.batches.removeSync(key)
+      for (const key of commandsAfter) this.commands.removeSync(key)
+      for (const key of snapshotsAfter) this.snapshots.removeSync(key)
+      const payloads = straddling === undefined ? null : batchCommandsOf(straddling.value)
+      if (straddling !== undefined && payloads !== null && straddling.key + payloads.length - 1 > seq) {
+        const writer = new BatchRecordWriter()
+        for (const payload of payloads.slice(0, seq - straddling.key + 1)) writer.addStamped(payload)
+        this.batches.putSync(straddling.key, writer.seal())
+      }
+    })
+    return before - this.lastSeq()
   }
 
   /**

@@ -2,7 +2,8 @@
  * A node's part in high availability (issue 34), by its role (--role), when it has NATS servers:
  * a primary takes the lease before it writes (a start is refused while another node holds it),
  * keeps it from then on, and writes its address into it once it listens; a standby follows the
- * stream and takes over when the lease lapses (standby.ts); a replica only follows. At a clean
+ * stream and takes over when the lease lapses (standby.ts); a replica only follows. Both first cut
+ * their journal to what the stream agrees with (rejoin.ts: a deposed primary restarted). At a clean
  * stop the primary gives the lease up after its last group, so that a standby takes over at once.
  */
 import { randomBytes } from 'node:crypto'
@@ -17,8 +18,9 @@ import { Lease, type LeaseHolder } from './lease.js'
 import { LeaseKeeper } from './lease-keeper.js'
 import type { ReplicaFeed } from './replica-feed.js'
 import { Standby } from './standby.js'
+import { levelWithStream } from './rejoin.js'
 
-type HaConfig = Pick<Config, 'natsServers' | 'natsStream' | 'natsReplicas' | 'role'>
+type HaConfig = Pick<Config, 'natsServers' | 'natsStream' | 'natsReplicas' | 'role' | 'dataDir'>
 
 export class HighAvailability {
   private keeper: LeaseKeeper | null = null
@@ -45,6 +47,8 @@ export class HighAvailability {
       await Lease.open(connection, config.natsStream, config.natsReplicas), self, log)
     opened.add(() => ha.stop())
     if (config.role === 'primary') await ha.takeLease()
+    // A follower's journal must be a prefix of the stream (a deposed primary's may not be): before it recovers.
+    else await levelWithStream(config.dataDir, { servers: config.natsServers, stream: config.natsStream }, log)
     return ha
   }
 

@@ -106,4 +106,25 @@ t.test('kill -9 of the primary under a flow of writes: the standby takes over, n
     await follower.close()
     t.equal(engine.seq, hash.seq, `the stream ends at the new primary's seq ${hash.seq}`)
     t.equal(stateHashOf(engine), hash.state_hash, 'and replays to its state hash')
+
+    // The old primary, restarted on its own data directory as a standby: it rejoins and follows.
+    const rejoined = await startPredex(t, [...nodeArgs, '--role', 'standby'], primary.dataDir)
+    const deadline = Date.now() + 15_000
+    let health = (await json(rejoined.base, '/health')).body
+    while (health.seq < hash.seq && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      health = (await json(rejoined.base, '/health')).body
+    }
+    t.equal(health.role, 'standby', 'the old primary rejoins as a standby')
+    const rejoinedHash = (await json(rejoined.base, '/admin/state-hash',
+      { headers: { 'EXCHANGE-ADMIN-KEY': ADMIN_KEY } })).body
+    t.same({ seq: rejoinedHash.seq, hash: rejoinedHash.state_hash }, { seq: hash.seq, hash: hash.state_hash },
+      'and follows to the new primary\'s seq and state hash')
+    // It reads the lease every 250 ms: within a few polls it names the new primary to writers.
+    let named: unknown = null
+    for (let tries = 0; tries < 40 && named !== standby.base; tries++) {
+      named = (await faucet(rejoined.base, 1_000_002)).body.primary
+      if (named !== standby.base) await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    t.equal(named, standby.base, 'naming the new primary to writers')
   })

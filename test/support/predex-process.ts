@@ -14,15 +14,16 @@ const START_MS_MAX = 60_000
 
 export interface PredexProcess {
   readonly child: ChildProcess
+  readonly dataDir: string
   /** `http://127.0.0.1:<port>` */
   readonly base: string
   readonly output: () => string
   readonly exited: Promise<unknown>
 }
 
-export async function startPredex(t: { teardown: (fn: () => Promise<void>) => void }, args: readonly string[]):
-  Promise<PredexProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'predex-node-'))
+/** `dataDir`: a directory of an earlier process to start again on (a restarted node); a new one by default. */
+export async function startPredex(t: { teardown: (fn: () => Promise<void>) => void }, args: readonly string[],
+  dataDir = mkdtempSync(join(tmpdir(), 'predex-node-'))): Promise<PredexProcess> {
   const child = spawn(process.execPath, ['scripts/start.mjs', '--data-dir', dataDir, '--port', '0', '--grpc-port', '0',
     '--sig-workers', '1', '--sig-nice', '0', '--log-format', 'json', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
@@ -39,7 +40,7 @@ export async function startPredex(t: { teardown: (fn: () => Promise<void>) => vo
   const deadline = Date.now() + START_MS_MAX
   for (;;) {
     const base = /REST listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
-    if (base !== undefined) return { child, base, output: () => output, exited }
+    if (base !== undefined) return { child, dataDir, base, output: () => output, exited }
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no server:\n${output}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }

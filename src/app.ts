@@ -131,10 +131,10 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   opened.add(() => grpc.close())
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
   await warnAboutSetup(config, server, log)
-  ha?.started(host, feed, `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`)
   const timers = startHostTimers(context, fanOut, clock, log,
     demoAccounts === null ? null : { accounts: demoAccounts, tradeIntervalMs: config.demoTradeIntervalMs },
     config.role === 'primary')
+  ha?.started(host, feed, advertisedUrl(config, port), timers.enableWrites)
   let stopped: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
@@ -264,6 +264,11 @@ function grpcOf(context: ServiceContext, gate: Gate, fanOut: FanOut, log: Log):
   return { grpc, grpcRefusalLines }
 }
 
+/** Where this node answers REST, as written into the primary's lease for the other nodes to name. */
+function advertisedUrl(config: Config, port: number): string {
+  return `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`
+}
+
 /** The engine host: a primary with NATS servers replicates its command log; a replica journals what it follows. */
 function hostOf(config: Config, log: Log): Promise<EngineHost> {
   return EngineHost.start({ dataDir: config.dataDir, durability: config.durability,
@@ -300,13 +305,20 @@ function demoOf(config: Config, context: ServiceContext, isNew: boolean, log: Lo
 /** `writes`: false on a replica, whose primary expires GTD orders itself (the expiry is a command). */
 function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, log: Log,
   demoSetup: { accounts: DemoAccounts; tradeIntervalMs: number } | null, writes: boolean):
-  { stop: () => Promise<void>; demo: DemoQuoter | null; demoTrader: DemoTrader | null } {
+  { stop: () => Promise<void>; demo: DemoQuoter | null; demoTrader: DemoTrader | null; enableWrites: () => void } {
   const { heartbeats } = context
   const sweep = setInterval(() => void heartbeats.sweep(), HEARTBEAT_SWEEP_INTERVAL_MS)
   sweep.unref()
-  const expiry = writes ? new ExpiryTimer({ context, clock, log }) : null
-  const unregister = expiry === null ? () => undefined : fanOut.register(expiry)
-  expiry?.start()
+  let expiry: ExpiryTimer | null = null
+  let unregister = (): void => undefined
+  // A follower's primary expires GTD orders; a standby that takes over starts doing it (from the read model).
+  const enableWrites = (): void => {
+    if (expiry !== null) return
+    expiry = new ExpiryTimer({ context, clock, log })
+    unregister = fanOut.register(expiry)
+    expiry.start()
+  }
+  if (writes) enableWrites()
   const demo = demoSetup === null ? null : new DemoQuoter({ context, account: demoSetup.accounts.maker, log })
   demo?.start()
   const demoTrader = demo === null || demoSetup === null || demoSetup.tradeIntervalMs === 0 ? null
@@ -320,7 +332,7 @@ function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, 
     await demoTrader?.stop()
     await Promise.all([heartbeats.stop(), expiry?.stop(), demo?.stop()])
   }
-  return { stop, demo, demoTrader }
+  return { stop, demo, demoTrader, enableWrites }
 }
 
 /** Markets and books from the engine, then the events the read model missed (if any). */

@@ -52,15 +52,19 @@ export class HighAvailability {
     return ha
   }
 
-  /** The node is up and listens at `url`: the primary advertises it, a standby starts watching the lease. */
-  started(host: EngineHost, feed: ReplicaFeed | null, url: string): void {
+  /**
+   * The node is up and listens at `url`: the primary advertises it, a standby starts watching the
+   * lease; `promoted` runs once a standby has taken over (what only a primary runs: GTD expiry).
+   */
+  started(host: EngineHost, feed: ReplicaFeed | null, url: string, promoted: () => void): void {
     this.host = host
     this.self = { ...this.self, url }
     this.keeper?.advertise(url)
     if (this.lostBefore !== null) host.depose(this.lostBefore.reason, this.lostBefore.primary)
     if (this.config.role === 'standby' && feed !== null) {
       this.standby = new Standby(host, feed, this.lease, { servers: this.config.natsServers,
-        stream: this.config.natsStream, replicas: this.config.natsReplicas }, this.self, this.log).start()
+        stream: this.config.natsStream, replicas: this.config.natsReplicas }, this.self, this.log,
+        promoted).start()
     }
   }
 

@@ -25,6 +25,8 @@ export class Standby {
     private readonly replication: ReplicationOptions,
     private readonly self: LeaseHolder,
     private readonly log: Log,
+    /** Told once the takeover is done (the node starts what only a primary runs). */
+    private readonly onPromoted: () => void = () => undefined,
   ) {}
 
   start(): this {
@@ -75,6 +77,7 @@ export class Standby {
       this.timer = null
       await this.feed.stop()
       this.log.info('took over as the primary', { seq, streamRecord: end.streamSeq, ms: Date.now() - started })
+      this.onPromoted()
     } catch (error) {
       this.log.warn('standby: the takeover did not complete; following on and giving the lease back',
         { error: String(error) })

@@ -241,8 +241,8 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
     () => (host.isReplica ? 0 : 1))
   metrics.gauge('predex_replica_lag_commands', 'A replica\'s commands heard of and not yet applied (0 on a primary)',
     () => (host.isReplica ? feed?.lag().seqsBehind ?? 0 : 0))
-  metrics.gauge('predex_replica_lag_ms', 'How old a replica\'s newest applied command is while it is behind, in ms',
-    () => (host.isReplica ? feed?.lag().msBehind ?? 0 : 0))
+  metrics.gauge('predex_replica_lag_seconds', 'How old a replica\'s newest applied command is while it is behind',
+    () => (host.isReplica ? (feed?.lag().msBehind ?? 0) / 1000 : 0))
   metrics.gauge('predex_load_shedding', 'Whether order placements are being shed (1) for event-loop lag',
     () => (shedder.isShedding ? 1 : 0))
   metrics.counter('predex_load_shed_placements_total', 'Order placements refused with SERVER_BUSY for event-loop lag',

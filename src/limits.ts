@@ -693,6 +693,13 @@ export const NATS_CONNECT_TIMEOUT_MS = 10_000
  */
 export const REPLICA_RECORDS_IN_FLIGHT_MAX = 64
 /**
+ * A replica's consumer silent for REPLICA_STALL_MS while the stream holds newer records is
+ * started again (checked every REPLICA_WATCHDOG_MS): after nats-servers died and came back, an
+ * ordered consumer was seen to stay silent for good.
+ */
+export const REPLICA_STALL_MS = 2_000
+export const REPLICA_WATCHDOG_MS = 1_000
+/**
  * The primary's lease (src/replication/lease.ts): it lapses LEASE_TTL_MS after its last renewal,
  * renewed every LEASE_RENEW_MS (a renewal can miss twice before the lease is at risk); a standby
  * looks every LEASE_POLL_MS. A killed primary is replaced within about TTL + poll + the catch-up:

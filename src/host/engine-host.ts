@@ -99,6 +99,8 @@ export class EngineHost {
    * records and refuses writes, naming the primary when it knows where it answers.
    */
   private following: { readonly primary: string | null; readonly role: 'replica' | 'standby' } | null = null
+  /** This node was the primary and lost its lease (depose): it takes nothing more. */
+  private deposed = false
   /** The replicated command log has no quorum (it answers nothing): new writes are refused meanwhile. */
   private logStalled = false
   /** The promotion under way (promote), answered by the journal thread's `promoted`. */
@@ -212,7 +214,8 @@ export class EngineHost {
   }
 
   /** What this host is: the primary, a read replica, or a standby that takes over when the primary's lease lapses. */
-  get role(): 'primary' | 'replica' | 'standby' {
+  get role(): 'primary' | 'replica' | 'standby' | 'deposed' {
+    if (this.deposed) return 'deposed'
     return this.following?.role ?? 'primary'
   }
 
@@ -236,6 +239,7 @@ export class EngineHost {
    * stream, where the new primary now appends.
    */
   depose(reason: string, primary: string | null = null): void {
+    this.deposed = true
     this.fail(`deposed: ${reason}`, new PredexError(ServiceCode.NOT_PRIMARY, `this node was the primary and was `
       + `deposed (${reason}): send writes to the primary`, { role: 'deposed', primary, retryAfterSeconds: 1 }))
     void this.worker.terminate()

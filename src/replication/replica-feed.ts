@@ -10,7 +10,8 @@ import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamManager }
   from '@nats-io/jetstream'
 import type { EngineHost } from '../host/engine-host.js'
-import { NATS_CONNECT_TIMEOUT_MS, REPLICA_RECORDS_IN_FLIGHT_MAX } from '../limits.js'
+import { NATS_CONNECT_TIMEOUT_MS, REPLICA_RECORDS_IN_FLIGHT_MAX, REPLICA_STALL_MS, REPLICA_WATCHDOG_MS }
+  from '../limits.js'
 import type { Log } from '../log.js'
 import { LAST_SEQ_HEADER } from './stream-names.js'
 import { streamEnd, type StreamEnd } from './jetstream-log.js'
@@ -44,6 +45,10 @@ export class ReplicaFeed {
   private wake: (() => void) | null = null
   private messages: ConsumerMessages | null = null
   private stopped = false
+  /** When the consumer last delivered a record (or was made). */
+  private heardMs = Date.now()
+  private watchdog: NodeJS.Timeout | null = null
+  private watching = false
   /** Held by a standby while it promotes: no record is handed over meanwhile. */
   private paused = false
   private done: Promise<void> = Promise.resolve()
@@ -76,13 +81,45 @@ export class ReplicaFeed {
     host.follow(options.primary, options.role ?? 'replica')
     const manager = await jetstreamManager(connection)
     const feed = new ReplicaFeed(host, connection, manager, options.stream, log, afterSeq)
-    const start = await positionAfter(manager, options.stream, afterSeq)
-    const consumer = await jetstream(connection).consumers.get(options.stream,
-      { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start })
-    feed.messages = await consumer.consume()
-    feed.done = feed.follow(feed.messages)
-    log.info('following the primary\'s command stream', { stream: options.stream, fromRecord: start, afterSeq })
+    await feed.subscribe(afterSeq)
+    feed.watchdog = setInterval(() => void feed.watch(), REPLICA_WATCHDOG_MS)
     return feed
+  }
+
+  /** A consumer of the stream from the first record after `afterSeq`, and the loop that hands its records over. */
+  private async subscribe(afterSeq: number): Promise<void> {
+    const start = await positionAfter(this.manager, this.stream, afterSeq)
+    const consumer = await jetstream(this.connection).consumers.get(this.stream,
+      { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start })
+    const messages = await consumer.consume()
+    this.messages = messages
+    this.heardMs = Date.now()
+    this.done = this.follow(messages)
+    this.log.info('following the primary\'s command stream', { stream: this.stream, fromRecord: start, afterSeq })
+  }
+
+  /**
+   * A consumer that hears nothing for REPLICA_STALL_MS while the stream holds newer records is
+   * started again from the last record heard: seen after nats-servers died and came back (the
+   * ordered consumer stayed silent, and a standby could then never catch up to take over).
+   */
+  private async watch(): Promise<void> {
+    if (this.stopped || this.paused || this.watching || Date.now() - this.heardMs < REPLICA_STALL_MS) return
+    this.watching = true
+    try {
+      const end = await this.end()
+      if (end.lastSeq <= this.heardSeq || this.stopped) return
+      this.log.warn('the replica\'s consumer of the stream is silent while the stream went on: starting it again',
+        { heardSeq: this.heardSeq, streamEndsAtSeq: end.lastSeq })
+      const stale = this.messages
+      this.messages = null
+      await stale?.close()
+      await this.subscribe(this.heardSeq)
+    } catch (error) {
+      this.log.warn('the replica could not check its consumer; trying again', { error: String(error) })
+    } finally {
+      this.watching = false
+    }
   }
 
   lag(): ReplicaLag {
@@ -120,6 +157,7 @@ export class ReplicaFeed {
 
   async stop(): Promise<void> {
     this.stopped = true
+    if (this.watchdog !== null) clearInterval(this.watchdog)
     this.release()
     await this.messages?.close()
     await this.connection.close()
@@ -129,7 +167,9 @@ export class ReplicaFeed {
   private async follow(messages: ConsumerMessages): Promise<void> {
     try {
       for await (const message of messages) {
-        if (this.stopped) break
+        // A consumer started again (watch) replaces this one: its loop ends here.
+        if (this.stopped || messages !== this.messages) break
+        this.heardMs = Date.now()
         while ((this.paused || this.handed.length >= REPLICA_RECORDS_IN_FLIGHT_MAX) && !this.stopped) {
           await new Promise<void>((resolve) => { this.wake = resolve })
         }
@@ -141,7 +181,9 @@ export class ReplicaFeed {
         this.host.replicate(message.data, message.seq)
       }
     } catch (error) {
-      if (!this.stopped) this.log.error('the replica stopped following the stream', { error: String(error) })
+      if (!this.stopped && messages === this.messages) {
+        this.log.error('the replica stopped following the stream', { error: String(error) })
+      }
     }
   }
 

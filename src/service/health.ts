@@ -14,9 +14,10 @@ export interface Health {
   readonly ringBytes: number
   /**
    * primary; replica: a node that follows the primary's command stream and refuses writes; standby:
-   * a replica that takes over when the primary's lease lapses (issue 34).
+   * a replica that takes over when the primary's lease lapses; deposed: was the primary and lost its
+   * lease, takes nothing more (issue 34).
    */
-  readonly role: 'primary' | 'replica' | 'standby'
+  readonly role: 'primary' | 'replica' | 'standby' | 'deposed'
   /** A replica's lag behind the primary's stream; null on a primary. */
   readonly replicaLag: { readonly seqsBehind: number; readonly recordsPending: number; readonly msBehind: number }
     | null

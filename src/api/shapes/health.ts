@@ -16,9 +16,10 @@ export type Health = {
   readonly ringBytes: number
   /**
    * primary (takes writes); replica: follows the primary's command stream, serves reads, refuses
-   * writes; standby: a replica that takes over when the primary's lease lapses.
+   * writes; standby: a replica that takes over when the primary's lease lapses; deposed: was the
+   * primary and lost its lease, takes nothing more.
    */
-  readonly role: 'primary' | 'replica' | 'standby'
+  readonly role: 'primary' | 'replica' | 'standby' | 'deposed'
   /** A replica's lag behind the primary; null on a primary. */
   readonly replicaLag: ReplicaLag | null
 }

@@ -989,9 +989,10 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         "enum": [
           "primary",
           "replica",
-          "standby"
+          "standby",
+          "deposed"
         ],
-        "description": "primary (takes writes); replica: follows the primary's command stream, serves reads, refuses writes; standby: a replica that takes over when the primary's lease lapses."
+        "description": "primary (takes writes); replica: follows the primary's command stream, serves reads, refuses writes; standby: a replica that takes over when the primary's lease lapses; deposed: was the primary and lost its lease, takes nothing more."
       },
       "replicaLag": {
         "anyOf": [

@@ -6,9 +6,6 @@
  * deposes this one (fencing): it acknowledges nothing more.
  */
 import t from 'tap'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { jetstream } from '@nats-io/jetstream'
 import { EngineHost } from '../../src/host/engine-host.js'
@@ -20,14 +17,9 @@ import type { ReplicationOptions } from '../../src/replication/jetstream-log.js'
 import type { UnstampedCommand } from '../../src/engine/command.js'
 import { commandOf } from '../crash/load.js'
 import { startNats } from '../support/nats.js'
+import { stateOf, tempDataDir } from '../support/host-state.js'
 
 const SEED = 11
-
-function dataDir(t: { teardown: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'predex-replicated-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 const nats = await startNats(t)
 
@@ -46,14 +38,8 @@ async function submitRange(host: EngineHost, from: number, to: number, together:
   return lastSeq
 }
 
-async function stateOf(host: EngineHost): Promise<{ seq: number; stateHash: string }> {
-  const answer = await host.query({ kind: 'stateHash' })
-  if (answer.kind !== 'stateHash') throw new Error('unexpected answer')
-  return { seq: answer.seq, stateHash: answer.stateHash }
-}
-
 t.test('every acknowledged command is in the stream, and a follower reaches the same state', async (t) => {
-  const dir = dataDir(t)
+  const dir = tempDataDir(t)
   const host = await EngineHost.start({ dataDir: dir, hashSeed: 1, replication: replication('ONE') })
   const follower = await StreamFollower.open([nats.url], 'ONE')
   t.teardown(() => follower.close())
@@ -83,13 +69,13 @@ t.test('every acknowledged command is in the stream, and a follower reaches the 
   await again.stop()
 
   // A node whose journal is not level with the stream may not write to it.
-  await t.rejects(EngineHost.start({ dataDir: dataDir(t), hashSeed: 3, replication: replication('ONE') }),
+  await t.rejects(EngineHost.start({ dataDir: tempDataDir(t), hashSeed: 3, replication: replication('ONE') }),
     new RegExp(`the command stream ONE ends at seq ${after.seq} .* but this node's journal at seq 0`),
     'a new data directory against a stream with history is refused, both ends named')
 })
 
 t.test('another writer\'s append deposes this one: it acknowledges nothing more', async (t) => {
-  const host = await EngineHost.start({ dataDir: dataDir(t), hashSeed: 4, replication: replication('FENCE') })
+  const host = await EngineHost.start({ dataDir: tempDataDir(t), hashSeed: 4, replication: replication('FENCE') })
   const credit = (n: number): UnstampedCommand =>
     ({ kind: 'credit', address: '0x' + n.toString(16).padStart(40, '0'), usdcMicros: 1, gasMicros: 0 })
   for (const n of [1, 2, 3]) t.ok((await host.submit(credit(n))).result.ok, `credit ${n} acknowledged`)

@@ -6,25 +6,17 @@
  * journal ends, applying nothing twice.
  */
 import t from 'tap'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { EngineHost } from '../../src/host/engine-host.js'
 import { ReplicaFeed } from '../../src/replication/replica-feed.js'
 import { SILENT_LOG } from '../../src/log.js'
 import type { ReplicationOptions } from '../../src/replication/jetstream-log.js'
 import { commandOf } from '../crash/load.js'
 import { startNats } from '../support/nats.js'
+import { stateOf, tempDataDir } from '../support/host-state.js'
 
 const SEED = 12
 const PRIMARY_URL = 'http://127.0.0.1:18080'
 const LEVEL_MS_MAX = 10_000
-
-function dataDir(t: { teardown: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'predex-replica-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 const nats = await startNats(t)
 const replication: ReplicationOptions = { servers: [nats.url], stream: 'REP', replicas: 1 }
@@ -33,12 +25,6 @@ async function submitRange(host: EngineHost, from: number, to: number): Promise<
   for (let index = from; index < to; index += 10) {
     await Promise.all(Array.from({ length: Math.min(10, to - index) }, (_, i) => host.submit(commandOf(SEED, index + i))))
   }
-}
-
-async function stateOf(host: EngineHost): Promise<{ seq: number; stateHash: string }> {
-  const answer = await host.query({ kind: 'stateHash' })
-  if (answer.kind !== 'stateHash') throw new Error('unexpected answer')
-  return { seq: answer.seq, stateHash: answer.stateHash }
 }
 
 /** The replica's state once it has reached `seq` (bounded wait). */
@@ -52,11 +38,11 @@ async function levelWith(replica: EngineHost, seq: number): Promise<{ seq: numbe
 }
 
 t.test('a replica follows the primary to the same state, refuses writes, and resumes after a restart', async (t) => {
-  const primary = await EngineHost.start({ dataDir: dataDir(t), hashSeed: 1, replication })
+  const primary = await EngineHost.start({ dataDir: tempDataDir(t), hashSeed: 1, replication })
   t.teardown(() => primary.stop())
   await submitRange(primary, 0, 300)
 
-  const replicaDir = dataDir(t)
+  const replicaDir = tempDataDir(t)
   let replica = await EngineHost.start({ dataDir: replicaDir, hashSeed: 2 })
   let feed = await ReplicaFeed.start(replica, { servers: [nats.url], stream: 'REP', primary: PRIMARY_URL }, SILENT_LOG)
   let heard = 0

@@ -7,9 +7,7 @@
  * hashes differ: checked below on a copy that skips the cut).
  */
 import t from 'tap'
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { cpSync } from 'node:fs'
 import { EngineHost } from '../../src/host/engine-host.js'
 import { Journal } from '../../src/journal/journal.js'
 import { ReplicaFeed } from '../../src/replication/replica-feed.js'
@@ -19,24 +17,13 @@ import type { ReplicationOptions } from '../../src/replication/jetstream-log.js'
 import type { UnstampedCommand } from '../../src/engine/command.js'
 import { commandOf } from '../crash/load.js'
 import { startNats } from '../support/nats.js'
+import { stateOf, tempDataDir } from '../support/host-state.js'
 
 const SEED = 13
 const LEVEL_MS_MAX = 10_000
 
-function tempDir(t: { teardown: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'predex-rejoin-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
-
 const credit = (n: number, usdcMicros: number): UnstampedCommand =>
   ({ kind: 'credit', address: '0x' + n.toString(16).padStart(40, '0'), usdcMicros, gasMicros: 0 })
-
-async function stateOf(host: EngineHost): Promise<{ seq: number; stateHash: string }> {
-  const answer = await host.query({ kind: 'stateHash' })
-  if (answer.kind !== 'stateHash') throw new Error('unexpected answer')
-  return { seq: answer.seq, stateHash: answer.stateHash }
-}
 
 /** Follows the stream from `dataDir` until `seq`; its state then, and the host stopped. */
 async function followTo(dataDir: string, servers: readonly string[], seq: number): Promise<{ seq: number;
@@ -58,14 +45,14 @@ t.test('a journal with a tail the stream never acknowledged is cut, then follows
   async (t) => {
     const nats = await startNats(t)
     const replication: ReplicationOptions = { servers: [nats.url], stream: 'RJ', replicas: 1 }
-    const old = tempDir(t)
+    const old = tempDataDir(t)
     // The old primary: 120 commands of the crash stream, each acknowledged by the stream.
     let host = await EngineHost.start({ dataDir: old, hashSeed: 1, replication })
     for (let index = 0; index < 120; index++) await host.submit(commandOf(SEED, index))
     const shared = await stateOf(host)
     await host.stop()
     // The new primary starts from the same journal (a standby level with the stream) and goes on.
-    const next = tempDir(t)
+    const next = tempDataDir(t)
     cpSync(old, next, { recursive: true })
     // The old one's tail, never in the stream: journaled locally only (its publish never answered).
     host = await EngineHost.start({ dataDir: old, hashSeed: 1 })
@@ -78,7 +65,7 @@ t.test('a journal with a tail the stream never acknowledged is cut, then follows
     t.ok(newPrimary.seq > shared.seq + 3, `the stream went on past the old tail: ${shared.seq} -> ${newPrimary.seq}`)
 
     // Without the cut: following applies the new primary's later commands on the old tail.
-    const uncut = tempDir(t)
+    const uncut = tempDataDir(t)
     cpSync(old, uncut, { recursive: true })
     const diverged = await followTo(uncut, [nats.url], newPrimary.seq)
     t.not(diverged.stateHash, newPrimary.stateHash, 'without the cut the node disagrees with its primary')

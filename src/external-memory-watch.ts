@@ -12,6 +12,7 @@
  */
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
+import { heldOnce } from './held-once.js'
 import { EXTERNAL_MEMORY_CHECK_INTERVAL_MS, EXTERNAL_MEMORY_GROWTH_BYTES_MAX } from './limits.js'
 
 export interface ExternalMemoryWatchOptions {
@@ -79,25 +80,5 @@ export function fullCollector(): () => void {
   return runInNewContext('gc') as () => void
 }
 
-let shared: ExternalMemoryWatch | null = null
-let holders = 0
-
-/**
- * The process's one watch, started by its first holder and stopped when the last lets go (several
- * servers may share a process: the tests'). Answers the release.
- */
-export function holdExternalMemoryWatch(): () => void {
-  holders++
-  shared ??= new ExternalMemoryWatch()
-  shared.start()
-  let released = false
-  return () => {
-    if (released) return
-    released = true
-    holders--
-    if (holders === 0) {
-      shared?.stop()
-      shared = null
-    }
-  }
-}
+/** The process's one watch, held by each server that runs in it. */
+export const holdExternalMemoryWatch = heldOnce(() => new ExternalMemoryWatch())

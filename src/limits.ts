@@ -675,6 +675,17 @@ export const EXTERNAL_MEMORY_GROWTH_BYTES_MAX = 8 * 1024 * 1024
 export const EXTERNAL_MEMORY_CHECK_INTERVAL_MS = 200
 
 /**
+ * The heap slack watch (src/heap-slack-watch.ts): a full collection when V8's main heap holds
+ * HEAP_SLACK_BYTES_MAX or more beyond what it uses and the event loop was busy less than
+ * HEAP_SLACK_QUIET_UTILIZATION_MAX of the last HEAP_SLACK_CHECK_INTERVAL_MS. A spike left 126 MB
+ * of such slack for a minute of quiet (the gRPC abuse test); a collection costs some 25-60 ms,
+ * paid only while the process is quiet, and each one gives back part of the empty pages.
+ */
+export const HEAP_SLACK_BYTES_MAX = 64 * 1024 * 1024
+export const HEAP_SLACK_CHECK_INTERVAL_MS = 2_000
+export const HEAP_SLACK_QUIET_UTILIZATION_MAX = 0.2
+
+/**
  * The replicated command log (src/replication/jetstream-log.ts, issue 34). A publish not
  * acknowledged within NATS_PUBLISH_TIMEOUT_MS is sent again (same message id: JetStream's
  * duplicate window makes the retry idempotent) every NATS_PUBLISH_RETRY_MS, without end: while a

@@ -26,6 +26,7 @@ import { LogBudget } from '../../log-budget.js'
 import { requestIdOf } from './request-id.js'
 import { assert } from '../../stdx/assert.js'
 import { holdExternalMemoryWatch } from '../../external-memory-watch.js'
+import { holdHeapSlackWatch } from '../../heap-slack-watch.js'
 
 /** uWS's LIBUS_LISTEN_EXCLUSIVE_PORT: exported at run time, typed only as a member of an enum it does not export. */
 const LISTEN_EXCLUSIVE_PORT = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT
@@ -82,6 +83,7 @@ export class RestServer<C> {
    * listens: its lifetime is the front end's, and every face's large headers are what it collects.
    */
   private releaseMemoryWatch: (() => void) | null = null
+  private releaseHeapWatch: (() => void) | null = null
   /** Each route's `:name` parameters, counted once. */
   private readonly parameterCounts = new Map<Route<C>, number>()
 
@@ -122,6 +124,7 @@ export class RestServer<C> {
         this.listenSocket = socket
         this.port = uWS.us_socket_local_port(socket)
         this.releaseMemoryWatch ??= holdExternalMemoryWatch()
+        this.releaseHeapWatch ??= holdHeapSlackWatch()
         resolve(this.port)
       })
     })
@@ -164,6 +167,8 @@ export class RestServer<C> {
     this.refusalLines.flush()
     this.releaseMemoryWatch?.()
     this.releaseMemoryWatch = null
+    this.releaseHeapWatch?.()
+    this.releaseHeapWatch = null
   }
 
   private register(route: Route<C>, compat: boolean): void {

@@ -29,8 +29,8 @@ import { OrderEntryService, SessionRequestSchema } from '../../src/gen/predex/v1
 import { BookStreamRequestSchema, StreamService, UserStreamRequestSchema } from '../../src/gen/predex/v1/streams_pb.js'
 import { GRPC_CONNECTIONS_MAX, GRPC_CONNECTIONS_PER_ADDRESS_MAX } from '../../src/limits.js'
 import { ensureBuilt } from '../compiled.js'
-import { Abuser, REFLECTION, churn, connectionFlood, descriptorsOpen, floodStream, framed, grpcHealthy, memoryBack,
-  MemorySampler, reflectionRequest, restHealthy, session } from '../support/abuse.js'
+import { Abuser, REFLECTION, churn, connectionFlood, descriptorsOpen, floodStream, framed, glibcHeapMb, grpcHealthy,
+  memoryBack, MemorySampler, reflectionRequest, restHealthy, session } from '../support/abuse.js'
 
 /** The whole server's resident set at any moment of the attack. */
 const RSS_MB_MAX = 1_024
@@ -64,6 +64,7 @@ t.test('the gRPC face under abuse: streams ended, connections bounded, others se
   t.teardown(() => probe.close())
   t.ok(await grpcHealthy(probe), 'the probe client is served before the attack')
   const before = rssOf(server.pid)!
+  const glibcHeapBefore = glibcHeapMb(server.pid)
   const descriptorsBefore = descriptorsOpen(server.pid)
   const sampler = new MemorySampler(server.pid)
   t.teardown(() => sampler.stop())
@@ -163,14 +164,16 @@ t.test('the gRPC face under abuse: streams ended, connections bounded, others se
   fresh.close()
   const beforeMb = before.rssAnonBytes / 2 ** 20
   const { afterMb, waitedMs } = await memoryBack(server.pid, beforeMb, RSS_ANON_RETURN_MB_MAX, RETURN_WAIT_MS)
-  t.ok(afterMb <= beforeMb + RSS_ANON_RETURN_MB_MAX, `its own memory: ${beforeMb.toFixed(0)} MB before the attack, ` +
-    `${afterMb.toFixed(0)} MB after ${(waitedMs / 1000).toFixed(1)} s of quiet ` +
-    `(at most ${RSS_ANON_RETURN_MB_MAX} MB more)`)
+  // Where it is, so that a failure says whose memory stayed: V8's main heap or glibc's.
   const metrics = await (await fetch(`${server.base}/metrics`)).text()
   const heapMb = (name: string): string => (Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1]) / 2 ** 20)
     .toFixed(0)
-  t.comment(`after quiet: ${descriptorsOpen(server.pid)} descriptors; main thread's V8 heap ` +
-    `${heapMb('nodejs_heap_size_used_bytes')} MB used of ${heapMb('nodejs_heap_size_total_bytes')} MB, ` +
-    `external ${heapMb('nodejs_external_memory_bytes')} MB`)
+  const where = `main thread's V8 heap ${heapMb('nodejs_heap_size_used_bytes')} MB used of ` +
+    `${heapMb('nodejs_heap_size_total_bytes')} MB; glibc's heap ${glibcHeapBefore.toFixed(0)} MB before, ` +
+    `${glibcHeapMb(server.pid).toFixed(0)} MB after`
+  t.ok(afterMb <= beforeMb + RSS_ANON_RETURN_MB_MAX, `its own memory: ${beforeMb.toFixed(0)} MB before the attack, ` +
+    `${afterMb.toFixed(0)} MB after ${(waitedMs / 1000).toFixed(1)} s of quiet ` +
+    `(at most ${RSS_ANON_RETURN_MB_MAX} MB more); ${where}`)
+  t.comment(`after quiet: ${descriptorsOpen(server.pid)} descriptors; external ${heapMb('nodejs_external_memory_bytes')} MB`)
   t.ok(await restHealthy(server), 'and the process is alive and serving')
 })

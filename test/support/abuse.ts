@@ -5,7 +5,7 @@
  * authentications with distinct oversized keys, a trader that keeps a book changing, and the
  * server's own memory (RssAnon, from /proc).
  */
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { request, type Agent } from 'node:http'
 import { connect as connectTcp, type Socket } from 'node:net'
 import { connect as connectHttp2, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders }
@@ -307,6 +307,24 @@ export function forgedCall(client: Client, i: number, keyBytes: number): Promise
 
 /** Own memory (RssAnon) of process `pid` in MB (NaN when it is gone). */
 export const anonMb = (pid: number): number => (rssOf(pid)?.rssAnonBytes ?? NaN) / 2 ** 20
+
+/**
+ * Own memory of process `pid` in glibc's main heap (`[heap]` in /proc/PID/smaps), in MB: what
+ * native code allocated (nghttp2's sessions, header buffers) and glibc kept at its high-water
+ * mark. NaN when the process is gone.
+ */
+export function glibcHeapMb(pid: number): number {
+  let smaps: string
+  try {
+    smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8')
+  } catch {
+    return NaN
+  }
+  const start = smaps.search(/^\S+ \S+ \S+ \S+ \S+\s+\[heap\]$/m)
+  if (start < 0) return 0
+  const next = smaps.slice(start).split('\n').find((line) => line.startsWith('Anonymous:'))
+  return Number(/(\d+) kB/.exec(next ?? '')?.[1] ?? NaN) / 1024
+}
 
 /** The largest resident set and own memory of process `pid`, sampled every `everyMs` until stopped. */
 export class MemorySampler {

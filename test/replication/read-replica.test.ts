@@ -6,6 +6,8 @@
  * journal ends, applying nothing twice.
  */
 import t from 'tap'
+import { CredentialStore } from '../../src/auth/credentials.js'
+import { MasterKey } from '../../src/auth/master-key.js'
 import { EngineHost } from '../../src/host/engine-host.js'
 import { ReplicaFeed } from '../../src/replication/replica-feed.js'
 import { SILENT_LOG } from '../../src/log.js'
@@ -72,4 +74,28 @@ t.test('a replica follows the primary to the same state, refuses writes, and res
   const resumed = await levelWith(replica, second.seq)
   t.equal(resumed.seq, second.seq, 'it caught up again')
   t.equal(resumed.stateHash, second.stateHash, 'to the same state: nothing applied twice, nothing missed')
+})
+
+t.test('API keys made or revoked on the primary are known to the replica\'s credential store', async (t) => {
+  const master = MasterKey.random()
+  const primary = await EngineHost.start({ dataDir: tempDataDir(t), hashSeed: 1,
+    replication: { ...replication, stream: 'KEYS' } })
+  t.teardown(() => primary.stop())
+  const primaryKeys = await CredentialStore.load(primary, master)
+  const before = await primaryKeys.create('0x' + 'a'.repeat(40), 0)
+
+  const replica = await EngineHost.start({ dataDir: tempDataDir(t), hashSeed: 2 })
+  t.teardown(() => replica.stop())
+  const feed = await ReplicaFeed.start(replica, { servers: [nats.url], stream: 'KEYS', primary: PRIMARY_URL }, SILENT_LOG)
+  t.teardown(() => feed.stop())
+  const replicaKeys = await CredentialStore.load(replica, master)
+  const after = await primaryKeys.create('0x' + 'b'.repeat(40), 3)
+  await levelWith(replica, (await stateOf(primary)).seq)
+  t.same(replicaKeys.lookup(before.apiKey), before, 'a key made before the replica started: as the primary has it')
+  t.same(replicaKeys.lookup(after.apiKey), after, 'a key made after: as the primary has it')
+  t.same(replicaKeys.derive(after.address, 3), after, 'found by its address and nonce too')
+  t.ok(await primaryKeys.revoke(after.apiKey))
+  await levelWith(replica, (await stateOf(primary)).seq)
+  t.equal(replicaKeys.lookup(after.apiKey), undefined, 'a key revoked on the primary is gone from the replica')
+  t.equal(replicaKeys.derive(after.address, 3), undefined)
 })

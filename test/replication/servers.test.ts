@@ -3,10 +3,20 @@
  * command log to a real nats-server; the replica (--role replica) follows it into its own data
  * directory and serves the same markets and books; a write sent to the replica is refused with
  * 503 NOT_PRIMARY naming the primary, with Retry-After; /health tells the roles and the replica's
- * lag. Bounded: each server's start and each wait has a deadline.
+ * lag. The replica's WebSocket market channel and gRPC book stream carry an order placed on the
+ * primary; an API key made on the primary reads its account on the replica; a gRPC write there is
+ * UNAVAILABLE with NOT_PRIMARY naming the primary. Bounded: each server's start and each wait has
+ * a deadline.
  */
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
+import { status } from '@grpc/grpc-js'
+import { PredexGrpcClient } from '../../src/client/grpc/predex-grpc-client.js'
+import { PredexClient } from '../../src/client/predex-client.js'
+import { Wallet } from '../../src/client/wallet.js'
 import { ensureBuilt } from '../compiled.js'
+import { USDC } from '../support/driver.js'
+import { WsClient } from '../ws-client.js'
 import { startNats } from '../support/nats.js'
 import { startPredex } from '../support/predex-process.js'
 
@@ -20,8 +30,11 @@ const json = async (base: string, path: string, init?: RequestInit): Promise<{ s
 
 ensureBuilt()
 const nats = await startNats(t)
-const primary = await startPredex(t, ['--nats-servers', nats.url, '--nats-replicas', '1'])
-const replica = await startPredex(t, ['--nats-servers', nats.url, '--role', 'replica', '--primary-url', primary.base])
+// One master key for both, as a deployment must have it: API secrets derive from it.
+const masterKey = randomBytes(32).toString('hex')
+const primary = await startPredex(t, ['--nats-servers', nats.url, '--nats-replicas', '1', '--master-key', masterKey])
+const replica = await startPredex(t, ['--nats-servers', nats.url, '--role', 'replica', '--primary-url', primary.base,
+  '--master-key', masterKey])
 
 /** Both nodes' /health once the replica has applied everything the primary had at the start of the wait. */
 async function level(): Promise<{ primary: any; replica: any }> {
@@ -87,4 +100,51 @@ t.test('a write sent to the replica is refused: 503 NOT_PRIMARY, naming the prim
     + `the replica at seq ${r.seq})`)
   const status = (await json(replica.base, `/wallet-status?address=${'0x' + '1'.repeat(40)}`)).body
   t.equal(status.usdc_balance, '1000', 'the faucet\'s credit made on the primary reads on the replica')
+})
+
+t.test('the replica\'s faces: its WebSocket market channel and gRPC book stream carry an order placed on the ' +
+  'primary; a key made on the primary reads the account there; a gRPC write is UNAVAILABLE NOT_PRIMARY', async (t) => {
+  const token = (await json(primary.base, '/markets')).body.data[0].yes_token_id as string
+  const ws = await WsClient.open(`${replica.base.replace('http', 'ws')}/ws/market`)
+  t.teardown(() => ws.socket.close())
+  ws.send({ type: 'market', assets_ids: [token] })
+  const [snapshot] = await ws.json()
+  t.match(snapshot, { event_type: 'book', asset_id: token }, 'the WebSocket channel: the book first')
+  const wallet = Wallet.random()
+  const trader = new PredexClient({ baseUrl: primary.base, wallet })
+  const credentials = await trader.createApiKey()
+  await trader.faucet()
+  await trader.approve(1_000 * USDC)
+  const grpc = new PredexGrpcClient({ target: replica.grpc, signer: { credentials, address: wallet.address.toLowerCase() } })
+  t.teardown(() => grpc.close())
+  const stream = grpc.bookStream([token])[Symbol.asyncIterator]()
+  t.match((await stream.next()).value, { kind: 'snapshot', tokenId: token }, 'the gRPC book stream: a snapshot first')
+
+  // A level no demo quote takes: the lowest tick, a size of its own.
+  const placed = await trader.placeLimitOrder({ tokenId: token, side: 'BUY', price: '0.01', size: '7.13', postOnly: true })
+  t.equal(placed.status, 'live', 'an order rests on the primary')
+  const isOurs = (change: { side?: unknown; price: string; size: string }): boolean =>
+    change.price === '0.01' && change.size === '7.13'
+  const deadline = Date.now() + LEVEL_MS_MAX
+  let seenWs = false
+  while (!seenWs && Date.now() < deadline) {
+    const frame = JSON.parse(await ws.next(Math.max(0, deadline - Date.now())))
+    seenWs = (Array.isArray(frame) ? frame : [frame]).some((message) => message.event_type === 'price_change' &&
+      message.price_changes.some(isOurs))
+  }
+  t.ok(seenWs, 'the replica\'s WebSocket channel sends its level')
+  let seenGrpc = false
+  while (!seenGrpc && Date.now() < deadline) {
+    const update = (await stream.next()).value
+    seenGrpc = update?.kind === 'levels' && update.changes.some(isOurs)
+  }
+  t.ok(seenGrpc, 'the replica\'s gRPC book stream sends its level')
+  await stream.return?.()
+
+  const replicaClient = new PredexClient({ baseUrl: replica.base, wallet, credentials })
+  const open = await replicaClient.allOpenOrders({ market: undefined })
+  t.same(open.map((order) => order.id), [placed.orderID], 'the key made on the primary reads its orders on the replica')
+  const refused = await grpc.cancelAll().then(() => null, (error: unknown) => error)
+  t.match(refused, { grpcCode: status.UNAVAILABLE, code: 'NOT_PRIMARY', context: { role: 'replica', primary: primary.base } },
+    'a gRPC write to the replica: UNAVAILABLE, NOT_PRIMARY, naming the primary')
 })

@@ -17,6 +17,8 @@ export interface PredexProcess {
   readonly dataDir: string
   /** `http://127.0.0.1:<port>` */
   readonly base: string
+  /** `127.0.0.1:<port>`: its gRPC face. */
+  readonly grpc: string
   readonly output: () => string
   readonly exited: Promise<unknown>
 }
@@ -40,7 +42,8 @@ export async function startPredex(t: { teardown: (fn: () => Promise<void>) => vo
   const deadline = Date.now() + START_MS_MAX
   for (;;) {
     const base = /REST listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
-    if (base !== undefined) return { child, dataDir, base, output: () => output, exited }
+    const grpc = /gRPC listening on (127\.0\.0\.1:\d+)/.exec(output)?.[1]
+    if (base !== undefined && grpc !== undefined) return { child, dataDir, base, grpc, output: () => output, exited }
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no server:\n${output}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }

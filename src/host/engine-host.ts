@@ -239,9 +239,18 @@ export class EngineHost {
    * stream, where the new primary now appends.
    */
   depose(reason: string, primary: string | null = null): void {
+    const known = this.deposed ? this.failure?.context?.primary : undefined
+    const error = new PredexError(ServiceCode.NOT_PRIMARY, `this node was the primary and was deposed (${reason}): `
+      + 'send writes to the primary', { role: 'deposed', primary: primary ?? known ?? null, retryAfterSeconds: 1 })
+    if (this.deposed) {
+      // Told twice (its fenced append, then its lease renewal): the later may name the new primary.
+      this.failure = error
+      return
+    }
     this.deposed = true
-    this.fail(`deposed: ${reason}`, new PredexError(ServiceCode.NOT_PRIMARY, `this node was the primary and was `
-      + `deposed (${reason}): send writes to the primary`, { role: 'deposed', primary, retryAfterSeconds: 1 }))
+    // A failure already there (the worker ended as the append was refused) said less than this.
+    if (this.failure !== null) this.failure = error
+    else this.fail(`deposed: ${reason}`, error)
     void this.worker.terminate()
   }
 
@@ -346,7 +355,9 @@ export class EngineHost {
         waiting?.resolve(message.answer)
         return
       }
-      case 'fatal': return this.fail(`the engine stopped: ${message.message}`)
+      case 'fatal':
+        if (message.fenced === true) return this.depose(message.message)
+        return this.fail(`the engine stopped: ${message.message}`)
       case 'logStalled':
         this.logStalled = message.stalled
         return

@@ -26,7 +26,7 @@ import { parentPort, receiveMessageOnPort, Worker, workerData } from 'node:worke
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { Journal } from '../journal/journal.js'
 import { LocalCommandLog, type CommandLog } from '../journal/command-log.js'
-import { JetStreamCommandLog, type ReplicationOptions } from '../replication/jetstream-log.js'
+import { FencedError, JetStreamCommandLog, type ReplicationOptions } from '../replication/jetstream-log.js'
 import { REPLICA_FOLLOW_COMMANDS, SNAPSHOTS_KEPT } from '../limits.js'
 import { startThread } from '../thread-start.js'
 import type {
@@ -354,7 +354,7 @@ function toWorker(message: FromJournal): void {
 function fatal(error: unknown): never {
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
   const options = workerData as JournalThreadOptions
-  options.toMain.postMessage({ type: 'fatal', message } satisfies FromWorker)
+  options.toMain.postMessage({ type: 'fatal', message, fenced: error instanceof FencedError } satisfies FromWorker)
   // Fail-stop: end the thread with the error; the worker ends with it, and the host stops the process.
   throw error instanceof Error ? error : new Error(message)
 }

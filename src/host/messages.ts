@@ -201,7 +201,8 @@ export type FromWorker =
   | { readonly type: 'batch'; readonly bytes: ArrayBuffer }
   | { readonly type: 'answer'; readonly queryId: number; readonly answer: QueryAnswer }
   | { readonly type: 'stopped'; readonly seq: number }
-  | { readonly type: 'fatal'; readonly message: string }
+  /** `fenced`: the replicated log refused an append because another node writes now (deposed, not broken). */
+  | { readonly type: 'fatal'; readonly message: string; readonly fenced?: boolean }
   /**
    * The journal thread writes to the replicated log from `seq` on (ToJournal `promote`); or, when
    * `refused` says why, it could not (the stream does not end at `seq`) and nothing changed.

@@ -83,8 +83,10 @@ t.test('another writer\'s append deposes this one: it acknowledges nothing more'
   const connection = await connect({ servers: [nats.url] })
   await jetstream(connection).publish(commandSubject('FENCE'), new Uint8Array([1, 2, 3]))
   await connection.close()
-  await t.rejects(host.submit(credit(4)), { code: 'ENGINE_UNAVAILABLE' }, 'the next command is not acknowledged')
-  await t.rejects(host.submit(credit(5)), { code: 'ENGINE_UNAVAILABLE' }, 'nor any after it')
+  await t.rejects(host.submit(credit(4)), { code: 'NOT_PRIMARY', context: { role: 'deposed' } },
+    'the next command is not acknowledged: this node was deposed')
+  await t.rejects(host.submit(credit(5)), { code: 'NOT_PRIMARY' }, 'nor any after it')
+  t.equal(host.role, 'deposed', 'and it says so')
   const follower = await StreamFollower.open([nats.url], 'FENCE')
   const end = await follower.end()
   await follower.close()

@@ -92,7 +92,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const adminKey = adminKeyOf(config, log)
   // Before the journal opens: a missing or wrong master key refuses the start with nothing left open.
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
-  const ha = await HighAvailability.open(config, log, opened) // a primary takes the lease before it writes
+  const ha = await HighAvailability.open(config, masterKey, log, opened) // a primary takes the lease before it writes
   const host = await hostOf(config, log)
   opened.add(() => host.stop())
   const { store, read } = await openReadModel(config, host, log)

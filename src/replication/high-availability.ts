@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
+import type { MasterKey } from '../auth/master-key.js'
 import type { Config } from '../config.js'
 import type { EngineHost } from '../host/engine-host.js'
 import { NATS_CONNECT_TIMEOUT_MS } from '../limits.js'
@@ -38,17 +39,23 @@ export class HighAvailability {
   ) {}
 
   /** Null without NATS servers. A primary holds the lease when this resolves, or the start fails. */
-  static async open(config: HaConfig, log: Log, opened: OpenedParts): Promise<HighAvailability | null> {
+  static async open(config: HaConfig, masterKey: MasterKey, log: Log, opened: OpenedParts):
+    Promise<HighAvailability | null> {
     if (config.natsServers === null) return null
     const connection = await connect({ servers: [...config.natsServers], name: `predex-${config.role}`,
       timeout: NATS_CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1 })
-    const self: LeaseHolder = { node: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, url: null }
+    const self: LeaseHolder = { node: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, url: null,
+      masterKeyId: masterKey.id() }
     const ha = new HighAvailability({ ...config, natsServers: config.natsServers }, connection,
       await Lease.open(connection, config.natsStream, config.natsReplicas), self, log)
     opened.add(() => ha.stop())
-    if (config.role === 'primary') await ha.takeLease()
+    if (config.role === 'primary') {
+      await ha.takeLease()
+      return ha
+    }
+    await ha.checkMasterKey()
     // A follower's journal must be a prefix of the stream (a deposed primary's may not be): before it recovers.
-    else await levelWithStream(config.dataDir, { servers: config.natsServers, stream: config.natsStream }, log)
+    await levelWithStream(config.dataDir, { servers: config.natsServers, stream: config.natsStream }, log)
     return ha
   }
 
@@ -74,6 +81,23 @@ export class HighAvailability {
     await this.standby?.stop()
     this.standby = null
     await this.connection.close()
+  }
+
+  /**
+   * A follower's master key must be the primary's: keys made there derive their secrets from it,
+   * and with another one this node would refuse them all ("the passphrase does not match") and,
+   * promoted, every client's key. Checked against the lease's holder; with no primary up yet there
+   * is nothing to compare with, and the start goes on.
+   */
+  private async checkMasterKey(): Promise<void> {
+    const holder = await this.lease.holder()
+    if (holder === null) {
+      this.log.warn('no primary holds the lease: this node\'s master key could not be compared with its')
+      return
+    }
+    if (holder.masterKeyId === this.self.masterKeyId) return
+    throw new Error(`this node's master key is not the primary's (${holder.url ?? holder.node}): API keys made on `
+      + 'one would not verify on the other; give every node the same PREDEX_MASTER_KEY (--master-key)')
   }
 
   private async takeLease(): Promise<void> {

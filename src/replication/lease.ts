@@ -20,6 +20,11 @@ export interface LeaseHolder {
   readonly node: string
   /** Where it answers REST (its base URL), once it listens; null before. */
   readonly url: string | null
+  /**
+   * Its master key's fingerprint (MasterKey.id()): API secrets derive from the master key, so a
+   * node with another one would refuse every key the primary made. Followers compare at start.
+   */
+  readonly masterKeyId: string
 }
 
 export class Lease {

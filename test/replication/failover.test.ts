@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { Engine } from '../../src/engine/engine.js'
 import { stateHashOf } from '../../src/engine/snapshot.js'
@@ -36,7 +37,8 @@ ensureBuilt()
 const nats = await startNats(t)
 const common = ['--nats-servers', nats.url, '--nats-replicas', '1']
 /** Both nodes alike: no demo, no rate limits (the flow writes as fast as it can), a known admin key. */
-const nodeArgs = ['--no-demo', '--rate-limits', 'false', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY, ...common]
+const nodeArgs = ['--no-demo', '--rate-limits', 'false', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY,
+  '--master-key', randomBytes(32).toString('hex'), ...common]
 const primary = await startPredex(t, nodeArgs)
 const standby = await startPredex(t, [...nodeArgs, '--role', 'standby'])
 

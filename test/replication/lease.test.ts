@@ -24,13 +24,13 @@ t.teardown(() => connection.close())
 t.test('one holder; a renewal keeps it; a release frees it at once', async (t) => {
   const a = await Lease.open(connection, 'L1', 1)
   const b = await Lease.open(connection, 'L1', 1)
-  t.ok(await a.acquire({ node: 'a', url: 'http://a' }), 'a takes the free lease')
-  t.notOk(await b.acquire({ node: 'b', url: 'http://b' }), 'b cannot while a holds it')
-  t.ok(await a.renew({ node: 'a', url: 'http://a2' }), 'a renews it')
-  t.same(await b.holder(), { node: 'a', url: 'http://a2' }, 'b reads who holds it and where')
+  t.ok(await a.acquire({ node: 'a', url: 'http://a', masterKeyId: 'k' }), 'a takes the free lease')
+  t.notOk(await b.acquire({ node: 'b', url: 'http://b', masterKeyId: 'k' }), 'b cannot while a holds it')
+  t.ok(await a.renew({ node: 'a', url: 'http://a2', masterKeyId: 'k' }), 'a renews it')
+  t.same(await b.holder(), { node: 'a', url: 'http://a2', masterKeyId: 'k' }, 'b reads who holds it and where')
   await a.release()
   t.equal(await b.holder(), null, 'released')
-  t.ok(await b.acquire({ node: 'b', url: 'http://b' }), 'b takes it at once')
+  t.ok(await b.acquire({ node: 'b', url: 'http://b', masterKeyId: 'k' }), 'b takes it at once')
 })
 
 t.test('a holder whose lease was taken learns it at its next renewal; its host refuses writes naming the new one',
@@ -40,9 +40,9 @@ t.test('a holder whose lease was taken learns it at its next renewal; its host r
     const host = await EngineHost.start({ dataDir, hashSeed: 1 })
     t.teardown(() => host.stop())
     const a = await Lease.open(connection, 'L2', 1)
-    t.ok(await a.acquire({ node: 'a', url: 'http://a' }))
+    t.ok(await a.acquire({ node: 'a', url: 'http://a', masterKeyId: 'k' }))
     let lost: { reason: string; primary: string | null } | null = null
-    const keeper = new LeaseKeeper(a, { node: 'a', url: 'http://a' }, (reason, primary) => {
+    const keeper = new LeaseKeeper(a, { node: 'a', url: 'http://a', masterKeyId: 'k' }, (reason, primary) => {
       lost = { reason, primary }
       host.depose(reason, primary)
     }, SILENT_LOG).start()
@@ -51,7 +51,7 @@ t.test('a holder whose lease was taken learns it at its next renewal; its host r
     const kv = await new Kvm(connection).open('L2_LEASE')
     await kv.purge('primary')
     const b = await Lease.open(connection, 'L2', 1)
-    t.ok(await b.acquire({ node: 'b', url: 'http://b:8080' }), 'b takes it')
+    t.ok(await b.acquire({ node: 'b', url: 'http://b:8080', masterKeyId: 'k' }), 'b takes it')
     const deadline = Date.now() + 10 * LEASE_RENEW_MS
     while (lost === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
     t.match(lost, { reason: /node b \(http:\/\/b:8080\) holds it/, primary: 'http://b:8080' }, 'a learns who has it')

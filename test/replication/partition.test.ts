@@ -8,6 +8,7 @@
  * exactly one node is primary. Every write either node acknowledged is on the new primary, whose
  * state hash is the stream's. Bounded: every start and wait has a deadline.
  */
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { Engine } from '../../src/engine/engine.js'
 import { stateHashOf } from '../../src/engine/snapshot.js'
@@ -88,7 +89,7 @@ ensureBuilt()
 const nats = await startNats(t)
 const proxy = await startTcpProxy(t, nats.url)
 const nodeArgs = ['--no-demo', '--rate-limits', 'false', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY,
-  '--nats-replicas', '1']
+  '--master-key', randomBytes(32).toString('hex'), '--nats-replicas', '1']
 const primary = await startPredex(t, [...nodeArgs, '--nats-servers', proxy.url])
 const standby = await startPredex(t, [...nodeArgs, '--nats-servers', nats.url, '--role', 'standby'])
 

@@ -148,3 +148,8 @@ t.test('the replica\'s faces: its WebSocket market channel and gRPC book stream 
   t.match(refused, { grpcCode: status.UNAVAILABLE, code: 'NOT_PRIMARY', context: { role: 'replica', primary: primary.base } },
     'a gRPC write to the replica: UNAVAILABLE, NOT_PRIMARY, naming the primary')
 })
+
+t.test('a follower whose master key is not the primary\'s is refused at start, saying why', async (t) => {
+  await t.rejects(startPredex(t, ['--nats-servers', nats.url, '--role', 'replica', '--primary-url', primary.base,
+    '--master-key', randomBytes(32).toString('hex')]), /master key is not the primary's .*same PREDEX_MASTER_KEY/s)
+})

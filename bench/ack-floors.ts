@@ -23,6 +23,8 @@
  *   the journal thread to be free); until the journal thread has it (its wake-up); its commit;
  *   until the answer is posted; the answer's trip to the main thread; from its arrival until the
  *   caller's `await` resumes.
+ * - `measureReplicatedAlone`: the durable ack and its hops again on a host whose command log is
+ *   replicated (issue 34): its commit is the local one plus JetStream's acknowledgement.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -32,6 +34,7 @@ import { open } from 'lmdb'
 import { EngineHost } from '../src/host/engine-host.js'
 import type { Hop } from '../src/host/hop-trace.js'
 import type { Durability } from '../src/journal/journal.js'
+import type { ReplicationOptions } from '../src/replication/jetstream-log.js'
 import { percentile } from './stats.js'
 
 export interface Floor {
@@ -160,8 +163,9 @@ interface HostRun {
   readonly hops: Record<DurableHop, number[]>
 }
 
-async function hostLatencies(dir: string, commands: number, durability: Durability): Promise<HostRun> {
-  const host = await EngineHost.start({ dataDir: dir, durability, hopTrace: true })
+async function hostLatencies(dir: string, commands: number, durability: Durability,
+  replication: ReplicationOptions | null = null): Promise<HostRun> {
+  const host = await EngineHost.start({ dataDir: dir, durability, hopTrace: true, replication })
   const trace = host.hopTrace!
   const run: HostRun = { latencies: [],
     hops: Object.fromEntries(DURABLE_HOPS.map((hop) => [hop, []])) as unknown as Record<DurableHop, number[]> }
@@ -186,6 +190,20 @@ function durableFloors(run: HostRun): Pick<AckFloors, 'hostDurable' | 'durableHo
   const hops = Object.fromEntries(DURABLE_HOPS.map((hop) => [hop, floorOf(run.hops[hop], HOST_WARM_UP)])) as
     Record<DurableHop, Floor>
   return { hostDurable: floorOf(run.latencies, HOST_WARM_UP), durableHops: hops }
+}
+
+/**
+ * The durable ack alone and its hops, `count` after the warm-up, on a host writing to `replication`
+ * (an empty stream: the host's directory is new), in a fresh directory under `parent`.
+ */
+export async function measureReplicatedAlone(parent: string, count: number, replication: ReplicationOptions):
+  Promise<Pick<AckFloors, 'hostDurable' | 'durableHops'>> {
+  const dir = mkdtempSync(join(parent, 'predex-floor-'))
+  try {
+    return durableFloors(await hostLatencies(dir, HOST_WARM_UP + count, 'sync', replication))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 /** Each floor over `count` operations after a warm-up, in fresh directories under `parent`. */

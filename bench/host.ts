@@ -13,9 +13,19 @@
  * the highest rate whose ack p99 stays within 3 x the disk's own flush p99, measured first in the same
  * run; and each hop of an ack alone, one at a time (ack-floors.ts).
  *
+ * The replicated command log (issue 34, docs/replication.md): in each run, after the local-only
+ * `sync` host, the same closed loop on a host whose groups are acknowledged only once its journal
+ * flushed them and JetStream holds them (`replicated_to_local`: the medians' ratio), then an open
+ * loop at half of that host's own closed-loop maximum for its ack latency, as for the local host,
+ * and before all that, its durable ack one command at a time, as the local host's floors.
+ * The nats-server is this bench's own (bench/nats-server.ts: loopback, a free port, a temporary
+ * store, one copy of the stream), stopped at the end; without one, those figures are reported as
+ * not measured, saying why, and the rest as usual.
+ *
  * Flags: --quick (200 k commands, 3 runs, short steps), --json (last line is a JSON object, with
  * the latency histograms and the closed loop's throughput over time under `series`), --runs N,
- * --commands N, --seed N. Data goes to temporary directories that are removed afterwards.
+ * --commands N, --seed N, --nats-server PATH (the binary; /usr/sbin/nats-server by default). Data
+ * goes to temporary directories that are removed afterwards.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir, cpus } from 'node:os'
@@ -33,10 +43,15 @@ import { percentile, summarize, type Summary } from './stats.js'
 import { BenchFlags } from './flags.js'
 import { histogram, TimelineRecorder, type Timeline, type WorkloadSeries } from './series.js'
 import { measureDiskFlush } from './disk-flush.js'
-import { DURABLE_HOPS, measureAckFloors, TRACED_HOPS, type AckFloors, type Floor } from './ack-floors.js'
+import { DURABLE_HOPS, measureAckFloors, measureReplicatedAlone, TRACED_HOPS, type AckFloors, type Floor }
+  from './ack-floors.js'
 import type { Hop, HopTrace } from '../src/host/hop-trace.js'
 import { assert } from '../src/stdx/assert.js'
 import { ownProfileDir, PhaseClock } from './predex-server.js'
+import { connect, type NatsConnection } from '@nats-io/transport-node'
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import type { ReplicationOptions } from '../src/replication/jetstream-log.js'
+import { NATS_SERVER, natsServerMissing, startNatsServer, type NatsServer } from './nats-server.js'
 
 interface Options {
   readonly quick: boolean
@@ -44,6 +59,8 @@ interface Options {
   readonly runs: number
   readonly commands: number
   readonly seed: number
+  /** The nats-server binary for the replicated runs. */
+  readonly natsServer: string
 }
 
 const WINDOW = 4_096
@@ -57,7 +74,8 @@ const log = (line: string): void => void process.stderr.write(line + '\n')
 function parseOptions(argv: readonly string[]): Options {
   const flags = new BenchFlags(argv)
   return { quick: flags.quick, json: flags.json, runs: flags.integer('--runs', flags.quick ? 3 : 5),
-    commands: flags.integer('--commands', flags.quick ? 200_000 : 1_000_000), seed: flags.integer('--seed', 42) }
+    commands: flags.integer('--commands', flags.quick ? 200_000 : 1_000_000), seed: flags.integer('--seed', 42),
+    natsServer: flags.list('--nats-server')?.[0] ?? NATS_SERVER }
 }
 
 function unstamped(command: Command): UnstampedCommand {
@@ -203,6 +221,63 @@ function sortedMs(values: Float64Array): Float64Array {
   return Float64Array.from(values).sort()
 }
 
+/** The replicated runs' stream copies: their nats-server is one process, so one (its quorum is itself). */
+const REPLICATED_STREAM_COPIES = 1
+
+/**
+ * The replicated command log's side of the runs (issue 34): a nats-server with JetStream that this
+ * process starts (bench/nats-server.ts) and stops at the end. Each host writes to a stream of its own,
+ * since a new data directory may write only to an empty stream; the stream is deleted once its host
+ * stopped, so the server's store holds one run at a time (a full run's would be about 1 GB).
+ */
+class ReplicationRig {
+  private streams = 0
+
+  private constructor(private readonly server: NatsServer, private readonly connection: NatsConnection,
+    private readonly manager: JetStreamManager) {}
+
+  /** The rig, or why there is none: the bench then measures everything else without it. */
+  static async start(binary: string): Promise<ReplicationRig | string> {
+    const missing = natsServerMissing(binary)
+    if (missing !== null) return missing
+    let server: NatsServer
+    try {
+      server = await startNatsServer(binary)
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error)
+    }
+    try {
+      const connection = await connect({ servers: [server.url], name: 'predex-bench-host' })
+      return new ReplicationRig(server, connection, await jetstreamManager(connection))
+    } catch (error) {
+      await server.stop()
+      return `nats-server started at ${server.url}, but the bench could not reach its JetStream: ${String(error)}`
+    }
+  }
+
+  get url(): string {
+    return this.server.url
+  }
+
+  /** A stream of its own for the next fresh host. */
+  next(): ReplicationOptions {
+    return { servers: [this.server.url], stream: `BENCH_${++this.streams}`, replicas: REPLICATED_STREAM_COPIES }
+  }
+
+  /** Deletes a stopped host's stream (and its messages from the server's store). */
+  async drop(replication: ReplicationOptions): Promise<void> {
+    await this.manager.streams.delete(replication.stream)
+  }
+
+  async stop(): Promise<void> {
+    try {
+      await this.connection.close()
+    } finally {
+      await this.server.stop()
+    }
+  }
+}
+
 interface HostRun {
   readonly rate: number
   readonly latencies: Float64Array
@@ -213,15 +288,23 @@ interface HostRun {
   readonly cpuUsPerCommand: Readonly<Record<string, number>>
 }
 
+/** What a host run adds to the bare host: a subscriber to events, the replicated command log. */
+interface HostRunExtras {
+  readonly withEvents?: boolean
+  readonly replication?: ReplicationOptions
+}
+
 /**
  * A fresh host, the setup applied, then the stream in a closed loop (its timeline starts with the
  * stream). With `withEvents`, a subscriber takes the events, as the server's read model and feeds
- * do: the worker then ships every command's events and the main thread reads them.
+ * do: the worker then ships every command's events and the main thread reads them. With
+ * `replication`, the host's groups are durable once the journal and the stream hold them.
  */
 async function hostRun(durability: Durability, setup: readonly UnstampedCommand[],
-  commands: readonly UnstampedCommand[], withEvents = false): Promise<HostRun> {
+  commands: readonly UnstampedCommand[], { withEvents = false, replication }: HostRunExtras = {}): Promise<HostRun> {
   const dir = mkdtempSync(join(tmpdir(), 'predex-bench-host-'))
-  const host = await EngineHost.start({ dataDir: dir, durability, snapshotEveryCommands: Number.MAX_SAFE_INTEGER })
+  const host = await EngineHost.start({ dataDir: dir, durability, snapshotEveryCommands: Number.MAX_SAFE_INTEGER,
+    replication: replication ?? null })
   let events = 0
   if (withEvents) {
     host.subscribe((outcomes) => {
@@ -234,7 +317,8 @@ async function hostRun(durability: Durability, setup: readonly UnstampedCommand[
   const threads = new ThreadCpu() // this thread is main: the load generator and the outcomes' receiver
   for (const { role, tid } of host.stats.threads()) threads.add(role, tid)
   const before = threads.read()
-  const recorder = new TimelineRecorder(`host ${durability}, closed loop: commands acknowledged per second`)
+  const recorder = new TimelineRecorder(`host ${durability}${replication === undefined ? '' : ', replicated'}, ` +
+    'closed loop: commands acknowledged per second')
   const { rate, latencies } = await closedLoop(host, commands, recorder)
   // A run meant to carry events that carried none would measure the wrong thing.
   assert(!withEvents || events > eventsBefore, 'the subscriber received the stream\'s events')
@@ -257,15 +341,18 @@ async function restart(dir: string):
 /**
  * A durable (sync) host for open-loop steps, on a fresh directory with the setup applied. Steps
  * take the stream's commands in order, so none is submitted twice; when a step needs more than
- * are left, the host is replaced by a fresh one that starts the stream again.
+ * are left, the host is replaced by a fresh one that starts the stream again. With a `rig`, each
+ * host writes to the replicated command log too, on a fresh stream of its own.
  */
 class StepHost {
   private host: EngineHost | null = null
   private dir = ''
+  private replication: ReplicationOptions | null = null
   private next = 0
 
   constructor(private readonly setup: readonly UnstampedCommand[],
-    private readonly commands: readonly UnstampedCommand[], private readonly warmUpSeconds: number) {}
+    private readonly commands: readonly UnstampedCommand[], private readonly warmUpSeconds: number,
+    private readonly rig: ReplicationRig | null = null) {}
 
   /**
    * `rate` commands/s for `seconds`, after everything before it was acknowledged (the host drained)
@@ -290,13 +377,17 @@ class StepHost {
     await this.host.stop()
     rmSync(this.dir, { recursive: true, force: true })
     this.host = null
+    if (this.replication !== null) await this.rig!.drop(this.replication)
+    this.replication = null
   }
 
   private async renew(): Promise<void> {
     await this.stop()
     this.dir = mkdtempSync(join(tmpdir(), 'predex-bench-open-'))
     // The hop trace: the half-load step's ack, hop by hop (a few marks a command, shared memory).
-    this.host = await EngineHost.start({ dataDir: this.dir, durability: 'sync', hopTrace: true })
+    this.replication = this.rig?.next() ?? null
+    this.host = await EngineHost.start({ dataDir: this.dir, durability: 'sync', hopTrace: true,
+      replication: this.replication })
     for (const command of this.setup) await this.host.submit(command)
     this.next = 0
   }
@@ -387,14 +478,36 @@ interface Throughput {
   readonly journalDir: string
   /** The last sync run's CPU µs per command by thread (HostRun). */
   readonly syncCpuUsPerCommand: Readonly<Record<string, number>>
+  /** Durability sync with the replicated command log; null without a nats-server. */
+  readonly replicated: Summary | null
+  /** The last replicated run's closed-loop ack latencies (ms); null without a nats-server. */
+  readonly replicatedLatencies: Float64Array | null
 }
 
-/** Engine alone, host sync and host async on the same stream, `runs` times each, interleaved. */
+/** A sync host on the replicated command log, in a closed loop on the stream; its data and stream then go. */
+async function replicatedRun(rig: ReplicationRig, setup: readonly UnstampedCommand[],
+  commands: readonly UnstampedCommand[]): Promise<{ rate: number; latencies: Float64Array }> {
+  const replication = rig.next()
+  const run = await hostRun('sync', setup, commands, { replication })
+  await run.host.stop()
+  rmSync(run.dir, { recursive: true, force: true })
+  await rig.drop(replication)
+  return { rate: run.rate, latencies: run.latencies }
+}
+
+/**
+ * Engine alone, host sync, host sync on the replicated command log (with a `rig`; right after the
+ * local sync run, so that the two compared meet the machine in the same state), host sync with
+ * events and host async on the same stream, `runs` times each, interleaved.
+ */
 async function throughput(options: Options, setupStamped: readonly Command[], stamped: readonly Command[],
-  setup: readonly UnstampedCommand[], commands: readonly UnstampedCommand[]): Promise<Throughput> {
-  const rates = { engine: [] as number[], sync: [] as number[], syncWithEvents: [] as number[], async: [] as number[] }
+  setup: readonly UnstampedCommand[], commands: readonly UnstampedCommand[], rig: ReplicationRig | null):
+  Promise<Throughput> {
+  const rates = { engine: [] as number[], sync: [] as number[], syncWithEvents: [] as number[], async: [] as number[],
+    replicated: [] as number[] }
   let last: { latencies: Float64Array; timeline: Timeline; bytes: number; dir: string;
     cpu: Readonly<Record<string, number>> } | null = null
+  let replicatedLatencies: Float64Array | null = null
   for (let run = 1; run <= options.runs; run++) {
     rates.engine.push(await phases.time('engine', async () => engineAlone(setupStamped, stamped)))
     const sync = await phases.time('sync', () => hostRun('sync', setup, commands))
@@ -403,7 +516,12 @@ async function throughput(options: Options, setupStamped: readonly Command[], st
     if (last !== null) rmSync(last.dir, { recursive: true, force: true })
     last = { latencies: sync.latencies, timeline: sync.timeline, dir: sync.dir,
       bytes: directoryBytes(sync.dir) / (setup.length + commands.length), cpu: sync.cpuUsPerCommand }
-    const withEvents = await phases.time('sync-events', () => hostRun('sync', setup, commands, true))
+    if (rig !== null) {
+      const replicated = await phases.time('replicated', () => replicatedRun(rig, setup, commands))
+      rates.replicated.push(replicated.rate)
+      replicatedLatencies = replicated.latencies
+    }
+    const withEvents = await phases.time('sync-events', () => hostRun('sync', setup, commands, { withEvents: true }))
     rates.syncWithEvents.push(withEvents.rate)
     await withEvents.host.stop()
     rmSync(withEvents.dir, { recursive: true, force: true })
@@ -412,12 +530,13 @@ async function throughput(options: Options, setupStamped: readonly Command[], st
     await async.host.stop()
     rmSync(async.dir, { recursive: true, force: true })
     log(`run ${run}/${options.runs}: engine ${k(rates.engine.at(-1)!)}, host sync ${k(sync.rate)}, ` +
+      (rig === null ? '' : `sync replicated ${k(rates.replicated.at(-1)!)}, `) +
       `sync with events ${k(withEvents.rate)}, async ${k(async.rate)} commands/s`)
   }
   return { engine: summarize(rates.engine), sync: summarize(rates.sync), syncWithEvents: summarize(rates.syncWithEvents),
     async: summarize(rates.async),
     syncLatencies: last!.latencies, syncTimeline: last!.timeline, bytesPerCommand: last!.bytes, journalDir: last!.dir,
-    syncCpuUsPerCommand: last!.cpu }
+    syncCpuUsPerCommand: last!.cpu, replicated: rig === null ? null : summarize(rates.replicated), replicatedLatencies }
 }
 
 interface Recovery {
@@ -462,6 +581,19 @@ function stepStream(options: Options, commands: readonly UnstampedCommand[], nee
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
+  // Before any work, so that a missing nats-server is said at once; the other figures do not need it.
+  const rig = await ReplicationRig.start(options.natsServer)
+  if (typeof rig === 'string') log(`the replicated command log: NOT MEASURED (${rig}); the other figures are measured`)
+  else log(`the replicated command log: on a nats-server with JetStream started for this run, at ${rig.url}`)
+  try {
+    await measureAll(options, typeof rig === 'string' ? null : rig, typeof rig === 'string' ? rig : null)
+  } finally {
+    if (typeof rig !== 'string') await rig.stop()
+  }
+}
+
+/** Every figure, then the report; `rig` null (`skipped` says why): the replicated ones are not measured. */
+async function measureAll(options: Options, rig: ReplicationRig | null, skipped: string | null): Promise<void> {
   log(`generating ${options.commands.toLocaleString('en')} commands (seed ${options.seed})`)
   const stream = generateStream({ seed: options.seed, commands: options.commands, iocSizeMax: 400, tradersPerSide: 50 })
   const setupStamped = setupCommands(100)
@@ -476,13 +608,16 @@ async function main(): Promise<void> {
     `p99 ${flush.p99Ms.toFixed(2)} ms; the ack p99 bound is ${boundMs.toFixed(2)} ms`)
   const floors = await phases.time('floors', () => measureAckFloors(tmpdir(), options.quick ? 400 : 1_000))
   log(`one at a time: ${describeFloors(floors)}`)
-  const measured = await throughput(options, setupStamped, stamped, setup, commands)
+  const replicatedOne = rig === null ? null
+    : await phases.time('replicated-floor', () => replicatedAlone(rig, options.quick ? 400 : 1_000))
+  const measured = await throughput(options, setupStamped, stamped, setup, commands, rig)
   // Ack latency at half of the measured durable maximum, open loop, then the knee; fresh hosts.
   const warmUpSeconds = options.quick ? 1 : 3
   const halfSeconds = options.quick ? 3 : 10
   const kneeSeconds = options.quick ? 1.5 : 4
+  const fastest = Math.max(measured.sync.median, measured.replicated?.median ?? 0)
   const stepCommands = stepStream(options, commands,
-    Math.ceil(measured.sync.median * (warmUpSeconds + Math.max(halfSeconds / 2, kneeSeconds)) * 1.1))
+    Math.ceil(fastest * (warmUpSeconds + Math.max(halfSeconds / 2, kneeSeconds)) * 1.1))
   const hosts = new StepHost(setup, stepCommands, warmUpSeconds)
   const half = await phases.time('half', () => hosts.step(Math.floor(measured.sync.median / 2), halfSeconds))
   log(`ack latency at half of the durable maximum, open loop: ${describeStep(half, boundMs)}`)
@@ -490,18 +625,53 @@ async function main(): Promise<void> {
   const knee = await phases.time('knee', () =>
     kneeSearch(hosts, measured.sync.median, kneeSeconds, options.quick ? 2 : 3, boundMs))
   await hosts.stop()
+  // The replicated host's ack latency as the local host's: open loop at half of its own closed-loop maximum.
+  const replicatedHalf = rig === null ? null : await phases.time('replicated-half', () =>
+    replicatedStep(rig, setup, stepCommands, warmUpSeconds, Math.floor(measured.replicated!.median / 2), halfSeconds))
+  if (replicatedHalf !== null) {
+    log(`replicated: ack latency at half of its durable maximum, open loop: ${describeStep(replicatedHalf, boundMs)}`)
+  }
   const recovered = await recovery(measured.journalDir, setup, commands)
   rmSync(measured.journalDir, { recursive: true, force: true })
   phases.write(ownProfileDir())
 
-  const report = { ...reportOf(options, measured, half, knee, recovered),
+  const report = { ...reportOf(options, measured, half, knee, recovered), ...replicatedFields(measured, replicatedHalf,
+    replicatedOne),
     disk_flush_p50_ms: round(flush.p50Ms), disk_flush_p99_ms: round(flush.p99Ms), ack_p99_bound_ms: round(boundMs),
     ...floorFields(floors) }
-  log('\n' + markdown(options, report, measured, half, knee))
-  const series = seriesOf(measured, half, knee)
+  log('\n' + markdown(options, report, measured, half, knee, skipped))
+  const series = seriesOf(measured, half, knee, replicatedHalf)
   if (options.json) {
-    console.log(JSON.stringify({ ...report, series: { ...series,
+    console.log(JSON.stringify({ ...report, ...(skipped === null ? {} : { replicated_not_measured: skipped }),
+      series: { ...series,
       histograms: [...series.histograms, histogram('the disk\'s flush: 4 KiB write + fdatasync', 'ms', flush.latenciesMs)] } }))
+  }
+}
+
+/** The replicated host's durable ack one command at a time (ack-floors.ts), on a stream of its own. */
+async function replicatedAlone(rig: ReplicationRig, count: number): Promise<ReplicatedOne> {
+  const replication = rig.next()
+  try {
+    const alone = await measureReplicatedAlone(tmpdir(), count, replication)
+    const one = { ack: alone.hostDurable, commit: alone.durableHops['taken -> committed'] }
+    log(`replicated, one at a time: host durable ack p50 ${one.ack.p50Ms.toFixed(2)} ` +
+      `p99 ${one.ack.p99Ms.toFixed(2)} ms, ` +
+      `of which its commit (the journal's and JetStream's) p50 ${one.commit.p50Ms.toFixed(2)} ` +
+      `p99 ${one.commit.p99Ms.toFixed(2)} ms`)
+    return one
+  } finally {
+    await rig.drop(replication)
+  }
+}
+
+/** One open-loop step at `rate` on a fresh host writing to the replicated command log, which then stops. */
+async function replicatedStep(rig: ReplicationRig, setup: readonly UnstampedCommand[],
+  commands: readonly UnstampedCommand[], warmUpSeconds: number, rate: number, seconds: number): Promise<Step> {
+  const hosts = new StepHost(setup, commands, warmUpSeconds, rig)
+  try {
+    return await hosts.step(rate, seconds)
+  } finally {
+    await hosts.stop()
   }
 }
 
@@ -548,12 +718,47 @@ function halfHopFields(half: Step): Record<string, number> {
   }))
 }
 
-function seriesOf(m: Throughput, half: Step, knee: Knee): WorkloadSeries {
+/** The replicated host's durable ack alone, and the commit hop in it (the journal's and JetStream's). */
+interface ReplicatedOne {
+  readonly ack: Floor
+  readonly commit: Floor
+}
+
+/**
+ * The replicated command log's figures (NaN, so null in the JSON, without a nats-server): closed-loop
+ * throughput against the local-only sync host's (medians over the same runs); the ack latency open
+ * loop at half of the replicated closed-loop maximum, as `ack_*` for the local host; and one command
+ * at a time, as `host_durable_one_*` and `hop_taken_to_committed_*` for the local host.
+ */
+function replicatedFields(m: Throughput, half: Step | null, one: ReplicatedOne | null): Record<string, number> {
+  const at = (q: number): number => (half === null ? NaN : round(percentile(half.latencies, q)))
+  return {
+    replicated_commands_per_s: m.replicated === null ? NaN : Math.round(m.replicated.median),
+    replicated_to_local: m.replicated === null ? NaN : round(m.replicated.median / m.sync.median),
+    replicated_ack_p50_ms: at(0.5),
+    replicated_ack_p99_ms: at(0.99),
+    replicated_ack_p999_ms: at(0.999),
+    replicated_ack_rate_per_s: half?.ratePerSecond ?? NaN,
+    replicated_ack_achieved_per_s: half === null ? NaN : Math.round(half.achievedPerSecond),
+    replicated_ack_p99_ms_at_max_load: m.replicatedLatencies === null ? NaN
+      : round(percentile(sortedMs(m.replicatedLatencies), 0.99)),
+    replicated_durable_one_p50_ms: one === null ? NaN : round(one.ack.p50Ms),
+    replicated_durable_one_p99_ms: one === null ? NaN : round(one.ack.p99Ms),
+    replicated_hop_taken_to_committed_p50_ms: one === null ? NaN : round(one.commit.p50Ms),
+    replicated_hop_taken_to_committed_p99_ms: one === null ? NaN : round(one.commit.p99Ms),
+  }
+}
+
+function seriesOf(m: Throughput, half: Step, knee: Knee, replicatedHalf: Step | null): WorkloadSeries {
   const histograms = [histogram(`ack latency, open loop at ${half.ratePerSecond}/s (half of the durable maximum)`, 'ms',
     half.latencies)]
   if (knee.knee !== null) {
     const label = `ack latency, open loop at ${knee.knee.ratePerSecond}/s (the knee)`
     histograms.push(histogram(label, 'ms', knee.knee.latencies))
+  }
+  if (replicatedHalf !== null) {
+    histograms.push(histogram(`replicated command log: ack latency, open loop at ${replicatedHalf.ratePerSecond}/s ` +
+      '(half of its durable maximum)', 'ms', replicatedHalf.latencies))
   }
   return { histograms, timelines: [m.syncTimeline] }
 }
@@ -594,7 +799,8 @@ function stepRow(step: Step, label: string, boundMs: number): string {
     `${step.sendLateP99Ms.toFixed(2)} | ${passes(step, boundMs) ? 'pass' : 'fail'}${label} |`
 }
 
-function markdown(options: Options, r: Record<string, number>, m: Throughput, half: Step, knee: Knee): string {
+function markdown(options: Options, r: Record<string, number>, m: Throughput, half: Step, knee: Knee,
+  skipped: string | null): string {
   const range = (s: Summary): string => `${k(s.median)} (${k(s.min)}-${k(s.max)})`
   const met = (ok: boolean): string => (ok ? 'met' : 'NOT met')
   return [
@@ -608,7 +814,9 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     `(target >= 0.4: ${met(r.sync_to_engine! >= 0.4)}) |`,
     `| host, durability sync, with a subscriber to events (as the server runs) | ${range(m.syncWithEvents)} | ` +
     `${r.sync_with_events_to_engine} |`,
-    `| host, durability async (ack before the flush) | ${range(m.async)} | ${r.async_to_engine} |`, '',
+    `| host, durability async (ack before the flush) | ${range(m.async)} | ${r.async_to_engine} |`,
+    ...(m.replicated === null ? [] : [`| host, durability sync, replicated command log (ack after the flush and ` +
+      `JetStream's) | ${range(m.replicated)} | ${round(m.replicated.median / m.engine.median)} |`]), '',
     `CPU per command in the last sync run, from /proc by thread (src/thread-cpu.ts), in µs: ` +
     Object.entries(m.syncCpuUsPerCommand).map(([role, us]) => `${role} ${us}`).join(', ') +
     ` (main: the load generator and the outcomes' receiver; other: V8's and libuv's threads); the engine ` +
@@ -619,6 +827,7 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     `(target <= ${r.ack_p99_bound_ms} ms, ${ACK_P99_TO_DISK_FLUSH_MAX} x the disk's flush p99: ` +
     `${met(r.ack_p99_ms! <= r.ack_p99_bound_ms!)}), p99.9 ${r.ack_p999_ms} ms. ` +
     `Journal: ${r.journal_bytes_per_command} bytes per command.`, '',
+    ...replicatedLines(r, m, skipped),
     `Knee (highest open-loop rate with ack p99 <= ${r.ack_p99_bound_ms} ms that keeps up; target: at least half ` +
     `of the closed-loop maximum, ${met(r.ack_knee_per_s! >= m.sync.median / 2)}): ` +
     (knee.knee === null ? `none; every rate tried failed.` : `${r.ack_knee_per_s} commands/s ` +
@@ -658,6 +867,26 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     `(target >= 0.7: ${met(r.replay_to_engine! >= 0.7)}). Restart to ready: ${r.restart_ms} ms with a snapshot ` +
     `(target < 2 s: ${met(r.restart_ms! < 2000)}), ${r.restart_no_snapshot_ms} ms without.`,
   ].join('\n') + '\n'
+}
+
+/** The replicated command log against the local-only host, or why it was not measured. */
+function replicatedLines(r: Record<string, number>, m: Throughput, skipped: string | null): string[] {
+  if (m.replicated === null) return [`Replicated command log (issue 34): **not measured**: ${skipped}.`, '']
+  return [`Replicated command log (issue 34): the sync host's closed loop again, its groups acknowledged once the ` +
+    `journal flushed them and JetStream acknowledged them (a nats-server this bench started on loopback, file ` +
+    `storage, ${REPLICATED_STREAM_COPIES} copy): ${k(m.replicated.median)} (${k(m.replicated.min)}-` +
+    `${k(m.replicated.max)}) commands/s, ${r.replicated_to_local} x the local-only sync host (medians over the same ` +
+    `runs). Its ack latency, open loop at half of its own closed-loop maximum as for the local host ` +
+    `(${r.replicated_ack_rate_per_s}/s asked, ${r.replicated_ack_achieved_per_s}/s achieved): p50 ` +
+    `${r.replicated_ack_p50_ms} ms, p99 ${r.replicated_ack_p99_ms} ms, p99.9 ${r.replicated_ack_p999_ms} ms ` +
+    `(local-only at ${r.ack_rate_per_s}/s: p50 ${r.ack_p50_ms} ms, p99 ${r.ack_p99_ms} ms). In the closed loop ` +
+    `(${WINDOW.toLocaleString('en')} in flight) the ack p99 was ${r.replicated_ack_p99_ms_at_max_load} ms, ` +
+    `local-only ${r.ack_p99_ms_at_max_load} ms. One command at a time (nothing queued, what replication itself ` +
+    `adds): p50 ${r.replicated_durable_one_p50_ms} ms, p99 ${r.replicated_durable_one_p99_ms} ms (local-only ` +
+    `${r.host_durable_one_p50_ms}, ${r.host_durable_one_p99_ms} ms), of which the commit, the journal's and ` +
+    `JetStream's, p50 ${r.replicated_hop_taken_to_committed_p50_ms} ms, p99 ` +
+    `${r.replicated_hop_taken_to_committed_p99_ms} ms (the journal's alone ${r.hop_taken_to_committed_p50_ms}, ` +
+    `${r.hop_taken_to_committed_p99_ms} ms).`, '']
 }
 
 /** The half-load step's ack hop by hop (empty without the trace). */

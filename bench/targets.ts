@@ -147,6 +147,12 @@ export const TARGETS: readonly Target[] = [
   at('replay vs engine alone', 'host', 'replay_to_engine (or replay_commands_per_s / engine_commands_per_s)',
     (f) => field(f, 'replay_to_engine') ?? quotient(f, 'replay_commands_per_s', 'engine_commands_per_s'), 0.7, 'x'),
   at('restart to ready with a snapshot', 'host', 'restart_ms', (f) => field(f, 'restart_ms'), 2_000, 'ms', false),
+  // benchmarks.md names the replicated figures against local-only without a threshold (issue 34, point 6);
+  // not measured when the bench found no nats-server (its `replicated_not_measured` says why).
+  at('durable host on the replicated command log (JetStream) vs local-only durable host (same run)', 'host',
+    'replicated_to_local', (f) => field(f, 'replicated_to_local'), null, 'x'),
+  at('replicated host: ack p99, open loop at half of its closed-loop maximum', 'host', 'replicated_ack_p99_ms',
+    (f) => field(f, 'replicated_ack_p99_ms'), null, 'ms', false),
   at('signer cache vs plain noble recovery, per core', 'sig', 'cache_speedup', (f) => field(f, 'cache_speedup'), 3,
     'x'),
   at('native backend vs raw libsecp256k1, per core', 'sig', 'native_to_raw', nativeToRaw, 0.9, 'x'),

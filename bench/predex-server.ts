@@ -51,7 +51,11 @@ export function startChild(script: string, args: readonly string[], portPattern:
     const child = spawn(process.execPath, [...nodeOptions, ...nodeFlags, join(DIST, script), ...args],
       { stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000)
+    // A child that never says it listens is killed, not left behind the failed run.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${script} did not start:\n${output}`))
+    }, 60_000)
     const onData = (chunk: Buffer): void => {
       output += chunk.toString()
       const match = portPattern.exec(output)
@@ -71,6 +75,12 @@ export function startChild(script: string, args: readonly string[], portPattern:
  * or when the child exited with an error: a killed child writes no CPU profile.
  */
 export async function stopChild(child: Child): Promise<void> {
+  const { exitCode, signalCode } = child.process
+  // A child that already ended (killed, crashed) emits no second 'exit': waiting for one would never end.
+  if (exitCode !== null || signalCode !== null) {
+    process.stderr.write(`child ${child.process.pid} had already ended with ${signalCode ?? `exit code ${exitCode}`}\n`)
+    return
+  }
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
     child.process.once('exit', (code, signal) => resolve([code, signal])))
   child.process.kill('SIGTERM')
@@ -98,6 +108,11 @@ export interface ServerOptions {
   readonly profileDir?: string | null
   /** The rate limits on, as in production (default off: one client address drives a benchmark). */
   readonly rateLimits?: boolean
+  /**
+   * More server flags, after the benchmark's own: a replicated primary's `--nats-servers`, a read
+   * replica's `--role replica --primary-url` (bench:replica starts both with this one starter).
+   */
+  readonly args?: readonly string[]
 }
 
 /** The node flags that make a child write CPU profiles of its threads into `dir` when it exits. */
@@ -109,7 +124,7 @@ export function profileFlags(dir: string | null | undefined): string[] {
 
 /**
  * Predex from dist/src/main.js on free ports, rate limits off (unless `rateLimits`), its data in a
- * temporary directory.
+ * temporary directory, with `args` after the benchmark's flags.
  * With `profileDir`, its threads are profiled; `stop()` waits for its graceful exit (SIGTERM:
  * drain, flush, exit), which is when node writes the profiles.
  */
@@ -117,8 +132,11 @@ export async function startPredexServer(options: ServerOptions = {}): Promise<Be
   const dataDir = mkdtempSync(join(tmpdir(), 'predex-bench-'))
   const child = await startChild('src/main.js', ['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo',
     '--rate-limits', String(options.rateLimits ?? false), '--faucet-amount', '1000000', '--faucet-cooldown', '0',
-    '--admin-key', ADMIN_KEY],
-  /gRPC listening on [^:\s]+:(\d+)/, profileFlags(options.profileDir))
+    '--admin-key', ADMIN_KEY, ...(options.args ?? [])],
+  /gRPC listening on [^:\s]+:(\d+)/, profileFlags(options.profileDir)).catch((error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true })
+    throw error
+  })
   const restPort = Number(/REST listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(child.output)?.[1])
   return {
     restPort, grpcPort: child.port, base: `http://127.0.0.1:${restPort}`, pid: child.process.pid!,

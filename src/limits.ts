@@ -30,6 +30,14 @@ export const PENDING_REQUESTS_MAX = 65_536
  */
 export const BATCH_COMMANDS_MAX = 4_096
 /**
+ * Bytes of one batch record at most: the replicated command log publishes a record as one NATS
+ * message, and nats-server refuses a message past its max_payload (1 MiB unless configured), which
+ * the log took for a missing answer and retried for ever (writes stalled). 4 096 orders of some
+ * 215 bytes are 880 KB; the largest commands (COMMAND_BYTES_MAX) fill it in 7. The rest of the
+ * MiB is left for the message's headers. A replicated start checks the servers' max_payload.
+ */
+export const BATCH_RECORD_BYTES_MAX = 1024 * 1024 - 64 * 1024
+/**
  * Requests the host's hop trace (benchmarks only, src/host/hop-trace.ts) holds at once, a slot
  * per request id modulo this: 2 MiB of timestamps, allocated only when the trace is asked for.
  */
@@ -70,6 +78,7 @@ export const DATA_DIR_LOCK_WAIT_MS_MAX = 2_000
 export const VERIFIER_THREAD_NICE = 10
 
 assert(COMMAND_BYTES_MAX * 4 <= COMMAND_RING_BYTES, 'several of the largest commands fit in the ring')
+assert(COMMAND_BYTES_MAX * 4 <= BATCH_RECORD_BYTES_MAX, 'several of the largest commands fit in a record')
 // A cancel of the most ids, order hashes or the longest client order ids, is one command: each id
 // costs a value tag, a length of up to 2 bytes and its characters; 1 KiB is for the rest.
 assert(CANCEL_IDS_MAX * (3 + Math.max(ORDER_ID_CHARS, CLIENT_ORDER_ID_LENGTH_MAX)) + 1_024 <= COMMAND_BYTES_MAX,

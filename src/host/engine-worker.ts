@@ -22,7 +22,7 @@ import { Journal } from '../journal/journal.js'
 import { BatchRecordWriter, batchCommandsOf } from '../journal/batch-record.js'
 import { decodeStampedCommand } from '../codec/command-codec.js'
 import { recover } from '../journal/recovery.js'
-import { BATCH_COMMANDS_MAX } from '../limits.js'
+import { BATCH_COMMANDS_MAX, BATCH_RECORD_BYTES_MAX } from '../limits.js'
 import { Ring } from '../ring/ring.js'
 import { startThread } from '../thread-start.js'
 import {
@@ -57,7 +57,13 @@ const APPLY_TIMING_STRIDE_MASK = 15
 class Group {
   readonly outcomes: AppliedOutcome[] = []
   recorded = 0
+  /** The next command would take its record past BATCH_RECORD_BYTES_MAX: it waits for the next group. */
+  bytesFull = false
   constructor(readonly firstSeq: number) {}
+
+  get full(): boolean {
+    return this.bytesFull || this.outcomes.length >= BATCH_COMMANDS_MAX
+  }
 }
 
 /** The journal thread, and the Int32 it blocks on for the worker's messages (journal-thread.ts, run). */
@@ -127,7 +133,7 @@ class EngineWorker {
       if (this.stopping && this.ring.usedBytes === 0) break
       // A full group waits for the journal thread; an empty ring for a command or the journal
       // thread, whose `durable` wakes this wait (onJournal).
-      if (this.group.outcomes.length >= BATCH_COMMANDS_MAX) await this.nextDurable()
+      if (this.group.full) await this.nextDurable()
       else await this.ring.waitAsync(IDLE_WAIT_MS)
     }
     while (this.handedOver > 0 || this.group.outcomes.length > 0) {
@@ -143,9 +149,14 @@ class EngineWorker {
     const group = this.group
     const released = this.options.durability === 'async' ? group.outcomes.length : -1
     let applied = 0
-    while (group.outcomes.length < BATCH_COMMANDS_MAX) {
+    while (!group.full) {
       const bytes = this.ring.peek()
       if (bytes === null) break
+      // Its request's bytes, a little more than the command's: a bound that errs on the safe side.
+      if (!this.batch.fits(bytes.length, BATCH_RECORD_BYTES_MAX)) {
+        group.bytesFull = true
+        break
+      }
       const { requestId, command, commandBytes } = decodeRequest(bytes)
       hopTrace?.mark(requestId, 'decoded')
       const stamped = command as Command & { seq: number; timeMs: number }

@@ -19,6 +19,8 @@ const FORMAT = 1
 const COUNT_AT = CRC_BYTES + 1
 const HEADER_BYTES = COUNT_AT + 4
 const HEADER_PLACEHOLDER = new Uint8Array(HEADER_BYTES)
+/** A command's stamp at most: its length, seq and time, each a LEB128 of up to 53 bits (8 bytes). */
+const STAMP_BYTES_MAX = 3 * 8
 
 /**
  * Builds batch records, one at a time, in one buffer reused for all of them: it grows to the
@@ -35,6 +37,14 @@ export class BatchRecordWriter {
   /** Commands added since the last seal. */
   get count(): number {
     return this.commands
+  }
+
+  /**
+   * Whether a command of `commandBytes` bytes keeps the record within `recordBytesMax`
+   * (BATCH_RECORD_BYTES_MAX). An empty record takes any command: a command is never refused here.
+   */
+  fits(commandBytes: number, recordBytesMax: number): boolean {
+    return this.commands === 0 || this.writer.bytes().length + STAMP_BYTES_MAX + commandBytes <= recordBytesMax
   }
 
   /** Adds a command stamped with `seq` and `timeMs`; `commandBytes` is its command-codec encoding. */

@@ -26,8 +26,8 @@ import { jetstream, jetstreamManager, JetStreamApiError, StorageType, RetentionP
   type JetStreamClient, type JetStreamManager, type PubAck } from '@nats-io/jetstream'
 import type { CommandLog, Durable } from '../journal/command-log.js'
 import type { Journal } from '../journal/journal.js'
-import { NATS_CONNECT_TIMEOUT_MS, NATS_DUPLICATE_WINDOW_MS, NATS_PUBLISH_RETRY_MS, NATS_PUBLISH_TIMEOUT_MS }
-  from '../limits.js'
+import { BATCH_RECORD_BYTES_MAX, NATS_CONNECT_TIMEOUT_MS, NATS_DUPLICATE_WINDOW_MS, NATS_PUBLISH_RETRY_MS,
+  NATS_PUBLISH_TIMEOUT_MS } from '../limits.js'
 import { commandSubject, FIRST_SEQ_HEADER, LAST_SEQ_HEADER } from './stream-names.js'
 
 export interface ReplicationOptions {
@@ -37,6 +37,9 @@ export interface ReplicationOptions {
   /** The stream's copies when this node creates it (1, 3 or 5); an existing stream keeps its own. */
   readonly replicas: number
 }
+
+/** A record (BATCH_RECORD_BYTES_MAX) and its headers: what the servers' max_payload must allow (1 MiB). */
+const NATS_MESSAGE_BYTES_MIN = BATCH_RECORD_BYTES_MAX + 64 * 1024
 
 /** JetStream's code for a failed Nats-Expected-Last-Sequence: another writer appended. */
 const WRONG_LAST_SEQUENCE = 10071
@@ -91,6 +94,12 @@ export class JetStreamCommandLog implements CommandLog {
     const connection = await connect({ servers: [...options.servers], name: 'predex-command-log',
       timeout: NATS_CONNECT_TIMEOUT_MS, maxReconnectAttempts: -1, reconnectTimeWait: NATS_PUBLISH_RETRY_MS })
     try {
+      const maxPayloadBytes = connection.info?.max_payload ?? 0
+      if (maxPayloadBytes < NATS_MESSAGE_BYTES_MIN) {
+        throw new Error(`the NATS servers take messages of at most ${maxPayloadBytes} bytes (max_payload), and `
+          + `a batch record needs up to ${NATS_MESSAGE_BYTES_MIN}: set max_payload to at least that in nats-server's `
+          + 'configuration')
+      }
       const manager = await jetstreamManager(connection)
       await ensureStream(manager, options)
       const end = await streamEnd(manager, options.stream)

@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { connect } from '@nats-io/transport-node'
-import { jetstream } from '@nats-io/jetstream'
+import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { EngineHost } from '../../src/host/engine-host.js'
 import { Engine } from '../../src/engine/engine.js'
 import { stateHashOf } from '../../src/engine/snapshot.js'
@@ -15,6 +15,8 @@ import { StreamFollower } from '../../src/replication/stream-follower.js'
 import { commandSubject } from '../../src/replication/stream-names.js'
 import type { ReplicationOptions } from '../../src/replication/jetstream-log.js'
 import type { UnstampedCommand } from '../../src/engine/command.js'
+import { TEXT_LENGTH_MAX } from '../../src/engine/limits.js'
+import { newMarketIds } from '../../src/service/market-ids.js'
 import { commandOf } from '../crash/load.js'
 import { startNats } from '../support/nats.js'
 import { stateOf, tempDataDir } from '../support/host-state.js'
@@ -92,4 +94,37 @@ t.test('another writer\'s append deposes this one: it acknowledges nothing more'
   await follower.close()
   t.equal(end.streamSeq, 4, 'the stream holds our three records and the other writer\'s, not the refused one')
   await host.stop()
+})
+
+t.test('a group larger than a NATS message is acknowledged: records stay under the servers\' max_payload', async (t) => {
+  const host = await EngineHost.start({ dataDir: tempDataDir(t), hashSeed: 5, replication: replication('BIG') })
+  t.teardown(() => host.stop())
+  // Markets with the longest texts the engine keeps, in 3-byte characters: some 25 KB a command,
+  // 200 of them submitted at once, so that a group of the old bound (commands only) held megabytes.
+  const text = '€'.repeat(TEXT_LENGTH_MAX)
+  const market = (i: number): UnstampedCommand => ({ kind: 'createMarket', market: { ...newMarketIds(),
+    question: text, slug: `big-${i}`, description: text, tickSizeMicros: 10_000, minOrderSizeMicros: 5_000_000,
+    feeRateBps: 0, negRisk: false, endDateMs: 0, status: 'Active' } })
+  const acknowledged = Promise.all(Array.from({ length: 200 }, (_, i) => host.submit(market(i))))
+  const outcomes = await Promise.race([acknowledged,
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000))])
+  t.ok(outcomes !== null && outcomes.every((outcome) => outcome.result.ok), 'all 200 acknowledged within 20 s')
+  const connection = await connect({ servers: [nats.url] })
+  const maxPayloadBytes = connection.info!.max_payload
+  const manager = await jetstreamManager(connection)
+  const sizes: number[] = []
+  const info = await manager.streams.info('BIG')
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+    sizes.push((await manager.streams.getMessage('BIG', { seq }))?.data.length ?? 0)
+  }
+  await connection.close()
+  t.ok(sizes.length > 1 && Math.max(...sizes) <= maxPayloadBytes, `${sizes.length} records, the largest ` +
+    `${Math.max(...sizes)} bytes (the servers' max_payload: ${maxPayloadBytes})`)
+  const follower = await StreamFollower.open([nats.url], 'BIG')
+  const engine = new Engine({ hashSeed: 6 })
+  await follower.catchUp(engine)
+  await follower.close()
+  const state = await stateOf(host)
+  t.same({ seq: engine.seq, hash: stateHashOf(engine) }, { seq: state.seq, hash: state.stateHash },
+    'a follower replays them to the host\'s seq and state hash')
 })

@@ -180,15 +180,8 @@ export class EngineHost {
    * is not running.
    */
   submit<C extends UnstampedCommand>(command: C): Promise<OutcomeOf<C['kind']>> {
-    const unavailable = this.unavailable()
-    if (unavailable !== null) return Promise.reject(unavailable)
-    if (this.logStalled) return Promise.reject(logUnavailable())
-    if (this.following !== null) {
-      return Promise.reject(new PredexError(ServiceCode.NOT_PRIMARY, 'this node is a read replica: it follows the '
-        + 'primary and serves reads; send writes to the primary', { role: this.following.role,
-        primary: this.following.primary,
-        retryAfterSeconds: 1 }))
-    }
+    const refusal = this.writeRefusal()
+    if (refusal !== null) return Promise.reject(refusal)
     if (this.pending.size >= PENDING_REQUESTS_MAX) return Promise.reject(busy('too many requests are pending'))
     const requestId = this.nextRequestId++
     const record = encodeRequest(requestId, command)
@@ -252,6 +245,20 @@ export class EngineHost {
     if (this.failure !== null) this.failure = error
     else this.fail(`deposed: ${reason}`, error)
     void this.worker.terminate()
+  }
+
+  /**
+   * Why a write would be refused before it is queued (failed or stopping, the replicated log
+   * without a quorum, a replica or standby), or null: what a primary's readiness check asks.
+   */
+  writeRefusal(): PredexError | null {
+    const unavailable = this.unavailable()
+    if (unavailable !== null) return unavailable
+    if (this.logStalled) return logUnavailable()
+    if (this.following === null) return null
+    return new PredexError(ServiceCode.NOT_PRIMARY, 'this node is a read replica: it follows the primary and serves '
+      + 'reads; send writes to the primary', { role: this.following.role, primary: this.following.primary,
+      retryAfterSeconds: 1 })
   }
 
   /** Whether this host follows a primary (a read replica). */

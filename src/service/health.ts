@@ -33,9 +33,20 @@ export function healthOf(context: ServiceContext): Health {
       : { seqsBehind: lag.seqsBehind, recordsPending: lag.recordsPending, msBehind: lag.msBehind } }
 }
 
-/** The last durable seq while the engine takes commands; NOT_READY (with the reason) when it does not. */
-export function readySeq(context: ServiceContext): number {
+/**
+ * The last durable seq while the engine takes commands; NOT_READY (with the reason) when it does
+ * not. Asked for the primary (`role` "primary": a load balancer's check for where writes go), the
+ * refusal a write would get: NOT_PRIMARY naming the primary on a replica or standby,
+ * COMMAND_LOG_UNAVAILABLE while the replicated log has no quorum.
+ */
+export function readySeq(context: ServiceContext, role: string | null = null): number {
+  if (role !== null && role !== 'primary') {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'Invalid role: the only role asked for is primary',
+      { field: 'role' })
+  }
   const reason = context.host.unavailableReason
-  if (reason !== null) throw new PredexError(ApiCode.NOT_READY, `not ready: ${reason}`)
+  if (reason !== null && role === null) throw new PredexError(ApiCode.NOT_READY, `not ready: ${reason}`)
+  const refusal = role === null ? null : context.host.writeRefusal()
+  if (refusal !== null) throw refusal
   return context.read.seq
 }

@@ -92,6 +92,13 @@ t.test('a write sent to the replica is refused: 503 NOT_PRIMARY, naming the prim
   t.equal(refused.status, 503)
   t.match(refused.body, { code: 'NOT_PRIMARY', role: 'replica', primary: primary.base })
   t.ok(refused.headers.get('retry-after') !== null, 'with Retry-After')
+  // A load balancer's check for where writes go: /ready?role=primary.
+  t.equal((await json(primary.base, '/ready?role=primary')).status, 200, '/ready?role=primary: 200 on the primary')
+  const notPrimary = await json(replica.base, '/ready?role=primary')
+  t.equal(notPrimary.status, 503, 'and 503 on the replica')
+  t.match(notPrimary.body, { code: 'NOT_PRIMARY', primary: primary.base }, 'naming the primary')
+  t.equal((await json(replica.base, '/ready')).status, 200, 'which is ready for reads')
+  t.equal((await json(replica.base, '/ready?role=standby')).status, 400, 'primary is the only role asked for')
   const accepted = await json(primary.base, '/faucet', { method: 'POST',
     body: JSON.stringify({ address: '0x' + '1'.repeat(40) }) })
   t.equal(accepted.status, 200, 'the primary takes it')

@@ -26,9 +26,13 @@ export const healthRoutes: Route<ServiceContext>[] = [
     handler: (_request, _identity, context) => ({ body: { status: 'ok', ...healthOf(context) } }) },
   { method: GET, path: '/ready', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health',
-      summary: '200 while commands are accepted; 503 NOT_READY when the engine failed or is stopping',
+      summary: '200 while commands are accepted; 503 NOT_READY when the engine failed or is stopping. With '
+        + '?role=primary, 200 only on the node that takes writes now (a load balancer\'s check): elsewhere the 503 a '
+        + 'write would get (NOT_PRIMARY naming the primary, COMMAND_LOG_UNAVAILABLE)',
+      query: { role: 'optional: primary' },
       response: '{ready: true, seq}' },
-    handler: (_request, _identity, context) => ({ body: { ready: true, seq: readySeq(context) } }) },
+    handler: (request, _identity, context) => ({ body: { ready: true,
+      seq: readySeq(context, request.query.get('role')) } }) },
   { method: GET, path: '/metrics', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: 'Prometheus metrics (text format), rendered at most every 100 ms',
       response: 'text/plain', mediaType: 'text/plain' },

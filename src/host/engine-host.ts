@@ -103,6 +103,8 @@ export class EngineHost {
   private deposed = false
   /** The replicated command log has no quorum (it answers nothing): new writes are refused meanwhile. */
   private logStalled = false
+  /** This primary could not renew its lease for the lease's life (issue 34): new writes are refused meanwhile. */
+  private leaseUnconfirmed = false
   /** The promotion under way (promote), answered by the journal thread's `promoted`. */
   private promotion: Pending<number> | null = null
 
@@ -255,10 +257,20 @@ export class EngineHost {
     const unavailable = this.unavailable()
     if (unavailable !== null) return unavailable
     if (this.logStalled) return logUnavailable()
+    if (this.leaseUnconfirmed) {
+      return new PredexError(ServiceCode.COMMAND_LOG_UNAVAILABLE, 'this node could not renew the primary\'s lease '
+        + '(NATS unreachable): another node may have taken over; writes are refused until it renews it',
+      { retryAfterSeconds: 1 })
+    }
     if (this.following === null) return null
     return new PredexError(ServiceCode.NOT_PRIMARY, 'this node is a read replica: it follows the primary and serves '
       + 'reads; send writes to the primary', { role: this.following.role, primary: this.following.primary,
       retryAfterSeconds: 1 })
+  }
+
+  /** The lease keeper's word on this primary's lease (LeaseKeeper's onConfirmed). */
+  leaseConfirmed(confirmed: boolean): void {
+    this.leaseUnconfirmed = !confirmed
   }
 
   /** Whether this host follows a primary (a read replica). */

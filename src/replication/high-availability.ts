@@ -109,6 +109,6 @@ export class HighAvailability {
     this.keeper = new LeaseKeeper(this.lease, this.self, (reason, primary) => {
       if (this.host === null) this.lostBefore = { reason, primary }
       else this.host.depose(reason, primary)
-    }, this.log).start()
+    }, this.log, (confirmed) => this.host?.leaseConfirmed(confirmed)).start()
   }
 }

@@ -4,15 +4,22 @@
  * `onLost` deposes this one at once (EngineHost.depose: it acknowledges nothing more) rather than
  * at its next append, which the command stream would refuse anyway. A
  * renewal that fails for want of an answer (NATS unreachable) is tried again at the next tick: the
- * lease may lapse meanwhile, and then the next renewal is refused.
+ * lease may lapse meanwhile, and then the next renewal is refused. Once no renewal has succeeded
+ * for the lease's life (LEASE_TTL_MS), `onConfirmed(false)`: another node may hold it by now, so
+ * the host refuses writes (and a load balancer's /ready?role=primary) even while nobody writes
+ * (an idle primary cut off from NATS stalls no append); `onConfirmed(true)` at the next renewal
+ * that succeeds.
  */
-import { LEASE_RENEW_MS } from '../limits.js'
+import { LEASE_RENEW_MS, LEASE_TTL_MS } from '../limits.js'
 import type { Log } from '../log.js'
 import type { Lease, LeaseHolder } from './lease.js'
 
 export class LeaseKeeper {
   private timer: NodeJS.Timeout | null = null
   private renewing = false
+  /** When a renewal last succeeded (from the start: the lease was just taken). */
+  private renewedMs = Date.now()
+  private confirmed = true
 
   constructor(
     private readonly lease: Lease,
@@ -20,6 +27,7 @@ export class LeaseKeeper {
     /** `primary`: where the lease's new holder answers, when it says so. */
     private readonly onLost: (reason: string, primary: string | null) => void,
     private readonly log: Log,
+    private readonly onConfirmed: (confirmed: boolean) => void = () => undefined,
   ) {}
 
   start(): this {
@@ -40,10 +48,16 @@ export class LeaseKeeper {
   }
 
   private async renew(): Promise<void> {
+    // Before the renewal in progress, which may wait long for an answer that does not come.
+    if (this.confirmed && Date.now() - this.renewedMs > LEASE_TTL_MS) this.confirm(false)
     if (this.renewing || this.timer === null) return
     this.renewing = true
     try {
-      if (await this.lease.renew(this.holder)) return
+      if (await this.lease.renew(this.holder)) {
+        this.renewedMs = Date.now()
+        if (!this.confirmed) this.confirm(true)
+        return
+      }
       if (this.timer !== null) clearInterval(this.timer)
       this.timer = null
       const holder = await this.lease.holder().catch(() => null)
@@ -55,5 +69,12 @@ export class LeaseKeeper {
     } finally {
       this.renewing = false
     }
+  }
+
+  private confirm(confirmed: boolean): void {
+    this.confirmed = confirmed
+    if (confirmed) this.log.warn('renewed the primary\'s lease again: taking writes')
+    else this.log.error('could not renew the primary\'s lease for its life: refusing writes until it can')
+    this.onConfirmed(confirmed)
   }
 }

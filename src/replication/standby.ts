@@ -67,7 +67,8 @@ export class Standby {
   private async takeOver(): Promise<void> {
     const started = Date.now()
     const depose = (reason: string, primary: string | null): void => this.host.depose(reason, primary)
-    this.keeper = new LeaseKeeper(this.lease, this.self, depose, this.log).start()
+    this.keeper = new LeaseKeeper(this.lease, this.self, depose, this.log,
+      (confirmed) => this.host.leaseConfirmed(confirmed)).start()
     try {
       const end = await this.feed.end()
       await this.feed.drainTo(end.lastSeq, LEASE_TTL_MS * 5)

@@ -14,7 +14,7 @@ import { EngineHost } from '../../src/host/engine-host.js'
 import { Lease } from '../../src/replication/lease.js'
 import { LeaseKeeper } from '../../src/replication/lease-keeper.js'
 import { SILENT_LOG } from '../../src/log.js'
-import { LEASE_RENEW_MS } from '../../src/limits.js'
+import { LEASE_RENEW_MS, LEASE_TTL_MS } from '../../src/limits.js'
 import { startNats } from '../support/nats.js'
 
 const nats = await startNats(t)
@@ -59,3 +59,44 @@ t.test('a holder whose lease was taken learns it at its next renewal; its host r
       { code: 'NOT_PRIMARY', context: { role: 'deposed', primary: 'http://b:8080' } },
       'its writes are refused, naming the new primary')
   })
+
+t.test('a holder that cannot renew for the lease\'s life refuses writes until it can again', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'predex-lease-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const host = await EngineHost.start({ dataDir, hashSeed: 1 })
+  t.teardown(() => host.stop())
+  // A lease whose renewals find no NATS (as when this node is cut off), until `reachable`.
+  let reachable = true
+  const unreachable = { renew: async () => {
+    if (!reachable) throw new Error('TIMEOUT')
+    return true
+  }, release: async () => undefined, holder: async () => null } as unknown as Lease
+  const confirmations: boolean[] = []
+  const keeper = new LeaseKeeper(unreachable, { node: 'a', url: 'http://a', masterKeyId: 'k' }, () => undefined,
+    SILENT_LOG, (confirmed) => {
+      confirmations.push(confirmed)
+      host.leaseConfirmed(confirmed)
+    }).start()
+  t.teardown(() => keeper.stop())
+  const credit = { kind: 'credit', address: '0x' + '2'.repeat(40), usdcMicros: 1, gasMicros: 0 } as const
+  t.ok((await host.submit(credit)).result.ok, 'renewed: writes are taken')
+  reachable = false
+  const cutMs = Date.now()
+  while (confirmations.length === 0 && Date.now() - cutMs < LEASE_TTL_MS * 3) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  const refusedAfterMs = Date.now() - cutMs
+  t.same(confirmations, [false], 'it says the lease is unconfirmed')
+  t.ok(refusedAfterMs >= LEASE_TTL_MS - LEASE_RENEW_MS && refusedAfterMs <= LEASE_TTL_MS + 2 * LEASE_RENEW_MS,
+    `${refusedAfterMs} ms after its renewals failed (the lease lives ${LEASE_TTL_MS} ms)`)
+  await t.rejects(host.submit(credit), { code: 'COMMAND_LOG_UNAVAILABLE', context: { retryAfterSeconds: 1 } },
+    'its writes are refused: another node may hold the lease by now')
+  t.match(host.writeRefusal(), { code: 'COMMAND_LOG_UNAVAILABLE' }, 'as its readiness as primary says')
+  reachable = true
+  const healedMs = Date.now()
+  while (confirmations.length === 1 && Date.now() - healedMs < LEASE_RENEW_MS * 4) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  t.same(confirmations, [false, true], 'renewed again, it says so')
+  t.ok((await host.submit(credit)).result.ok, 'and takes writes')
+})

@@ -110,6 +110,11 @@ t.test('a partitioned primary: the standby takes over, one writer throughout, no
     // It cannot tell a partition from a slow NATS: its appends stall and it refuses writes
     // (COMMAND_LOG_UNAVAILABLE) until it hears the stream again.
     t.comment(`during the partition the old primary says role ${await roleOf(primary)}`)
+    // What a load balancer reads: only the new primary is ready as one (the old cannot renew its lease).
+    const ready = async (node: PredexProcess): Promise<number> =>
+      (await fetch(`${node.base}/ready?role=primary`, { signal: AbortSignal.timeout(5_000) })).status
+    t.same([await ready(primary), await ready(standby)], [503, 200],
+      '/ready?role=primary: 503 on the cut-off primary, 200 on the new one')
 
     proxy.heal()
     const deposedMs = await waitForRole(primary, 'deposed', DEPOSED_MS_MAX)

@@ -68,6 +68,8 @@ export class HighAvailability {
     this.self = { ...this.self, url }
     this.keeper?.advertise(url)
     if (this.lostBefore !== null) host.depose(this.lostBefore.reason, this.lostBefore.primary)
+    // What the keeper said while the host recovered reached nobody: told now.
+    if (this.keeper !== null) host.leaseConfirmed(this.keeper.isConfirmed)
     if (this.config.role === 'standby' && feed !== null) {
       this.standby = new Standby(host, feed, this.lease, { servers: this.config.natsServers,
         stream: this.config.natsStream, replicas: this.config.natsReplicas }, this.self, this.log,

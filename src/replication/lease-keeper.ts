@@ -35,6 +35,11 @@ export class LeaseKeeper {
     return this
   }
 
+  /** Whether a renewal has succeeded within the lease's life (what `onConfirmed` last said). */
+  get isConfirmed(): boolean {
+    return this.confirmed
+  }
+
   /** Where this node answers, written into the lease at its next renewal. */
   advertise(url: string): void {
     this.holder = { ...this.holder, url }

@@ -13,9 +13,13 @@ import { Kvm } from '@nats-io/kv'
 import { EngineHost } from '../../src/host/engine-host.js'
 import { Lease } from '../../src/replication/lease.js'
 import { LeaseKeeper } from '../../src/replication/lease-keeper.js'
+import { HighAvailability } from '../../src/replication/high-availability.js'
+import { MasterKey } from '../../src/auth/master-key.js'
+import { OpenedParts } from '../../src/opened-parts.js'
 import { SILENT_LOG } from '../../src/log.js'
 import { LEASE_RENEW_MS, LEASE_TTL_MS } from '../../src/limits.js'
 import { startNats } from '../support/nats.js'
+import { startTcpProxy } from '../support/tcp-proxy.js'
 
 const nats = await startNats(t)
 const connection = await connect({ servers: [nats.url] })
@@ -99,4 +103,27 @@ t.test('a holder that cannot renew for the lease\'s life refuses writes until it
   }
   t.same(confirmations, [false, true], 'renewed again, it says so')
   t.ok((await host.submit(credit)).result.ok, 'and takes writes')
+})
+
+t.test('a primary whose lease went unconfirmed before its host was up starts refusing writes', async (t) => {
+  const proxy = await startTcpProxy(t, nats.url)
+  const dataDir = mkdtempSync(join(tmpdir(), 'predex-lease-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const opened = new OpenedParts(SILENT_LOG)
+  const ha = await HighAvailability.open({ natsServers: [proxy.url], natsStream: 'EARLY', natsReplicas: 1,
+    role: 'primary', dataDir }, MasterKey.random(), SILENT_LOG, opened)
+  // Cut off while its host would still be recovering (a long journal): the keeper says so to nobody yet.
+  proxy.partition()
+  await new Promise((resolve) => setTimeout(resolve, LEASE_TTL_MS + 3 * LEASE_RENEW_MS))
+  const host = await EngineHost.start({ dataDir, hashSeed: 1 })
+  t.teardown(() => host.stop())
+  ha!.started(host, null, 'http://early', () => undefined)
+  t.match(host.writeRefusal(), { code: 'COMMAND_LOG_UNAVAILABLE' }, 'the host, up now, refuses writes')
+  proxy.heal()
+  const healedMs = Date.now()
+  while (host.writeRefusal() !== null && Date.now() - healedMs < LEASE_TTL_MS * 5) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  t.equal(host.writeRefusal(), null, 'and takes them once the lease is renewed')
+  await opened.closeAll()
 })

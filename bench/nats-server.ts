@@ -5,7 +5,7 @@
  * ends) and bench:host's replicated runs share it. A start that fails stops what it started.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ChildProcess } from 'node:child_process'
@@ -28,13 +28,23 @@ export function natsServerMissing(binary = NATS_SERVER): string | null {
   return existsSync(binary) ? null : `no ${binary}: install Debian's nats-server (${NATS_SERVER_INSTALL})`
 }
 
-/** Starts `binary` and resolves once it listens for clients; throws (having stopped it) when it does not. */
-export async function startNatsServer(binary = NATS_SERVER): Promise<NatsServer> {
+/**
+ * Starts `binary` and resolves once it listens for clients; throws (having stopped it) when it does
+ * not. `config`: lines of a nats-server configuration file for it (a test's own limits), none by default.
+ */
+export async function startNatsServer(binary = NATS_SERVER, config: readonly string[] = []): Promise<NatsServer> {
   const missing = natsServerMissing(binary)
   if (missing !== null) throw new Error(missing)
   const storeDir = mkdtempSync(join(tmpdir(), 'predex-nats-'))
-  const child = spawn(binary, ['-js', '-a', '127.0.0.1', '-p', '-1', '-sd', storeDir, '--http_port', '0'],
-    { stdio: ['ignore', 'pipe', 'pipe'] })
+  const configArgs: string[] = []
+  if (config.length > 0) {
+    const file = join(storeDir, 'nats-server.conf')
+    writeFileSync(file, config.join('\n') + '\n')
+    configArgs.push('-c', file)
+  }
+  // After the configuration: the command line's values win over the file's.
+  const child = spawn(binary, [...configArgs, '-js', '-a', '127.0.0.1', '-p', '-1', '-sd', storeDir,
+    '--http_port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout!.setEncoding('utf8').on('data', (text: string) => { output += text })
   child.stderr!.setEncoding('utf8').on('data', (text: string) => { output += text })

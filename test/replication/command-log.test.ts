@@ -128,3 +128,10 @@ t.test('a group larger than a NATS message is acknowledged: records stay under t
   t.same({ seq: engine.seq, hash: stateHashOf(engine) }, { seq: state.seq, hash: state.stateHash },
     'a follower replays them to the host\'s seq and state hash')
 })
+
+t.test('a start against NATS servers that take messages smaller than a record is refused, saying so', async (t) => {
+  const small = await startNats(t, ['max_payload: 65536'])
+  await t.rejects(EngineHost.start({ dataDir: tempDataDir(t), hashSeed: 7,
+    replication: { servers: [small.url], stream: 'SMALL', replicas: 1 } }),
+  /take messages of at most 65536 bytes \(max_payload\).*set max_payload to at least/s)
+})

@@ -8,8 +8,10 @@ import { startNatsServer, type NatsServer } from '../../bench/nats-server.js'
 
 export { NATS_SERVER, type NatsServer } from '../../bench/nats-server.js'
 
-export async function startNats(t: { teardown: (fn: () => Promise<void> | void) => void }): Promise<NatsServer> {
-  const server = await startNatsServer()
+/** `config`: lines of a nats-server configuration file (a test's own limits). */
+export async function startNats(t: { teardown: (fn: () => Promise<void> | void) => void },
+  config: readonly string[] = []): Promise<NatsServer> {
+  const server = await startNatsServer(undefined, config)
   t.teardown(server.stop)
   return server
 }

@@ -13,6 +13,7 @@
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { heldOnce } from './held-once.js'
+import { PeriodicCheck } from './periodic-check.js'
 import { EXTERNAL_MEMORY_CHECK_INTERVAL_MS, EXTERNAL_MEMORY_GROWTH_BYTES_MAX } from './limits.js'
 
 export interface ExternalMemoryWatchOptions {
@@ -24,30 +25,19 @@ export interface ExternalMemoryWatchOptions {
   readonly collect?: () => void
 }
 
-export class ExternalMemoryWatch {
-  private timer: NodeJS.Timeout | null = null
+export class ExternalMemoryWatch extends PeriodicCheck {
   /** External bytes after the last collection (or the lowest seen since). */
   private markBytes: number
   private readonly growthBytesMax: number
   private readonly externalBytes: () => number
   private collect: (() => void) | null
 
-  constructor(private readonly options: ExternalMemoryWatchOptions = {}) {
+  constructor(options: ExternalMemoryWatchOptions = {}) {
+    super(options.intervalMs ?? EXTERNAL_MEMORY_CHECK_INTERVAL_MS)
     this.growthBytesMax = options.growthBytesMax ?? EXTERNAL_MEMORY_GROWTH_BYTES_MAX
     this.externalBytes = options.externalBytes ?? externalStringBytes
     this.collect = options.collect ?? null
     this.markBytes = this.externalBytes()
-  }
-
-  start(): void {
-    if (this.timer !== null) return
-    this.timer = setInterval(() => this.check(), this.options.intervalMs ?? EXTERNAL_MEMORY_CHECK_INTERVAL_MS)
-    this.timer.unref()
-  }
-
-  stop(): void {
-    if (this.timer !== null) clearInterval(this.timer)
-    this.timer = null
   }
 
   /** One check (the timer calls it): collects when external memory grew past the bound. */

@@ -22,6 +22,7 @@ import { getHeapStatistics } from 'node:v8'
 import { performance, type EventLoopUtilization } from 'node:perf_hooks'
 import { fullCollector } from './external-memory-watch.js'
 import { heldOnce } from './held-once.js'
+import { PeriodicCheck } from './periodic-check.js'
 import { HEAP_SLACK_BYTES_MAX, HEAP_SLACK_CHECK_INTERVAL_MS, HEAP_SLACK_QUIET_UTILIZATION_MAX } from './limits.js'
 
 export interface HeapBytes {
@@ -41,10 +42,9 @@ export interface HeapSlackWatchOptions {
   readonly collect?: () => void
 }
 
-export class HeapSlackWatch {
-  /** Collections this watch ran (for /metrics and tests). */
+export class HeapSlackWatch extends PeriodicCheck {
+  /** Collections this watch ran (tests read it). */
   collections = 0
-  private timer: NodeJS.Timeout | null = null
   /** Committed bytes after a collection that gave nothing back: no other until the heap passes it. */
   private stuckAtBytes: number | null = null
   /** Committed bytes after the last collection, or the lowest seen since. */
@@ -55,24 +55,14 @@ export class HeapSlackWatch {
   private readonly utilization: () => number
   private collect: (() => void) | null
 
-  constructor(private readonly options: HeapSlackWatchOptions = {}) {
+  constructor(options: HeapSlackWatchOptions = {}) {
+    super(options.intervalMs ?? HEAP_SLACK_CHECK_INTERVAL_MS)
     this.slackBytesMax = options.slackBytesMax ?? HEAP_SLACK_BYTES_MAX
     this.quietUtilizationMax = options.quietUtilizationMax ?? HEAP_SLACK_QUIET_UTILIZATION_MAX
     this.heap = options.heap ?? v8HeapBytes
     this.utilization = options.utilization ?? loopUtilization()
     this.collect = options.collect ?? null
     this.floorBytes = this.heap().committedBytes
-  }
-
-  start(): void {
-    if (this.timer !== null) return
-    this.timer = setInterval(() => this.check(), this.options.intervalMs ?? HEAP_SLACK_CHECK_INTERVAL_MS)
-    this.timer.unref()
-  }
-
-  stop(): void {
-    if (this.timer !== null) clearInterval(this.timer)
-    this.timer = null
   }
 
   /**

@@ -44,7 +44,7 @@ export class BatchRecordWriter {
    * (BATCH_RECORD_BYTES_MAX). An empty record takes any command: a command is never refused here.
    */
   fits(commandBytes: number, recordBytesMax: number): boolean {
-    return this.commands === 0 || this.writer.bytes().length + STAMP_BYTES_MAX + commandBytes <= recordBytesMax
+    return this.commands === 0 || this.writer.byteLength + STAMP_BYTES_MAX + commandBytes <= recordBytesMax
   }
 
   /** Adds a command stamped with `seq` and `timeMs`; `commandBytes` is its command-codec encoding. */

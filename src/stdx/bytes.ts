@@ -94,6 +94,11 @@ export class ByteWriter {
     return this.buffer.slice(0, this.length)
   }
 
+  /** How many bytes are written so far. */
+  get byteLength(): number {
+    return this.length
+  }
+
   /** The bytes written so far, without copying: valid until the next write or reset. */
   bytes(): Uint8Array {
     return this.buffer.subarray(0, this.length)

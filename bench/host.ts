@@ -43,6 +43,8 @@ import { percentile, summarize, type Summary } from './stats.js'
 import { BenchFlags } from './flags.js'
 import { histogram, TimelineRecorder, type Timeline, type WorkloadSeries } from './series.js'
 import { measureDiskFlush } from './disk-flush.js'
+import { measureShapeFloor, type ShapeFloor } from './shape-floor.js'
+import { encodeRequest } from '../src/host/request-codec.js'
 import { DURABLE_HOPS, measureAckFloors, measureReplicatedAlone, TRACED_HOPS, type AckFloors, type Floor }
   from './ack-floors.js'
 import type { Hop, HopTrace } from '../src/host/hop-trace.js'
@@ -611,6 +613,9 @@ async function measureAll(options: Options, rig: ReplicationRig | null, skipped:
   const replicatedOne = rig === null ? null
     : await phases.time('replicated-floor', () => replicatedAlone(rig, options.quick ? 400 : 1_000))
   const measured = await throughput(options, setupStamped, stamped, setup, commands, rig)
+  const shape = await phases.time('shape', () => measureShapeFloor(tmpdir(), commands.length, meanRequestBytes(commands)))
+  log(`the bare shape, closed loop: ${k(shape.perSecond)} commands/s, ${shape.cpuUsPerCommand.toFixed(2)} µs of CPU ` +
+    `a command (records of ${shape.recordBytes} bytes)`)
   // Ack latency at half of the measured durable maximum, open loop, then the knee; fresh hosts.
   const warmUpSeconds = options.quick ? 1 : 3
   const halfSeconds = options.quick ? 3 : 10
@@ -638,7 +643,7 @@ async function measureAll(options: Options, rig: ReplicationRig | null, skipped:
   const report = { ...reportOf(options, measured, half, knee, recovered), ...replicatedFields(measured, replicatedHalf,
     replicatedOne),
     disk_flush_p50_ms: round(flush.p50Ms), disk_flush_p99_ms: round(flush.p99Ms), ack_p99_bound_ms: round(boundMs),
-    ...floorFields(floors) }
+    ...floorFields(floors), ...shapeFields(shape, measured) }
   log('\n' + markdown(options, report, measured, half, knee, skipped))
   const series = seriesOf(measured, half, knee, replicatedHalf)
   if (options.json) {
@@ -673,6 +678,24 @@ async function replicatedStep(rig: ReplicationRig, setup: readonly UnstampedComm
   } finally {
     await hosts.stop()
   }
+}
+
+/** The shape's figures beside the host's: its rate, its CPU a command, and the sync host's (every thread). */
+function shapeFields(shape: ShapeFloor, m: Throughput): Record<string, number> {
+  return {
+    bare_shape_commands_per_s: Math.round(shape.perSecond),
+    bare_shape_to_engine: round(shape.perSecond / m.engine.median),
+    bare_shape_cpu_us_per_command: round(shape.cpuUsPerCommand),
+    bare_shape_record_bytes: shape.recordBytes,
+    sync_cpu_us_per_command: round(Object.values(m.syncCpuUsPerCommand).reduce((sum, us) => sum + us, 0)),
+  }
+}
+
+/** The stream's mean ring record (request id and command), the bare shape's record size. */
+function meanRequestBytes(commands: readonly UnstampedCommand[]): number {
+  let bytes = 0
+  for (let i = 0; i < commands.length; i++) bytes += encodeRequest(i + 1, commands[i]!).length
+  return Math.round(bytes / commands.length)
 }
 
 function reportOf(options: Options, m: Throughput, half: Step, knee: Knee, r: Recovery): Record<string, number> {
@@ -821,6 +844,13 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     Object.entries(m.syncCpuUsPerCommand).map(([role, us]) => `${role} ${us}`).join(', ') +
     ` (main: the load generator and the outcomes' receiver; other: V8's and libuv's threads); the engine ` +
     `alone ${round(1e6 / m.engine.median)}.`, '',
+    `The bare shape (bench/shape-floor.ts: the ring, a writer thread copying each record into its group, a ` +
+    `journal thread committing each group in one synchronous LMDB transaction, the ids posted back; no decoding, ` +
+    `no engine, no outcomes): ${k(r.bare_shape_commands_per_s!)} commands/s in a closed loop of 4 096 ` +
+    `(${r.bare_shape_to_engine} x the engine alone), ${r.bare_shape_cpu_us_per_command} µs of CPU a command on every ` +
+    `thread, records of ${r.bare_shape_record_bytes} bytes. The sync host spends ${r.sync_cpu_us_per_command} µs a ` +
+    `command: beyond the shape and the engine alone, the rest is the host's own code around the engine (the ` +
+    `codecs, the outcomes, a promise per command) and the collection of what it allocates.`, '',
     `Sync / async: ${r.sync_to_async} (target >= 0.7: ${met(r.sync_to_async! >= 0.7)}). ` +
     `Ack latency at ${r.ack_rate_per_s} commands/s (half the durable maximum, open loop; ` +
     `${r.ack_achieved_per_s}/s achieved): p50 ${r.ack_p50_ms} ms, p99 ${r.ack_p99_ms} ms ` +

@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/**
+ * Compares the durable host of two built trees (each a `dist` folder made by scripts/build.mjs,
+ * kept inside the repository so that its packages resolve): `node scripts/host-ab.mjs A B
+ * [--pairs 5]`. Each tree runs in processes of its own, in pairs whose order alternates: a host
+ * (durability sync, a fresh data directory) takes the bench stream (bench/engine-stream.ts, 200 k
+ * commands, 40 % on No) in a closed loop of 4 096 in flight, as bench:host's sync run does, three
+ * times; the first pass warms the threads' compilers up, and the rate is the median over the
+ * last two of the process's CPU time per command (every thread: main, engine worker, journal
+ * thread, V8's and libuv's), as commands per CPU-second. CPU time, not wall time: on two shared
+ * cores a neighbour's burst moves the wall clock far more than the work done.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { comparePairs, median } from './ab-pairs.mjs'
+
+const PASSES = 3
+const WINDOW = 4_096
+const load = (dir, path) => import(pathToFileURL(resolve(dir, path)).href)
+
+async function closedLoop(host, commands) {
+  let next = 0
+  let done = 0
+  await new Promise((resolveAll, reject) => {
+    const pump = () => {
+      while (next < commands.length && next - done < WINDOW) {
+        host.submit(commands[next++]).then(() => {
+          if (++done === commands.length) resolveAll()
+          else pump()
+        }, reject)
+      }
+    }
+    pump()
+  })
+}
+
+async function child(dir) {
+  const { EngineHost } = await load(dir, 'src/host/engine-host.js')
+  const { generateStream } = await load(dir, 'bench/engine-stream.js')
+  const { setupCommands, engineCommands } = await load(dir, 'bench/engine-adapters.js')
+  const unstamped = ({ seq: _seq, timeMs: _timeMs, ...command }) => command
+  const stream = generateStream({ seed: 42, commands: 200_000, iocSizeMax: 400, tradersPerSide: 50 })
+  const setup = setupCommands(100)
+  const commands = engineCommands(stream, setup.length + 1, 0.4, 42).map(unstamped)
+  const rates = []
+  for (let pass = 0; pass < PASSES; pass++) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'predex-host-ab-'))
+    try {
+      const host = await EngineHost.start({ dataDir, snapshotEveryCommands: Number.MAX_SAFE_INTEGER })
+      for (const command of setup) await host.submit(unstamped(command))
+      const started = process.cpuUsage()
+      await closedLoop(host, commands)
+      const used = process.cpuUsage(started)
+      await host.stop()
+      if (pass > 0) rates.push(commands.length / ((used.user + used.system) / 1e6))
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+  process.stdout.write(`${median(rates)}\n`)
+}
+
+function rateOf(dir) {
+  const out = execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--child', dir],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  return Number(out.trim())
+}
+
+const args = process.argv.slice(2)
+if (args[0] === '--child') {
+  await child(args[1])
+} else {
+  const [a, b] = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--pairs')
+  if (a === undefined || b === undefined) {
+    process.stderr.write('usage: node scripts/host-ab.mjs <built tree A> <built tree B> [--pairs N]\n')
+    process.exit(2)
+  }
+  const at = args.indexOf('--pairs')
+  comparePairs(at < 0 ? 5 : Number(args[at + 1]), () => rateOf(a), () => rateOf(b))
+}

@@ -27,7 +27,6 @@ import { Ring } from '../ring/ring.js'
 import { startThread } from '../thread-start.js'
 import {
   EVENTS_CROSSING,
-  type AppliedOutcome,
   type FromJournal,
   type FromWorker,
   type JournalThreadOptions,
@@ -37,7 +36,7 @@ import {
 } from './messages.js'
 import { answer } from './query.js'
 import { decodeRequest } from './request-codec.js'
-import { OutcomeWriter } from './outcome-codec.js'
+import { OutcomeHeads, OutcomeWriter } from './outcome-codec.js'
 import { EngineStatsWriter } from './engine-stats.js'
 import { HopTrace } from './hop-trace.js'
 import { ownThreadId } from '../thread-cpu.js'
@@ -52,17 +51,30 @@ const APPLY_TIMING_STRIDE_MASK = 15
 
 /**
  * Commands applied but not yet written: the next journal transaction, one batch record. The
- * recorded commands' bytes go straight into the worker's batch writer; the group keeps the rest.
+ * recorded commands' bytes go straight into the worker's batch writer; the group keeps their
+ * outcomes' heads (in columns: no object per command) and counts. One group, reused: its outcomes
+ * are encoded when it is handed over, and it starts again empty.
  */
 class Group {
-  readonly outcomes: AppliedOutcome[] = []
+  readonly heads = new OutcomeHeads()
   recorded = 0
   /** The next command would take its record past BATCH_RECORD_BYTES_MAX: it waits for the next group. */
   bytesFull = false
-  constructor(readonly firstSeq: number) {}
+  constructor(public firstSeq: number) {}
+
+  get size(): number {
+    return this.heads.count
+  }
 
   get full(): boolean {
-    return this.bytesFull || this.outcomes.length >= BATCH_COMMANDS_MAX
+    return this.bytesFull || this.heads.count >= BATCH_COMMANDS_MAX
+  }
+
+  restart(firstSeq: number): void {
+    this.firstSeq = firstSeq
+    this.heads.clear()
+    this.recorded = 0
+    this.bytesFull = false
   }
 }
 
@@ -88,7 +100,7 @@ interface WaitingQuery {
 class EngineWorker {
   private readonly ring: Ring
   private stopping = false
-  private group: Group
+  private readonly group: Group
   /** Groups handed to the journal thread and not yet durable: at most one (journal-thread.ts). */
   private handedOver = 0
   /** Resolves the wait for the journal thread's next `durable` (a full group waits for it). */
@@ -124,7 +136,7 @@ class EngineWorker {
     this.journalThread.thread.on('message', (message: FromJournal) => this.onJournal(message))
     for (;;) {
       const applied = this.applyFromRing() + this.applyReplicated()
-      if (this.handedOver === 0 && this.group.outcomes.length > 0) this.handOver()
+      if (this.handedOver === 0 && this.group.size > 0) this.handOver()
       if (applied > 0) {
         // Let the journal thread's answers and the host's messages run between slices of work.
         await nextTurn()
@@ -136,7 +148,7 @@ class EngineWorker {
       if (this.group.full) await this.nextDurable()
       else await this.ring.waitAsync(IDLE_WAIT_MS)
     }
-    while (this.handedOver > 0 || this.group.outcomes.length > 0) {
+    while (this.handedOver > 0 || this.group.size > 0) {
       if (this.handedOver === 0) this.handOver()
       else await this.nextDurable()
     }
@@ -147,7 +159,7 @@ class EngineWorker {
   /** Applies what the ring holds, up to a full group; returns how many commands. */
   private applyFromRing(): number {
     const group = this.group
-    const released = this.options.durability === 'async' ? group.outcomes.length : -1
+    const released = this.options.durability === 'async' ? group.size : -1
     let applied = 0
     while (!group.full) {
       const bytes = this.ring.peek()
@@ -160,9 +172,10 @@ class EngineWorker {
       const { requestId, command, commandBytes } = decodeRequest(bytes)
       hopTrace?.mark(requestId, 'decoded')
       const stamped = command as Command & { seq: number; timeMs: number }
-      const previous = { seq: this.engine.seq, timeMs: this.engine.timeMs }
-      stamped.seq = previous.seq + 1
-      stamped.timeMs = Math.max(Date.now(), previous.timeMs)
+      const previousSeq = this.engine.seq
+      const previousTimeMs = this.engine.timeMs
+      stamped.seq = previousSeq + 1
+      stamped.timeMs = Math.max(Date.now(), previousTimeMs)
       const timed = (applied & APPLY_TIMING_STRIDE_MASK) === 0
       const applyStarted = timed ? performance.now() : 0
       const ok = this.engine.execute(stamped)
@@ -173,18 +186,17 @@ class EngineWorker {
         group.recorded++
       } else {
         // Nothing changed, so nothing to journal: answered with the last recorded seq.
-        this.engine.rewind(previous.seq, previous.timeMs)
+        this.engine.rewind(previousSeq, previousTimeMs)
       }
       // The bytes are copied into the batch above, so the slot is free only now.
       this.ring.advance()
-      group.outcomes.push({ requestId, seq: this.engine.seq, timeMs: stamped.timeMs, recorded,
-        end: this.engine.log.length })
+      group.heads.push(requestId, this.engine.seq, stamped.timeMs, recorded, this.engine.log.length)
       this.stats.applied(command.kind, ok, this.engine.seq)
       applied++
     }
     if (applied > 0) this.stats.drained(applied)
     // durability=async (benchmarks only): release at once, without waiting for the disk.
-    if (released >= 0 && applied > 0) postBatch(group.outcomes.slice(released), this.eventsOut())
+    if (released >= 0 && applied > 0) postBatch(group.heads, released, this.eventsOut())
     return applied
   }
 
@@ -198,9 +210,9 @@ class EngineWorker {
   private applyReplicated(): number {
     const group = this.group
     let applied = 0
-    while (this.replicated.length > 0 && group.outcomes.length < BATCH_COMMANDS_MAX) {
+    while (this.replicated.length > 0 && group.size < BATCH_COMMANDS_MAX) {
       const head = this.replicated[0]!
-      while (head.next < head.commands.length && group.outcomes.length < BATCH_COMMANDS_MAX) {
+      while (head.next < head.commands.length && group.size < BATCH_COMMANDS_MAX) {
         const stampedBytes = head.commands[head.next++]!
         const command = decodeStampedCommand(stampedBytes)
         if (command.seq <= this.engine.seq) continue // journaled here before this node last stopped
@@ -212,8 +224,7 @@ class EngineWorker {
         if (!this.engine.changed) fatal(new Error(`the primary's command ${command.seq} changed nothing here`))
         this.batch.addStamped(stampedBytes)
         group.recorded++
-        group.outcomes.push({ requestId: 0, seq: this.engine.seq, timeMs: command.timeMs, recorded: true,
-          end: this.engine.log.length })
+        group.heads.push(0, this.engine.seq, command.timeMs, true, this.engine.log.length)
         this.stats.applied(command.kind, ok, this.engine.seq)
         applied++
       }
@@ -223,23 +234,27 @@ class EngineWorker {
   }
 
   /**
-   * Hands the current group to the journal thread; the next group starts empty. A group of
-   * unrecorded commands only goes too, with no record: its answers must not overtake those of
+   * Hands the current group to the journal thread; the group then starts again, empty. A group
+   * of unrecorded commands only goes too, with no record: its answers must not overtake those of
    * the group in hand, and they leave from the journal thread, in order.
    */
   private handOver(): void {
     const group = this.group
-    this.group = new Group(this.engine.seq + 1)
+    const { firstSeq, recorded } = group
     const sync = this.options.durability === 'sync' && this.options.unsafeAckBeforeJournalMs === 0
     // durability=async (benchmarks only) posted its answers as it applied them; the unsafe test switch posts them now.
-    if (!sync && this.options.durability === 'sync') postBatch(group.outcomes, this.eventsOut())
-    if (!sync && group.recorded === 0) return this.onDurable(this.engine.seq)
-    const record = group.recorded > 0 ? this.batch.seal().buffer as ArrayBuffer : null
-    const outcomes = sync ? encodeOutcomes(group.outcomes, this.eventsOut()) : null
-    if (hopTrace !== null) for (const outcome of group.outcomes) hopTrace.mark(outcome.requestId, 'handed')
-    const requestIds = sync && hopTrace !== null ? Float64Array.from(group.outcomes, (o) => o.requestId) : null
-    const message: ToJournal = { type: 'group', firstSeq: group.firstSeq, lastSeq: this.engine.seq, record,
-      commands: group.recorded, outcomes, requestIds }
+    if (!sync && this.options.durability === 'sync') postBatch(group.heads, 0, this.eventsOut())
+    if (!sync && recorded === 0) {
+      group.restart(this.engine.seq + 1)
+      return this.onDurable(this.engine.seq)
+    }
+    const record = recorded > 0 ? this.batch.seal().buffer as ArrayBuffer : null
+    const outcomes = sync ? encodeOutcomes(group.heads, 0, this.eventsOut()) : null
+    const requestIds = sync && hopTrace !== null ? requestIdsOf(group.heads) : null
+    if (hopTrace !== null) for (let i = 0; i < group.size; i++) hopTrace.mark(group.heads.requestId(i), 'handed')
+    group.restart(this.engine.seq + 1)
+    const message: ToJournal = { type: 'group', firstSeq, lastSeq: this.engine.seq, record,
+      commands: recorded, outcomes, requestIds }
     const transfer: ArrayBuffer[] = []
     if (record !== null) transfer.push(record)
     if (outcomes !== null) transfer.push(outcomes)
@@ -351,9 +366,9 @@ const hopTrace = (workerData as WorkerOptions).hopTrace === null ? null
  * Posted from here (durability `async`, the unsafe test switch): at once, before the journal has
  * them. A batch of outcomes crosses as one transferred buffer (outcome-codec.ts), not as cloned objects.
  */
-function postBatch(outcomes: readonly AppliedOutcome[], events: EventsOut): void {
-  if (hopTrace !== null) for (const outcome of outcomes) hopTrace.mark(outcome.requestId, 'posted')
-  const bytes = encodeOutcomes(outcomes, events)
+function postBatch(heads: OutcomeHeads, from: number, events: EventsOut): void {
+  if (hopTrace !== null) for (let i = from; i < heads.count; i++) hopTrace.mark(heads.requestId(i), 'posted')
+  const bytes = encodeOutcomes(heads, from, events)
   parentPort!.postMessage({ type: 'batch', bytes } satisfies FromWorker, [bytes])
 }
 
@@ -363,11 +378,18 @@ interface EventsOut {
   readonly wanted: boolean
 }
 
-/** Encodes outcomes with their results and events, then starts the log's next batch. */
-function encodeOutcomes(outcomes: readonly AppliedOutcome[], events: EventsOut): ArrayBuffer {
-  const bytes = outcomeWriter.encode(outcomes, events.log, events.wanted)
+/** Encodes the outcomes from `from` on with their results and events, then starts the log's next batch. */
+function encodeOutcomes(heads: OutcomeHeads, from: number, events: EventsOut): ArrayBuffer {
+  const bytes = outcomeWriter.encode(heads, from, events.log, events.wanted)
   events.log.clear()
   return bytes
+}
+
+/** The group's request ids, for the hop trace's marks on the journal thread. */
+function requestIdsOf(heads: OutcomeHeads): Float64Array {
+  const ids = new Float64Array(heads.count)
+  for (let i = 0; i < heads.count; i++) ids[i] = heads.requestId(i)
+  return ids
 }
 
 function fatal(error: unknown): never {

@@ -4,13 +4,16 @@
  * engine spent applying the command; here a batch is one ArrayBuffer, transferred (not copied).
  *
  * The engine writes each command's result and events into its log as it applies it (engine/
- * event-log.ts; issue 30), so the batch is little more than that log, shipped as written:
+ * event-log.ts; issue 30), and the worker keeps each outcome's head in columns of numbers
+ * (OutcomeHeads), so the batch is little more than two copies of memory:
  *
- * Layout: count, then per outcome: requestId, seq, timeMs (unsigned LEB128), recorded (one byte),
- * end (LEB128: the word its command's records end at). Then a byte saying whether the events are
- * kept (they are not while nobody on the main thread reads events; the results always are), the
- * log's strings (a count, then each as a lone string: a length with a UTF-8 flag, then the bytes),
- * the count of words, zero bytes up to a multiple of 8, and the words' own bytes, copied in one go.
+ * Layout, float64 words first (so every number is read in place, aligned): count, whether the
+ * events are kept (they are not while nobody on the main thread reads events; the results always
+ * are), the log's string count, its word count; then per outcome its head: requestId, seq, timeMs,
+ * recorded (0 or 1), end (the word its command's records end at); then the log's words. Then the
+ * log's strings, each a 32-bit little-endian header (its byte length doubled, plus one for UTF-8)
+ * and its bytes. Fixed-width heads replaced LEB128 integers, whose loops of float divisions (a
+ * time in ms is six bytes) were most of the worker's encoding: issue 29, docs/performance.md.
  *
  * The main thread reads each outcome's records with the engine's EventReader: its result, and the
  * events of the kinds that cross (messages.ts, EVENTS_CROSSING). The decoder checks every bound,
@@ -23,89 +26,123 @@ import { assert } from '../stdx/assert.js'
 import { BATCH_COMMANDS_MAX } from '../limits.js'
 import { crosses, type AppliedOutcome, type Outcome } from './messages.js'
 
-const encoder = new TextEncoder()
-// eslint-disable-next-line no-control-regex
-const ASCII = /^[\x00-\x7f]*$/
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true })
+/** requestId, seq, timeMs, recorded, end. */
+const HEAD_FIELDS = 5
+/** count, events kept, string count, word count. */
+const PREAMBLE_WORDS = 4
+const WORD_BYTES = Float64Array.BYTES_PER_ELEMENT
+const STRING_HEADER_BYTES = 4
+/** A UTF-16 code unit is at most three bytes of UTF-8 (a surrogate pair is four for two units). */
+const UTF8_BYTES_PER_UNIT_MAX = 3
 const INITIAL_BYTES = 1 << 16
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * The heads of the outcomes of one group, as the worker applies its commands: columns of numbers
+ * in one Float64Array, reused group after group, rather than an object per outcome. At most
+ * BATCH_COMMANDS_MAX (a group's bound); it grows by doubling to that.
+ */
+export class OutcomeHeads {
+  private columns = new Float64Array(HEAD_FIELDS * 64)
+  private size = 0
+
+  /** For tests and tools: heads made from outcome records. */
+  static of(outcomes: readonly AppliedOutcome[]): OutcomeHeads {
+    const heads = new OutcomeHeads()
+    for (const o of outcomes) heads.push(o.requestId, o.seq, o.timeMs, o.recorded, o.end)
+    return heads
+  }
+
+  get count(): number {
+    return this.size
+  }
+
+  push(requestId: number, seq: number, timeMs: number, recorded: boolean, end: number): void {
+    let at = this.size * HEAD_FIELDS
+    if (at === this.columns.length) this.grow()
+    const columns = this.columns
+    columns[at++] = requestId
+    columns[at++] = seq
+    columns[at++] = timeMs
+    columns[at++] = recorded ? 1 : 0
+    columns[at] = end
+    this.size++
+  }
+
+  requestId(index: number): number {
+    return this.columns[index * HEAD_FIELDS]!
+  }
+
+  /** The heads from `from` to the end, as a view (valid until the next push or clear). */
+  view(from: number): Float64Array {
+    return this.columns.subarray(from * HEAD_FIELDS, this.size * HEAD_FIELDS)
+  }
+
+  clear(): void {
+    this.size = 0
+  }
+
+  private grow(): void {
+    assert(this.size < BATCH_COMMANDS_MAX, 'a group holds at most BATCH_COMMANDS_MAX outcomes')
+    const grown = new Float64Array(Math.min(this.columns.length * 2, BATCH_COMMANDS_MAX * HEAD_FIELDS))
+    grown.set(this.columns)
+    this.columns = grown
+  }
+}
 
 /** Encodes batches on the worker; one per worker, reused batch after batch. */
 export class OutcomeWriter {
-  private buffer = Buffer.allocUnsafe(INITIAL_BYTES)
-  private length = 0
+  private buffer = alignedBuffer(INITIAL_BYTES)
 
   /**
-   * The batch as a new ArrayBuffer of its exact size, to be transferred. `log` holds the results
-   * and events of exactly these outcomes; the caller clears it after. `eventsKept` says whether
-   * the main thread reads the events (the results are read always).
+   * The outcomes of `heads` from `from` on, as a new ArrayBuffer of its exact size, to be
+   * transferred. `log` holds the results and events of exactly these outcomes; the caller clears
+   * it after. `eventsKept` says whether the main thread reads the events (the results are read always).
    */
-  encode(outcomes: readonly AppliedOutcome[], log: EventLog, eventsKept: boolean): ArrayBuffer {
-    this.length = 0
-    this.uint(outcomes.length)
-    for (const outcome of outcomes) {
-      this.uint(outcome.requestId)
-      this.uint(outcome.seq)
-      this.uint(outcome.timeMs)
-      this.byte(outcome.recorded ? 1 : 0)
-      this.uint(outcome.end)
-    }
-    this.byte(eventsKept ? 1 : 0)
-    this.log(log)
-    return this.buffer.buffer.slice(this.buffer.byteOffset, this.buffer.byteOffset + this.length)
-  }
-
-  private log(log: EventLog): void {
-    this.uint(log.stringCount)
-    for (let i = 0; i < log.stringCount; i++) this.asciiOrUtf8(log.strings[i]!)
+  encode(heads: OutcomeHeads, from: number, log: EventLog, eventsKept: boolean): ArrayBuffer {
+    const count = heads.count - from
     const words = log.view()
-    this.uint(words.length)
-    this.reserve(7 + words.byteLength)
-    while (this.length % Float64Array.BYTES_PER_ELEMENT !== 0) this.buffer[this.length++] = 0
-    this.buffer.set(new Uint8Array(words.buffer, words.byteOffset, words.byteLength), this.length)
-    this.length += words.byteLength
+    const numericWords = PREAMBLE_WORDS + count * HEAD_FIELDS + words.length
+    this.reserve(0, numericWords * WORD_BYTES)
+    const numbers = new Float64Array(this.buffer.buffer, 0, numericWords)
+    numbers[0] = count
+    numbers[1] = eventsKept ? 1 : 0
+    numbers[2] = log.stringCount
+    numbers[3] = words.length
+    numbers.set(heads.view(from), PREAMBLE_WORDS)
+    numbers.set(words, PREAMBLE_WORDS + count * HEAD_FIELDS)
+    let length = numericWords * WORD_BYTES
+    for (let i = 0; i < log.stringCount; i++) length = this.string(log.strings[i]!, length)
+    // The buffer is its own ArrayBuffer (alignedBuffer), never a SharedArrayBuffer.
+    return (this.buffer.buffer as ArrayBuffer).slice(0, length)
   }
 
   /**
-   * A lone string: its length doubled (plus one for UTF-8), then its bytes. Most are ASCII (ids,
-   * addresses), checked by one regular expression and copied natively.
+   * A string at `at`: its header, then its UTF-8 written in one native call; returns where it
+   * ends. It was ASCII exactly when it took one byte per code unit (any other character takes
+   * two or more), which the header says so that the reader can take the faster latin1 decoder.
    */
-  private asciiOrUtf8(value: string): void {
-    if (ASCII.test(value)) {
-      this.reserve(8 + value.length)
-      this.uint(value.length * 2)
-      this.length += this.buffer.write(value, this.length, 'latin1')
-      return
-    }
-    const bytes = encoder.encode(value)
-    this.uint(bytes.length * 2 + 1)
-    this.reserve(bytes.length)
-    this.buffer.set(bytes, this.length)
-    this.length += bytes.length
+  private string(value: string, at: number): number {
+    this.reserve(at, STRING_HEADER_BYTES + value.length * UTF8_BYTES_PER_UNIT_MAX)
+    const written = this.buffer.write(value, at + STRING_HEADER_BYTES, 'utf8')
+    this.buffer.writeUInt32LE(written * 2 + (written === value.length ? 0 : 1), at)
+    return at + STRING_HEADER_BYTES + written
   }
 
-  private byte(value: number): void {
-    this.reserve(1)
-    this.buffer[this.length++] = value
-  }
-
-  private uint(value: number): void {
-    this.reserve(8)
-    let rest = value
-    while (rest >= 0x80) {
-      this.buffer[this.length++] = (rest % 0x80) | 0x80
-      rest = Math.floor(rest / 0x80)
-    }
-    this.buffer[this.length++] = rest
-  }
-
-  private reserve(bytes: number): void {
-    if (this.length + bytes <= this.buffer.length) return
+  /** Room for `bytes` more after the first `used`, keeping those. */
+  private reserve(used: number, bytes: number): void {
+    if (used + bytes <= this.buffer.length) return
     let size = this.buffer.length * 2
-    while (size < this.length + bytes) size *= 2
-    const grown = Buffer.allocUnsafe(size)
-    grown.set(this.buffer.subarray(0, this.length))
+    while (size < used + bytes) size *= 2
+    const grown = alignedBuffer(size)
+    grown.set(this.buffer.subarray(0, used))
     this.buffer = grown
   }
+}
+
+/** A Buffer of its own ArrayBuffer, at offset 0 (not a slice of Node's pool): float64 views need the alignment. */
+function alignedBuffer(bytes: number): Buffer {
+  return Buffer.from(new ArrayBuffer(bytes))
 }
 
 /** Nothing crosses: the events of a batch whose main thread reads none. */
@@ -114,101 +151,63 @@ const NONE = (): boolean => false
 /** The events of an outcome that carries none: one array for all of them (Outcome.events is readonly). */
 const NO_EVENTS: readonly EngineEvent[] = Object.freeze([])
 
-/**
- * Each outcome's head, read before the log that follows them, into one array reused from batch to
- * batch rather than an object per outcome: with the shared empty events, a sixth of what the main
- * thread allocated a command in bench:host's closed loop (1.6 KB, now 1.35 KB). A batch is one
- * group's outcomes or fewer, so BATCH_COMMANDS_MAX heads of HEAD_FIELDS numbers always fit.
- */
-const HEAD_FIELDS = 5
-const heads = new Float64Array(BATCH_COMMANDS_MAX * HEAD_FIELDS)
-
 /** Decodes a batch made by OutcomeWriter.encode; only the events that cross are kept. */
 export function decodeOutcomes(batch: ArrayBuffer): Outcome[] {
-  const reader = new OutcomeReader(new Uint8Array(batch))
-  const count = reader.uint()
-  assert(count <= batch.byteLength, 'an outcome batch holds no more outcomes than bytes')
-  assert(count <= BATCH_COMMANDS_MAX, 'an outcome batch holds at most one group of outcomes')
-  for (let at = 0; at < count * HEAD_FIELDS; at += HEAD_FIELDS) {
-    heads[at] = reader.uint() // requestId
-    heads[at + 1] = reader.uint() // seq
-    heads[at + 2] = reader.uint() // timeMs
-    heads[at + 3] = reader.flag() ? 1 : 0 // recorded
-    heads[at + 4] = reader.uint() // end
-  }
-  const eventsKept = reader.flag()
-  const records = reader.log(batch)
-  assert(reader.atEnd, 'an outcome batch has no trailing bytes')
+  assert(batch.byteLength >= PREAMBLE_WORDS * WORD_BYTES, 'an outcome batch holds its preamble')
+  const preamble = new Float64Array(batch, 0, PREAMBLE_WORDS)
+  const count = preamble[0]!
+  const eventsKept = preamble[1]!
+  const stringCount = preamble[2]!
+  const wordCount = preamble[3]!
+  assert(isCount(count, BATCH_COMMANDS_MAX), 'an outcome batch holds at most one group of outcomes')
+  assert(eventsKept === 0 || eventsKept === 1, 'an outcome batch says whether it keeps events')
+  const numericWords = PREAMBLE_WORDS + count * HEAD_FIELDS + wordCount
+  assert(isCount(wordCount, batch.byteLength) && numericWords * WORD_BYTES <= batch.byteLength,
+    'an outcome batch ends after its numbers')
+  assert(isCount(stringCount, batch.byteLength), 'an event string list is no longer than its batch')
+  const heads = new Float64Array(batch, PREAMBLE_WORDS * WORD_BYTES, count * HEAD_FIELDS)
+  const words = new Float64Array(batch, (PREAMBLE_WORDS + count * HEAD_FIELDS) * WORD_BYTES, wordCount)
+  const records = new EventReader({ words, strings: readStrings(batch, numericWords * WORD_BYTES, stringCount) })
   const outcomes = new Array<Outcome>(count)
   const read: EngineEvent[] = []
   for (let i = 0; i < count; i++) {
     const at = i * HEAD_FIELDS
-    const result = records.readUntil(heads[at + 4]!, read, eventsKept ? crosses : NONE)
+    const requestId = heads[at]!
+    const seq = heads[at + 1]!
+    const timeMs = heads[at + 2]!
+    const recorded = heads[at + 3]!
+    const end = heads[at + 4]!
+    assert(isCount(requestId, Number.MAX_SAFE_INTEGER) && isCount(seq, Number.MAX_SAFE_INTEGER)
+      && isCount(timeMs, Number.MAX_SAFE_INTEGER) && (recorded === 0 || recorded === 1) && isCount(end, wordCount),
+    'an outcome\'s head is whole numbers within their bounds')
+    const result = records.readUntil(end, read, eventsKept === 1 ? crosses : NONE)
     assert(result !== null, 'every outcome has its result')
-    outcomes[i] = { requestId: heads[at]!, seq: heads[at + 1]!, timeMs: heads[at + 2]!, recorded: heads[at + 3] === 1,
-      result, events: read.length === 0 ? NO_EVENTS : read.splice(0) }
+    outcomes[i] = { requestId, seq, timeMs, recorded: recorded === 1, result,
+      events: read.length === 0 ? NO_EVENTS : read.splice(0) }
   }
   assert(records.atEnd, 'an outcome batch\'s records all belong to its outcomes')
   return outcomes
 }
 
-class OutcomeReader {
-  private offset = 0
-  private readonly latin1: Buffer
+function isCount(value: number, max: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0 && value <= max
+}
 
-  constructor(private readonly bytes: Uint8Array) {
-    this.latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+/** The strings after the numbers: each its header and bytes; they must end the batch exactly. */
+function readStrings(batch: ArrayBuffer, from: number, count: number): string[] {
+  const bytes = Buffer.from(batch)
+  const strings: string[] = []
+  let at = from
+  for (let i = 0; i < count; i++) {
+    assert(at + STRING_HEADER_BYTES <= bytes.length, 'an outcome batch ends inside a string')
+    const header = bytes.readUInt32LE(at)
+    const start = at + STRING_HEADER_BYTES
+    const end = start + Math.floor(header / 2)
+    assert(end <= bytes.length, 'an outcome batch ends inside a string')
+    const utf8 = header % 2 === 1
+    strings.push(utf8 ? utf8Decoder.decode(bytes.subarray(start, end)) : bytes.toString('latin1', start, end))
+    at = end
   }
-
-  get atEnd(): boolean {
-    return this.offset === this.bytes.length
-  }
-
-  /** The log section (see the layout): a reader over its words and strings. */
-  log(batch: ArrayBuffer): EventReader {
-    const stringCount = this.uint()
-    assert(stringCount <= this.bytes.length - this.offset, 'an event string list is no longer than its batch')
-    const strings: string[] = []
-    for (let i = 0; i < stringCount; i++) strings.push(this.loneString())
-    const wordCount = this.uint()
-    while (this.offset % Float64Array.BYTES_PER_ELEMENT !== 0) this.offset++
-    const byteLength = wordCount * Float64Array.BYTES_PER_ELEMENT
-    assert(this.offset + byteLength <= this.bytes.length, 'an outcome batch ends inside its events')
-    const words = new Float64Array(batch, this.bytes.byteOffset + this.offset, wordCount)
-    this.offset += byteLength
-    return new EventReader({ words, strings })
-  }
-
-  flag(): boolean {
-    assert(this.offset < this.bytes.length, 'an outcome batch ends inside a flag')
-    const value = this.bytes[this.offset++]!
-    assert(value === 0 || value === 1, 'a flag is 0 or 1')
-    return value === 1
-  }
-
-  uint(): number {
-    let value = 0
-    let scale = 1
-    for (;;) {
-      assert(this.offset < this.bytes.length, 'an outcome batch ends inside an integer')
-      const byte = this.bytes[this.offset++]!
-      value += (byte & 0x7f) * scale
-      if (byte < 0x80) break
-      scale *= 0x80
-      assert(scale <= 2 ** 49, 'an outcome integer fits in 53 bits')
-    }
-    assert(Number.isSafeInteger(value), 'an outcome integer is safe')
-    return value
-  }
-
-  private loneString(): string {
-    const header = this.uint()
-    const byteLength = Math.floor(header / 2)
-    const start = this.offset
-    assert(start + byteLength <= this.bytes.length, 'an outcome batch ends inside a string')
-    this.offset += byteLength
-    return header % 2 === 1
-      ? utf8Decoder.decode(this.bytes.subarray(start, start + byteLength))
-      : this.latin1.toString('latin1', start, start + byteLength)
-  }
+  assert(at === bytes.length, 'an outcome batch has no trailing bytes')
+  return strings
 }

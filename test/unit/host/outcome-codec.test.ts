@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { changedState, Engine } from '../../../src/engine/engine.js'
 import type { Command } from '../../../src/engine/command.js'
 import { crossingEvents, type AppliedOutcome, type Outcome } from '../../../src/host/messages.js'
-import { decodeOutcomes, OutcomeWriter } from '../../../src/host/outcome-codec.js'
+import { decodeOutcomes, OutcomeHeads, OutcomeWriter } from '../../../src/host/outcome-codec.js'
 import { EventLog } from '../../../src/engine/event-log.js'
 import { OrderTable } from '../../../src/engine/order-table.js'
 import { Workload } from '../../simulation/workload.js'
@@ -50,7 +50,7 @@ t.test(`every outcome of a simulated stream survives the round trip (seed ${SEED
       for (const event of events) kinds.add(event.type)
       results.add(resultKindOf(twinResult))
     }
-    const decoded = decodeOutcomes(writer.encode(applied, engine.log, withEvents))
+    const decoded = decodeOutcomes(writer.encode(OutcomeHeads.of(applied), 0, engine.log, withEvents))
     engine.log.clear()
     if (!isDeepStrictEqual(decoded, expected)) {
       const at = decoded.findIndex((outcome, i) => !isDeepStrictEqual(outcome, expected[i]))
@@ -84,9 +84,9 @@ t.test('a refusal\'s context round-trips exactly, whatever number or text it hol
   log.resultRejection('X', 'prix réservé 💸', context, 'ordre réservé')
   const first = log.length
   log.resultRejection('Y', 'm', null, null)
-  const [outcome, plain] = decodeOutcomes(new OutcomeWriter().encode([
+  const [outcome, plain] = decodeOutcomes(new OutcomeWriter().encode(OutcomeHeads.of([
     { requestId: 2 ** 40, seq: 0, timeMs: 0, recorded: false, end: first },
-    { requestId: 2 ** 40 + 1, seq: 0, timeMs: 0, recorded: false, end: log.length }], log, true))
+    { requestId: 2 ** 40 + 1, seq: 0, timeMs: 0, recorded: false, end: log.length }]), 0, log, true))
   const result = outcome!.result as unknown as { context: typeof context; orderId: string; message: string }
   t.same(result, { ok: false, code: 'X', message: 'prix réservé 💸', context, orderId: 'ordre réservé' })
   t.equal(Object.keys(result.context).join(), Object.keys(context).join(), 'keys in their order')
@@ -112,35 +112,38 @@ function executed(seed: number, count: number): { engine: Engine; outcomes: Appl
   return { engine, outcomes }
 }
 
+/** A batch of `outcomes` with their events, as the worker encodes a group's. */
+function encoded(outcomes: readonly AppliedOutcome[], log: EventLog): ArrayBuffer {
+  return new OutcomeWriter().encode(OutcomeHeads.of(outcomes), 0, log, true)
+}
+
 t.test('a damaged batch is refused', (t) => {
   const { engine, outcomes } = executed(SEED + 1, 50)
-  const bytes = new Uint8Array(new OutcomeWriter().encode(outcomes, engine.log, true))
+  const bytes = new Uint8Array(encoded(outcomes, engine.log))
   t.ok(decodeOutcomes(bytes.slice().buffer).some((outcome) => outcome.events.length > 0), 'the batch carries events')
   const last = outcomes.length - 1
   const beyond = outcomes.map((outcome, i) => i === last ? { ...outcome, end: outcome.end + 1 } : outcome)
-  t.throws(() => decodeOutcomes(new OutcomeWriter().encode(beyond, engine.log, true)), 'a command\'s records past the batch\'s')
+  t.throws(() => decodeOutcomes(encoded(beyond, engine.log)), 'a command\'s records past the batch\'s')
   const short = outcomes.map((outcome, i) => i === last ? { ...outcome, end: outcome.end - 1 } : outcome)
-  t.throws(() => decodeOutcomes(new OutcomeWriter().encode(short, engine.log, true)), 'records that belong to no outcome')
+  t.throws(() => decodeOutcomes(encoded(short, engine.log)), 'records that belong to no outcome')
   const merged = outcomes.map((outcome, i) => i === last - 1 ? { ...outcome, end: outcomes[last]!.end } : outcome)
     .slice(0, last)
-  t.throws(() => decodeOutcomes(new OutcomeWriter().encode(merged, engine.log, true)), 'two results in one outcome')
+  t.throws(() => decodeOutcomes(encoded(merged, engine.log)), 'two results in one outcome')
   t.throws(() => decodeOutcomes(bytes.slice(0, bytes.length - 3).buffer), 'a truncated batch')
   t.throws(() => decodeOutcomes(Uint8Array.from([...bytes, 0]).buffer), 'trailing bytes')
   engine.log.stringCount = 1
-  t.throws(() => decodeOutcomes(new OutcomeWriter().encode(outcomes, engine.log, true)), 'a record naming a string not listed')
-  // One outcome (request 1, seq 1, time 1, recorded), ending at word 1, events kept, no strings, one word.
-  const oneWord = (word: number, flag = 1): ArrayBuffer => {
-    const head = [1, 1, 1, 1, 1, 1, flag, 0, 1]
-    const padded = [...head, ...new Array<number>(8 - (head.length % 8)).fill(0)]
-    const bytes = new Uint8Array(padded.length + 8)
-    bytes.set(padded)
-    new DataView(bytes.buffer).setFloat64(padded.length, word, true)
-    return bytes.buffer
-  }
+  t.throws(() => decodeOutcomes(encoded(outcomes, engine.log)), 'a record naming a string not listed')
+  // One outcome (request 1, seq 1, time 1, recorded), ending at word 1, events kept, no strings, one word:
+  // the preamble (count, events kept, strings, words), the head, the word.
+  const oneWord = (word: number, flag = 1): ArrayBuffer =>
+    Float64Array.from([1, flag, 0, 1, 1, 1, 1, 1, 1, word]).buffer
   t.same(decodeOutcomes(oneWord(8))[0]!.result, { ok: true }, 'the hand-made batch reads (a done result)')
   t.throws(() => decodeOutcomes(oneWord(8, 2)), 'a flag that is neither 0 nor 1')
   t.throws(() => decodeOutcomes(oneWord(0xee)), 'an unknown record kind')
   t.throws(() => decodeOutcomes(oneWord(10)), 'a result that ends inside its batch')
   t.throws(() => decodeOutcomes(oneWord(4)), 'an event that ends inside its batch')
+  const fraction = new Float64Array(oneWord(8))
+  fraction[5] = 1.5
+  t.throws(() => decodeOutcomes(fraction.buffer), 'a head that is not a whole number')
   t.end()
 })

@@ -42,18 +42,30 @@ export class ByteWriter {
   uint(value: number): void {
     assert(Number.isSafeInteger(value) && value >= 0, () => `snapshot integer ${value} is a safe unsigned integer`)
     this.reserve(8)
+    const buffer = this.buffer
     let rest = value
-    while (rest >= 0x80) {
-      this.buffer[this.length++] = (rest % 0x80) | 0x80
-      rest = Math.floor(rest / 0x80)
+    // Above 32 bits (a time in ms), seven bits at a time by division: `%` on such a number is a
+    // call to fmod, which made a timestamp's six bytes the dearest part of a journal record.
+    while (rest > 0xffffffff) {
+      const high = Math.floor(rest / 0x80)
+      buffer[this.length++] = (rest - high * 0x80) | 0x80
+      rest = high
     }
-    this.buffer[this.length++] = rest
+    // Within 32 bits, by shifts.
+    let small = rest >>> 0
+    while (small >= 0x80) {
+      buffer[this.length++] = (small & 0x7f) | 0x80
+      small >>>= 7
+    }
+    buffer[this.length++] = small
   }
 
   /** How many bytes `uint(value)` writes: a length prefix computed before what it prefixes. */
   static uintLength(value: number): number {
     let bytes = 1
-    for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes++
+    let rest = value
+    for (; rest > 0xffffffff; rest = Math.floor(rest / 0x80)) bytes++
+    for (let small = rest >>> 0; small >= 0x80; small >>>= 7) bytes++
     return bytes
   }
 

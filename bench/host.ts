@@ -60,12 +60,22 @@ interface Options {
   readonly json: boolean
   readonly runs: number
   readonly commands: number
+  /** Commands each host (and the engine alone) takes before the timed ones, untimed (WARM_UP_COMMANDS). */
+  readonly warmUp: number
   readonly seed: number
   /** The nats-server binary for the replicated runs. */
   readonly natsServer: string
 }
 
 const WINDOW = 4_096
+/**
+ * A host is measured warm, as a running server is: a fresh host's worker and journal thread are
+ * new V8 isolates that compile their code while they run, and on two cores that compiling took
+ * the first 200 000 commands' CPU from about 6.3 to 8.6 µs a command (V8's threads 2.5 µs a
+ * command, against 0.3-0.6 after; docs/performance.md, "Outcome heads as columns"). Both sides
+ * of the ratio take these commands first, untimed: the engine alone too.
+ */
+const WARM_UP_COMMANDS = 200_000
 /**
  * When each phase ran, for a CPU profile of this process (node --cpu-prof --cpu-prof-dir=DIR):
  * phases.json in DIR lets scripts/profile-summary.mjs split the profile (--phase sync).
@@ -77,6 +87,7 @@ function parseOptions(argv: readonly string[]): Options {
   const flags = new BenchFlags(argv)
   return { quick: flags.quick, json: flags.json, runs: flags.integer('--runs', flags.quick ? 3 : 5),
     commands: flags.integer('--commands', flags.quick ? 200_000 : 1_000_000), seed: flags.integer('--seed', 42),
+    warmUp: flags.integer('--warm-up', WARM_UP_COMMANDS),
     natsServer: flags.list('--nats-server')?.[0] ?? NATS_SERVER }
 }
 
@@ -87,19 +98,45 @@ function unstamped(command: Command): UnstampedCommand {
 
 const ENGINE_BATCH_MASK = 1023
 
-/** The engine alone, as the host's worker runs it (no `balance` events: nothing on the host's path reads them). */
-function engineAlone(setup: readonly Command[], commands: readonly Command[]): number {
+/**
+ * The engine alone, as the host's worker runs it (no `balance` events: nothing on the host's path
+ * reads them): the setup and the warm-up untimed, as the hosts take them, then the timed commands.
+ */
+function engineAlone(setup: readonly Command[], warmUp: readonly Command[], commands: readonly Command[]): number {
   const engine = new Engine()
   engine.balanceEvents = EVENTS_CROSSING.balance
   for (const command of setup) engine.apply(command)
+  executeAll(engine, warmUp)
   const start = performance.now()
+  executeAll(engine, commands)
+  return commands.length / ((performance.now() - start) / 1000)
+}
+
+function executeAll(engine: Engine, commands: readonly Command[]): void {
   for (let i = 0; i < commands.length; i++) {
     engine.execute(commands[i]!)
     // The events of a chunk are a batch, as the worker's are of a group: written, then dropped.
     if ((i & ENGINE_BATCH_MASK) === ENGINE_BATCH_MASK) engine.log.clear()
   }
-  return commands.length / ((performance.now() - start) / 1000)
+  engine.log.clear()
 }
+
+/** The bench stream as a host takes it: the setup one command at a time, then the warm-up and the commands. */
+interface HostStream {
+  readonly setup: readonly UnstampedCommand[]
+  /** Taken in a closed loop, untimed (WARM_UP_COMMANDS). */
+  readonly warmUp: readonly UnstampedCommand[]
+  /** Taken in a closed loop, timed. */
+  readonly commands: readonly UnstampedCommand[]
+}
+
+/** The same stream stamped, for the engine alone. */
+interface EngineStream {
+  readonly setup: readonly Command[]
+  readonly warmUp: readonly Command[]
+  readonly commands: readonly Command[]
+}
+
 
 /**
  * Submits everything with at most WINDOW in flight; returns commands/s and ack latencies (ms).
@@ -288,6 +325,8 @@ interface HostRun {
   readonly host: EngineHost
   /** CPU µs per command of the stream by thread (src/thread-cpu.ts): main (the generator), engine, journal, other. */
   readonly cpuUsPerCommand: Readonly<Record<string, number>>
+  /** The warm-up's rate: the fresh host's first commands, while V8 compiles its threads' code (NaN without one). */
+  readonly coldRate: number
 }
 
 /** What a host run adds to the bare host: a subscriber to events, the replicated command log. */
@@ -297,13 +336,13 @@ interface HostRunExtras {
 }
 
 /**
- * A fresh host, the setup applied, then the stream in a closed loop (its timeline starts with the
- * stream). With `withEvents`, a subscriber takes the events, as the server's read model and feeds
+ * A fresh host, the setup applied, the warm-up untimed, then the stream's commands in a closed
+ * loop (its timeline starts with them). With `withEvents`, a subscriber takes the events, as the server's read model and feeds
  * do: the worker then ships every command's events and the main thread reads them. With
  * `replication`, the host's groups are durable once the journal and the stream hold them.
  */
-async function hostRun(durability: Durability, setup: readonly UnstampedCommand[],
-  commands: readonly UnstampedCommand[], { withEvents = false, replication }: HostRunExtras = {}): Promise<HostRun> {
+async function hostRun(durability: Durability, { setup, warmUp, commands }: HostStream,
+  { withEvents = false, replication }: HostRunExtras = {}): Promise<HostRun> {
   const dir = mkdtempSync(join(tmpdir(), 'predex-bench-host-'))
   const host = await EngineHost.start({ dataDir: dir, durability, snapshotEveryCommands: Number.MAX_SAFE_INTEGER,
     replication: replication ?? null })
@@ -315,6 +354,7 @@ async function hostRun(durability: Durability, setup: readonly UnstampedCommand[
     await host.eventsFlowing()
   }
   for (const command of setup) await host.submit(command)
+  const coldRate = warmUp.length === 0 ? NaN : (await closedLoop(host, warmUp)).rate
   const eventsBefore = events
   const threads = new ThreadCpu() // this thread is main: the load generator and the outcomes' receiver
   for (const { role, tid } of host.stats.threads()) threads.add(role, tid)
@@ -327,7 +367,7 @@ async function hostRun(durability: Durability, setup: readonly UnstampedCommand[
   const after = threads.read()
   const cpuUsPerCommand = Object.fromEntries([...after].map(([role, seconds]) =>
     [role, round((seconds - (before.get(role) ?? 0)) * 1e6 / commands.length)]))
-  return { rate, latencies, timeline: recorder.done(), dir, host, cpuUsPerCommand }
+  return { rate, latencies, timeline: recorder.done(), dir, host, cpuUsPerCommand, coldRate }
 }
 
 async function restart(dir: string):
@@ -352,9 +392,13 @@ class StepHost {
   private replication: ReplicationOptions | null = null
   private next = 0
 
+  /**
+   * Each new host takes the first `warmUpCommands` of `commands` in a closed loop, untimed, as the
+   * closed-loop hosts do (WARM_UP_COMMANDS); every step then warms up again at its own rate.
+   */
   constructor(private readonly setup: readonly UnstampedCommand[],
     private readonly commands: readonly UnstampedCommand[], private readonly warmUpSeconds: number,
-    private readonly rig: ReplicationRig | null = null) {}
+    private readonly warmUpCommands: number, private readonly rig: ReplicationRig | null = null) {}
 
   /**
    * `rate` commands/s for `seconds`, after everything before it was acknowledged (the host drained)
@@ -365,7 +409,7 @@ class StepHost {
   async step(rate: number, seconds: number): Promise<Step> {
     const warmCount = Math.floor(rate * this.warmUpSeconds)
     const count = Math.floor(rate * seconds)
-    assert(warmCount + count <= this.commands.length, 'the stream holds a step and its warm-up')
+    assert(this.warmUpCommands + warmCount + count <= this.commands.length, 'the stream holds a step and its warm-ups')
     if (this.host === null || this.next + warmCount + count > this.commands.length) await this.renew()
     await openLoop(this.host!, this.commands.slice(this.next, this.next + warmCount), rate, this.warmUpSeconds)
     this.next += warmCount
@@ -391,7 +435,8 @@ class StepHost {
     this.host = await EngineHost.start({ dataDir: this.dir, durability: 'sync', hopTrace: true,
       replication: this.replication })
     for (const command of this.setup) await this.host.submit(command)
-    this.next = 0
+    await closedLoop(this.host, this.commands.slice(0, this.warmUpCommands))
+    this.next = this.warmUpCommands
   }
 }
 
@@ -470,6 +515,8 @@ async function kneeSearch(hosts: StepHost, maxRate: number, seconds: number, ref
 interface Throughput {
   readonly engine: Summary
   readonly sync: Summary
+  /** The sync hosts' warm-up rates: fresh hosts, V8 compiling their threads' code meanwhile (not judged). */
+  readonly syncCold: Summary | null
   /** Durability sync with a subscriber to events (as the server runs it). */
   readonly syncWithEvents: Summary
   readonly async: Summary
@@ -487,10 +534,10 @@ interface Throughput {
 }
 
 /** A sync host on the replicated command log, in a closed loop on the stream; its data and stream then go. */
-async function replicatedRun(rig: ReplicationRig, setup: readonly UnstampedCommand[],
-  commands: readonly UnstampedCommand[]): Promise<{ rate: number; latencies: Float64Array }> {
+async function replicatedRun(rig: ReplicationRig, stream: HostStream):
+  Promise<{ rate: number; latencies: Float64Array }> {
   const replication = rig.next()
-  const run = await hostRun('sync', setup, commands, { replication })
+  const run = await hostRun('sync', stream, { replication })
   await run.host.stop()
   rmSync(run.dir, { recursive: true, force: true })
   await rig.drop(replication)
@@ -502,32 +549,34 @@ async function replicatedRun(rig: ReplicationRig, setup: readonly UnstampedComma
  * local sync run, so that the two compared meet the machine in the same state), host sync with
  * events and host async on the same stream, `runs` times each, interleaved.
  */
-async function throughput(options: Options, setupStamped: readonly Command[], stamped: readonly Command[],
-  setup: readonly UnstampedCommand[], commands: readonly UnstampedCommand[], rig: ReplicationRig | null):
+async function throughput(options: Options, stamped: EngineStream, stream: HostStream, rig: ReplicationRig | null):
   Promise<Throughput> {
   const rates = { engine: [] as number[], sync: [] as number[], syncWithEvents: [] as number[], async: [] as number[],
-    replicated: [] as number[] }
+    replicated: [] as number[], syncCold: [] as number[] }
   let last: { latencies: Float64Array; timeline: Timeline; bytes: number; dir: string;
     cpu: Readonly<Record<string, number>> } | null = null
   let replicatedLatencies: Float64Array | null = null
   for (let run = 1; run <= options.runs; run++) {
-    rates.engine.push(await phases.time('engine', async () => engineAlone(setupStamped, stamped)))
-    const sync = await phases.time('sync', () => hostRun('sync', setup, commands))
+    rates.engine.push(await phases.time('engine', async () =>
+      engineAlone(stamped.setup, stamped.warmUp, stamped.commands)))
+    const sync = await phases.time('sync', () => hostRun('sync', stream))
     rates.sync.push(sync.rate)
+    if (!Number.isNaN(sync.coldRate)) rates.syncCold.push(sync.coldRate)
     await sync.host.stop()
     if (last !== null) rmSync(last.dir, { recursive: true, force: true })
     last = { latencies: sync.latencies, timeline: sync.timeline, dir: sync.dir,
-      bytes: directoryBytes(sync.dir) / (setup.length + commands.length), cpu: sync.cpuUsPerCommand }
+      bytes: directoryBytes(sync.dir) / (stream.setup.length + stream.warmUp.length + stream.commands.length),
+      cpu: sync.cpuUsPerCommand }
     if (rig !== null) {
-      const replicated = await phases.time('replicated', () => replicatedRun(rig, setup, commands))
+      const replicated = await phases.time('replicated', () => replicatedRun(rig, stream))
       rates.replicated.push(replicated.rate)
       replicatedLatencies = replicated.latencies
     }
-    const withEvents = await phases.time('sync-events', () => hostRun('sync', setup, commands, { withEvents: true }))
+    const withEvents = await phases.time('sync-events', () => hostRun('sync', stream, { withEvents: true }))
     rates.syncWithEvents.push(withEvents.rate)
     await withEvents.host.stop()
     rmSync(withEvents.dir, { recursive: true, force: true })
-    const async = await phases.time('async', () => hostRun('async', setup, commands))
+    const async = await phases.time('async', () => hostRun('async', stream))
     rates.async.push(async.rate)
     await async.host.stop()
     rmSync(async.dir, { recursive: true, force: true })
@@ -535,7 +584,8 @@ async function throughput(options: Options, setupStamped: readonly Command[], st
       (rig === null ? '' : `sync replicated ${k(rates.replicated.at(-1)!)}, `) +
       `sync with events ${k(withEvents.rate)}, async ${k(async.rate)} commands/s`)
   }
-  return { engine: summarize(rates.engine), sync: summarize(rates.sync), syncWithEvents: summarize(rates.syncWithEvents),
+  return { engine: summarize(rates.engine), sync: summarize(rates.sync),
+    syncCold: rates.syncCold.length === 0 ? null : summarize(rates.syncCold), syncWithEvents: summarize(rates.syncWithEvents),
     async: summarize(rates.async),
     syncLatencies: last!.latencies, syncTimeline: last!.timeline, bytesPerCommand: last!.bytes, journalDir: last!.dir,
     syncCpuUsPerCommand: last!.cpu, replicated: rig === null ? null : summarize(rates.replicated), replicatedLatencies }
@@ -596,12 +646,18 @@ async function main(): Promise<void> {
 
 /** Every figure, then the report; `rig` null (`skipped` says why): the replicated ones are not measured. */
 async function measureAll(options: Options, rig: ReplicationRig | null, skipped: string | null): Promise<void> {
-  log(`generating ${options.commands.toLocaleString('en')} commands (seed ${options.seed})`)
-  const stream = generateStream({ seed: options.seed, commands: options.commands, iocSizeMax: 400, tradersPerSide: 50 })
+  const total = options.warmUp + options.commands
+  log(`generating ${total.toLocaleString('en')} commands (seed ${options.seed}; the first ` +
+    `${options.warmUp.toLocaleString('en')} warm each host up, untimed)`)
+  const generated = generateStream({ seed: options.seed, commands: total, iocSizeMax: 400, tradersPerSide: 50 })
   const setupStamped = setupCommands(100)
-  const stamped = engineCommands(stream, setupStamped.length + 1, 0.4, options.seed)
-  const setup = setupStamped.map(unstamped)
-  const commands = stamped.map(unstamped)
+  const all = engineCommands(generated, setupStamped.length + 1, 0.4, options.seed)
+  const stamped: EngineStream = { setup: setupStamped, warmUp: all.slice(0, options.warmUp),
+    commands: all.slice(options.warmUp) }
+  const stream: HostStream = { setup: setupStamped.map(unstamped), warmUp: stamped.warmUp.map(unstamped),
+    commands: stamped.commands.map(unstamped) }
+  const { setup, commands } = stream
+  const allCommands = [...stream.warmUp, ...commands]
 
   // The floors first, on a machine not yet warmed by the load: the disk's flush sets the bound.
   const flush = measureDiskFlush(tmpdir())
@@ -612,7 +668,7 @@ async function measureAll(options: Options, rig: ReplicationRig | null, skipped:
   log(`one at a time: ${describeFloors(floors)}`)
   const replicatedOne = rig === null ? null
     : await phases.time('replicated-floor', () => replicatedAlone(rig, options.quick ? 400 : 1_000))
-  const measured = await throughput(options, setupStamped, stamped, setup, commands, rig)
+  const measured = await throughput(options, stamped, stream, rig)
   const shape = await phases.time('shape', () => measureShapeFloor(tmpdir(), commands.length, meanRequestBytes(commands)))
   log(`the bare shape, closed loop: ${k(shape.perSecond)} commands/s, ${shape.cpuUsPerCommand.toFixed(2)} µs of CPU ` +
     `a command (records of ${shape.recordBytes} bytes)`)
@@ -621,9 +677,9 @@ async function measureAll(options: Options, rig: ReplicationRig | null, skipped:
   const halfSeconds = options.quick ? 3 : 10
   const kneeSeconds = options.quick ? 1.5 : 4
   const fastest = Math.max(measured.sync.median, measured.replicated?.median ?? 0)
-  const stepCommands = stepStream(options, commands,
-    Math.ceil(fastest * (warmUpSeconds + Math.max(halfSeconds / 2, kneeSeconds)) * 1.1))
-  const hosts = new StepHost(setup, stepCommands, warmUpSeconds)
+  const stepCommands = stepStream(options, allCommands,
+    options.warmUp + Math.ceil(fastest * (warmUpSeconds + Math.max(halfSeconds / 2, kneeSeconds)) * 1.1))
+  const hosts = new StepHost(setup, stepCommands, warmUpSeconds, options.warmUp)
   const half = await phases.time('half', () => hosts.step(Math.floor(measured.sync.median / 2), halfSeconds))
   log(`ack latency at half of the durable maximum, open loop: ${describeStep(half, boundMs)}`)
   log(`knee: the highest open-loop rate with ack p99 <= ${boundMs.toFixed(2)} ms`)
@@ -632,11 +688,12 @@ async function measureAll(options: Options, rig: ReplicationRig | null, skipped:
   await hosts.stop()
   // The replicated host's ack latency as the local host's: open loop at half of its own closed-loop maximum.
   const replicatedHalf = rig === null ? null : await phases.time('replicated-half', () =>
-    replicatedStep(rig, setup, stepCommands, warmUpSeconds, Math.floor(measured.replicated!.median / 2), halfSeconds))
+    replicatedStep(rig, setup, stepCommands, { seconds: warmUpSeconds, commands: options.warmUp },
+      Math.floor(measured.replicated!.median / 2), halfSeconds))
   if (replicatedHalf !== null) {
     log(`replicated: ack latency at half of its durable maximum, open loop: ${describeStep(replicatedHalf, boundMs)}`)
   }
-  const recovered = await recovery(measured.journalDir, setup, commands)
+  const recovered = await recovery(measured.journalDir, setup, allCommands)
   rmSync(measured.journalDir, { recursive: true, force: true })
   phases.write(ownProfileDir())
 
@@ -671,8 +728,9 @@ async function replicatedAlone(rig: ReplicationRig, count: number): Promise<Repl
 
 /** One open-loop step at `rate` on a fresh host writing to the replicated command log, which then stops. */
 async function replicatedStep(rig: ReplicationRig, setup: readonly UnstampedCommand[],
-  commands: readonly UnstampedCommand[], warmUpSeconds: number, rate: number, seconds: number): Promise<Step> {
-  const hosts = new StepHost(setup, commands, warmUpSeconds, rig)
+  commands: readonly UnstampedCommand[], warmUp: { seconds: number; commands: number }, rate: number,
+  seconds: number): Promise<Step> {
+  const hosts = new StepHost(setup, commands, warmUp.seconds, warmUp.commands, rig)
   try {
     return await hosts.step(rate, seconds)
   } finally {
@@ -705,6 +763,8 @@ function reportOf(options: Options, m: Throughput, half: Step, knee: Knee, r: Re
     sync_commands_per_s: Math.round(m.sync.median),
     async_commands_per_s: Math.round(m.async.median),
     sync_to_engine: round(m.sync.median / m.engine.median),
+    warm_up_commands: options.warmUp,
+    sync_cold_commands_per_s: m.syncCold === null ? NaN : Math.round(m.syncCold.median),
     sync_with_events_commands_per_s: Math.round(m.syncWithEvents.median),
     sync_with_events_to_engine: round(m.syncWithEvents.median / m.engine.median),
     async_to_engine: round(m.async.median / m.engine.median),
@@ -830,7 +890,10 @@ function markdown(options: Options, r: Record<string, number>, m: Throughput, ha
     '# Engine host benchmark (workloads 2 and 6)', '',
     `Command: \`npm run bench:host${options.quick ? ' -- --quick' : ''}\`; ${cpus().length} cores, ` +
     `Node ${process.version}; ` +
-    `${options.runs} runs, ${options.commands.toLocaleString('en')} commands, seed ${options.seed}.`, '',
+    `${options.runs} runs, ${options.commands.toLocaleString('en')} commands, seed ${options.seed}; each host, ` +
+    `and the engine alone, first takes ${options.warmUp.toLocaleString('en')} commands untimed (a running server's ` +
+    `threads have compiled their code long before; a fresh host's first ${options.warmUp.toLocaleString('en')} ran at ` +
+    `${m.syncCold === null ? '-' : range(m.syncCold)} commands/s, \`sync_cold_commands_per_s\`, not judged).`, '',
     '| path | commands/s median (min-max) | ratio to engine alone |', '| --- | --- | --- |',
     `| engine alone (no I/O) | ${range(m.engine)} | 1 |`,
     `| host, durability sync (ack after flush) | ${range(m.sync)} | ${r.sync_to_engine} ` +

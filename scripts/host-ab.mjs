@@ -8,7 +8,8 @@
  * times; the first pass warms the threads' compilers up, and the rate is the median over the
  * last two of the process's CPU time per command (every thread: main, engine worker, journal
  * thread, V8's and libuv's), as commands per CPU-second. CPU time, not wall time: on two shared
- * cores a neighbour's burst moves the wall clock far more than the work done.
+ * cores a neighbour's burst moves the wall clock far more than the work done. Each child also
+ * prints its CPU a command by thread (main, engine, journal, other), medians of the same passes.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -45,21 +46,34 @@ async function child(dir) {
   const stream = generateStream({ seed: 42, commands: 200_000, iocSizeMax: 400, tradersPerSide: 50 })
   const setup = setupCommands(100)
   const commands = engineCommands(stream, setup.length + 1, 0.4, 42).map(unstamped)
+  const { ThreadCpu } = await load(dir, 'src/thread-cpu.js')
   const rates = []
+  const byThread = {}
   for (let pass = 0; pass < PASSES; pass++) {
     const dataDir = mkdtempSync(join(tmpdir(), 'predex-host-ab-'))
     try {
       const host = await EngineHost.start({ dataDir, snapshotEveryCommands: Number.MAX_SAFE_INTEGER })
       for (const command of setup) await host.submit(unstamped(command))
+      const threads = new ThreadCpu()
+      for (const { role, tid } of host.stats.threads()) threads.add(role, tid)
+      const before = threads.read()
       const started = process.cpuUsage()
       await closedLoop(host, commands)
       const used = process.cpuUsage(started)
+      const after = threads.read()
       await host.stop()
-      if (pass > 0) rates.push(commands.length / ((used.user + used.system) / 1e6))
+      if (pass === 0) continue
+      rates.push(commands.length / ((used.user + used.system) / 1e6))
+      for (const [role, seconds] of after) {
+        byThread[role] = [...(byThread[role] ?? []), (seconds - (before.get(role) ?? 0)) * 1e6 / commands.length]
+      }
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
   }
+  // The CPU a command by thread goes to stderr (the parent reads the rate from stdout).
+  process.stderr.write(`  µs a command by thread: ${Object.entries(byThread).map(([role, us]) =>
+    `${role} ${median(us).toFixed(2)}`).join(', ')}\n`)
   process.stdout.write(`${median(rates)}\n`)
 }
 

@@ -21,7 +21,7 @@ import type { Command, CommandKind, MarketInput, OrderInput, UnstampedCommand } 
 
 type FieldType =
   | 'string' | 'number' | 'boolean' | 'strings' | 'order' | 'orders' | 'legacyOrder' | 'legacyOrders' | 'market'
-  | 'action' | 'stpOrder' | 'stpOrders'
+  | 'action' | 'stpOrder' | 'stpOrders' | 'compactOrder' | 'compactOrders'
 type Schema = readonly (readonly [string, FieldType])[]
 
 const ORDER: Schema = [
@@ -78,6 +78,10 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
   ['orderGroup', [['action', 'string'], ['address', 'string'], ['owner', 'string'], ['groupId', 'string'],
     ['contractsLimitMicros', 'number'], ['notionalLimitMicros', 'number'], ['windowMs', 'number'],
     ['freezeMs', 'number']]],
+  // Orders whose every field has its usual type, without a tag per value (writeCompactOrder); any
+  // other order is still written with tags 25 and 26.
+  ['placeOrder', [['order', 'compactOrder']]],
+  ['placeOrders', [['orders', 'compactOrders']]],
 ]
 
 /** The kinds a relay may carry as its action (RelayAction). */
@@ -94,9 +98,15 @@ assert(ORDER.map(([name]) => name).join() ===
 /** The tag each kind is written with: its last (a Map keeps the last value set for a key). */
 const TAG_OF = new Map<CommandKind, number>(SCHEMAS.map(([kind], tag) => [kind, tag]))
 const PLACE_ORDER_TAG = TAG_OF.get('placeOrder')!
+const PLACE_ORDERS_TAG = TAG_OF.get('placeOrders')!
+/** Orders with a value of an unusual type (which the engine must see to refuse) keep their tagged layout. */
+const PLACE_ORDER_TAGGED_TAG = 25
+const PLACE_ORDERS_TAGGED_TAG = 26
 const CANCEL_ORDER_TAG = TAG_OF.get('cancelOrder')!
-assert(SCHEMAS[PLACE_ORDER_TAG]![1].map(([name, type]) => `${name}:${type}`).join() === 'order:stpOrder'
-  && SCHEMAS[CANCEL_ORDER_TAG]![1].map(([name, type]) => `${name}:${type}`).join() === 'address:string,orderId:string',
+const layoutOf = (tag: number): string => SCHEMAS[tag]![1].map(([name, type]) => `${name}:${type}`).join()
+assert(layoutOf(PLACE_ORDER_TAG) === 'order:compactOrder' && layoutOf(PLACE_ORDERS_TAG) === 'orders:compactOrders'
+  && layoutOf(PLACE_ORDER_TAGGED_TAG) === 'order:stpOrder' && layoutOf(PLACE_ORDERS_TAGGED_TAG) === 'orders:stpOrders'
+  && layoutOf(CANCEL_ORDER_TAG) === 'address:string,orderId:string',
 'the layouts readCommandInto reads field by field match the table')
 
 type Fields = Record<string, unknown>
@@ -130,10 +140,19 @@ const repeated = new StringCache(decodeUtf8Native, DECODED_STRINGS_CACHED_MAX, D
 
 /** Writes an unstamped command (the kind and its fields). */
 export function writeCommand(w: ByteWriter, command: UnstampedCommand): void {
-  const tag = TAG_OF.get(command.kind)
+  const tag = tagOf(command)
   assert(tag !== undefined, () => `a known command kind: ${String(command.kind)}`)
   w.uint(tag)
   writeFields(w, SCHEMAS[tag]![1], command as unknown as Fields)
+}
+
+/** A kind's last tag, but for orders that are not all of the usual types: their tagged layout. */
+function tagOf(command: UnstampedCommand): number | undefined {
+  if (command.kind === 'placeOrder' && !isCompact(command.order)) return PLACE_ORDER_TAGGED_TAG
+  if (command.kind === 'placeOrders' && !(Array.isArray(command.orders) && command.orders.every(isCompact))) {
+    return PLACE_ORDERS_TAGGED_TAG
+  }
+  return TAG_OF.get(command.kind)
 }
 
 export function readCommand(r: ByteReader): UnstampedCommand {
@@ -149,7 +168,7 @@ function readCommandInto(r: ByteReader, target: Fields): Fields {
   // The two commands most of the traffic is made of, field by field (the same fields in the same
   // order as the table's): the generic reader's computed names are V8's slow path.
   if (tag === PLACE_ORDER_TAG) {
-    target.order = readOrder(r, LAYOUT_STP)
+    target.order = readCompactOrder(r)
     return target
   }
   if (tag === CANCEL_ORDER_TAG) {
@@ -198,6 +217,13 @@ function writeValue(w: ByteWriter, type: FieldType, value: unknown): void {
       assert(Array.isArray(items), 'a list of strings')
       w.uint(items.length)
       for (const item of items) writeLeaf(w, item)
+      return
+    }
+    case 'compactOrder': return writeCompactOrder(w, value as OrderInput)
+    case 'compactOrders': {
+      const orders = value as readonly OrderInput[]
+      w.uint(orders.length)
+      for (const order of orders) writeCompactOrder(w, order)
       return
     }
     case 'stpOrder': return writeOrder(w, value as OrderInput)
@@ -298,6 +324,90 @@ function readOrderFields(r: ByteReader, layout: number): OrderInput {
   }
 }
 
+/**
+ * The compact layout of an order whose every field has its usual type (isCompact): one byte of
+ * flags (the side, the time in force, post-only, the self-trade prevention mode, whether an order
+ * group and a signer other than the maker follow), then its strings and its four numbers without
+ * a tag each. It decodes to the same order as the tagged layout (test/unit/ring/command-codec.test.ts).
+ */
+const FLAG_SELL = 1
+const FLAG_TIME_IN_FORCE_SHIFT = 1
+const FLAG_POST_ONLY = 8
+const FLAG_STP_SHIFT = 4
+const FLAG_GROUP = 64
+const FLAG_OWN_SIGNER = 128
+/** A V2 order signs no fee rate: null. */
+const FLAG_NO_FEE_RATE = 256
+const FLAGS_END = 512
+
+function isCompact(order: unknown): boolean {
+  if (typeof order !== 'object' || order === null) return false
+  const o = order as Record<keyof OrderInput, unknown>
+  return typeof o.orderId === 'string' && typeof o.owner === 'string' && typeof o.maker === 'string'
+    && typeof o.signer === 'string' && typeof o.tokenId === 'string' && SIDES.includes(o.side as string)
+    && typeof o.makerAmountMicros === 'number' && typeof o.takerAmountMicros === 'number'
+    && typeof o.expirationSec === 'number' && (typeof o.feeRateBps === 'number' || o.feeRateBps === null)
+    && TIMES_IN_FORCE.includes(o.timeInForce as string) && typeof o.postOnly === 'boolean'
+    && typeof o.clientOrderId === 'string'
+    && (o.selfTradePrevention === undefined || SELF_TRADE_PREVENTIONS.includes(o.selfTradePrevention as string))
+    && (o.orderGroupId === undefined || typeof o.orderGroupId === 'string')
+}
+
+function writeCompactOrder(w: ByteWriter, order: OrderInput): void {
+  const ownSigner = order.signer !== order.maker
+  w.uint(compactFlagsOf(order, ownSigner))
+  w.string(order.orderId)
+  w.string(order.owner)
+  w.string(order.maker)
+  if (ownSigner) w.string(order.signer)
+  w.string(order.tokenId)
+  w.float64(order.makerAmountMicros)
+  w.float64(order.takerAmountMicros)
+  w.float64(order.expirationSec)
+  if (order.feeRateBps !== null) w.float64(order.feeRateBps)
+  w.string(order.clientOrderId)
+  if (order.orderGroupId !== undefined) w.string(order.orderGroupId)
+}
+
+function compactFlagsOf(order: OrderInput, ownSigner: boolean): number {
+  const mode = order.selfTradePrevention
+  const stp = mode === undefined ? 0 : SELF_TRADE_PREVENTIONS.indexOf(mode) + 1
+  const timeInForce = TIMES_IN_FORCE.indexOf(order.timeInForce)
+  return (order.side === 'SELL' ? FLAG_SELL : 0) | (timeInForce << FLAG_TIME_IN_FORCE_SHIFT)
+    | (order.postOnly ? FLAG_POST_ONLY : 0) | (stp << FLAG_STP_SHIFT)
+    | (order.orderGroupId === undefined ? 0 : FLAG_GROUP) | (ownSigner ? FLAG_OWN_SIGNER : 0)
+    | (order.feeRateBps === null ? FLAG_NO_FEE_RATE : 0)
+}
+
+function readCompactOrder(r: ByteReader): OrderInput {
+  const flags = r.uint()
+  assert(flags < FLAGS_END && (flags >> FLAG_TIME_IN_FORCE_SHIFT & 3) < TIMES_IN_FORCE.length
+    && (flags >> FLAG_STP_SHIFT & 3) <= SELF_TRADE_PREVENTIONS.length, () => `known order flags: ${flags}`)
+  const orderId = r.string()
+  const owner = r.cachedString(repeated)
+  const maker = r.cachedString(repeated)
+  const order: OrderInput = {
+    orderId,
+    owner,
+    maker,
+    signer: (flags & FLAG_OWN_SIGNER) === 0 ? maker : r.cachedString(repeated),
+    tokenId: r.cachedString(repeated),
+    side: (flags & FLAG_SELL) === 0 ? 'BUY' : 'SELL',
+    makerAmountMicros: r.float64(),
+    takerAmountMicros: r.float64(),
+    expirationSec: r.float64(),
+    feeRateBps: (flags & FLAG_NO_FEE_RATE) === 0 ? r.float64() : null,
+    timeInForce: TIMES_IN_FORCE[flags >> FLAG_TIME_IN_FORCE_SHIFT & 3] as OrderInput['timeInForce'],
+    postOnly: (flags & FLAG_POST_ONLY) !== 0,
+    clientOrderId: r.string(),
+  }
+  const stp = flags >> FLAG_STP_SHIFT & 3
+  const group = (flags & FLAG_GROUP) === 0 ? undefined : r.cachedString(repeated)
+  if (stp === 0 && group === undefined) return order
+  return { ...order, ...(stp === 0 ? {} : { selfTradePrevention: SELF_TRADE_PREVENTIONS[stp - 1] as
+    OrderInput['selfTradePrevention'] }), ...(group === undefined ? {} : { orderGroupId: group }) }
+}
+
 function readFields(r: ByteReader, schema: Schema): Fields {
   return readFieldsInto(r, schema, {})
 }
@@ -316,6 +426,8 @@ function readValue(r: ByteReader, type: FieldType): unknown {
     case 'number':
     case 'boolean': return readLeaf(r)
     case 'strings': return Array.from({ length: r.uint() }, () => readLeaf(r))
+    case 'compactOrder': return readCompactOrder(r)
+    case 'compactOrders': return Array.from({ length: r.uint() }, () => readCompactOrder(r))
     case 'stpOrder': return readOrder(r, LAYOUT_STP)
     case 'stpOrders': return Array.from({ length: r.uint() }, () => readOrder(r, LAYOUT_STP))
     case 'order': return readOrder(r, LAYOUT_CLIENT_ORDER_ID)

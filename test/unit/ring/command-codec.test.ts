@@ -95,30 +95,41 @@ t.test('orders journaled before client order ids (tags 0 and 1) decode, with cli
   t.equal(single.kind === 'placeOrder' ? single.order.clientOrderId : null, '', 'no client order id')
   const batch = decodeStampedCommand(legacy(1, 2))
   t.strictSame(batch, { kind: 'placeOrders', seq: 5, timeMs: 6, orders: [order, order] })
-  // Orders are now written with tags 25 and 26, client order id then self-trade prevention last, and read back as they were.
+  // Tag 25, by hand: the twelve leaves, the client order id ('': string tag 0, length 0), then no
+  // self-trade prevention mode and no group (undefined: tag 5 each). It decodes; so does tag 20, the
+  // same without the last two leaves.
+  const legacyBytes = legacy(0, null)
+  const tagged25 = Uint8Array.from([5, 6, 25, ...legacyBytes.subarray(3), 0, 0, 5, 5])
+  t.strictSame(decodeStampedCommand(tagged25), { kind: 'placeOrder', seq: 5, timeMs: 6, order }, 'tag 25 decodes')
+  const withClientOrderId = Uint8Array.from([5, 6, 20, ...tagged25.subarray(3, tagged25.length - 2)])
+  t.strictSame(decodeStampedCommand(withClientOrderId), { kind: 'placeOrder', seq: 5, timeMs: 6, order },
+    'tag 20 decodes, with no mode and no group')
+  // An order with a value of an unusual type (which the engine must see to refuse it) is still written with
+  // tags 25 and 26, and read back as it was.
+  const irregular = { ...order, feeRateBps: '0' } as unknown as OrderInput
+  const irregularBytes = encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order: irregular })
+  t.equal(irregularBytes[2], 25, 'an order with a value of an unusual type is written with tag 25')
+  t.strictSame([...irregularBytes.subarray(0, 3 + 2 + 5)], [...tagged25.subarray(0, 3 + 2 + 5)],
+    'in the tagged layout: its order id leaf as tag 25 writes it')
+  t.strictSame(decodeStampedCommand(irregularBytes), { kind: 'placeOrder', seq: 5, timeMs: 6, order: irregular })
+  const mixed = encodeStampedCommand({ kind: 'placeOrders', seq: 5, timeMs: 6, orders: [order, irregular] })
+  t.equal(mixed[2], 26, 'a batch holding one such order is written with tag 26')
+  t.strictSame(decodeStampedCommand(mixed), { kind: 'placeOrders', seq: 5, timeMs: 6, orders: [order, irregular] })
+  // Orders of the usual types are written compact (tags 29 and 30), and read back as they were.
   const tagged = { ...order, clientOrderId: 'my order #1', selfTradePrevention: 'cancel-taker' as const }
   const placeBytes = encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order: tagged })
-  t.equal(placeBytes[2], 25, 'placeOrder is written with tag 25')
+  t.equal(placeBytes[2], 29, 'placeOrder is written with tag 29')
+  t.ok(placeBytes.length < encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order: irregular }).length,
+    'the compact layout is the smaller')
   const decodedPlace = decodeStampedCommand(placeBytes)
   t.strictSame(decodedPlace.kind === 'placeOrder' ? decodedPlace.order : null, tagged)
   const batchBytes = encodeStampedCommand({ kind: 'placeOrders', seq: 5, timeMs: 6, orders: [tagged, order] })
-  t.equal(batchBytes[2], 26, 'placeOrders is written with tag 26')
+  t.equal(batchBytes[2], 30, 'placeOrders is written with tag 30')
   const decodedBatch = decodeStampedCommand(batchBytes)
   t.strictSame(decodedBatch.kind === 'placeOrders' ? decodedBatch.orders : null, [tagged, order])
-  // Tags 20 and 21 (client order id; no mode, no group) are a current record without its last two leaves
-  // (absent: undefined, tag 5 each).
-  const current = encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order })
-  t.strictSame([...current.subarray(current.length - 4)], [0, 0, 5, 5],
-    'the client order id, then the mode and the group, come last')
-  const withClientOrderId = Uint8Array.from([5, 6, 20, ...current.subarray(3, current.length - 2)])
-  t.strictSame(decodeStampedCommand(withClientOrderId), { kind: 'placeOrder', seq: 5, timeMs: 6, order },
-    'tag 20 decodes, with no mode and no group')
   const grouped = { ...order, orderGroupId: 'mmp-1' }
   t.strictSame(decodeStampedCommand(encodeStampedCommand({ kind: 'placeOrder', seq: 5, timeMs: 6, order: grouped })),
     { kind: 'placeOrder', seq: 5, timeMs: 6, order: grouped }, 'a group id round-trips')
-  // A legacy record (tag 0) is the same without the client order id leaf too ('': string tag 0, length 0).
-  t.strictSame([...legacy(0, null)], [5, 6, 0, ...current.subarray(3, current.length - 4)],
-    'the same bytes but for the tag and the last three leaves')
   const cancel: Command = { kind: 'cancelByClientOrderId', seq: 1, timeMs: 2, address: '0x01', owner: 'key-1',
     clientOrderIds: ['a', 'b c'] }
   const cancelBytes = encodeStampedCommand(cancel)
@@ -154,6 +165,34 @@ t.test('a field of the wrong type comes back as it went in (the engine rejects i
     const bad = { kind: 'credit', seq: 1, timeMs: 2, address, usdcMicros: 1, gasMicros: 0 } as unknown as Command
     t.same((decodeStampedCommand(encodeStampedCommand(bad)) as unknown as { address: unknown }).address, address)
   }
+  t.end()
+})
+
+t.test('every field of a compact order round-trips, each flag alone and together', (t) => {
+  const base: OrderInput = {
+    orderId: '0x' + 'f'.repeat(64), owner: 'clé-1', maker: '0x01', signer: '0x01', tokenId: '7'.repeat(77),
+    side: 'BUY', makerAmountMicros: 400_000, takerAmountMicros: 1_000_000, expirationSec: 0, feeRateBps: 0,
+    timeInForce: 'GTC', postOnly: false, clientOrderId: '',
+  }
+  const variants: OrderInput[] = [base, { ...base, side: 'SELL' }, { ...base, postOnly: true },
+    { ...base, signer: '0x02' }, { ...base, feeRateBps: null }, { ...base, orderGroupId: 'g' }, { ...base, orderGroupId: '' },
+    { ...base, makerAmountMicros: 0.5, takerAmountMicros: -0, expirationSec: Number.NaN, feeRateBps: Number.MAX_VALUE },
+    ...(['GTC', 'GTD', 'FOK', 'FAK'] as const).map((timeInForce) => ({ ...base, timeInForce })),
+    ...(['cancel-maker', 'cancel-taker', 'cancel-both'] as const).map((selfTradePrevention) => ({ ...base, selfTradePrevention })),
+    { ...base, side: 'SELL', postOnly: true, signer: '0x02', feeRateBps: null, orderGroupId: 'g', timeInForce: 'FAK',
+      selfTradePrevention: 'cancel-both', clientOrderId: 'c-1' }]
+  for (const order of variants) {
+    const bytes = encodeStampedCommand({ kind: 'placeOrder', seq: 1, timeMs: 2, order })
+    t.equal(bytes[2], 29, 'compact')
+    const decoded = decodeStampedCommand(bytes)
+    t.strictSame(decoded.kind === 'placeOrder' ? decoded.order : null, order, JSON.stringify(order))
+    if (decoded.kind === 'placeOrder') t.ok(Object.is(decoded.order.takerAmountMicros, order.takerAmountMicros))
+  }
+  const flagsAt = 3
+  const damaged = encodeStampedCommand({ kind: 'placeOrder', seq: 1, timeMs: 2, order: base })
+  // A flags byte whose LEB128 goes on into the next byte: flags past the nine known bits.
+  damaged[flagsAt] = 0xff
+  t.throws(() => decodeStampedCommand(damaged), AssertionError, 'unknown flags')
   t.end()
 })
 

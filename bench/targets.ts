@@ -78,18 +78,22 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     'encoding, its loop; V8\'s and libuv\'s threads 1.4-3.5: the collector and the compiler). 0.4 x needs about ' +
     '5 µs in all and 2.5 on the worker. The lever is commands and results that stay bytes through the worker, ' +
     `without garbage (issue 29 point 2, issue 30) (${PERFORMANCE}, "The bare shape's closed loop")`,
-  'ack p99 at half of the closed-loop maximum vs the disk\'s flush p99': 'two LMDB flushes per commit with one ' +
-    'group at the journal thread (a command waits about 1.5 commits; a commit alone p50 0.35-0.52 ms, 1.0-1.9 ms ' +
-    'under load), and two cores shared by the main thread (the load generator\'s too), the worker, the journal ' +
-    'thread and the snapshot replica: at half load every hop waits for a core (bench:host\'s half-load table, hop ' +
-    `by hop; ${PERFORMANCE}, "Write path v2, second step")`,
+  'ack p99 at half of the closed-loop maximum vs the disk\'s flush p99': 'half of a warm host\'s closed-loop ' +
+    'maximum (103-113 k/s) is near what an open loop carries on the two cores: its groups are smaller than the ' +
+    'closed loop\'s, so each command pays more wakes and commit, and the queue grows in the ring (submitted -> ' +
+    'decoded p99 175 ms; one run in three achieved 95 % of the rate asked). Under it, two LMDB flushes per commit ' +
+    'with one group at the journal thread (a command waits about 1.5 commits) and two cores shared by the main ' +
+    'thread (the load generator\'s too), the worker, the journal thread and the snapshot replica ' +
+    `(bench:host's half-load table, hop by hop; ${PERFORMANCE}, "Write path v2, second step")`,
   'knee (highest open-loop rate with ack p99 <= 3 x the disk\'s flush p99) vs the closed-loop maximum': 'the same ' +
     'floor: at 200-1 000 commands/s the ack p99 was 4-17 ms, the load generator itself late by about 2 ms at p99; ' +
     'the lever is one flush per commit (a write-ahead file appended and fdatasync\'d once per group) ' +
     `(${PERFORMANCE}, "Write path v2, second step")`,
-  'replay vs engine alone': 'decoding every command into an object and its strings, garbage after the apply: ' +
-    'in a replay loop the engine 37 %, the decoder 28 %, collections 14 %; the lever is an engine that reads a ' +
-    `command from its bytes, or commands decoded into reused objects (${PERFORMANCE}, "Write path v2, third step")`,
+  'replay vs engine alone': 'decoding every command into an object and its strings, garbage after the apply, ' +
+    'and a replay is a fresh thread that compiles its code while it runs: compact orders (tags 29 and 30) made ' +
+    'decoding 1.45 x cheaper and replay 0.42 -> 0.48 x; in a replay loop the order index, the string cache\'s ' +
+    'compares and the order id\'s decoding lead what is left. The lever is an engine that reads a command from its ' +
+    `bytes (${PERFORMANCE}, "Outcome heads as columns, compact orders, and a warm host")`,
   'native backend vs raw libsecp256k1, per core': 'what a full check does around the recovery in JavaScript ' +
     '(the EIP-712 digest, the address, parsing: about 5 µs) and the recovery\'s tables evicted from L2 by it; ' +
     'it reads 0.89-0.93 x in interleaved chunks (docs/signatures-and-auth.md, the signature backend)',

@@ -20,12 +20,12 @@ import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { MessageChannel, Worker } from 'node:worker_threads'
 import { Ring } from '../src/ring/ring.js'
-import { COMMAND_RING_BYTES } from '../src/limits.js'
+import { BATCH_COMMANDS_MAX, COMMAND_RING_BYTES } from '../src/limits.js'
 
 /** As bench:host's closed loop. */
 const WINDOW = 4_096
-/** As the engine worker's group (BATCH_COMMANDS_MAX). */
-const GROUP_MAX = 4_096
+/** As the engine worker's group. */
+const GROUP_MAX = BATCH_COMMANDS_MAX
 
 export interface ShapeFloor {
   /** Durable acknowledgements per second, closed loop (median of the warm passes). */

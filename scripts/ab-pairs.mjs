@@ -1,7 +1,8 @@
 /**
- * What engine-ab.mjs and replay-ab.mjs share: the median, and the pairs of runs whose order
- * alternates (A then B, then B then A, ...), each printed with its ratio B / A, then the median
- * ratio. `rateA()` and `rateB()` each run one measurement (a child process) and return a rate.
+ * What the A/B scripts (engine-ab, replay-ab, host-ab, codec-ab) share: the median, the pairs of
+ * runs whose order alternates (A then B, then B then A, ...), each printed with its ratio B / A,
+ * then the median ratio (`rateA()` and `rateB()` each run one measurement, a child process, and
+ * return a rate), and their command line.
  */
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b)
@@ -20,4 +21,18 @@ export function comparePairs(pairs, rateA, rateB) {
     process.stdout.write(`pair ${pair}: A ${Math.round(a)} B ${Math.round(b)} commands/s, B / A ${(b / a).toFixed(3)}\n`)
   }
   process.stdout.write(`median B / A over ${pairs} pairs: ${median(ratios).toFixed(3)}\n`)
+}
+
+/**
+ * The two trees and the number of pairs from the command line of an A/B script (`<A> <B> [--pairs
+ * N]`); prints the usage and exits with 2 when a tree is missing.
+ */
+export function treesAndPairs(args, script, defaultPairs) {
+  const [a, b] = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--pairs')
+  if (a === undefined || b === undefined) {
+    process.stderr.write(`usage: node scripts/${script} <built tree A> <built tree B> [--pairs N]\n`)
+    process.exit(2)
+  }
+  const at = args.indexOf('--pairs')
+  return { a, b, pairs: at < 0 ? defaultPairs : Number(args[at + 1]) }
 }

@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { median } from './ab-pairs.mjs'
+import { median, treesAndPairs } from './ab-pairs.mjs'
 
 const PASSES = 5
 const load = (dir, path) => import(pathToFileURL(resolve(dir, path)).href)
@@ -56,13 +56,7 @@ const args = process.argv.slice(2)
 if (args[0] === '--child') {
   await child(args[1])
 } else {
-  const [a, b] = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--pairs')
-  if (a === undefined || b === undefined) {
-    process.stderr.write('usage: node scripts/codec-ab.mjs <built tree A> <built tree B> [--pairs N]\n')
-    process.exit(2)
-  }
-  const at = args.indexOf('--pairs')
-  const pairs = at < 0 ? 3 : Number(args[at + 1])
+  const { a, b, pairs } = treesAndPairs(args, 'codec-ab.mjs', 3)
   const ratios = { encode: [], decode: [] }
   for (let pair = 1; pair <= pairs; pair++) {
     const [first, second] = pair % 2 === 1 ? [a, b] : [b, a]

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { comparePairs, median } from './ab-pairs.mjs'
+import { comparePairs, median, treesAndPairs } from './ab-pairs.mjs'
 
 const PASSES = 3
 const WINDOW = 4_096
@@ -87,11 +87,6 @@ const args = process.argv.slice(2)
 if (args[0] === '--child') {
   await child(args[1])
 } else {
-  const [a, b] = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--pairs')
-  if (a === undefined || b === undefined) {
-    process.stderr.write('usage: node scripts/host-ab.mjs <built tree A> <built tree B> [--pairs N]\n')
-    process.exit(2)
-  }
-  const at = args.indexOf('--pairs')
-  comparePairs(at < 0 ? 5 : Number(args[at + 1]), () => rateOf(a), () => rateOf(b))
+  const { a, b, pairs } = treesAndPairs(args, 'host-ab.mjs', 5)
+  comparePairs(pairs, () => rateOf(a), () => rateOf(b))
 }

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { performance } from 'node:perf_hooks'
-import { comparePairs, median } from './ab-pairs.mjs'
+import { comparePairs, median, treesAndPairs } from './ab-pairs.mjs'
 
 const PASSES = 4
 const load = (dir, path) => import(pathToFileURL(resolve(dir, path)).href)
@@ -63,13 +63,7 @@ const args = process.argv.slice(2)
 if (args[0] === '--child') {
   await child(args[1], args[2])
 } else {
-  const [a, b] = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--pairs')
-  if (a === undefined || b === undefined) {
-    process.stderr.write('usage: node scripts/replay-ab.mjs <built tree A> <built tree B> [--pairs N]\n')
-    process.exit(2)
-  }
-  const at = args.indexOf('--pairs')
-  const pairs = at < 0 ? 3 : Number(args[at + 1])
+  const { a, b, pairs } = treesAndPairs(args, 'replay-ab.mjs', 3)
   const journalDir = mkdtempSync(join(tmpdir(), 'predex-replay-ab-'))
   try {
     await writeJournal(a, journalDir)

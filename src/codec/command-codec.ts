@@ -220,19 +220,9 @@ function writeValue(w: ByteWriter, type: FieldType, value: unknown): void {
       return
     }
     case 'compactOrder': return writeCompactOrder(w, value as OrderInput)
-    case 'compactOrders': {
-      const orders = value as readonly OrderInput[]
-      w.uint(orders.length)
-      for (const order of orders) writeCompactOrder(w, order)
-      return
-    }
+    case 'compactOrders': return writeOrders(w, value as readonly OrderInput[], writeCompactOrder)
     case 'stpOrder': return writeOrder(w, value as OrderInput)
-    case 'stpOrders': {
-      const orders = value as readonly OrderInput[]
-      w.uint(orders.length)
-      for (const order of orders) writeOrder(w, order)
-      return
-    }
+    case 'stpOrders': return writeOrders(w, value as readonly OrderInput[], writeOrder)
     case 'order':
     case 'orders':
     case 'legacyOrder':
@@ -240,6 +230,12 @@ function writeValue(w: ByteWriter, type: FieldType, value: unknown): void {
     case 'market': return writeFields(w, MARKET, value as unknown as Fields)
     case 'action': return writeAction(w, value)
   }
+}
+
+function writeOrders(w: ByteWriter, orders: readonly OrderInput[],
+  write: (w: ByteWriter, order: OrderInput) => void): void {
+  w.uint(orders.length)
+  for (const order of orders) write(w, order)
 }
 
 function writeAction(w: ByteWriter, value: unknown): void {

@@ -117,6 +117,12 @@ for (let stop = false; !stop;) {
 root.close().then(() => parentPort.postMessage('closed'))
 `
 
+/**
+ * The ring's module for the writer thread, compiled beside this file: an evaluated thread has no
+ * TypeScript loader, so this runs compiled only (its test imports it from dist/).
+ */
+const RING_MODULE = new URL('../src/ring/ring.js', import.meta.url)
+
 /** `passes` closed loops of `commands` records of `recordBytes`; the first warms the threads up. */
 export async function measureShapeFloor(parent: string, commands: number, recordBytes: number, passes = 3):
   Promise<ShapeFloor> {
@@ -125,7 +131,7 @@ export async function measureShapeFloor(parent: string, commands: number, record
   const ring = new Ring(ringBuffer)
   const channel = new MessageChannel()
   const worker = new Worker(WORKER, { eval: true, workerData: { ring: ringBuffer, dir, journalCode: JOURNAL,
-    ringUrl: new URL('../src/ring/ring.js', import.meta.url).href, toMain: channel.port2,
+    ringUrl: RING_MODULE.href, toMain: channel.port2,
     lmdb: createRequire(import.meta.url).resolve('lmdb') }, transferList: [channel.port2] })
   const resolvers: ((() => void) | undefined)[] = new Array<undefined>(commands)
   channel.port1.on('message', (ids: ArrayBuffer) => {

@@ -707,6 +707,13 @@ export const NATS_DUPLICATE_WINDOW_MS = 120_000
 /** How long a start waits for the NATS servers before it gives up (the process exits, saying so). */
 export const NATS_CONNECT_TIMEOUT_MS = 10_000
 /**
+ * Groups appended to the replicated command log and not yet acknowledged: one. The journal thread
+ * holds one group at a time, and the worker hands the next over only once the last is durable
+ * (src/host/engine-worker.ts), so what waits for a quorum waits in the ring, under its bounds; a
+ * second append in flight would mean the pipeline broke that bound, and the log stops (an assertion).
+ */
+export const REPLICATED_APPENDS_IN_FLIGHT_MAX = 1
+/**
  * A read replica hands its engine at most this many of the primary's records before they are
  * applied (src/replication/replica-feed.ts): the stream's backlog waits in JetStream, not in the
  * replica's memory. A record holds at most BATCH_COMMANDS_MAX commands.

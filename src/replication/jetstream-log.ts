@@ -27,7 +27,8 @@ import { jetstream, jetstreamManager, JetStreamApiError, StorageType, RetentionP
 import type { CommandLog, Durable } from '../journal/command-log.js'
 import type { Journal } from '../journal/journal.js'
 import { BATCH_RECORD_BYTES_MAX, NATS_CONNECT_TIMEOUT_MS, NATS_DUPLICATE_WINDOW_MS, NATS_PUBLISH_RETRY_MS,
-  NATS_PUBLISH_TIMEOUT_MS } from '../limits.js'
+  NATS_PUBLISH_TIMEOUT_MS, REPLICATED_APPENDS_IN_FLIGHT_MAX } from '../limits.js'
+import { assert } from '../stdx/assert.js'
 import { commandSubject, FIRST_SEQ_HEADER, LAST_SEQ_HEADER } from './stream-names.js'
 
 export interface ReplicationOptions {
@@ -119,6 +120,8 @@ export class JetStreamCommandLog implements CommandLog {
   }
 
   append(firstSeq: number, lastSeq: number, record: Buffer, durable: Durable): void {
+    assert(this.inFlight.length < REPLICATED_APPENDS_IN_FLIGHT_MAX,
+      () => `at most ${REPLICATED_APPENDS_IN_FLIGHT_MAX} append in flight (REPLICATED_APPENDS_IN_FLIGHT_MAX)`)
     const entry: InFlight = { durable, settled: false, error: null }
     this.inFlight.push(entry)
     try {

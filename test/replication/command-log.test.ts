@@ -13,7 +13,11 @@ import { Engine } from '../../src/engine/engine.js'
 import { stateHashOf } from '../../src/engine/snapshot.js'
 import { StreamFollower } from '../../src/replication/stream-follower.js'
 import { commandSubject } from '../../src/replication/stream-names.js'
-import type { ReplicationOptions } from '../../src/replication/jetstream-log.js'
+import { JetStreamCommandLog, type ReplicationOptions } from '../../src/replication/jetstream-log.js'
+import { Journal } from '../../src/journal/journal.js'
+import { BatchRecordWriter } from '../../src/journal/batch-record.js'
+import { encodeStampedCommand } from '../../src/codec/command-codec.js'
+import { AssertionError } from '../../src/stdx/assert.js'
 import type { UnstampedCommand } from '../../src/engine/command.js'
 import { TEXT_LENGTH_MAX } from '../../src/engine/limits.js'
 import { newMarketIds } from '../../src/service/market-ids.js'
@@ -134,4 +138,24 @@ t.test('a start against NATS servers that take messages smaller than a record is
   await t.rejects(EngineHost.start({ dataDir: tempDataDir(t), hashSeed: 7,
     replication: { servers: [small.url], stream: 'SMALL', replicas: 1 } }),
   /take messages of at most 65536 bytes \(max_payload\).*set max_payload to at least/s)
+})
+
+t.test('a second append while the first waits for JetStream is refused: one group in flight at most', async (t) => {
+  const dir = tempDataDir(t)
+  const journal = Journal.open({ path: dir, durability: 'sync' })
+  const log = await JetStreamCommandLog.open(replication('in-flight-bound'), journal, 0)
+  const recordOf = (seq: number): Buffer => {
+    const writer = new BatchRecordWriter()
+    writer.addStamped(encodeStampedCommand({ kind: 'credit', seq, timeMs: seq, address: '0x01', usdcMicros: 1,
+      gasMicros: 0 }))
+    return writer.seal()
+  }
+  const first = new Promise<Error | null>((resolve) => log.append(1, 1, recordOf(1), resolve))
+  t.throws(() => log.append(2, 2, recordOf(2), () => undefined), AssertionError,
+    'REPLICATED_APPENDS_IN_FLIGHT_MAX: the worker hands a group over only once the last is durable')
+  t.equal(await first, null, 'the first is acknowledged')
+  await new Promise<Error | null>((resolve) => log.append(2, 2, recordOf(2), resolve))
+  t.pass('once it is, the next is taken')
+  await log.close()
+  await journal.close()
 })

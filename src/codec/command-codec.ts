@@ -11,7 +11,9 @@
  * Versions live in the tags: a tag's layout never changes. When a kind gains a field it gets a
  * new tag (appended) and is always written with it; its old tag still decodes, with the new
  * field at its default. So tags 0 and 1 are orders as journaled before client order ids (read
- * with clientOrderId ''), and tags 20 and 21 the same kinds with it.
+ * with clientOrderId ''), and tags 20 and 21 the same kinds with it. Orders, most of the traffic,
+ * have a compact layout besides (tags 29 and 30: no tag per value, writeCompactOrder), written
+ * whenever every field has its usual type; an order with any other value keeps tags 25 and 26.
  */
 import { assert } from '../stdx/assert.js'
 import { ByteReader, ByteWriter } from '../stdx/bytes.js'
@@ -321,10 +323,11 @@ function readOrderFields(r: ByteReader, layout: number): OrderInput {
 }
 
 /**
- * The compact layout of an order whose every field has its usual type (isCompact): one byte of
- * flags (the side, the time in force, post-only, the self-trade prevention mode, whether an order
- * group and a signer other than the maker follow), then its strings and its four numbers without
- * a tag each. It decodes to the same order as the tagged layout (test/unit/ring/command-codec.test.ts).
+ * The compact layout of an order whose every field has its usual type (isCompact): its flags (the
+ * side, the time in force, post-only, the self-trade prevention mode, whether a signer other than
+ * the maker, an order group and a fee rate follow; a LEB128 integer, one byte but for a V2 order's
+ * absent fee rate), then its strings and numbers without a tag each. It decodes to the same order
+ * as the tagged layout would (test/unit/ring/command-codec.test.ts).
  */
 const FLAG_SELL = 1
 const FLAG_TIME_IN_FORCE_SHIFT = 1

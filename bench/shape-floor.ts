@@ -21,6 +21,7 @@ import { createRequire } from 'node:module'
 import { MessageChannel, Worker } from 'node:worker_threads'
 import { Ring } from '../src/ring/ring.js'
 import { BATCH_COMMANDS_MAX, COMMAND_RING_BYTES } from '../src/limits.js'
+import { median } from './stats.js'
 
 /** As bench:host's closed loop. */
 const WINDOW = 4_096
@@ -209,10 +210,4 @@ function closedLoop(ring: Ring, resolvers: ((() => void) | undefined)[], command
     }
     pump()
   })
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }

@@ -142,19 +142,34 @@ const repeated = new StringCache(decodeUtf8Native, DECODED_STRINGS_CACHED_MAX, D
 
 /** Writes an unstamped command (the kind and its fields). */
 export function writeCommand(w: ByteWriter, command: UnstampedCommand): void {
-  const tag = tagOf(command)
+  if (command.kind === 'placeOrder' || command.kind === 'placeOrders') return writePlacement(w, command)
+  const tag = TAG_OF.get(command.kind)
   assert(tag !== undefined, () => `a known command kind: ${String(command.kind)}`)
+  writeTagged(w, tag, command)
+}
+
+function writeTagged(w: ByteWriter, tag: number, command: UnstampedCommand): void {
   w.uint(tag)
   writeFields(w, SCHEMAS[tag]![1], command as unknown as Fields)
 }
 
-/** A kind's last tag, but for orders that are not all of the usual types: their tagged layout. */
-function tagOf(command: UnstampedCommand): number | undefined {
-  if (command.kind === 'placeOrder' && !isCompact(command.order)) return PLACE_ORDER_TAGGED_TAG
-  if (command.kind === 'placeOrders' && !(Array.isArray(command.orders) && command.orders.every(isCompact))) {
-    return PLACE_ORDERS_TAGGED_TAG
+/**
+ * Orders in the compact layout (tags 29 and 30) when every one is of the usual types, each
+ * order's flags worked out once; else in the tagged layout (tags 25 and 26), values as they are.
+ */
+function writePlacement(w: ByteWriter, command: Extract<UnstampedCommand, { kind: 'placeOrder' | 'placeOrders' }>):
+  void {
+  if (command.kind === 'placeOrder') {
+    const flags = compactFlagsOf(command.order)
+    if (flags < 0) return writeTagged(w, PLACE_ORDER_TAGGED_TAG, command)
+    w.uint(PLACE_ORDER_TAG)
+    return writeCompactOrder(w, command.order, flags)
   }
-  return TAG_OF.get(command.kind)
+  const flags = Array.isArray(command.orders) ? command.orders.map(compactFlagsOf) : [-1]
+  if (flags.includes(-1)) return writeTagged(w, PLACE_ORDERS_TAGGED_TAG, command)
+  w.uint(PLACE_ORDERS_TAG)
+  w.uint(flags.length)
+  command.orders.forEach((order, i) => writeCompactOrder(w, order, flags[i]!))
 }
 
 export function readCommand(r: ByteReader): UnstampedCommand {
@@ -221,10 +236,15 @@ function writeValue(w: ByteWriter, type: FieldType, value: unknown): void {
       for (const item of items) writeLeaf(w, item)
       return
     }
-    case 'compactOrder': return writeCompactOrder(w, value as OrderInput)
-    case 'compactOrders': return writeOrders(w, value as readonly OrderInput[], writeCompactOrder)
+    case 'compactOrder':
+    case 'compactOrders': return assert(false, 'compact orders are written by writePlacement')
     case 'stpOrder': return writeOrder(w, value as OrderInput)
-    case 'stpOrders': return writeOrders(w, value as readonly OrderInput[], writeOrder)
+    case 'stpOrders': {
+      const orders = value as readonly OrderInput[]
+      w.uint(orders.length)
+      for (const order of orders) writeOrder(w, order)
+      return
+    }
     case 'order':
     case 'orders':
     case 'legacyOrder':
@@ -232,12 +252,6 @@ function writeValue(w: ByteWriter, type: FieldType, value: unknown): void {
     case 'market': return writeFields(w, MARKET, value as unknown as Fields)
     case 'action': return writeAction(w, value)
   }
-}
-
-function writeOrders(w: ByteWriter, orders: readonly OrderInput[],
-  write: (w: ByteWriter, order: OrderInput) => void): void {
-  w.uint(orders.length)
-  for (const order of orders) write(w, order)
 }
 
 function writeAction(w: ByteWriter, value: unknown): void {
@@ -339,26 +353,37 @@ const FLAG_OWN_SIGNER = 128
 const FLAG_NO_FEE_RATE = 256
 const FLAGS_END = 512
 
-function isCompact(order: unknown): boolean {
-  if (typeof order !== 'object' || order === null) return false
+/**
+ * The compact layout's flags for `order`, or -1 when a field is not of its usual type (the order
+ * then keeps the tagged layout): the check and the flags in one pass, once per order written.
+ */
+function compactFlagsOf(order: unknown): number {
+  if (typeof order !== 'object' || order === null) return -1
   const o = order as Record<keyof OrderInput, unknown>
-  return typeof o.orderId === 'string' && typeof o.owner === 'string' && typeof o.maker === 'string'
-    && typeof o.signer === 'string' && typeof o.tokenId === 'string' && SIDES.includes(o.side as string)
+  const side = SIDES.indexOf(o.side as string)
+  const timeInForce = TIMES_IN_FORCE.indexOf(o.timeInForce as string)
+  const mode = o.selfTradePrevention
+  const stp = mode === undefined ? 0 : SELF_TRADE_PREVENTIONS.indexOf(mode as string) + 1
+  const usual = typeof o.orderId === 'string' && typeof o.owner === 'string' && typeof o.maker === 'string'
+    && typeof o.signer === 'string' && typeof o.tokenId === 'string' && side >= 0
     && typeof o.makerAmountMicros === 'number' && typeof o.takerAmountMicros === 'number'
     && typeof o.expirationSec === 'number' && (typeof o.feeRateBps === 'number' || o.feeRateBps === null)
-    && TIMES_IN_FORCE.includes(o.timeInForce as string) && typeof o.postOnly === 'boolean'
-    && typeof o.clientOrderId === 'string'
-    && (o.selfTradePrevention === undefined || SELF_TRADE_PREVENTIONS.includes(o.selfTradePrevention as string))
-    && (o.orderGroupId === undefined || typeof o.orderGroupId === 'string')
+    && timeInForce >= 0 && typeof o.postOnly === 'boolean' && typeof o.clientOrderId === 'string'
+    && stp >= 0 && (o.orderGroupId === undefined || typeof o.orderGroupId === 'string')
+  if (!usual) return -1
+  return (side === 1 ? FLAG_SELL : 0) | (timeInForce << FLAG_TIME_IN_FORCE_SHIFT)
+    | (o.postOnly === true ? FLAG_POST_ONLY : 0) | (stp << FLAG_STP_SHIFT)
+    | (o.orderGroupId === undefined ? 0 : FLAG_GROUP) | (o.signer !== o.maker ? FLAG_OWN_SIGNER : 0)
+    | (o.feeRateBps === null ? FLAG_NO_FEE_RATE : 0)
 }
 
-function writeCompactOrder(w: ByteWriter, order: OrderInput): void {
-  const ownSigner = order.signer !== order.maker
-  w.uint(compactFlagsOf(order, ownSigner))
+/** An order in the compact layout, with the flags compactFlagsOf gave it (not -1). */
+function writeCompactOrder(w: ByteWriter, order: OrderInput, flags: number): void {
+  w.uint(flags)
   w.string(order.orderId)
   w.string(order.owner)
   w.string(order.maker)
-  if (ownSigner) w.string(order.signer)
+  if ((flags & FLAG_OWN_SIGNER) !== 0) w.string(order.signer)
   w.string(order.tokenId)
   w.float64(order.makerAmountMicros)
   w.float64(order.takerAmountMicros)
@@ -366,16 +391,6 @@ function writeCompactOrder(w: ByteWriter, order: OrderInput): void {
   if (order.feeRateBps !== null) w.float64(order.feeRateBps)
   w.string(order.clientOrderId)
   if (order.orderGroupId !== undefined) w.string(order.orderGroupId)
-}
-
-function compactFlagsOf(order: OrderInput, ownSigner: boolean): number {
-  const mode = order.selfTradePrevention
-  const stp = mode === undefined ? 0 : SELF_TRADE_PREVENTIONS.indexOf(mode) + 1
-  const timeInForce = TIMES_IN_FORCE.indexOf(order.timeInForce)
-  return (order.side === 'SELL' ? FLAG_SELL : 0) | (timeInForce << FLAG_TIME_IN_FORCE_SHIFT)
-    | (order.postOnly ? FLAG_POST_ONLY : 0) | (stp << FLAG_STP_SHIFT)
-    | (order.orderGroupId === undefined ? 0 : FLAG_GROUP) | (ownSigner ? FLAG_OWN_SIGNER : 0)
-    | (order.feeRateBps === null ? FLAG_NO_FEE_RATE : 0)
 }
 
 function readCompactOrder(r: ByteReader): OrderInput {

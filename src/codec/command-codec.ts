@@ -363,7 +363,8 @@ function compactFlagsOf(order: unknown): number {
   const side = SIDES.indexOf(o.side as string)
   const timeInForce = TIMES_IN_FORCE.indexOf(o.timeInForce as string)
   const mode = o.selfTradePrevention
-  const stp = mode === undefined ? 0 : SELF_TRADE_PREVENTIONS.indexOf(mode as string) + 1
+  // 0: no mode; 1-3: a known one; -1 (indexOf's miss) only for a mode none of them, which is not usual.
+  const stp = mode === undefined ? 0 : SELF_TRADE_PREVENTIONS.indexOf(mode as string) + 1 || -1
   const usual = typeof o.orderId === 'string' && typeof o.owner === 'string' && typeof o.maker === 'string'
     && typeof o.signer === 'string' && typeof o.tokenId === 'string' && side >= 0
     && typeof o.makerAmountMicros === 'number' && typeof o.takerAmountMicros === 'number'

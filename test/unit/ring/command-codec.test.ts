@@ -245,3 +245,23 @@ t.test('a side or time in force that is none of the known values decodes as it w
   }
   t.end()
 })
+
+t.test('a self-trade prevention mode none of the known ones comes back as it was written', (t) => {
+  // The compact layout has room for the known modes only: an order with any other keeps the tagged
+  // layout, so that the engine sees the mode it was sent and refuses it (a seeded replay test found it lost).
+  const order: OrderInput = {
+    orderId: '0xabc', owner: 'key-1', maker: '0x01', signer: '0x01', tokenId: 't-yes', side: 'BUY',
+    makerAmountMicros: 400_000, takerAmountMicros: 1_000_000, expirationSec: 0, feeRateBps: 0, timeInForce: 'GTC',
+    postOnly: false, clientOrderId: '',
+  }
+  for (const mode of ['cancel-oldest', '', 'CANCEL-MAKER', 5, null]) {
+    const odd = { ...order, selfTradePrevention: mode } as unknown as OrderInput
+    const bytes = encodeStampedCommand({ kind: 'placeOrder', seq: 1, timeMs: 2, order: odd })
+    t.equal(bytes[2], 25, `${JSON.stringify(mode)}: the tagged layout`)
+    const decoded = decodeStampedCommand(bytes)
+    t.strictSame(decoded.kind === 'placeOrder' ? decoded.order : null, odd, `${JSON.stringify(mode)} round-trips`)
+    const batch = decodeStampedCommand(encodeStampedCommand({ kind: 'placeOrders', seq: 1, timeMs: 2, orders: [order, odd] }))
+    t.strictSame(batch.kind === 'placeOrders' ? batch.orders : null, [order, odd], 'in a batch too')
+  }
+  t.end()
+})

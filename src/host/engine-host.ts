@@ -28,6 +28,7 @@ import { allocateEngineStats, EngineStatsReader } from './engine-stats.js'
 import { SILENT_LOG, type Log } from '../log.js'
 import { startThread } from '../thread-start.js'
 import { HopTrace } from './hop-trace.js'
+import { SlotTable } from '../stdx/slot-table.js'
 
 export interface HostOptions {
   readonly dataDir: string
@@ -81,8 +82,9 @@ interface Pending<T> {
 }
 
 export class EngineHost {
-  private readonly pending = new Map<number, Pending<Outcome>>()
-  private readonly queries = new Map<number, Pending<QueryAnswer>>()
+  /** Not Maps: a Map's churn left its old tables holding requests in flight, promoted by the hundred MB (slot-table.ts). */
+  private readonly pending = new SlotTable<Pending<Outcome>>(PENDING_REQUESTS_MAX)
+  private readonly queries = new SlotTable<Pending<QueryAnswer>>(PENDING_QUERIES_MAX)
   private readonly listeners = new Set<Listener>()
   private nextRequestId = 1
   private nextQueryId = 1
@@ -184,14 +186,17 @@ export class EngineHost {
   submit<C extends UnstampedCommand>(command: C): Promise<OutcomeOf<C['kind']>> {
     const refusal = this.writeRefusal()
     if (refusal !== null) return Promise.reject(refusal)
-    if (this.pending.size >= PENDING_REQUESTS_MAX) return Promise.reject(busy('too many requests are pending'))
-    const requestId = this.nextRequestId++
+    // An id is taken only by a command that reaches the ring, so the ids waiting are consecutive
+    // (outcomes come back in order) and a slot is still held only when PENDING_REQUESTS_MAX wait.
+    const requestId = this.nextRequestId
+    if (!this.pending.isFree(requestId)) return Promise.reject(busy('too many requests are pending'))
     const record = encodeRequest(requestId, command)
     if (record.length > COMMAND_BYTES_MAX) {
       return Promise.reject(
         new PredexError(ServiceCode.ENGINE_BUSY, 'the command is too large', { bytesMax: COMMAND_BYTES_MAX }))
     }
     if (!this.ring.tryWrite(record, false)) return Promise.reject(busy('the command queue is full'))
+    this.nextRequestId++
     this.hopTrace?.mark(requestId, 'submitted')
     this.wakeEngineThisTurn()
     // The one narrowing on the path: the engine answers a command of kind K with ResultOf[K]
@@ -326,8 +331,9 @@ export class EngineHost {
     if (unavailable !== null) return Promise.reject(unavailable)
     // The engine answers once what it applied is durable, which waits for the quorum: refused, not left hanging.
     if (this.logStalled) return Promise.reject(logUnavailable())
-    if (this.queries.size >= PENDING_QUERIES_MAX) return Promise.reject(busy('too many queries are pending'))
-    const queryId = this.nextQueryId++
+    const queryId = this.nextQueryId
+    if (!this.queries.isFree(queryId)) return Promise.reject(busy('too many queries are pending'))
+    this.nextQueryId++
     this.send({ type: 'query', queryId, query })
     return new Promise<QueryAnswer>((resolve, reject) => this.queries.set(queryId, { resolve, reject }))
   }
@@ -369,9 +375,7 @@ export class EngineHost {
     switch (message.type) {
       case 'batch': return this.onBatch(decodeOutcomes(message.bytes))
       case 'answer': {
-        const waiting = this.queries.get(message.queryId)
-        this.queries.delete(message.queryId)
-        waiting?.resolve(message.answer)
+        this.queries.take(message.queryId)?.resolve(message.answer)
         return
       }
       case 'fatal':
@@ -401,9 +405,7 @@ export class EngineHost {
     // find its own write.
     for (const listener of this.listeners) listener(outcomes)
     for (const outcome of outcomes) {
-      const waiting = this.pending.get(outcome.requestId)
-      this.pending.delete(outcome.requestId)
-      waiting?.resolve(outcome)
+      this.pending.take(outcome.requestId)?.resolve(outcome)
     }
   }
 
@@ -435,9 +437,7 @@ export class EngineHost {
     this.accepting = false
     this.promotion?.reject(this.failure)
     this.promotion = null
-    for (const waiting of [...this.pending.values(), ...this.queries.values()]) waiting.reject(this.failure)
-    this.pending.clear()
-    this.queries.clear()
+    for (const waiting of [...this.pending.drain(), ...this.queries.drain()]) waiting.reject(this.failure)
   }
 
   /** Why the engine takes no commands (failed or stopping), or null while it does. */

@@ -35,6 +35,7 @@ import type { Command, UnstampedCommand } from '../src/engine/command.js'
 import { EngineHost } from '../src/host/engine-host.js'
 import { EVENTS_CROSSING } from '../src/host/messages.js'
 import { ThreadCpu } from '../src/thread-cpu.js'
+import { keepShortLivedObjectsYoung } from '../src/collector.js'
 import { PredexError } from '../src/errors.js'
 import type { Durability } from '../src/journal/journal.js'
 import { generateStream } from './engine-stream.js'
@@ -632,6 +633,8 @@ function stepStream(options: Options, commands: readonly UnstampedCommand[], nee
 }
 
 async function main(): Promise<void> {
+  // As the server does (src/collector.ts): the hosts measured here are the server's.
+  keepShortLivedObjectsYoung()
   const options = parseOptions(process.argv.slice(2))
   // Before any work, so that a missing nats-server is said at once; the other figures do not need it.
   const rig = await ReplicationRig.start(options.natsServer)

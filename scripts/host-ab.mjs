@@ -12,7 +12,7 @@
  * prints its CPU a command by thread (main, engine, journal, other), medians of the same passes.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -39,6 +39,8 @@ async function closedLoop(host, commands) {
 }
 
 async function child(dir) {
+  // Each tree's process as its server would run (src/collector.ts), where the tree has the setting.
+  if (existsSync(resolve(dir, 'src/collector.js'))) (await load(dir, 'src/collector.js')).keepShortLivedObjectsYoung()
   const { EngineHost } = await load(dir, 'src/host/engine-host.js')
   const { generateStream } = await load(dir, 'bench/engine-stream.js')
   const { setupCommands, engineCommands } = await load(dir, 'bench/engine-adapters.js')

@@ -11,12 +11,14 @@
 import { ConfigError, configOf, effectiveSettings, helpText } from './config.js'
 import { openLog } from './log.js'
 import { currentRuntime, runtimeProblem } from './runtime.js'
+import { keepShortLivedObjectsYoung } from './collector.js'
 
 const REPEAT_SIGNAL_MS_MIN = 1_000
 /** Errors whose message says all an operator needs (src/api/port-check.ts, src/journal/directory-lock.ts). */
 const OPERATOR_ERRORS = new Set(['PortInUseError', 'DataDirectoryInUseError'])
 
 async function main(): Promise<number> {
+  keepShortLivedObjectsYoung()
   let config
   try {
     config = configOf(process.argv.slice(2), process.env)

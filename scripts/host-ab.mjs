@@ -10,6 +10,7 @@
  * thread, V8's and libuv's), as commands per CPU-second. CPU time, not wall time: on two shared
  * cores a neighbour's burst moves the wall clock far more than the work done. Each child also
  * prints its CPU a command by thread (main, engine, journal, other), medians of the same passes.
+ * A tree with src/collector.js runs with its setting, as its server would.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'

@@ -82,7 +82,7 @@ interface Pending<T> {
 }
 
 export class EngineHost {
-  /** Not Maps: a Map's churn left its old tables holding requests in flight, promoted by the hundred MB (slot-table.ts). */
+  /** Not Maps: a Map's churn left old tables holding requests in flight, which were promoted (slot-table.ts). */
   private readonly pending = new SlotTable<Pending<Outcome>>(PENDING_REQUESTS_MAX)
   private readonly queries = new SlotTable<Pending<QueryAnswer>>(PENDING_QUERIES_MAX)
   private readonly listeners = new Set<Listener>()

@@ -283,15 +283,9 @@ class JournalThread {
     this.onSnapshot(message)
   }
 
-  /** A snapshot from the replica: a transaction of its own, between two groups', then the retention. */
+  /** A snapshot the replica made and wrote (its file is durable): the retention follows. */
   private onSnapshot(message: Extract<FromSnapshotThread, { type: 'snapshot' }>): void {
-    // Its batch is in the journal already: the replica is told only of committed groups (follow).
-    try {
-      this.journal.snapshotSync(message.seq, message.bytes)
-    } catch (error) {
-      fatal(error)
-    }
-    this.stats.snapshotted(message.bytes.byteLength)
+    this.stats.snapshotted(message.sizeBytes)
     // One after the other, and finished before the journal closes: a stop right after a
     // snapshot used to close the journal under a retention still pruning (a CI run caught it).
     this.retaining = this.retaining.then(() => this.retain())

@@ -75,7 +75,8 @@ export type ToSnapshotThread =
 
 /** Snapshot thread -> journal thread: a snapshot to write, or its heap. */
 export type FromSnapshotThread =
-  | { readonly type: 'snapshot'; readonly seq: number; readonly bytes: Uint8Array }
+  /** A snapshot at `seq` is made and durable (its file written: snapshot-files.ts). */
+  | { readonly type: 'snapshot'; readonly seq: number; readonly sizeBytes: number }
   | { readonly type: 'memory'; readonly memory: ThreadMemory }
 
 /**

@@ -9,7 +9,8 @@
  * the journal thread tells it how far the journal is durable, and it reads the batches from LMDB
  * itself and applies them (engine.applyForReplay: no events), in slices, so it holds no queue of
  * records whatever its lag, and answers `stop` between slices. When the journal thread asks for a
- * snapshot at seq S, it applies exactly up to S, encodes, and hands the bytes back to be written.
+ * snapshot at seq S, it applies exactly up to S, encodes, writes the snapshot's file itself
+ * (durably, beside the journal's LMDB, not in it: snapshot-files.ts), and says so.
  * The engine is deterministic, so the replica at S is the engine at S (the crash test checks
  * state hashes the same way: a replay reaches each restart's hash).
  *
@@ -94,14 +95,19 @@ class SnapshotThread {
     if (this.engine.seq < target || this.wanted.length > 0 || this.stopping) this.schedule()
   }
 
+  /**
+   * Encodes the replica's state at `seq` and writes it, here: the file's write and flush hold no
+   * lock the journal thread's group commits need (snapshot-files.ts), where an LMDB transaction of
+   * megabytes on that thread stalled them.
+   */
   private snapshot(seq: number): void {
     const bytes = encodeSnapshot(this.engine)
-    this.reply({ type: 'snapshot', seq, bytes }, bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-      ? [bytes.buffer as ArrayBuffer] : [])
+    this.journal.writeSnapshot(seq, bytes)
+    this.reply({ type: 'snapshot', seq, sizeBytes: bytes.byteLength })
   }
 
-  private reply(message: FromSnapshotThread, transfer: ArrayBuffer[] = []): void {
-    parentPort!.postMessage(message, transfer)
+  private reply(message: FromSnapshotThread): void {
+    parentPort!.postMessage(message)
   }
 
   private async stop(): Promise<void> {
@@ -134,7 +140,8 @@ function main(): void {
   new EngineStatsWriter(options.stats).thread('snapshot', ownThreadId())
   yieldTheCores()
   // Opened as the other threads open it (not read-only), so that lmdb-js shares their environment:
-  // a second environment on a live journal is what loses a transaction (docs/host.md). Never written.
+  // a second environment on a live journal is what loses a transaction (docs/host.md). Its LMDB is
+  // never written here: only the snapshot files beside it.
   const journal = Journal.open({ path: options.dataDir, durability: 'sync' })
   // Where the engine worker's recovery ended: groups committed since are followed like any other.
   const { engine } = recover(journal, options.hashSeed, () => performance.now(), journal.endedOrdersRetained(null),

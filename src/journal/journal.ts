@@ -1,13 +1,15 @@
 /**
  * The journal: every command the engine applied, in sequence order, in LMDB; and the engine's
- * snapshots. One LMDB environment holds these databases:
+ * snapshots, as files beside it (snapshot-files.ts). One LMDB environment holds these databases:
  *
  *   batches:   first seq -> a batch record: the commands of one group commit (batch-record.ts)
  *   commands:  seq -> [crc32 (4 bytes, little-endian)][stamped command (command-codec)]
  *              (journals written before batches, read and pruned but no longer written)
  *   snapshots: seq -> [crc32][engine snapshot at that seq]
+ *              (journals written before snapshot files, read and pruned but no longer written)
  *
- * A batch is written in one transaction of one put; a snapshot, when one is due, in the next.
+ * A batch is written in one transaction of one put; a snapshot, when one is due, to its file by
+ * the snapshot thread, outside LMDB's one writer (snapshot-files.ts says why).
  * Commits are LMDB's own, synchronous to disk (data pages, fdatasync, meta page, sync): a
  * commit that has returned is durable. `appendSync` commits on the calling thread (the engine
  * worker's journal thread, src/host/journal-thread.ts), without lmdb-js's write thread: one at a
@@ -28,6 +30,7 @@ import { decodeStampedCommand } from '../codec/command-codec.js'
 import { BatchRecordWriter, batchCommandsOf, batchCountOf } from './batch-record.js'
 import { ENDED_ORDERS_RETAINED } from '../engine/limits.js'
 import { DirectoryLock } from './directory-lock.js'
+import { SnapshotFiles } from './snapshot-files.js'
 
 export type Durability = 'sync' | 'async'
 
@@ -80,7 +83,9 @@ export class Journal {
   private readonly root: RootDatabase
   private readonly batches: Database<Buffer, number>
   private readonly commands: Database<Buffer, number>
+  /** Snapshots written before they were files (read, pruned and truncated, no longer written). */
   private readonly snapshots: Database<Buffer, number>
+  private readonly snapshotFiles: SnapshotFiles
   /** Settings fixed when the journal is made, which replaying it must use (endedOrdersRetained). */
   private readonly settings: Database<number, string>
 
@@ -101,6 +106,9 @@ export class Journal {
     this.commands = this.root.openDB<Buffer, number>({ name: LEGACY_COMMANDS_DB, encoding: 'binary' })
     this.snapshots = this.root.openDB<Buffer, number>({ name: 'snapshots', encoding: 'binary' })
     this.settings = this.root.openDB<number, string>({ name: 'settings' })
+    this.snapshotFiles = new SnapshotFiles(options.path)
+    // Opened for writing before any snapshot thread of this directory starts (and one process at a time).
+    if (options.readOnly !== true) this.snapshotFiles.removeUnfinished()
   }
 
   /**
@@ -170,6 +178,8 @@ export class Journal {
     const straddling = [...this.batches.getRange({ start: seq, reverse: true, limit: 1 })][0]
     const commandsAfter = [...this.commands.getKeys({ start: seq + 1 })]
     const snapshotsAfter = [...this.snapshots.getKeys({ start: seq + 1 })]
+    // First: a snapshot past the journal's end would be a state no replay reaches.
+    for (const snapshotSeq of this.snapshotFiles.seqs()) if (snapshotSeq > seq) this.snapshotFiles.remove(snapshotSeq)
     this.root.transactionSync(() => {
       for (const key of batchesAfter) this.batches.removeSync(key)
       for (const key of commandsAfter) this.commands.removeSync(key)
@@ -185,25 +195,35 @@ export class Journal {
   }
 
   /**
-   * Writes the engine's snapshot at `seq` in a transaction of its own, committed on this thread,
-   * after the batch that ends at `seq`: the batch's acknowledgements need not wait for a write of
-   * megabytes.
+   * Writes the engine's snapshot at `seq` to its file, durably, on the calling thread (the
+   * snapshot thread's), after the batch that ends at `seq` is durable. No LMDB transaction: the
+   * group commits go on meanwhile.
    */
-  snapshotSync(seq: number, bytes: Uint8Array): void {
+  writeSnapshot(seq: number, bytes: Uint8Array): void {
     assert(!this.options.readOnly, 'the journal is open for writing')
-    this.root.transactionSync(() => this.snapshots.putSync(seq, sealed(bytes)))
+    this.snapshotFiles.write(seq, sealed(bytes))
   }
 
-  /** Deletes all but the newest `keep` snapshots. */
+  /** Deletes all but the newest `keep` snapshots (files, and those of an older journal in LMDB). */
   pruneSnapshots(keep: number): Promise<void> {
-    const keys = [...this.snapshots.getKeys({ reverse: true })].slice(keep)
-    return Promise.all(keys.map((key) => this.snapshots.remove(key))).then(() => undefined)
+    const seqs = this.snapshotSeqs()
+    const fileSeqs = new Set(this.snapshotFiles.seqs())
+    const deletes: Promise<unknown>[] = []
+    for (const seq of seqs.slice(0, Math.max(0, seqs.length - keep))) {
+      if (fileSeqs.has(seq)) this.snapshotFiles.remove(seq)
+      else deletes.push(this.snapshots.remove(seq))
+    }
+    return Promise.all(deletes).then(() => undefined)
   }
 
   /** The seq of the oldest snapshot kept (null: none). */
   oldestSnapshotSeq(): number | null {
-    for (const key of this.snapshots.getKeys({ limit: 1 })) return key
-    return null
+    return this.snapshotSeqs()[0] ?? null
+  }
+
+  /** Every snapshot's seq, files' and LMDB's, in increasing order (a seq is in one place or the other). */
+  private snapshotSeqs(): number[] {
+    return [...new Set([...this.snapshotFiles.seqs(), ...this.snapshots.getKeys()])].sort((a, b) => a - b)
   }
 
   /** The seq of the first command journaled (null when there is none). */
@@ -230,8 +250,12 @@ export class Journal {
 
   /** Snapshots from the newest, each with its bytes if its checksum holds (null if damaged). */
   *snapshotsNewestFirst(): Generator<{ seq: number; bytes: Uint8Array | null }> {
-    for (const { key, value } of this.snapshots.getRange({ reverse: true })) {
-      yield { seq: key, bytes: unsealed(value) }
+    const fileSeqs = new Set(this.snapshotFiles.seqs())
+    for (const seq of this.snapshotSeqs().reverse()) {
+      const record = fileSeqs.has(seq) ? this.snapshotFiles.read(seq) : this.snapshots.get(seq)
+      // Gone since it was listed (pruned meanwhile): there is an older one, or a newer one was read first.
+      if (record === null || record === undefined) continue
+      yield { seq, bytes: unsealed(record) }
     }
   }
 

@@ -72,23 +72,28 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     `(${PERFORMANCE}, "Issue 30, first step")`,
   'durable host (sync) vs engine alone': 'the host\'s own code around the engine, not the shape nor the machine: ' +
     'the bare shape (bench/shape-floor.ts: the ring, a writer thread, a journal thread committing each group, the ' +
-    'ids back; no decoding, no engine) runs at 1.3-1.4 M commands/s and 0.9-1.0 µs of CPU a command, the engine ' +
-    'alone at 1.1-1.2 µs, and the sync host spends 8.6-10.7 µs (main thread 2.0-2.7: the load generator\'s ' +
-    'encoding, a promise and an outcome per command; engine worker 4.0-4.5: command decoding 0.7, the outcomes\' ' +
-    'encoding, its loop; V8\'s and libuv\'s threads 1.4-3.5: the collector and the compiler). 0.4 x needs about ' +
-    '5 µs in all and 2.5 on the worker. The lever is commands and results that stay bytes through the worker, ' +
-    `without garbage (issue 29 point 2, issue 30) (${PERFORMANCE}, "The bare shape's closed loop")`,
-  'ack p99 at half of the closed-loop maximum vs the disk\'s flush p99': 'half of a warm host\'s closed-loop ' +
-    'maximum (103-113 k/s) is near what an open loop carries on the two cores: its groups are smaller than the ' +
-    'closed loop\'s, so each command pays more wakes and commit, and the queue grows in the ring (submitted -> ' +
-    'decoded p99 175 ms; one run in three achieved 95 % of the rate asked). Under it, two LMDB flushes per commit ' +
-    'with one group at the journal thread (a command waits about 1.5 commits) and two cores shared by the main ' +
-    'thread (the load generator\'s too), the worker, the journal thread and the snapshot replica ' +
-    `(bench:host's half-load table, hop by hop; ${PERFORMANCE}, "Write path v2, second step")`,
+    'ids back; no decoding, no engine) runs at 1.3-1.5 M commands/s and 0.9 µs of CPU a command, the engine alone ' +
+    'at about 1 µs, and the sync host spends 5.4-5.6 µs (main thread 1.65-1.7: encoding, a promise and an ' +
+    'outcome per command; engine worker 3.2-3.4: command decoding, the outcomes\' encoding, its loop; V8\'s and ' +
+    'libuv\'s threads 0.35-0.4, down from 1 since the main thread no longer promotes its commands\' objects). ' +
+    '0.4 x needs about 5 µs in all and 2.5 on the worker, the serial stage. The lever is commands and results ' +
+    'that stay bytes through the worker (issue 29 point 2, issue 30) ' +
+    `(${PERFORMANCE}, "A Map's old tables, objects tenured too soon, and snapshots off the commit path")`,
+  'ack p99 at half of the closed-loop maximum (its host run as the server runs, snapshot replica on) vs the disk\'s flush p99':
+    'at 85-87 k/s (half of 170-174 k/s) the ack waits in the worker and behind the commits: decoded -> handed ' +
+    'p99 23 ms, taken -> committed p99 9 ms, against a one-at-a-time commit p99 of about 0.6 ms. Two cores carry ' +
+    'the main thread (the load generator\'s too), the worker, the journal thread and the snapshot replica (a ' +
+    'replay of every command and a 6 MB snapshot every 100 000: about 30 % of a core at 77 k/s), and the disk ' +
+    'carries the commits and the snapshots\' files. Snapshots written in LMDB on the journal thread had held the ' +
+    'commits for their megabytes (p99 120-135 ms at 77 k/s; 40-45 ms as files). Levers: a cheaper replica ' +
+    '(replay at the engine\'s speed), one flush per commit ' +
+    `(${PERFORMANCE}, "A Map's old tables, objects tenured too soon, and snapshots off the commit path")`,
   'knee (highest open-loop rate with ack p99 <= 3 x the disk\'s flush p99) vs the closed-loop maximum': 'the same ' +
-    'floor: at 200-1 000 commands/s the ack p99 was 4-17 ms, the load generator itself late by about 2 ms at p99; ' +
-    'the lever is one flush per commit (a write-ahead file appended and fdatasync\'d once per group) ' +
-    `(${PERFORMANCE}, "Write path v2, second step")`,
+    'floor at light load: at 570-2 700 commands/s the ack p99 read 2.9-3.6 ms against a bound of 0.8-1.6 ms, the ' +
+    'sender now on time (late p99 0.13-0.25 ms); a lone durable ack crosses three hand-offs between threads ' +
+    '(p99.9 of a wake here about 2 ms) and an LMDB commit of two flushes (p99 0.5-0.6 ms alone). The lever is ' +
+    'fewer hand-offs (the commit on the worker when the journal thread is idle) and one flush per commit ' +
+    `(${PERFORMANCE}, "What a wake and a commit cost here")`,
   'replay vs engine alone': 'decoding every command into an object and its strings, garbage after the apply, ' +
     'and a replay is a fresh thread that compiles its code while it runs: compact orders (tags 29 and 30) made ' +
     'decoding 1.45 x cheaper and replay 0.42 -> 0.48 x; in a replay loop the order index, the string cache\'s ' +
@@ -146,7 +151,7 @@ export const TARGETS: readonly Target[] = [
   at('durable sync vs async', 'host', 'sync_to_async', (f) => field(f, 'sync_to_async'), 0.7, 'x'),
   // Issue 29: a durable ack cannot come sooner than a flush, and this machine's flush time moves
   // with its neighbours, so the ack is judged against the disk's flush measured in the same run.
-  at('ack p99 at half of the closed-loop maximum vs the disk\'s flush p99', 'host',
+  at('ack p99 at half of the closed-loop maximum (its host run as the server runs, snapshot replica on) vs the disk\'s flush p99', 'host',
     'ack_p99_ms / disk_flush_p99_ms', (f) => quotient(f, 'ack_p99_ms', 'disk_flush_p99_ms'), 3, 'x', false),
   at('knee (highest open-loop rate with ack p99 <= 3 x the disk\'s flush p99) vs the closed-loop maximum', 'host',
     'ack_knee_per_s / sync_commands_per_s', (f) => quotient(f, 'ack_knee_per_s', 'sync_commands_per_s'), 0.5, 'x'),

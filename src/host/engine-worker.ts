@@ -429,6 +429,8 @@ async function startJournalThread(options: WorkerOptions, recoveredSeq: number):
 async function main(): Promise<void> {
   const options = workerData as WorkerOptions
   const journal = Journal.open({ path: options.dataDir, durability: options.durability })
+  // First, while no snapshot thread of this directory runs yet (it is started after recovery).
+  journal.removeUnfinishedSnapshots()
   const recovery = recover(journal, options.hashSeed, () => performance.now(),
     journal.endedOrdersRetained(options.endedOrdersRetained))
   const engine = recovery.engine

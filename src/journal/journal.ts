@@ -107,8 +107,15 @@ export class Journal {
     this.snapshots = this.root.openDB<Buffer, number>({ name: 'snapshots', encoding: 'binary' })
     this.settings = this.root.openDB<number, string>({ name: 'settings' })
     this.snapshotFiles = new SnapshotFiles(options.path)
-    // Opened for writing before any snapshot thread of this directory starts (and one process at a time).
-    if (options.readOnly !== true) this.snapshotFiles.removeUnfinished()
+  }
+
+  /**
+   * Removes a snapshot file a crash left half-written. Only before any snapshot thread of this
+   * directory starts (the engine worker, before its recovery): a live one may be writing one.
+   */
+  removeUnfinishedSnapshots(): void {
+    assert(!this.options.readOnly, 'the journal is open for writing')
+    this.snapshotFiles.removeUnfinished()
   }
 
   /**

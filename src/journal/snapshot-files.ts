@@ -11,7 +11,7 @@
  *
  * A file is written under a temporary name, flushed (fsync), renamed, and the directory flushed:
  * when `write` returns the snapshot is durable, and a crash mid-write leaves only a temporary
- * file, never a half snapshot under a snapshot's name (the next open removes it). Its checksum
+ * file, never a half snapshot under a snapshot's name (the engine worker removes it at its next start). Its checksum
  * still guards against the disk.
  */
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync }

@@ -1,8 +1,8 @@
 /**
  * The snapshots as files beside the journal (src/journal/snapshot-files.ts, Journal's snapshot
  * API): read back newest first with their checksums checked, a damaged file read as damaged (so
- * recovery takes the older one), a temporary file a crash left behind never read and removed at
- * the next open, pruning and truncation over the files and over the LMDB snapshots of a journal
+ * recovery takes the older one), a temporary file a crash left behind never read, and removed when
+ * asked (the engine worker asks at its start), pruning and truncation over the files and over the LMDB snapshots of a journal
  * written before them, the owner-only mode, and a host that recovers from a file.
  */
 import t, { type Test } from 'tap'
@@ -55,6 +55,7 @@ t.test('a damaged file reads as damaged; a temporary one is never read and goes 
   journal = Journal.open({ path: dir, durability: 'sync' })
   t.same([...journal.snapshotsNewestFirst()].map((s) => [s.seq, s.bytes === null]), [[9, true], [5, false]],
     'the damaged newest is reported damaged, the older one sound, the unfinished one not at all')
+  journal.removeUnfinishedSnapshots()
   t.notOk(readdirSync(dir).some((name) => name.endsWith('.tmp')), 'the unfinished file was removed')
   await journal.close()
 })
@@ -92,7 +93,9 @@ t.test('a host recovers from a snapshot file; truncation drops the files past it
   await host.stop()
   const files = readdirSync(dir).filter((name) => name.startsWith('snapshot-'))
   t.same(files, ['snapshot-0000000000000010.bin', 'snapshot-0000000000000020.bin'], 'a file per snapshot, two kept')
+  writeFileSync(join(dir, 'snapshot-0000000000000030.bin.tmp'), Uint8Array.of(1, 2, 3)) // a crash mid-write
   host = await EngineHost.start({ dataDir: dir, hashSeed: 2 })
+  t.notOk(readdirSync(dir).some((name) => name.endsWith('.tmp')), 'the start removed the unfinished file')
   t.equal(host.recovered.snapshotSeq, 20, 'recovery starts from the newest file')
   t.equal(host.recovered.replayed, 5)
   t.same(await host.query({ kind: 'stateHash' }), hash, 'and reaches the same state')

@@ -17,7 +17,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { PerformanceObserver, constants } from 'node:perf_hooks'
+import { PerformanceObserver, constants, performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 const WINDOW = 4_096
 const WARM_UP_COMMANDS = 100_000
@@ -77,7 +78,7 @@ try {
   const seconds = (performance.now() - started) / 1000
   const cpu = process.cpuUsage(cpuBefore)
   const heapGrowth = process.memoryUsage().heapUsed - heapBefore
-  await new Promise((resolveSoon) => setTimeout(resolveSoon, 50)) // the last gc entries
+  await sleep(50) // the last gc entries
   observer.disconnect()
   await host.stop()
   const perCommand = (value) => (value / measured.length).toFixed(3)

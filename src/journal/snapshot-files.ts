@@ -6,13 +6,14 @@
  * command) written in a transaction held that lock, and the journal thread, for its write and
  * its flush: every group commit behind it waited, and with a snapshot every 100 000 commands the
  * ack p99 of an open loop at half load was 120-135 ms against 16-30 ms with the same replica
- * making no snapshot (docs/performance.md, "Snapshots as files"). A file is written by the
- * snapshot thread itself, beside the commits, on no lock of theirs.
+ * making no snapshot (docs/performance.md, "A Map's old tables, objects tenured too soon, and
+ * snapshots off the commit path"). A file is written by the snapshot thread itself, beside the
+ * commits, on no lock of theirs.
  *
  * A file is written under a temporary name, flushed (fsync), renamed, and the directory flushed:
  * when `write` returns the snapshot is durable, and a crash mid-write leaves only a temporary
- * file, never a half snapshot under a snapshot's name (the engine worker removes it at its next start). Its checksum
- * still guards against the disk.
+ * file, never a half snapshot under a snapshot's name (the engine worker removes it at its next
+ * start). Its checksum still guards against the disk.
  */
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync }
   from 'node:fs'

@@ -18,26 +18,10 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { comparePairs, median, treesAndPairs } from './ab-pairs.mjs'
+import { closedLoop } from './host-closed-loop.mjs'
 
 const PASSES = 3
-const WINDOW = 4_096
 const load = (dir, path) => import(pathToFileURL(resolve(dir, path)).href)
-
-async function closedLoop(host, commands) {
-  let next = 0
-  let done = 0
-  await new Promise((resolveAll, reject) => {
-    const pump = () => {
-      while (next < commands.length && next - done < WINDOW) {
-        host.submit(commands[next++]).then(() => {
-          if (++done === commands.length) resolveAll()
-          else pump()
-        }, reject)
-      }
-    }
-    pump()
-  })
-}
 
 async function child(dir) {
   // Each tree's process as its server would run (src/collector.ts), where the tree has the setting.

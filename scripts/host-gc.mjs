@@ -19,8 +19,8 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { closedLoop } from './host-closed-loop.mjs'
 
-const WINDOW = 4_096
 const WARM_UP_COMMANDS = 100_000
 const MEASURED_COMMANDS = 200_000
 
@@ -39,22 +39,6 @@ const unstamped = ({ seq: _seq, timeMs: _timeMs, ...command }) => command
 const setup = setupCommands(100)
 const commands = engineCommands(generateStream({ seed: 1, commands: WARM_UP_COMMANDS + MEASURED_COMMANDS,
   iocSizeMax: 400, tradersPerSide: 50 }), setup.length + 1, 0.4, 1).map(unstamped)
-
-async function closedLoop(host, stream) {
-  let next = 0
-  let done = 0
-  await new Promise((resolveAll, reject) => {
-    const pump = () => {
-      while (next < stream.length && next - done < WINDOW) {
-        host.submit(stream[next++]).then(() => {
-          if (++done === stream.length) resolveAll()
-          else pump()
-        }, reject)
-      }
-    }
-    pump()
-  })
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'predex-host-gc-'))
 try {

@@ -54,6 +54,13 @@ export const SNAPSHOT_EVERY_COMMANDS = 100_000
 /** Snapshots kept in the data directory (older ones are deleted). */
 export const SNAPSHOTS_KEPT = 2
 /**
+ * A snapshot's file is flushed every this many bytes as it is written (snapshot-files.ts): the
+ * disk's queue then never holds a whole snapshot in front of the journal's next commit. Measured
+ * in an open loop at 77 k commands/s, six runs each: the commit's p99 1.8-5.7 ms against 3.1-11
+ * with one flush at the end, the ack p99 15-37 ms against 21-55.
+ */
+export const SNAPSHOT_FLUSH_BYTES = 1 << 20
+/**
  * Snapshots the replica (src/host/snapshot-thread.ts) holds asked for and not yet made: a replica
  * that has fallen further behind drops the oldest, which retention would delete anyway.
  */

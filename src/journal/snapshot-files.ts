@@ -10,15 +10,18 @@
  * snapshots off the commit path"). A file is written by the snapshot thread itself, beside the
  * commits, on no lock of theirs.
  *
- * A file is written under a temporary name, flushed (fsync), renamed, and the directory flushed:
+ * A file is written under a temporary name, flushed a megabyte at a time as it is written (so the
+ * disk's queue never holds a whole snapshot in front of a commit: SNAPSHOT_FLUSH_BYTES) and
+ * fsync'd at the end, renamed, and the directory flushed:
  * when `write` returns the snapshot is durable, and a crash mid-write leaves only a temporary
  * file, never a half snapshot under a snapshot's name (the engine worker removes it at its next
  * start). Its checksum still guards against the disk.
  */
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync }
-  from 'node:fs'
+import { closeSync, fdatasyncSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync,
+  writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { assert } from '../stdx/assert.js'
+import { SNAPSHOT_FLUSH_BYTES } from '../limits.js'
 
 const PREFIX = 'snapshot-'
 const SUFFIX = '.bin'
@@ -39,7 +42,10 @@ export class SnapshotFiles {
     const fd = openSync(temporary, 'w', OWNER_ONLY_FILE)
     try {
       let written = 0
-      while (written < sealed.length) written += writeSync(fd, sealed, written, sealed.length - written)
+      while (written < sealed.length) {
+        written += writeSync(fd, sealed, written, Math.min(SNAPSHOT_FLUSH_BYTES, sealed.length - written))
+        fdatasyncSync(fd)
+      }
       fsyncSync(fd)
     } finally {
       closeSync(fd)

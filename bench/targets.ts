@@ -73,24 +73,25 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
   'durable host (sync) vs engine alone': 'the host\'s own code around the engine, not the shape nor the machine: ' +
     'the bare shape (bench/shape-floor.ts: the ring, a writer thread, a journal thread committing each group, the ' +
     'ids back; no decoding, no engine) runs at 1.3-1.5 M commands/s and 0.9 µs of CPU a command, the engine alone ' +
-    'at about 1 µs, and the sync host spends 5.4-5.6 µs (main thread 1.65-1.7: encoding, a promise and an ' +
-    'outcome per command; engine worker 3.2-3.4: command decoding, the outcomes\' encoding, its loop; V8\'s and ' +
-    'libuv\'s threads 0.35-0.4, down from 1 since the main thread no longer promotes its commands\' objects). ' +
+    'at about 1 µs, and the sync host spends 5.2-5.5 µs (main thread 1.6-1.7: encoding, a promise and an ' +
+    'outcome per command; engine worker 3.15-3.35: command decoding, the outcomes\' encoding, its loop; V8\'s and ' +
+    'libuv\'s threads 0.27-0.49, down from 1 since the main thread no longer promotes its commands\' objects). ' +
     '0.4 x needs about 5 µs in all and 2.5 on the worker, the serial stage. The lever is commands and results ' +
     'that stay bytes through the worker (issue 29 point 2, issue 30) ' +
     `(${PERFORMANCE}, "A Map's old tables, objects tenured too soon, and snapshots off the commit path")`,
   'ack p99 at half of the closed-loop maximum (its host run as the server runs, snapshot replica on) vs the disk\'s flush p99':
-    'at 85-87 k/s (half of 170-174 k/s) the ack waits in the worker and behind the commits: decoded -> handed ' +
-    'p99 23 ms, taken -> committed p99 9 ms, against a one-at-a-time commit p99 of about 0.6 ms. Two cores carry ' +
+    'at 87-96 k/s (half of 173-191 k/s) the ack waits in the worker and behind the commits: decoded -> handed ' +
+    'p99 8-15 ms, taken -> committed p99 2.4-4 ms, against a one-at-a-time commit p99 of about 0.6 ms. Two cores carry ' +
     'the main thread (the load generator\'s too), the worker, the journal thread and the snapshot replica (a ' +
     'replay of every command and a 6 MB snapshot every 100 000: about 30 % of a core at 77 k/s), and the disk ' +
     'carries the commits and the snapshots\' files. Snapshots written in LMDB on the journal thread had held the ' +
-    'commits for their megabytes (p99 120-135 ms at 77 k/s; 40-45 ms as files). Levers: a cheaper replica ' +
+    'commits for their megabytes (p99 120-135 ms at 77 k/s; 15-37 ms as files flushed a megabyte at a time). ' +
+    'Levers: a cheaper replica ' +
     '(replay at the engine\'s speed), one flush per commit ' +
     `(${PERFORMANCE}, "A Map's old tables, objects tenured too soon, and snapshots off the commit path")`,
   'knee (highest open-loop rate with ack p99 <= 3 x the disk\'s flush p99) vs the closed-loop maximum': 'the same ' +
-    'floor at light load: at 570-2 700 commands/s the ack p99 read 2.9-3.6 ms against a bound of 0.8-1.6 ms, the ' +
-    'sender now on time (late p99 0.13-0.25 ms); a lone durable ack crosses three hand-offs between threads ' +
+    'floor at light load: at 570-1 100 commands/s the ack p99 read 1.25-6.3 ms against a bound of 0.7-0.9 ms, the ' +
+    'sender mostly on time (late p99 0.1-0.2 ms); a lone durable ack crosses three hand-offs between threads ' +
     '(p99.9 of a wake here about 2 ms) and an LMDB commit of two flushes (p99 0.5-0.6 ms alone). The lever is ' +
     'fewer hand-offs (the commit on the worker when the journal thread is idle) and one flush per commit ' +
     `(${PERFORMANCE}, "What a wake and a commit cost here")`,

@@ -24,7 +24,7 @@ export class SlotTable<T> {
   private count = 0
 
   constructor(capacity: number) {
-    assert(capacity > 0 && (capacity & (capacity - 1)) === 0, 'the capacity is a power of two')
+    assert(Number.isSafeInteger(capacity) && capacity > 0, 'the capacity is a whole number of slots')
     this.values = new Array<T | undefined>(capacity).fill(undefined)
     this.ids = new Float64Array(capacity).fill(-1)
     this.capacity = capacity

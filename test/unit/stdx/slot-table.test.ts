@@ -32,14 +32,18 @@ t.test('a slot held by an older id is not free, and cannot be overwritten', asyn
   t.equal(table.take(7), 'seven')
 })
 
-t.test('ids beyond 2^31 and the capacity must be whole and a power of two', async (t) => {
+t.test('ids beyond 2^31; ids and the capacity must be whole numbers', async (t) => {
   const table = new SlotTable<number>(8)
   const big = 2 ** 40 + 3
   table.set(big, 1)
   t.equal(table.take(big), 1)
   t.throws(() => table.set(-1, 0), /an id is a whole number/)
   t.throws(() => table.set(1.5, 0), /an id is a whole number/)
-  t.throws(() => new SlotTable(6), /power of two/)
+  t.throws(() => new SlotTable(0), /whole number of slots/)
+  t.throws(() => new SlotTable(2.5), /whole number of slots/)
+  const six = new SlotTable<number>(6)
+  six.set(5, 5)
+  t.notOk(six.isFree(11), 'any capacity: id 11 shares slot 5 with id 5')
 })
 
 t.test('drain hands every waiting value over and empties the table', async (t) => {

@@ -1,5 +1,5 @@
 /**
- * How V8's collector is told to treat this process's objects: the one setting Predex changes.
+ * What V8's collector is told about this process's objects.
  *
  * V8 watches where objects are allocated, and when most objects from one site outlive a young
  * collection it allocates that site's objects in the old generation from then on (allocation-site
@@ -8,7 +8,8 @@
  * alive at a scavenge under load, and die right after. Once tenured, every command's objects are
  * garbage in the old generation, which grew by about 700 bytes a command until a full collection
  * (the engine host's closed loop, main thread), and the scavenges that remained cost more, not
- * less. Measured (docs/performance.md, "A Map's old tables, and objects tenured too soon"): with
+ * less. Measured (docs/performance.md, "A Map's old tables, objects tenured too soon, and snapshots
+ * off the commit path"): with
  * this setting and the host's pending table, 50 bytes a command promoted and 0.25 µs of scavenges
  * on the main thread against 650-820 bytes and 1.0-1.3 µs; the engine alone is unchanged.
  *

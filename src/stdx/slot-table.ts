@@ -8,7 +8,8 @@
  * when it was left, so the young collector must keep them, and promotes them, and whatever they
  * reach later (a promise's outcome): about 770 bytes a command promoted on the engine host's main
  * thread, and 1.1 µs a command of scavenges, against 50 bytes and 0.25 µs with this table
- * (docs/performance.md, "A Map's old tables"). Slots are overwritten in place: nothing is left behind.
+ * (docs/performance.md, "A Map's old tables, objects tenured too soon, and snapshots off the commit
+ * path"). Slots are overwritten in place: nothing is left behind.
  *
  * An id's slot may still hold an older id's value (one that waits longer than `capacity` newer ids
  * took): `isFree` says so, and the caller refuses instead of overwriting. A value is only found

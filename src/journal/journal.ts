@@ -213,11 +213,10 @@ export class Journal {
 
   /** Deletes all but the newest `keep` snapshots (files, and those of an older journal in LMDB). */
   pruneSnapshots(keep: number): Promise<void> {
-    const seqs = this.snapshotSeqs()
-    const fileSeqs = new Set(this.snapshotFiles.seqs())
+    const { seqs, inFiles } = this.snapshotsStored()
     const deletes: Promise<unknown>[] = []
     for (const seq of seqs.slice(0, Math.max(0, seqs.length - keep))) {
-      if (fileSeqs.has(seq)) this.snapshotFiles.remove(seq)
+      if (inFiles.has(seq)) this.snapshotFiles.remove(seq)
       else deletes.push(this.snapshots.remove(seq))
     }
     return Promise.all(deletes).then(() => undefined)
@@ -225,12 +224,17 @@ export class Journal {
 
   /** The seq of the oldest snapshot kept (null: none). */
   oldestSnapshotSeq(): number | null {
-    return this.snapshotSeqs()[0] ?? null
+    return this.snapshotsStored().seqs[0] ?? null
   }
 
-  /** Every snapshot's seq, files' and LMDB's, in increasing order (a seq is in one place or the other). */
-  private snapshotSeqs(): number[] {
-    return [...new Set([...this.snapshotFiles.seqs(), ...this.snapshots.getKeys()])].sort((a, b) => a - b)
+  /**
+   * Every snapshot's seq, files' and LMDB's, in increasing order (a seq is in one place or the
+   * other), and which are files: the directory listed once.
+   */
+  private snapshotsStored(): { seqs: number[]; inFiles: ReadonlySet<number> } {
+    const inFiles = new Set(this.snapshotFiles.seqs())
+    const seqs = [...new Set([...inFiles, ...this.snapshots.getKeys()])].sort((a, b) => a - b)
+    return { seqs, inFiles }
   }
 
   /** The seq of the first command journaled (null when there is none). */
@@ -257,9 +261,9 @@ export class Journal {
 
   /** Snapshots from the newest, each with its bytes if its checksum holds (null if damaged). */
   *snapshotsNewestFirst(): Generator<{ seq: number; bytes: Uint8Array | null }> {
-    const fileSeqs = new Set(this.snapshotFiles.seqs())
-    for (const seq of this.snapshotSeqs().reverse()) {
-      const record = fileSeqs.has(seq) ? this.snapshotFiles.read(seq) : this.snapshots.get(seq)
+    const { seqs, inFiles } = this.snapshotsStored()
+    for (const seq of seqs.reverse()) {
+      const record = inFiles.has(seq) ? this.snapshotFiles.read(seq) : this.snapshots.get(seq)
       // Gone since it was listed (pruned meanwhile): there is an older one, or a newer one was read first.
       if (record === null || record === undefined) continue
       yield { seq, bytes: unsealed(record) }

@@ -44,6 +44,7 @@ import { checkPlacementLoad } from './service/trading.js'
 import { Heartbeats } from './service/heartbeats.js'
 import { ExpiryTimer } from './service/expiry-timer.js'
 import { checkPortsFree } from './api/port-check.js'
+import { openChain, type Chain } from './chain/chain.js'
 import { OpenedParts } from './opened-parts.js'
 import { VERSION } from './version.js'
 
@@ -93,6 +94,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   // Before the journal opens: a missing or wrong master key refuses the start with nothing left open.
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
   const ha = await HighAvailability.open(config, masterKey, log, opened) // a primary takes the lease before it writes
+  const chain = await chainOf(config, log, opened)
   const host = await hostOf(config, log)
   opened.add(() => host.stop())
   const { store, read } = await openReadModel(config, host, log)
@@ -110,11 +112,9 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   opened.add(() => shedder.stop())
   const metrics = metricsOf({ host, read, store, pool, heartbeats, shedder, threads, feed })
   const context: ServiceContext = {
-    host, read, credentials, pool, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), metrics,
-    nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log, shedder, replica: feed,
-    faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
-      creditsPerHourMax: config.rateLimits ? undefined : null },
-  }
+    host, read, credentials, pool, chain, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(),
+    metrics, nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log, shedder, replica: feed,
+    faucet: faucetOf(config) }
   const demoAccounts = await demoOf(config, context, isNew, log)
   const gate = gateOf(config, credentials, adminKey, clock, log)
   const server = new RestServer({ routes: allRoutes, context, metrics, log, gate,
@@ -150,10 +150,24 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
       await ha?.stop() // after the last group: a standby takes over from a complete stream
       await pool.close()
       await store.close()
+      await chain.stop()
     })()
     return stopped
   }
   return { port, grpcPort, adminKey, context, demo: timers.demo, demoTrader: timers.demoTrader, stop }
+}
+
+function faucetOf(config: Config): ServiceContext['faucet'] {
+  return { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
+    creditsPerHourMax: config.rateLimits ? undefined : null }
+}
+
+/** The chain behind the test network (--chain), stopped last: settlement under way ends before it. */
+async function chainOf(config: Config, log: Log, opened: OpenedParts): Promise<Chain> {
+  const chain = await openChain({ kind: config.chain, chainId: config.chainId, dataDir: config.dataDir,
+    blockMs: config.chainBlockMs }, log)
+  opened.add(() => chain.stop())
+  return chain
 }
 
 /**

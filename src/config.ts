@@ -7,14 +7,17 @@ import { availableParallelism } from 'node:os'
 import { CHAINS } from './crypto/contracts.js'
 import { MasterKey } from './auth/master-key.js'
 import { ENDED_ORDERS_RETAINED } from './engine/limits.js'
-import { DEMO_TRADE_INTERVAL_MS, DEMO_TRADE_INTERVAL_MS_MIN, DEMO_TRADES_PER_MINUTE_MAX, LOOP_LAG_MS_MAX_DEFAULT,
-  NATS_REPLICAS_MAX, UNFILLED_ORDERS_RETENTION_DAYS, VERIFIER_THREAD_NICE } from './limits.js'
+import { CHAIN_BLOCK_MS, DEMO_TRADE_INTERVAL_MS, DEMO_TRADE_INTERVAL_MS_MIN, DEMO_TRADES_PER_MINUTE_MAX,
+  LOOP_LAG_MS_MAX_DEFAULT, NATS_REPLICAS_MAX, UNFILLED_ORDERS_RETENTION_DAYS, VERIFIER_THREAD_NICE } from './limits.js'
 import { LOG_LEVELS, type LogFormat, type LogLevel } from './log.js'
 import type { SigBackendChoice } from './crypto/sig-backend.js'
 import { validStreamName } from './replication/stream-names.js'
 
 // Here rather than imported: --help must not load the curve code.
 const SIG_BACKENDS = ['auto', 'native', 'noble'] as const satisfies readonly SigBackendChoice[]
+// And here rather than from src/chain: --help must not load viem.
+const CHAIN_CHOICES = ['builtin', 'local'] as const
+export type ChainChoice = typeof CHAIN_CHOICES[number]
 
 export interface Config {
   readonly dataDir: string
@@ -22,6 +25,10 @@ export interface Config {
   readonly grpcPort: number
   readonly host: string
   readonly chainId: number
+  /** What holds balances and settles trades (src/chain/chain.ts): the engine's own ledger, or anvil. */
+  readonly chain: ChainChoice
+  /** The local chain's block time. */
+  readonly chainBlockMs: number
   /** Null: use the one stored in the data directory, or generate one. */
   readonly adminKey: string | null
   /** What API secrets derive from (src/auth/master-key.ts). Null: the data directory's, or a new one. */
@@ -113,6 +120,18 @@ const SETTINGS: readonly Setting[] = [
       }
       return value
     } },
+  { key: 'chain', flag: '--chain', env: 'CHAIN',
+    help: 'builtin: the engine\'s ledger is the test network; local: a local EVM chain (anvil from npm, on a '
+      + 'loopback port, its state in <data-dir>/chain) with Predex\'s contracts at the addresses the clients sign '
+      + 'for (docs/testnet.md, "Chains")',
+    defaultText: 'builtin', parse: (text) => {
+      const choice = CHAIN_CHOICES.find((name) => name === text)
+      if (choice === undefined) throw new ConfigError(`expected ${CHAIN_CHOICES.join(' or ')}, got "${text}"`)
+      return choice
+    } },
+  { key: 'chainBlockMs', flag: '--chain-block-ms', env: 'CHAIN_BLOCK_MS',
+    help: 'with --chain local: ms between two blocks', defaultText: String(CHAIN_BLOCK_MS),
+    parse: integer(100, 60_000) },
   { key: 'adminKey', flag: '--admin-key', env: 'ADMIN_API_KEY', help: 'the admin API key (EXCHANGE-ADMIN-KEY)',
     defaultText: 'generated on first start, stored in <data-dir>/admin-key, never printed', parse: (text) => {
       if (text.length < 16) throw new ConfigError('the admin key must have at least 16 characters')
@@ -244,7 +263,8 @@ const SETTINGS: readonly Setting[] = [
 export const SERVER_FLAGS: readonly string[] = [...SETTINGS.map((setting) => setting.flag), '--no-demo', '--help']
 
 const DEFAULTS: Config = {
-  dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, adminKey: null, masterKey: null,
+  dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, chain: 'builtin',
+  chainBlockMs: CHAIN_BLOCK_MS, adminKey: null, masterKey: null,
   sigWorkers: availableParallelism(), sigNice: VERIFIER_THREAD_NICE, sigBackend: 'auto', durability: 'sync',
   journalRetention: 'snapshots',
   endedOrdersRetained: null,
@@ -290,6 +310,10 @@ export function configOf(argv: readonly string[], env: Readonly<Record<string, s
   }
   if (config.role !== 'primary' && config.natsServers === null) {
     throw new ConfigError(`--role ${String(config.role)} follows the primary's command stream: give --nats-servers`)
+  }
+  if (config.role !== 'primary' && config.chain !== 'builtin') {
+    throw new ConfigError(`--chain ${String(config.chain)} runs beside the primary alone: a ${String(config.role)} ` +
+      'follows its command stream')
   }
   return config as unknown as Config
 }

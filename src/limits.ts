@@ -745,5 +745,25 @@ export const LEASE_POLL_MS = 250
 /** JetStream replicas of the command stream: 1 (tests) or an odd number up to 5 (a quorum is a majority). */
 export const NATS_REPLICAS_MAX = 5
 
+/**
+ * The local chain (`--chain local`, src/chain/anvil-process.ts): anvil must listen within
+ * ANVIL_START_MS_MAX of its start (it loads its state file first) and exit within
+ * ANVIL_STOP_MS_MAX of being told (it writes its state first), or it is killed. The last
+ * ANVIL_OUTPUT_TAIL_BYTES of what it printed are kept for the error that reports a failure; the
+ * rest (a line per block) is dropped as it comes.
+ */
+export const ANVIL_START_MS_MAX = 30_000
+export const ANVIL_STOP_MS_MAX = 10_000
+export const ANVIL_OUTPUT_TAIL_BYTES = 16 * 1024
+/** A new block every this many ms on the local chain (Amoy makes one about every 2 s). */
+export const CHAIN_BLOCK_MS = 1_000
+/** Seconds between two writes of the local chain's state file (it is written at its stop too). */
+export const CHAIN_STATE_INTERVAL_SEC = 1
+/** The chain's head block is asked for every CHAIN_HEAD_POLL_MS; a JSON-RPC call waits at most CHAIN_RPC_TIMEOUT_MS. */
+export const CHAIN_HEAD_POLL_MS = 1_000
+export const CHAIN_RPC_TIMEOUT_MS = 5_000
+/** How often a wait for a transaction's receipt asks the chain. */
+export const CHAIN_POLL_MS = 100
+
 assert(API_KEY_CHARS_MAX >= 36, 'a UUID fits')
 assert(AUTH_CLAIM_CHARS_MAX >= 42, 'a wallet address fits')

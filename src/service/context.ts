@@ -12,12 +12,15 @@ import type { Heartbeats } from './heartbeats.js'
 import type { Log } from '../log.js'
 import type { LoadShedder } from './load-shedder.js'
 import type { ReplicaLag } from '../replication/replica-feed.js'
+import type { Chain } from '../chain/chain.js'
 
 export interface ServiceContext {
   readonly host: EngineHost
   readonly read: ReadModel
   readonly credentials: CredentialStore
   readonly pool: VerifierPool
+  /** The chain behind the test network (--chain): the engine's own ledger, or a real one. */
+  readonly chain: Pick<Chain, 'status'>
   readonly chainId: number
   readonly version: string
   readonly startedMs: number

@@ -21,7 +21,18 @@ export interface Health {
   /** A replica's lag behind the primary's stream; null on a primary. */
   readonly replicaLag: { readonly seqsBehind: number; readonly recordsPending: number; readonly msBehind: number }
     | null
+  /**
+   * The chain behind the test network (--chain; docs/testnet.md, "Chains"). In the issue's own
+   * snake_case, as the chain's fields are named in Polymarket's tooling: `builtin` alone, or a real
+   * chain's JSON-RPC URL, id, last head block seen, and why the last look at it failed (null: it answered).
+   */
+  readonly chain: ChainHealth
 }
+
+export type ChainHealth =
+  | { readonly kind: 'builtin' }
+  | { readonly kind: 'local'; readonly rpc_url: string | null; readonly chain_id: number | null;
+    readonly head_block: number | null; readonly rpc_error: string | null }
 
 export function healthOf(context: ServiceContext): Health {
   const load = context.host.load
@@ -30,7 +41,15 @@ export function healthOf(context: ServiceContext): Health {
     uptimeSec: Math.floor((context.nowMs() - context.startedMs) / 1000), ...load,
     role: context.host.role,
     replicaLag: lag === null ? null
-      : { seqsBehind: lag.seqsBehind, recordsPending: lag.recordsPending, msBehind: lag.msBehind } }
+      : { seqsBehind: lag.seqsBehind, recordsPending: lag.recordsPending, msBehind: lag.msBehind },
+    chain: chainHealthOf(context) }
+}
+
+function chainHealthOf(context: ServiceContext): ChainHealth {
+  const status = context.chain.status()
+  if (status.kind === 'builtin') return { kind: 'builtin' }
+  return { kind: status.kind, rpc_url: status.rpcUrl, chain_id: status.chainId, head_block: status.headBlock,
+    rpc_error: status.rpcError }
 }
 
 /**

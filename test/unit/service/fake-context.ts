@@ -3,6 +3,7 @@
  * no journal), a real read model fed with each command's events, and a clock the test moves.
  * Every command the services submit is kept, so a test can see that a refusal journaled nothing.
  */
+import { BUILTIN_CHAIN } from '../../../src/chain/chain.js'
 import { Engine } from '../../../src/engine/engine.js'
 import type { Command, UnstampedCommand } from '../../../src/engine/command.js'
 import { answer, type Query } from '../../../src/host/query.js'
@@ -42,7 +43,7 @@ export function fakeWorld(faucet: ServiceContext['faucet'] = { amountMicrosMax: 
     query: async (query: Query) => answer(engine, query),
   }
   const context = {
-    host, read, credentials: { size: 0 }, pool: null, chainId: CHAIN_ID, version: 'test', startedMs: T0_MS,
+    host, read, credentials: { size: 0 }, pool: null, chain: BUILTIN_CHAIN, chainId: CHAIN_ID, version: 'test', startedMs: T0_MS,
     metrics: { observeEngineAck: () => undefined }, nowMs: () => nowMs, faucet, isLinked: () => false, log: SILENT_LOG,
   } as unknown as ServiceContext
   return { context, engine, commands, advance: (ms) => { nowMs += ms } }

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+/**
+ * Compiles Predex's contracts (src/chain/contracts/*.sol) with solc-js and writes their artifacts
+ * to src/chain/artifacts/: the ABI, the creation and the runtime bytecode. The Conditional Tokens
+ * contract is Gnosis' own, as published in @gnosis.pm/conditional-tokens-contracts 1.0.3 (built
+ * with solc 0.5.10, which this compiler is not): its ABI and bytecode are copied from the package.
+ *
+ *   node scripts/compile-contracts.mjs           write the artifacts
+ *   node scripts/compile-contracts.mjs --check   exit 1 when an artifact differs from its source
+ *
+ * The artifacts are committed, so that a server starts without a compiler; the check (run by
+ * test/unit/chain/artifacts.test.ts) keeps them equal to what the sources compile to.
+ */
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const require = createRequire(import.meta.url)
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const sourcesDir = join(root, 'src/chain/contracts')
+const artifactsDir = join(root, 'src/chain/artifacts')
+const CTF_PACKAGE = '@gnosis.pm/conditional-tokens-contracts'
+
+/** Settings fixed here so that the same sources always give the same bytes. */
+const SETTINGS = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: 'cancun',
+  metadata: { bytecodeHash: 'none', appendCBOR: false },
+  outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+}
+
+function findImport(path) {
+  try {
+    return { contents: readFileSync(require.resolve(path), 'utf8') }
+  } catch {
+    return { error: `not found: ${path}` }
+  }
+}
+
+/** Every contract defined in src/chain/contracts, compiled, as artifacts by name. */
+export function compileSources() {
+  const solc = require('solc')
+  const files = readdirSync(sourcesDir).filter((name) => name.endsWith('.sol')).sort()
+  const sources = Object.fromEntries(files.map((name) => [name, { content: readFileSync(join(sourcesDir, name), 'utf8') }]))
+  const input = { language: 'Solidity', sources, settings: SETTINGS }
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport }))
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
+  if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'))
+  const artifacts = {}
+  for (const file of files) {
+    for (const [name, contract] of Object.entries(output.contracts[file] ?? {})) {
+      artifacts[name] = {
+        contractName: name,
+        source: `src/chain/contracts/${file}`,
+        compiler: `solc ${solc.version()}`,
+        abi: contract.abi,
+        bytecode: `0x${contract.evm.bytecode.object}`,
+        deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
+      }
+    }
+  }
+  return artifacts
+}
+
+/** Gnosis' Conditional Tokens, as the package publishes them. */
+export function conditionalTokensArtifact() {
+  const built = require(`${CTF_PACKAGE}/build/contracts/ConditionalTokens.json`)
+  return {
+    contractName: 'ConditionalTokens',
+    source: `${CTF_PACKAGE}@1.0.3 contracts/ConditionalTokens.sol`,
+    compiler: `solc ${built.compiler.version}`,
+    abi: built.abi,
+    bytecode: built.bytecode,
+    deployedBytecode: built.deployedBytecode,
+  }
+}
+
+/** Only the contracts Predex deploys: the sources' libraries and interfaces have no code of their own. */
+function deployable(artifacts) {
+  return Object.fromEntries(Object.entries(artifacts).filter(([, a]) => a.bytecode !== '0x'))
+}
+
+function artifactText(artifact) {
+  return `${JSON.stringify(artifact, null, 2)}\n`
+}
+
+function main() {
+  const check = process.argv.includes('--check')
+  const artifacts = { ...deployable(compileSources()), ConditionalTokens: conditionalTokensArtifact() }
+  const stale = []
+  for (const [name, artifact] of Object.entries(artifacts)) {
+    const file = join(artifactsDir, `${name}.json`)
+    const text = artifactText(artifact)
+    if (check) {
+      let committed = ''
+      try {
+        committed = readFileSync(file, 'utf8')
+      } catch {
+        // missing: stale
+      }
+      if (committed !== text) stale.push(name)
+    } else {
+      writeFileSync(file, text)
+      console.log(`wrote ${file} (${(artifact.deployedBytecode.length - 2) / 2} bytes of runtime code)`)
+    }
+  }
+  if (check && stale.length > 0) {
+    console.error(`stale artifacts (run node scripts/compile-contracts.mjs): ${stale.join(', ')}`)
+    process.exit(1)
+  }
+  if (check) console.log(`artifacts match their sources: ${Object.keys(artifacts).join(', ')}`)
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main()

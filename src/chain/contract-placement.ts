@@ -1,0 +1,70 @@
+/**
+ * Puts Predex's contracts at the addresses Polymarket's clients know for the chain id
+ * (src/crypto/contracts.ts): the collateral, the Conditional Tokens, and an exchange at each of
+ * the four exchange addresses (V1 and V2, plain and neg-risk), so that a client signing for
+ * chain 80002 signs for contracts that are there, and their EIP-712 domains name these addresses.
+ *
+ * On anvil no transaction is needed: each contract's constructor runs in an `eth_call` (a call
+ * without a recipient returns the runtime code a creation would leave, immutables filled in), and
+ * `anvil_setCode` writes that code at the fixed address. The contracts keep nothing from their
+ * constructors in storage (src/chain/contracts), so the code alone is the whole contract. This is
+ * the same on every start: code already in place is left alone, so a restart keeps every balance.
+ */
+import { encodeDeployData, type Address, type Hex, type PublicClient, type TestClient } from 'viem'
+import type { ChainContracts } from '../crypto/contracts.js'
+import { artifactOf } from './artifacts.js'
+
+export interface PlacedContract {
+  readonly name: string
+  readonly address: Address
+  /** False when the same code was there already (a restart). */
+  readonly written: boolean
+}
+
+interface Wanted {
+  readonly name: string
+  readonly address: Address
+  readonly code: Hex
+}
+
+export async function placeContracts(client: PublicClient, test: TestClient, contracts: ChainContracts,
+  operator: Address): Promise<PlacedContract[]> {
+  const wanted = await wantedCode(client, contracts, operator)
+  const placed: PlacedContract[] = []
+  for (const { name, address, code } of wanted) {
+    const current = await client.getCode({ address })
+    const written = current?.toLowerCase() !== code.toLowerCase()
+    if (written) await test.setCode({ address, bytecode: code })
+    placed.push({ name, address, written })
+  }
+  return placed
+}
+
+async function wantedCode(client: PublicClient, contracts: ChainContracts, operator: Address): Promise<Wanted[]> {
+  const collateral = contracts.collateral as Address
+  const conditionalTokens = contracts.conditionalTokens as Address
+  const usdc = artifactOf('TestUSDC')
+  const exchange = artifactOf('PredexExchange')
+  const exchangeCode = (version: 1 | 2): Promise<Hex> => runtimeCode(client, encodeDeployData({ abi: exchange.abi,
+    bytecode: exchange.bytecode, args: [collateral, conditionalTokens, operator, version] }))
+  const [usdcCode, v1Code, v2Code] = await Promise.all([
+    runtimeCode(client, encodeDeployData({ abi: usdc.abi, bytecode: usdc.bytecode, args: [operator] })),
+    exchangeCode(1),
+    exchangeCode(2),
+  ])
+  return [
+    { name: 'TestUSDC', address: collateral, code: usdcCode },
+    { name: 'ConditionalTokens', address: conditionalTokens, code: artifactOf('ConditionalTokens').deployedBytecode },
+    { name: 'PredexExchange V1', address: contracts.exchange as Address, code: v1Code },
+    { name: 'PredexExchange V1 (neg risk)', address: contracts.negRiskExchange as Address, code: v1Code },
+    { name: 'PredexExchange V2', address: contracts.exchangeV2 as Address, code: v2Code },
+    { name: 'PredexExchange V2 (neg risk)', address: contracts.negRiskExchangeV2 as Address, code: v2Code },
+  ]
+}
+
+/** The runtime code a creation with `data` would leave, from a call that creates nothing. */
+async function runtimeCode(client: PublicClient, data: Hex): Promise<Hex> {
+  const { data: code } = await client.call({ data })
+  if (code === undefined || code === '0x') throw new Error('a contract\'s constructor returned no code')
+  return code
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ERC1155Holder} from "@openzeppelin/contracts/token/ERC1155/utils/ERC1155Holder.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+
+/// The part of Gnosis' Conditional Tokens (1.0.3) the exchange calls.
+interface IConditionalTokens {
+    function splitPosition(
+        IERC20 collateralToken,
+        bytes32 parentCollectionId,
+        bytes32 conditionId,
+        uint256[] calldata partition,
+        uint256 amount
+    ) external;
+
+    function mergePositions(
+        IERC20 collateralToken,
+        bytes32 parentCollectionId,
+        bytes32 conditionId,
+        uint256[] calldata partition,
+        uint256 amount
+    ) external;
+
+    function safeTransferFrom(address from, address to, uint256 id, uint256 value, bytes calldata data) external;
+}
+
+/// Settles on chain the trades Predex's engine matched off chain, each against the two orders
+/// their makers signed (Polymarket's `Order`, V1 or V2: the same EIP-712 digests the clients sign,
+/// under the domain "Polymarket CTF Exchange", version "1" or "2", this contract's address).
+///
+/// A trade is one fill between two orders, A (the taker, who pays the fee) and B:
+/// - opposite sides of one token (normal): `size` outcome tokens go from the seller to the buyer,
+///   `collateralA` (= `collateralB`) USDC from the buyer to the seller;
+/// - two buys of the two tokens of one condition (mint): the buyers pay `collateralA` and
+///   `collateralB` (their sum `size`), which the Conditional Tokens split into `size` of each token;
+/// - two sells of the two tokens (merge): `size` of each token is merged back into `size` USDC,
+///   paid out as `collateralA` and `collateralB`.
+///
+/// Each order's fills are counted in its maker asset and never exceed its signed `makerAmount`;
+/// each fill pays at least the order's signed price (what it gets over what it gives is at least
+/// takerAmount over makerAmount, in exact integers). A trade id settles once: submitted again (a
+/// settlement retried after a crash) it is skipped, so retrying is always safe. Only the operator
+/// submits, as on Polymarket; expiry, nonces and the V1 `taker` field are the engine's to enforce
+/// when it matches, since a trade matched in time must still settle when the chain is slow.
+///
+/// Like every Predex contract it keeps nothing from its constructor in storage, so its runtime
+/// code alone, copied to a fixed address (anvil_setCode), is a whole exchange.
+contract PredexExchange is ERC1155Holder {
+    using SafeERC20 for IERC20;
+
+    uint8 internal constant BUY = 0;
+    uint8 internal constant SELL = 1;
+    uint8 internal constant SIGNATURE_EOA = 0;
+    uint8 internal constant SIGNATURE_POLY_1271 = 3;
+
+    bytes32 internal constant DOMAIN_TYPEHASH =
+        keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
+    bytes32 internal constant NAME_HASH = keccak256("Polymarket CTF Exchange");
+    bytes32 internal constant ORDER_V1_TYPEHASH = keccak256(
+        "Order(uint256 salt,address maker,address signer,address taker,uint256 tokenId,uint256 makerAmount,"
+        "uint256 takerAmount,uint256 expiration,uint256 nonce,uint256 feeRateBps,uint8 side,uint8 signatureType)"
+    );
+    bytes32 internal constant ORDER_V2_TYPEHASH = keccak256(
+        "Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 takerAmount,"
+        "uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)"
+    );
+
+    IERC20 public immutable collateral;
+    IConditionalTokens public immutable conditionalTokens;
+    /// The only account that registers tokens and settles trades; it also receives the fees.
+    address public immutable operator;
+    /// The order type and EIP-712 domain version this exchange settles: 1 or 2.
+    uint8 public immutable version;
+
+    struct Token {
+        bytes32 conditionId;
+        uint256 complement;
+    }
+
+    /// Outcome tokens (Conditional Tokens position ids) by id, each with its complement.
+    mapping(uint256 => Token) public tokens;
+    /// How much of each order (by EIP-712 digest) has been filled, in its maker asset.
+    mapping(bytes32 => uint256) public filled;
+    /// The trade ids settled.
+    mapping(bytes32 => bool) public settled;
+
+    struct OrderV1 {
+        uint256 salt;
+        address maker;
+        address signer;
+        address taker;
+        uint256 tokenId;
+        uint256 makerAmount;
+        uint256 takerAmount;
+        uint256 expiration;
+        uint256 nonce;
+        uint256 feeRateBps;
+        uint8 side;
+        uint8 signatureType;
+        bytes signature;
+    }
+
+    struct OrderV2 {
+        uint256 salt;
+        address maker;
+        address signer;
+        uint256 tokenId;
+        uint256 makerAmount;
+        uint256 takerAmount;
+        uint8 side;
+        uint8 signatureType;
+        uint256 timestamp;
+        bytes32 metadata;
+        bytes32 builder;
+        bytes signature;
+    }
+
+    /// One fill's amounts: outcome tokens, each side's collateral, and A's fee (in collateral).
+    struct Fill {
+        bytes32 tradeId;
+        uint256 size;
+        uint256 collateralA;
+        uint256 collateralB;
+        uint256 feeA;
+    }
+
+    struct TradeV1 {
+        OrderV1 a;
+        OrderV1 b;
+        Fill fill;
+    }
+
+    struct TradeV2 {
+        OrderV2 a;
+        OrderV2 b;
+        Fill fill;
+    }
+
+    /// What settling needs of a verified order.
+    struct Terms {
+        bytes32 hash;
+        address maker;
+        uint256 tokenId;
+        uint256 makerAmount;
+        uint256 takerAmount;
+        uint8 side;
+    }
+
+    event TokenRegistered(uint256 indexed token, uint256 indexed complement, bytes32 indexed conditionId);
+    event TradeSettled(
+        bytes32 indexed tradeId,
+        bytes32 indexed orderA,
+        bytes32 indexed orderB,
+        uint256 size,
+        uint256 collateralA,
+        uint256 collateralB,
+        uint256 feeA
+    );
+    event TradeAlreadySettled(bytes32 indexed tradeId);
+
+    error NotOperator(address caller);
+    error WrongVersion(uint8 expected);
+    error TokenConflict(uint256 token);
+    error UnknownToken(uint256 token);
+    error NotComplements(uint256 a, uint256 b);
+    error UnsupportedSignatureType(uint8 signatureType);
+    error BadSignature(bytes32 order);
+    error Overfilled(bytes32 order);
+    error PriceNotMet(bytes32 order);
+    error AmountsMismatch(bytes32 tradeId);
+
+    constructor(IERC20 collateral_, IConditionalTokens conditionalTokens_, address operator_, uint8 version_) {
+        require(version_ == 1 || version_ == 2, "version is 1 or 2");
+        collateral = collateral_;
+        conditionalTokens = conditionalTokens_;
+        operator = operator_;
+        version = version_;
+    }
+
+    modifier onlyOperator() {
+        if (msg.sender != operator) revert NotOperator(msg.sender);
+        _;
+    }
+
+    /// Registers a binary condition's two outcome tokens as complements. Registering the same pair
+    /// again changes nothing; a token already paired otherwise is refused.
+    function registerToken(uint256 token, uint256 complement, bytes32 conditionId) external onlyOperator {
+        _register(token, complement, conditionId);
+        _register(complement, token, conditionId);
+        emit TokenRegistered(token, complement, conditionId);
+    }
+
+    function _register(uint256 token, uint256 complement, bytes32 conditionId) internal {
+        Token storage known = tokens[token];
+        if (known.conditionId != bytes32(0)) {
+            if (known.conditionId != conditionId || known.complement != complement) revert TokenConflict(token);
+            return;
+        }
+        tokens[token] = Token(conditionId, complement);
+    }
+
+    /// The EIP-712 domain separator, computed for the address this code runs at.
+    function domainSeparator() public view returns (bytes32) {
+        bytes32 versionHash = version == 1 ? keccak256("1") : keccak256("2");
+        return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, versionHash, block.chainid, address(this)));
+    }
+
+    function hashOrderV1(OrderV1 calldata o) public view returns (bytes32) {
+        bytes32 structHash = keccak256(
+            bytes.concat(
+                abi.encode(ORDER_V1_TYPEHASH, o.salt, o.maker, o.signer, o.taker, o.tokenId, o.makerAmount),
+                abi.encode(o.takerAmount, o.expiration, o.nonce, o.feeRateBps, o.side, o.signatureType)
+            )
+        );
+        return _digest(structHash);
+    }
+
+    function hashOrderV2(OrderV2 calldata o) public view returns (bytes32) {
+        bytes32 structHash = keccak256(
+            bytes.concat(
+                abi.encode(ORDER_V2_TYPEHASH, o.salt, o.maker, o.signer, o.tokenId, o.makerAmount, o.takerAmount),
+                abi.encode(o.side, o.signatureType, o.timestamp, o.metadata, o.builder)
+            )
+        );
+        return _digest(structHash);
+    }
+
+    function settleV1(TradeV1[] calldata trades) external onlyOperator {
+        if (version != 1) revert WrongVersion(version);
+        for (uint256 i = 0; i < trades.length; i++) {
+            TradeV1 calldata t = trades[i];
+            if (_alreadySettled(t.fill.tradeId)) continue;
+            Terms memory a = _termsV1(t.a);
+            Terms memory b = _termsV1(t.b);
+            _settle(a, b, t.fill);
+        }
+    }
+
+    function settleV2(TradeV2[] calldata trades) external onlyOperator {
+        if (version != 2) revert WrongVersion(version);
+        for (uint256 i = 0; i < trades.length; i++) {
+            TradeV2 calldata t = trades[i];
+            if (_alreadySettled(t.fill.tradeId)) continue;
+            Terms memory a = _termsV2(t.a);
+            Terms memory b = _termsV2(t.b);
+            _settle(a, b, t.fill);
+        }
+    }
+
+    function _alreadySettled(bytes32 tradeId) internal returns (bool) {
+        if (!settled[tradeId]) return false;
+        emit TradeAlreadySettled(tradeId);
+        return true;
+    }
+
+    function _digest(bytes32 structHash) internal view returns (bytes32) {
+        return keccak256(abi.encodePacked("\x19\x01", domainSeparator(), structHash));
+    }
+
+    function _termsV1(OrderV1 calldata o) internal view returns (Terms memory) {
+        bytes32 hash = hashOrderV1(o);
+        _checkSignature(hash, o.maker, o.signer, o.signatureType, o.signature);
+        return Terms(hash, o.maker, o.tokenId, o.makerAmount, o.takerAmount, o.side);
+    }
+
+    function _termsV2(OrderV2 calldata o) internal view returns (Terms memory) {
+        bytes32 hash = hashOrderV2(o);
+        _checkSignature(hash, o.maker, o.signer, o.signatureType, o.signature);
+        return Terms(hash, o.maker, o.tokenId, o.makerAmount, o.takerAmount, o.side);
+    }
+
+    /// An EOA signs for itself; a contract wallet (POLY_1271) answers ERC-1271 for itself. The
+    /// proxy and Safe types need their factories on chain to tie a wallet to its owner, which this
+    /// network does not deploy, so they are refused rather than trusted.
+    function _checkSignature(bytes32 hash, address maker, address signer, uint8 signatureType, bytes calldata signature)
+        internal
+        view
+    {
+        if (signatureType == SIGNATURE_EOA) {
+            (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecover(hash, signature);
+            if (err != ECDSA.RecoverError.NoError || recovered != signer || signer != maker) revert BadSignature(hash);
+        } else if (signatureType == SIGNATURE_POLY_1271 && version == 2) {
+            if (signer != maker || !SignatureChecker.isValidERC1271SignatureNow(maker, hash, signature)) {
+                revert BadSignature(hash);
+            }
+        } else {
+            revert UnsupportedSignatureType(signatureType);
+        }
+    }
+
+    function _settle(Terms memory a, Terms memory b, Fill calldata f) internal {
+        Token memory tokenA = tokens[a.tokenId];
+        if (tokenA.conditionId == bytes32(0)) revert UnknownToken(a.tokenId);
+        if (tokens[b.tokenId].conditionId == bytes32(0)) revert UnknownToken(b.tokenId);
+        if (f.size == 0 || f.feeA > f.collateralA) revert AmountsMismatch(f.tradeId);
+        settled[f.tradeId] = true;
+        if (a.side != b.side) _settleNormal(a, b, f);
+        else if (a.side == BUY) _settleMint(a, b, f, tokenA);
+        else _settleMerge(a, b, f, tokenA);
+        emit TradeSettled(f.tradeId, a.hash, b.hash, f.size, f.collateralA, f.collateralB, f.feeA);
+    }
+
+    /// A buys from B or sells to B, one token; A's fee comes out of what A pays or receives.
+    function _settleNormal(Terms memory a, Terms memory b, Fill calldata f) internal {
+        if (a.tokenId != b.tokenId || f.collateralA != f.collateralB) revert AmountsMismatch(f.tradeId);
+        (Terms memory buyer, Terms memory seller) = a.side == BUY ? (a, b) : (b, a);
+        _fill(buyer, f.collateralA, f.size);
+        _fill(seller, f.size, f.collateralA);
+        collateral.safeTransferFrom(buyer.maker, seller.maker, f.collateralA);
+        conditionalTokens.safeTransferFrom(seller.maker, buyer.maker, a.tokenId, f.size, "");
+        _chargeFee(a.maker, f.feeA);
+    }
+
+    function _settleMint(Terms memory a, Terms memory b, Fill calldata f, Token memory tokenA) internal {
+        if (tokenA.complement != b.tokenId) revert NotComplements(a.tokenId, b.tokenId);
+        if (f.collateralA + f.collateralB != f.size) revert AmountsMismatch(f.tradeId);
+        _fill(a, f.collateralA, f.size);
+        _fill(b, f.collateralB, f.size);
+        collateral.safeTransferFrom(a.maker, address(this), f.collateralA);
+        collateral.safeTransferFrom(b.maker, address(this), f.collateralB);
+        collateral.forceApprove(address(conditionalTokens), f.size);
+        conditionalTokens.splitPosition(collateral, bytes32(0), tokenA.conditionId, _partition(), f.size);
+        conditionalTokens.safeTransferFrom(address(this), a.maker, a.tokenId, f.size, "");
+        conditionalTokens.safeTransferFrom(address(this), b.maker, b.tokenId, f.size, "");
+        _chargeFee(a.maker, f.feeA);
+    }
+
+    function _settleMerge(Terms memory a, Terms memory b, Fill calldata f, Token memory tokenA) internal {
+        if (tokenA.complement != b.tokenId) revert NotComplements(a.tokenId, b.tokenId);
+        if (f.collateralA + f.collateralB != f.size) revert AmountsMismatch(f.tradeId);
+        _fill(a, f.size, f.collateralA);
+        _fill(b, f.size, f.collateralB);
+        conditionalTokens.safeTransferFrom(a.maker, address(this), a.tokenId, f.size, "");
+        conditionalTokens.safeTransferFrom(b.maker, address(this), b.tokenId, f.size, "");
+        conditionalTokens.mergePositions(collateral, bytes32(0), tokenA.conditionId, _partition(), f.size);
+        collateral.safeTransfer(a.maker, f.collateralA);
+        collateral.safeTransfer(b.maker, f.collateralB);
+        _chargeFee(a.maker, f.feeA);
+    }
+
+    /// Counts `gives` against the order's maker amount and checks the price it signed:
+    /// gets / gives >= takerAmount / makerAmount.
+    function _fill(Terms memory t, uint256 gives, uint256 gets) internal {
+        uint256 total = filled[t.hash] + gives;
+        if (total > t.makerAmount) revert Overfilled(t.hash);
+        filled[t.hash] = total;
+        if (gets * t.makerAmount < gives * t.takerAmount) revert PriceNotMet(t.hash);
+    }
+
+    function _chargeFee(address payer, uint256 fee) internal {
+        if (fee > 0) collateral.safeTransferFrom(payer, operator, fee);
+    }
+
+    /// A binary condition's two outcomes, as index sets: Yes = 1, No = 2.
+    function _partition() internal pure returns (uint256[] memory partition) {
+        partition = new uint256[](2);
+        partition[0] = 1;
+        partition[1] = 2;
+    }
+}

@@ -47,17 +47,21 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
   return answer.result
 }
 
+function commandLineOf(pid: string): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+  } catch {
+    return null
+  }
+}
+
 /** Pids of the anvil processes whose state file is in `dataDir`. */
 function anvilsOf(dataDir: string): number[] {
   const pids: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
-    let cmdline = ''
-    try {
-      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
-    } catch {
-      continue // ended while we looked
-    }
+    const cmdline = commandLineOf(entry)
+    if (cmdline === null) continue // ended while we looked
     const args = cmdline.split('\0')
     if (args[0]?.endsWith('/anvil') === true && cmdline.includes(dataDir)) pids.push(Number(entry))
   }

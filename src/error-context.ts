@@ -190,7 +190,7 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
       '`usdcAllowanceMicros` or `amountMicros`',
   },
   LEDGER_BALANCE_LIMIT: {
-    asset: 'the asset a credit would take past its limit: `USDC` or `GAS`',
+    asset: 'the asset a credit (or a chain sync\'s mints) would take past its limit: `USDC` or `GAS`',
   },
   LEDGER_INSUFFICIENT_BALANCE: {
     asset: '`USDC` (split), or the token id of the shares short (merge)',
@@ -204,6 +204,11 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
   LEDGER_MARKET_RESOLVED: { marketId: MARKET_ID },
   LEDGER_MARKET_NOT_RESOLVED: { marketId: MARKET_ID, status: MARKET_STATUS },
   LEDGER_NOTHING_TO_REDEEM: { marketId: MARKET_ID },
+  CHAIN_SYNC_STALE: {
+    toBlock: 'the last block of the sync refused',
+    chainBlock: 'the last block the ledger already follows',
+  },
+  CHAIN_SYNC_INVALID: { index: 'the position of the malformed entry in the sync' },
   RELAY_INVALID: {
     field: 'the relay command\'s field that is invalid: `nonce`, `deadlineSec` or `action`',
   },

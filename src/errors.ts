@@ -145,6 +145,9 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   LEDGER_NOTHING_TO_REDEEM: RULE,
   RELAY_INVALID: BAD,
   RELAY_DEADLINE_PASSED: RULE,
+  // Only the chain watcher sends these (never a client): a repeat, or a malformed sync.
+  CHAIN_SYNC_STALE: RULE,
+  CHAIN_SYNC_INVALID: BAD,
   RELAY_NONCE_MISMATCH: RULE,
   API_KEY_EXISTS: { http: 400, grpc: Grpc.ALREADY_EXISTS },
   API_KEY_NOT_FOUND: NOT_FOUND,

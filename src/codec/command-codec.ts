@@ -23,13 +23,17 @@ import type { Command, CommandKind, MarketInput, OrderInput, UnstampedCommand } 
 
 type FieldType =
   | 'string' | 'number' | 'boolean' | 'strings' | 'order' | 'orders' | 'legacyOrder' | 'legacyOrders' | 'market'
-  | 'action' | 'stpOrder' | 'stpOrders' | 'compactOrder' | 'compactOrders'
+  | 'action' | 'stpOrder' | 'stpOrders' | 'compactOrder' | 'compactOrders' | 'chainEntries'
 type Schema = readonly (readonly [string, FieldType])[]
 
 const ORDER: Schema = [
   ['orderId', 'string'], ['owner', 'string'], ['maker', 'string'], ['signer', 'string'], ['tokenId', 'string'],
   ['side', 'string'], ['makerAmountMicros', 'number'], ['takerAmountMicros', 'number'], ['expirationSec', 'number'],
   ['feeRateBps', 'number'], ['timeInForce', 'string'], ['postOnly', 'boolean'], ['clientOrderId', 'string'],
+]
+
+const CHAIN_ENTRY: Schema = [
+  ['kind', 'string'], ['from', 'string'], ['to', 'string'], ['tokenId', 'string'], ['amountMicros', 'number'],
 ]
 
 const MARKET: Schema = [
@@ -84,6 +88,8 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
   // other order is still written with tags 25 and 26.
   ['placeOrder', [['order', 'compactOrder']]],
   ['placeOrders', [['orders', 'compactOrders']]],
+  // A real chain's confirmed facts (issue 35).
+  ['chainSync', [['toBlock', 'number'], ['entries', 'chainEntries']]],
 ]
 
 /** The kinds a relay may carry as its action (RelayAction). */
@@ -251,6 +257,13 @@ function writeValue(w: ByteWriter, type: FieldType, value: unknown): void {
     case 'legacyOrders': return assert(false, 'old layouts are read, never written')
     case 'market': return writeFields(w, MARKET, value as unknown as Fields)
     case 'action': return writeAction(w, value)
+    case 'chainEntries': {
+      const entries = value as readonly Fields[]
+      assert(Array.isArray(entries), 'a list of chain entries')
+      w.uint(entries.length)
+      for (const entry of entries) writeFields(w, CHAIN_ENTRY, entry)
+      return
+    }
   }
 }
 
@@ -451,6 +464,7 @@ function readValue(r: ByteReader, type: FieldType): unknown {
     case 'legacyOrders': return Array.from({ length: r.uint() }, () => readOrder(r, LAYOUT_LEGACY))
     case 'market': return readFields(r, MARKET) as unknown as MarketInput
     case 'action': return readAction(r)
+    case 'chainEntries': return Array.from({ length: r.uint() }, () => readFields(r, CHAIN_ENTRY))
   }
 }
 

@@ -141,7 +141,7 @@ function isRequester(o: OrderTable, order: OrderRow, address: string): boolean {
 }
 
 /** The account's open orders that pass the filter, oldest first. */
-function openOrdersOf(o: OrderTable, account: Account, filter: (order: OrderRow) => boolean): OrderRow[] {
+export function openOrdersOf(o: OrderTable, account: Account, filter: (order: OrderRow) => boolean): OrderRow[] {
   const orders: OrderRow[] = []
   for (let order = account.openHead; order !== NO_ROW; order = o.accountNext[order]!) {
     if (filter(order)) orders.push(order)

@@ -65,6 +65,9 @@ export const Code = {
   RELAY_INVALID: 'RELAY_INVALID',
   RELAY_DEADLINE_PASSED: 'RELAY_DEADLINE_PASSED',
   RELAY_NONCE_MISMATCH: 'RELAY_NONCE_MISMATCH',
+  // A real chain's facts (chain-sync.ts).
+  CHAIN_SYNC_STALE: 'CHAIN_SYNC_STALE',
+  CHAIN_SYNC_INVALID: 'CHAIN_SYNC_INVALID',
   // API keys.
   API_KEY_EXISTS: 'API_KEY_EXISTS',
   API_KEY_NOT_FOUND: 'API_KEY_NOT_FOUND',
@@ -132,6 +135,8 @@ export const CODE_MESSAGES: Readonly<Record<Code, string>> = {
   LEDGER_MARKET_RESOLVED: 'the market is resolved',
   LEDGER_MARKET_NOT_RESOLVED: 'the market is not resolved yet',
   LEDGER_NOTHING_TO_REDEEM: 'nothing to redeem',
+  CHAIN_SYNC_STALE: 'the chain sync does not go past the last block the ledger follows',
+  CHAIN_SYNC_INVALID: 'invalid chain sync entry',
   RELAY_INVALID: 'invalid relay request',
   RELAY_DEADLINE_PASSED: 'the relay deadline has passed',
   RELAY_NONCE_MISMATCH: 'invalid relay nonce: it must equal the next relay nonce of the owner',

@@ -263,6 +263,33 @@ export interface RevokeApiKey extends Stamped {
   readonly kind: 'revokeApiKey'
   readonly apiKey: string
 }
+/**
+ * One confirmed fact of a real chain (docs/testnet.md, "The ledger follows the chain"), in the
+ * chain's order. `kind`:
+ * - `usdc`: `amountMicros` USDC moved from `from` to `to` outside any settlement; '' stands for
+ *   where new USDC comes from (a mint) or leaves to (a burn, a contract outside the mirror);
+ * - `shares`: `amountMicros` of outcome token `tokenId` moved between two wallets;
+ * - `allowance`: `from`'s USDC allowance for the exchanges is now `amountMicros` (capped at
+ *   2^53 - 1, which stands for unlimited, as the relay's approve).
+ * Fields a kind does not use are ''.
+ */
+export interface ChainEntry {
+  readonly kind: 'usdc' | 'shares' | 'allowance'
+  readonly from: string
+  readonly to: string
+  readonly tokenId: string
+  readonly amountMicros: number
+}
+/**
+ * The chain's confirmed facts up to block `toBlock`, mirrored into the ledger in one step. Each
+ * sync starts after the last one's block (a sync not past it is refused, so journaling one twice
+ * changes nothing), so the ledger never counts a block twice.
+ */
+export interface ChainSync extends Stamped {
+  readonly kind: 'chainSync'
+  readonly toBlock: number
+  readonly entries: readonly ChainEntry[]
+}
 /** The ledger actions the gasless relay may run for a wallet (api.md "Formats decided here"). */
 export type RelayAction =
   | Omit<Approve, 'seq' | 'timeMs'>
@@ -283,6 +310,7 @@ export interface Relay extends Stamped {
 }
 
 export type Command =
+  | ChainSync
   | PlaceOrder
   | PlaceOrders
   | CancelOrder

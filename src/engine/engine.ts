@@ -8,6 +8,7 @@ import { Account } from './account.js'
 import { amendOrder } from './amend.js'
 import { emitAggregates } from './aggregate.js'
 import { assert } from '../stdx/assert.js'
+import { chainSync } from './chain-sync.js'
 import { cancelAll, cancelByClientOrderId, cancelMarketOrders, cancelOrder, cancelOrders } from './cancel.js'
 import type { Command } from './command.js'
 import type { EngineEvent } from './event.js'
@@ -76,6 +77,8 @@ export class Engine {
   openOrderCount = 0
   creditedMicros = 0
   feesMicros = 0
+  /** The last block of a real chain whose facts the ledger follows (chain-sync.ts); 0: none yet, or no chain. */
+  chainBlock = 0
 
   readonly markets: Market[] = []
   readonly marketsById = new Map<string, Market>()
@@ -237,6 +240,7 @@ export class Engine {
       case 'registerApiKey': return this.answer(registerApiKey(this, command))
       case 'revokeApiKey': return this.answer(revokeApiKey(this, command))
       case 'relay': return this.answer(relay(this, command))
+      case 'chainSync': return this.answer(chainSync(this, command))
     }
   }
 

@@ -91,7 +91,7 @@ export const TIME_IN_FORCE_CODES: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK',
 /** Index 0 is "no reason" (null). */
 export const CANCEL_REASON_CODES: readonly (CancelReason | null)[] = [null, 'owner', 'cancel-all', 'cancel-market',
   'self-trade', 'expired', 'market-closed', 'market-resolved', 'unfilled', 'amended', 'replaced',
-  'order-group']
+  'order-group', 'funds']
 
 export function timeInForceCode(timeInForce: TimeInForce): number {
   switch (timeInForce) {

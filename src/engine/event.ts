@@ -24,6 +24,8 @@ export type CancelReason =
   | 'replaced'
   /** Cancelled because its order group triggered (its fill limits) or was deleted. */
   | 'order-group'
+  /** Cancelled because the chain took what it held: the wallet's balance or allowance fell (chain-sync.ts). */
+  | 'funds'
 
 export interface OrderAccepted {
   readonly type: 'orderAccepted'
@@ -197,6 +199,13 @@ export interface OrderGroupChanged {
   readonly timeMs: number
 }
 
+/** The ledger followed the chain up to `toBlock` (chain-sync.ts): `entries` facts mirrored. */
+export interface ChainSynced {
+  readonly type: 'chainSynced'
+  readonly toBlock: number
+  readonly entries: number
+}
+
 export type EngineEvent =
   | OrderAccepted
   | OrderRejected
@@ -210,3 +219,4 @@ export type EngineEvent =
   | Ledger
   | ApiKeyChanged
   | OrderGroupChanged
+  | ChainSynced

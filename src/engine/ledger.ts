@@ -158,7 +158,7 @@ function burnAll(engine: Engine, shares: ShareBalance): void {
   shares.balanceMicros = 0
 }
 
-function emitLedger(
+export function emitLedger(
   engine: Engine,
   action: 'credit' | 'split' | 'merge' | 'redeem',
   account: Account,

@@ -9,7 +9,8 @@
  * strings and one-byte booleans, in the order written below. Loading rebuilds every index and
  * then checks all invariants (a snapshot that loads is a sound state).
  *
- * Versions: 5 (written only for a state that has order groups; one without is written as
+ * Versions: 6 (written only for a state that follows a real chain) added the chain block last.
+ * 5 (written only for a state that has order groups; one without is written as
  * version 4, byte for byte, so its state hash did not change) added the groups after the accounts
  * and each live order's group id after its client order id. 2 added each account's relay nonce
  * (after its gas); 3 each live order's client order id (after its signer); 4 bounded the ended
@@ -41,9 +42,11 @@ const MAGIC = 'PDXSNAP'
 /** Written for a state without order groups: exactly version 4's bytes, so its state hash is unchanged. */
 const VERSION_WITHOUT_GROUPS = 4
 /** Version 5 adds the order groups (after the accounts) and each live order's group id (after its client order id). */
-const VERSION = 5
+const VERSION_WITH_GROUPS = 5
+/** Version 6 adds, last, the chain block the ledger follows: written only once it follows a chain. */
+const VERSION = 6
 /** Versions that still load (see above). */
-const VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5]
+const VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6]
 // Encoding tables (a value is written as its index), not the rulebook's lists: never reorder them.
 const STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
 const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
@@ -52,7 +55,8 @@ const OUTCOMES: readonly (Outcome | null)[] = [null, 'Yes', 'No']
 export function encodeSnapshot(engine: Engine): Uint8Array {
   const w = new ByteWriter()
   w.string(MAGIC)
-  const version = engine.orderGroups.size > 0 ? VERSION : VERSION_WITHOUT_GROUPS
+  const version = engine.chainBlock > 0 ? VERSION
+    : engine.orderGroups.size > 0 ? VERSION_WITH_GROUPS : VERSION_WITHOUT_GROUPS
   w.uint(version)
   for (const n of [engine.seq, engine.timeMs, engine.orderNumber, engine.creditedMicros, engine.feesMicros]) w.uint(n)
   w.uint(engine.markets.length)
@@ -79,6 +83,7 @@ export function encodeSnapshot(engine: Engine): Uint8Array {
     w.uint(key.nonce)
     w.uint(key.createdMs)
   }
+  if (version >= 6) w.uint(engine.chainBlock)
   return w.finish()
 }
 
@@ -116,6 +121,7 @@ export function decodeSnapshot(bytes: Uint8Array, options: EngineOptions = {}): 
     engine.apiKeys.set(apiKey, key)
     engine.apiKeysByAddressNonce.set(addressNonceKey(address, key.nonce), apiKey)
   }
+  if (version >= 6) engine.chainBlock = r.uint()
   assert(r.isAtEnd(), 'snapshot has no trailing bytes')
   checkInvariants(engine)
   return engine

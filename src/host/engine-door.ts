@@ -12,6 +12,7 @@ import type { CommandKind, UnstampedCommand } from '../engine/command.js'
 import type { approve, credit, merge, redeem, split } from '../engine/ledger.js'
 import type { createMarket, resolveMarket, setFeeRate, setMarketStatus, setTickSize } from '../engine/market-admin.js'
 import type { relay } from '../engine/relay.js'
+import type { chainSync } from '../engine/chain-sync.js'
 import type { amendOrder } from '../engine/amend.js'
 import type { orderGroupCommand } from '../engine/order-group.js'
 import type { BatchPlaced, Canceled, Done, PlaceResult, QuotesSet, Rejection, Replaced } from '../engine/result.js'
@@ -44,6 +45,7 @@ export interface ResultOf {
   readonly registerApiKey: ReturnType<typeof registerApiKey>
   readonly revokeApiKey: ReturnType<typeof revokeApiKey>
   readonly relay: ReturnType<typeof relay>
+  readonly chainSync: ReturnType<typeof chainSync>
 }
 
 /** Every command kind has its result type: a new kind without one does not compile. */

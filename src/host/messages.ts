@@ -183,6 +183,8 @@ export const EVENTS_CROSSING: Readonly<Record<EngineEvent['type'], boolean>> = {
   apiKey: true,
   // The key's user streams tell its market makers when a group triggers (issue 31).
   orderGroup: true,
+  // The chain watcher reads its sync's result; nobody reads the event.
+  chainSynced: false,
 }
 
 /** The events of one command that cross to the main thread, in their order. */

@@ -44,6 +44,8 @@ export type QueryAnswer =
     readonly timeMs: number
     readonly openOrders: number
     readonly markets: number
+    /** The last block of a real chain the ledger follows (0: none). */
+    readonly chainBlock: number
   }
   | { readonly kind: 'book'; readonly book: BookView | null }
   | { readonly kind: 'account'; readonly account: AccountSummary | null }
@@ -66,7 +68,7 @@ export function answer(engine: Engine, query: Query): QueryAnswer {
   switch (query.kind) {
     case 'status':
       return { kind: 'status', seq: engine.seq, timeMs: engine.timeMs, openOrders: engine.openOrderCount,
-        markets: engine.markets.length }
+        markets: engine.markets.length, chainBlock: engine.chainBlock }
     case 'book':
       return { kind: 'book', book: bookOf(engine, query.tokenId, query.unified, query.depthMax) }
     case 'account': {

@@ -35,6 +35,18 @@ t.test('every workload command round-trips', (t) => {
   t.end()
 })
 
+t.test('chainSync: its entries round-trip, every kind and field', (t) => {
+  const command: Command = { kind: 'chainSync', seq: 9, timeMs: 1_700_000_000_000, toBlock: 1234, entries: [
+    { kind: 'usdc', from: '', to: '0xabc', tokenId: '', amountMicros: 5_000_000 },
+    { kind: 'shares', from: '0xabc', to: '0xdef', tokenId: '123456789012345678901234567890', amountMicros: 1 },
+    { kind: 'allowance', from: '0xabc', to: '', tokenId: '', amountMicros: Number.MAX_SAFE_INTEGER },
+  ] }
+  t.strictSame(sortKeys(decodeStampedCommand(encodeStampedCommand(command))), sortKeys(command))
+  const empty: Command = { kind: 'chainSync', seq: 10, timeMs: 1_700_000_000_001, toBlock: 1235, entries: [] }
+  t.strictSame(sortKeys(decodeStampedCommand(encodeStampedCommand(empty))), sortKeys(empty))
+  t.end()
+})
+
 t.test('relay: each action kind round-trips nested, and a malformed action as it was sent', (t) => {
   const stamp = { seq: 7, timeMs: 1_700_000_000_123 }
   const actions: readonly RelayAction[] = [

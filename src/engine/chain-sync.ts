@@ -1,0 +1,135 @@
+/**
+ * The ledger follows a real chain (`--chain local`; docs/testnet.md, "The ledger follows the
+ * chain"): the chain watcher journals the chain's confirmed facts as `chainSync` commands, and
+ * this applies them. The facts are not the engine's to refuse (they happened), so a sync is
+ * refused only when it is malformed, repeats blocks already followed, or would take the USDC
+ * supply past the bound that keeps every sum exact.
+ *
+ * Two rules keep the ledger sound when a fact takes away what orders hold:
+ * - the orders give way: a wallet whose balance or allowance fell below what its open orders
+ *   hold has its newest orders on that asset cancelled (reason `funds`) until the rest fit, as
+ *   Polymarket cancels orders whose funds are gone;
+ * - the ledger never makes up what it did not have: a transfer of more than the ledger holds for
+ *   the sender (the ledger and the chain had parted) moves what it holds, so the ledger can only
+ *   understate a balance, never overstate one, and a settlement can only fail for it, never pay
+ *   out what is not there.
+ */
+import type { Account, ShareBalance } from './account.js'
+import { openOrdersOf } from './cancel.js'
+import { Code } from './codes.js'
+import type { ChainEntry, ChainSync } from './command.js'
+import type { Engine } from './engine.js'
+import { emitLedger } from './ledger.js'
+import { cancelResting } from './lifecycle.js'
+import { SUPPLY_MICROS_MAX } from './limits.js'
+import { isSafeCount, isSafePositive } from './order-shape.js'
+import { rejection } from './rejection.js'
+import type { Done, Rejection } from './result.js'
+
+const DONE: Done = { ok: true }
+
+export function chainSync(engine: Engine, command: ChainSync): Done | Rejection {
+  if (!isSafePositive(command.toBlock) || command.toBlock <= engine.chainBlock) {
+    return rejection(Code.CHAIN_SYNC_STALE, { toBlock: command.toBlock, chainBlock: engine.chainBlock })
+  }
+  let mintedMicros = 0
+  for (let i = 0; i < command.entries.length; i++) {
+    const entry = command.entries[i]!
+    if (!isWellFormed(entry)) return rejection(Code.CHAIN_SYNC_INVALID, { index: i })
+    if (entry.kind === 'usdc' && entry.from === '') mintedMicros += entry.amountMicros
+  }
+  if (engine.creditedMicros + mintedMicros > SUPPLY_MICROS_MAX) {
+    return rejection(Code.LEDGER_BALANCE_LIMIT, { asset: 'USDC' })
+  }
+  for (const entry of command.entries) applyEntry(engine, entry)
+  engine.chainBlock = command.toBlock
+  engine.emit({ type: 'chainSynced', toBlock: command.toBlock, entries: command.entries.length })
+  return DONE
+}
+
+function isWellFormed(entry: ChainEntry): boolean {
+  if (typeof entry !== 'object' || entry === null) return false
+  const { kind, from, to, tokenId, amountMicros } = entry
+  if (typeof from !== 'string' || typeof to !== 'string' || typeof tokenId !== 'string') return false
+  switch (kind) {
+    case 'usdc': return isSafePositive(amountMicros) && from !== to && tokenId === ''
+    case 'shares': return isSafePositive(amountMicros) && from !== '' && to !== '' && from !== to && tokenId !== ''
+    case 'allowance': return isSafeCount(amountMicros) && from !== '' && to === '' && tokenId === ''
+    default: return false
+  }
+}
+
+function applyEntry(engine: Engine, entry: ChainEntry): void {
+  switch (entry.kind) {
+    case 'usdc': return moveUsdc(engine, entry.from, entry.to, entry.amountMicros)
+    case 'shares': return moveShares(engine, entry.from, entry.to, entry.tokenId, entry.amountMicros)
+    case 'allowance': return setAllowance(engine, engine.accountOf(entry.from), entry.amountMicros)
+  }
+}
+
+/** '' on either side: USDC minted into the mirror or leaving it. */
+function moveUsdc(engine: Engine, from: string, to: string, amountMicros: number): void {
+  let moved = amountMicros
+  if (from === '') {
+    engine.creditedMicros += amountMicros
+  } else {
+    const sender = engine.accountOf(from)
+    engine.touches.account(sender)
+    moved = Math.min(amountMicros, sender.usdcMicros)
+    sender.usdcMicros -= moved
+    releaseUsdcHolds(engine, sender)
+  }
+  if (to === '') {
+    engine.creditedMicros -= moved
+    return
+  }
+  const receiver = engine.accountOf(to)
+  engine.touches.account(receiver)
+  receiver.usdcMicros += moved
+  if (from === '') emitLedger(engine, 'credit', receiver, '', moved, 0)
+}
+
+/** Outcome tokens between two wallets; tokens of no market listed here are not the ledger's. */
+function moveShares(engine: Engine, from: string, to: string, tokenId: string, amountMicros: number): void {
+  const token = engine.tokens.get(tokenId)
+  if (token === undefined) return
+  const tokenIndex = token.market.index * 2 + (token.isNo ? 1 : 0)
+  const sender = engine.accountOf(from).sharesOf(tokenIndex, tokenId)
+  engine.touches.shareBalance(sender)
+  const moved = Math.min(amountMicros, sender.balanceMicros)
+  sender.balanceMicros -= moved
+  releaseShareHolds(engine, sender.account, sender)
+  const receiver = engine.accountOf(to).sharesOf(tokenIndex, tokenId)
+  engine.touches.shareBalance(receiver)
+  receiver.balanceMicros += moved
+}
+
+/** As the relay's approve sets it (ledger.ts), but what no longer fits gives way instead of refusing. */
+function setAllowance(engine: Engine, account: Account, allowanceMicros: number): void {
+  engine.touches.account(account)
+  account.usdcAllowanceMicros = allowanceMicros
+  account.sharesApproved = allowanceMicros > 0
+  engine.emit({ type: 'allowance', address: account.address, usdcAllowanceMicros: allowanceMicros,
+    sharesApproved: account.sharesApproved })
+  releaseUsdcHolds(engine, account)
+  for (const shares of account.shares.values()) releaseShareHolds(engine, account, shares)
+}
+
+/** Cancels the account's newest buy orders until what its buys hold fits its balance and allowance. */
+function releaseUsdcHolds(engine: Engine, account: Account): void {
+  const fits = (): boolean => account.usdcHeldMicros <= Math.min(account.usdcMicros, account.usdcAllowanceMicros)
+  if (fits()) return
+  const o = engine.orderTable
+  const buys = openOrdersOf(o, account, (order) => o.isBuy[order] === 1)
+  for (let i = buys.length - 1; i >= 0 && !fits(); i--) cancelResting(engine, buys[i]!, 'funds')
+}
+
+/** Cancels the account's newest sell orders of one token until what they hold fits what it may sell. */
+function releaseShareHolds(engine: Engine, account: Account, shares: ShareBalance): void {
+  const fits = (): boolean => shares.heldMicros <= (account.sharesApproved ? shares.balanceMicros : 0)
+  if (fits()) return
+  const o = engine.orderTable
+  const sells = openOrdersOf(o, account, (order) => o.isBuy[order] === 0 &&
+    o.market[order]!.index * 2 + o.isNo[order]! === shares.tokenIndex)
+  for (let i = sells.length - 1; i >= 0 && !fits(); i--) cancelResting(engine, sells[i]!, 'funds')
+}

@@ -1,0 +1,159 @@
+/**
+ * `chainSync` (src/engine/chain-sync.ts; docs/testnet.md, "The ledger follows the chain"): the
+ * ledger mirrors a real chain's confirmed facts. Mints credit (with a `ledger` credit event, so
+ * the faucet's cooldown reads them), transfers move, allowances set, blocks never count twice,
+ * a malformed sync changes nothing, and a fact that takes away what orders hold cancels the
+ * newest of them until the rest fit, with reason `funds`. Invariants (USDC conservation, holds)
+ * are checked after every command by the harness.
+ */
+import t from 'tap'
+import { Harness, addressOf, USDC } from '../../harness.js'
+import type { ChainEntry } from '../../../src/engine/command.js'
+import { decodeSnapshot, encodeSnapshot, stateHashOf } from '../../../src/engine/snapshot.js'
+import { summaryOf } from '../../../src/engine/view.js'
+import { SUPPLY_MICROS_MAX } from '../../../src/engine/limits.js'
+
+const alice = addressOf(1)
+const bob = addressOf(2)
+const UNLIMITED = Number.MAX_SAFE_INTEGER
+
+function usdc(from: string, to: string, amountMicros: number): ChainEntry {
+  return { kind: 'usdc', from, to, tokenId: '', amountMicros }
+}
+
+function shares(from: string, to: string, tokenId: string, amountMicros: number): ChainEntry {
+  return { kind: 'shares', from, to, tokenId, amountMicros }
+}
+
+function allowance(owner: string, amountMicros: number): ChainEntry {
+  return { kind: 'allowance', from: owner, to: '', tokenId: '', amountMicros }
+}
+
+function accountOf(h: Harness, address: string) {
+  return summaryOf(h.engine).accounts.find((a) => a.address === address)
+}
+
+/** The state without the stamp that every command advances, refused ones too. */
+function stateOf(h: Harness) {
+  return { ...summaryOf(h.engine), seq: 0, timeMs: 0, chainBlock: h.engine.chainBlock }
+}
+
+function sync(h: Harness, toBlock: number, entries: ChainEntry[]) {
+  return h.apply({ kind: 'chainSync', toBlock, entries })
+}
+
+t.test('a mint credits with a ledger event; a transfer moves; the block is followed', async (t) => {
+  const h = new Harness()
+  const minted = sync(h, 5, [usdc('', alice, 100 * USDC), allowance(alice, UNLIMITED)])
+  t.strictSame(minted.result, { ok: true })
+  t.strictSame(Harness.eventsOf(minted, 'ledger'),
+    [{ type: 'ledger', action: 'credit', address: alice, marketId: '', amountMicros: 100 * USDC, payoutMicros: 0 }])
+  t.strictSame(Harness.eventsOf(minted, 'chainSynced'), [{ type: 'chainSynced', toBlock: 5, entries: 2 }])
+  t.equal(h.engine.chainBlock, 5)
+  t.equal(h.engine.creditedMicros, 100 * USDC, 'a mint adds to the supply')
+  sync(h, 6, [usdc(alice, bob, 30 * USDC)])
+  t.equal(accountOf(h, alice)?.usdcMicros, 70 * USDC)
+  t.equal(accountOf(h, bob)?.usdcMicros, 30 * USDC)
+  sync(h, 7, [usdc(bob, '', 10 * USDC)])
+  t.equal(accountOf(h, bob)?.usdcMicros, 20 * USDC, 'USDC leaving the mirror')
+  t.equal(h.engine.creditedMicros, 90 * USDC, 'leaves the supply too')
+})
+
+t.test('a sync not past the last block, or malformed, changes nothing', async (t) => {
+  const h = new Harness()
+  sync(h, 10, [usdc('', alice, USDC)])
+  const before = stateOf(h)
+  const again = sync(h, 10, [usdc('', alice, USDC)])
+  t.match(again.result, { ok: false, code: 'CHAIN_SYNC_STALE', context: { toBlock: 10, chainBlock: 10 } })
+  t.match(sync(h, 9, []).result, { ok: false, code: 'CHAIN_SYNC_STALE' })
+  const bad: ChainEntry[][] = [
+    [usdc(alice, alice, USDC)],
+    [usdc('', '', USDC)],
+    [usdc('', alice, 0)],
+    [usdc('', alice, 1.5)],
+    [shares('', alice, 'm1-yes', USDC)],
+    [allowance('', USDC)],
+    [{ kind: 'gas', from: '', to: alice, tokenId: '', amountMicros: 1 } as unknown as ChainEntry],
+  ]
+  for (const [i, entries] of bad.entries()) {
+    const applied = sync(h, 11, [usdc('', bob, USDC), ...entries])
+    t.match(applied.result, { ok: false, code: 'CHAIN_SYNC_INVALID', context: { index: 1 } }, `malformed ${i}`)
+  }
+  t.match(sync(h, 11, [usdc('', bob, SUPPLY_MICROS_MAX)]).result, { ok: false, code: 'LEDGER_BALANCE_LIMIT' })
+  t.strictSame(stateOf(h), before, 'none of them changed the state')
+})
+
+t.test('a transfer out below what buys hold cancels the newest buys until the rest fit', async (t) => {
+  const h = new Harness()
+  const { yes, no } = h.market()
+  sync(h, 1, [usdc('', alice, 10 * USDC), allowance(alice, UNLIMITED)])
+  h.place(h.order({ maker: alice, tokenId: yes, side: 'BUY', priceMicros: 400_000, sizeMicros: 10 * USDC }))
+  const second = h.place(h.order({ maker: alice, tokenId: no, side: 'BUY', priceMicros: 300_000, sizeMicros: 10 * USDC }))
+  const third = h.place(h.order({ maker: alice, tokenId: yes, side: 'BUY', priceMicros: 100_000, sizeMicros: 10 * USDC }))
+  t.equal(accountOf(h, alice)?.usdcHeldMicros, 8 * USDC, 'holds 4 + 3 + 1')
+  const moved = sync(h, 2, [usdc(alice, bob, 4 * USDC)])
+  t.equal(accountOf(h, alice)?.usdcMicros, 6 * USDC)
+  const canceled = Harness.eventsOf(moved, 'orderUpdate').filter((u) => u.status === 'CANCELED')
+  t.strictSame(canceled.map((u) => [u.orderId, u.reason]), [[orderIdOf(third), 'funds'], [orderIdOf(second), 'funds']],
+    'the newest two gave way; the oldest (4 held) fits in 6')
+  t.equal(accountOf(h, alice)?.usdcHeldMicros, 4 * USDC)
+})
+
+t.test('more than the ledger has moves what it has: a balance is never overstated', async (t) => {
+  const h = new Harness()
+  sync(h, 1, [usdc('', alice, 5 * USDC)])
+  sync(h, 2, [usdc(alice, bob, 8 * USDC)])
+  t.equal(accountOf(h, alice)?.usdcMicros, 0)
+  t.equal(accountOf(h, bob)?.usdcMicros, 5 * USDC, 'bob gets what alice had, not the 8 the chain moved')
+})
+
+t.test('shares move between wallets; sells that no longer fit give way; unknown tokens are not the ledger\'s', async (t) => {
+  const h = new Harness()
+  const { marketId, yes } = h.market()
+  sync(h, 1, [usdc('', alice, 20 * USDC), allowance(alice, UNLIMITED)])
+  h.split(alice, marketId, 10 * USDC)
+  const sell = h.place(h.order({ maker: alice, tokenId: yes, side: 'SELL', priceMicros: 600_000, sizeMicros: 8 * USDC }))
+  const moved = sync(h, 2, [shares(alice, bob, yes, 5 * USDC), shares(alice, bob, 'not-listed', USDC)])
+  const yesOf = (address: string) => accountOf(h, address)?.shares.find((s) => s.tokenId === yes)
+  t.equal(yesOf(alice)?.balanceMicros, 5 * USDC)
+  t.equal(yesOf(bob)?.balanceMicros, 5 * USDC)
+  t.strictSame(Harness.eventsOf(moved, 'orderUpdate').map((u) => [u.orderId, u.status, u.reason]),
+    [[orderIdOf(sell), 'CANCELED', 'funds']], 'the sell of 8 no longer fits 5')
+})
+
+t.test('an allowance set on chain: lowered below the holds, the newest orders give way; zero revokes shares', async (t) => {
+  const h = new Harness()
+  const { marketId, yes, no } = h.market()
+  sync(h, 1, [usdc('', alice, 20 * USDC), allowance(alice, UNLIMITED)])
+  h.split(alice, marketId, 5 * USDC)
+  h.place(h.order({ maker: alice, tokenId: yes, side: 'BUY', priceMicros: 500_000, sizeMicros: 4 * USDC }))
+  const late = h.place(h.order({ maker: alice, tokenId: no, side: 'BUY', priceMicros: 400_000, sizeMicros: 4 * USDC }))
+  const sell = h.place(h.order({ maker: alice, tokenId: yes, side: 'SELL', priceMicros: 700_000, sizeMicros: 5 * USDC }))
+  const lowered = sync(h, 2, [allowance(alice, 3 * USDC)])
+  t.strictSame(Harness.eventsOf(lowered, 'allowance'),
+    [{ type: 'allowance', address: alice, usdcAllowanceMicros: 3 * USDC, sharesApproved: true }])
+  t.strictSame(Harness.eventsOf(lowered, 'orderUpdate').map((u) => u.orderId), [orderIdOf(late)])
+  const revoked = sync(h, 3, [allowance(alice, 0)])
+  t.equal(accountOf(h, alice)?.usdcHeldMicros, 0)
+  t.ok(Harness.eventsOf(revoked, 'orderUpdate').some((u) => u.orderId === orderIdOf(sell) && u.reason === 'funds'),
+    'no approval: the sell gives way too')
+})
+
+t.test('the chain block is in the snapshot (version 6) and survives a round trip; without a chain, no change', async (t) => {
+  const h = new Harness()
+  sync(h, 42, [usdc('', alice, USDC)])
+  const bytes = encodeSnapshot(h.engine)
+  t.equal(bytes[8], 6, 'version 6 once a chain is followed')
+  const loaded = decodeSnapshot(bytes)
+  t.equal(loaded.chainBlock, 42)
+  t.equal(stateHashOf(loaded), stateHashOf(h.engine))
+  const plain = new Harness()
+  plain.fund(alice, USDC)
+  t.equal(encodeSnapshot(plain.engine)[8], 4, 'a state without a chain or groups keeps version 4\'s bytes')
+})
+
+function orderIdOf(applied: ReturnType<Harness['place']>): string {
+  const accepted = Harness.eventsOf(applied, 'orderAccepted')[0]
+  if (accepted === undefined) throw new Error(`not accepted: ${JSON.stringify(applied.result)}`)
+  return accepted.orderId
+}

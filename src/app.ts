@@ -45,6 +45,7 @@ import { Heartbeats } from './service/heartbeats.js'
 import { ExpiryTimer } from './service/expiry-timer.js'
 import { checkPortsFree } from './api/port-check.js'
 import { openChain, type Chain } from './chain/chain.js'
+import { ChainMirror } from './service/chain-mirror.js'
 import { OpenedParts } from './opened-parts.js'
 import { VERSION } from './version.js'
 
@@ -115,7 +116,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
     host, read, credentials, pool, chain, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(),
     metrics, nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log, shedder, replica: feed,
     faucet: faucetOf(config) }
-  const demoAccounts = await demoOf(config, context, isNew, log)
+  const [demoAccounts, mirror] = [await demoOf(config, context, isNew, log), await mirrorOf(context, chain, opened)]
   const gate = gateOf(config, credentials, adminKey, clock, log)
   const server = new RestServer({ routes: allRoutes, context, metrics, log, gate,
     admitPlacement: (address) => checkPlacementLoad(context, address) })
@@ -140,12 +141,12 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
     stopped ??= (async () => {
       shedder.stop()
       await timers.stop() // the heartbeats' cancels and an expiry under way reach the engine before it stops
-      marketChannel.closeAll()
-      userChannel.closeAll()
+      for (const channel of [marketChannel, userChannel]) channel.closeAll()
       await grpc.close()
       grpcRefusalLines.flush()
       await server.close()
       await feed?.stop() // a replica stops following before its engine stops
+      await mirror?.stop() // so does the chain's mirror
       await host.stop()
       await ha?.stop() // after the last group: a standby takes over from a complete stream
       await pool.close()
@@ -160,6 +161,13 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
 function faucetOf(config: Config): ServiceContext['faucet'] {
   return { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
     creditsPerHourMax: config.rateLimits ? undefined : null }
+}
+
+/** The ledger follows a real chain (null for the builtin one), stopped before the engine. */
+async function mirrorOf(context: ServiceContext, chain: Chain, opened: OpenedParts): Promise<ChainMirror | null> {
+  const mirror = await ChainMirror.start(context, chain)
+  if (mirror !== null) opened.add(() => mirror.stop())
+  return mirror
 }
 
 /** The chain behind the test network (--chain), stopped last: settlement under way ends before it. */
@@ -312,7 +320,8 @@ async function replicaFeedOf(config: Config, host: EngineHost, log: Log, opened:
 
 /** The demo's accounts, or null: none asked for, or not a primary (a replica writes nothing; it follows). */
 function demoOf(config: Config, context: ServiceContext, isNew: boolean, log: Log): Promise<DemoAccounts | null> {
-  if (config.demo === false || config.role !== 'primary') return Promise.resolve(null)
+  // On a real chain the demo's credits would be the ledger's alone (config.ts refuses --demo there).
+  if (config.demo === false || config.role !== 'primary' || config.chain !== 'builtin') return Promise.resolve(null)
   return openDemo(context, config.dataDir, config.demo ?? isNew, log)
 }
 

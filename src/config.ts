@@ -311,6 +311,10 @@ export function configOf(argv: readonly string[], env: Readonly<Record<string, s
   if (config.role !== 'primary' && config.natsServers === null) {
     throw new ConfigError(`--role ${String(config.role)} follows the primary's command stream: give --nats-servers`)
   }
+  if (config.chain !== 'builtin' && config.demo === true) {
+    throw new ConfigError(`--demo credits its accounts in the ledger alone, which --chain ${String(config.chain)} `
+      + 'follows from the chain: not together yet')
+  }
   if (config.role !== 'primary' && config.chain !== 'builtin') {
     throw new ConfigError(`--chain ${String(config.chain)} runs beside the primary alone: a ${String(config.role)} ` +
       'follows its command stream')

@@ -42,6 +42,8 @@ export const ApiCode = {
   FAUCET_COOLDOWN: 'FAUCET_COOLDOWN',
   /** The faucet gave all its credits of the hour (all clients together): retry after Retry-After. */
   FAUCET_BUDGET: 'FAUCET_BUDGET',
+  /** Asked of a test network on a real chain (--chain local), which does not do it yet: docs/testnet.md, "Chains". */
+  NOT_ON_CHAIN: 'NOT_ON_CHAIN',
   NOT_READY: 'NOT_READY',
   INTERNAL: 'INTERNAL',
 } as const
@@ -145,10 +147,10 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   LEDGER_NOTHING_TO_REDEEM: RULE,
   RELAY_INVALID: BAD,
   RELAY_DEADLINE_PASSED: RULE,
-  // Only the chain watcher sends these (never a client): a repeat, or a malformed sync.
+  RELAY_NONCE_MISMATCH: RULE,
+  // Only the chain mirror sends these (never a client): a repeat, or a malformed sync.
   CHAIN_SYNC_STALE: RULE,
   CHAIN_SYNC_INVALID: BAD,
-  RELAY_NONCE_MISMATCH: RULE,
   API_KEY_EXISTS: { http: 400, grpc: Grpc.ALREADY_EXISTS },
   API_KEY_NOT_FOUND: NOT_FOUND,
   API_KEY_INVALID: BAD,
@@ -190,6 +192,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   DEAD_MAN_TIMER: UNAVAILABLE,
   FAUCET_COOLDOWN: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   FAUCET_BUDGET: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
+  NOT_ON_CHAIN: RULE,
   NOT_READY: UNAVAILABLE,
   INTERNAL: { http: 500, grpc: Grpc.INTERNAL },
 }

@@ -357,6 +357,11 @@ export const RATE_LIMIT_KEYS_MAX = 100_000
 
 // ---- Test network ------------------------------------------------------------------------------
 
+/**
+ * On a real chain the faucet's answer waits at most this long for the ledger to mirror its mint
+ * (CHAIN_CONFIRMATIONS blocks and a poll); past it, it answers anyway and the credit follows.
+ */
+export const FAUCET_CHAIN_WAIT_MS = 30_000
 /** Test gas a new address receives with its first faucet credit (0.1 ETH, in 10^-6 units). */
 export const FAUCET_GAS_MICROS = 100_000
 /**
@@ -762,6 +767,15 @@ export const CHAIN_STATE_INTERVAL_SEC = 1
 /** The chain's head block is asked for every CHAIN_HEAD_POLL_MS; a JSON-RPC call waits at most CHAIN_RPC_TIMEOUT_MS. */
 export const CHAIN_HEAD_POLL_MS = 1_000
 export const CHAIN_RPC_TIMEOUT_MS = 5_000
+/**
+ * The ledger follows a chain's blocks once CHAIN_CONFIRMATIONS more are on top of them (a reorg
+ * shallower than that changes nothing it mirrored), reading at most CHAIN_LOG_BLOCKS_MAX blocks'
+ * logs at a time, and journals at most CHAIN_SYNC_ENTRIES_MAX facts in one command (about 190
+ * bytes each at most, within COMMAND_BYTES_MAX); a range with more is read again in halves.
+ */
+export const CHAIN_CONFIRMATIONS = 2
+export const CHAIN_LOG_BLOCKS_MAX = 500
+export const CHAIN_SYNC_ENTRIES_MAX = 500
 /** How often a wait for a transaction's receipt asks the chain. */
 export const CHAIN_POLL_MS = 100
 

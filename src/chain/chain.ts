@@ -9,6 +9,7 @@
  */
 import type { ChainChoice } from '../config.js'
 import type { Log } from '../log.js'
+import type { ChainClients } from './local-chain.js'
 
 export type ChainKind = ChainChoice
 
@@ -19,6 +20,17 @@ export interface ChainStatus {
   readonly chainId: number | null
   readonly headBlock: number | null
   readonly rpcError: string | null
+  /** How far the ledger follows it (src/service/chain-mirror.ts); null until a mirror follows. */
+  readonly follower: ChainFollowerStatus | null
+}
+
+export interface ChainFollowerStatus {
+  /** The last block whose facts the ledger has (or that had none). */
+  readonly syncedBlock: number
+  /** Transactions skipped because they move funds in a way not mirrored yet (src/chain/chain-facts.ts). */
+  readonly unmirroredTransactions: number
+  /** Why the last step failed; null when it did not. */
+  readonly error: string | null
 }
 
 export interface ChainOptions {
@@ -30,13 +42,19 @@ export interface ChainOptions {
 
 export interface Chain {
   readonly kind: ChainKind
+  /** A real chain's node, for the services that follow it and send to it; null for the builtin one. */
+  readonly clients: ChainClients | null
   status(): ChainStatus
+  /** Whoever follows the chain into the ledger tells how far it is, for status(). */
+  followedBy(follower: () => ChainFollowerStatus): void
   stop(): Promise<void>
 }
 
 export const BUILTIN_CHAIN: Chain = {
   kind: 'builtin',
-  status: () => ({ kind: 'builtin', rpcUrl: null, chainId: null, headBlock: null, rpcError: null }),
+  clients: null,
+  status: () => ({ kind: 'builtin', rpcUrl: null, chainId: null, headBlock: null, rpcError: null, follower: null }),
+  followedBy: () => undefined,
   stop: () => Promise.resolve(),
 }
 

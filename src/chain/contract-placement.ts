@@ -48,7 +48,8 @@ async function wantedCode(client: PublicClient, contracts: ChainContracts, opera
   const exchangeCode = (version: 1 | 2): Promise<Hex> => runtimeCode(client, encodeDeployData({ abi: exchange.abi,
     bytecode: exchange.bytecode, args: [collateral, conditionalTokens, operator, version] }))
   const [usdcCode, v1Code, v2Code] = await Promise.all([
-    runtimeCode(client, encodeDeployData({ abi: usdc.abi, bytecode: usdc.bytecode, args: [operator] })),
+    runtimeCode(client, encodeDeployData({ abi: usdc.abi, bytecode: usdc.bytecode, args: [operator,
+      [contracts.exchange, contracts.negRiskExchange, contracts.exchangeV2, contracts.negRiskExchangeV2]] })),
     exchangeCode(1),
     exchangeCode(2),
   ])

@@ -13,7 +13,7 @@ import { contractsOf, type ChainContracts } from '../crypto/contracts.js'
 import { CHAIN_HEAD_POLL_MS, CHAIN_POLL_MS, CHAIN_RPC_TIMEOUT_MS, CHAIN_STATE_INTERVAL_SEC } from '../limits.js'
 import type { Log } from '../log.js'
 import { startAnvil, type AnvilNode } from './anvil-process.js'
-import type { Chain, ChainOptions, ChainStatus } from './chain.js'
+import type { Chain, ChainFollowerStatus, ChainOptions, ChainStatus } from './chain.js'
 import { placeContracts } from './contract-placement.js'
 
 /**
@@ -63,10 +63,11 @@ class LocalChain implements Chain {
   private headBlock: number | null = null
   private rpcError: string | null = null
   private polling = false
+  private follower: (() => ChainFollowerStatus) | null = null
   private readonly timer: NodeJS.Timeout
 
   private constructor(private readonly node: AnvilNode, private readonly chainId: number,
-    private readonly clients: ChainClients) {
+    readonly clients: ChainClients) {
     this.timer = setInterval(() => void this.poll(), CHAIN_HEAD_POLL_MS)
     this.timer.unref()
   }
@@ -85,7 +86,11 @@ class LocalChain implements Chain {
 
   status(): ChainStatus {
     return { kind: 'local', rpcUrl: this.node.rpcUrl, chainId: this.chainId, headBlock: this.headBlock,
-      rpcError: this.rpcError }
+      rpcError: this.rpcError, follower: this.follower?.() ?? null }
+  }
+
+  followedBy(follower: () => ChainFollowerStatus): void {
+    this.follower = follower
   }
 
   async stop(): Promise<void> {

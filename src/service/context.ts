@@ -20,7 +20,7 @@ export interface ServiceContext {
   readonly credentials: CredentialStore
   readonly pool: VerifierPool
   /** The chain behind the test network (--chain): the engine's own ledger, or a real one. */
-  readonly chain: Pick<Chain, 'status'>
+  readonly chain: Pick<Chain, 'status' | 'clients'>
   readonly chainId: number
   readonly version: string
   readonly startedMs: number

@@ -32,7 +32,8 @@ export interface Health {
 export type ChainHealth =
   | { readonly kind: 'builtin' }
   | { readonly kind: 'local'; readonly rpc_url: string | null; readonly chain_id: number | null;
-    readonly head_block: number | null; readonly rpc_error: string | null }
+    readonly head_block: number | null; readonly rpc_error: string | null; readonly synced_block: number | null;
+    readonly unmirrored_transactions: number; readonly mirror_error: string | null }
 
 export function healthOf(context: ServiceContext): Health {
   const load = context.host.load
@@ -48,8 +49,10 @@ export function healthOf(context: ServiceContext): Health {
 function chainHealthOf(context: ServiceContext): ChainHealth {
   const status = context.chain.status()
   if (status.kind === 'builtin') return { kind: 'builtin' }
+  const follower = status.follower
   return { kind: status.kind, rpc_url: status.rpcUrl, chain_id: status.chainId, head_block: status.headBlock,
-    rpc_error: status.rpcError }
+    rpc_error: status.rpcError, synced_block: follower?.syncedBlock ?? null,
+    unmirrored_transactions: follower?.unmirroredTransactions ?? 0, mirror_error: follower?.error ?? null }
 }
 
 /**

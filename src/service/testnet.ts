@@ -16,6 +16,7 @@ import { FAUCET_CREDITS_PER_HOUR_MAX, FAUCET_GAS_MICROS } from '../limits.js'
 import { RateLimiter } from '../auth/rate-limit.js'
 import { accountOf } from './account.js'
 import { accepted, submit } from './commands.js'
+import { faucetOnChain, gasOnChain } from './chain-faucet.js'
 import type { ServiceContext } from './context.js'
 
 // ---- Faucet -----------------------------------------------------------------------------------------
@@ -108,6 +109,7 @@ export async function faucet(context: ServiceContext, request: FaucetRequest): P
   takeFromBudget(context)
   inFlight.add(address)
   try {
+    if (context.chain.clients !== null) return await faucetOnChain(context, context.chain.clients, address, usdcMicros)
     const account = await accountOf(context, address)
     // Gas once, for an address that has none: enough for a new wallet, not a second source of it.
     const gasMicros = (account?.gasMicros ?? 0) === 0 ? FAUCET_GAS_MICROS : 0
@@ -137,7 +139,9 @@ export async function walletBalances(context: ServiceContext, address: string): 
   const account = await accountOf(context, address)
   return {
     address,
-    gasMicros: account?.gasMicros ?? 0,
+    // On a real chain gas is the wallet's ETH there (the ledger does not follow it).
+    gasMicros: context.chain.clients === null ? account?.gasMicros ?? 0
+      : await gasOnChain(context.chain.clients, address),
     usdcMicros: account?.usdcMicros ?? 0,
     availableUsdcMicros: availableUsdcMicros(account),
     usdcAllowanceMicros: account?.usdcAllowanceMicros ?? 0,
@@ -171,6 +175,11 @@ export interface RelayRequest {
  * again atomically with the action, so a message runs at most once.
  */
 export async function relay(context: ServiceContext, request: RelayRequest): Promise<Transaction> {
+  if (context.chain.clients !== null) {
+    // The relay would change the ledger without the chain; on a real chain the wallet sends its own.
+    throw new PredexError(ApiCode.NOT_ON_CHAIN, 'on a real chain the relay does not send transactions yet: '
+      + 'approve the exchange from the wallet (the ledger follows the chain)', { chain: 'local' })
+  }
   checkRelaySignature(request, context.chainId)
   const expected = await relayNonceOf(context, request.struct.owner)
   const timing = checkRelayTiming(request.nonce, request.deadlineSec, context.nowMs(), expected)

@@ -149,6 +149,13 @@ t.test('bad values throw a ConfigError naming the setting', async (t) => {
   throwsNaming(t, () => configOf(['--grpc-port', '65536'], {}), '--grpc-port', 'grpc port 65536')
   throwsNaming(t, () => configOf(['--chain-id', '1'], {}), '--chain-id', 'chain 1')
   throwsNaming(t, () => configOf([], { CHAIN_ID: '1' }), 'CHAIN_ID', 'CHAIN_ID=1')
+  throwsNaming(t, () => configOf(['--chain', 'mainnet'], {}), '--chain', 'an unknown chain')
+  throwsNaming(t, () => configOf(['--chain-block-ms', '50'], {}), '--chain-block-ms', 'blocks faster than 100 ms')
+  throwsNaming(t, () => configOf(['--chain', 'local', '--demo'], {}), '--demo', 'the demo on a real chain')
+  throwsNaming(t, () => configOf(['--chain', 'local', '--role', 'replica', '--nats-servers', 'a:1'], {}), '--chain',
+    'a real chain beside a replica')
+  t.equal(config(['--chain', 'local']).chain, 'local')
+  t.equal(config([]).chain, 'builtin', 'the builtin chain by default')
   throwsNaming(t, () => configOf(['--durability', 'maybe'], {}), '--durability', 'durability maybe')
   throwsNaming(t, () => configOf([], { DURABILITY: 'maybe' }), 'DURABILITY', 'DURABILITY=maybe')
   throwsNaming(t, () => configOf(['--demo', 'maybe'], {}), '--demo', 'demo maybe')

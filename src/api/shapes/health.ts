@@ -22,6 +22,26 @@ export type Health = {
   readonly role: 'primary' | 'replica' | 'standby' | 'deposed'
   /** A replica's lag behind the primary; null on a primary. */
   readonly replicaLag: ReplicaLag | null
+  /** The chain behind the test network (--chain; docs/testnet.md, "Chains"). */
+  readonly chain: ChainHealth
+}
+
+/** GET /health's chain: `builtin` alone, or a real chain and how far the ledger follows it. */
+export type ChainHealth = { readonly kind: 'builtin' } | {
+  readonly kind: 'local'
+  /** Its JSON-RPC URL (loopback for a local chain). */
+  readonly rpc_url: string | null
+  readonly chain_id: number | null
+  /** The last head block seen (polled every second); null before the first answer. */
+  readonly head_block: number | null
+  /** Why the last look at the node failed; null while it answers. */
+  readonly rpc_error: string | null
+  /** The last block whose facts the ledger has; null until the mirror follows. */
+  readonly synced_block: number | null
+  /** Transactions that moved funds in a way the ledger does not mirror yet (a direct split, merge or redemption). */
+  readonly unmirrored_transactions: number
+  /** Why the mirror's last step failed; null while it follows. */
+  readonly mirror_error: string | null
 }
 
 /** How far a read replica is behind its primary (GET /health). */

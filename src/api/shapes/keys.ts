@@ -154,7 +154,7 @@ export const EXCHANGE_STATS_KEYS = keysOf<ExchangeStats>()(['seq', 'markets', 'm
   'orders', 'trades', 'traders', 'volume', 'api_keys', 'uptime_sec'])
 export const ENGINE_STATE_HASH_KEYS = keysOf<EngineStateHashBody>()(['seq', 'state_hash', 'invariants_hold'])
 export const HEALTH_KEYS = keysOf<Health>()(['status', 'version', 'seq', 'journalLag', 'uptimeSec', 'pendingRequests',
-  'ringBytesUsed', 'ringBytes', 'role', 'replicaLag'])
+  'ringBytesUsed', 'ringBytes', 'role', 'replicaLag', 'chain'])
 export const READINESS_KEYS = keysOf<Readiness>()(['ready', 'seq'])
 
 /** A body map's routes as an object with those keys: the compiler checks both directions. */

@@ -22,7 +22,7 @@ t.test('the filter keeps the kinds that cross, in order', (t) => {
   ] as EngineEvent[]
   t.same(crossingEvents(events).map((e) => e.type), ['ledger', 'allowance'])
   t.same(Object.entries(EVENTS_CROSSING).filter(([, crosses]) => !crosses).map(([type]) => type).sort(),
-    ['balance', 'orderRejected'], 'the kinds nobody on the main thread reads')
+    ['balance', 'chainSynced', 'orderRejected'], 'the kinds nobody on the main thread reads')
   t.end()
 })
 

@@ -273,6 +273,89 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     "additionalProperties": false,
     "description": "An item of GET /ticks/:symbol: one interval with trades (OHLCV)."
   },
+  "ChainHealth": {
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "const": "builtin"
+          }
+        },
+        "required": [
+          "kind"
+        ],
+        "additionalProperties": false
+      },
+      {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "const": "local"
+          },
+          "rpc_url": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Its JSON-RPC URL (loopback for a local chain)."
+          },
+          "chain_id": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "head_block": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "The last head block seen (polled every second); null before the first answer."
+          },
+          "rpc_error": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Why the last look at the node failed; null while it answers."
+          },
+          "synced_block": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "The last block whose facts the ledger has; null until the mirror follows."
+          },
+          "unmirrored_transactions": {
+            "type": "number",
+            "description": "Transactions that moved funds in a way the ledger does not mirror yet (a direct split, merge or redemption)."
+          },
+          "mirror_error": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Why the mirror's last step failed; null while it follows."
+          }
+        },
+        "required": [
+          "kind",
+          "rpc_url",
+          "chain_id",
+          "head_block",
+          "rpc_error",
+          "synced_block",
+          "unmirrored_transactions",
+          "mirror_error"
+        ],
+        "additionalProperties": false
+      }
+    ],
+    "description": "GET /health's chain: `builtin` alone, or a real chain and how far the ledger follows it."
+  },
   "ClientOrder": {
     "type": "object",
     "properties": {
@@ -1004,6 +1087,10 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
           }
         ],
         "description": "A replica's lag behind the primary; null on a primary."
+      },
+      "chain": {
+        "$ref": "#/components/schemas/ChainHealth",
+        "description": "The chain behind the test network (--chain; docs/testnet.md, \"Chains\")."
       }
     },
     "required": [
@@ -1016,7 +1103,8 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "ringBytesUsed",
       "ringBytes",
       "role",
-      "replicaLag"
+      "replicaLag",
+      "chain"
     ],
     "additionalProperties": false,
     "description": "GET /health."

@@ -22,7 +22,8 @@ function metricsTextOf(metrics: Metrics): Promise<string> {
 export const healthRoutes: Route<ServiceContext>[] = [
   { method: GET, path: '/health', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: 'Liveness, engine sequence, journal lag, uptime, version',
-      response: '{status, version, seq, journalLag, uptimeSec, pendingRequests, ringBytesUsed, ringBytes}' },
+      response: '{status, version, seq, journalLag, uptimeSec, pendingRequests, ringBytesUsed, ringBytes, role, '
+        + 'replicaLag, chain}' },
     handler: (_request, _identity, context) => ({ body: { status: 'ok', ...healthOf(context) } }) },
   { method: GET, path: '/ready', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health',

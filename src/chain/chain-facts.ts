@@ -1,0 +1,172 @@
+/**
+ * What a range of confirmed blocks says about the wallets the ledger follows: the logs of
+ * Predex's contracts (the test USDC, the Conditional Tokens, the four exchanges), turned into the
+ * engine's `chainSync` entries (src/engine/chain-sync.ts) and the trades settled. Pure: the
+ * logs in, the facts out.
+ *
+ * Per transaction, in the chain's order:
+ * - a transaction with an exchange's log is a settlement: the engine moved its funds when it
+ *   matched, so its transfers are not facts again; its `TradeSettled` logs are the trades settled;
+ * - USDC `Transfer`: mint (from 0), burn (to 0) or wallet to wallet;
+ * - USDC `Approval` of an exchange: the wallet's allowance (the test USDC keeps one standing
+ *   allowance for the four exchanges: src/chain/contracts/TestUSDC.sol);
+ * - Conditional Tokens `TransferSingle` / `TransferBatch` between two wallets: outcome tokens moved;
+ * - anything else that moves funds through the Conditional Tokens or an exchange outside a
+ *   settlement (a split, merge or redemption sent to the Conditional Tokens directly) is not
+ *   mirrored yet: the whole transaction is skipped and counted (`unmirroredTransactions`).
+ * `ConditionPreparation` and `ConditionResolution` move no funds and are passed over.
+ */
+import { decodeEventLog, type Abi, type Address, type Hex, type Log } from 'viem'
+import type { ChainEntry } from '../engine/command.js'
+import type { ChainContracts } from '../crypto/contracts.js'
+import { artifactOf } from './artifacts.js'
+
+const ZERO = '0x0000000000000000000000000000000000000000'
+const UNLIMITED_MICROS = BigInt(Number.MAX_SAFE_INTEGER)
+
+export interface SettledTrade {
+  readonly tradeId: Hex
+  readonly transactionHash: Hex
+  readonly blockNumber: number
+}
+
+export interface ChainFacts {
+  readonly entries: ChainEntry[]
+  readonly settled: SettledTrade[]
+  /** Transactions that moved the ledger's funds in a way not mirrored yet (see above). */
+  readonly unmirroredTransactions: number
+}
+
+interface Decoded {
+  readonly source: 'usdc' | 'ctf' | 'exchange'
+  readonly eventName: string
+  readonly args: Record<string, unknown>
+  readonly log: Log
+}
+
+/** The contracts whose logs the ledger reads, lowercase. */
+export class FactSources {
+  readonly usdc: string
+  readonly ctf: string
+  readonly exchanges: ReadonlySet<string>
+
+  constructor(contracts: ChainContracts) {
+    this.usdc = contracts.collateral.toLowerCase()
+    this.ctf = contracts.conditionalTokens.toLowerCase()
+    this.exchanges = new Set([contracts.exchange, contracts.negRiskExchange, contracts.exchangeV2,
+      contracts.negRiskExchangeV2].map((a) => a.toLowerCase()))
+  }
+
+  /** Every address to ask the node's logs of. */
+  addresses(): Address[] {
+    return [this.usdc, this.ctf, ...this.exchanges] as Address[]
+  }
+}
+
+export function chainFactsOf(logs: readonly Log[], sources: FactSources): ChainFacts {
+  const facts = { entries: [] as ChainEntry[], settled: [] as SettledTrade[], unmirroredTransactions: 0 }
+  for (const transaction of byTransaction(logs)) {
+    const decoded = transaction.map((log) => decode(log, sources)).filter((d): d is Decoded => d !== null)
+    if (decoded.some((d) => d.source === 'exchange')) {
+      for (const d of decoded) if (d.eventName === 'TradeSettled') facts.settled.push(settledOf(d))
+      continue
+    }
+    const entries: ChainEntry[] = []
+    let mirrored = true
+    for (const d of decoded) mirrored = addEntries(d, sources, entries) && mirrored
+    if (mirrored) facts.entries.push(...entries)
+    else facts.unmirroredTransactions++
+  }
+  return facts
+}
+
+/** Logs grouped by transaction, in block and log order. */
+function byTransaction(logs: readonly Log[]): Log[][] {
+  const sorted = [...logs].sort((a, b) => Number(a.blockNumber! - b.blockNumber!) || a.logIndex! - b.logIndex!)
+  const groups: Log[][] = []
+  for (const log of sorted) {
+    const last = groups.at(-1)
+    if (last !== undefined && last[0]!.transactionHash === log.transactionHash) last.push(log)
+    else groups.push([log])
+  }
+  return groups
+}
+
+function decode(log: Log, sources: FactSources): Decoded | null {
+  const address = log.address.toLowerCase()
+  const source = address === sources.usdc ? 'usdc' : address === sources.ctf ? 'ctf'
+    : sources.exchanges.has(address) ? 'exchange' : null
+  if (source === null) return null
+  const abi: Abi = artifactOf(source === 'usdc' ? 'TestUSDC' : source === 'ctf' ? 'ConditionalTokens'
+    : 'PredexExchange').abi
+  try {
+    const event = decodeEventLog({ abi, data: log.data, topics: log.topics })
+    return { source, eventName: event.eventName ?? '', args: (event.args ?? {}) as Record<string, unknown>, log }
+  } catch {
+    return null // an event of no interface these contracts declare: nothing of the ledger's
+  }
+}
+
+/** Adds the entries `d` stands for; false when it moves funds in a way not mirrored. */
+function addEntries(d: Decoded, sources: FactSources, entries: ChainEntry[]): boolean {
+  if (d.source === 'usdc') return addUsdcEntries(d, sources, entries)
+  switch (d.eventName) {
+    case 'TransferSingle':
+      return addShareEntry(d, sources, entries, d.args.id as bigint, d.args.value as bigint)
+    case 'TransferBatch': {
+      const ids = d.args.ids as readonly bigint[]
+      const values = d.args.values as readonly bigint[]
+      return ids.every((id, i) => addShareEntry(d, sources, entries, id, values[i]!))
+    }
+    case 'ApprovalForAll':
+    case 'ConditionPreparation':
+    case 'ConditionResolution':
+    case 'URI':
+      return true
+    default:
+      return false
+  }
+}
+
+function addUsdcEntries(d: Decoded, sources: FactSources, entries: ChainEntry[]): boolean {
+  if (d.eventName === 'Approval') {
+    const spender = (d.args.spender as string).toLowerCase()
+    if (!sources.exchanges.has(spender)) return true
+    const value = d.args.value as bigint
+    entries.push({ kind: 'allowance', from: lower(d.args.owner), to: '', tokenId: '',
+      amountMicros: Number(value >= UNLIMITED_MICROS ? UNLIMITED_MICROS : value) })
+    return true
+  }
+  if (d.eventName !== 'Transfer') return true
+  const from = lower(d.args.from)
+  const to = lower(d.args.to)
+  const value = d.args.value as bigint
+  if (isContract(from, sources) || isContract(to, sources) || value > UNLIMITED_MICROS) return false
+  if (value === 0n || from === to) return true
+  entries.push({ kind: 'usdc', from: from === ZERO ? '' : from, to: to === ZERO ? '' : to, tokenId: '',
+    amountMicros: Number(value) })
+  return true
+}
+
+function addShareEntry(d: Decoded, sources: FactSources, entries: ChainEntry[], id: bigint, value: bigint): boolean {
+  const from = lower(d.args.from)
+  const to = lower(d.args.to)
+  if (from === ZERO || to === ZERO || isContract(from, sources) || isContract(to, sources)) return false
+  if (value > UNLIMITED_MICROS) return false
+  if (value === 0n || from === to) return true
+  entries.push({ kind: 'shares', from, to, tokenId: id.toString(), amountMicros: Number(value) })
+  return true
+}
+
+function settledOf(d: Decoded): SettledTrade {
+  return { tradeId: d.args.tradeId as Hex, transactionHash: d.log.transactionHash!,
+    blockNumber: Number(d.log.blockNumber) }
+}
+
+function isContract(address: string, sources: FactSources): boolean {
+  return address === sources.usdc || address === sources.ctf || sources.exchanges.has(address)
+}
+
+function lower(address: unknown): string {
+  return (address as string).toLowerCase()
+}

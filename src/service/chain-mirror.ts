@@ -1,0 +1,108 @@
+/**
+ * The ledger follows a real chain (issue 35 point 3; docs/testnet.md, "The ledger follows the
+ * chain"): every CHAIN_HEAD_POLL_MS the mirror reads the logs of Predex's contracts in the blocks
+ * that have CHAIN_CONFIRMATIONS blocks on top of them, turns them into facts (src/chain/chain-facts.ts)
+ * and journals them as one `chainSync` command per range. The engine stays pure: what it
+ * mirrors is in its journal and replays exactly.
+ *
+ * The engine keeps the last block it followed (in its snapshot), and a sync not past it is
+ * refused, so a mirror that restarts, or journals a range twice, never counts a block twice;
+ * ranges with no fact journal nothing and are read again after a restart. A node that stops
+ * answering makes the mirror wait and try again at the next poll; nothing is lost meanwhile,
+ * since the facts stay on the chain. One step runs at a time.
+ */
+import type { Chain, ChainFollowerStatus } from '../chain/chain.js'
+import { chainFactsOf, FactSources, type ChainFacts, type SettledTrade } from '../chain/chain-facts.js'
+import { Code } from '../engine/codes.js'
+import type { ChainEntry } from '../engine/command.js'
+import { CHAIN_CONFIRMATIONS, CHAIN_HEAD_POLL_MS, CHAIN_LOG_BLOCKS_MAX, CHAIN_SYNC_ENTRIES_MAX } from '../limits.js'
+import type { ServiceContext } from './context.js'
+
+export class ChainMirror {
+  private syncedBlock: number
+  private unmirroredTransactions = 0
+  private error: string | null = null
+  private running: Promise<void> | null = null
+  private stopped = false
+  private readonly timer: NodeJS.Timeout
+  private readonly sources: FactSources
+
+  private constructor(private readonly context: ServiceContext, private readonly chain: Chain, chainBlock: number,
+    private readonly onSettled: (trades: readonly SettledTrade[]) => void) {
+    this.syncedBlock = chainBlock
+    this.sources = new FactSources(chain.clients!.contracts)
+    this.timer = setInterval(() => void this.step(), CHAIN_HEAD_POLL_MS)
+    this.timer.unref()
+  }
+
+  /** Starts following from the last block the engine followed; null for the builtin chain. */
+  static async start(context: ServiceContext, chain: Chain,
+    onSettled: (trades: readonly SettledTrade[]) => void = () => undefined): Promise<ChainMirror | null> {
+    if (chain.clients === null) return null
+    const status = await context.host.query({ kind: 'status' })
+    if (status.kind !== 'status') throw new Error('unexpected answer to status')
+    const mirror = new ChainMirror(context, chain, status.chainBlock, onSettled)
+    chain.followedBy(() => mirror.status())
+    await mirror.step()
+    return mirror
+  }
+
+  status(): ChainFollowerStatus {
+    return { syncedBlock: this.syncedBlock, unmirroredTransactions: this.unmirroredTransactions, error: this.error }
+  }
+
+  /** Follows the chain up to its confirmed head now (tests; the timer does it every poll). */
+  step(): Promise<void> {
+    this.running ??= this.follow().finally(() => { this.running = null })
+    return this.running
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearInterval(this.timer)
+    await this.running
+  }
+
+  private async follow(): Promise<void> {
+    const { client } = this.chain.clients!
+    try {
+      const head = Number(await client.getBlockNumber({ cacheTime: 0 }))
+      const confirmed = head - CHAIN_CONFIRMATIONS
+      while (!this.stopped && this.syncedBlock < confirmed) {
+        const to = Math.min(confirmed, this.syncedBlock + CHAIN_LOG_BLOCKS_MAX)
+        await this.followRange(this.syncedBlock + 1, to)
+      }
+      this.error = null
+    } catch (error) {
+      this.error = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+    }
+  }
+
+  /** Reads [from, to], halving it while it holds more facts than one command carries. */
+  private async followRange(from: number, to: number): Promise<void> {
+    const facts = await this.factsOf(from, to)
+    if (facts.entries.length > CHAIN_SYNC_ENTRIES_MAX) {
+      if (from === to) {
+        throw new Error(`block ${from} holds ${facts.entries.length} facts, over ${CHAIN_SYNC_ENTRIES_MAX}`)
+      }
+      return this.followRange(from, from + Math.floor((to - from) / 2))
+    }
+    if (facts.entries.length > 0) await this.journal(to, facts.entries)
+    this.unmirroredTransactions += facts.unmirroredTransactions
+    this.syncedBlock = to
+    if (facts.settled.length > 0) this.onSettled(facts.settled)
+  }
+
+  private async factsOf(from: number, to: number): Promise<ChainFacts> {
+    const logs = await this.chain.clients!.client.getLogs({ address: this.sources.addresses(),
+      fromBlock: BigInt(from), toBlock: BigInt(to) })
+    return chainFactsOf(logs, this.sources)
+  }
+
+  private async journal(toBlock: number, entries: ChainEntry[]): Promise<void> {
+    const { result } = await this.context.host.submit({ kind: 'chainSync', toBlock, entries })
+    if (result.ok) return
+    if (result.code === Code.CHAIN_SYNC_STALE) return // already journaled (a repeat): the ledger has it
+    throw new Error(`chain sync to block ${toBlock} refused: ${result.code} ${JSON.stringify(result.context)}`)
+  }
+}

@@ -45,7 +45,7 @@ import { Heartbeats } from './service/heartbeats.js'
 import { ExpiryTimer } from './service/expiry-timer.js'
 import { checkPortsFree } from './api/port-check.js'
 import { openChain, type Chain } from './chain/chain.js'
-import { ChainMirror } from './service/chain-mirror.js'
+import type { ChainMirror } from './service/chain-mirror.js'
 import { OpenedParts } from './opened-parts.js'
 import { VERSION } from './version.js'
 
@@ -165,6 +165,8 @@ function faucetOf(config: Config): ServiceContext['faucet'] {
 
 /** The ledger follows a real chain (null for the builtin one), stopped before the engine. */
 async function mirrorOf(context: ServiceContext, chain: Chain, opened: OpenedParts): Promise<ChainMirror | null> {
+  if (chain.clients === null) return null
+  const { ChainMirror } = await import('./service/chain-mirror.js') // viem, loaded only for a real chain
   const mirror = await ChainMirror.start(context, chain)
   if (mirror !== null) opened.add(() => mirror.stop())
   return mirror

@@ -2,10 +2,12 @@
  * A binary market on a real chain, as Polymarket makes one: a condition prepared in the
  * Conditional Tokens contract (two outcomes, the operator as oracle), its two outcome tokens the
  * contract's position ids for index sets 1 (Yes) and 2 (No) over the test USDC, registered as
- * complements with each of the four exchanges so that they settle normal, mint and merge trades.
+ * complements with the exchange Predex settles through, so that they settle normal, mint and
+ * merge trades.
  */
-import { type Address, type Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import { artifactOf } from './artifacts.js'
+import { settlerOf } from './exchange-orders.js'
 import type { ChainClients } from './local-chain.js'
 
 export interface ChainMarket {
@@ -46,12 +48,8 @@ export async function createChainMarket(clients: ChainClients, questionId: Hex):
     sent.push(await operator.writeContract({ ...ctf, functionName: 'prepareCondition',
       args: [operator.account.address, questionId, OUTCOMES] }))
   }
-  const exchangeAbi = artifactOf('PredexExchange').abi
-  const exchanges = [contracts.exchange, contracts.negRiskExchange, contracts.exchangeV2, contracts.negRiskExchangeV2]
-  for (const exchange of exchanges) {
-    sent.push(await operator.writeContract({ address: exchange as Address, abi: exchangeAbi,
-      functionName: 'registerToken', args: [BigInt(market.yesTokenId), BigInt(market.noTokenId), market.conditionId] }))
-  }
+  sent.push(await operator.writeContract({ address: settlerOf(contracts), abi: artifactOf('PredexExchange').abi,
+    functionName: 'registerToken', args: [BigInt(market.yesTokenId), BigInt(market.noTokenId), market.conditionId] }))
   await waitForSuccess(clients, sent)
   return market
 }

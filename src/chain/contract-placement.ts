@@ -1,8 +1,9 @@
 /**
  * Puts Predex's contracts at the addresses Polymarket's clients know for the chain id
- * (src/crypto/contracts.ts): the collateral, the Conditional Tokens, and an exchange at each of
+ * (src/crypto/contracts.ts): the collateral, the Conditional Tokens, and the exchange at each of
  * the four exchange addresses (V1 and V2, plain and neg-risk), so that a client signing for
- * chain 80002 signs for contracts that are there, and their EIP-712 domains name these addresses.
+ * chain 80002 signs for contracts that are there. The four hold the same code, which checks each
+ * order under its own version's domain; Predex settles through the V1 address (SETTLER).
  *
  * On anvil no transaction is needed: each contract's constructor runs in an `eth_call` (a call
  * without a recipient returns the runtime code a creation would leave, immutables filled in), and
@@ -45,22 +46,25 @@ async function wantedCode(client: PublicClient, contracts: ChainContracts, opera
   const conditionalTokens = contracts.conditionalTokens as Address
   const usdc = artifactOf('TestUSDC')
   const exchange = artifactOf('PredexExchange')
-  const exchangeCode = (version: 1 | 2): Promise<Hex> => runtimeCode(client, encodeDeployData({ abi: exchange.abi,
-    bytecode: exchange.bytecode, args: [collateral, conditionalTokens, operator, version] }))
-  const [usdcCode, v1Code, v2Code] = await Promise.all([
-    runtimeCode(client, encodeDeployData({ abi: usdc.abi, bytecode: usdc.bytecode, args: [operator,
-      [contracts.exchange, contracts.negRiskExchange, contracts.exchangeV2, contracts.negRiskExchangeV2]] })),
-    exchangeCode(1),
-    exchangeCode(2),
+  const exchanges = exchangeAddresses(contracts)
+  const [usdcCode, exchangeCode] = await Promise.all([
+    runtimeCode(client, encodeDeployData({ abi: usdc.abi, bytecode: usdc.bytecode, args: [operator, exchanges] })),
+    runtimeCode(client, encodeDeployData({ abi: exchange.abi, bytecode: exchange.bytecode,
+      args: [collateral, conditionalTokens, operator, exchanges] })),
   ])
   return [
     { name: 'TestUSDC', address: collateral, code: usdcCode },
     { name: 'ConditionalTokens', address: conditionalTokens, code: artifactOf('ConditionalTokens').deployedBytecode },
-    { name: 'PredexExchange V1', address: contracts.exchange as Address, code: v1Code },
-    { name: 'PredexExchange V1 (neg risk)', address: contracts.negRiskExchange as Address, code: v1Code },
-    { name: 'PredexExchange V2', address: contracts.exchangeV2 as Address, code: v2Code },
-    { name: 'PredexExchange V2 (neg risk)', address: contracts.negRiskExchangeV2 as Address, code: v2Code },
+    ...exchanges.map((address, i) => ({ name: `PredexExchange (${EXCHANGE_NAMES[i]})`, address, code: exchangeCode })),
   ]
+}
+
+const EXCHANGE_NAMES = ['V1', 'V1 neg risk', 'V2', 'V2 neg risk'] as const
+
+/** The four exchange addresses, in the order the contracts take them: V1, V1 neg-risk, V2, V2 neg-risk. */
+export function exchangeAddresses(contracts: ChainContracts): [Address, Address, Address, Address] {
+  return [contracts.exchange, contracts.negRiskExchange, contracts.exchangeV2, contracts.negRiskExchangeV2] as
+    [Address, Address, Address, Address]
 }
 
 /** The runtime code a creation with `data` would leave, from a call that creates nothing. */

@@ -1,39 +1,18 @@
 /**
- * Signed orders as PredexExchange's `settleV1` and `settleV2` take them (src/chain/contracts): the
- * struct the maker signed, field for field, with its signature last; and a trade as the exchange
- * settles it: the two orders, then the fill's amounts in 10^-6 units.
+ * Signed orders and trades as PredexExchange's `settle` takes them (src/chain/contracts): each
+ * order as its version, its market's neg-risk flag, the struct its maker signed (ABI-encoded) and
+ * its signature; a trade as the taker's order (A), the maker's (B) and the fill's amounts in
+ * 10^-6 units. One contract settles V1 and V2 orders, against each other too, through the V1
+ * exchange's address (`settlerOf`), so that every order's fills are counted in one place.
  */
-import type { Address, Hex } from 'viem'
-import type { OrderStruct, OrderStructV2 } from '../crypto/eip712.js'
+import { encodeAbiParameters, type Address, type Hex } from 'viem'
+import type { ChainContracts } from '../crypto/contracts.js'
+import type { AnyOrderStruct, OrderStruct, OrderStructV2 } from '../crypto/eip712.js'
 
-export interface ExchangeOrderV1 {
-  readonly salt: bigint
-  readonly maker: Address
-  readonly signer: Address
-  readonly taker: Address
-  readonly tokenId: bigint
-  readonly makerAmount: bigint
-  readonly takerAmount: bigint
-  readonly expiration: bigint
-  readonly nonce: bigint
-  readonly feeRateBps: bigint
-  readonly side: number
-  readonly signatureType: number
-  readonly signature: Hex
-}
-
-export interface ExchangeOrderV2 {
-  readonly salt: bigint
-  readonly maker: Address
-  readonly signer: Address
-  readonly tokenId: bigint
-  readonly makerAmount: bigint
-  readonly takerAmount: bigint
-  readonly side: number
-  readonly signatureType: number
-  readonly timestamp: bigint
-  readonly metadata: Hex
-  readonly builder: Hex
+export interface ExchangeOrder {
+  readonly version: number
+  readonly negRisk: boolean
+  readonly order: Hex
   readonly signature: Hex
 }
 
@@ -46,27 +25,60 @@ export interface ExchangeFill {
   readonly feeA: bigint
 }
 
-export interface ExchangeTrade<Order> {
-  readonly a: Order
-  readonly b: Order
+export interface ExchangeTrade {
+  readonly a: ExchangeOrder
+  readonly b: ExchangeOrder
   readonly fill: ExchangeFill
 }
 
-export function exchangeOrderV1(order: OrderStruct, signature: string): ExchangeOrderV1 {
+const ORDER_V1 = [{ type: 'tuple', components: [
+  { name: 'salt', type: 'uint256' }, { name: 'maker', type: 'address' }, { name: 'signer', type: 'address' },
+  { name: 'taker', type: 'address' }, { name: 'tokenId', type: 'uint256' }, { name: 'makerAmount', type: 'uint256' },
+  { name: 'takerAmount', type: 'uint256' }, { name: 'expiration', type: 'uint256' }, { name: 'nonce', type: 'uint256' },
+  { name: 'feeRateBps', type: 'uint256' }, { name: 'side', type: 'uint8' }, { name: 'signatureType', type: 'uint8' },
+] }] as const
+
+const ORDER_V2 = [{ type: 'tuple', components: [
+  { name: 'salt', type: 'uint256' }, { name: 'maker', type: 'address' }, { name: 'signer', type: 'address' },
+  { name: 'tokenId', type: 'uint256' }, { name: 'makerAmount', type: 'uint256' },
+  { name: 'takerAmount', type: 'uint256' }, { name: 'side', type: 'uint8' }, { name: 'signatureType', type: 'uint8' },
+  { name: 'timestamp', type: 'uint256' }, { name: 'metadata', type: 'bytes32' }, { name: 'builder', type: 'bytes32' },
+] }] as const
+
+/** The address Predex settles through: the V1 exchange's (every order's fills are counted there). */
+export function settlerOf(contracts: ChainContracts): Address {
+  return contracts.exchange as Address
+}
+
+export function exchangeOrderOf(struct: AnyOrderStruct, signature: string, negRisk: boolean): ExchangeOrder {
+  if (struct.version === 2) return { version: 2, negRisk, order: encodeV2(struct), signature: signature as Hex }
+  return { version: 1, negRisk, order: encodeV1(struct), signature: signature as Hex }
+}
+
+/** The V1 struct as the contract's `hashOrderV1` takes it. */
+export function orderV1Tuple(o: OrderStruct) {
   return {
-    salt: BigInt(order.salt), maker: order.maker as Address, signer: order.signer as Address,
-    taker: order.taker as Address, tokenId: BigInt(order.tokenId), makerAmount: BigInt(order.makerAmount),
-    takerAmount: BigInt(order.takerAmount), expiration: BigInt(order.expiration), nonce: BigInt(order.nonce),
-    feeRateBps: BigInt(order.feeRateBps), side: order.side, signatureType: order.signatureType,
-    signature: signature as Hex,
+    salt: BigInt(o.salt), maker: o.maker as Address, signer: o.signer as Address, taker: o.taker as Address,
+    tokenId: BigInt(o.tokenId), makerAmount: BigInt(o.makerAmount), takerAmount: BigInt(o.takerAmount),
+    expiration: BigInt(o.expiration), nonce: BigInt(o.nonce), feeRateBps: BigInt(o.feeRateBps), side: o.side,
+    signatureType: o.signatureType,
   }
 }
 
-export function exchangeOrderV2(order: OrderStructV2, signature: string): ExchangeOrderV2 {
+/** The V2 struct as the contract's `hashOrderV2` takes it. */
+export function orderV2Tuple(o: OrderStructV2) {
   return {
-    salt: BigInt(order.salt), maker: order.maker as Address, signer: order.signer as Address,
-    tokenId: BigInt(order.tokenId), makerAmount: BigInt(order.makerAmount), takerAmount: BigInt(order.takerAmount),
-    side: order.side, signatureType: order.signatureType, timestamp: BigInt(order.timestamp),
-    metadata: order.metadata as Hex, builder: order.builder as Hex, signature: signature as Hex,
+    salt: BigInt(o.salt), maker: o.maker as Address, signer: o.signer as Address, tokenId: BigInt(o.tokenId),
+    makerAmount: BigInt(o.makerAmount), takerAmount: BigInt(o.takerAmount), side: o.side,
+    signatureType: o.signatureType, timestamp: BigInt(o.timestamp), metadata: o.metadata as Hex,
+    builder: o.builder as Hex,
   }
+}
+
+function encodeV1(o: OrderStruct): Hex {
+  return encodeAbiParameters(ORDER_V1, [orderV1Tuple(o)])
+}
+
+function encodeV2(o: OrderStructV2): Hex {
+  return encodeAbiParameters(ORDER_V2, [orderV2Tuple(o)])
 }

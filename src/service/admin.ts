@@ -19,7 +19,7 @@ import { ApiCode, PredexError } from '../errors.js'
 import { FEE_RATE_BPS_MAX, MICROS_PER_LOT, ORDER_AMOUNT_MICROS_MAX } from '../limits.js'
 import { accepted, rejectionError, submit } from './commands.js'
 import type { ServiceContext } from './context.js'
-import { newMarketIds } from './market-ids.js'
+import { newChainMarketIds, newMarketIds } from './market-ids.js'
 
 export const SLUG_LENGTH_MAX = 96
 
@@ -78,7 +78,7 @@ export async function createMarket(context: ServiceContext, market: NewMarket): 
   checkTickSize(market.tickSizeMicros)
   checkMinOrderSize(market.minOrderSizeMicros)
   checkFeeRate(market.feeRateBps)
-  const ids = newMarketIds()
+  const ids = context.chain.clients === null ? newMarketIds() : await newChainMarketIds(context.chain.clients)
   const { result } = await submit(context, { kind: 'createMarket', market: { ...ids, ...market, slug } })
   accepted(result)
   return recordOf(context, ids.marketId)

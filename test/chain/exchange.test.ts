@@ -7,8 +7,9 @@
  * - merge: two sells of the two outcomes, the full set merged back into USDC.
  * The exchange's digest of each order is the order id Predex computes, a trade id settles once,
  * and every broken promise is refused with its own error: more than the order signed, a worse
- * price than it signed, a signature by someone else, a caller who is not the operator, an order
- * of the other version. Bounded: anvil is started and stopped by the test.
+ * price than it signed, a signature by someone else, an order claimed for a domain it was not
+ * signed for, a caller who is not the operator. One contract settles V1 and V2 orders, against
+ * each other too. Bounded: anvil is started and stopped by the test.
  */
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
@@ -16,7 +17,8 @@ import { BaseError, ContractFunctionRevertedError, type Address, type Hex } from
 import { generatePrivateKey } from 'viem/accounts'
 import { artifactOf } from '../../src/chain/artifacts.js'
 import { createChainMarket, waitForSuccess, type ChainMarket } from '../../src/chain/chain-markets.js'
-import { exchangeOrderV1, exchangeOrderV2, type ExchangeFill } from '../../src/chain/exchange-orders.js'
+import { exchangeOrderOf, orderV1Tuple, orderV2Tuple, settlerOf, type ExchangeFill, type ExchangeTrade }
+  from '../../src/chain/exchange-orders.js'
 import { Wallet } from '../../src/client/wallet.js'
 import { signLimitOrder, signLimitOrderV2, type MarketTerms, type SignedOrder, type SignedOrderV2 }
   from '../../src/client/orders.js'
@@ -60,32 +62,23 @@ function v2(p: Party, tokenId: string, side: 'BUY' | 'SELL', price: string, size
   return signLimitOrderV2(p.wallet, TERMS, { tokenId, side, price, size })
 }
 
-function tradeV1(a: SignedOrder, b: SignedOrder, f: ExchangeFill) {
-  return { a: exchangeOrderV1(a.order, a.signature), b: exchangeOrderV1(b.order, b.signature), fill: f }
+type AnySigned = SignedOrder | SignedOrderV2
+
+function trade(a: AnySigned, b: AnySigned, f: ExchangeFill, negRisk = false): ExchangeTrade {
+  return { a: exchangeOrderOf(a.order, a.signature, negRisk), b: exchangeOrderOf(b.order, b.signature, negRisk), fill: f }
 }
 
-function tradeV2(a: SignedOrderV2, b: SignedOrderV2, f: ExchangeFill) {
-  return { a: exchangeOrderV2(a.order, a.signature), b: exchangeOrderV2(b.order, b.signature), fill: f }
-}
-
-async function settleV1(trades: ReturnType<typeof tradeV1>[]): Promise<void> {
-  const hash = await chain.operator.writeContract({ address: chain.contracts.exchange as Address, abi: exchangeAbi,
-    functionName: 'settleV1', args: [trades] })
-  await waitForSuccess(chain, [hash])
-}
-
-async function settleV2(trades: ReturnType<typeof tradeV2>[]): Promise<void> {
-  const hash = await chain.operator.writeContract({ address: chain.contracts.exchangeV2 as Address, abi: exchangeAbi,
-    functionName: 'settleV2', args: [trades] })
+async function settle(trades: ExchangeTrade[]): Promise<void> {
+  const hash = await chain.operator.writeContract({ address: settlerOf(chain.contracts), abi: exchangeAbi,
+    functionName: 'settle', args: [trades] })
   await waitForSuccess(chain, [hash])
 }
 
 /** The custom error a call reverts with, from a simulation (nothing is sent). */
-async function revertOf(exchange: string, functionName: 'settleV1' | 'settleV2', trades: unknown[],
-  from: Address = chain.operator.account.address): Promise<string> {
+async function revertOf(trades: ExchangeTrade[], from: Address = chain.operator.account.address): Promise<string> {
   try {
-    await chain.client.simulateContract({ address: exchange as Address, abi: exchangeAbi, functionName,
-      args: [trades] as never, account: from })
+    await chain.client.simulateContract({ address: settlerOf(chain.contracts), abi: exchangeAbi, functionName: 'settle',
+      args: [trades], account: from })
   } catch (error) {
     const reverted = error instanceof BaseError
       ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null
@@ -100,20 +93,23 @@ async function holdings(p: Party, m: ChainMarket): Promise<[bigint, bigint, bigi
     await tokensOf(chain, p.address, m.noTokenId)]
 }
 
-t.test('the exchange\'s digest of an order is the order id Predex computes, V1 and V2', async (t) => {
-  const order1 = v1(alice, market.yesTokenId, 'BUY', '0.5', '10')
-  const order2 = v2(alice, market.yesTokenId, 'BUY', '0.5', '10')
-  t.equal(await chain.client.readContract({ address: chain.contracts.exchange as Address, abi: exchangeAbi,
-    functionName: 'hashOrderV1', args: [exchangeOrderV1(order1.order, order1.signature)] }), order1.orderId)
-  t.equal(await chain.client.readContract({ address: chain.contracts.exchangeV2 as Address, abi: exchangeAbi,
-    functionName: 'hashOrderV2', args: [exchangeOrderV2(order2.order, order2.signature)] }), order2.orderId)
+t.test('the exchange\'s digest of an order is the order id Predex computes, V1 and V2, plain and neg-risk', async (t) => {
+  for (const negRisk of [false, true]) {
+    const terms = { ...TERMS, negRisk }
+    const order1 = signLimitOrder(alice.wallet, terms, { tokenId: market.yesTokenId, side: 'BUY', price: '0.5', size: '10' })
+    const order2 = signLimitOrderV2(alice.wallet, terms, { tokenId: market.yesTokenId, side: 'BUY', price: '0.5', size: '10' })
+    t.equal(await chain.client.readContract({ address: settlerOf(chain.contracts), abi: exchangeAbi,
+      functionName: 'hashOrderV1', args: [orderV1Tuple(order1.order), negRisk] }), order1.orderId, `V1, neg risk ${negRisk}`)
+    t.equal(await chain.client.readContract({ address: settlerOf(chain.contracts), abi: exchangeAbi,
+      functionName: 'hashOrderV2', args: [orderV2Tuple(order2.order), negRisk] }), order2.orderId, `V2, neg risk ${negRisk}`)
+  }
 })
 
 t.test('mint, normal with a fee, a trade id again, merge: each moves what it says', async (t) => {
   // Mint: alice buys 10 Yes at 0.60, bob 10 No at 0.40; their 10 USDC become a full set.
   const aliceBuysYes = v1(alice, market.yesTokenId, 'BUY', '0.60', '10')
   const bobBuysNo = v1(bob, market.noTokenId, 'BUY', '0.40', '10')
-  await settleV1([tradeV1(aliceBuysYes, bobBuysNo, fill(10n * USDC, 6n * USDC, 4n * USDC))])
+  await settle([trade(aliceBuysYes, bobBuysNo, fill(10n * USDC, 6n * USDC, 4n * USDC))])
   t.strictSame(await holdings(alice, market), [94n * USDC, 10n * USDC, 0n], 'alice paid 6 for 10 Yes')
   t.strictSame(await holdings(bob, market), [96n * USDC, 0n, 10n * USDC], 'bob paid 4 for 10 No')
 
@@ -121,47 +117,51 @@ t.test('mint, normal with a fee, a trade id again, merge: each moves what it say
   const operatorBefore = await usdcOf(chain, chain.operator.account.address)
   const carolBuysYes = v1(carol, market.yesTokenId, 'BUY', '0.70', '5')
   const aliceSellsYes = v1(alice, market.yesTokenId, 'SELL', '0.70', '5')
-  const normal = tradeV1(carolBuysYes, aliceSellsYes, fill(5n * USDC, 3_500_000n, 3_500_000n, 50_000n))
-  await settleV1([normal])
+  const normal = trade(carolBuysYes, aliceSellsYes, fill(5n * USDC, 3_500_000n, 3_500_000n, 50_000n))
+  await settle([normal])
   t.strictSame(await holdings(carol, market), [96_450_000n, 5n * USDC, 0n], 'carol paid 3.50 and the fee')
   t.strictSame(await holdings(alice, market), [97_500_000n, 5n * USDC, 0n], 'alice got 3.50 for 5 Yes')
   t.equal(await usdcOf(chain, chain.operator.account.address) - operatorBefore, 50_000n, 'the fee went to the operator')
 
   // The same trade id again (a retried settlement) changes nothing.
-  await settleV1([normal])
+  await settle([normal])
   t.strictSame(await holdings(carol, market), [96_450_000n, 5n * USDC, 0n], 'a settled trade id is skipped')
-  t.equal(await chain.client.readContract({ address: chain.contracts.exchange as Address, abi: exchangeAbi,
+  t.equal(await chain.client.readContract({ address: settlerOf(chain.contracts), abi: exchangeAbi,
     functionName: 'settled', args: [normal.fill.tradeId] }), true)
 
   // Merge: alice sells her 5 Yes, bob 5 of his No, both at 0.50: the full set pays 5 USDC.
   const aliceSells = v1(alice, market.yesTokenId, 'SELL', '0.50', '5')
   const bobSells = v1(bob, market.noTokenId, 'SELL', '0.50', '5')
-  await settleV1([tradeV1(aliceSells, bobSells, fill(5n * USDC, 2_500_000n, 2_500_000n))])
+  await settle([trade(aliceSells, bobSells, fill(5n * USDC, 2_500_000n, 2_500_000n))])
   t.strictSame(await holdings(alice, market), [100n * USDC, 0n, 0n], 'alice is back to 100 USDC')
   t.strictSame(await holdings(bob, market), [98_500_000n, 0n, 5n * USDC], 'bob got 2.50 for 5 No')
 
   // Refusals: each with its own error, nothing sent.
-  const exchange = chain.contracts.exchange
-  t.equal(await revertOf(exchange, 'settleV1', [tradeV1(aliceBuysYes, bobBuysNo, fill(USDC, 600_000n, 400_000n))]),
+  t.equal(await revertOf([trade(aliceBuysYes, bobBuysNo, fill(USDC, 600_000n, 400_000n))]),
     'Overfilled', 'an order filled whole takes nothing more')
   const bobSellsNo = v1(bob, market.noTokenId, 'SELL', '0.50', '2')
   const carolBuysNo = v1(carol, market.noTokenId, 'BUY', '0.50', '2')
-  t.equal(await revertOf(exchange, 'settleV1', [tradeV1(carolBuysNo, bobSellsNo, fill(2n * USDC, 800_000n, 800_000n))]),
+  t.equal(await revertOf([trade(carolBuysNo, bobSellsNo, fill(2n * USDC, 800_000n, 800_000n))]),
     'PriceNotMet', 'bob is not paid below the 0.50 he signed')
   const forged = { ...bobSellsNo, signature: v1(carol, market.noTokenId, 'SELL', '0.50', '2').signature }
-  t.equal(await revertOf(exchange, 'settleV1', [tradeV1(carolBuysNo, forged, fill(2n * USDC, USDC, USDC))]),
+  t.equal(await revertOf([trade(carolBuysNo, forged, fill(2n * USDC, USDC, USDC))]),
     'BadSignature', 'a signature by someone else than the signer')
-  t.equal(await revertOf(exchange, 'settleV1', [tradeV1(carolBuysNo, bobSellsNo, fill(2n * USDC, USDC, USDC))],
-    carol.address), 'NotOperator', 'only the operator settles')
-  t.equal(await revertOf(chain.contracts.exchangeV2, 'settleV1',
-    [tradeV1(carolBuysNo, bobSellsNo, fill(2n * USDC, USDC, USDC))]), 'WrongVersion', 'V1 orders on the V2 exchange')
+  t.equal(await revertOf([trade(carolBuysNo, bobSellsNo, fill(2n * USDC, USDC, USDC), true)]),
+    'BadSignature', 'an order claimed for the neg-risk domain it was not signed for')
+  t.equal(await revertOf([trade(carolBuysNo, bobSellsNo, fill(2n * USDC, USDC, USDC))], carol.address),
+    'NotOperator', 'only the operator settles')
 })
 
-t.test('V2 orders settle on the V2 exchange', async (t) => {
+t.test('V2 orders settle, against each other and against V1 orders', async (t) => {
   const [bobBefore, carolBefore] = [await holdings(bob, market), await holdings(carol, market)]
   const carolBuysNo = v2(carol, market.noTokenId, 'BUY', '0.55', '2')
   const bobSellsNo = v2(bob, market.noTokenId, 'SELL', '0.55', '2')
-  await settleV2([tradeV2(carolBuysNo, bobSellsNo, fill(2n * USDC, 1_100_000n, 1_100_000n))])
+  await settle([trade(carolBuysNo, bobSellsNo, fill(2n * USDC, 1_100_000n, 1_100_000n))])
   t.strictSame(await holdings(carol, market), [carolBefore[0] - 1_100_000n, carolBefore[1], carolBefore[2] + 2n * USDC])
   t.strictSame(await holdings(bob, market), [bobBefore[0] + 1_100_000n, bobBefore[1], bobBefore[2] - 2n * USDC])
+  const carolBuysMore = v2(carol, market.noTokenId, 'BUY', '0.60', '1')
+  const bobSellsV1 = v1(bob, market.noTokenId, 'SELL', '0.60', '1')
+  await settle([trade(carolBuysMore, bobSellsV1, fill(USDC, 600_000n, 600_000n))])
+  t.strictSame(await holdings(bob, market), [bobBefore[0] + 1_700_000n, bobBefore[1], bobBefore[2] - 3n * USDC],
+    'a V2 taker against a V1 maker')
 })

@@ -29,8 +29,12 @@ interface IConditionalTokens {
 }
 
 /// Settles on chain the trades Predex's engine matched off chain, each against the two orders
-/// their makers signed (Polymarket's `Order`, V1 or V2: the same EIP-712 digests the clients sign,
-/// under the domain "Polymarket CTF Exchange", version "1" or "2", this contract's address).
+/// their makers signed: Polymarket's `Order`, V1 or V2, each checked under the EIP-712 domain
+/// its clients sign for ("Polymarket CTF Exchange", version "1" or "2", the chain id, and the
+/// V1 or V2 exchange's address, the neg-risk one in a neg-risk market). The engine matches V1
+/// and V2 orders against each other, so one contract settles both: the same code sits at the four
+/// exchange addresses, and the operator settles through one of them (Predex uses the V1
+/// exchange's), which keeps every order's fills in one place.
 ///
 /// A trade is one fill between two orders, A (the taker, who pays the fee) and B:
 /// - opposite sides of one token (normal): `size` outcome tokens go from the seller to the buyer,
@@ -73,8 +77,11 @@ contract PredexExchange is ERC1155Holder {
     IConditionalTokens public immutable conditionalTokens;
     /// The only account that registers tokens and settles trades; it also receives the fees.
     address public immutable operator;
-    /// The order type and EIP-712 domain version this exchange settles: 1 or 2.
-    uint8 public immutable version;
+    /// The four addresses orders are signed for: V1, V1 neg-risk, V2, V2 neg-risk.
+    address public immutable exchangeV1;
+    address public immutable negRiskExchangeV1;
+    address public immutable exchangeV2;
+    address public immutable negRiskExchangeV2;
 
     struct Token {
         bytes32 conditionId;
@@ -101,7 +108,6 @@ contract PredexExchange is ERC1155Holder {
         uint256 feeRateBps;
         uint8 side;
         uint8 signatureType;
-        bytes signature;
     }
 
     struct OrderV2 {
@@ -116,6 +122,13 @@ contract PredexExchange is ERC1155Holder {
         uint256 timestamp;
         bytes32 metadata;
         bytes32 builder;
+    }
+
+    /// An order as its maker signed it: `order` is abi.encode(OrderV1) or abi.encode(OrderV2).
+    struct SignedOrder {
+        uint8 version;
+        bool negRisk;
+        bytes order;
         bytes signature;
     }
 
@@ -128,15 +141,9 @@ contract PredexExchange is ERC1155Holder {
         uint256 feeA;
     }
 
-    struct TradeV1 {
-        OrderV1 a;
-        OrderV1 b;
-        Fill fill;
-    }
-
-    struct TradeV2 {
-        OrderV2 a;
-        OrderV2 b;
+    struct Trade {
+        SignedOrder a;
+        SignedOrder b;
         Fill fill;
     }
 
@@ -163,7 +170,7 @@ contract PredexExchange is ERC1155Holder {
     event TradeAlreadySettled(bytes32 indexed tradeId);
 
     error NotOperator(address caller);
-    error WrongVersion(uint8 expected);
+    error UnsupportedVersion(uint8 version);
     error TokenConflict(uint256 token);
     error UnknownToken(uint256 token);
     error NotComplements(uint256 a, uint256 b);
@@ -173,12 +180,19 @@ contract PredexExchange is ERC1155Holder {
     error PriceNotMet(bytes32 order);
     error AmountsMismatch(bytes32 tradeId);
 
-    constructor(IERC20 collateral_, IConditionalTokens conditionalTokens_, address operator_, uint8 version_) {
-        require(version_ == 1 || version_ == 2, "version is 1 or 2");
+    constructor(
+        IERC20 collateral_,
+        IConditionalTokens conditionalTokens_,
+        address operator_,
+        address[4] memory exchanges
+    ) {
         collateral = collateral_;
         conditionalTokens = conditionalTokens_;
         operator = operator_;
-        version = version_;
+        exchangeV1 = exchanges[0];
+        negRiskExchangeV1 = exchanges[1];
+        exchangeV2 = exchanges[2];
+        negRiskExchangeV2 = exchanges[3];
     }
 
     modifier onlyOperator() {
@@ -203,83 +217,85 @@ contract PredexExchange is ERC1155Holder {
         tokens[token] = Token(conditionId, complement);
     }
 
-    /// The EIP-712 domain separator, computed for the address this code runs at.
-    function domainSeparator() public view returns (bytes32) {
-        bytes32 versionHash = version == 1 ? keccak256("1") : keccak256("2");
-        return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, versionHash, block.chainid, address(this)));
+    /// The EIP-712 domain separator orders of `version` (1 or 2) are signed under.
+    function domainSeparator(uint8 version, bool negRisk) public view returns (bytes32) {
+        address verifying;
+        bytes32 versionHash;
+        if (version == 1) {
+            verifying = negRisk ? negRiskExchangeV1 : exchangeV1;
+            versionHash = keccak256("1");
+        } else if (version == 2) {
+            verifying = negRisk ? negRiskExchangeV2 : exchangeV2;
+            versionHash = keccak256("2");
+        } else {
+            revert UnsupportedVersion(version);
+        }
+        return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, versionHash, block.chainid, verifying));
     }
 
-    function hashOrderV1(OrderV1 calldata o) public view returns (bytes32) {
+    function hashOrderV1(OrderV1 memory o, bool negRisk) public view returns (bytes32) {
         bytes32 structHash = keccak256(
             bytes.concat(
                 abi.encode(ORDER_V1_TYPEHASH, o.salt, o.maker, o.signer, o.taker, o.tokenId, o.makerAmount),
                 abi.encode(o.takerAmount, o.expiration, o.nonce, o.feeRateBps, o.side, o.signatureType)
             )
         );
-        return _digest(structHash);
+        return _digest(domainSeparator(1, negRisk), structHash);
     }
 
-    function hashOrderV2(OrderV2 calldata o) public view returns (bytes32) {
+    function hashOrderV2(OrderV2 memory o, bool negRisk) public view returns (bytes32) {
         bytes32 structHash = keccak256(
             bytes.concat(
                 abi.encode(ORDER_V2_TYPEHASH, o.salt, o.maker, o.signer, o.tokenId, o.makerAmount, o.takerAmount),
                 abi.encode(o.side, o.signatureType, o.timestamp, o.metadata, o.builder)
             )
         );
-        return _digest(structHash);
+        return _digest(domainSeparator(2, negRisk), structHash);
     }
 
-    function settleV1(TradeV1[] calldata trades) external onlyOperator {
-        if (version != 1) revert WrongVersion(version);
+    function settle(Trade[] calldata trades) external onlyOperator {
         for (uint256 i = 0; i < trades.length; i++) {
-            TradeV1 calldata t = trades[i];
-            if (_alreadySettled(t.fill.tradeId)) continue;
-            Terms memory a = _termsV1(t.a);
-            Terms memory b = _termsV1(t.b);
-            _settle(a, b, t.fill);
+            Trade calldata t = trades[i];
+            if (settled[t.fill.tradeId]) {
+                emit TradeAlreadySettled(t.fill.tradeId);
+                continue;
+            }
+            _settle(_terms(t.a), _terms(t.b), t.fill);
         }
     }
 
-    function settleV2(TradeV2[] calldata trades) external onlyOperator {
-        if (version != 2) revert WrongVersion(version);
-        for (uint256 i = 0; i < trades.length; i++) {
-            TradeV2 calldata t = trades[i];
-            if (_alreadySettled(t.fill.tradeId)) continue;
-            Terms memory a = _termsV2(t.a);
-            Terms memory b = _termsV2(t.b);
-            _settle(a, b, t.fill);
+    function _digest(bytes32 separator, bytes32 structHash) internal pure returns (bytes32) {
+        return keccak256(abi.encodePacked("\x19\x01", separator, structHash));
+    }
+
+    /// The order's terms once its signature is checked under its version's domain.
+    function _terms(SignedOrder calldata s) internal view returns (Terms memory) {
+        if (s.version == 1) {
+            OrderV1 memory o = abi.decode(s.order, (OrderV1));
+            bytes32 hash = hashOrderV1(o, s.negRisk);
+            _checkSignature(hash, o.maker, o.signer, o.signatureType, 1, s.signature);
+            return Terms(hash, o.maker, o.tokenId, o.makerAmount, o.takerAmount, o.side);
         }
+        if (s.version == 2) {
+            OrderV2 memory o = abi.decode(s.order, (OrderV2));
+            bytes32 hash = hashOrderV2(o, s.negRisk);
+            _checkSignature(hash, o.maker, o.signer, o.signatureType, 2, s.signature);
+            return Terms(hash, o.maker, o.tokenId, o.makerAmount, o.takerAmount, o.side);
+        }
+        revert UnsupportedVersion(s.version);
     }
 
-    function _alreadySettled(bytes32 tradeId) internal returns (bool) {
-        if (!settled[tradeId]) return false;
-        emit TradeAlreadySettled(tradeId);
-        return true;
-    }
-
-    function _digest(bytes32 structHash) internal view returns (bytes32) {
-        return keccak256(abi.encodePacked("\x19\x01", domainSeparator(), structHash));
-    }
-
-    function _termsV1(OrderV1 calldata o) internal view returns (Terms memory) {
-        bytes32 hash = hashOrderV1(o);
-        _checkSignature(hash, o.maker, o.signer, o.signatureType, o.signature);
-        return Terms(hash, o.maker, o.tokenId, o.makerAmount, o.takerAmount, o.side);
-    }
-
-    function _termsV2(OrderV2 calldata o) internal view returns (Terms memory) {
-        bytes32 hash = hashOrderV2(o);
-        _checkSignature(hash, o.maker, o.signer, o.signatureType, o.signature);
-        return Terms(hash, o.maker, o.tokenId, o.makerAmount, o.takerAmount, o.side);
-    }
-
-    /// An EOA signs for itself; a contract wallet (POLY_1271) answers ERC-1271 for itself. The
+    /// An EOA signs for itself; a contract wallet (POLY_1271, V2) answers ERC-1271 for itself. The
     /// proxy and Safe types need their factories on chain to tie a wallet to its owner, which this
     /// network does not deploy, so they are refused rather than trusted.
-    function _checkSignature(bytes32 hash, address maker, address signer, uint8 signatureType, bytes calldata signature)
-        internal
-        view
-    {
+    function _checkSignature(
+        bytes32 hash,
+        address maker,
+        address signer,
+        uint8 signatureType,
+        uint8 version,
+        bytes calldata signature
+    ) internal view {
         if (signatureType == SIGNATURE_EOA) {
             (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecover(hash, signature);
             if (err != ECDSA.RecoverError.NoError || recovered != signer || signer != maker) revert BadSignature(hash);

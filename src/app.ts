@@ -46,6 +46,7 @@ import { ExpiryTimer } from './service/expiry-timer.js'
 import { checkPortsFree } from './api/port-check.js'
 import { openChain, type Chain } from './chain/chain.js'
 import type { ChainMirror } from './service/chain-mirror.js'
+import type { Settlement } from './service/settlement.js'
 import { OpenedParts } from './opened-parts.js'
 import { VERSION } from './version.js'
 
@@ -95,7 +96,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   // Before the journal opens: a missing or wrong master key refuses the start with nothing left open.
   const masterKey = masterKeyOf(config.dataDir, config.masterKey, log)
   const ha = await HighAvailability.open(config, masterKey, log, opened) // a primary takes the lease before it writes
-  const chain = await chainOf(config, log, opened)
+  const { chain, settlement } = await chainOf(config, clock, log, opened)
   const host = await hostOf(config, log)
   opened.add(() => host.stop())
   const { store, read } = await openReadModel(config, host, log)
@@ -112,11 +113,10 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const shedder = shedderOf(config, log)
   opened.add(() => shedder.stop())
   const metrics = metricsOf({ host, read, store, pool, heartbeats, shedder, threads, feed })
-  const context: ServiceContext = {
-    host, read, credentials, pool, chain, chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(),
-    metrics, nowMs: () => clock.wallMs(), isLinked: () => false, heartbeats, log, shedder, replica: feed,
-    faucet: faucetOf(config) }
-  const [demoAccounts, mirror] = [await demoOf(config, context, isNew, log), await mirrorOf(context, chain, opened)]
+  const context: ServiceContext = { host, read, credentials, pool, chain, settlement, metrics, heartbeats, log, shedder,
+    replica: feed, ...contextBasics(config, clock) }
+  const [demoAccounts, mirror] = [await demoOf(config, context, isNew, log),
+    await followChain({ config, context, chain, fanOut, settlement, opened })]
   const gate = gateOf(config, credentials, adminKey, clock, log)
   const server = new RestServer({ routes: allRoutes, context, metrics, log, gate,
     admitPlacement: (address) => checkPlacementLoad(context, address) })
@@ -146,7 +146,8 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
       grpcRefusalLines.flush()
       await server.close()
       await feed?.stop() // a replica stops following before its engine stops
-      await mirror?.stop() // so does the chain's mirror
+      await mirror?.stop() // so does the chain's mirror, and settlement
+      await settlement?.stop()
       await host.stop()
       await ha?.stop() // after the last group: a standby takes over from a complete stream
       await pool.close()
@@ -158,26 +159,47 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   return { port, grpcPort, adminKey, context, demo: timers.demo, demoTrader: timers.demoTrader, stop }
 }
 
-function faucetOf(config: Config): ServiceContext['faucet'] {
-  return { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
-    creditsPerHourMax: config.rateLimits ? undefined : null }
+/** The context's settings and clock. */
+function contextBasics(config: Config, clock: Clock): Pick<ServiceContext, 'chainId' | 'version' | 'startedMs' |
+  'nowMs' | 'isLinked' | 'faucet'> {
+  return { chainId: config.chainId, version: VERSION, startedMs: clock.wallMs(), nowMs: () => clock.wallMs(),
+    isLinked: () => false,
+    faucet: { amountMicrosMax: config.faucetAmountUsdc * 1_000_000, cooldownMs: config.faucetCooldownSec * 1000,
+      creditsPerHourMax: config.rateLimits ? undefined : null } }
 }
 
-/** The ledger follows a real chain (null for the builtin one), stopped before the engine. */
-async function mirrorOf(context: ServiceContext, chain: Chain, opened: OpenedParts): Promise<ChainMirror | null> {
-  if (chain.clients === null) return null
-  const { ChainMirror } = await import('./service/chain-mirror.js') // viem, loaded only for a real chain
-  const mirror = await ChainMirror.start(context, chain)
+/**
+ * On a real chain: settlement takes every trade from here on (registered, then caught up to the
+ * read model's seq in the same turn, so no trade falls between), and the ledger follows the chain,
+ * telling settlement which trades are confirmed. Both stop before the engine.
+ */
+async function followChain(parts: { config: Config; context: ServiceContext; chain: Chain; fanOut: FanOut;
+  settlement: Settlement | null; opened: OpenedParts }): Promise<ChainMirror | null> {
+  const { config, context, chain, fanOut, settlement, opened } = parts
+  if (chain.clients === null || settlement === null) return null
+  const unregister = fanOut.register(settlement)
+  opened.add(unregister)
+  await settlement.resume(config.dataDir, context.read.seq)
+  const { ChainMirror } = await import('./service/chain-mirror.js')
+  const mirror = await ChainMirror.start(context, chain, (trades) => settlement.confirmed(trades))
   if (mirror !== null) opened.add(() => mirror.stop())
   return mirror
 }
 
-/** The chain behind the test network (--chain), stopped last: settlement under way ends before it. */
-async function chainOf(config: Config, log: Log, opened: OpenedParts): Promise<Chain> {
+/**
+ * The chain behind the test network (--chain), stopped last: settlement under way ends before it;
+ * and on a real chain, settlement, whose store opens before the intake keeps orders in it.
+ */
+async function chainOf(config: Config, clock: Clock, log: Log, opened: OpenedParts):
+  Promise<{ chain: Chain; settlement: Settlement | null }> {
   const chain = await openChain({ kind: config.chain, chainId: config.chainId, dataDir: config.dataDir,
     blockMs: config.chainBlockMs }, log)
   opened.add(() => chain.stop())
-  return chain
+  if (chain.clients === null) return { chain, settlement: null }
+  const { Settlement } = await import('./service/settlement.js') // viem, loaded only for a real chain
+  const settlement = Settlement.open(chain.clients, config.dataDir, () => clock.wallMs(), log)
+  opened.add(() => settlement.stop())
+  return { chain, settlement }
 }
 
 /**

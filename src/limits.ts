@@ -776,6 +776,12 @@ export const CHAIN_RPC_TIMEOUT_MS = 5_000
 export const CHAIN_CONFIRMATIONS = 2
 export const CHAIN_LOG_BLOCKS_MAX = 500
 export const CHAIN_SYNC_ENTRIES_MAX = 500
+/**
+ * Settlement on a real chain (src/service/settlement.ts) sends at most SETTLEMENT_BATCH_MAX
+ * trades in one transaction, and looks for trades to send every SETTLEMENT_STEP_MS (a block).
+ */
+export const SETTLEMENT_BATCH_MAX = 20
+export const SETTLEMENT_STEP_MS = 1_000
 /** How often a wait for a transaction's receipt asks the chain. */
 export const CHAIN_POLL_MS = 100
 

@@ -5,6 +5,7 @@
  * `expiration` is milliseconds or null natively, seconds with "0" for none in compat). The shapes
  * themselves are declared in src/api/shapes/, which the SDK shares.
  */
+import type { TradeSettlement } from '../service/settlement.js'
 import { createHash } from 'node:crypto'
 import type { MarketRecord } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
@@ -205,9 +206,13 @@ export function publicOrder(order: NativeOrder): PublicOrder {
   return rest
 }
 
-/** A trade as Polymarket reports it, from `forAddress`'s point of view (trader_side). */
+/**
+ * A trade as Polymarket reports it, from `forAddress`'s point of view (trader_side). On the builtin
+ * chain a match is final (CONFIRMED, its command's transaction); on a real chain `settlement` says
+ * where its settlement is and in which transaction (src/service/settlement.ts).
+ */
 export function tradeInfo(read: ReadModel, trade: TradeRecord, forAddress: string, compat: boolean,
-  chainId: number): Trade {
+  chainId: number, settlement: TradeSettlement | null = null): Trade {
   const market = read.markets.get(trade.marketId)
   const seconds = String(Math.floor(trade.timeMs / 1000))
   return {
@@ -219,15 +224,16 @@ export function tradeInfo(read: ReadModel, trade: TradeRecord, forAddress: strin
     size: decimalOfMicros(trade.sizeMicros),
     fee_rate_bps: String(trade.feeRateBps),
     price: decimalOfMicros(trade.priceMicros),
-    status: 'CONFIRMED',
+    status: settlement?.status ?? 'CONFIRMED',
     match_time: seconds,
     matchtime: seconds,
-    last_update: seconds,
+    last_update: settlement === null ? seconds : String(Math.floor(settlement.updatedMs / 1000)),
     outcome: trade.outcome,
     bucket_index: 0,
     owner: trade.takerOwner,
     maker_address: trade.takerAddress,
-    transaction_hash: transactionOf(chainId, trade.seq).transactionHash,
+    transaction_hash: settlement === null ? transactionOf(chainId, trade.seq).transactionHash
+      : settlement.transactionHash ?? '',
     trader_side: trade.takerAddress === forAddress ? 'TAKER' : 'MAKER',
     match_type: trade.matchType,
     fee: decimalOfMicros(trade.feeMicros),

@@ -3,13 +3,21 @@
  * flush but before its own write), the missing events are produced again by replaying the
  * journal in a scratch engine from a snapshot at or before the read model's seq (or from seq 1),
  * and projected. The engine is deterministic, so these are the events it produced the first time.
+ * Any projection with a seq catches up the same way (settlement on a real chain does:
+ * src/service/settlement.ts).
  */
 import { Engine } from '../engine/engine.js'
+import type { EngineEvent } from '../engine/event.js'
 import { decodeSnapshot } from '../engine/snapshot.js'
 import { Journal } from '../journal/journal.js'
-import type { ReadModel } from './read-model.js'
 
-export function catchUp(dataDir: string, model: ReadModel, upToSeq: number): number {
+/** What catches up: the last seq it has, and how it takes a command's events. */
+export interface CatchUpProjection {
+  readonly seq: number
+  apply(seq: number, events: readonly EngineEvent[], timeMs: number): void
+}
+
+export function catchUp(dataDir: string, model: CatchUpProjection, upToSeq: number): number {
   if (model.seq >= upToSeq) return 0
   const journal = Journal.open({ path: dataDir, durability: 'sync', readOnly: true })
   try {

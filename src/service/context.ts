@@ -13,6 +13,7 @@ import type { Log } from '../log.js'
 import type { LoadShedder } from './load-shedder.js'
 import type { ReplicaLag } from '../replication/replica-feed.js'
 import type { Chain } from '../chain/chain.js'
+import type { Settlement } from './settlement.js'
 
 export interface ServiceContext {
   readonly host: EngineHost
@@ -21,6 +22,8 @@ export interface ServiceContext {
   readonly pool: VerifierPool
   /** The chain behind the test network (--chain): the engine's own ledger, or a real one. */
   readonly chain: Pick<Chain, 'status' | 'clients'>
+  /** Settlement of trades on a real chain (null or absent on the builtin one, where a match is final). */
+  readonly settlement?: Pick<Settlement, 'keepOrder' | 'of'> | null
   readonly chainId: number
   readonly version: string
   readonly startedMs: number

@@ -27,6 +27,8 @@ export async function checkedOrder(context: ServiceContext, order: SignedOrder, 
   const known = context.read.order(orderId) !== undefined ||
     context.read.liveOrderOfClient(input.owner, input.clientOrderId) !== undefined
   if (!known) checkOrderRules(input, market, context.nowMs())
+  // On a real chain its trades settle against what its maker signed: kept before the engine has it.
+  await context.settlement?.keepOrder(orderId, order.struct, order.signature, market.negRisk)
   return input
 }
 

@@ -95,7 +95,8 @@ export function listedOrderMessage(order: OrderRecord): MessageInitShape<typeof 
 /** A trade from `viewerAddress`'s point of view (REST's native Trade, GET /data/trades). */
 export function tradeMessage(context: ServiceContext, trade: TradeRecord,
   viewerAddress: string): MessageInitShape<typeof TradeSchema> {
-  const info = tradeInfo(context.read, trade, viewerAddress, false, context.chainId)
+  const info = tradeInfo(context.read, trade, viewerAddress, false, context.chainId,
+    context.settlement?.of(trade.tradeId, trade.timeMs) ?? null)
   const makerOrders: MessageInitShape<typeof MakerOrderSchema>[] = info.maker_orders.map((maker) => ({
     orderId: maker.order_id,
     owner: maker.owner,

@@ -38,8 +38,13 @@ export type Trade = {
   readonly fee_rate_bps: string
   /** The taker's price in the taker's token. */
   readonly price: Decimal
-  /** Settlement is atomic here: always CONFIRMED. */
-  readonly status: 'CONFIRMED'
+  /**
+   * Where the trade's settlement is. On the builtin chain a match is final: always CONFIRMED. On a
+   * real chain (--chain local): MATCHED (not sent yet), MINED (in a block), CONFIRMED (its block has
+   * its confirmations), RETRYING (the node did not answer; it goes again) or FAILED (the exchange
+   * refused it).
+   */
+  readonly status: 'MATCHED' | 'MINED' | 'CONFIRMED' | 'RETRYING' | 'FAILED'
   readonly match_time: UnixSecondsText
   /** The same as match_time (some clients read this spelling). */
   readonly matchtime: UnixSecondsText

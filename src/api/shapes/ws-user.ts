@@ -45,7 +45,10 @@ export type WsOrder = { readonly event_type: 'order'; readonly type: WsOrderEven
   readonly seq: number
 }
 
-/** A trade of the caller's, as taker or maker (trader_side); settled at once, so sent once, CONFIRMED. */
+/**
+ * A trade of the caller's, as taker or maker (trader_side), sent once when it matches: CONFIRMED on
+ * the builtin chain (a match is final), its settlement's status at that moment on a real chain.
+ */
 export type WsTrade = { readonly event_type: 'trade'; readonly type: 'TRADE' } & Trade & {
   /** The API key of the caller's order in the trade. */
   readonly trade_owner: string

@@ -8,9 +8,10 @@
  * with `action: "triggered"`, the "group_triggered" event): to the sockets of that key only, on
  * the key's wallet, whatever markets they follow.
  *
- * Each socket numbers its messages (`seq` 1, 2, ...) so a gap shows at once. Trades settle
- * atomically here, so a trade is sent once, `status: "CONFIRMED"` (Polymarket sends MATCHED,
- * MINED, CONFIRMED). A failed authentication is answered with an error event and the socket is
+ * Each socket numbers its messages (`seq` 1, 2, ...) so a gap shows at once. A trade is sent once,
+ * when it matches: on the builtin chain with `status: "CONFIRMED"` (a match is final there); on a
+ * real chain with its settlement's status then, usually MATCHED (Polymarket sends MATCHED, MINED,
+ * CONFIRMED; the later ones are not pushed yet: GET /data/trades has them). A failed authentication is answered with an error event and the socket is
  * closed; slow readers are dropped at the same backlog bound as the market channel.
  */
 import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
@@ -116,7 +117,8 @@ export class UserChannel {
         const conditionId = read.markets.get(trade.marketId)?.conditionId ?? ''
         for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
           if (!attach(address)) continue
-          const info = tradeInfo(read, trade, address, true, this.context.chainId)
+          const info = tradeInfo(read, trade, address, true, this.context.chainId,
+            this.context.settlement?.of(trade.tradeId, trade.timeMs) ?? null)
           this.sendTo(address, conditionId, { event_type: 'trade', type: 'TRADE', ...info,
             trade_owner: address === trade.takerAddress ? trade.takerOwner : trade.makerOwner, timestamp })
         }

@@ -3331,8 +3331,14 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       },
       "status": {
         "type": "string",
-        "const": "CONFIRMED",
-        "description": "Settlement is atomic here: always CONFIRMED."
+        "enum": [
+          "MATCHED",
+          "MINED",
+          "CONFIRMED",
+          "RETRYING",
+          "FAILED"
+        ],
+        "description": "Where the trade's settlement is. On the builtin chain a match is final: always CONFIRMED. On a real chain (--chain local): MATCHED (not sent yet), MINED (in a block), CONFIRMED (its block has its confirmations), RETRYING (the node did not answer; it goes again) or FAILED (the exchange refused it)."
       },
       "match_time": {
         "$ref": "#/components/schemas/UnixSecondsText"
@@ -3989,8 +3995,14 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       },
       "status": {
         "type": "string",
-        "const": "CONFIRMED",
-        "description": "Settlement is atomic here: always CONFIRMED."
+        "enum": [
+          "MATCHED",
+          "MINED",
+          "CONFIRMED",
+          "RETRYING",
+          "FAILED"
+        ],
+        "description": "Where the trade's settlement is. On the builtin chain a match is final: always CONFIRMED. On a real chain (--chain local): MATCHED (not sent yet), MINED (in a block), CONFIRMED (its block has its confirmations), RETRYING (the node did not answer; it goes again) or FAILED (the exchange refused it)."
       },
       "match_time": {
         "$ref": "#/components/schemas/UnixSecondsText"
@@ -5325,8 +5337,14 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       },
       "status": {
         "type": "string",
-        "const": "CONFIRMED",
-        "description": "Settlement is atomic here: always CONFIRMED."
+        "enum": [
+          "MATCHED",
+          "MINED",
+          "CONFIRMED",
+          "RETRYING",
+          "FAILED"
+        ],
+        "description": "Where the trade's settlement is. On the builtin chain a match is final: always CONFIRMED. On a real chain (--chain local): MATCHED (not sent yet), MINED (in a block), CONFIRMED (its block has its confirmations), RETRYING (the node did not answer; it goes again) or FAILED (the exchange refused it)."
       },
       "match_time": {
         "$ref": "#/components/schemas/UnixSecondsText"
@@ -5413,7 +5431,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "transaction_hash",
       "type"
     ],
-    "description": "A trade of the caller's, as taker or maker (trader_side); settled at once, so sent once, CONFIRMED."
+    "description": "A trade of the caller's, as taker or maker (trader_side), sent once when it matches: CONFIRMED on the builtin chain (a match is final), its settlement's status at that moment on a real chain."
   },
   "WsUserAuth": {
     "type": "object",

@@ -265,7 +265,8 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       const limit = limitOf(request.query.get('limit'))
       const { data, nextCursor } = page(trades, request.query.get('next_cursor'), limit)
       return { body: { limit, count: data.length, next_cursor: nextCursor,
-        data: data.map((t) => tradeInfo(context.read, t, trader.address, request.compat, context.chainId)) } }
+        data: data.map((t) => tradeInfo(context.read, t, trader.address, request.compat, context.chainId,
+          context.settlement?.of(t.tradeId, t.timeMs) ?? null)) } }
     } },
   { method: 'GET', path: '/orders', auth: 'l2', bodyMax: 0, surface: 'native',
     openapi: { tag: 'trading', summary: "The caller's orders", query: { market_id: 'market',

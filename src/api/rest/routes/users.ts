@@ -126,7 +126,8 @@ export const userRoutes: Route<ServiceContext>[] = [
     handler: (request, _identity, context) => {
       const address = addressOf(request.params[0], 'address')
       return { body: listed(request, (_, page, caller) => users.tradesOfAddress(context, address, page, caller),
-        (trade) => withoutOwners(tradeInfo(context.read, trade, address, false, context.chainId))) }
+        (trade) => withoutOwners(tradeInfo(context.read, trade, address, false, context.chainId,
+          context.settlement?.of(trade.tradeId, trade.timeMs) ?? null))) }
     } },
   { method: 'GET', path: '/users/:address/balances', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'USDC and outcome-token balances of an address, exact, from the engine',

@@ -1,0 +1,123 @@
+/**
+ * What settlement on a real chain must keep across a restart (`<data-dir>/chain/settlement`,
+ * LMDB), beside the engine's journal:
+ * - each order's signature and signed struct, kept (and flushed) before the order reaches the
+ *   engine, since a trade settles on chain only against the orders its makers signed;
+ * - each trade's settlement: its amounts, its status (MATCHED, MINED, CONFIRMED, RETRYING or
+ *   FAILED) and its transaction;
+ * - the last journal seq whose trades it has, so that a restart catches up on the trades of
+ *   commands journaled before it could record them.
+ * A status is a cache of the chain's answer: on a restart each unsettled trade is asked of the
+ * exchange again (src/service/settlement.ts), which settles a trade id once whatever was kept.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { open, type Database, type RootDatabase } from 'lmdb'
+import type { AnyOrderStruct } from '../crypto/eip712.js'
+
+export type SettlementStatus = 'MATCHED' | 'MINED' | 'CONFIRMED' | 'RETRYING' | 'FAILED'
+
+export interface KeptOrder {
+  readonly struct: AnyOrderStruct
+  readonly signature: string
+  readonly negRisk: boolean
+}
+
+export interface SettlementRecord {
+  readonly tradeId: string
+  /** keccak256 of the trade id: its id on chain. */
+  readonly chainTradeId: string
+  readonly seq: number
+  readonly takerOrderId: string
+  readonly makerOrderId: string
+  readonly sizeMicros: number
+  /** USDC the taker pays (buy, mint) or gets (sell, merge); the same for the maker. */
+  readonly takerCollateralMicros: number
+  readonly makerCollateralMicros: number
+  readonly feeMicros: number
+  readonly status: SettlementStatus
+  readonly transactionHash: string | null
+  readonly blockNumber: number | null
+  /** Why it failed, or why the last attempt did (RETRYING). */
+  readonly reason: string | null
+  readonly attempts: number
+  readonly updatedMs: number
+}
+
+const LAST_SEQ = 'lastSeq'
+
+export class SettlementStore {
+  private constructor(
+    private readonly root: RootDatabase,
+    private readonly orders: Database<KeptOrder, string>,
+    private readonly trades: Database<SettlementRecord, string>,
+    /** chain trade id -> trade id, for the exchange's logs. */
+    private readonly byChainId: Database<string, string>,
+    /** The trades not CONFIRMED nor FAILED (so that a restart reads them, not the whole history). */
+    private readonly open: Database<true, string>,
+    private readonly meta: Database<number, string>,
+  ) {}
+
+  static open(dataDir: string): SettlementStore {
+    const dir = join(dataDir, 'chain', 'settlement')
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    const root = open({ path: dir, noSubdir: false, maxDbs: 5 })
+    return new SettlementStore(root, root.openDB({ name: 'orders' }), root.openDB({ name: 'trades' }),
+      root.openDB({ name: 'byChainId' }), root.openDB({ name: 'open' }), root.openDB({ name: 'meta' }))
+  }
+
+  /** Keeps a signed order, durably, before it goes to the engine. */
+  async keepOrder(orderId: string, order: KeptOrder): Promise<void> {
+    if (this.orders.get(orderId) !== undefined) return
+    await this.orders.put(orderId, order)
+    await this.root.flushed
+  }
+
+  order(orderId: string): KeptOrder | undefined {
+    return this.orders.get(orderId)
+  }
+
+  trade(tradeId: string): SettlementRecord | undefined {
+    return this.trades.get(tradeId)
+  }
+
+  tradeOfChainId(chainTradeId: string): SettlementRecord | undefined {
+    const tradeId = this.byChainId.get(chainTradeId.toLowerCase())
+    return tradeId === undefined ? undefined : this.trades.get(tradeId)
+  }
+
+  async putTrade(record: SettlementRecord): Promise<void> {
+    await this.root.transaction(() => {
+      void this.trades.put(record.tradeId, record)
+      void this.byChainId.put(record.chainTradeId.toLowerCase(), record.tradeId)
+      if (isFinal(record.status)) void this.open.remove(record.tradeId)
+      else void this.open.put(record.tradeId, true)
+    })
+  }
+
+  /** Trades not CONFIRMED nor FAILED, oldest first. */
+  unsettled(): SettlementRecord[] {
+    const found: SettlementRecord[] = []
+    for (const { key } of this.open.getRange()) {
+      const record = this.trades.get(key)
+      if (record !== undefined) found.push(record)
+    }
+    return found.sort((a, b) => a.seq - b.seq)
+  }
+
+  lastSeq(): number {
+    return this.meta.get(LAST_SEQ) ?? 0
+  }
+
+  async setLastSeq(seq: number): Promise<void> {
+    if (seq > this.lastSeq()) await this.meta.put(LAST_SEQ, seq)
+  }
+
+  async close(): Promise<void> {
+    await this.root.close()
+  }
+}
+
+export function isFinal(status: SettlementStatus): boolean {
+  return status === 'CONFIRMED' || status === 'FAILED'
+}

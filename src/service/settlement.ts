@@ -1,0 +1,252 @@
+/**
+ * Settlement of matched trades on a real chain (issue 35 point 4; docs/testnet.md, "Settlement").
+ * The engine matches and moves the ledger at once (MATCHED); this sends the trades to the
+ * exchange in batches from the operator's key (MINED once the transaction is in a block) and the
+ * chain mirror reports them CONFIRMED once their block has its confirmations.
+ *
+ * - Every trade is recorded (settlement-store.ts) before it is sent, and the exchange settles a
+ *   trade id once, so sending one again is always safe: a restart sends every trade not known
+ *   settled, after asking the exchange which are.
+ * - A batch the exchange would refuse is never sent whole: it is simulated first, and a refused
+ *   batch is sent one trade at a time, so that one bad trade fails alone (FAILED, with the
+ *   exchange's error) and the others settle.
+ * - A node that does not answer makes the trades wait (RETRYING) and go again at the next step:
+ *   nothing is dropped, nothing is sent twice.
+ * - Trades of commands journaled before a crash that this had not recorded yet are found again by
+ *   replaying the journal from the last seq it recorded (src/read/catch-up.ts).
+ */
+import { BaseError, ContractFunctionRevertedError, keccak256, stringToHex, type Hex } from 'viem'
+import { artifactOf } from '../chain/artifacts.js'
+import type { SettledTrade } from '../chain/chain-facts.js'
+import { exchangeOrderOf, settlerOf, type ExchangeTrade } from '../chain/exchange-orders.js'
+import type { ChainClients } from '../chain/local-chain.js'
+import { SettlementStore, type SettlementRecord, type SettlementStatus } from '../chain/settlement-store.js'
+import type { AnyOrderStruct } from '../crypto/eip712.js'
+import type { EngineEvent, Trade } from '../engine/event.js'
+import type { Outcome } from '../host/messages.js'
+import { SETTLEMENT_BATCH_MAX, SETTLEMENT_STEP_MS } from '../limits.js'
+import type { Log } from '../log.js'
+import { catchUp } from '../read/catch-up.js'
+
+const MICROS = 1_000_000n
+
+/** A trade's settlement as the faces show it. */
+export interface TradeSettlement {
+  readonly status: SettlementStatus
+  readonly transactionHash: string | null
+  readonly updatedMs: number
+}
+
+export class Settlement {
+  private running: Promise<void> | null = null
+  private stopped = false
+  private readonly timer: NodeJS.Timeout
+
+  /** The trades of the outcomes published so far, recorded one batch after another (so lastSeq never runs ahead). */
+  private recording: Promise<void> = Promise.resolve()
+
+  private constructor(private readonly clients: ChainClients, readonly store: SettlementStore,
+    private readonly nowMs: () => number, private readonly log: Log) {
+    this.timer = setInterval(() => void this.step(), SETTLEMENT_STEP_MS)
+    this.timer.unref()
+  }
+
+  static open(clients: ChainClients, dataDir: string, nowMs: () => number, log: Log): Settlement {
+    return new Settlement(clients, SettlementStore.open(dataDir), nowMs, log)
+  }
+
+  /** Keeps an order's signature, durably, before it goes to the engine (the intake calls it). */
+  keepOrder(orderId: string, struct: AnyOrderStruct, signature: string, negRisk: boolean): Promise<void> {
+    return this.store.keepOrder(orderId, { struct, signature, negRisk })
+  }
+
+  /** A trade's settlement; one not recorded yet (its outcome is on its way here) is MATCHED since `matchedMs`. */
+  of(tradeId: string, matchedMs: number): TradeSettlement {
+    const record = this.store.trade(tradeId)
+    return record === undefined ? { status: 'MATCHED', transactionHash: null, updatedMs: matchedMs }
+      : { status: record.status, transactionHash: record.transactionHash, updatedMs: record.updatedMs }
+  }
+
+  /**
+   * From the journal's last seq the store has up to `seq` (what the read model has now: what comes
+   * after reaches `publish`), then every trade not known settled is asked of the exchange.
+   */
+  async resume(dataDir: string, seq: number): Promise<void> {
+    // First in the recording chain: the outcomes published from now on are recorded after it.
+    this.recording = this.recording.then(() => this.catchUpTo(dataDir, seq))
+    await this.recording
+    for (const record of this.store.unsettled()) await this.recheck(record)
+    await this.step()
+  }
+
+  private async catchUpTo(dataDir: string, seq: number): Promise<void> {
+    if (this.store.lastSeq() === 0) {
+      await this.store.setLastSeq(seq) // a data directory new to a real chain: no trade of it was ever on chain
+      return
+    }
+    const found: SeqTrade[] = []
+    catchUp(dataDir, { seq: this.store.lastSeq(), apply: (at, events) => found.push(...tradesOf(at, events)) }, seq)
+    for (const { trade, at } of found) await this.record(trade, at)
+    await this.store.setLastSeq(seq)
+  }
+
+  publish(outcomes: readonly Outcome[]): void {
+    if (this.stopped) return
+    const trades = outcomes.flatMap((outcome) => tradesOf(outcome.seq, outcome.events))
+    const seq = outcomes.at(-1)?.seq ?? 0
+    this.recording = this.recording.then(async () => {
+      for (const { trade, at } of trades) await this.record(trade, at)
+      await this.store.setLastSeq(seq)
+    }).catch((error: unknown) => this.log.error('settlement: recording trades failed', { err: error }))
+  }
+
+  /** The chain mirror's confirmed settlements. */
+  confirmed(trades: readonly SettledTrade[]): void {
+    for (const settled of trades) {
+      const record = this.store.tradeOfChainId(settled.tradeId)
+      if (record === undefined || record.status === 'CONFIRMED') continue
+      void this.update(record, 'CONFIRMED',
+        { transactionHash: settled.transactionHash, blockNumber: settled.blockNumber })
+    }
+  }
+
+  step(): Promise<void> {
+    this.running ??= this.sendQueued().finally(() => { this.running = null })
+    return this.running
+  }
+
+  private stopping: Promise<void> | null = null
+
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.stopped = true
+      clearInterval(this.timer)
+      await this.running
+      await this.recording
+      await this.store.close()
+    })()
+    return this.stopping
+  }
+
+  private async record(trade: Trade, seq: number): Promise<void> {
+    if (this.store.trade(trade.tradeId) !== undefined) return
+    const record: SettlementRecord = {
+      tradeId: trade.tradeId, chainTradeId: chainTradeIdOf(trade.tradeId), seq,
+      takerOrderId: trade.takerOrderId, makerOrderId: trade.makerOrderId, sizeMicros: trade.sizeMicros,
+      takerCollateralMicros: collateralOf(trade.priceMicros, trade.sizeMicros),
+      makerCollateralMicros: collateralOf(trade.makerPriceMicros, trade.sizeMicros), feeMicros: trade.feeMicros,
+      status: 'MATCHED', transactionHash: null, blockNumber: null, reason: null, attempts: 0, updatedMs: trade.timeMs,
+    }
+    await this.store.putTrade(record)
+  }
+
+  /** After a restart: settled on chain already (the mirror may have passed its block), or sent again. */
+  private async recheck(record: SettlementRecord): Promise<void> {
+    const settled = await this.clients.client.readContract({ address: settlerOf(this.clients.contracts),
+      abi: artifactOf('PredexExchange').abi, functionName: 'settled', args: [record.chainTradeId as Hex] }) as boolean
+    if (!settled) return // sent again by the next step
+    await this.update(record, record.status === 'MATCHED' || record.status === 'RETRYING' ? 'MINED' : record.status, {})
+  }
+
+  /** Sends the unsettled trades not in a block yet, SETTLEMENT_BATCH_MAX a transaction, oldest first. */
+  private async sendQueued(): Promise<void> {
+    while (!this.stopped) {
+      const records = this.store.unsettled().filter((r) => r.status === 'MATCHED' || r.status === 'RETRYING')
+        .slice(0, SETTLEMENT_BATCH_MAX)
+      if (records.length === 0) return
+      try {
+        await this.sendBatch(records)
+      } catch (error) {
+        // The node did not answer (or answered nonsense): the batch waits for the next step.
+        const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+        for (const record of records) await this.update(record, 'RETRYING', { reason, attempts: record.attempts + 1 })
+        return
+      }
+    }
+  }
+
+  private async sendBatch(records: readonly SettlementRecord[]): Promise<void> {
+    const ready: { record: SettlementRecord; trade: ExchangeTrade }[] = []
+    for (const record of records) {
+      const trade = this.exchangeTradeOf(record)
+      if (trade === null) await this.update(record, 'FAILED', { reason: 'a signed order of the trade is not kept' })
+      else ready.push({ record, trade })
+    }
+    if (ready.length === 0) return
+    const refusal = await this.refusalOf(ready.map((r) => r.trade))
+    if (refusal !== null && ready.length > 1) {
+      for (const one of ready) await this.sendBatch([one.record])
+      return
+    }
+    if (refusal !== null) {
+      await this.update(ready[0]!.record, 'FAILED', { reason: refusal })
+      return
+    }
+    const hash = await this.clients.operator.writeContract({ address: settlerOf(this.clients.contracts),
+      abi: artifactOf('PredexExchange').abi, functionName: 'settle', args: [ready.map((r) => r.trade)] })
+    const receipt = await this.clients.client.waitForTransactionReceipt({ hash })
+    const status: SettlementStatus = receipt.status === 'success' ? 'MINED' : 'RETRYING'
+    for (const { record } of ready) {
+      await this.update(record, status, { transactionHash: hash, blockNumber: Number(receipt.blockNumber),
+        attempts: record.attempts + 1, reason: status === 'MINED' ? null : 'the settlement transaction reverted' })
+    }
+  }
+
+  /** The exchange's error for the batch, from a call that sends nothing; null when it would settle. */
+  private async refusalOf(trades: readonly ExchangeTrade[]): Promise<string | null> {
+    try {
+      await this.clients.client.simulateContract({ address: settlerOf(this.clients.contracts),
+        abi: artifactOf('PredexExchange').abi, functionName: 'settle', args: [trades],
+        account: this.clients.operator.account })
+      return null
+    } catch (error) {
+      const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null
+      if (reverted instanceof ContractFunctionRevertedError) {
+        return reverted.data?.errorName ?? reverted.reason ?? reverted.shortMessage
+      }
+      throw error // not a refusal: the node's failure, retried
+    }
+  }
+
+  private exchangeTradeOf(record: SettlementRecord): ExchangeTrade | null {
+    const taker = this.store.order(record.takerOrderId)
+    const maker = this.store.order(record.makerOrderId)
+    if (taker === undefined || maker === undefined) return null
+    return {
+      a: exchangeOrderOf(taker.struct, taker.signature, taker.negRisk),
+      b: exchangeOrderOf(maker.struct, maker.signature, maker.negRisk),
+      fill: { tradeId: record.chainTradeId as Hex, size: BigInt(record.sizeMicros),
+        collateralA: BigInt(record.takerCollateralMicros), collateralB: BigInt(record.makerCollateralMicros),
+        feeA: BigInt(record.feeMicros) },
+    }
+  }
+
+  private async update(record: SettlementRecord, status: SettlementStatus,
+    changes: Partial<Pick<SettlementRecord, 'transactionHash' | 'blockNumber' | 'reason' | 'attempts'>>,
+  ): Promise<void> {
+    const current = this.store.trade(record.tradeId) ?? record
+    if (current.status === 'CONFIRMED') return // the chain's last word
+    await this.store.putTrade({ ...current, ...changes, status, updatedMs: this.nowMs() })
+  }
+}
+
+interface SeqTrade {
+  readonly trade: Trade
+  readonly at: number
+}
+
+function tradesOf(seq: number, events: readonly EngineEvent[]): SeqTrade[] {
+  return events.filter((event): event is Trade => event.type === 'trade').map((trade) => ({ trade, at: seq }))
+}
+
+/** The trade's id on chain: keccak256 of its id. */
+export function chainTradeIdOf(tradeId: string): Hex {
+  return keccak256(stringToHex(tradeId))
+}
+
+/** USDC of `sizeMicros` shares at `priceMicros` a share, exact (the engine's amounts are whole micro-units). */
+function collateralOf(priceMicros: number, sizeMicros: number): number {
+  const product = BigInt(priceMicros) * BigInt(sizeMicros)
+  if (product % MICROS !== 0n) throw new RangeError(`price ${priceMicros} x size ${sizeMicros} is not whole micro-USDC`)
+  return Number(product / MICROS)
+}

@@ -11,8 +11,9 @@
  * Each socket numbers its messages (`seq` 1, 2, ...) so a gap shows at once. A trade is sent once,
  * when it matches: on the builtin chain with `status: "CONFIRMED"` (a match is final there); on a
  * real chain with its settlement's status then, usually MATCHED (Polymarket sends MATCHED, MINED,
- * CONFIRMED; the later ones are not pushed yet: GET /data/trades has them). A failed authentication is answered with an error event and the socket is
- * closed; slow readers are dropped at the same backlog bound as the market channel.
+ * CONFIRMED; the later ones are not pushed yet: GET /data/trades has them). A failed
+ * authentication is answered with an error event and the socket is closed; slow readers are
+ * dropped at the same backlog bound as the market channel.
  */
 import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import type { EngineEvent, OrderGroupChanged } from '../../engine/event.js'

@@ -182,7 +182,7 @@ export function placementReport({ result, input, transactionHash }: Placement): 
     takingAmount: filled ? decimalOfMicros(result.takingMicros) : '',
     fee: decimalOfMicros(result.feeMicros),
     side: input.side,
-    transactionsHashes: result.tradeIds.length > 0 ? [transactionHash] : [],
+    transactionsHashes: result.tradeIds.length > 0 && transactionHash !== '' ? [transactionHash] : [],
     tradeIds: result.tradeIds,
   }
 }

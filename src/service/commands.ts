@@ -3,6 +3,7 @@
  * the command's kind), waiting until durable, with the commit latency recorded; and turning an
  * engine rejection into the catalogue error every face answers with.
  */
+import { transactionOf } from '../chain/transaction.js'
 import type { UnstampedCommand } from '../engine/command.js'
 import type {
   Amended,
@@ -46,4 +47,13 @@ export function accepted(result: Done | Rejection): Done
 export function accepted(result: CommandResult): Exclude<CommandResult, Rejection> {
   if (result.ok) return result
   throw rejectionError(result)
+}
+
+/**
+ * The transaction a command's trades are in, as a placement answers it (`transactionsHashes`): on
+ * the builtin chain the command's own (src/chain/transaction.ts); on a real chain none yet, '' (the
+ * trades settle in transactions of their own later: each trade's `transaction_hash`).
+ */
+export function matchTransactionOf(context: ServiceContext, seq: number): string {
+  return context.chain.clients === null ? transactionOf(context.chainId, seq).transactionHash : ''
 }

@@ -14,8 +14,7 @@ import { Code } from '../engine/codes.js'
 import type { MarketRecord } from '../engine/event.js'
 import { MASS_QUOTE_LEVELS_MAX } from '../engine/limits.js'
 import { PredexError } from '../errors.js'
-import { transactionOf } from '../chain/transaction.js'
-import { accepted, rejectionError, submit } from './commands.js'
+import { accepted, matchTransactionOf, rejectionError, submit } from './commands.js'
 import type { ServiceContext } from './context.js'
 import { marketById } from './markets.js'
 import { checkedOrder, type SignedOrder } from './order-intake.js'
@@ -102,7 +101,7 @@ export async function submitQuote(context: ServiceContext, trader: Trader, quote
   const { result, seq } = await submit(context, { kind: 'massQuote', address: trader.address, owner: trader.apiKey,
     marketId: market.marketId, keep, orders: inputs })
   const set = accepted(result)
-  const transactionHash = transactionOf(context.chainId, seq).transactionHash
+  const transactionHash = matchTransactionOf(context, seq)
   let nextKept = 0
   let nextChecked = 0
   let nextPlaced = 0

@@ -13,10 +13,9 @@ import type { Amended, Canceled, OrderPlaced, PlaceResult } from '../engine/resu
 import { ApiCode, PredexError } from '../errors.js'
 import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, QUEUE_QUERY_ORDERS_MAX } from '../limits.js'
 import { assert } from '../stdx/assert.js'
-import { transactionOf } from '../chain/transaction.js'
 import type { CommandOf } from '../host/engine-door.js'
 import type { OrderRecord, TradeRecord } from '../read/read-model.js'
-import { accepted, rejectionError, submit } from './commands.js'
+import { accepted, matchTransactionOf, rejectionError, submit } from './commands.js'
 import type { ServiceContext } from './context.js'
 import { checkedOrder, intakeSteps, type IntakeStep, type SignedOrder } from './order-intake.js'
 import { marketById } from './markets.js'
@@ -90,7 +89,7 @@ export interface OrderOutcome {
 export async function submitOrder(context: ServiceContext, input: OrderInput): Promise<OrderOutcome> {
   const { result, seq } = await submit(context, { kind: 'placeOrder', order: input })
   if (!result.ok) return { seq, entry: { ok: false, error: rejectionError(result), orderId: result.orderId } }
-  const transactionHash = transactionOf(context.chainId, seq).transactionHash
+  const transactionHash = matchTransactionOf(context, seq)
   return { seq, entry: { ok: true, placement: { input, result, transactionHash, seq } } }
 }
 
@@ -136,7 +135,7 @@ export async function submitOrders(context: ServiceContext, checked: CheckedOrde
   if (inputs.length > 0) {
     const outcome = await submit(context, { kind: 'placeOrders', orders: inputs })
     seq = outcome.seq
-    transactionHash = transactionOf(context.chainId, seq).transactionHash
+    transactionHash = matchTransactionOf(context, seq)
     results = accepted(outcome.result).results
   }
   let next = 0
@@ -227,7 +226,7 @@ export async function submitReplacement(context: ServiceContext, trader: Trader,
     order: input })
   if (!result.ok) throw rejectionError(result)
   const placed = result.placed
-  const transactionHash = transactionOf(context.chainId, seq).transactionHash
+  const transactionHash = matchTransactionOf(context, seq)
   const entry: BatchEntry = placed.ok
     ? { ok: true, placement: { input, result: placed, transactionHash, seq } }
     : { ok: false, error: rejectionError(placed), orderId: placed.orderId }

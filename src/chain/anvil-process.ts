@@ -25,6 +25,7 @@ export interface AnvilOptions {
 
 export interface AnvilNode {
   readonly rpcUrl: string
+  /** anvil's own process id. */
   readonly pid: number
   /** Stops anvil (which writes its state first); resolves once it has exited. */
   stop(): Promise<void>
@@ -48,7 +49,9 @@ export function anvilBinary(): string {
 }
 
 // $0 is anvil, "$@" its arguments. stdin is this process's pipe: EOF (this process gone) stops anvil.
-const WATCHDOG = '"$0" "$@" </dev/null & child=$!; read -r _ignored; kill -TERM "$child" 2>/dev/null; wait "$child"'
+// The shell says anvil's pid first (the node's own, for operators and tests; the child's is the shell's).
+const WATCHDOG = '"$0" "$@" </dev/null & child=$!; echo "anvil pid $child"; read -r _ignored; ' +
+  'kill -TERM "$child" 2>/dev/null; wait "$child"'
 
 export function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
   const args = ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(options.chainId),
@@ -64,9 +67,10 @@ export function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
     const onExit = (code: number | null): void => fail(new Error(`anvil exited (code ${code}) before it listened`))
     const onData = (): void => {
       const port = /Listening on 127\.0\.0\.1:(\d+)/.exec(output.text())?.[1]
-      if (port === undefined) return
+      const pid = /anvil pid (\d+)/.exec(output.text())?.[1]
+      if (port === undefined || pid === undefined) return
       done()
-      resolve({ rpcUrl: `http://127.0.0.1:${port}`, pid: child.pid ?? -1, stop: () => stopAnvil(child) })
+      resolve({ rpcUrl: `http://127.0.0.1:${port}`, pid: Number(pid), stop: () => stopAnvil(child) })
     }
     const done = (): void => {
       clearTimeout(timer)

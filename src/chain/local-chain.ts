@@ -76,7 +76,7 @@ class LocalChain implements Chain {
     const clients = clientsOf(node.rpcUrl, chainId)
     const placed = await placeContracts(clients.client, clients.test, clients.contracts,
       clients.operator.account.address)
-    log.info('local chain: anvil started, contracts in place', { rpcUrl: node.rpcUrl, chainId,
+    log.info('local chain: anvil started, contracts in place', { rpcUrl: node.rpcUrl, anvilPid: node.pid, chainId,
       written: placed.filter((p) => p.written).map((p) => `${p.name} ${p.address}`),
       kept: placed.filter((p) => !p.written).length })
     const chain = new LocalChain(node, chainId, clients)

@@ -346,4 +346,5 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
     creditsPerHour: 'the faucet\'s credits an hour, for all clients together',
   },
   NOT_ON_CHAIN: { chain: 'the chain behind the test network: `local`' },
+  CHAIN_UNAVAILABLE: { retryAfterSeconds: RETRY_AFTER },
 }

@@ -44,6 +44,8 @@ export const ApiCode = {
   FAUCET_BUDGET: 'FAUCET_BUDGET',
   /** Asked of a test network on a real chain (--chain local), which does not do it yet: docs/testnet.md, "Chains". */
   NOT_ON_CHAIN: 'NOT_ON_CHAIN',
+  /** The real chain's node did not answer a call the request needs (faucet, new market, gas): retry. */
+  CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
   NOT_READY: 'NOT_READY',
   INTERNAL: 'INTERNAL',
 } as const
@@ -193,6 +195,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   FAUCET_COOLDOWN: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   FAUCET_BUDGET: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   NOT_ON_CHAIN: RULE,
+  CHAIN_UNAVAILABLE: UNAVAILABLE,
   NOT_READY: UNAVAILABLE,
   INTERNAL: { http: 500, grpc: Grpc.INTERNAL },
 }

@@ -10,13 +10,19 @@ import { artifactOf } from '../chain/artifacts.js'
 import { waitForSuccess } from '../chain/chain-markets.js'
 import type { ChainClients } from '../chain/local-chain.js'
 import { FAUCET_CHAIN_WAIT_MS, FAUCET_GAS_MICROS } from '../limits.js'
+import { onChain } from './chain-call.js'
 import type { ServiceContext } from './context.js'
 import type { FaucetReceipt } from './testnet.js'
 
 const WEI_PER_MICRO = 10n ** 12n
 const LEDGER_POLL_MS = 50
 
-export async function faucetOnChain(context: ServiceContext, clients: ChainClients, address: string,
+export function faucetOnChain(context: ServiceContext, clients: ChainClients, address: string,
+  usdcMicros: number): Promise<FaucetReceipt> {
+  return onChain(() => mintAndSend(context, clients, address, usdcMicros))
+}
+
+async function mintAndSend(context: ServiceContext, clients: ChainClients, address: string,
   usdcMicros: number): Promise<FaucetReceipt> {
   const wallet = address as Address
   const creditsBefore = creditsOf(context, address)
@@ -35,8 +41,8 @@ export async function faucetOnChain(context: ServiceContext, clients: ChainClien
 }
 
 /** A wallet's ETH on the chain, in 10^-6 units (rounded down). */
-export async function gasOnChain(clients: ChainClients, address: string): Promise<number> {
-  return Number((await clients.client.getBalance({ address: address as Address })) / WEI_PER_MICRO)
+export function gasOnChain(clients: ChainClients, address: string): Promise<number> {
+  return onChain(async () => Number((await clients.client.getBalance({ address: address as Address })) / WEI_PER_MICRO))
 }
 
 function creditsOf(context: ServiceContext, address: string): number {

@@ -22,9 +22,9 @@ export interface Health {
   readonly replicaLag: { readonly seqsBehind: number; readonly recordsPending: number; readonly msBehind: number }
     | null
   /**
-   * The chain behind the test network (--chain; docs/testnet.md, "Chains"). In the issue's own
-   * snake_case, as the chain's fields are named in Polymarket's tooling: `builtin` alone, or a real
-   * chain's JSON-RPC URL, id, last head block seen, and why the last look at it failed (null: it answered).
+   * The chain behind the test network (--chain; docs/testnet.md, "Chains"), its fields in
+   * snake_case as issue 35 names them: `builtin` alone, or a real chain's JSON-RPC URL, id, last
+   * head block seen, why the last look at it failed (null: it answered), and how far the ledger follows it.
    */
   readonly chain: ChainHealth
 }

@@ -11,6 +11,7 @@ import { keccak256, keccakOfText } from '../crypto/keccak.js'
 import { concatBytes, toHex, wordOfBigInt } from '../crypto/hex.js'
 import { createChainMarket } from '../chain/chain-markets.js'
 import type { ChainClients } from '../chain/local-chain.js'
+import { onChain } from './chain-call.js'
 
 export interface MarketIds {
   readonly marketId: string
@@ -31,6 +32,6 @@ export function newMarketIds(): MarketIds {
 export async function newChainMarketIds(clients: ChainClients): Promise<MarketIds> {
   const marketId = randomUUID()
   const questionId = toHex(keccakOfText(`predex:${marketId}`)) as `0x${string}`
-  const market = await createChainMarket(clients, questionId)
+  const market = await onChain(() => createChainMarket(clients, questionId))
   return { marketId, conditionId: market.conditionId, yesTokenId: market.yesTokenId, noTokenId: market.noTokenId }
 }

@@ -3,7 +3,8 @@
  * process with `--chain local`: trades matched just before the kill (not yet recorded for
  * settlement, or sent and not yet confirmed) all settle after the restart, each exactly once, and
  * the chain's balances and the API's agree to the micro-unit. A node that stops answering for a
- * while (anvil paused with SIGSTOP) makes settlement wait and go on, losing and doubling nothing.
+ * while (anvil paused with SIGSTOP) makes settlement wait and go on, losing and doubling nothing,
+ * and a request that needs it (the faucet) is refused with 503 CHAIN_UNAVAILABLE and a Retry-After.
  * Bounded: every wait has a deadline, and the paused node is resumed by the test.
  */
 import t from 'tap'
@@ -136,6 +137,11 @@ t.test('a node that stops answering: settlement waits, then settles each trade o
     await mintAgainstAll(maker, taker, market.yes_token_id, market.no_token_id)
     await until(() => taker.trades(), (page) => page.data.length === ORDERS && page.data.some((tr) => tr.status === 'RETRYING'),
       'settlement says it is retrying')
+    const faucet = await fetch(`${node.base}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: privateKeyToAccount(generatePrivateKey()).address, amount: '1' }) })
+    t.equal(faucet.status, 503, 'a request that needs the silent node is refused, not an internal error')
+    t.match(await faucet.json(), { code: 'CHAIN_UNAVAILABLE' })
+    t.equal(faucet.headers.get('retry-after'), '5')
   } finally {
     process.kill(anvilPid, 'SIGCONT')
   }

@@ -782,6 +782,8 @@ export const CHAIN_SYNC_ENTRIES_MAX = 500
  */
 export const SETTLEMENT_BATCH_MAX = 20
 export const SETTLEMENT_STEP_MS = 1_000
+/** A trade MINED this long without its confirmation is asked of the exchange again (its transaction may be gone). */
+export const SETTLEMENT_MINED_RECHECK_MS = 30_000
 /** The Retry-After of CHAIN_UNAVAILABLE: the node's call timeout and a poll. */
 export const CHAIN_RETRY_AFTER_SECONDS = 5
 /** How often a wait for a transaction's receipt asks the chain. */

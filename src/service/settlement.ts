@@ -15,7 +15,8 @@
  * - Trades of commands journaled before a crash that this had not recorded yet are found again by
  *   replaying the journal from the last seq it recorded (src/read/catch-up.ts).
  */
-import { BaseError, ContractFunctionRevertedError, keccak256, stringToHex, type Hex } from 'viem'
+import { BaseError, ContractFunctionRevertedError, getAbiItem, keccak256, stringToHex, type AbiEvent,
+  type Hex } from 'viem'
 import { artifactOf } from '../chain/artifacts.js'
 import type { SettledTrade } from '../chain/chain-facts.js'
 import { exchangeOrderOf, settlerOf, type ExchangeTrade } from '../chain/exchange-orders.js'
@@ -24,11 +25,13 @@ import { SettlementStore, type SettlementRecord, type SettlementStatus } from '.
 import type { AnyOrderStruct } from '../crypto/eip712.js'
 import type { EngineEvent, Trade } from '../engine/event.js'
 import type { Outcome } from '../host/messages.js'
-import { SETTLEMENT_BATCH_MAX, SETTLEMENT_STEP_MS } from '../limits.js'
+import { CHAIN_CONFIRMATIONS, SETTLEMENT_BATCH_MAX, SETTLEMENT_MINED_RECHECK_MS, SETTLEMENT_STEP_MS }
+  from '../limits.js'
 import type { Log } from '../log.js'
 import { catchUp } from '../read/catch-up.js'
 
 const MICROS = 1_000_000n
+const TRADE_SETTLED = getAbiItem({ abi: artifactOf('PredexExchange').abi, name: 'TradeSettled' }) as AbiEvent
 
 /** A trade's settlement as the faces show it. */
 export interface TradeSettlement {
@@ -75,7 +78,12 @@ export class Settlement {
     // First in the recording chain: the outcomes published from now on are recorded after it.
     this.recording = this.recording.then(() => this.catchUpTo(dataDir, seq))
     await this.recording
-    for (const record of this.store.unsettled()) await this.recheck(record)
+    try {
+      for (const record of this.store.unsettled()) await this.recheck(record)
+    } catch (error) {
+      // The node did not answer: what was not asked is sent again (the exchange settles an id once).
+      this.log.warn('settlement: the chain did not answer at start; unsettled trades are sent again', { err: error })
+    }
     await this.step()
   }
 
@@ -105,8 +113,8 @@ export class Settlement {
     for (const settled of trades) {
       const record = this.store.tradeOfChainId(settled.tradeId)
       if (record === undefined || record.status === 'CONFIRMED') continue
-      void this.update(record, 'CONFIRMED',
-        { transactionHash: settled.transactionHash, blockNumber: settled.blockNumber })
+      this.update(record, 'CONFIRMED', { transactionHash: settled.transactionHash, blockNumber: settled.blockNumber })
+        .catch((error: unknown) => this.log.error('settlement: recording a confirmation failed', { err: error }))
     }
   }
 
@@ -140,16 +148,40 @@ export class Settlement {
     await this.store.putTrade(record)
   }
 
-  /** After a restart: settled on chain already (the mirror may have passed its block), or sent again. */
+  /**
+   * After a restart: a trade the exchange settled is MINED or CONFIRMED from the exchange's own
+   * log (the chain mirror may have passed its block, and would not report it again); one it did
+   * not settle is sent again by the next step.
+   */
   private async recheck(record: SettlementRecord): Promise<void> {
-    const settled = await this.clients.client.readContract({ address: settlerOf(this.clients.contracts),
-      abi: artifactOf('PredexExchange').abi, functionName: 'settled', args: [record.chainTradeId as Hex] }) as boolean
-    if (!settled) return // sent again by the next step
-    await this.update(record, record.status === 'MATCHED' || record.status === 'RETRYING' ? 'MINED' : record.status, {})
+    const { client, contracts } = this.clients
+    const [log] = await client.getLogs({ address: settlerOf(contracts), event: TRADE_SETTLED,
+      args: { tradeId: record.chainTradeId as Hex }, fromBlock: 0n })
+    if (log === undefined) {
+      // Sent, but its transaction is not on chain (dropped by a reorg, or lost with the node): again.
+      if (record.status !== 'MINED') return
+      await this.update(record, 'RETRYING', { reason: 'its transaction is not on chain' })
+      return
+    }
+    const head = await client.getBlockNumber({ cacheTime: 0 })
+    const confirmed = head - log.blockNumber >= BigInt(CHAIN_CONFIRMATIONS)
+    await this.update(record, confirmed ? 'CONFIRMED' : 'MINED',
+      { transactionHash: log.transactionHash, blockNumber: Number(log.blockNumber) })
   }
 
-  /** Sends the unsettled trades not in a block yet, SETTLEMENT_BATCH_MAX a transaction, oldest first. */
+  /**
+   * Sends the unsettled trades not in a block yet, SETTLEMENT_BATCH_MAX a transaction, oldest
+   * first; first asks the exchange about trades MINED for SETTLEMENT_MINED_RECHECK_MS without a
+   * confirmation (a reorg may have dropped their transaction).
+   */
   private async sendQueued(): Promise<void> {
+    try {
+      const stale = this.store.unsettled().filter((r) => r.status === 'MINED' &&
+        this.nowMs() - r.updatedMs > SETTLEMENT_MINED_RECHECK_MS).slice(0, SETTLEMENT_BATCH_MAX)
+      for (const record of stale) await this.recheck(record)
+    } catch {
+      return // the node did not answer: the next step asks again
+    }
     while (!this.stopped) {
       const records = this.store.unsettled().filter((r) => r.status === 'MATCHED' || r.status === 'RETRYING')
         .slice(0, SETTLEMENT_BATCH_MAX)

@@ -764,8 +764,10 @@ export const ANVIL_OUTPUT_TAIL_BYTES = 16 * 1024
 export const CHAIN_BLOCK_MS = 1_000
 /** Seconds between two writes of the local chain's state file (it is written at its stop too). */
 export const CHAIN_STATE_INTERVAL_SEC = 1
-/** The chain's head block is asked for every CHAIN_HEAD_POLL_MS; a JSON-RPC call waits at most CHAIN_RPC_TIMEOUT_MS. */
-export const CHAIN_HEAD_POLL_MS = 1_000
+/**
+ * A JSON-RPC call waits at most CHAIN_RPC_TIMEOUT_MS. What follows the chain (its head for
+ * /health, the ledger's mirror, settlement) looks at it once a block (--chain-block-ms).
+ */
 export const CHAIN_RPC_TIMEOUT_MS = 5_000
 /**
  * The ledger follows a chain's blocks once CHAIN_CONFIRMATIONS more are on top of them (a reorg
@@ -778,10 +780,9 @@ export const CHAIN_LOG_BLOCKS_MAX = 500
 export const CHAIN_SYNC_ENTRIES_MAX = 500
 /**
  * Settlement on a real chain (src/service/settlement.ts) sends at most SETTLEMENT_BATCH_MAX
- * trades in one transaction, and looks for trades to send every SETTLEMENT_STEP_MS (a block).
+ * trades in one transaction, looking for trades to send once a block.
  */
 export const SETTLEMENT_BATCH_MAX = 20
-export const SETTLEMENT_STEP_MS = 1_000
 /** A trade MINED this long without its confirmation is asked of the exchange again (its transaction may be gone). */
 export const SETTLEMENT_MINED_RECHECK_MS = 30_000
 /** The Retry-After of CHAIN_UNAVAILABLE: the node's call timeout and a poll. */

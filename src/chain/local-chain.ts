@@ -10,7 +10,7 @@ import { createPublicClient, createTestClient, createWalletClient, defineChain, 
   type Chain as ViemChain, type Hex, type PublicClient, type TestClient, type Transport, type WalletClient } from 'viem'
 import { nonceManager, privateKeyToAccount } from 'viem/accounts'
 import { contractsOf, type ChainContracts } from '../crypto/contracts.js'
-import { CHAIN_HEAD_POLL_MS, CHAIN_POLL_MS, CHAIN_RPC_TIMEOUT_MS, CHAIN_STATE_INTERVAL_SEC } from '../limits.js'
+import { CHAIN_POLL_MS, CHAIN_RPC_TIMEOUT_MS, CHAIN_STATE_INTERVAL_SEC } from '../limits.js'
 import type { Log } from '../log.js'
 import { startAnvil, type AnvilNode } from './anvil-process.js'
 import type { Chain, ChainFollowerStatus, ChainOptions, ChainStatus } from './chain.js'
@@ -29,7 +29,7 @@ export async function openLocalChain(options: ChainOptions, log: Log): Promise<C
   const node = await startAnvil({ chainId: options.chainId, stateFile: join(dir, 'anvil-state.json'),
     blockMs: options.blockMs, stateIntervalSec: CHAIN_STATE_INTERVAL_SEC })
   try {
-    return await LocalChain.open(node, options.chainId, log)
+    return await LocalChain.open(node, options.chainId, options.blockMs, log)
   } catch (error) {
     await node.stop()
     throw error
@@ -38,19 +38,23 @@ export async function openLocalChain(options: ChainOptions, log: Log): Promise<C
 
 /** What a chain backend needs to talk to its node: reads, anvil's own calls, and the operator's transactions. */
 export interface ChainClients {
+  /** ms between two blocks: how often what follows the chain looks at it. */
+  readonly blockMs: number
   readonly client: PublicClient
   readonly test: TestClient
   readonly operator: WalletClient<Transport, ViemChain, Account>
   readonly contracts: ChainContracts
 }
 
-export function clientsOf(rpcUrl: string, chainId: number, operatorKey: Hex = LOCAL_OPERATOR_KEY): ChainClients {
+export function clientsOf(rpcUrl: string, chainId: number, blockMs: number,
+  operatorKey: Hex = LOCAL_OPERATOR_KEY): ChainClients {
   const chain = defineChain({ id: chainId, name: `predex-${chainId}`,
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
   const transport = http(rpcUrl, { timeout: CHAIN_RPC_TIMEOUT_MS, retryCount: 0 })
   // The nonce manager hands out nonces in order, so that transactions sent together do not collide.
   const account = privateKeyToAccount(operatorKey, { nonceManager })
   return {
+    blockMs,
     client: createPublicClient({ chain, transport, pollingInterval: CHAIN_POLL_MS }),
     test: createTestClient({ chain, transport, mode: 'anvil' }),
     operator: createWalletClient({ chain, transport, account, pollingInterval: CHAIN_POLL_MS }),
@@ -68,12 +72,12 @@ class LocalChain implements Chain {
 
   private constructor(private readonly node: AnvilNode, private readonly chainId: number,
     readonly clients: ChainClients) {
-    this.timer = setInterval(() => void this.poll(), CHAIN_HEAD_POLL_MS)
+    this.timer = setInterval(() => void this.poll(), clients.blockMs)
     this.timer.unref()
   }
 
-  static async open(node: AnvilNode, chainId: number, log: Log): Promise<LocalChain> {
-    const clients = clientsOf(node.rpcUrl, chainId)
+  static async open(node: AnvilNode, chainId: number, blockMs: number, log: Log): Promise<LocalChain> {
+    const clients = clientsOf(node.rpcUrl, chainId, blockMs)
     const placed = await placeContracts(clients.client, clients.test, clients.contracts,
       clients.operator.account.address)
     log.info('local chain: anvil started, contracts in place', { rpcUrl: node.rpcUrl, anvilPid: node.pid, chainId,

@@ -1,6 +1,6 @@
 /**
  * The ledger follows a real chain (issue 35 point 3; docs/testnet.md, "The ledger follows the
- * chain"): every CHAIN_HEAD_POLL_MS the mirror reads the logs of Predex's contracts in the blocks
+ * chain"): every block time the mirror reads the logs of Predex's contracts in the blocks
  * that have CHAIN_CONFIRMATIONS blocks on top of them, turns them into facts (src/chain/chain-facts.ts)
  * and journals them as one `chainSync` command per range. The engine stays pure: what it
  * mirrors is in its journal and replays exactly.
@@ -15,7 +15,7 @@ import type { Chain, ChainFollowerStatus } from '../chain/chain.js'
 import { chainFactsOf, FactSources, type ChainFacts, type SettledTrade } from '../chain/chain-facts.js'
 import { Code } from '../engine/codes.js'
 import type { ChainEntry } from '../engine/command.js'
-import { CHAIN_CONFIRMATIONS, CHAIN_HEAD_POLL_MS, CHAIN_LOG_BLOCKS_MAX, CHAIN_SYNC_ENTRIES_MAX } from '../limits.js'
+import { CHAIN_CONFIRMATIONS, CHAIN_LOG_BLOCKS_MAX, CHAIN_SYNC_ENTRIES_MAX } from '../limits.js'
 import type { ServiceContext } from './context.js'
 
 export class ChainMirror {
@@ -31,7 +31,7 @@ export class ChainMirror {
     private readonly onSettled: (trades: readonly SettledTrade[]) => void) {
     this.syncedBlock = chainBlock
     this.sources = new FactSources(chain.clients!.contracts)
-    this.timer = setInterval(() => void this.step(), CHAIN_HEAD_POLL_MS)
+    this.timer = setInterval(() => void this.step(), chain.clients!.blockMs)
     this.timer.unref()
   }
 

@@ -25,8 +25,7 @@ import { SettlementStore, type SettlementRecord, type SettlementStatus } from '.
 import type { AnyOrderStruct } from '../crypto/eip712.js'
 import type { EngineEvent, Trade } from '../engine/event.js'
 import type { Outcome } from '../host/messages.js'
-import { CHAIN_CONFIRMATIONS, SETTLEMENT_BATCH_MAX, SETTLEMENT_MINED_RECHECK_MS, SETTLEMENT_STEP_MS }
-  from '../limits.js'
+import { CHAIN_CONFIRMATIONS, SETTLEMENT_BATCH_MAX, SETTLEMENT_MINED_RECHECK_MS } from '../limits.js'
 import type { Log } from '../log.js'
 import { catchUp } from '../read/catch-up.js'
 
@@ -50,7 +49,7 @@ export class Settlement {
 
   private constructor(private readonly clients: ChainClients, readonly store: SettlementStore,
     private readonly nowMs: () => number, private readonly log: Log) {
-    this.timer = setInterval(() => void this.step(), SETTLEMENT_STEP_MS)
+    this.timer = setInterval(() => void this.step(), clients.blockMs)
     this.timer.unref()
   }
 

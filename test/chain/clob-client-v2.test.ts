@@ -6,29 +6,16 @@
  * does against Polymarket), and the balances the client reads (getBalanceAllowance) are the chain's. Bounded: every wait has a deadline.
  */
 import t from 'tap'
-import { createPublicClient, createWalletClient, custom, http, maxUint256, type Address, type Hex,
-  type WalletClient } from 'viem'
+import { createPublicClient, createWalletClient, custom, http, type Hex, type WalletClient } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { AssetType, ClobClient, Side } from '@polymarket/clob-client-v2'
-import { artifactOf } from '../../src/chain/artifacts.js'
 import { PredexClient } from '../../src/client/predex-client.js'
-import { CHAINS } from '../../src/crypto/contracts.js'
 import { ensureBuilt } from '../compiled.js'
+import { approveOnChain, CONTRACTS, rpcUrlOf, tokensOnChain, usdcOnChain, waitUntil as until }
+  from '../support/chain-server.js'
 import { startPredex } from '../support/predex-process.js'
 
 const ADMIN_KEY = 'clob-v2-chain-test-admin-key-0123456789'
-const CONTRACTS = CHAINS[80002]!
-const WAIT_MS_MAX = 20_000
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + WAIT_MS_MAX
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${WAIT_MS_MAX} ms (last: ${JSON.stringify(value)})`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 /** A wallet that signs locally: the client never uses its transport. */
 function signerOf(key: Hex): WalletClient {
@@ -43,9 +30,7 @@ t.test('clob-client-v2 trades on --chain local: the trade is CONFIRMED on chain,
   const node = await startPredex(t, ['--chain', 'local', '--chain-block-ms', '200', '--faucet-cooldown', '0',
     '--admin-key', ADMIN_KEY, '--rate-limits', 'false'])
   const host = `${node.base}/compat`
-  const rpcUrl = ((await (await fetch(`${node.base}/health`)).json()) as { chain: { rpc_url: string } }).chain.rpc_url
-  const chain = { id: 80002, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } } }
+  const rpcUrl = await rpcUrlOf(node)
   const reader = createPublicClient({ transport: http(rpcUrl) })
   const market = await new PredexClient({ baseUrl: node.base, adminKey: ADMIN_KEY })
     .createMarket({ question: 'Will clob-client-v2 settle on chain?' })
@@ -56,13 +41,7 @@ t.test('clob-client-v2 trades on --chain local: the trade is CONFIRMED on chain,
     const funded = await fetch(`${host}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ address, amount: '50' }) })
     t.equal(funded.status, 200, 'funded by /compat/faucet')
-    const wallet = createWalletClient({ transport: http(rpcUrl), account: privateKeyToAccount(key), chain })
-    for (const hash of [
-      await wallet.writeContract({ address: CONTRACTS.collateral as Address, abi: artifactOf('TestUSDC').abi,
-        functionName: 'approve', args: [CONTRACTS.exchangeV2 as Address, maxUint256] }),
-      await wallet.writeContract({ address: CONTRACTS.conditionalTokens as Address,
-        abi: artifactOf('ConditionalTokens').abi, functionName: 'setApprovalForAll', args: [CONTRACTS.exchange as Address, true] }),
-    ]) await reader.waitForTransactionReceipt({ hash })
+    await approveOnChain(rpcUrl, key, CONTRACTS.exchangeV2) // USDC approved for the V2 exchange, as its users do
     const signer = signerOf(key)
     const creds = await new ClobClient({ host, chain: 80002, signer }).createOrDeriveApiKey()
     const client = new ClobClient({ host, chain: 80002, signer, creds })
@@ -86,11 +65,8 @@ t.test('clob-client-v2 trades on --chain local: the trade is CONFIRMED on chain,
   // client waits for it through getTrades, as against Polymarket, and reports it.
   t.strictSame(crossing.transactionsHashes, [trades[0]!.transaction_hash], 'postOrder reports the settlement transaction')
   for (const [who, usdc, token] of [[maker, 44_500_000n, market.yes_token_id], [taker, 45_500_000n, market.no_token_id]] as const) {
-    const usdcOnChain = await reader.readContract({ address: CONTRACTS.collateral as Address,
-      abi: artifactOf('TestUSDC').abi, functionName: 'balanceOf', args: [who.address] }) as bigint
-    const sharesOnChain = await reader.readContract({ address: CONTRACTS.conditionalTokens as Address,
-      abi: artifactOf('ConditionalTokens').abi, functionName: 'balanceOf', args: [who.address, BigInt(token)] }) as bigint
-    t.equal(usdcOnChain, usdc, 'USDC on chain')
+    const sharesOnChain = await tokensOnChain(rpcUrl, who.address, token)
+    t.equal(await usdcOnChain(rpcUrl, who.address), usdc, 'USDC on chain')
     t.equal(sharesOnChain, 10_000_000n, 'the shares on chain')
     t.equal((await who.client.getBalanceAllowance({ asset_type: AssetType.COLLATERAL })).balance, usdc.toString(),
       'USDC as the client reads it')

@@ -10,12 +10,11 @@ import t from 'tap'
 import { createWalletClient, http, maxUint256, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { artifactOf } from '../../src/chain/artifacts.js'
-import { CHAINS } from '../../src/crypto/contracts.js'
 import { ensureBuilt } from '../compiled.js'
+import { CONTRACTS, usdcOnChain, viemChainOf, waitUntil as until } from '../support/chain-server.js'
 import { startPredex, type PredexProcess } from '../support/predex-process.js'
 
 const ARGS = ['--chain', 'local', '--chain-block-ms', '200', '--faucet-cooldown', '0']
-const CONTRACTS = CHAINS[80002]!
 const WAIT_MS_MAX = 15_000
 
 interface Health {
@@ -39,23 +38,6 @@ async function walletOf(node: PredexProcess, address: string): Promise<WalletSta
   return (await call<WalletStatus>(node, 'GET', `/wallet-status?address=${address}`)).body
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + WAIT_MS_MAX
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${WAIT_MS_MAX} ms (last: ${JSON.stringify(value)})`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
-async function usdcOnChain(rpcUrl: string, address: string): Promise<bigint> {
-  const { createPublicClient } = await import('viem')
-  const client = createPublicClient({ transport: http(rpcUrl) })
-  return await client.readContract({ address: CONTRACTS.collateral as Address, abi: artifactOf('TestUSDC').abi,
-    functionName: 'balanceOf', args: [address as Address] }) as bigint
-}
-
 ensureBuilt()
 
 t.test('faucet, approval and transfer on chain reach the ledger; a restart keeps them, counting no block twice', async (t) => {
@@ -77,8 +59,7 @@ t.test('faucet, approval and transfer on chain reach the ledger; a restart keeps
   t.equal(await usdcOnChain(rpcUrl, alice), 250_000_000n, 'the chain agrees')
 
   const wallet = createWalletClient({ transport: http(rpcUrl), account: privateKeyToAccount(key),
-    chain: { id: 80002, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } } } })
+    chain: viemChainOf(rpcUrl) })
   const usdc = { address: CONTRACTS.collateral as Address, abi: artifactOf('TestUSDC').abi }
   await wallet.writeContract({ ...usdc, functionName: 'approve', args: [CONTRACTS.exchangeV2 as Address, maxUint256] })
   await wallet.writeContract({ ...usdc, functionName: 'transfer', args: [bob as Address, 50_000_000n] })
@@ -102,8 +83,7 @@ t.test('faucet, approval and transfer on chain reach the ledger; a restart keeps
     'the journal kept the mirrored facts')
   const newRpc = (await call<Health>(again, 'GET', '/health')).body.chain.rpc_url
   const wallet2 = createWalletClient({ transport: http(newRpc), account: privateKeyToAccount(key),
-    chain: { id: 80002, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [newRpc] } } } })
+    chain: viemChainOf(newRpc) })
   await wallet2.writeContract({ ...usdc, functionName: 'transfer', args: [bob as Address, 5_000_000n] })
   await until(() => walletOf(again, bob), (w) => w.usdc_balance === '55', 'a transfer after the restart')
   t.equal((await walletOf(again, alice)).usdc_balance, '195', 'no earlier block counted twice')

@@ -10,24 +10,12 @@ import t from 'tap'
 import { createPublicClient, createWalletClient, http, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { artifactOf } from '../../src/chain/artifacts.js'
-import { CHAINS } from '../../src/crypto/contracts.js'
 import { CHAIN_CONFIRMATIONS } from '../../src/limits.js'
 import { ensureBuilt } from '../compiled.js'
+import { CONTRACTS, rpcUrlOf, viemChainOf, waitUntil as until } from '../support/chain-server.js'
 import { startPredex, type PredexProcess } from '../support/predex-process.js'
 
 const BLOCK_MS = 1_500
-const CONTRACTS = CHAINS[80002]!
-const WAIT_MS_MAX = 30_000
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + WAIT_MS_MAX
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${WAIT_MS_MAX} ms (last: ${JSON.stringify(value)})`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 async function usdcInApi(node: PredexProcess, address: string): Promise<string> {
   const response = await fetch(`${node.base}/wallet-status?address=${address}`)
@@ -38,9 +26,8 @@ ensureBuilt()
 
 t.test('a transfer dropped by a reorg within the confirmations never reaches the ledger', async (t) => {
   const node = await startPredex(t, ['--chain', 'local', '--chain-block-ms', String(BLOCK_MS), '--faucet-cooldown', '0'])
-  const rpcUrl = ((await (await fetch(`${node.base}/health`)).json()) as { chain: { rpc_url: string } }).chain.rpc_url
-  const chain = { id: 80002, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } } }
+  const rpcUrl = await rpcUrlOf(node)
+  const chain = viemChainOf(rpcUrl)
   const reader = createPublicClient({ transport: http(rpcUrl), chain, pollingInterval: 50 })
   const key: Hex = generatePrivateKey()
   const alice = privateKeyToAccount(key).address

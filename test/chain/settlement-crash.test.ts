@@ -8,65 +8,18 @@
  * Bounded: every wait has a deadline, and the paused node is resumed by the test.
  */
 import t from 'tap'
-import { createPublicClient, createWalletClient, http, maxUint256, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { artifactOf } from '../../src/chain/artifacts.js'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { Wallet } from '../../src/client/wallet.js'
-import { CHAINS } from '../../src/crypto/contracts.js'
 import { ensureBuilt } from '../compiled.js'
-import { startPredex, type PredexProcess } from '../support/predex-process.js'
+import { chainTrader, rpcUrlOf, tokensOnChain, usdcOnChain, waitUntil as until } from '../support/chain-server.js'
+import { startPredex } from '../support/predex-process.js'
 
 const ADMIN_KEY = 'settlement-crash-test-admin-key-0123456789'
 const ARGS = ['--chain', 'local', '--chain-block-ms', '200', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY,
   '--rate-limits', 'false']
-const CONTRACTS = CHAINS[80002]!
-const WAIT_MS_MAX = 30_000
 const ORDERS = 6
 const SIZE = 5
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + WAIT_MS_MAX
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${WAIT_MS_MAX} ms (last: ${JSON.stringify(value)})`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
-function rpcOf(node: PredexProcess): Promise<string> {
-  return fetch(`${node.base}/health`).then(async (r) => ((await r.json()) as { chain: { rpc_url: string } }).chain.rpc_url)
-}
-
-async function funded(node: PredexProcess, key: Hex): Promise<PredexClient> {
-  const client = new PredexClient({ baseUrl: node.base, wallet: new Wallet(key) })
-  await client.faucet('100')
-  const rpcUrl = await rpcOf(node)
-  const chain = { id: 80002, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } } }
-  const wallet = createWalletClient({ transport: http(rpcUrl), account: privateKeyToAccount(key), chain })
-  const reader = createPublicClient({ transport: http(rpcUrl) })
-  for (const hash of [
-    await wallet.writeContract({ address: CONTRACTS.collateral as Address, abi: artifactOf('TestUSDC').abi,
-      functionName: 'approve', args: [CONTRACTS.exchange as Address, maxUint256] }),
-    await wallet.writeContract({ address: CONTRACTS.conditionalTokens as Address, abi: artifactOf('ConditionalTokens').abi,
-      functionName: 'setApprovalForAll', args: [CONTRACTS.exchange as Address, true] }),
-  ]) await reader.waitForTransactionReceipt({ hash })
-  await until(() => client.walletStatus(), (w) => w.allowance !== '0', 'the approval reaches the ledger')
-  await client.createApiKey()
-  return client
-}
-
-async function tokensOnChain(rpcUrl: string, address: Address, tokenId: string): Promise<bigint> {
-  return await createPublicClient({ transport: http(rpcUrl) }).readContract({ address: CONTRACTS.conditionalTokens as Address,
-    abi: artifactOf('ConditionalTokens').abi, functionName: 'balanceOf', args: [address, BigInt(tokenId)] }) as bigint
-}
-
-async function usdcOnChain(rpcUrl: string, address: Address): Promise<bigint> {
-  return await createPublicClient({ transport: http(rpcUrl) }).readContract({ address: CONTRACTS.collateral as Address,
-    abi: artifactOf('TestUSDC').abi, functionName: 'balanceOf', args: [address] }) as bigint
-}
 
 /** `ORDERS` resting buys of Yes by the maker, then one buy of No by the taker that mints against all of them. */
 async function mintAgainstAll(maker: PredexClient, taker: PredexClient, yes: string, no: string): Promise<void> {
@@ -84,7 +37,7 @@ t.test('kill -9 right after matches, and again with settlements sent: every trad
   const market = await new PredexClient({ baseUrl: first.base, adminKey: ADMIN_KEY })
     .createMarket({ question: 'Does settlement survive kill -9?' })
   const [makerKey, takerKey] = [generatePrivateKey(), generatePrivateKey()]
-  const [maker, taker] = [await funded(first, makerKey), await funded(first, takerKey)]
+  const [maker, taker] = [(await chainTrader(first, makerKey)).client, (await chainTrader(first, takerKey)).client]
   await mintAgainstAll(maker, taker, market.yes_token_id, market.no_token_id)
   first.child.kill('SIGKILL') // at once: the trades may not even be recorded for settlement yet
   await first.exited
@@ -112,7 +65,7 @@ t.test('kill -9 right after matches, and again with settlements sent: every trad
     page.data.every((tr) => tr.status === 'CONFIRMED'), 'every trade CONFIRMED after the second kill')
   t.equal(new Set(trades.data.map((tr) => tr.id)).size, 2 * ORDERS, 'no trade lost')
 
-  const rpcUrl = await rpcOf(third)
+  const rpcUrl = await rpcUrlOf(third)
   const makerAddress = privateKeyToAccount(makerKey).address
   const takerAddress = privateKeyToAccount(takerKey).address
   const sharesEach = BigInt(2 * ORDERS * SIZE) * 1_000_000n
@@ -128,8 +81,8 @@ t.test('a node that stops answering: settlement waits, then settles each trade o
   const node = await startPredex(t, ARGS)
   const market = await new PredexClient({ baseUrl: node.base, adminKey: ADMIN_KEY })
     .createMarket({ question: 'Does settlement wait for a silent node?' })
-  const [makerKey, takerKey] = [generatePrivateKey(), generatePrivateKey()]
-  const [maker, taker] = [await funded(node, makerKey), await funded(node, takerKey)]
+  const [makerTrader, takerTrader] = [await chainTrader(node), await chainTrader(node)]
+  const [maker, taker, takerKey] = [makerTrader.client, takerTrader.client, takerTrader.key]
   const anvilPid = Number(/"anvilPid":(\d+)/.exec(node.output())?.[1])
   t.ok(anvilPid > 0, 'the node\'s pid is logged')
   process.kill(anvilPid, 'SIGSTOP')
@@ -146,7 +99,7 @@ t.test('a node that stops answering: settlement waits, then settles each trade o
     process.kill(anvilPid, 'SIGCONT')
   }
   await until(() => taker.trades(), (page) => page.data.every((tr) => tr.status === 'CONFIRMED'), 'all CONFIRMED once it answers')
-  const rpcUrl = await rpcOf(node)
+  const rpcUrl = await rpcUrlOf(node)
   t.equal(await tokensOnChain(rpcUrl, privateKeyToAccount(takerKey).address, market.no_token_id),
     BigInt(ORDERS * SIZE) * 1_000_000n, 'each trade settled once')
 })

@@ -32,7 +32,7 @@ export async function startLocalChain(t: { teardown: (fn: () => Promise<void> | 
     await node.stop()
     rmSync(dir, { recursive: true, force: true })
   })
-  const clients = clientsOf(node.rpcUrl, LOCAL_CHAIN_ID)
+  const clients = clientsOf(node.rpcUrl, LOCAL_CHAIN_ID, blockMs)
   await placeContracts(clients.client, clients.test, clients.contracts, clients.operator.account.address)
   return { ...clients, node, dir }
 }

@@ -32,7 +32,7 @@ export type ChainHealth = { readonly kind: 'builtin' } | {
   /** Its JSON-RPC URL (loopback for a local chain). */
   readonly rpc_url: string | null
   readonly chain_id: number | null
-  /** The last head block seen (polled every second); null before the first answer. */
+  /** The last head block seen (polled once a block); null before the first answer. */
   readonly head_block: number | null
   /** Why the last look at the node failed; null while it answers. */
   readonly rpc_error: string | null

@@ -313,7 +313,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
               "number",
               "null"
             ],
-            "description": "The last head block seen (polled every second); null before the first answer."
+            "description": "The last head block seen (polled once a block); null before the first answer."
           },
           "rpc_error": {
             "type": [

@@ -331,9 +331,14 @@ contract PredexExchange is ERC1155Holder {
         _chargeFee(a.maker, f.feeA);
     }
 
-    function _settleMint(Terms memory a, Terms memory b, Fill calldata f, Token memory tokenA) internal {
+    /// A mint or a merge: the two tokens of one condition, whose two sides' collateral is one full set each.
+    function _checkFullSets(Terms memory a, Terms memory b, Fill calldata f, Token memory tokenA) internal pure {
         if (tokenA.complement != b.tokenId) revert NotComplements(a.tokenId, b.tokenId);
         if (f.collateralA + f.collateralB != f.size) revert AmountsMismatch(f.tradeId);
+    }
+
+    function _settleMint(Terms memory a, Terms memory b, Fill calldata f, Token memory tokenA) internal {
+        _checkFullSets(a, b, f, tokenA);
         _fill(a, f.collateralA, f.size);
         _fill(b, f.collateralB, f.size);
         collateral.safeTransferFrom(a.maker, address(this), f.collateralA);
@@ -346,8 +351,7 @@ contract PredexExchange is ERC1155Holder {
     }
 
     function _settleMerge(Terms memory a, Terms memory b, Fill calldata f, Token memory tokenA) internal {
-        if (tokenA.complement != b.tokenId) revert NotComplements(a.tokenId, b.tokenId);
-        if (f.collateralA + f.collateralB != f.size) revert AmountsMismatch(f.tradeId);
+        _checkFullSets(a, b, f, tokenA);
         _fill(a, f.size, f.collateralA);
         _fill(b, f.size, f.collateralB);
         conditionalTokens.safeTransferFrom(a.maker, address(this), a.tokenId, f.size, "");

@@ -46,6 +46,8 @@ export class Settlement {
 
   /** The trades of the outcomes published so far, recorded one batch after another (so lastSeq never runs ahead). */
   private recording: Promise<void> = Promise.resolve()
+  /** Told of each change of a trade's status after the match (the user WebSocket channel pushes it). */
+  private readonly listeners = new Set<(tradeId: string) => void>()
 
   private constructor(private readonly clients: ChainClients, readonly store: SettlementStore,
     private readonly nowMs: () => number, private readonly log: Log) {
@@ -105,6 +107,12 @@ export class Settlement {
       for (const { trade, at } of trades) await this.record(trade, at)
       await this.store.setLastSeq(seq)
     }).catch((error: unknown) => this.log.error('settlement: recording trades failed', { err: error }))
+  }
+
+  /** Calls `listener` with the trade id of each status change after the match; returns its removal. */
+  onChange(listener: (tradeId: string) => void): () => void {
+    this.listeners.add(listener)
+    return () => void this.listeners.delete(listener)
   }
 
   /** The chain mirror's confirmed settlements. */
@@ -258,6 +266,14 @@ export class Settlement {
     const current = this.store.trade(record.tradeId) ?? record
     if (current.status === 'CONFIRMED') return // the chain's last word
     await this.store.putTrade({ ...current, ...changes, status, updatedMs: this.nowMs() })
+    if (status === current.status) return
+    for (const listener of this.listeners) {
+      try {
+        listener(record.tradeId)
+      } catch (error) {
+        this.log.error('settlement: a status listener failed', { err: error })
+      }
+    }
   }
 }
 

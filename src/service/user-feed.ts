@@ -22,6 +22,9 @@
  * A subscription belongs to an API key: when the key is revoked (a durable `apiKey` event), its
  * subscriptions are ended with AUTH_UNKNOWN_KEY.
  *
+ * On a real chain a trade comes again, numbered, at each later status of its settlement
+ * (`settlementChanged`), as Polymarket's user channel sends MATCHED, MINED, CONFIRMED.
+ *
  * Order groups (docs/engine.md, "Order groups"): a change of one of a key's groups (an
  * `orderGroup` event: created, updated, triggered, reset, deleted) goes to the subscriptions of
  * that key only, on the key's wallet (found through the credential store, synchronously): a group
@@ -175,6 +178,19 @@ export class UserFeed {
   /** Retained updates in all (for tests and metrics). */
   get retainedUpdates(): number {
     return this.retainedCount
+  }
+
+  /**
+   * On a real chain: the trade again, to both its wallets, once its settlement moves on (MINED,
+   * CONFIRMED; RETRYING, FAILED: src/service/settlement.ts), numbered like any update; the face
+   * shows its status as it is now. `engineSeq` is the command that matched it.
+   */
+  settlementChanged(tradeId: string): void {
+    const trade = this.context.read.trade(tradeId)
+    if (trade === undefined) return
+    for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
+      this.add(address, (seq, epoch) => ({ kind: 'trade', seq, epoch, engineSeq: trade.seq, trade, address }))
+    }
   }
 
   /** Numbers, keeps and hands out the updates of durable commands (the fan-out calls it after the read model). */

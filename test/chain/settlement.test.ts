@@ -11,7 +11,9 @@ import { createPublicClient, http, type Address, type Hex } from 'viem'
 import { artifactOf } from '../../src/chain/artifacts.js'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { Wallet } from '../../src/client/wallet.js'
+import { PredexGrpcClient } from '../../src/client/grpc/predex-grpc-client.js'
 import { ensureBuilt } from '../compiled.js'
+import { WsClient } from '../ws-client.js'
 import { chainTrader, CONTRACTS, rpcUrlOf, tokensOnChain, usdcOnChain, waitUntil, type ChainTrader }
   from '../support/chain-server.js'
 import { startPredex } from '../support/predex-process.js'
@@ -37,6 +39,24 @@ t.test('trades settle on chain: MATCHED, MINED, CONFIRMED; chain and API agree; 
     abi: artifactOf('ConditionalTokens').abi, functionName: 'getOutcomeSlotCount', args: [market.condition_id as Hex] }),
   2n, 'the market is a prepared condition of the Conditional Tokens')
   const [alice, bob] = [await chainTrader(node), await chainTrader(node)]
+  // bob's user channel and gRPC user stream, as a bot follows its trades: the statuses come as they change.
+  const bobCredentials = await bob.client.deriveApiKey()
+  const bobSocket = await WsClient.open(`${node.base.replace('http', 'ws')}/ws/user`)
+  t.teardown(() => bobSocket.socket.close())
+  bobSocket.send({ type: 'user', auth: bobCredentials, markets: [] })
+  bobSocket.send('PING')
+  t.equal(await bobSocket.next(), 'PONG', 'subscribed')
+  const grpc = new PredexGrpcClient({ target: node.grpc,
+    signer: { credentials: bobCredentials, address: bob.address.toLowerCase() } })
+  t.teardown(() => grpc.close())
+  const grpcStatuses = new Map<string, string[]>()
+  void (async () => {
+    for await (const update of grpc.userStream()) {
+      if (update.update.case !== 'trade') continue
+      const { id, status } = update.update.value
+      grpcStatuses.set(id, [...(grpcStatuses.get(id) ?? []), status])
+    }
+  })().catch(() => undefined) // ends with the client's close
 
   // A mint: alice buys 10 Yes at 0.60 (resting), bob 10 No at 0.40 (taker).
   await alice.client.placeLimitOrder({ tokenId: market.yes_token_id, side: 'BUY', price: '0.60', size: '10' })
@@ -48,6 +68,16 @@ t.test('trades settle on chain: MATCHED, MINED, CONFIRMED; chain and API agree; 
   t.match(settled!.transaction_hash, /^0x[0-9a-f]{64}$/, 'its settlement transaction')
   const receipt = await reader.getTransactionReceipt({ hash: settled!.transaction_hash as Hex })
   t.equal(receipt.to?.toLowerCase(), CONTRACTS.exchange.toLowerCase(), 'sent to the exchange')
+
+  const pushed: string[] = []
+  while (!pushed.includes('CONFIRMED')) {
+    const message = await bobSocket.json() as { event_type: string; id: string; status: string }
+    if (message.event_type === 'trade' && message.id === settled!.id) pushed.push(message.status)
+  }
+  t.strictSame(pushed, ['MATCHED', 'MINED', 'CONFIRMED'], 'the user channel pushed each status, as Polymarket does')
+  await waitUntil(async () => grpcStatuses.get(settled!.id) ?? [], (statuses) => statuses.includes('CONFIRMED'),
+    'the gRPC user stream has the trade CONFIRMED')
+  t.strictSame(grpcStatuses.get(settled!.id), ['MATCHED', 'MINED', 'CONFIRMED'], 'so did the gRPC user stream')
 
   // A normal trade: alice sells 5 of her Yes at 0.70 to bob.
   await alice.client.placeLimitOrder({ tokenId: market.yes_token_id, side: 'SELL', price: '0.70', size: '5' })

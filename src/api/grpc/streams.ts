@@ -56,7 +56,8 @@ export class Streams {
   constructor(private readonly face: GrpcFace) {
     this.books = new BookFeed(face.context)
     this.users = new UserFeed(face.context)
-    this.unregister = [face.fanOut.register(this.books), face.fanOut.register(this.users)]
+    this.unregister = [face.fanOut.register(this.books), face.fanOut.register(this.users),
+      face.context.settlement?.onChange((tradeId) => this.users.settlementChanged(tradeId)) ?? (() => undefined)]
   }
 
   implementation(): UntypedServiceImplementation {

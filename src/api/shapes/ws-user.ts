@@ -46,8 +46,9 @@ export type WsOrder = { readonly event_type: 'order'; readonly type: WsOrderEven
 }
 
 /**
- * A trade of the caller's, as taker or maker (trader_side), sent once when it matches: CONFIRMED on
- * the builtin chain (a match is final), its settlement's status at that moment on a real chain.
+ * A trade of the caller's, as taker or maker (trader_side), sent when it matches: CONFIRMED on the
+ * builtin chain (a match is final); on a real chain with its settlement's status then (MATCHED),
+ * and again at each later one (MINED, CONFIRMED; RETRYING, FAILED).
  */
 export type WsTrade = { readonly event_type: 'trade'; readonly type: 'TRADE' } & Trade & {
   /** The API key of the caller's order in the trade. */

@@ -8,10 +8,10 @@
  * with `action: "triggered"`, the "group_triggered" event): to the sockets of that key only, on
  * the key's wallet, whatever markets they follow.
  *
- * Each socket numbers its messages (`seq` 1, 2, ...) so a gap shows at once. A trade is sent once,
- * when it matches: on the builtin chain with `status: "CONFIRMED"` (a match is final there); on a
- * real chain with its settlement's status then, usually MATCHED (Polymarket sends MATCHED, MINED,
- * CONFIRMED; the later ones are not pushed yet: GET /data/trades has them). A failed
+ * Each socket numbers its messages (`seq` 1, 2, ...) so a gap shows at once. A trade is sent when
+ * it matches: on the builtin chain with `status: "CONFIRMED"` (a match is final there); on a
+ * real chain with its settlement's status then, usually MATCHED, and again at each later status
+ * (MINED, CONFIRMED; RETRYING, FAILED), as Polymarket sends MATCHED, MINED, CONFIRMED. A failed
  * authentication is answered with an error event and the socket is closed; slow readers are
  * dropped at the same backlog bound as the market channel.
  */
@@ -64,7 +64,13 @@ export class UserChannel {
    * `gate`: the REST face's, so failed authentications here and there share one budget per
    * (client address, API key) and one block.
    */
-  constructor(private readonly context: ServiceContext, private readonly gate: Gate) {}
+  /** Stops the pushes of trades' settlement statuses (a real chain's). */
+  private readonly unfollowSettlement: () => void
+
+  constructor(private readonly context: ServiceContext, private readonly gate: Gate) {
+    this.unfollowSettlement = context.settlement?.onChange((tradeId) => this.publishSettlement(tradeId)) ??
+      (() => undefined)
+  }
 
   behavior(): WebSocketBehavior<SocketData> {
     return channelBehavior<SocketData>({ channel: 'user', metrics: this.context.metrics }, {
@@ -80,6 +86,7 @@ export class UserChannel {
   }
 
   closeAll(): void {
+    this.unfollowSettlement()
     for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down')
   }
 
@@ -89,6 +96,26 @@ export class UserChannel {
     for (const outcome of outcomes) {
       for (const event of outcome.events) this.publishEvent(event, String(outcome.timeMs))
     }
+  }
+
+  /** A trade to both its parties' sockets, with its settlement's status now. */
+  private sendTrade(tradeId: string, timestamp: string): void {
+    const read = this.context.read
+    const trade = read.trade(tradeId)
+    if (trade === undefined) return
+    const conditionId = read.markets.get(trade.marketId)?.conditionId ?? ''
+    for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
+      if (!this.socketsByAddress.has(address)) continue
+      const info = tradeInfo(read, trade, address, true, this.context.chainId,
+        this.context.settlement?.of(trade.tradeId, trade.timeMs) ?? null)
+      this.sendTo(address, conditionId, { event_type: 'trade', type: 'TRADE', ...info,
+        trade_owner: address === trade.takerAddress ? trade.takerOwner : trade.makerOwner, timestamp })
+    }
+  }
+
+  /** On a real chain: a trade again, once its settlement moved on (MINED, CONFIRMED, RETRYING, FAILED). */
+  private publishSettlement(tradeId: string): void {
+    if (this.socketsByAddress.size > 0) this.sendTrade(tradeId, String(this.context.nowMs()))
   }
 
   private publishEvent(event: EngineEvent, timestamp: string): void {
@@ -112,19 +139,9 @@ export class UserChannel {
           order_owner: order.owner, timestamp })
         return
       }
-      case 'trade': {
-        const trade = read.trade(event.tradeId)
-        if (trade === undefined) return
-        const conditionId = read.markets.get(trade.marketId)?.conditionId ?? ''
-        for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
-          if (!attach(address)) continue
-          const info = tradeInfo(read, trade, address, true, this.context.chainId,
-            this.context.settlement?.of(trade.tradeId, trade.timeMs) ?? null)
-          this.sendTo(address, conditionId, { event_type: 'trade', type: 'TRADE', ...info,
-            trade_owner: address === trade.takerAddress ? trade.takerOwner : trade.makerOwner, timestamp })
-        }
+      case 'trade':
+        this.sendTrade(event.tradeId, timestamp)
         return
-      }
       case 'apiKey': {
         if (event.action === 'revoked') this.endSessionsOf(event.address, event.apiKey)
         return

@@ -27,7 +27,7 @@ function signerOf(key: Hex): WalletClient {
 ensureBuilt()
 
 t.test('clob-client-v2 trades on --chain local: the trade is CONFIRMED on chain, the balances are the chain\'s', async (t) => {
-  const node = await startPredex(t, ['--chain', 'local', '--chain-block-ms', '200', '--faucet-cooldown', '0',
+  const node = await startPredex(t, ['--chain', 'local', '--chain-block-ms', '100', '--faucet-cooldown', '0',
     '--admin-key', ADMIN_KEY, '--rate-limits', 'false'])
   const host = `${node.base}/compat`
   const rpcUrl = await rpcUrlOf(node)

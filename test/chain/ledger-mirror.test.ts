@@ -14,7 +14,7 @@ import { ensureBuilt } from '../compiled.js'
 import { CONTRACTS, usdcOnChain, viemChainOf, waitUntil as until } from '../support/chain-server.js'
 import { startPredex, type PredexProcess } from '../support/predex-process.js'
 
-const ARGS = ['--chain', 'local', '--chain-block-ms', '200', '--faucet-cooldown', '0']
+const ARGS = ['--chain', 'local', '--chain-block-ms', '100', '--faucet-cooldown', '0']
 const WAIT_MS_MAX = 15_000
 
 interface Health {

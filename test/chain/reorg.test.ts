@@ -15,7 +15,7 @@ import { ensureBuilt } from '../compiled.js'
 import { CONTRACTS, rpcUrlOf, viemChainOf, waitUntil as until } from '../support/chain-server.js'
 import { startPredex, type PredexProcess } from '../support/predex-process.js'
 
-const BLOCK_MS = 1_500
+const BLOCK_MS = 600
 
 async function usdcInApi(node: PredexProcess, address: string): Promise<string> {
   const response = await fetch(`${node.base}/wallet-status?address=${address}`)

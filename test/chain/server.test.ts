@@ -12,7 +12,7 @@ import { startPredex, type PredexProcess } from '../support/predex-process.js'
 import { eventually } from '../support/eventually.js'
 import { CHAINS } from '../../src/crypto/contracts.js'
 
-const ARGS = ['--no-demo', '--chain', 'local', '--chain-block-ms', '200']
+const ARGS = ['--no-demo', '--chain', 'local', '--chain-block-ms', '100']
 const WATCHED = '0x00000000000000000000000000000000000beef5'
 const STATE_WRITE_WAIT_MS = 1_500
 const ANVIL_EXIT_MS_MAX = 10_000

@@ -16,7 +16,7 @@ import { chainTrader, rpcUrlOf, tokensOnChain, usdcOnChain, waitUntil as until }
 import { startPredex } from '../support/predex-process.js'
 
 const ADMIN_KEY = 'settlement-crash-test-admin-key-0123456789'
-const ARGS = ['--chain', 'local', '--chain-block-ms', '200', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY,
+const ARGS = ['--chain', 'local', '--chain-block-ms', '100', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY,
   '--rate-limits', 'false']
 const ORDERS = 6
 const SIZE = 5

@@ -19,7 +19,7 @@ import { chainTrader, CONTRACTS, rpcUrlOf, tokensOnChain, usdcOnChain, waitUntil
 import { startPredex } from '../support/predex-process.js'
 
 const ADMIN_KEY = 'settlement-test-admin-key-0123456789'
-const ARGS = ['--chain', 'local', '--chain-block-ms', '200', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY,
+const ARGS = ['--chain', 'local', '--chain-block-ms', '100', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY,
   '--rate-limits', 'false']
 
 async function confirmedTrades(client: PredexClient, count: number) {

@@ -5431,7 +5431,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "transaction_hash",
       "type"
     ],
-    "description": "A trade of the caller's, as taker or maker (trader_side), sent once when it matches: CONFIRMED on the builtin chain (a match is final), its settlement's status at that moment on a real chain."
+    "description": "A trade of the caller's, as taker or maker (trader_side), sent when it matches: CONFIRMED on the builtin chain (a match is final); on a real chain with its settlement's status then (MATCHED), and again at each later one (MINED, CONFIRMED; RETRYING, FAILED)."
   },
   "WsUserAuth": {
     "type": "object",

@@ -15,6 +15,7 @@ import type { Log } from '../log.js'
 import { startAnvil, type AnvilNode } from './anvil-process.js'
 import type { Chain, ChainFollowerStatus, ChainOptions, ChainStatus } from './chain.js'
 import { placeContracts } from './contract-placement.js'
+import { firstLineOf } from '../stdx/error-text.js'
 
 /**
  * The local chain's operator: anvil's first development account, whose key every Foundry user
@@ -109,7 +110,7 @@ class LocalChain implements Chain {
       this.headBlock = Number(await this.clients.client.getBlockNumber({ cacheTime: 0 }))
       this.rpcError = null
     } catch (error) {
-      this.rpcError = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+      this.rpcError = firstLineOf(error)
     } finally {
       this.polling = false
     }

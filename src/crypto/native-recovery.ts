@@ -11,6 +11,7 @@
  */
 import { createRequire } from 'node:module'
 import type { ParsedSignature } from './signature.js'
+import { firstLineOf } from '../stdx/error-text.js'
 
 /** The part of the binding's API this uses (secp256k1 5.x, lib/index.js). */
 interface Secp256k1Binding {
@@ -26,7 +27,7 @@ export function loadNativeRecoverer(): Recoverer | string {
   try {
     binding = createRequire(import.meta.url)('secp256k1/bindings') as Secp256k1Binding
   } catch (error) {
-    return error instanceof Error ? error.message.split('\n')[0]! : String(error)
+    return firstLineOf(error)
   }
   return (digest, signature) => {
     const compact = signature.compact ?? compactOf(signature)

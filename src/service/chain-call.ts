@@ -1,6 +1,7 @@
 /** Calls to a real chain's node made for a client's request (src/service/chain-faucet.ts, market-ids.ts). */
 import { ApiCode, PredexError } from '../errors.js'
 import { CHAIN_RETRY_AFTER_SECONDS } from '../limits.js'
+import { firstLineOf } from '../stdx/error-text.js'
 
 /**
  * A call to the chain's node for a request: its failure (the node down, slow past
@@ -12,7 +13,7 @@ export async function onChain<T>(call: () => Promise<T>): Promise<T> {
     return await call()
   } catch (error) {
     if (error instanceof PredexError) throw error
-    const why = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+    const why = firstLineOf(error)
     throw new PredexError(ApiCode.CHAIN_UNAVAILABLE, `the chain did not answer: ${why}`,
       { retryAfterSeconds: CHAIN_RETRY_AFTER_SECONDS })
   }

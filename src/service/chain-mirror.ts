@@ -17,6 +17,7 @@ import { Code } from '../engine/codes.js'
 import type { ChainEntry } from '../engine/command.js'
 import { CHAIN_CONFIRMATIONS, CHAIN_LOG_BLOCKS_MAX, CHAIN_SYNC_ENTRIES_MAX } from '../limits.js'
 import type { ServiceContext } from './context.js'
+import { firstLineOf } from '../stdx/error-text.js'
 
 export class ChainMirror {
   private syncedBlock: number
@@ -74,7 +75,7 @@ export class ChainMirror {
       }
       this.error = null
     } catch (error) {
-      this.error = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+      this.error = firstLineOf(error)
     }
   }
 

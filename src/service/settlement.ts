@@ -15,8 +15,9 @@
  * - Trades of commands journaled before a crash that this had not recorded yet are found again by
  *   replaying the journal from the last seq it recorded (src/read/catch-up.ts).
  */
-import { BaseError, ContractFunctionRevertedError, getAbiItem, keccak256, stringToHex, type AbiEvent,
-  type Hex } from 'viem'
+import { BaseError, ContractFunctionRevertedError, getAbiItem, type AbiEvent, type Hex } from 'viem'
+import { toHex } from '../crypto/hex.js'
+import { keccakOfText } from '../crypto/keccak.js'
 import { artifactOf } from '../chain/artifacts.js'
 import type { SettledTrade } from '../chain/chain-facts.js'
 import { exchangeOrderOf, settlerOf, type ExchangeTrade } from '../chain/exchange-orders.js'
@@ -28,6 +29,7 @@ import type { Outcome } from '../host/messages.js'
 import { CHAIN_CONFIRMATIONS, SETTLEMENT_BATCH_MAX, SETTLEMENT_MINED_RECHECK_MS } from '../limits.js'
 import type { Log } from '../log.js'
 import { catchUp } from '../read/catch-up.js'
+import { firstLineOf } from '../stdx/error-text.js'
 
 const MICROS = 1_000_000n
 const TRADE_SETTLED = getAbiItem({ abi: artifactOf('PredexExchange').abi, name: 'TradeSettled' }) as AbiEvent
@@ -197,7 +199,7 @@ export class Settlement {
         await this.sendBatch(records)
       } catch (error) {
         // The node did not answer (or answered nonsense): the batch waits for the next step.
-        const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+        const reason = firstLineOf(error)
         for (const record of records) await this.update(record, 'RETRYING', { reason, attempts: record.attempts + 1 })
         return
       }
@@ -288,7 +290,7 @@ function tradesOf(seq: number, events: readonly EngineEvent[]): SeqTrade[] {
 
 /** The trade's id on chain: keccak256 of its id. */
 export function chainTradeIdOf(tradeId: string): Hex {
-  return keccak256(stringToHex(tradeId))
+  return toHex(keccakOfText(tradeId)) as Hex
 }
 
 /** USDC of `sizeMicros` shares at `priceMicros` a share, exact (the engine's amounts are whole micro-units). */

@@ -11,9 +11,13 @@
  * - USDC `Approval` of an exchange: the wallet's allowance (the test USDC keeps one standing
  *   allowance for the four exchanges: src/chain/contracts/TestUSDC.sol);
  * - Conditional Tokens `TransferSingle` / `TransferBatch` between two wallets: outcome tokens moved;
+ * - a split, merge or redemption sent to the Conditional Tokens (`PositionSplit`,
+ *   `PositionsMerge`, `PayoutRedemption` of the test USDC's top-level positions): its mint or
+ *   burns and its USDC to or from the Conditional Tokens are one `split`, `merge` or `redeem`
+ *   fact per token, checked against each other;
  * - anything else that moves funds through the Conditional Tokens or an exchange outside a
- *   settlement (a split, merge or redemption sent to the Conditional Tokens directly) is not
- *   mirrored yet: the whole transaction is skipped and counted (`unmirroredTransactions`).
+ *   settlement (positions of another collateral or nested collections, transfers to a contract)
+ *   is not mirrored: the whole transaction is skipped and counted (`unmirroredTransactions`).
  * `ConditionPreparation` and `ConditionResolution` move no funds and are passed over.
  */
 import { decodeEventLog, type Abi, type Address, type Hex, type Log } from 'viem'
@@ -33,7 +37,7 @@ export interface SettledTrade {
 export interface ChainFacts {
   readonly entries: ChainEntry[]
   readonly settled: SettledTrade[]
-  /** Transactions that moved the ledger's funds in a way not mirrored yet (see above). */
+  /** Transactions that moved the ledger's funds in a way not mirrored (see above). */
   readonly unmirroredTransactions: number
 }
 
@@ -72,8 +76,8 @@ export function chainFactsOf(logs: readonly Log[], sources: FactSources): ChainF
       continue
     }
     const entries: ChainEntry[] = []
-    let mirrored = true
-    for (const d of decoded) mirrored = addEntries(d, sources, entries) && mirrored
+    const mirrored = decoded.some(isCtfOperation) ? addOperationEntries(decoded, sources, entries)
+      : decoded.every((d) => addEntries(d, sources, entries))
     if (mirrored) facts.entries.push(...entries)
     else facts.unmirroredTransactions++
   }
@@ -156,6 +160,94 @@ function addShareEntry(d: Decoded, sources: FactSources, entries: ChainEntry[], 
   if (value === 0n || from === to) return true
   entries.push({ kind: 'shares', from, to, tokenId: id.toString(), amountMicros: Number(value) })
   return true
+}
+
+const OPERATIONS = new Set(['PositionSplit', 'PositionsMerge', 'PayoutRedemption'])
+const ZERO_WORD = '0x' + '00'.repeat(32)
+
+function isCtfOperation(d: Decoded): boolean {
+  return d.source === 'ctf' && OPERATIONS.has(d.eventName)
+}
+
+/** One outcome-token amount minted or burnt: a Conditional Tokens transfer from or to nobody. */
+interface Movement {
+  readonly from: string
+  readonly to: string
+  readonly id: bigint
+  readonly value: bigint
+}
+
+/**
+ * The entries of a transaction with splits, merges or redemptions; false when it is not all
+ * mirrored. Each operation explains the mints or burns logged before it; the USDC each moved to
+ * or from the Conditional Tokens must be what the operations say, per holder.
+ */
+function addOperationEntries(decoded: readonly Decoded[], sources: FactSources, entries: ChainEntry[]): boolean {
+  let pending: Movement[] = []
+  const usdcSeen = new Map<string, bigint>()
+  const usdcSaid = new Map<string, bigint>()
+  const add = (map: Map<string, bigint>, holder: string, value: bigint): void => {
+    map.set(holder, (map.get(holder) ?? 0n) + value)
+  }
+  for (const d of decoded) {
+    if (isCtfOperation(d)) {
+      const holder = lower(d.args.stakeholder ?? d.args.redeemer)
+      if (lower(d.args.collateralToken) !== sources.usdc || d.args.parentCollectionId !== ZERO_WORD) return false
+      const explained = pending.filter((m) => m.from === holder || m.to === holder)
+      pending = pending.filter((m) => !explained.includes(m))
+      const usdcIn = operationEntries(d, holder, explained, entries)
+      if (usdcIn === null) return false
+      add(usdcSaid, holder, usdcIn)
+    } else if (d.source === 'ctf' && (d.eventName === 'TransferSingle' || d.eventName === 'TransferBatch') &&
+      (lower(d.args.from) === ZERO || lower(d.args.to) === ZERO)) {
+      pending.push(...movementsOf(d))
+    } else if (d.source === 'usdc' && d.eventName === 'Transfer' &&
+      (lower(d.args.from) === sources.ctf) !== (lower(d.args.to) === sources.ctf)) {
+      const intoCtf = lower(d.args.to) === sources.ctf
+      const value = d.args.value as bigint
+      add(usdcSeen, intoCtf ? lower(d.args.from) : lower(d.args.to), intoCtf ? value : -value)
+    } else if (!addEntries(d, sources, entries)) {
+      return false
+    }
+  }
+  const same = [...new Set([...usdcSeen.keys(), ...usdcSaid.keys()])]
+    .every((holder) => (usdcSeen.get(holder) ?? 0n) === (usdcSaid.get(holder) ?? 0n))
+  return pending.length === 0 && same
+}
+
+/**
+ * Adds one operation's entries from the mints or burns it explains; answers the USDC it took
+ * into the Conditional Tokens (negative: paid out), or null when it is not one Predex mirrors.
+ */
+function operationEntries(d: Decoded, holder: string, explained: readonly Movement[],
+  entries: ChainEntry[]): bigint | null {
+  if (d.eventName === 'PayoutRedemption') {
+    if (explained.some((m) => m.from !== holder || m.to !== ZERO || m.value > UNLIMITED_MICROS)) return null
+    for (const m of explained) {
+      if (m.value === 0n) continue
+      entries.push({ kind: 'redeem', from: holder, to: '', tokenId: m.id.toString(), amountMicros: Number(m.value) })
+    }
+    return -(d.args.payout as bigint)
+  }
+  const isSplit = d.eventName === 'PositionSplit'
+  const amount = d.args.amount as bigint
+  const partition = (d.args.partition as readonly bigint[]).map(Number).sort()
+  const expected = isSplit ? { from: ZERO, to: holder } : { from: holder, to: ZERO }
+  if (partition.join() !== '1,2' || amount > UNLIMITED_MICROS || explained.length !== 2 ||
+    explained.some((m) => m.from !== expected.from || m.to !== expected.to || m.value !== amount)) return null
+  if (amount > 0n) {
+    entries.push({ kind: isSplit ? 'split' : 'merge', from: holder, to: '', tokenId: explained[0]!.id.toString(),
+      amountMicros: Number(amount) })
+  }
+  return isSplit ? amount : -amount
+}
+
+function movementsOf(d: Decoded): Movement[] {
+  const from = lower(d.args.from)
+  const to = lower(d.args.to)
+  if (d.eventName === 'TransferSingle') return [{ from, to, id: d.args.id as bigint, value: d.args.value as bigint }]
+  const values = d.args.values as readonly bigint[]
+  return (d.args.ids as readonly bigint[]).map((id, i) => ({ from, to, id, value: values[i]! }))
 }
 
 function settledOf(d: Decoded): SettledTrade {

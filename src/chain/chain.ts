@@ -27,7 +27,7 @@ export interface ChainStatus {
 export interface ChainFollowerStatus {
   /** The last block whose facts the ledger has (or that had none). */
   readonly syncedBlock: number
-  /** Transactions skipped because they move funds in a way not mirrored yet (src/chain/chain-facts.ts). */
+  /** Transactions skipped: they move funds in a way the ledger does not mirror (src/chain/chain-facts.ts). */
   readonly unmirroredTransactions: number
   /** Why the last step failed; null when it did not. */
   readonly error: string | null

@@ -5,6 +5,9 @@
  * refused only when it is malformed, repeats blocks already followed, or would take the USDC
  * supply past the bound that keeps every sum exact.
  *
+ * Splits, merges and redemptions sent to the Conditional Tokens directly apply as the relay's do
+ * (ledger.ts), on the same counters, so supply and collateral stay conserved.
+ *
  * Two rules keep the ledger sound when a fact takes away what orders hold:
  * - the orders give way: a wallet whose balance or allowance fell below what its open orders
  *   hold has its newest orders on that asset cancelled (reason `funds`) until the rest fit, as
@@ -15,11 +18,12 @@
  *   out what is not there.
  */
 import type { Account, ShareBalance } from './account.js'
+import { assert } from '../stdx/assert.js'
 import { openOrdersOf } from './cancel.js'
 import { Code } from './codes.js'
 import type { ChainEntry, ChainSync } from './command.js'
 import type { Engine } from './engine.js'
-import { emitLedger } from './ledger.js'
+import { emitLedger, moveFullSets } from './ledger.js'
 import { cancelResting } from './lifecycle.js'
 import { SUPPLY_MICROS_MAX } from './limits.js'
 import { isSafeCount, isSafePositive } from './order-shape.js'
@@ -55,6 +59,9 @@ function isWellFormed(entry: ChainEntry): boolean {
     case 'usdc': return isSafePositive(amountMicros) && from !== to && tokenId === ''
     case 'shares': return isSafePositive(amountMicros) && from !== '' && to !== '' && from !== to && tokenId !== ''
     case 'allowance': return isSafeCount(amountMicros) && from !== '' && to === '' && tokenId === ''
+    case 'split':
+    case 'merge':
+    case 'redeem': return isSafePositive(amountMicros) && from !== '' && to === '' && tokenId !== ''
     default: return false
   }
 }
@@ -64,7 +71,69 @@ function applyEntry(engine: Engine, entry: ChainEntry): void {
     case 'usdc': return moveUsdc(engine, entry.from, entry.to, entry.amountMicros)
     case 'shares': return moveShares(engine, entry.from, entry.to, entry.tokenId, entry.amountMicros)
     case 'allowance': return setAllowance(engine, engine.accountOf(entry.from), entry.amountMicros)
+    case 'split': return splitOnChain(engine, entry.from, entry.tokenId, entry.amountMicros)
+    case 'merge': return mergeOnChain(engine, entry.from, entry.tokenId, entry.amountMicros)
+    case 'redeem': return redeemOnChain(engine, entry.from, entry.tokenId, entry.amountMicros)
   }
+}
+
+/**
+ * USDC into full sets, as the relay's split (ledger.ts) but of at most what the ledger holds. The
+ * Conditional Tokens split in a resolved market too, and so does the mirror: the collateral still
+ * backs the winning supply.
+ */
+function splitOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number): void {
+  const market = engine.tokens.get(tokenId)?.market
+  if (market === undefined) return
+  const account = engine.accountOf(from)
+  const moved = Math.min(amountMicros, account.usdcMicros)
+  if (moved === 0) return
+  moveFullSets(engine, account, market, moved)
+  market.mintedMicros += moved
+  emitLedger(engine, 'split', account, market.marketId, moved, 0)
+  releaseUsdcHolds(engine, account)
+}
+
+/** Full sets back into USDC, of at most the smaller of the two balances the ledger holds. */
+function mergeOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number): void {
+  const market = engine.tokens.get(tokenId)?.market
+  if (market === undefined) return
+  const account = engine.accountOf(from)
+  const yes = account.sharesOf(market.index * 2, market.yesTokenId)
+  const no = account.sharesOf(market.index * 2 + 1, market.noTokenId)
+  const moved = Math.min(amountMicros, yes.balanceMicros, no.balanceMicros)
+  if (moved === 0) return
+  moveFullSets(engine, account, market, -moved)
+  market.mergedMicros += moved
+  emitLedger(engine, 'merge', account, market.marketId, moved, 0)
+  releaseShareHolds(engine, account, yes)
+  releaseShareHolds(engine, account, no)
+}
+
+/**
+ * Burns at most what the ledger holds of one token of a resolved market and pays it out when it
+ * won. The chain pays only after the operator reported the outcome, which it does after the
+ * engine resolved the market (src/service/admin.ts), so a redemption of a market the engine has
+ * not resolved is not Predex's, and is passed over.
+ */
+function redeemOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number): void {
+  const token = engine.tokens.get(tokenId)
+  if (token === undefined || token.market.status !== 'Resolved') return
+  const market = token.market
+  const shares = engine.accountOf(from).sharesOf(market.index * 2 + (token.isNo ? 1 : 0), tokenId)
+  assert(shares.heldMicros === 0, 'nothing is held in a resolved market')
+  const burned = Math.min(amountMicros, shares.balanceMicros)
+  if (burned === 0) return
+  const won = (market.winningOutcome === 'No') === token.isNo
+  const payout = won ? burned : 0
+  engine.touches.account(shares.account)
+  engine.touches.shareBalance(shares)
+  shares.balanceMicros -= burned
+  shares.account.usdcMicros += payout
+  market.collateralMicros -= payout
+  if (token.isNo) market.redeemedNoMicros += burned
+  else market.redeemedYesMicros += burned
+  emitLedger(engine, 'redeem', shares.account, market.marketId, burned, payout)
 }
 
 /** '' on either side: USDC minted into the mirror or leaving it. */

@@ -270,11 +270,15 @@ export interface RevokeApiKey extends Stamped {
  *   where new USDC comes from (a mint) or leaves to (a burn, a contract outside the mirror);
  * - `shares`: `amountMicros` of outcome token `tokenId` moved between two wallets;
  * - `allowance`: `from`'s USDC allowance for the exchanges is now `amountMicros` (capped at
- *   2^53 - 1, which stands for unlimited, as the relay's approve).
+ *   2^53 - 1, which stands for unlimited, as the relay's approve);
+ * - `split`, `merge`: `from` turned `amountMicros` USDC into full sets of the market of token
+ *   `tokenId` (either of its two), or full sets back into USDC, in the Conditional Tokens;
+ * - `redeem`: `from` redeemed (burnt) `amountMicros` of token `tokenId` of a resolved market,
+ *   and was paid what it wins.
  * Fields a kind does not use are ''.
  */
 export interface ChainEntry {
-  readonly kind: 'usdc' | 'shares' | 'allowance'
+  readonly kind: 'usdc' | 'shares' | 'allowance' | 'split' | 'merge' | 'redeem'
   readonly from: string
   readonly to: string
   readonly tokenId: string

@@ -116,7 +116,7 @@ export function merge(engine: Engine, command: ActionOf<'merge'>): Done | Reject
 }
 
 /** Turns USDC into full sets (amount > 0) or full sets back into USDC (amount < 0). */
-function moveFullSets(engine: Engine, account: Account, market: Market, amount: number): void {
+export function moveFullSets(engine: Engine, account: Account, market: Market, amount: number): void {
   const yes = account.sharesOf(market.index * 2, market.yesTokenId)
   const no = account.sharesOf(market.index * 2 + 1, market.noTokenId)
   engine.touches.account(account)

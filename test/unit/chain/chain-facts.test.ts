@@ -1,9 +1,10 @@
 /**
  * What a range of logs says to the ledger (src/chain/chain-facts.ts), without a chain: logs built
  * with the contracts' own ABIs. Mints, transfers and approvals of an exchange become entries in
- * the chain's order; a settlement's transfers are not counted again (its trades are reported); a
- * split sent to the Conditional Tokens directly is skipped whole and counted; approvals of other
- * spenders and events that move nothing are passed over.
+ * the chain's order; a settlement's transfers are not counted again (its trades are reported);
+ * splits, merges and redemptions sent to the Conditional Tokens directly are one fact per token,
+ * and those Predex does not mirror are skipped whole and counted; approvals of other spenders and
+ * events that move nothing are passed over.
  */
 import t from 'tap'
 import { encodeAbiParameters, encodeEventTopics, type Abi, type AbiEvent, type Hex, type Log } from 'viem'
@@ -72,14 +73,59 @@ t.test('a settlement\'s transfers are not counted again; its trades are reported
   t.strictSame(facts.settled.map((s) => [s.tradeId, s.blockNumber]), [[tradeId, 7]])
 })
 
-t.test('a split sent to the Conditional Tokens directly is skipped whole and counted', async (t) => {
+const CTF = CONTRACTS.conditionalTokens
+const NO_PARENT = `0x${'00'.repeat(32)}`
+const CONDITION = `0x${'c0'.repeat(32)}`
+
+function splitOf(holder: string, amount: bigint, tx: number, partition = [1n, 2n], collateral = CONTRACTS.collateral): Log[] {
+  return [
+    usdc('Transfer', { from: holder, to: CTF, value: amount }, tx, 8),
+    ctf('TransferBatch', { operator: holder, from: ZERO, to: holder, ids: [42n, 43n], values: [amount, amount] }, tx, 8),
+    ctf('PositionSplit', { stakeholder: holder, collateralToken: collateral, parentCollectionId: NO_PARENT,
+      conditionId: CONDITION, partition, amount }, tx, 8),
+  ]
+}
+
+t.test('splits, merges and redemptions sent to the Conditional Tokens are one fact per token', async (t) => {
   const logs = [
-    usdc('Transfer', { from: alice, to: CONTRACTS.conditionalTokens, value: 4_000_000n }, 11, 8),
-    ctf('TransferBatch', { operator: alice, from: ZERO, to: alice, ids: [42n, 43n], values: [4_000_000n, 4_000_000n] }, 11, 8),
-    usdc('Transfer', { from: ZERO, to: bob, value: 1n }, 12, 8),
+    ...splitOf(alice, 4_000_000n, 11),
+    ctf('TransferBatch', { operator: alice, from: alice, to: ZERO, ids: [42n, 43n], values: [1_000_000n, 1_000_000n] }, 12, 9),
+    usdc('Transfer', { from: CTF, to: alice, value: 1_000_000n }, 12, 9),
+    ctf('PositionsMerge', { stakeholder: alice, collateralToken: CONTRACTS.collateral, parentCollectionId: NO_PARENT,
+      conditionId: CONDITION, partition: [2n, 1n], amount: 1_000_000n }, 12, 9),
+    ctf('TransferSingle', { operator: alice, from: alice, to: ZERO, id: 42n, value: 3_000_000n }, 13, 10),
+    ctf('TransferSingle', { operator: alice, from: alice, to: ZERO, id: 43n, value: 3_000_000n }, 13, 10),
+    usdc('Transfer', { from: CTF, to: alice, value: 3_000_000n }, 13, 10),
+    ctf('PayoutRedemption', { redeemer: alice, collateralToken: CONTRACTS.collateral, parentCollectionId: NO_PARENT,
+      conditionId: CONDITION, indexSets: [1n, 2n], payout: 3_000_000n }, 13, 10),
   ]
   const facts = chainFactsOf(logs, sources)
-  t.equal(facts.unmirroredTransactions, 1)
-  t.strictSame(facts.entries, [{ kind: 'usdc', from: '', to: bob, tokenId: '', amountMicros: 1 }],
-    'the transaction after it is mirrored')
+  t.equal(facts.unmirroredTransactions, 0)
+  t.strictSame(facts.entries, [
+    { kind: 'split', from: alice, to: '', tokenId: '42', amountMicros: 4_000_000 },
+    { kind: 'merge', from: alice, to: '', tokenId: '42', amountMicros: 1_000_000 },
+    { kind: 'redeem', from: alice, to: '', tokenId: '42', amountMicros: 3_000_000 },
+    { kind: 'redeem', from: alice, to: '', tokenId: '43', amountMicros: 3_000_000 },
+  ], 'the USDC to and from the Conditional Tokens is in the operations, not counted again')
+})
+
+t.test('operations Predex does not mirror, or whose parts disagree, are skipped whole and counted', async (t) => {
+  const otherCollateral = '0x000000000000000000000000000000000000c01a'
+  const cases: [string, Log[]][] = [
+    ['another collateral', splitOf(alice, 4_000_000n, 21, [1n, 2n], otherCollateral)],
+    ['a partial partition', splitOf(alice, 4_000_000n, 22, [1n])],
+    ['USDC not what the split says', splitOf(alice, 4_000_000n, 23).map((log, i) => i === 0
+      ? usdc('Transfer', { from: alice, to: CTF, value: 3_000_000n }, 23, 8) : log)],
+    ['a mint no operation explains', [
+      ctf('TransferBatch', { operator: alice, from: ZERO, to: alice, ids: [42n, 43n], values: [1n, 1n] }, 24, 8),
+      ...splitOf(bob, 2n, 24)]],
+    ['a direct transfer of USDC to the Conditional Tokens', [
+      usdc('Transfer', { from: alice, to: CTF, value: 4_000_000n }, 25, 8)]],
+  ]
+  for (const [name, logs] of cases) {
+    const facts = chainFactsOf([...logs, usdc('Transfer', { from: ZERO, to: bob, value: 1n }, 99, 9)], sources)
+    t.equal(facts.unmirroredTransactions, 1, name)
+    t.strictSame(facts.entries, [{ kind: 'usdc', from: '', to: bob, tokenId: '', amountMicros: 1 }],
+      `${name}: the transaction after it is mirrored`)
+  }
 })

@@ -3,7 +3,8 @@
  * ledger mirrors a real chain's confirmed facts. Mints credit (with a `ledger` credit event, so
  * the faucet's cooldown reads them), transfers move, allowances set, blocks never count twice,
  * a malformed sync changes nothing, and a fact that takes away what orders hold cancels the
- * newest of them until the rest fit, with reason `funds`. Invariants (USDC conservation, holds)
+ * newest of them until the rest fit, with reason `funds`. Splits, merges and redemptions sent to
+ * the Conditional Tokens directly move full sets and pay out as the relay's do. Invariants (USDC conservation, holds)
  * are checked after every command by the harness.
  */
 import t from 'tap'
@@ -27,6 +28,10 @@ function shares(from: string, to: string, tokenId: string, amountMicros: number)
 
 function allowance(owner: string, amountMicros: number): ChainEntry {
   return { kind: 'allowance', from: owner, to: '', tokenId: '', amountMicros }
+}
+
+function ctf(kind: 'split' | 'merge' | 'redeem', holder: string, tokenId: string, amountMicros: number): ChainEntry {
+  return { kind, from: holder, to: '', tokenId, amountMicros }
 }
 
 function accountOf(h: Harness, address: string) {
@@ -73,6 +78,10 @@ t.test('a sync not past the last block, or malformed, changes nothing', async (t
     [usdc('', alice, 1.5)],
     [shares('', alice, 'm1-yes', USDC)],
     [allowance('', USDC)],
+    [ctf('split', '', 'm1-yes', USDC)],
+    [ctf('merge', alice, '', USDC)],
+    [{ ...ctf('redeem', alice, 'm1-yes', USDC), to: bob }],
+    [ctf('split', alice, 'm1-yes', 0)],
     [{ kind: 'gas', from: '', to: alice, tokenId: '', amountMicros: 1 } as unknown as ChainEntry],
   ]
   for (const [i, entries] of bad.entries()) {
@@ -137,6 +146,48 @@ t.test('an allowance set on chain: lowered below the holds, the newest orders gi
   t.equal(accountOf(h, alice)?.usdcHeldMicros, 0)
   t.ok(Harness.eventsOf(revoked, 'orderUpdate').some((u) => u.orderId === orderIdOf(sell) && u.reason === 'funds'),
     'no approval: the sell gives way too')
+})
+
+t.test('splits and merges sent to the Conditional Tokens: full sets, counters, ledger events, holds give way', async (t) => {
+  const h = new Harness()
+  const { marketId, yes, no } = h.market()
+  sync(h, 1, [usdc('', alice, 10 * USDC), allowance(alice, UNLIMITED)])
+  const buy = h.place(h.order({ maker: alice, tokenId: yes, side: 'BUY', priceMicros: 500_000, sizeMicros: 10 * USDC }))
+  const split = sync(h, 2, [ctf('split', alice, no, 8 * USDC)])
+  t.strictSame(Harness.eventsOf(split, 'ledger'), [{ type: 'ledger', action: 'split', address: alice, marketId,
+    amountMicros: 8 * USDC, payoutMicros: 0 }], 'either token names its market')
+  t.strictSame(Harness.eventsOf(split, 'orderUpdate').map((u) => [u.orderId, u.reason]), [[orderIdOf(buy), 'funds']],
+    'the buy holding 5 no longer fits the 2 left')
+  const balanceOf = (tokenId: string) => accountOf(h, alice)?.shares.find((s) => s.tokenId === tokenId)?.balanceMicros
+  t.equal(accountOf(h, alice)?.usdcMicros, 2 * USDC)
+  t.equal(balanceOf(yes), 8 * USDC)
+  t.equal(balanceOf(no), 8 * USDC)
+  const sell = h.place(h.order({ maker: alice, tokenId: no, side: 'SELL', priceMicros: 600_000, sizeMicros: 6 * USDC }))
+  const merged = sync(h, 3, [ctf('merge', alice, yes, 5 * USDC)])
+  t.strictSame(Harness.eventsOf(merged, 'ledger').map((e) => [e.action, e.amountMicros]), [['merge', 5 * USDC]])
+  t.strictSame(Harness.eventsOf(merged, 'orderUpdate').map((u) => [u.orderId, u.reason]), [[orderIdOf(sell), 'funds']],
+    'the sell of 6 No no longer fits the 3 left')
+  t.equal(accountOf(h, alice)?.usdcMicros, 7 * USDC)
+  const over = sync(h, 4, [ctf('merge', alice, yes, 50 * USDC), ctf('split', alice, yes, 50 * USDC)])
+  t.strictSame(Harness.eventsOf(over, 'ledger').map((e) => [e.action, e.amountMicros]),
+    [['merge', 3 * USDC], ['split', 10 * USDC]], 'never more than the ledger holds')
+  t.strictSame(Harness.eventsOf(sync(h, 5, [ctf('split', alice, 'not-listed', USDC)]), 'ledger'), [],
+    'a token of no listed market is not the ledger\'s')
+})
+
+t.test('redemptions on chain pay the winning token only, once the engine resolved the market', async (t) => {
+  const h = new Harness()
+  const { marketId, yes, no } = h.market()
+  sync(h, 1, [usdc('', alice, 10 * USDC), ctf('split', alice, yes, 10 * USDC)])
+  t.strictSame(Harness.eventsOf(sync(h, 2, [ctf('redeem', alice, yes, USDC)]), 'ledger'), [],
+    'not resolved here: not Predex\'s redemption, passed over')
+  h.apply({ kind: 'resolveMarket', marketId, outcome: 'No' })
+  const redeemed = sync(h, 3, [ctf('redeem', alice, yes, 4 * USDC), ctf('redeem', alice, no, 10 * USDC)])
+  t.strictSame(Harness.eventsOf(redeemed, 'ledger').map((e) => [e.action, e.amountMicros, e.payoutMicros]),
+    [['redeem', 4 * USDC, 0], ['redeem', 10 * USDC, 10 * USDC]])
+  t.equal(accountOf(h, alice)?.usdcMicros, 10 * USDC, 'No won: its 10 paid out, the 4 Yes burnt for nothing')
+  t.strictSame(Harness.eventsOf(sync(h, 4, [ctf('redeem', alice, no, USDC)]), 'ledger'), [],
+    'nothing left to burn: nothing happens')
 })
 
 t.test('the chain block is in the snapshot (version 6) and survives a round trip; without a chain, no change', async (t) => {

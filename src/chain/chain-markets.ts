@@ -54,6 +54,29 @@ export async function createChainMarket(clients: ChainClients, questionId: Hex):
   return market
 }
 
+/**
+ * Reports the outcome as the market's oracle (the operator): Yes pays index set 1, No index set
+ * 2. Once only: an outcome already reported is left as it is when it is the same, and refused
+ * when it is not (a condition resolves once).
+ */
+export async function resolveChainMarket(clients: ChainClients, questionId: Hex, winner: 'Yes' | 'No'): Promise<void> {
+  const { client, operator, contracts } = clients
+  const ctf = { address: contracts.conditionalTokens as Address, abi: artifactOf('ConditionalTokens').abi }
+  const { conditionId } = await chainMarketIds(clients, questionId)
+  const payouts = winner === 'Yes' ? [1n, 0n] : [0n, 1n]
+  const denominator = await client.readContract({ ...ctf, functionName: 'payoutDenominator', args: [conditionId] })
+  if (denominator !== 0n) {
+    const reported = await Promise.all([0n, 1n].map((index) => client.readContract({ ...ctf,
+      functionName: 'payoutNumerators', args: [conditionId, index] }) as Promise<bigint>))
+    if (reported.some((payout, i) => payout !== payouts[i])) {
+      throw new Error(`condition ${conditionId} was resolved with payouts ${reported.join(',')}`)
+    }
+    return
+  }
+  await waitForSuccess(clients, [await operator.writeContract({ ...ctf, functionName: 'reportPayouts',
+    args: [questionId, payouts] })])
+}
+
 /** Waits for each transaction's receipt; a reverted one throws, naming it. */
 export async function waitForSuccess(clients: ChainClients, hashes: readonly Hex[]): Promise<void> {
   for (const hash of hashes) {

@@ -19,7 +19,9 @@ import { ApiCode, PredexError } from '../errors.js'
 import { FEE_RATE_BPS_MAX, MICROS_PER_LOT, ORDER_AMOUNT_MICROS_MAX } from '../limits.js'
 import { accepted, rejectionError, submit } from './commands.js'
 import type { ServiceContext } from './context.js'
-import { newChainMarketIds, newMarketIds } from './market-ids.js'
+import { newChainMarketIds, newMarketIds, questionIdOf } from './market-ids.js'
+import { onChain } from './chain-call.js'
+import { resolveChainMarket } from '../chain/chain-markets.js'
 
 export const SLUG_LENGTH_MAX = 96
 
@@ -124,11 +126,22 @@ export async function updateMarket(context: ServiceContext, marketId: string,
   return recordOf(context, marketId)
 }
 
-/** Resolves a market: cancels its open orders (releasing their holds) and opens redemption. */
+/**
+ * Resolves a market: cancels its open orders (releasing their holds) and opens redemption. On a
+ * real chain the operator then reports the outcome to the Conditional Tokens, after the engine
+ * (so a redemption on chain always finds the market resolved in the ledger): when that fails
+ * (503), resolving again with the same outcome reports it without resolving twice.
+ */
 export async function resolveMarket(context: ServiceContext, marketId: string,
   outcome: Outcome): Promise<MarketRecord> {
-  const { result } = await submit(context, { kind: 'resolveMarket', marketId, outcome })
-  accepted(result)
+  const clients = context.chain.clients
+  const known = context.read.markets.get(marketId)
+  const reportOnly = clients !== null && known?.status === 'Resolved' && known.winningOutcome === outcome
+  if (!reportOnly) {
+    const { result } = await submit(context, { kind: 'resolveMarket', marketId, outcome })
+    accepted(result)
+  }
+  if (clients !== null) await onChain(() => resolveChainMarket(clients, questionIdOf(marketId), outcome))
   return recordOf(context, marketId)
 }
 

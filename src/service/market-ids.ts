@@ -20,6 +20,11 @@ export interface MarketIds {
   readonly noTokenId: string
 }
 
+/** The question a market's condition is prepared for on a real chain. */
+export function questionIdOf(marketId: string): `0x${string}` {
+  return toHex(keccakOfText(`predex:${marketId}`)) as `0x${string}`
+}
+
 export function newMarketIds(): MarketIds {
   const marketId = randomUUID()
   const condition = keccakOfText(`predex:${marketId}`)
@@ -31,7 +36,6 @@ export function newMarketIds(): MarketIds {
 /** A new market's ids on a real chain: its condition is prepared and its tokens registered first. */
 export async function newChainMarketIds(clients: ChainClients): Promise<MarketIds> {
   const marketId = randomUUID()
-  const questionId = toHex(keccakOfText(`predex:${marketId}`)) as `0x${string}`
-  const market = await onChain(() => createChainMarket(clients, questionId))
+  const market = await onChain(() => createChainMarket(clients, questionIdOf(marketId)))
   return { marketId, conditionId: market.conditionId, yesTokenId: market.yesTokenId, noTokenId: market.noTokenId }
 }

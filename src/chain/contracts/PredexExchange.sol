@@ -25,7 +25,26 @@ interface IConditionalTokens {
         uint256 amount
     ) external;
 
+    function redeemPositions(
+        IERC20 collateralToken,
+        bytes32 parentCollectionId,
+        bytes32 conditionId,
+        uint256[] calldata indexSets
+    ) external;
+
     function safeTransferFrom(address from, address to, uint256 id, uint256 value, bytes calldata data) external;
+
+    function balanceOf(address owner, uint256 id) external view returns (uint256);
+
+    function payoutNumerators(bytes32 conditionId, uint256 index) external view returns (uint256);
+
+    function payoutDenominator(bytes32 conditionId) external view returns (uint256);
+}
+
+/// The part of Predex's test USDC the relay calls: an approval of the settling exchange that
+/// the exchange itself applies once it has checked the owner's signed `Relay` message.
+interface IRelayedUSDC {
+    function relayApprove(address owner, uint256 value) external;
 }
 
 /// Settles on chain the trades Predex's engine matched off chain, each against the two orders
@@ -50,6 +69,14 @@ interface IConditionalTokens {
 /// settlement retried after a crash) it is skipped, so retrying is always safe. Only the operator
 /// submits, as on Polymarket; expiry, nonces and the V1 `taker` field are the engine's to enforce
 /// when it matches, since a trade matched in time must still settle when the chain is slow.
+///
+/// It is also the gasless relay (`relay`): a wallet's `Relay` message, signed as the server's
+/// relay takes it (EIP-712 domain "Predex Relay", version "1", the chain id), is checked here,
+/// its nonce consumed and its deadline enforced, and its action run for the wallet with what the
+/// wallet gave the exchange for trading: `approve` sets the test USDC's standing allowance (the
+/// token takes it from this exchange alone), `split` takes USDC under that allowance, `merge` and
+/// `redeem` take outcome tokens under the wallet's `setApprovalForAll` of this exchange. Whoever
+/// sends the transaction pays its gas; the signature is the whole authority.
 ///
 /// Like every Predex contract it keeps nothing from its constructor in storage, so its runtime
 /// code alone, copied to a fixed address (anvil_setCode), is a whole exchange.
@@ -94,6 +121,29 @@ contract PredexExchange is ERC1155Holder {
     mapping(bytes32 => uint256) public filled;
     /// The trade ids settled.
     mapping(bytes32 => bool) public settled;
+    /// Each condition's Yes token (index set 1), as registered.
+    mapping(bytes32 => uint256) public yesTokens;
+    /// Each wallet's next relay nonce.
+    mapping(address => uint256) public relayNonces;
+
+    /// A wallet's signed relay message, as it signed it.
+    struct RelayRequest {
+        address owner;
+        string action;
+        bytes32 conditionId;
+        uint256 amount;
+        uint256 nonce;
+        uint256 deadline;
+    }
+
+    bytes32 internal constant RELAY_DOMAIN_TYPEHASH = keccak256("EIP712Domain(string name,string version,uint256 chainId)");
+    bytes32 internal constant RELAY_TYPEHASH = keccak256(
+        "Relay(address owner,string action,bytes32 conditionId,uint256 amount,uint256 nonce,uint256 deadline)"
+    );
+    bytes32 internal constant APPROVE = keccak256("approve");
+    bytes32 internal constant SPLIT = keccak256("split");
+    bytes32 internal constant MERGE = keccak256("merge");
+    bytes32 internal constant REDEEM = keccak256("redeem");
 
     struct OrderV1 {
         uint256 salt;
@@ -168,6 +218,13 @@ contract PredexExchange is ERC1155Holder {
         uint256 feeA
     );
     event TradeAlreadySettled(bytes32 indexed tradeId);
+    /// A relay message ran. Its ledger effect is in the events below (and the USDC `Approval`).
+    event Relayed(address indexed owner, uint256 indexed nonce, string action);
+    /// `amount` USDC of `owner` became `amount` of each token of the condition of Yes token `token`.
+    event RelayedSplit(address indexed owner, uint256 indexed token, uint256 amount);
+    event RelayedMerge(address indexed owner, uint256 indexed token, uint256 amount);
+    /// `amount` of `token` redeemed for `payout` USDC.
+    event RelayedRedeem(address indexed owner, uint256 indexed token, uint256 amount, uint256 payout);
 
     error NotOperator(address caller);
     error UnsupportedVersion(uint8 version);
@@ -179,6 +236,12 @@ contract PredexExchange is ERC1155Holder {
     error Overfilled(bytes32 order);
     error PriceNotMet(bytes32 order);
     error AmountsMismatch(bytes32 tradeId);
+    error RelayDeadlinePassed(uint256 deadline, uint256 nowSec);
+    error RelayNonceMismatch(uint256 expected, uint256 nonce);
+    error BadRelaySignature(address signer);
+    error UnknownRelayAction(string action);
+    error UnknownCondition(bytes32 conditionId);
+    error NothingToRedeem(bytes32 conditionId);
 
     constructor(
         IERC20 collateral_,
@@ -215,6 +278,7 @@ contract PredexExchange is ERC1155Holder {
             return;
         }
         tokens[token] = Token(conditionId, complement);
+        if (yesTokens[conditionId] == 0) yesTokens[conditionId] = token;
     }
 
     /// The EIP-712 domain separator orders of `version` (1 or 2) are signed under.
@@ -373,6 +437,93 @@ contract PredexExchange is ERC1155Holder {
 
     function _chargeFee(address payer, uint256 fee) internal {
         if (fee > 0) collateral.safeTransferFrom(payer, operator, fee);
+    }
+
+    // ---- Relay -------------------------------------------------------------------------------
+
+    /// Runs a wallet's signed relay message: checks its deadline, nonce and signature, consumes the
+    /// nonce, and runs the action for the wallet. Any failure reverts the whole, nonce included.
+    function relay(RelayRequest calldata r, bytes calldata signature) external {
+        if (block.timestamp > r.deadline) revert RelayDeadlinePassed(r.deadline, block.timestamp);
+        uint256 expected = relayNonces[r.owner];
+        if (r.nonce != expected) revert RelayNonceMismatch(expected, r.nonce);
+        (address signer, ECDSA.RecoverError err,) = ECDSA.tryRecover(relayDigest(r), signature);
+        if (err != ECDSA.RecoverError.NoError || signer != r.owner) revert BadRelaySignature(signer);
+        relayNonces[r.owner] = expected + 1;
+        bytes32 action = keccak256(bytes(r.action));
+        if (action == APPROVE) {
+            IRelayedUSDC(address(collateral)).relayApprove(r.owner, r.amount);
+        } else if (action == SPLIT) {
+            _relaySplit(r.owner, r.conditionId, r.amount);
+        } else if (action == MERGE) {
+            _relayMerge(r.owner, r.conditionId, r.amount);
+        } else if (action == REDEEM) {
+            _relayRedeem(r.owner, r.conditionId);
+        } else {
+            revert UnknownRelayAction(r.action);
+        }
+        emit Relayed(r.owner, r.nonce, r.action);
+    }
+
+    /// The digest a wallet signs for a relay message, the server's own (src/crypto/relay.ts).
+    function relayDigest(RelayRequest calldata r) public view returns (bytes32) {
+        bytes32 separator = keccak256(
+            abi.encode(RELAY_DOMAIN_TYPEHASH, keccak256("Predex Relay"), keccak256("1"), block.chainid)
+        );
+        bytes32 structHash = keccak256(
+            abi.encode(RELAY_TYPEHASH, r.owner, keccak256(bytes(r.action)), r.conditionId, r.amount, r.nonce, r.deadline)
+        );
+        return _digest(separator, structHash);
+    }
+
+    function _tokensOf(bytes32 conditionId) internal view returns (uint256 yes, uint256 no) {
+        yes = yesTokens[conditionId];
+        if (yes == 0) revert UnknownCondition(conditionId);
+        no = tokens[yes].complement;
+    }
+
+    function _relaySplit(address owner, bytes32 conditionId, uint256 amount) internal {
+        (uint256 yes, uint256 no) = _tokensOf(conditionId);
+        collateral.safeTransferFrom(owner, address(this), amount);
+        collateral.forceApprove(address(conditionalTokens), amount);
+        conditionalTokens.splitPosition(collateral, bytes32(0), conditionId, _partition(), amount);
+        conditionalTokens.safeTransferFrom(address(this), owner, yes, amount, "");
+        conditionalTokens.safeTransferFrom(address(this), owner, no, amount, "");
+        emit RelayedSplit(owner, yes, amount);
+    }
+
+    function _relayMerge(address owner, bytes32 conditionId, uint256 amount) internal {
+        (uint256 yes, uint256 no) = _tokensOf(conditionId);
+        conditionalTokens.safeTransferFrom(owner, address(this), yes, amount, "");
+        conditionalTokens.safeTransferFrom(owner, address(this), no, amount, "");
+        conditionalTokens.mergePositions(collateral, bytes32(0), conditionId, _partition(), amount);
+        collateral.safeTransfer(owner, amount);
+        emit RelayedMerge(owner, yes, amount);
+    }
+
+    /// Redeems all the wallet holds of both tokens and pays it what the reported outcome gives
+    /// them; the Conditional Tokens refuse a condition not resolved yet. Tokens of the condition
+    /// the exchange holds itself are redeemed with them, and their payout stays here.
+    function _relayRedeem(address owner, bytes32 conditionId) internal {
+        (uint256 yes, uint256 no) = _tokensOf(conditionId);
+        uint256[2] memory ids = [yes, no];
+        uint256[2] memory amounts;
+        uint256[2] memory payouts;
+        uint256 denominator = conditionalTokens.payoutDenominator(conditionId);
+        for (uint256 i = 0; i < 2; i++) {
+            amounts[i] = conditionalTokens.balanceOf(owner, ids[i]);
+            if (amounts[i] == 0) continue;
+            conditionalTokens.safeTransferFrom(owner, address(this), ids[i], amounts[i], "");
+            if (denominator > 0) {
+                payouts[i] = amounts[i] * conditionalTokens.payoutNumerators(conditionId, i) / denominator;
+            }
+        }
+        if (amounts[0] + amounts[1] == 0) revert NothingToRedeem(conditionId);
+        conditionalTokens.redeemPositions(collateral, bytes32(0), conditionId, _partition());
+        if (payouts[0] + payouts[1] > 0) collateral.safeTransfer(owner, payouts[0] + payouts[1]);
+        for (uint256 i = 0; i < 2; i++) {
+            if (amounts[i] > 0) emit RelayedRedeem(owner, ids[i], amounts[i], payouts[i]);
+        }
     }
 
     /// A binary condition's two outcomes, as index sets: Yes = 1, No = 2.

@@ -32,6 +32,7 @@ contract TestUSDC is ERC20, ERC20Permit {
     mapping(address => uint256) private exchangeAllowances;
 
     error NotMinter(address caller);
+    error NotRelay(address caller);
 
     constructor(address minter_, address[4] memory exchanges) ERC20(NAME, SYMBOL) ERC20Permit(NAME) {
         minter = minter_;
@@ -74,6 +75,14 @@ contract TestUSDC is ERC20, ERC20Permit {
 
     function decimals() public pure override returns (uint8) {
         return 6;
+    }
+
+    /// The gasless relay's approval: the settling exchange (the V1 address) checks the owner's
+    /// signed `Relay` message (src/chain/contracts/PredexExchange.sol) and sets the owner's standing
+    /// allowance with it, as `permit` sets an allowance on a signature. Only that exchange may.
+    function relayApprove(address owner, uint256 value) external {
+        if (msg.sender != exchangeV1) revert NotRelay(msg.sender);
+        _approve(owner, exchangeV1, value, true);
     }
 
     function mint(address to, uint256 amount) external {

@@ -7,9 +7,15 @@
  * Per transaction, in the chain's order:
  * - a transaction with an exchange's log is a settlement: the engine moved its funds when it
  *   matched, so its transfers are not facts again; its `TradeSettled` logs are the trades settled;
+ * - unless it is a relay message the settling exchange ran (its `Relayed` log): its
+ *   `RelayedSplit`, `RelayedMerge` and `RelayedRedeem` are the wallet's split, merge and
+ *   redemption, its USDC `Approval` the wallet's allowance, and its transfers (the exchange's
+ *   own steps) not facts again;
  * - USDC `Transfer`: mint (from 0), burn (to 0) or wallet to wallet;
  * - USDC `Approval` of an exchange: the wallet's allowance (the test USDC keeps one standing
  *   allowance for the four exchanges: src/chain/contracts/TestUSDC.sol);
+ * - Conditional Tokens `ApprovalForAll` of the settling exchange: the wallet's outcome tokens
+ *   approved or revoked (approvals of any other operator move nothing of the ledger's);
  * - Conditional Tokens `TransferSingle` / `TransferBatch` between two wallets: outcome tokens moved;
  * - a split, merge or redemption sent to the Conditional Tokens (`PositionSplit`,
  *   `PositionsMerge`, `PayoutRedemption` of the test USDC's top-level positions): its mint or
@@ -24,6 +30,7 @@ import { decodeEventLog, type Abi, type Address, type Hex, type Log } from 'viem
 import type { ChainEntry } from '../engine/command.js'
 import type { ChainContracts } from '../crypto/contracts.js'
 import { artifactOf } from './artifacts.js'
+import { settlerOf } from './exchange-orders.js'
 
 const ZERO = '0x0000000000000000000000000000000000000000'
 const UNLIMITED_MICROS = BigInt(Number.MAX_SAFE_INTEGER)
@@ -53,8 +60,11 @@ export class FactSources {
   readonly usdc: string
   readonly ctf: string
   readonly exchanges: ReadonlySet<string>
+  /** The exchange that settles every trade and runs the relay (src/chain/exchange-orders.ts). */
+  readonly settler: string
 
   constructor(contracts: ChainContracts) {
+    this.settler = settlerOf(contracts).toLowerCase()
     this.usdc = contracts.collateral.toLowerCase()
     this.ctf = contracts.conditionalTokens.toLowerCase()
     this.exchanges = new Set([contracts.exchange, contracts.negRiskExchange, contracts.exchangeV2,
@@ -71,6 +81,12 @@ export function chainFactsOf(logs: readonly Log[], sources: FactSources): ChainF
   const facts = { entries: [] as ChainEntry[], settled: [] as SettledTrade[], unmirroredTransactions: 0 }
   for (const transaction of byTransaction(logs)) {
     const decoded = transaction.map((log) => decode(log, sources)).filter((d): d is Decoded => d !== null)
+    if (decoded.some((d) => d.source === 'exchange' && d.eventName === 'Relayed')) {
+      const entries = relayEntries(decoded, sources)
+      if (entries === null) facts.unmirroredTransactions++
+      else facts.entries.push(...entries)
+      continue
+    }
     if (decoded.some((d) => d.source === 'exchange')) {
       for (const d of decoded) if (d.eventName === 'TradeSettled') facts.settled.push(settledOf(d))
       continue
@@ -123,6 +139,11 @@ function addEntries(d: Decoded, sources: FactSources, entries: ChainEntry[]): bo
       return ids.every((id, i) => addShareEntry(d, sources, entries, id, values[i]!))
     }
     case 'ApprovalForAll':
+      if (lower(d.args.operator) === sources.settler) {
+        entries.push({ kind: 'tokenApproval', from: lower(d.args.owner), to: '', tokenId: '',
+          amountMicros: d.args.approved === true ? 1 : 0 })
+      }
+      return true
     case 'ConditionPreparation':
     case 'ConditionResolution':
     case 'URI':
@@ -137,7 +158,7 @@ function addUsdcEntries(d: Decoded, sources: FactSources, entries: ChainEntry[])
     const spender = (d.args.spender as string).toLowerCase()
     if (!sources.exchanges.has(spender)) return true
     const value = d.args.value as bigint
-    entries.push({ kind: 'allowance', from: lower(d.args.owner), to: '', tokenId: '',
+    entries.push({ kind: 'usdcAllowance', from: lower(d.args.owner), to: '', tokenId: '',
       amountMicros: Number(value >= UNLIMITED_MICROS ? UNLIMITED_MICROS : value) })
     return true
   }
@@ -160,6 +181,29 @@ function addShareEntry(d: Decoded, sources: FactSources, entries: ChainEntry[], 
   if (value === 0n || from === to) return true
   entries.push({ kind: 'shares', from, to, tokenId: id.toString(), amountMicros: Number(value) })
   return true
+}
+
+/**
+ * A relay message's entries: what its exchange events say the wallet did, and its approval. The
+ * exchange checked the amounts against the tokens it moved, so its events are the facts.
+ */
+function relayEntries(decoded: readonly Decoded[], sources: FactSources): ChainEntry[] | null {
+  const entries: ChainEntry[] = []
+  for (const d of decoded) {
+    if (d.source === 'usdc' && d.eventName === 'Approval') {
+      addUsdcEntries(d, sources, entries)
+      continue
+    }
+    if (d.source !== 'exchange') continue
+    const kind = d.eventName === 'RelayedSplit' ? 'split' : d.eventName === 'RelayedMerge' ? 'merge'
+      : d.eventName === 'RelayedRedeem' ? 'redeem' : null
+    const amount = d.args.amount as bigint
+    if (kind === null || amount === 0n) continue
+    if (amount > UNLIMITED_MICROS) return null
+    entries.push({ kind, from: lower(d.args.owner), to: '', tokenId: (d.args.token as bigint).toString(),
+      amountMicros: Number(amount) })
+  }
+  return entries
 }
 
 const OPERATIONS = new Set(['PositionSplit', 'PositionsMerge', 'PayoutRedemption'])

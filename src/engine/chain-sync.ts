@@ -58,7 +58,10 @@ function isWellFormed(entry: ChainEntry): boolean {
   switch (kind) {
     case 'usdc': return isSafePositive(amountMicros) && from !== to && tokenId === ''
     case 'shares': return isSafePositive(amountMicros) && from !== '' && to !== '' && from !== to && tokenId !== ''
+    case 'usdcAllowance':
     case 'allowance': return isSafeCount(amountMicros) && from !== '' && to === '' && tokenId === ''
+    case 'tokenApproval':
+      return (amountMicros === 0 || amountMicros === 1) && from !== '' && to === '' && tokenId === ''
     case 'split':
     case 'merge':
     case 'redeem': return isSafePositive(amountMicros) && from !== '' && to === '' && tokenId !== ''
@@ -70,7 +73,17 @@ function applyEntry(engine: Engine, entry: ChainEntry): void {
   switch (entry.kind) {
     case 'usdc': return moveUsdc(engine, entry.from, entry.to, entry.amountMicros)
     case 'shares': return moveShares(engine, entry.from, entry.to, entry.tokenId, entry.amountMicros)
-    case 'allowance': return setAllowance(engine, engine.accountOf(entry.from), entry.amountMicros)
+    case 'usdcAllowance': {
+      const account = engine.accountOf(entry.from)
+      return setApprovals(engine, account, entry.amountMicros, account.sharesApproved)
+    }
+    case 'tokenApproval': {
+      const account = engine.accountOf(entry.from)
+      return setApprovals(engine, account, account.usdcAllowanceMicros, entry.amountMicros === 1)
+    }
+    case 'allowance': {
+      return setApprovals(engine, engine.accountOf(entry.from), entry.amountMicros, entry.amountMicros > 0)
+    }
     case 'split': return splitOnChain(engine, entry.from, entry.tokenId, entry.amountMicros)
     case 'merge': return mergeOnChain(engine, entry.from, entry.tokenId, entry.amountMicros)
     case 'redeem': return redeemOnChain(engine, entry.from, entry.tokenId, entry.amountMicros)
@@ -173,13 +186,16 @@ function moveShares(engine: Engine, from: string, to: string, tokenId: string, a
   receiver.balanceMicros += moved
 }
 
-/** As the relay's approve sets it (ledger.ts), but what no longer fits gives way instead of refusing. */
-function setAllowance(engine: Engine, account: Account, allowanceMicros: number): void {
+/**
+ * As the relay's approve sets them (ledger.ts), but each on its own (on chain the USDC and the
+ * outcome tokens are approved in two contracts), and what no longer fits gives way instead of
+ * refusing.
+ */
+function setApprovals(engine: Engine, account: Account, allowanceMicros: number, sharesApproved: boolean): void {
   engine.touches.account(account)
   account.usdcAllowanceMicros = allowanceMicros
-  account.sharesApproved = allowanceMicros > 0
-  engine.emit({ type: 'allowance', address: account.address, usdcAllowanceMicros: allowanceMicros,
-    sharesApproved: account.sharesApproved })
+  account.sharesApproved = sharesApproved
+  engine.emit({ type: 'allowance', address: account.address, usdcAllowanceMicros: allowanceMicros, sharesApproved })
   releaseUsdcHolds(engine, account)
   for (const shares of account.shares.values()) releaseShareHolds(engine, account, shares)
 }

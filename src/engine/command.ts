@@ -269,8 +269,12 @@ export interface RevokeApiKey extends Stamped {
  * - `usdc`: `amountMicros` USDC moved from `from` to `to` outside any settlement; '' stands for
  *   where new USDC comes from (a mint) or leaves to (a burn, a contract outside the mirror);
  * - `shares`: `amountMicros` of outcome token `tokenId` moved between two wallets;
- * - `allowance`: `from`'s USDC allowance for the exchanges is now `amountMicros` (capped at
+ * - `usdcAllowance`: `from`'s USDC allowance for the exchanges is now `amountMicros` (capped at
  *   2^53 - 1, which stands for unlimited, as the relay's approve);
+ * - `tokenApproval`: `from` approved (`amountMicros` 1) or revoked (0) the settling exchange for
+ *   its outcome tokens;
+ * - `allowance`: as `usdcAllowance`, and the outcome tokens approved with a non-zero allowance
+ *   (how journals written before `tokenApproval` existed read; no longer made);
  * - `split`, `merge`: `from` turned `amountMicros` USDC into full sets of the market of token
  *   `tokenId` (either of its two), or full sets back into USDC, in the Conditional Tokens;
  * - `redeem`: `from` redeemed (burnt) `amountMicros` of token `tokenId` of a resolved market,
@@ -278,7 +282,7 @@ export interface RevokeApiKey extends Stamped {
  * Fields a kind does not use are ''.
  */
 export interface ChainEntry {
-  readonly kind: 'usdc' | 'shares' | 'allowance' | 'split' | 'merge' | 'redeem'
+  readonly kind: 'usdc' | 'shares' | 'usdcAllowance' | 'tokenApproval' | 'allowance' | 'split' | 'merge' | 'redeem'
   readonly from: string
   readonly to: string
   readonly tokenId: string

@@ -3,7 +3,8 @@
  * with the contracts' own ABIs. Mints, transfers and approvals of an exchange become entries in
  * the chain's order; a settlement's transfers are not counted again (its trades are reported);
  * splits, merges and redemptions sent to the Conditional Tokens directly are one fact per token,
- * and those Predex does not mirror are skipped whole and counted; approvals of other spenders and
+ * and those Predex does not mirror are skipped whole and counted; a relay message the exchange ran
+ * is the wallet's operation; outcome-token approvals count for the settling exchange only; approvals of other spenders and
  * events that move nothing are passed over.
  */
 import t from 'tap'
@@ -45,6 +46,9 @@ t.test('mints, transfers and exchange approvals become entries in the chain\'s o
     usdc('Transfer', { from: ZERO, to: alice, value: 5_000_000n }, 1, 1),
     usdc('Approval', { owner: alice, spender: CONTRACTS.exchangeV2, value: UNLIMITED }, 3, 3),
     usdc('Approval', { owner: alice, spender: bob, value: 7n }, 4, 3),
+    ctf('ApprovalForAll', { owner: alice, operator: CONTRACTS.exchange, approved: true }, 4, 3),
+    ctf('ApprovalForAll', { owner: alice, operator: CONTRACTS.exchangeV2, approved: true }, 4, 3),
+    ctf('ApprovalForAll', { owner: bob, operator: CONTRACTS.exchange, approved: false }, 4, 3),
     ctf('TransferSingle', { operator: alice, from: alice, to: bob, id: 42n, value: 3_000_000n }, 5, 4),
     usdc('Transfer', { from: bob, to: ZERO, value: 1_000_000n }, 6, 5),
   ]
@@ -52,10 +56,12 @@ t.test('mints, transfers and exchange approvals become entries in the chain\'s o
   t.strictSame(facts.entries, [
     { kind: 'usdc', from: '', to: alice, tokenId: '', amountMicros: 5_000_000 },
     { kind: 'usdc', from: alice, to: bob, tokenId: '', amountMicros: 2_000_000 },
-    { kind: 'allowance', from: alice, to: '', tokenId: '', amountMicros: Number.MAX_SAFE_INTEGER },
+    { kind: 'usdcAllowance', from: alice, to: '', tokenId: '', amountMicros: Number.MAX_SAFE_INTEGER },
+    { kind: 'tokenApproval', from: alice, to: '', tokenId: '', amountMicros: 1 },
+    { kind: 'tokenApproval', from: bob, to: '', tokenId: '', amountMicros: 0 },
     { kind: 'shares', from: alice, to: bob, tokenId: '42', amountMicros: 3_000_000 },
     { kind: 'usdc', from: bob, to: '', tokenId: '', amountMicros: 1_000_000 },
-  ], 'an approval of another spender is passed over')
+  ], 'approvals of other spenders, or of outcome tokens for an exchange that does not settle, are passed over')
   t.equal(facts.unmirroredTransactions, 0)
   t.strictSame(facts.settled, [])
 })
@@ -71,6 +77,32 @@ t.test('a settlement\'s transfers are not counted again; its trades are reported
   const facts = chainFactsOf(logs, sources)
   t.strictSame(facts.entries, [])
   t.strictSame(facts.settled.map((s) => [s.tradeId, s.blockNumber]), [[tradeId, 7]])
+})
+
+t.test('a relay message the exchange ran is the wallet\'s operation, its internal transfers not counted again', async (t) => {
+  const logs = [
+    usdc('Approval', { owner: alice, spender: CONTRACTS.exchange, value: 5_000_000n }, 31, 12),
+    exchange('Relayed', { owner: alice, nonce: 0n, action: 'approve' }, 31, 12),
+    usdc('Transfer', { from: alice, to: CONTRACTS.exchange, value: 2_000_000n }, 32, 13),
+    usdc('Approval', { owner: CONTRACTS.exchange, spender: CONTRACTS.conditionalTokens, value: 2_000_000n }, 32, 13),
+    usdc('Transfer', { from: CONTRACTS.exchange, to: CONTRACTS.conditionalTokens, value: 2_000_000n }, 32, 13),
+    ctf('TransferSingle', { operator: CONTRACTS.exchange, from: CONTRACTS.exchange, to: alice, id: 42n, value: 2_000_000n }, 32, 13),
+    exchange('RelayedSplit', { owner: alice, token: 42n, amount: 2_000_000n }, 32, 13),
+    exchange('Relayed', { owner: alice, nonce: 1n, action: 'split' }, 32, 13),
+    exchange('RelayedMerge', { owner: alice, token: 42n, amount: 1_000_000n }, 33, 14),
+    exchange('Relayed', { owner: alice, nonce: 2n, action: 'merge' }, 33, 14),
+    exchange('RelayedRedeem', { owner: alice, token: 42n, amount: 1_000_000n, payout: 1_000_000n }, 34, 15),
+    exchange('RelayedRedeem', { owner: alice, token: 43n, amount: 0n, payout: 0n }, 34, 15),
+    exchange('Relayed', { owner: alice, nonce: 3n, action: 'redeem' }, 34, 15),
+  ]
+  const facts = chainFactsOf(logs, sources)
+  t.strictSame(facts.entries, [
+    { kind: 'usdcAllowance', from: alice, to: '', tokenId: '', amountMicros: 5_000_000 },
+    { kind: 'split', from: alice, to: '', tokenId: '42', amountMicros: 2_000_000 },
+    { kind: 'merge', from: alice, to: '', tokenId: '42', amountMicros: 1_000_000 },
+    { kind: 'redeem', from: alice, to: '', tokenId: '42', amountMicros: 1_000_000 },
+  ])
+  t.equal(facts.unmirroredTransactions, 0)
 })
 
 const CTF = CONTRACTS.conditionalTokens

@@ -27,7 +27,11 @@ function shares(from: string, to: string, tokenId: string, amountMicros: number)
 }
 
 function allowance(owner: string, amountMicros: number): ChainEntry {
-  return { kind: 'allowance', from: owner, to: '', tokenId: '', amountMicros }
+  return { kind: 'usdcAllowance', from: owner, to: '', tokenId: '', amountMicros }
+}
+
+function tokenApproval(owner: string, approved: boolean): ChainEntry {
+  return { kind: 'tokenApproval', from: owner, to: '', tokenId: '', amountMicros: approved ? 1 : 0 }
 }
 
 function ctf(kind: 'split' | 'merge' | 'redeem', holder: string, tokenId: string, amountMicros: number): ChainEntry {
@@ -78,6 +82,8 @@ t.test('a sync not past the last block, or malformed, changes nothing', async (t
     [usdc('', alice, 1.5)],
     [shares('', alice, 'm1-yes', USDC)],
     [allowance('', USDC)],
+    [{ ...tokenApproval(alice, true), amountMicros: 2 }],
+    [{ ...tokenApproval(alice, true), tokenId: 'm1-yes' }],
     [ctf('split', '', 'm1-yes', USDC)],
     [ctf('merge', alice, '', USDC)],
     [{ ...ctf('redeem', alice, 'm1-yes', USDC), to: bob }],
@@ -119,7 +125,7 @@ t.test('more than the ledger has moves what it has: a balance is never overstate
 t.test('shares move between wallets; sells that no longer fit give way; unknown tokens are not the ledger\'s', async (t) => {
   const h = new Harness()
   const { marketId, yes } = h.market()
-  sync(h, 1, [usdc('', alice, 20 * USDC), allowance(alice, UNLIMITED)])
+  sync(h, 1, [usdc('', alice, 20 * USDC), allowance(alice, UNLIMITED), tokenApproval(alice, true)])
   h.split(alice, marketId, 10 * USDC)
   const sell = h.place(h.order({ maker: alice, tokenId: yes, side: 'SELL', priceMicros: 600_000, sizeMicros: 8 * USDC }))
   const moved = sync(h, 2, [shares(alice, bob, yes, 5 * USDC), shares(alice, bob, 'not-listed', USDC)])
@@ -130,28 +136,43 @@ t.test('shares move between wallets; sells that no longer fit give way; unknown 
     [[orderIdOf(sell), 'CANCELED', 'funds']], 'the sell of 8 no longer fits 5')
 })
 
-t.test('an allowance set on chain: lowered below the holds, the newest orders give way; zero revokes shares', async (t) => {
+t.test('USDC allowance and outcome-token approval are set on their own; what no longer fits gives way', async (t) => {
   const h = new Harness()
   const { marketId, yes, no } = h.market()
   sync(h, 1, [usdc('', alice, 20 * USDC), allowance(alice, UNLIMITED)])
   h.split(alice, marketId, 5 * USDC)
+  t.match(h.place(h.order({ maker: alice, tokenId: yes, side: 'SELL', priceMicros: 700_000, sizeMicros: 5 * USDC })).result,
+    { ok: false }, 'USDC approved, outcome tokens not: no sell')
+  const approved = sync(h, 2, [tokenApproval(alice, true)])
+  t.strictSame(Harness.eventsOf(approved, 'allowance'),
+    [{ type: 'allowance', address: alice, usdcAllowanceMicros: UNLIMITED, sharesApproved: true }])
   h.place(h.order({ maker: alice, tokenId: yes, side: 'BUY', priceMicros: 500_000, sizeMicros: 4 * USDC }))
   const late = h.place(h.order({ maker: alice, tokenId: no, side: 'BUY', priceMicros: 400_000, sizeMicros: 4 * USDC }))
   const sell = h.place(h.order({ maker: alice, tokenId: yes, side: 'SELL', priceMicros: 700_000, sizeMicros: 5 * USDC }))
-  const lowered = sync(h, 2, [allowance(alice, 3 * USDC)])
+  const lowered = sync(h, 3, [allowance(alice, 3 * USDC)])
   t.strictSame(Harness.eventsOf(lowered, 'allowance'),
-    [{ type: 'allowance', address: alice, usdcAllowanceMicros: 3 * USDC, sharesApproved: true }])
+    [{ type: 'allowance', address: alice, usdcAllowanceMicros: 3 * USDC, sharesApproved: true }],
+    'a USDC allowance leaves the tokens\' approval as it is')
   t.strictSame(Harness.eventsOf(lowered, 'orderUpdate').map((u) => u.orderId), [orderIdOf(late)])
-  const revoked = sync(h, 3, [allowance(alice, 0)])
-  t.equal(accountOf(h, alice)?.usdcHeldMicros, 0)
-  t.ok(Harness.eventsOf(revoked, 'orderUpdate').some((u) => u.orderId === orderIdOf(sell) && u.reason === 'funds'),
-    'no approval: the sell gives way too')
+  const revoked = sync(h, 4, [tokenApproval(alice, false)])
+  t.strictSame(Harness.eventsOf(revoked, 'orderUpdate').map((u) => [u.orderId, u.reason]), [[orderIdOf(sell), 'funds']],
+    'tokens no longer approved: the sell gives way, the buy stays')
+  t.equal(accountOf(h, alice)?.usdcHeldMicros, 2 * USDC)
+})
+
+t.test('an allowance entry of an older journal sets both approvals, as it did when it was written', async (t) => {
+  const h = new Harness()
+  const legacy = (amountMicros: number): ChainEntry => ({ kind: 'allowance', from: alice, to: '', tokenId: '', amountMicros })
+  sync(h, 1, [usdc('', alice, 20 * USDC), legacy(UNLIMITED)])
+  t.equal(accountOf(h, alice)?.sharesApproved, true)
+  sync(h, 2, [legacy(0)])
+  t.match(accountOf(h, alice), { usdcAllowanceMicros: 0, sharesApproved: false })
 })
 
 t.test('splits and merges sent to the Conditional Tokens: full sets, counters, ledger events, holds give way', async (t) => {
   const h = new Harness()
   const { marketId, yes, no } = h.market()
-  sync(h, 1, [usdc('', alice, 10 * USDC), allowance(alice, UNLIMITED)])
+  sync(h, 1, [usdc('', alice, 10 * USDC), allowance(alice, UNLIMITED), tokenApproval(alice, true)])
   const buy = h.place(h.order({ maker: alice, tokenId: yes, side: 'BUY', priceMicros: 500_000, sizeMicros: 10 * USDC }))
   const split = sync(h, 2, [ctf('split', alice, no, 8 * USDC)])
   t.strictSame(Harness.eventsOf(split, 'ledger'), [{ type: 'ledger', action: 'split', address: alice, marketId,

@@ -345,6 +345,15 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
     retryAfterSeconds: RETRY_AFTER,
     creditsPerHour: 'the faucet\'s credits an hour, for all clients together',
   },
-  NOT_ON_CHAIN: { chain: 'the chain behind the test network: `local`' },
+  CHAIN_REVERTED: {
+    contract: 'the contract that refused, by role: `exchange`',
+    error: 'its error\'s name (`Error` for a `require` message), for example `RelayNonceMismatch`',
+    reason: 'its message',
+  },
+  TOKENS_NOT_APPROVED: {
+    owner: 'the wallet',
+    operator: 'the settling exchange, to approve with `setApprovalForAll(operator, true)` on the Conditional Tokens',
+    conditionalTokens: 'the Conditional Tokens contract\'s address',
+  },
   CHAIN_UNAVAILABLE: { retryAfterSeconds: RETRY_AFTER },
 }

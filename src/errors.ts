@@ -42,8 +42,13 @@ export const ApiCode = {
   FAUCET_COOLDOWN: 'FAUCET_COOLDOWN',
   /** The faucet gave all its credits of the hour (all clients together): retry after Retry-After. */
   FAUCET_BUDGET: 'FAUCET_BUDGET',
-  /** Asked of a test network on a real chain (--chain local), which does not do it yet: docs/testnet.md, "Chains". */
-  NOT_ON_CHAIN: 'NOT_ON_CHAIN',
+  /** The real chain's contract refused the transaction a request asked for (its simulation reverted): `reason`. */
+  CHAIN_REVERTED: 'CHAIN_REVERTED',
+  /**
+   * On a real chain, a relayed merge or redeem moves the wallet's outcome tokens under its own
+   * approval of the settling exchange (`setApprovalForAll`), which it has not given.
+   */
+  TOKENS_NOT_APPROVED: 'TOKENS_NOT_APPROVED',
   /** The real chain's node did not answer a call the request needs (faucet, new market, gas): retry. */
   CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
   NOT_READY: 'NOT_READY',
@@ -194,7 +199,8 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   DEAD_MAN_TIMER: UNAVAILABLE,
   FAUCET_COOLDOWN: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
   FAUCET_BUDGET: { http: 429, grpc: Grpc.RESOURCE_EXHAUSTED },
-  NOT_ON_CHAIN: RULE,
+  CHAIN_REVERTED: RULE,
+  TOKENS_NOT_APPROVED: RULE,
   CHAIN_UNAVAILABLE: UNAVAILABLE,
   NOT_READY: UNAVAILABLE,
   INTERNAL: { http: 500, grpc: Grpc.INTERNAL },

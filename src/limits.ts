@@ -358,10 +358,12 @@ export const RATE_LIMIT_KEYS_MAX = 100_000
 // ---- Test network ------------------------------------------------------------------------------
 
 /**
- * On a real chain the faucet's answer waits at most this long for the ledger to mirror its mint
- * (CHAIN_CONFIRMATIONS blocks and a poll); past it, it answers anyway and the credit follows.
+ * On a real chain the faucet's and the relay's answers wait at most this long for the ledger to
+ * mirror their transaction (CHAIN_CONFIRMATIONS blocks and a poll); past it, they answer anyway
+ * (the relay with status MINED) and the ledger follows. The relay also waits at most this long
+ * for its transaction's receipt.
  */
-export const FAUCET_CHAIN_WAIT_MS = 30_000
+export const CHAIN_LEDGER_WAIT_MS = 30_000
 /** Test gas a new address receives with its first faucet credit (0.1 ETH, in 10^-6 units). */
 export const FAUCET_GAS_MICROS = 100_000
 /**

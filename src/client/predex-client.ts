@@ -363,7 +363,10 @@ export class PredexClient {
   async relayNonce(address: string = this.wallet().address): Promise<number> {
     return (await this.get<Body<'GET /relay/nonce'>>(`/relay/nonce${query({ address })}`)).nonce
   }
-  /** Approves the exchange for `usdcMicros` of USDC (and, if not zero, all outcome tokens), gasless. */
+  /**
+   * Approves the exchange for `usdcMicros` of USDC (and, if not zero, all outcome tokens), gasless. On a real
+   * chain it approves the USDC only: the outcome tokens are approved from the wallet (docs/testnet.md).
+   */
   approve(usdcMicros: bigint | number): Promise<Body<'POST /relay'>> {
     return this.relay('approve', '0x' + '0'.repeat(64), BigInt(usdcMicros))
   }

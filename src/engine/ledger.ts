@@ -13,6 +13,7 @@ import type { Market } from './market.js'
 import { BALANCE_MICROS_MAX, SUPPLY_MICROS_MAX } from './limits.js'
 import { isSafeCount, isSafePositive } from './order-shape.js'
 import { rejection } from './rejection.js'
+import { checkFreeFunds, checkRedeemable, checkUsdcApproval } from './rules.js'
 import type { Done, Rejection } from './result.js'
 
 const DONE: Done = { ok: true }
@@ -65,9 +66,8 @@ export function approve(engine: Engine, command: ActionOf<'approve'>): Done | Re
 
 /** An approval may not leave open orders holding more than it allows. */
 function holdsAboveApproval(account: Account, allowance: number): Rejection | null {
-  if (Math.min(account.usdcMicros, allowance) < account.usdcHeldMicros) {
-    return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: 'USDC', heldMicros: account.usdcHeldMicros })
-  }
+  const usdc = checkUsdcApproval(account, allowance)
+  if (usdc !== null) return usdc
   if (allowance > 0) return null
   // Name the held token that comes first in market order (Yes before No).
   let first: ShareBalance | null = null
@@ -85,10 +85,8 @@ export function split(engine: Engine, command: ActionOf<'split'>): Done | Reject
   const amount = command.amountMicros
   if (!isSafePositive(amount)) return rejection(Code.LEDGER_AMOUNT_INVALID, { field: 'amountMicros' })
   const account = engine.accountsByAddress.get(command.address)
-  const free = account === undefined ? 0 : account.usdcMicros - account.usdcHeldMicros
-  if (free < amount) {
-    return rejection(Code.LEDGER_INSUFFICIENT_BALANCE, { asset: 'USDC', requiredMicros: amount, availableMicros: free })
-  }
+  const short = checkFreeFunds('USDC', amount, account === undefined ? 0 : account.usdcMicros - account.usdcHeldMicros)
+  if (short !== null) return short
   moveFullSets(engine, account!, market, amount)
   market.mintedMicros += amount
   emitLedger(engine, 'split', account!, market.marketId, amount, 0)
@@ -103,11 +101,9 @@ export function merge(engine: Engine, command: ActionOf<'merge'>): Done | Reject
   const account = engine.accountsByAddress.get(command.address)
   for (const isNo of [false, true]) {
     const shares = account?.shares.get(market.index * 2 + (isNo ? 1 : 0))
-    const free = shares === undefined ? 0 : shares.balanceMicros - shares.heldMicros
-    if (free < amount) {
-      return rejection(Code.LEDGER_INSUFFICIENT_BALANCE,
-        { asset: market.tokenIdOf(isNo), requiredMicros: amount, availableMicros: free })
-    }
+    const short = checkFreeFunds(market.tokenIdOf(isNo), amount,
+      shares === undefined ? 0 : shares.balanceMicros - shares.heldMicros)
+    if (short !== null) return short
   }
   moveFullSets(engine, account!, market, -amount)
   market.mergedMicros += amount
@@ -131,15 +127,13 @@ export function moveFullSets(engine: Engine, account: Account, market: Market, a
 export function redeem(engine: Engine, command: ActionOf<'redeem'>): Done | Rejection {
   const market = engine.marketsById.get(command.marketId)
   if (market === undefined) return rejection(Code.MARKET_NOT_FOUND, { marketId: command.marketId })
-  if (market.status !== 'Resolved') {
-    return rejection(Code.LEDGER_MARKET_NOT_RESOLVED, { marketId: market.marketId, status: market.status })
-  }
   const account = engine.accountsByAddress.get(command.address)
   const yes = account?.shares.get(market.index * 2)
   const no = account?.shares.get(market.index * 2 + 1)
   const yesMicros = yes?.balanceMicros ?? 0
   const noMicros = no?.balanceMicros ?? 0
-  if (yesMicros + noMicros === 0) return rejection(Code.LEDGER_NOTHING_TO_REDEEM, { marketId: market.marketId })
+  const unredeemable = checkRedeemable(market.marketId, market.status, yesMicros + noMicros)
+  if (unredeemable !== null) return unredeemable
   const payout = market.winningOutcome === 'Yes' ? yesMicros : noMicros
   engine.touches.account(account!)
   if (yes !== undefined) burnAll(engine, yes)

@@ -248,6 +248,27 @@ export function availableUsdcMicros(funds: UsdcFunds | null): number {
   return Math.max(0, Math.min(funds.usdcMicros, funds.usdcAllowanceMicros) - funds.usdcHeldMicros)
 }
 
+// ---- Ledger actions (docs/engine.md, "Ledger") ------------------------------------------------------
+
+/** A split or merge takes `requiredMicros` of an asset of which `availableMicros` is free of holds. */
+export function checkFreeFunds(asset: string, requiredMicros: number, availableMicros: number): Rejection | null {
+  if (availableMicros >= requiredMicros) return null
+  return rejection(Code.LEDGER_INSUFFICIENT_BALANCE, { asset, requiredMicros, availableMicros })
+}
+
+/** A USDC approval may not leave open buy orders holding more than it allows. */
+export function checkUsdcApproval(funds: UsdcFunds, allowanceMicros: number): Rejection | null {
+  if (Math.min(funds.usdcMicros, allowanceMicros) >= funds.usdcHeldMicros) return null
+  return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: 'USDC', heldMicros: funds.usdcHeldMicros })
+}
+
+/** Redemption opens when the market resolves, and needs a share of it to burn. */
+export function checkRedeemable(marketId: string, status: MarketStatus, sharesMicros: number): Rejection | null {
+  if (status !== 'Resolved') return rejection(Code.LEDGER_MARKET_NOT_RESOLVED, { marketId, status })
+  if (sharesMicros === 0) return rejection(Code.LEDGER_NOTHING_TO_REDEEM, { marketId })
+  return null
+}
+
 // ---- Market terms (docs/engine.md, "Markets") -----------------------------------------------------
 
 export const MARKET_STATUSES: readonly MarketStatus[] =

@@ -9,7 +9,7 @@ import type { Address } from 'viem'
 import { artifactOf } from '../chain/artifacts.js'
 import { waitForSuccess } from '../chain/chain-markets.js'
 import type { ChainClients } from '../chain/local-chain.js'
-import { FAUCET_CHAIN_WAIT_MS, FAUCET_GAS_MICROS } from '../limits.js'
+import { CHAIN_LEDGER_WAIT_MS, FAUCET_GAS_MICROS } from '../limits.js'
 import { onChain } from './chain-call.js'
 import type { ServiceContext } from './context.js'
 import type { FaucetReceipt } from './testnet.js'
@@ -49,9 +49,9 @@ function creditsOf(context: ServiceContext, address: string): number {
   return context.read.count('ledgerByAddress', address)
 }
 
-/** Waits until the ledger has a record more for the address, at most FAUCET_CHAIN_WAIT_MS. */
+/** Waits until the ledger has a record more for the address, at most CHAIN_LEDGER_WAIT_MS. */
 async function ledgerCredited(context: ServiceContext, address: string, before: number): Promise<void> {
-  const deadline = context.nowMs() + FAUCET_CHAIN_WAIT_MS
+  const deadline = context.nowMs() + CHAIN_LEDGER_WAIT_MS
   while (creditsOf(context, address) <= before && context.nowMs() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, LEDGER_POLL_MS))
   }

@@ -17,6 +17,7 @@ import { RateLimiter } from '../auth/rate-limit.js'
 import { accountOf } from './account.js'
 import { accepted, submit } from './commands.js'
 import { faucetOnChain, gasOnChain } from './chain-faucet.js'
+import { relayNonceOnChainOf, relayOnChain } from './chain-relay.js'
 import type { ServiceContext } from './context.js'
 
 // ---- Faucet -----------------------------------------------------------------------------------------
@@ -146,15 +147,24 @@ export async function walletBalances(context: ServiceContext, address: string): 
     availableUsdcMicros: availableUsdcMicros(account),
     usdcAllowanceMicros: account?.usdcAllowanceMicros ?? 0,
     sharesApproved: account?.sharesApproved ?? false,
-    relayNonce: account?.relayNonce ?? 0,
+    relayNonce: context.chain.clients === null ? account?.relayNonce ?? 0
+      : await relayNonceOnChainOf(context.chain.clients, address),
   }
 }
 
 // ---- Relay ------------------------------------------------------------------------------------------
 
-/** The next relay nonce of an address (0 for a new one). */
+/** The next relay nonce of an address (0 for a new one): the engine's, or on a real chain the exchange's. */
 export async function relayNonceOf(context: ServiceContext, address: string): Promise<number> {
+  const clients = context.chain.clients
+  if (clients !== null) return relayNonceOnChainOf(clients, address)
   return (await accountOf(context, address))?.relayNonce ?? 0
+}
+
+/** A relay message that ran: its transaction, and whether the ledger has followed it yet. */
+export interface RelayOutcome extends Transaction {
+  /** Always on the builtin network; on a real chain, once the ledger mirrored it (else MINED). */
+  readonly confirmed: boolean
 }
 
 /** A relay message as the face parsed it: the signed struct, and its values as numbers. */
@@ -172,23 +182,21 @@ export interface RelayRequest {
  * Runs a wallet-signed action for its owner. Checks, in order: the signature (INVALID_SIGNATURE
  * naming the check), the deadline and nonce (the engine's rule, so that a stale message costs no
  * journaled command), the market (MARKET_NOT_FOUND); then the engine checks deadline and nonce
- * again atomically with the action, so a message runs at most once.
+ * again atomically with the action, so a message runs at most once. On a real chain the settling
+ * exchange runs it instead, and checks them again (chain-relay.ts).
  */
-export async function relay(context: ServiceContext, request: RelayRequest): Promise<Transaction> {
-  if (context.chain.clients !== null) {
-    // The relay would change the ledger without the chain; on a real chain the wallet sends its own.
-    throw new PredexError(ApiCode.NOT_ON_CHAIN, 'on a real chain the relay does not send transactions yet: '
-      + 'approve the exchange from the wallet (the ledger follows the chain)', { chain: 'local' })
-  }
+export async function relay(context: ServiceContext, request: RelayRequest): Promise<RelayOutcome> {
   checkRelaySignature(request, context.chainId)
   const expected = await relayNonceOf(context, request.struct.owner)
   const timing = checkRelayTiming(request.nonce, request.deadlineSec, context.nowMs(), expected)
   if (timing !== null) throw new PredexError(timing.code, timing.message, timing.context)
   const action = relayActionOf(context, request)
+  const clients = context.chain.clients
+  if (clients !== null) return relayOnChain(context, clients, request, action)
   const { nonce, deadlineSec } = request
   const { result, seq } = await submit(context, { kind: 'relay', nonce, deadlineSec, action })
   accepted(result)
-  return transactionOf(context.chainId, seq)
+  return { ...transactionOf(context.chainId, seq), confirmed: true }
 }
 
 /** The signer must be `owner`; the error names the failed check and, for another signer, who signed. */

@@ -43,5 +43,6 @@ export type RelayNonce = {
 export type RelayReceipt = {
   readonly transaction_hash: Hash
   readonly block_number: number
-  readonly status: 'CONFIRMED'
+  /** Always CONFIRMED on the builtin network; on a real chain MINED while the ledger has not followed it yet. */
+  readonly status: 'CONFIRMED' | 'MINED'
 }

@@ -3727,7 +3727,11 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       },
       "status": {
         "type": "string",
-        "const": "CONFIRMED"
+        "enum": [
+          "CONFIRMED",
+          "MINED"
+        ],
+        "description": "Always CONFIRMED on the builtin network; on a real chain MINED while the ledger has not followed it yet."
       }
     },
     "required": [

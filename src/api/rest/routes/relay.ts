@@ -67,11 +67,13 @@ export const relayRoutes: Route<ServiceContext>[] = [
       summary: 'Runs a wallet-signed approve, split, merge or redeem for the signer, without gas',
       body: '{owner, action: approve|split|merge|redeem, condition_id, amount, nonce, deadline, signature} '
         + '(EIP-712 Relay, domain "Predex Relay")',
-      response: '{transaction_hash, block_number, status: "CONFIRMED"}' },
+      response: '{transaction_hash, block_number, status: "CONFIRMED" (on a real chain "MINED" while the ledger has '
+        + 'not followed it yet)}' },
     handler: async (request, _identity, context) => {
       const message = parseRelay(requireObject(parseJsonBody(request.body), 'body'))
-      const { transactionHash, blockNumber } = await relay(context, message)
-      const body: RelayReceipt = { transaction_hash: transactionHash, block_number: blockNumber, status: 'CONFIRMED' }
+      const { transactionHash, blockNumber, confirmed } = await relay(context, message)
+      const body: RelayReceipt = { transaction_hash: transactionHash, block_number: blockNumber,
+        status: confirmed ? 'CONFIRMED' : 'MINED' }
       return { body }
     } },
 ]

@@ -16,7 +16,7 @@ import { validStreamName } from './replication/stream-names.js'
 // Here rather than imported: --help must not load the curve code.
 const SIG_BACKENDS = ['auto', 'native', 'noble'] as const satisfies readonly SigBackendChoice[]
 // And here rather than from src/chain: --help must not load viem.
-const CHAIN_CHOICES = ['builtin', 'local'] as const
+const CHAIN_CHOICES = ['builtin', 'local', 'rpc'] as const
 export type ChainChoice = typeof CHAIN_CHOICES[number]
 
 export interface Config {
@@ -27,8 +27,12 @@ export interface Config {
   readonly chainId: number
   /** What holds balances and settles trades (src/chain/chain.ts): the engine's own ledger, or anvil. */
   readonly chain: ChainChoice
-  /** The local chain's block time. */
+  /** The local chain's block time; an external chain's is how often Predex looks at it. */
   readonly chainBlockMs: number
+  /** --chain rpc: the node's JSON-RPC URL, the contracts file, and the operator's key file. */
+  readonly chainRpcUrl: string | null
+  readonly chainContracts: string | null
+  readonly chainOperatorKeyFile: string | null
   /** Null: use the one stored in the data directory, or generate one. */
   readonly adminKey: string | null
   /** What API secrets derive from (src/auth/master-key.ts). Null: the data directory's, or a new one. */
@@ -123,15 +127,33 @@ const SETTINGS: readonly Setting[] = [
   { key: 'chain', flag: '--chain', env: 'CHAIN',
     help: 'builtin: the engine\'s ledger is the test network; local: a local EVM chain (anvil from npm, on a '
       + 'loopback port, its state in <data-dir>/chain) with Predex\'s contracts at the addresses the clients sign '
-      + 'for (docs/testnet.md, "Chains")',
+      + 'for; rpc: an external EVM chain (--chain-rpc-url, --chain-contracts, --chain-operator-key-file) '
+      + '(docs/testnet.md, "Chains")',
     defaultText: 'builtin', parse: (text) => {
       const choice = CHAIN_CHOICES.find((name) => name === text)
       if (choice === undefined) throw new ConfigError(`expected ${CHAIN_CHOICES.join(' or ')}, got "${text}"`)
       return choice
     } },
   { key: 'chainBlockMs', flag: '--chain-block-ms', env: 'CHAIN_BLOCK_MS',
-    help: 'with --chain local: ms between two blocks', defaultText: String(CHAIN_BLOCK_MS),
-    parse: integer(100, 60_000) },
+    help: 'with --chain local: ms between two blocks; with --chain rpc: ms between two looks at the chain',
+    defaultText: String(CHAIN_BLOCK_MS), parse: integer(100, 60_000) },
+  { key: 'chainRpcUrl', flag: '--chain-rpc-url', env: 'CHAIN_RPC_URL',
+    help: 'with --chain rpc: the node\'s JSON-RPC URL (http or https)', defaultText: 'none', parse: (text) => {
+      let url: URL
+      try {
+        url = new URL(text)
+      } catch {
+        throw new ConfigError(`expected an http or https URL, got "${text}"`)
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('expected an http or https URL')
+      return text
+    } },
+  { key: 'chainContracts', flag: '--chain-contracts', env: 'CHAIN_CONTRACTS',
+    help: 'with --chain rpc: a JSON file naming where Predex\'s contracts are ({collateral, conditionalTokens, '
+      + 'settler}), as npm run deploy:contracts writes it', defaultText: 'none', parse: (text) => text },
+  { key: 'chainOperatorKeyFile', flag: '--chain-operator-key-file', env: 'CHAIN_OPERATOR_KEY_FILE',
+    help: 'with --chain rpc: a file (mode 0600) holding the operator\'s private key (0x and 64 hex digits): the key '
+      + 'that deployed the contracts, which mints, settles and relays', defaultText: 'none', parse: (text) => text },
   { key: 'adminKey', flag: '--admin-key', env: 'ADMIN_API_KEY', help: 'the admin API key (EXCHANGE-ADMIN-KEY)',
     defaultText: 'generated on first start, stored in <data-dir>/admin-key, never printed', parse: (text) => {
       if (text.length < 16) throw new ConfigError('the admin key must have at least 16 characters')
@@ -264,7 +286,8 @@ export const SERVER_FLAGS: readonly string[] = [...SETTINGS.map((setting) => set
 
 const DEFAULTS: Config = {
   dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, chain: 'builtin',
-  chainBlockMs: CHAIN_BLOCK_MS, adminKey: null, masterKey: null,
+  chainBlockMs: CHAIN_BLOCK_MS, chainRpcUrl: null, chainContracts: null, chainOperatorKeyFile: null,
+  adminKey: null, masterKey: null,
   sigWorkers: availableParallelism(), sigNice: VERIFIER_THREAD_NICE, sigBackend: 'auto', durability: 'sync',
   journalRetention: 'snapshots',
   endedOrdersRetained: null,
@@ -311,6 +334,7 @@ export function configOf(argv: readonly string[], env: Readonly<Record<string, s
   if (config.role !== 'primary' && config.natsServers === null) {
     throw new ConfigError(`--role ${String(config.role)} follows the primary's command stream: give --nats-servers`)
   }
+  checkRpcChain(config)
   if (config.chain !== 'builtin' && config.demo === true) {
     throw new ConfigError(`--demo credits its accounts in the ledger alone, which --chain ${String(config.chain)} `
       + 'follows from the chain: not together yet')
@@ -320,6 +344,18 @@ export function configOf(argv: readonly string[], env: Readonly<Record<string, s
       'follows its command stream')
   }
   return config as unknown as Config
+}
+
+/** An external chain needs its node, its contracts and its operator's key; no other chain takes them. */
+function checkRpcChain(config: Record<string, unknown>): void {
+  const given = ['--chain-rpc-url', '--chain-contracts', '--chain-operator-key-file']
+    .filter((_, i) => config[['chainRpcUrl', 'chainContracts', 'chainOperatorKeyFile'][i]!] !== null)
+  if (config.chain === 'rpc' && given.length < 3) {
+    throw new ConfigError('--chain rpc needs --chain-rpc-url, --chain-contracts and --chain-operator-key-file')
+  }
+  if (config.chain !== 'rpc' && given.length > 0) {
+    throw new ConfigError(`${given.join(', ')}: for --chain rpc only (this is --chain ${String(config.chain)})`)
+  }
 }
 
 function parseNamed(setting: Setting, value: string, source: string): Config[keyof Config] {

@@ -28,7 +28,7 @@
  */
 import { decodeEventLog, type Abi, type Address, type Hex, type Log } from 'viem'
 import type { ChainEntry } from '../engine/command.js'
-import type { ChainContracts } from '../crypto/contracts.js'
+import type { ChainDeployment } from './deployment.js'
 import { artifactOf } from './artifacts.js'
 import { settlerOf } from './exchange-orders.js'
 
@@ -59,16 +59,20 @@ interface Decoded {
 export class FactSources {
   readonly usdc: string
   readonly ctf: string
+  /** Every address an exchange is at or is signed for: none is a wallet of the ledger's. */
   readonly exchanges: ReadonlySet<string>
   /** The exchange that settles every trade and runs the relay (src/chain/exchange-orders.ts). */
   readonly settler: string
+  /** The spenders whose USDC allowance the engine holds orders against (deployment.ts). */
+  readonly usdcSpenders: ReadonlySet<string>
 
-  constructor(contracts: ChainContracts) {
+  constructor(contracts: ChainDeployment) {
     this.settler = settlerOf(contracts).toLowerCase()
     this.usdc = contracts.collateral.toLowerCase()
     this.ctf = contracts.conditionalTokens.toLowerCase()
     this.exchanges = new Set([contracts.exchange, contracts.negRiskExchange, contracts.exchangeV2,
-      contracts.negRiskExchangeV2].map((a) => a.toLowerCase()))
+      contracts.negRiskExchangeV2, contracts.settler].map((a) => a.toLowerCase()))
+    this.usdcSpenders = new Set(contracts.usdcSpenders.map((a) => a.toLowerCase()))
   }
 
   /** Every address to ask the node's logs of. */
@@ -156,7 +160,7 @@ function addEntries(d: Decoded, sources: FactSources, entries: ChainEntry[]): bo
 function addUsdcEntries(d: Decoded, sources: FactSources, entries: ChainEntry[]): boolean {
   if (d.eventName === 'Approval') {
     const spender = (d.args.spender as string).toLowerCase()
-    if (!sources.exchanges.has(spender)) return true
+    if (!sources.usdcSpenders.has(spender)) return true
     const value = d.args.value as bigint
     entries.push({ kind: 'usdcAllowance', from: lower(d.args.owner), to: '', tokenId: '',
       amountMicros: Number(value >= UNLIMITED_MICROS ? UNLIMITED_MICROS : value) })

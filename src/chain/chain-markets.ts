@@ -8,7 +8,7 @@
 import type { Address, Hex } from 'viem'
 import { artifactOf } from './artifacts.js'
 import { settlerOf } from './exchange-orders.js'
-import type { ChainClients } from './local-chain.js'
+import type { ChainClients } from './node-chain.js'
 
 export interface ChainMarket {
   readonly conditionId: Hex

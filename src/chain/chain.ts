@@ -4,12 +4,15 @@
  * - `local`: anvil from npm, started on a loopback port with the configured chain id, its state
  *   under `<data-dir>/chain/`, Predex's contracts at the addresses the clients know
  *   (contract-placement.ts); stopped with the exchange.
+ * - `rpc`: an external chain's node, with Predex's contracts where they were deployed
+ *   (deployment.ts) and the operator's key from a file; Predex neither starts nor stops it
+ *   (rpc-chain.ts).
  *
- * A real chain's code (viem, anvil) is loaded only when one is asked for (local-chain.ts).
+ * A real chain's code (viem, anvil) is loaded only when one is asked for.
  */
 import type { ChainChoice } from '../config.js'
 import type { Log } from '../log.js'
-import type { ChainClients } from './local-chain.js'
+import type { ChainClients } from './node-chain.js'
 
 export type ChainKind = ChainChoice
 
@@ -38,6 +41,10 @@ export interface ChainOptions {
   readonly chainId: number
   readonly dataDir: string
   readonly blockMs: number
+  /** `rpc` only: the node, the contracts file, and the operator's key file. */
+  readonly rpcUrl: string | null
+  readonly contractsFile: string | null
+  readonly operatorKeyFile: string | null
 }
 
 export interface Chain {
@@ -60,6 +67,6 @@ export const BUILTIN_CHAIN: Chain = {
 
 export async function openChain(options: ChainOptions, log: Log): Promise<Chain> {
   if (options.kind === 'builtin') return BUILTIN_CHAIN
-  const { openLocalChain } = await import('./local-chain.js')
-  return openLocalChain(options, log)
+  if (options.kind === 'rpc') return (await import('./rpc-chain.js')).openRpcChain(options, log)
+  return (await import('./local-chain.js')).openLocalChain(options, log)
 }

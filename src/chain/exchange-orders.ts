@@ -2,11 +2,11 @@
  * Signed orders and trades as PredexExchange's `settle` takes them (src/chain/contracts): each
  * order as its version, its market's neg-risk flag, the struct its maker signed (ABI-encoded) and
  * its signature; a trade as the taker's order (A), the maker's (B) and the fill's amounts in
- * 10^-6 units. One contract settles V1 and V2 orders, against each other too, through the V1
- * exchange's address (`settlerOf`), so that every order's fills are counted in one place.
+ * 10^-6 units. One contract settles V1 and V2 orders, against each other too, through one
+ * exchange (`settlerOf`), so that every order's fills are counted in one place.
  */
 import { encodeAbiParameters, type Address, type Hex } from 'viem'
-import type { ChainContracts } from '../crypto/contracts.js'
+import type { ChainDeployment } from './deployment.js'
 import type { AnyOrderStruct, OrderStruct, OrderStructV2 } from '../crypto/eip712.js'
 
 export interface ExchangeOrder {
@@ -45,9 +45,12 @@ const ORDER_V2 = [{ type: 'tuple', components: [
   { name: 'timestamp', type: 'uint256' }, { name: 'metadata', type: 'bytes32' }, { name: 'builder', type: 'bytes32' },
 ] }] as const
 
-/** The address Predex settles through: the V1 exchange's (every order's fills are counted there). */
-export function settlerOf(contracts: ChainContracts): Address {
-  return contracts.exchange as Address
+/**
+ * The exchange Predex settles through (every order's fills are counted there): on a local chain
+ * the V1 exchange's address, on an external one where it was deployed (deployment.ts).
+ */
+export function settlerOf(deployment: ChainDeployment): Address {
+  return deployment.settler as Address
 }
 
 export function exchangeOrderOf(struct: AnyOrderStruct, signature: string, negRisk: boolean): ExchangeOrder {

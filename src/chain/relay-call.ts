@@ -9,7 +9,7 @@ import type { RelayStruct } from '../crypto/eip712.js'
 import { CHAIN_LEDGER_WAIT_MS } from '../limits.js'
 import { artifactOf } from './artifacts.js'
 import { settlerOf } from './exchange-orders.js'
-import type { ChainClients } from './local-chain.js'
+import type { ChainClients } from './node-chain.js'
 
 export type RelayCallResult =
   | { readonly ok: true; readonly transactionHash: Hex; readonly blockNumber: number }

@@ -8,7 +8,7 @@
 import type { Address } from 'viem'
 import { artifactOf } from '../chain/artifacts.js'
 import { waitForSuccess } from '../chain/chain-markets.js'
-import type { ChainClients } from '../chain/local-chain.js'
+import type { ChainClients } from '../chain/node-chain.js'
 import { CHAIN_LEDGER_WAIT_MS, FAUCET_GAS_MICROS } from '../limits.js'
 import { onChain } from './chain-call.js'
 import type { ServiceContext } from './context.js'

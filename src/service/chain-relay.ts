@@ -13,7 +13,7 @@
  * no permit). Then the exchange's simulation refuses the rest, with its error (CHAIN_REVERTED).
  */
 import type { RelayCallResult } from '../chain/relay-call.js'
-import type { ChainClients } from '../chain/local-chain.js'
+import type { ChainClients } from '../chain/node-chain.js'
 import { settlerOf } from '../chain/exchange-orders.js'
 import { Code, CODE_MESSAGES } from '../engine/codes.js'
 import type { RelayAction } from '../engine/command.js'

@@ -31,7 +31,7 @@ export interface Health {
 
 export type ChainHealth =
   | { readonly kind: 'builtin' }
-  | { readonly kind: 'local'; readonly rpc_url: string | null; readonly chain_id: number | null;
+  | { readonly kind: 'local' | 'rpc'; readonly rpc_url: string | null; readonly chain_id: number | null;
     readonly head_block: number | null; readonly rpc_error: string | null; readonly synced_block: number | null;
     readonly unmirrored_transactions: number; readonly mirror_error: string | null }
 

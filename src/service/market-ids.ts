@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { keccak256, keccakOfText } from '../crypto/keccak.js'
 import { concatBytes, toHex, wordOfBigInt } from '../crypto/hex.js'
 import { createChainMarket } from '../chain/chain-markets.js'
-import type { ChainClients } from '../chain/local-chain.js'
+import type { ChainClients } from '../chain/node-chain.js'
 import { onChain } from './chain-call.js'
 
 export interface MarketIds {

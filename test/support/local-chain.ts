@@ -7,20 +7,23 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createWalletClient, http, parseEther, type Account, type Address, type Chain, type Hex, type Transport,
-  type WalletClient } from 'viem'
+import { createTestClient, createWalletClient, http, parseEther, type Account, type Address, type Chain, type Hex,
+  type TestClient, type Transport, type WalletClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { artifactOf } from '../../src/chain/artifacts.js'
 import { startAnvil, type AnvilNode } from '../../src/chain/anvil-process.js'
 import { waitForSuccess } from '../../src/chain/chain-markets.js'
 import { placeContracts } from '../../src/chain/contract-placement.js'
-import { clientsOf, type ChainClients } from '../../src/chain/local-chain.js'
+import { localClientsOf } from '../../src/chain/local-chain.js'
+import { rpcTransport, viemChainOf, type ChainClients } from '../../src/chain/node-chain.js'
 
 export const LOCAL_CHAIN_ID = 80002
 
 export interface LocalChainForTest extends ChainClients {
   readonly node: AnvilNode
   readonly dir: string
+  /** anvil's own calls (balances, code), which a test may make and Predex never does. */
+  readonly test: TestClient
 }
 
 export async function startLocalChain(t: { teardown: (fn: () => Promise<void> | void) => void },
@@ -32,9 +35,11 @@ export async function startLocalChain(t: { teardown: (fn: () => Promise<void> | 
     await node.stop()
     rmSync(dir, { recursive: true, force: true })
   })
-  const clients = clientsOf(node.rpcUrl, LOCAL_CHAIN_ID, blockMs)
-  await placeContracts(clients.client, clients.test, clients.contracts, clients.operator.account.address)
-  return { ...clients, node, dir }
+  const clients = localClientsOf(node.rpcUrl, LOCAL_CHAIN_ID, blockMs)
+  const test = createTestClient({ chain: viemChainOf(node.rpcUrl, LOCAL_CHAIN_ID), transport: rpcTransport(node.rpcUrl),
+    mode: 'anvil' })
+  await placeContracts(clients.client, test, clients.contracts, clients.operator.account.address)
+  return { ...clients, node, dir, test }
 }
 
 export type UserWallet = WalletClient<Transport, Chain, Account>

@@ -155,6 +155,15 @@ t.test('bad values throw a ConfigError naming the setting', async (t) => {
   throwsNaming(t, () => configOf(['--chain', 'local', '--role', 'replica', '--nats-servers', 'a:1'], {}), '--chain',
     'a real chain beside a replica')
   t.equal(config(['--chain', 'local']).chain, 'local')
+  const rpc = ['--chain', 'rpc', '--chain-rpc-url', 'http://127.0.0.1:8545', '--chain-contracts', 'c.json',
+    '--chain-operator-key-file', 'key']
+  t.match(config(rpc), { chain: 'rpc', chainRpcUrl: 'http://127.0.0.1:8545', chainContracts: 'c.json',
+    chainOperatorKeyFile: 'key' })
+  throwsNaming(t, () => configOf(rpc.slice(0, 4), {}), '--chain-operator-key-file', 'rpc without its files')
+  throwsNaming(t, () => configOf(['--chain', 'local', '--chain-contracts', 'c.json'], {}), '--chain-contracts',
+    'a contracts file for a chain that takes none')
+  throwsNaming(t, () => configOf(['--chain-rpc-url', 'ftp://x'], {}), '--chain-rpc-url', 'a URL that is not http')
+  throwsNaming(t, () => configOf(['--chain-rpc-url', 'not a url'], {}), '--chain-rpc-url', 'not a URL')
   t.equal(config([]).chain, 'builtin', 'the builtin chain by default')
   throwsNaming(t, () => configOf(['--durability', 'maybe'], {}), '--durability', 'durability maybe')
   throwsNaming(t, () => configOf([], { DURABILITY: 'maybe' }), 'DURABILITY', 'DURABILITY=maybe')

@@ -28,8 +28,8 @@ export type Health = {
 
 /** GET /health's chain: `builtin` alone, or a real chain and how far the ledger follows it. */
 export type ChainHealth = { readonly kind: 'builtin' } | {
-  readonly kind: 'local'
-  /** Its JSON-RPC URL (loopback for a local chain). */
+  readonly kind: 'local' | 'rpc'
+  /** Its JSON-RPC URL (loopback for a local chain, --chain-rpc-url for an external one). */
   readonly rpc_url: string | null
   readonly chain_id: number | null
   /** The last head block seen (polled once a block); null before the first answer. */

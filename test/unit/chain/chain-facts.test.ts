@@ -11,9 +11,9 @@ import t from 'tap'
 import { encodeAbiParameters, encodeEventTopics, type Abi, type AbiEvent, type Hex, type Log } from 'viem'
 import { artifactOf } from '../../../src/chain/artifacts.js'
 import { chainFactsOf, FactSources } from '../../../src/chain/chain-facts.js'
-import { CHAINS } from '../../../src/crypto/contracts.js'
+import { localDeployment } from '../../../src/chain/deployment.js'
 
-const CONTRACTS = CHAINS[80002]!
+const CONTRACTS = localDeployment(80002)
 const sources = new FactSources(CONTRACTS)
 const ZERO = '0x0000000000000000000000000000000000000000'
 const alice = '0x00000000000000000000000000000000000a11ce'
@@ -160,4 +160,16 @@ t.test('operations Predex does not mirror, or whose parts disagree, are skipped 
     t.strictSame(facts.entries, [{ kind: 'usdc', from: '', to: bob, tokenId: '', amountMicros: 1 }],
       `${name}: the transaction after it is mirrored`)
   }
+})
+
+t.test('on an external chain the allowance the engine holds orders against is the settling exchange\'s alone', async (t) => {
+  const settler = '0x00000000000000000000000000000000005e771e'
+  const external = new FactSources({ ...CONTRACTS, settler, usdcSpenders: [settler] })
+  const logs = [
+    usdc('Approval', { owner: alice, spender: CONTRACTS.exchangeV2, value: 5n }, 41, 20),
+    usdc('Approval', { owner: alice, spender: settler, value: 7n }, 42, 20),
+  ]
+  t.strictSame(chainFactsOf(logs, external).entries,
+    [{ kind: 'usdcAllowance', from: alice, to: '', tokenId: '', amountMicros: 7 }],
+    'an approval of an address orders are signed for, but where no exchange of Predex\'s is, is passed over')
 })

@@ -22,6 +22,7 @@ import { l1Headers } from '../src/client/headers.js'
 import { orderBody, signLimitOrder, type OrderType, type SignedOrder } from '../src/client/orders.js'
 import { CHAIN_ID, USDC, nowSec, termsOf, type Trader } from './support/driver.js'
 import { lineLog, SILENT_LOG, type Log } from '../src/log.js'
+import { ChainStage } from './support/chain-stage.js'
 
 export { CHAIN_ID, USDC, nowSec, termsOf, type Trader } from './support/driver.js'
 
@@ -30,7 +31,9 @@ export interface TestServer {
   /** http://127.0.0.1:<port> */
   readonly base: string
   readonly dataDir: string
-  /** Submits an engine command; throws if the engine refuses it. */
+  /** What stands behind the test network (StartOptions.chain). */
+  readonly chain: 'builtin' | 'local'
+  /** Submits an engine command; throws if the engine refuses it. On a real chain, the ledger's are done there. */
   command(command: UnstampedCommand): Promise<CommandResult>
   createMarket(options?: Partial<Omit<MarketInput, 'marketId' | 'conditionId' | 'yesTokenId' | 'noTokenId'>>): Promise<MarketRecord>
   /** Credits USDC (micro-units) and approves the exchange for it all. */
@@ -39,6 +42,8 @@ export interface TestServer {
   trader(usdcMicros?: number): Promise<Trader>
   /** The engine's exact account summary. */
   account(address: string): Promise<{ usdcMicros: number; heldMicros: number; shares: Map<string, number> }>
+  /** On a real chain the wallet approves the settling exchange for its outcome tokens itself; nothing otherwise. */
+  approveOutcomeTokens(address: string): Promise<{ transactionHash: string } | null>
   stop(): Promise<void>
 }
 
@@ -52,6 +57,11 @@ export interface StartOptions {
   readonly dataDir?: string
   /** The server's clock (test/support/clock.ts); the system's by default. */
   readonly clock?: Clock
+  /**
+   * `local`: a real chain behind the test network (--chain local, 100 ms blocks), the stage set on it
+   * (test/support/chain-stage.ts) instead of by engine commands.
+   */
+  readonly chain?: 'local'
 }
 
 /**
@@ -70,8 +80,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   // threads at nice 0: the suite runs three files at once, and at the default 10 they waited behind the
   // other files' work (verification took 4 x as long beside two busy processes; the nice value has its
   // own tests: test/unit/crypto/verifier-pool.test.ts, and the overload test runs the default).
+  const chainArgs = options.chain === 'local' ? ['--chain', 'local', '--chain-block-ms', '100'] : []
   const config = configOf(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo', '--sig-workers', '1',
-    '--shed-lag-ms', '0', '--sig-nice', '0', ...(options.argv ?? [])], {})
+    '--shed-lag-ms', '0', '--sig-nice', '0', ...chainArgs, ...(options.argv ?? [])], {})
   if (config === 'help') throw new Error('unexpected help')
   const { startPredex } = await app()
   const log = options.logger ?? (options.log === undefined ? SILENT_LOG : lineLog(options.log))
@@ -79,19 +90,21 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const base = `http://127.0.0.1:${predex.port}`
   const host = predex.context.host
   await documentValidator() // now, not inside the first request a test times or counts against a budget
-  const command = async (c: UnstampedCommand): Promise<CommandResult> => {
+  const stage = options.chain === 'local' ? new ChainStage(predex.context) : null
+  const engineCommand = async (c: UnstampedCommand): Promise<CommandResult> => {
     const { result } = await host.submit(c)
     if (!result.ok) throw new Error(`engine refused ${c.kind}: ${JSON.stringify(result)}`)
     return result
   }
+  const command = stage === null ? engineCommand : onChain(stage, engineCommand)
   const fund = async (address: string, usdcMicros: number): Promise<void> => {
     await command({ kind: 'credit', address, usdcMicros, gasMicros: 0 })
     await command({ kind: 'approve', address, usdcAllowanceMicros: Number.MAX_SAFE_INTEGER })
   }
   return {
-    predex, base, dataDir, command, fund,
+    predex, base, dataDir, command, fund, chain: stage === null ? 'builtin' : 'local',
     async createMarket(overrides = {}) {
-      const ids = newMarketIds()
+      const ids = stage === null ? newMarketIds() : await stage.marketIds()
       await command({ kind: 'createMarket', market: {
         ...ids, question: `Test market ${ids.marketId}?`, slug: `test-${ids.marketId}`, description: 'made by a test',
         tickSizeMicros: 10_000, minOrderSizeMicros: 5 * USDC, feeRateBps: 0, negRisk: false, endDateMs: 0, status: 'Active',
@@ -100,7 +113,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       return predex.context.read.markets.get(ids.marketId)!
     },
     async trader(usdcMicros = 0) {
-      const wallet = Wallet.random()
+      const wallet = stage === null ? Wallet.random() : stage.wallet()
       const address = wallet.address.toLowerCase()
       const response = await fetch(`${base}/auth/api-key`, { method: 'POST', headers: l1Headers(wallet, CHAIN_ID, nowSec()) })
       if (response.status !== 200) throw new Error(`api key: ${response.status} ${await response.text()}`)
@@ -118,10 +131,32 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         shares: new Map((a?.shares ?? []).map((s) => [s.tokenId, s.balanceMicros])),
       }
     },
+    async approveOutcomeTokens(address) {
+      return stage === null ? null : { transactionHash: await stage.approveOutcomeTokens(address) }
+    },
     async stop() {
       await predex.stop()
       rmSync(dataDir, { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * On a real chain the ledger follows the chain, so the stage's ledger commands (credit, approve,
+ * split, and a resolution, whose outcome the chain must know) are done there; the rest go to the
+ * engine. The result of one done on chain is the engine's plain success.
+ */
+function onChain(stage: ChainStage, engine: (c: UnstampedCommand) => Promise<CommandResult>):
+  (c: UnstampedCommand) => Promise<CommandResult> {
+  return async (c) => {
+    switch (c.kind) {
+      case 'credit': await stage.credit(c.address, c.usdcMicros); break
+      case 'approve': await stage.approve(c.address, c.usdcAllowanceMicros); break
+      case 'split': await stage.split(c.address, c.marketId, c.amountMicros); break
+      case 'resolveMarket': await stage.resolve(c.marketId, c.outcome); break
+      default: return engine(c)
+    }
+    return { ok: true }
   }
 }
 

@@ -81,27 +81,41 @@ export class FactSources {
   }
 }
 
+function isRelayed(d: Decoded): boolean {
+  return d.source === 'exchange' && d.eventName === 'Relayed'
+}
+
+/** An entry before it is stamped with its transaction. */
+type Fact = Omit<ChainEntry, 'transactionHash' | 'blockNumber'>
+
 export function chainFactsOf(logs: readonly Log[], sources: FactSources): ChainFacts {
   const facts = { entries: [] as ChainEntry[], settled: [] as SettledTrade[], unmirroredTransactions: 0 }
   for (const transaction of byTransaction(logs)) {
     const decoded = transaction.map((log) => decode(log, sources)).filter((d): d is Decoded => d !== null)
-    if (decoded.some((d) => d.source === 'exchange' && d.eventName === 'Relayed')) {
-      const entries = relayEntries(decoded, sources)
-      if (entries === null) facts.unmirroredTransactions++
-      else facts.entries.push(...entries)
-      continue
-    }
-    if (decoded.some((d) => d.source === 'exchange')) {
+    if (decoded.some((d) => d.source === 'exchange') && !decoded.some(isRelayed)) {
       for (const d of decoded) if (d.eventName === 'TradeSettled') facts.settled.push(settledOf(d))
       continue
     }
-    const entries: ChainEntry[] = []
-    const mirrored = decoded.some(isCtfOperation) ? addOperationEntries(decoded, sources, entries)
-      : decoded.every((d) => addEntries(d, sources, entries))
-    if (mirrored) facts.entries.push(...entries)
-    else facts.unmirroredTransactions++
+    const entries = entriesOf(decoded, sources)
+    if (entries === null) {
+      facts.unmirroredTransactions++
+      continue
+    }
+    const { transactionHash, blockNumber } = transaction[0]!
+    for (const entry of entries) {
+      facts.entries.push({ ...entry, transactionHash: transactionHash!, blockNumber: Number(blockNumber) })
+    }
   }
   return facts
+}
+
+/** The facts of a transaction that is not a settlement; null when it is not all mirrored. */
+function entriesOf(decoded: readonly Decoded[], sources: FactSources): Fact[] | null {
+  if (decoded.some(isRelayed)) return relayEntries(decoded, sources)
+  const entries: Fact[] = []
+  const mirrored = decoded.some(isCtfOperation) ? addOperationEntries(decoded, sources, entries)
+    : decoded.every((d) => addEntries(d, sources, entries))
+  return mirrored ? entries : null
 }
 
 /** Logs grouped by transaction, in block and log order. */
@@ -132,7 +146,7 @@ function decode(log: Log, sources: FactSources): Decoded | null {
 }
 
 /** Adds the entries `d` stands for; false when it moves funds in a way not mirrored. */
-function addEntries(d: Decoded, sources: FactSources, entries: ChainEntry[]): boolean {
+function addEntries(d: Decoded, sources: FactSources, entries: Fact[]): boolean {
   if (d.source === 'usdc') return addUsdcEntries(d, sources, entries)
   switch (d.eventName) {
     case 'TransferSingle':
@@ -157,7 +171,7 @@ function addEntries(d: Decoded, sources: FactSources, entries: ChainEntry[]): bo
   }
 }
 
-function addUsdcEntries(d: Decoded, sources: FactSources, entries: ChainEntry[]): boolean {
+function addUsdcEntries(d: Decoded, sources: FactSources, entries: Fact[]): boolean {
   if (d.eventName === 'Approval') {
     const spender = (d.args.spender as string).toLowerCase()
     if (!sources.usdcSpenders.has(spender)) return true
@@ -177,7 +191,7 @@ function addUsdcEntries(d: Decoded, sources: FactSources, entries: ChainEntry[])
   return true
 }
 
-function addShareEntry(d: Decoded, sources: FactSources, entries: ChainEntry[], id: bigint, value: bigint): boolean {
+function addShareEntry(d: Decoded, sources: FactSources, entries: Fact[], id: bigint, value: bigint): boolean {
   const from = lower(d.args.from)
   const to = lower(d.args.to)
   if (from === ZERO || to === ZERO || isContract(from, sources) || isContract(to, sources)) return false
@@ -191,8 +205,8 @@ function addShareEntry(d: Decoded, sources: FactSources, entries: ChainEntry[], 
  * A relay message's entries: what its exchange events say the wallet did, and its approval. The
  * exchange checked the amounts against the tokens it moved, so its events are the facts.
  */
-function relayEntries(decoded: readonly Decoded[], sources: FactSources): ChainEntry[] | null {
-  const entries: ChainEntry[] = []
+function relayEntries(decoded: readonly Decoded[], sources: FactSources): Fact[] | null {
+  const entries: Fact[] = []
   for (const d of decoded) {
     if (d.source === 'usdc' && d.eventName === 'Approval') {
       addUsdcEntries(d, sources, entries)
@@ -230,7 +244,7 @@ interface Movement {
  * mirrored. Each operation explains the mints or burns logged before it; the USDC each moved to
  * or from the Conditional Tokens must be what the operations say, per holder.
  */
-function addOperationEntries(decoded: readonly Decoded[], sources: FactSources, entries: ChainEntry[]): boolean {
+function addOperationEntries(decoded: readonly Decoded[], sources: FactSources, entries: Fact[]): boolean {
   let pending: Movement[] = []
   const usdcSeen = new Map<string, bigint>()
   const usdcSaid = new Map<string, bigint>()
@@ -268,7 +282,7 @@ function addOperationEntries(decoded: readonly Decoded[], sources: FactSources, 
  * into the Conditional Tokens (negative: paid out), or null when it is not one Predex mirrors.
  */
 function operationEntries(d: Decoded, holder: string, explained: readonly Movement[],
-  entries: ChainEntry[]): bigint | null {
+  entries: Fact[]): bigint | null {
   if (d.eventName === 'PayoutRedemption') {
     if (explained.some((m) => m.from !== holder || m.to !== ZERO || m.value > UNLIMITED_MICROS)) return null
     for (const m of explained) {

@@ -23,7 +23,7 @@ import type { Command, CommandKind, MarketInput, OrderInput, UnstampedCommand } 
 
 type FieldType =
   | 'string' | 'number' | 'boolean' | 'strings' | 'order' | 'orders' | 'legacyOrder' | 'legacyOrders' | 'market'
-  | 'action' | 'stpOrder' | 'stpOrders' | 'compactOrder' | 'compactOrders' | 'chainEntries'
+  | 'action' | 'stpOrder' | 'stpOrders' | 'compactOrder' | 'compactOrders' | 'chainEntries' | 'chainEntriesInTx'
 type Schema = readonly (readonly [string, FieldType])[]
 
 const ORDER: Schema = [
@@ -32,9 +32,11 @@ const ORDER: Schema = [
   ['feeRateBps', 'number'], ['timeInForce', 'string'], ['postOnly', 'boolean'], ['clientOrderId', 'string'],
 ]
 
+/** Chain facts before they named their transaction (tag 32): read with an empty hash and block 0. */
 const CHAIN_ENTRY: Schema = [
   ['kind', 'string'], ['from', 'string'], ['to', 'string'], ['tokenId', 'string'], ['amountMicros', 'number'],
 ]
+const CHAIN_ENTRY_IN_TX: Schema = [...CHAIN_ENTRY, ['transactionHash', 'string'], ['blockNumber', 'number']]
 
 const MARKET: Schema = [
   ['marketId', 'string'], ['conditionId', 'string'], ['question', 'string'], ['slug', 'string'],
@@ -88,8 +90,9 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
   // other order is still written with tags 25 and 26.
   ['placeOrder', [['order', 'compactOrder']]],
   ['placeOrders', [['orders', 'compactOrders']]],
-  // A real chain's confirmed facts (issue 35).
+  // A real chain's confirmed facts (issue 35); then each with its transaction.
   ['chainSync', [['toBlock', 'number'], ['entries', 'chainEntries']]],
+  ['chainSync', [['toBlock', 'number'], ['entries', 'chainEntriesInTx']]],
 ]
 
 /** The kinds a relay may carry as its action (RelayAction). */
@@ -257,11 +260,12 @@ function writeValue(w: ByteWriter, type: FieldType, value: unknown): void {
     case 'legacyOrders': return assert(false, 'old layouts are read, never written')
     case 'market': return writeFields(w, MARKET, value as unknown as Fields)
     case 'action': return writeAction(w, value)
-    case 'chainEntries': {
+    case 'chainEntries': return assert(false, 'old layouts are read, never written')
+    case 'chainEntriesInTx': {
       const entries = value as readonly Fields[]
       assert(Array.isArray(entries), 'a list of chain entries')
       w.uint(entries.length)
-      for (const entry of entries) writeFields(w, CHAIN_ENTRY, entry)
+      for (const entry of entries) writeFields(w, CHAIN_ENTRY_IN_TX, entry)
       return
     }
   }
@@ -464,7 +468,11 @@ function readValue(r: ByteReader, type: FieldType): unknown {
     case 'legacyOrders': return Array.from({ length: r.uint() }, () => readOrder(r, LAYOUT_LEGACY))
     case 'market': return readFields(r, MARKET) as unknown as MarketInput
     case 'action': return readAction(r)
-    case 'chainEntries': return Array.from({ length: r.uint() }, () => readFields(r, CHAIN_ENTRY))
+    case 'chainEntries': {
+      const noTransaction = (): Fields => ({ transactionHash: '', blockNumber: 0 })
+      return Array.from({ length: r.uint() }, () => readFieldsInto(r, CHAIN_ENTRY, noTransaction()))
+    }
+    case 'chainEntriesInTx': return Array.from({ length: r.uint() }, () => readFields(r, CHAIN_ENTRY_IN_TX))
   }
 }
 

@@ -23,6 +23,7 @@ import { openOrdersOf } from './cancel.js'
 import { Code } from './codes.js'
 import type { ChainEntry, ChainSync } from './command.js'
 import type { Engine } from './engine.js'
+import type { ChainTransaction } from './event.js'
 import { emitLedger, moveFullSets } from './ledger.js'
 import { cancelResting } from './lifecycle.js'
 import { SUPPLY_MICROS_MAX } from './limits.js'
@@ -55,6 +56,7 @@ function isWellFormed(entry: ChainEntry): boolean {
   if (typeof entry !== 'object' || entry === null) return false
   const { kind, from, to, tokenId, amountMicros } = entry
   if (typeof from !== 'string' || typeof to !== 'string' || typeof tokenId !== 'string') return false
+  if (typeof entry.transactionHash !== 'string' || !isSafeCount(entry.blockNumber)) return false
   switch (kind) {
     case 'usdc': return isSafePositive(amountMicros) && from !== to && tokenId === ''
     case 'shares': return isSafePositive(amountMicros) && from !== '' && to !== '' && from !== to && tokenId !== ''
@@ -69,24 +71,31 @@ function isWellFormed(entry: ChainEntry): boolean {
   }
 }
 
+/** The transaction a fact is of, for its ledger event; none in journals from before facts named it. */
+function transactionOf(entry: ChainEntry): ChainTransaction | undefined {
+  return entry.transactionHash === '' ? undefined
+    : { transactionHash: entry.transactionHash, blockNumber: entry.blockNumber }
+}
+
 function applyEntry(engine: Engine, entry: ChainEntry): void {
+  const tx = transactionOf(entry)
   switch (entry.kind) {
-    case 'usdc': return moveUsdc(engine, entry.from, entry.to, entry.amountMicros)
+    case 'usdc': return moveUsdc(engine, entry.from, entry.to, entry.amountMicros, tx)
     case 'shares': return moveShares(engine, entry.from, entry.to, entry.tokenId, entry.amountMicros)
     case 'usdcAllowance': {
       const account = engine.accountOf(entry.from)
-      return setApprovals(engine, account, entry.amountMicros, account.sharesApproved)
+      return setApprovals(engine, account, entry.amountMicros, account.sharesApproved, tx)
     }
     case 'tokenApproval': {
       const account = engine.accountOf(entry.from)
-      return setApprovals(engine, account, account.usdcAllowanceMicros, entry.amountMicros === 1)
+      return setApprovals(engine, account, account.usdcAllowanceMicros, entry.amountMicros === 1, tx)
     }
     case 'allowance': {
-      return setApprovals(engine, engine.accountOf(entry.from), entry.amountMicros, entry.amountMicros > 0)
+      return setApprovals(engine, engine.accountOf(entry.from), entry.amountMicros, entry.amountMicros > 0, tx)
     }
-    case 'split': return splitOnChain(engine, entry.from, entry.tokenId, entry.amountMicros)
-    case 'merge': return mergeOnChain(engine, entry.from, entry.tokenId, entry.amountMicros)
-    case 'redeem': return redeemOnChain(engine, entry.from, entry.tokenId, entry.amountMicros)
+    case 'split': return splitOnChain(engine, entry.from, entry.tokenId, entry.amountMicros, tx)
+    case 'merge': return mergeOnChain(engine, entry.from, entry.tokenId, entry.amountMicros, tx)
+    case 'redeem': return redeemOnChain(engine, entry.from, entry.tokenId, entry.amountMicros, tx)
   }
 }
 
@@ -95,7 +104,8 @@ function applyEntry(engine: Engine, entry: ChainEntry): void {
  * Conditional Tokens split in a resolved market too, and so does the mirror: the collateral still
  * backs the winning supply.
  */
-function splitOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number): void {
+function splitOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number,
+  tx: ChainTransaction | undefined): void {
   const market = engine.tokens.get(tokenId)?.market
   if (market === undefined) return
   const account = engine.accountOf(from)
@@ -103,12 +113,13 @@ function splitOnChain(engine: Engine, from: string, tokenId: string, amountMicro
   if (moved === 0) return
   moveFullSets(engine, account, market, moved)
   market.mintedMicros += moved
-  emitLedger(engine, 'split', account, market.marketId, moved, 0)
+  emitLedger(engine, 'split', account, market.marketId, moved, 0, tx)
   releaseUsdcHolds(engine, account)
 }
 
 /** Full sets back into USDC, of at most the smaller of the two balances the ledger holds. */
-function mergeOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number): void {
+function mergeOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number,
+  tx: ChainTransaction | undefined): void {
   const market = engine.tokens.get(tokenId)?.market
   if (market === undefined) return
   const account = engine.accountOf(from)
@@ -118,7 +129,7 @@ function mergeOnChain(engine: Engine, from: string, tokenId: string, amountMicro
   if (moved === 0) return
   moveFullSets(engine, account, market, -moved)
   market.mergedMicros += moved
-  emitLedger(engine, 'merge', account, market.marketId, moved, 0)
+  emitLedger(engine, 'merge', account, market.marketId, moved, 0, tx)
   releaseShareHolds(engine, account, yes)
   releaseShareHolds(engine, account, no)
 }
@@ -129,7 +140,8 @@ function mergeOnChain(engine: Engine, from: string, tokenId: string, amountMicro
  * engine resolved the market (src/service/admin.ts), so a redemption of a market the engine has
  * not resolved is not Predex's, and is passed over.
  */
-function redeemOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number): void {
+function redeemOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number,
+  tx: ChainTransaction | undefined): void {
   const token = engine.tokens.get(tokenId)
   if (token === undefined || token.market.status !== 'Resolved') return
   const market = token.market
@@ -146,11 +158,12 @@ function redeemOnChain(engine: Engine, from: string, tokenId: string, amountMicr
   market.collateralMicros -= payout
   if (token.isNo) market.redeemedNoMicros += burned
   else market.redeemedYesMicros += burned
-  emitLedger(engine, 'redeem', shares.account, market.marketId, burned, payout)
+  emitLedger(engine, 'redeem', shares.account, market.marketId, burned, payout, tx)
 }
 
 /** '' on either side: USDC minted into the mirror or leaving it. */
-function moveUsdc(engine: Engine, from: string, to: string, amountMicros: number): void {
+function moveUsdc(engine: Engine, from: string, to: string, amountMicros: number,
+  tx: ChainTransaction | undefined): void {
   let moved = amountMicros
   if (from === '') {
     engine.creditedMicros += amountMicros
@@ -168,7 +181,7 @@ function moveUsdc(engine: Engine, from: string, to: string, amountMicros: number
   const receiver = engine.accountOf(to)
   engine.touches.account(receiver)
   receiver.usdcMicros += moved
-  if (from === '') emitLedger(engine, 'credit', receiver, '', moved, 0)
+  if (from === '') emitLedger(engine, 'credit', receiver, '', moved, 0, tx)
 }
 
 /** Outcome tokens between two wallets; tokens of no market listed here are not the ledger's. */
@@ -191,11 +204,13 @@ function moveShares(engine: Engine, from: string, to: string, tokenId: string, a
  * outcome tokens are approved in two contracts), and what no longer fits gives way instead of
  * refusing.
  */
-function setApprovals(engine: Engine, account: Account, allowanceMicros: number, sharesApproved: boolean): void {
+function setApprovals(engine: Engine, account: Account, allowanceMicros: number, sharesApproved: boolean,
+  tx: ChainTransaction | undefined): void {
   engine.touches.account(account)
   account.usdcAllowanceMicros = allowanceMicros
   account.sharesApproved = sharesApproved
-  engine.emit({ type: 'allowance', address: account.address, usdcAllowanceMicros: allowanceMicros, sharesApproved })
+  engine.emit({ type: 'allowance', address: account.address, usdcAllowanceMicros: allowanceMicros, sharesApproved,
+    ...(tx === undefined ? {} : { chainTransaction: tx }) })
   releaseUsdcHolds(engine, account)
   for (const shares of account.shares.values()) releaseShareHolds(engine, account, shares)
 }

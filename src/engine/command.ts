@@ -279,7 +279,8 @@ export interface RevokeApiKey extends Stamped {
  *   `tokenId` (either of its two), or full sets back into USDC, in the Conditional Tokens;
  * - `redeem`: `from` redeemed (burnt) `amountMicros` of token `tokenId` of a resolved market,
  *   and was paid what it wins.
- * Fields a kind does not use are ''.
+ * Fields a kind does not use are ''. `transactionHash` and `blockNumber` name the transaction the fact
+ * is of, for the ledger's records ('' and 0 in journals written before they were kept).
  */
 export interface ChainEntry {
   readonly kind: 'usdc' | 'shares' | 'usdcAllowance' | 'tokenApproval' | 'allowance' | 'split' | 'merge' | 'redeem'
@@ -287,6 +288,8 @@ export interface ChainEntry {
   readonly to: string
   readonly tokenId: string
   readonly amountMicros: number
+  readonly transactionHash: string
+  readonly blockNumber: number
 }
 /**
  * The chain's confirmed facts up to block `toBlock`, mirrored into the ledger in one step. Each

@@ -113,6 +113,14 @@ export interface Allowance {
   readonly address: string
   readonly usdcAllowanceMicros: number
   readonly sharesApproved: boolean
+  /** On a real chain, the transaction that set it (chain-sync.ts); absent on the builtin network. */
+  readonly chainTransaction?: ChainTransaction
+}
+
+/** A real chain's transaction a ledger change is of. */
+export interface ChainTransaction {
+  readonly transactionHash: string
+  readonly blockNumber: number
 }
 
 /** A price level of one token's own book (no implied liquidity) after the command. */
@@ -173,6 +181,8 @@ export interface Ledger {
   readonly amountMicros: number
   /** credit: gas credited; redeem: USDC paid out; otherwise 0. */
   readonly payoutMicros: number
+  /** On a real chain, the transaction it is of (chain-sync.ts); absent on the builtin network. */
+  readonly chainTransaction?: ChainTransaction
 }
 
 export interface ApiKeyChanged {

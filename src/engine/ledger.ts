@@ -9,6 +9,7 @@ import { assert } from '../stdx/assert.js'
 import { Code } from './codes.js'
 import type { Credit, RelayAction } from './command.js'
 import type { Engine } from './engine.js'
+import type { ChainTransaction } from './event.js'
 import type { Market } from './market.js'
 import { BALANCE_MICROS_MAX, SUPPLY_MICROS_MAX } from './limits.js'
 import { isSafeCount, isSafePositive } from './order-shape.js'
@@ -159,6 +160,8 @@ export function emitLedger(
   marketId: string,
   amountMicros: number,
   payoutMicros: number,
+  chainTransaction?: ChainTransaction,
 ): void {
-  engine.emit({ type: 'ledger', action, address: account.address, marketId, amountMicros, payoutMicros })
+  engine.emit({ type: 'ledger', action, address: account.address, marketId, amountMicros, payoutMicros,
+    ...(chainTransaction === undefined ? {} : { chainTransaction }) })
 }

@@ -11,7 +11,8 @@
  * server (read-store.ts), in memory in tests.
  */
 import type { Outcome, Side } from '../engine/command.js'
-import type { CancelReason, EngineEvent, MarketRecord, OrderAccepted, OrderStatus, Trade } from '../engine/event.js'
+import type { CancelReason, ChainTransaction, EngineEvent, MarketRecord, OrderAccepted, OrderStatus, Trade }
+  from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
 import { notionalMicros } from '../engine/units.js'
 import { LIVE_ACTIVITY_TRADES_MAX } from '../limits.js'
@@ -53,6 +54,8 @@ export interface LedgerRecord {
   readonly amountMicros: number
   /** credit: test gas; redeem: USDC paid out; otherwise 0. */
   readonly payoutMicros: number
+  /** On a real chain, the chain's transaction it is of; absent on the builtin network (the command's is it). */
+  readonly chainTransaction?: ChainTransaction
 }
 
 /**
@@ -210,8 +213,10 @@ export class ReadModel {
       case 'bookLevel':
         return this.onBookLevel(event.marketId, event.tokenId, event.side, event.priceMicros, event.sizeMicros)
       case 'ledger':
-        return this.onLedger(seq, event.action, event.address, event.marketId, event.amountMicros, event.payoutMicros)
-      case 'allowance': return this.onLedger(seq, 'approve', event.address, '', event.usdcAllowanceMicros, 0)
+        return this.onLedger(seq, event.action, event.address, event.marketId, event.amountMicros, event.payoutMicros,
+          event.chainTransaction)
+      case 'allowance':
+        return this.onLedger(seq, 'approve', event.address, '', event.usdcAllowanceMicros, 0, event.chainTransaction)
       default: return
     }
   }
@@ -317,9 +322,9 @@ export class ReadModel {
   }
 
   private onLedger(seq: number, action: LedgerRecord['action'], address: string, marketId: string, amountMicros: number,
-    payoutMicros: number): void {
+    payoutMicros: number, chainTransaction: ChainTransaction | undefined): void {
     const record: LedgerRecord = { seq, index: this.ledgerInCommand++, timeMs: this.commandTimeMs, action, address,
-      marketId, amountMicros, payoutMicros }
+      marketId, amountMicros, payoutMicros, ...(chainTransaction === undefined ? {} : { chainTransaction }) }
     this.indexLedger(record)
     this.portfolios.ledger(record)
   }

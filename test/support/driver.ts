@@ -61,7 +61,12 @@ export interface AccountSummary {
 export type OrderGroupCall = 'list' | 'create' | 'update' | 'trigger' | 'reset' | 'delete'
 
 export interface Driver {
-  // --- Setup, through the engine.
+  /**
+   * What stands behind the test network: the engine's own ledger, or a real chain (--chain local),
+   * where a case expects what differs there (a trade settles after it matches; transactions are the chain's).
+   */
+  readonly chain: 'builtin' | 'local'
+  // --- Setup, through the engine (on a real chain, its ledger commands through the chain: test/support/chain-stage.ts).
   /** Submits an engine command; throws if the engine refuses it. */
   command(command: UnstampedCommand): Promise<CommandResult>
   /** A new active market (tick 0.01, minimum size 5, no fee unless `options` say otherwise). */
@@ -70,6 +75,12 @@ export interface Driver {
   trader(usdcMicros?: number): Promise<Trader>
   /** The engine's exact account summary. */
   account(address: string): Promise<AccountSummary>
+  /**
+   * What a wallet does after the relay's approve to sell, merge or redeem its outcome tokens: nothing on
+   * the builtin network (the approve covers them); on a real chain, `setApprovalForAll` of the settling
+   * exchange sent from its own key, paying its own gas (docs/testnet.md, "The relay on a real chain").
+   */
+  approveOutcomeTokens(trader: Trader): Promise<{ transactionHash: string } | null>
   /** Stops Predex and starts it again on the same data. */
   restart(): Promise<void>
 

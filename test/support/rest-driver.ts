@@ -21,22 +21,29 @@ const USER_READ_PATHS: Readonly<Record<UserRead, string>> = {
   balances: '/balances', redemptions: '/redemptions', events: '/events',
 }
 
-export async function startRestDriver(): Promise<Driver> {
-  return new RestDriver(await startServer())
+/** `chain: 'local'`: a real chain behind the test network, the stage set on it (test/support/chain-stage.ts). */
+export async function startRestDriver(options: { chain?: 'local' } = {}): Promise<Driver> {
+  return new RestDriver(await startServer(options))
 }
 
 /** Exported so that another face's driver can run on the same server and leave to REST what its face lacks. */
 export class RestDriver implements Driver {
   constructor(protected server: TestServer) {}
 
+  get chain(): Driver['chain'] {
+    return this.server.chain
+  }
+
   command: Driver['command'] = (command) => this.server.command(command)
   createMarket: Driver['createMarket'] = (options) => this.server.createMarket(options)
   trader: Driver['trader'] = (usdcMicros) => this.server.trader(usdcMicros)
   account: Driver['account'] = (address) => this.server.account(address)
+  approveOutcomeTokens: Driver['approveOutcomeTokens'] = (trader) => this.server.approveOutcomeTokens(trader.address)
 
   async restart(): Promise<void> {
     await this.server.predex.stop()
-    this.server = await startServer({ dataDir: this.server.dataDir })
+    this.server = await startServer({ dataDir: this.server.dataDir,
+      ...(this.server.chain === 'local' ? { chain: 'local' as const } : {}) })
   }
 
   stop(): Promise<void> {

@@ -31,6 +31,19 @@ function tampered(signed: SignedOrder): SignedOrder {
 
 type Placed = Reply & { readonly signed: SignedOrder }
 
+const SETTLED_WAIT_MS_MAX = 30_000
+
+/** On a real chain: waits until every trade of `trader` is CONFIRMED on chain (at most SETTLED_WAIT_MS_MAX). */
+async function settled(d: Driver, trader: Trader): Promise<void> {
+  const deadline = Date.now() + SETTLED_WAIT_MS_MAX
+  for (;;) {
+    const trades = (await d.trades(trader)).body.data as { status: string }[]
+    if (trades.every((trade) => trade.status === 'CONFIRMED')) return
+    if (Date.now() > deadline) throw new Error(`trades not settled: ${trades.map((trade) => trade.status).join(', ')}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
 /**
  * The trading story's cast (two markets, Alice and Bob with 1 000 USDC each, Bob with 200 Yes
  * and No of the first market) and its steps, in the order they happen. A step that answers
@@ -800,6 +813,8 @@ export const tradingCases: readonly ContractCase[] = [
         book: { ...(await d.tokenRead('unifiedBook', { token_id: market.noTokenId })).body, timestamp: '', hash: '' },
         balance: (await d.balance(alice, { asset_type: 'COLLATERAL' })).body,
       })
+      // On a real chain trades settle after they match: read once they have, or the restart is not what changed them.
+      if (d.chain === 'local') await settled(d, bob)
       const before = await reads()
       t.equal(before.orders[0].status, 'MATCHED')
       await d.restart()

@@ -18,24 +18,27 @@ const alice = addressOf(1)
 const bob = addressOf(2)
 const UNLIMITED = Number.MAX_SAFE_INTEGER
 
+/** Entries of no transaction, as journals before facts named theirs (the ledger events then name none). */
+const NO_TX = { transactionHash: '', blockNumber: 0 }
+
 function usdc(from: string, to: string, amountMicros: number): ChainEntry {
-  return { kind: 'usdc', from, to, tokenId: '', amountMicros }
+  return { kind: 'usdc', from, to, tokenId: '', amountMicros, ...NO_TX }
 }
 
 function shares(from: string, to: string, tokenId: string, amountMicros: number): ChainEntry {
-  return { kind: 'shares', from, to, tokenId, amountMicros }
+  return { kind: 'shares', from, to, tokenId, amountMicros, ...NO_TX }
 }
 
 function allowance(owner: string, amountMicros: number): ChainEntry {
-  return { kind: 'usdcAllowance', from: owner, to: '', tokenId: '', amountMicros }
+  return { kind: 'usdcAllowance', from: owner, to: '', tokenId: '', amountMicros, ...NO_TX }
 }
 
 function tokenApproval(owner: string, approved: boolean): ChainEntry {
-  return { kind: 'tokenApproval', from: owner, to: '', tokenId: '', amountMicros: approved ? 1 : 0 }
+  return { kind: 'tokenApproval', from: owner, to: '', tokenId: '', amountMicros: approved ? 1 : 0, ...NO_TX }
 }
 
 function ctf(kind: 'split' | 'merge' | 'redeem', holder: string, tokenId: string, amountMicros: number): ChainEntry {
-  return { kind, from: holder, to: '', tokenId, amountMicros }
+  return { kind, from: holder, to: '', tokenId, amountMicros, ...NO_TX }
 }
 
 function accountOf(h: Harness, address: string) {
@@ -88,7 +91,9 @@ t.test('a sync not past the last block, or malformed, changes nothing', async (t
     [ctf('merge', alice, '', USDC)],
     [{ ...ctf('redeem', alice, 'm1-yes', USDC), to: bob }],
     [ctf('split', alice, 'm1-yes', 0)],
-    [{ kind: 'gas', from: '', to: alice, tokenId: '', amountMicros: 1 } as unknown as ChainEntry],
+    [{ kind: 'gas', from: '', to: alice, tokenId: '', amountMicros: 1, ...NO_TX } as unknown as ChainEntry],
+    [{ ...usdc('', alice, USDC), transactionHash: 5 } as unknown as ChainEntry],
+    [{ ...usdc('', alice, USDC), blockNumber: -1 }],
   ]
   for (const [i, entries] of bad.entries()) {
     const applied = sync(h, 11, [usdc('', bob, USDC), ...entries])
@@ -162,7 +167,8 @@ t.test('USDC allowance and outcome-token approval are set on their own; what no 
 
 t.test('an allowance entry of an older journal sets both approvals, as it did when it was written', async (t) => {
   const h = new Harness()
-  const legacy = (amountMicros: number): ChainEntry => ({ kind: 'allowance', from: alice, to: '', tokenId: '', amountMicros })
+  const legacy = (amountMicros: number): ChainEntry =>
+    ({ kind: 'allowance', from: alice, to: '', tokenId: '', amountMicros, ...NO_TX })
   sync(h, 1, [usdc('', alice, 20 * USDC), legacy(UNLIMITED)])
   t.equal(accountOf(h, alice)?.sharesApproved, true)
   sync(h, 2, [legacy(0)])
@@ -209,6 +215,19 @@ t.test('redemptions on chain pay the winning token only, once the engine resolve
   t.equal(accountOf(h, alice)?.usdcMicros, 10 * USDC, 'No won: its 10 paid out, the 4 Yes burnt for nothing')
   t.strictSame(Harness.eventsOf(sync(h, 4, [ctf('redeem', alice, no, USDC)]), 'ledger'), [],
     'nothing left to burn: nothing happens')
+})
+
+t.test('a fact\'s transaction is in the ledger and allowance events it makes, for the ledger\'s records', async (t) => {
+  const h = new Harness()
+  const { yes } = h.market()
+  const tx = { transactionHash: `0x${'cd'.repeat(32)}`, blockNumber: 17 }
+  const synced = sync(h, 20, [{ ...usdc('', alice, 5 * USDC), ...tx }, { ...allowance(alice, USDC), ...tx },
+    { ...ctf('split', alice, yes, USDC), ...tx }])
+  t.strictSame(Harness.eventsOf(synced, 'ledger').map((e) => [e.action, e.chainTransaction]),
+    [['credit', tx], ['split', tx]])
+  t.strictSame(Harness.eventsOf(synced, 'allowance').map((e) => e.chainTransaction), [tx])
+  t.notOk('chainTransaction' in Harness.eventsOf(sync(h, 21, [usdc('', alice, USDC)]), 'ledger')[0]!,
+    'none for a fact journaled before facts named their transaction')
 })
 
 t.test('the chain block is in the snapshot (version 6) and survives a round trip; without a chain, no change', async (t) => {

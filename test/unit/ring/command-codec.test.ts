@@ -35,15 +35,35 @@ t.test('every workload command round-trips', (t) => {
   t.end()
 })
 
-t.test('chainSync: its entries round-trip, every kind and field', (t) => {
+t.test('chainSync: its entries round-trip, every kind and field; entries journaled before their transaction decode', (t) => {
+  const tx = { transactionHash: `0x${'ab'.repeat(32)}`, blockNumber: 1233 }
   const command: Command = { kind: 'chainSync', seq: 9, timeMs: 1_700_000_000_000, toBlock: 1234, entries: [
-    { kind: 'usdc', from: '', to: '0xabc', tokenId: '', amountMicros: 5_000_000 },
-    { kind: 'shares', from: '0xabc', to: '0xdef', tokenId: '123456789012345678901234567890', amountMicros: 1 },
-    { kind: 'allowance', from: '0xabc', to: '', tokenId: '', amountMicros: Number.MAX_SAFE_INTEGER },
+    { kind: 'usdc', from: '', to: '0xabc', tokenId: '', amountMicros: 5_000_000, ...tx },
+    { kind: 'shares', from: '0xabc', to: '0xdef', tokenId: '123456789012345678901234567890', amountMicros: 1, ...tx },
+    { kind: 'usdcAllowance', from: '0xabc', to: '', tokenId: '', amountMicros: Number.MAX_SAFE_INTEGER, ...tx },
+    { kind: 'tokenApproval', from: '0xabc', to: '', tokenId: '', amountMicros: 1, ...tx },
+    { kind: 'split', from: '0xabc', to: '', tokenId: '42', amountMicros: 3, transactionHash: '', blockNumber: 0 },
   ] }
-  t.strictSame(sortKeys(decodeStampedCommand(encodeStampedCommand(command))), sortKeys(command))
+  const bytes = encodeStampedCommand(command)
+  t.equal(bytes[2], 32, 'written with tag 32, entries with their transaction')
+  t.strictSame(sortKeys(decodeStampedCommand(bytes)), sortKeys(command))
   const empty: Command = { kind: 'chainSync', seq: 10, timeMs: 1_700_000_000_001, toBlock: 1235, entries: [] }
   t.strictSame(sortKeys(decodeStampedCommand(encodeStampedCommand(empty))), sortKeys(empty))
+  // Tag 31, by hand: seq, time, the tag, toBlock (a number leaf), then each entry's five leaves.
+  const w = new ByteWriter()
+  for (const value of [9, 2, 31]) w.uint(value)
+  w.uint(1)
+  w.float64(1234)
+  w.uint(1)
+  for (const value of ['allowance', '0xabc', '', '']) {
+    w.uint(0)
+    w.string(value)
+  }
+  w.uint(1)
+  w.float64(7)
+  t.strictSame(decodeStampedCommand(w.finish()), { kind: 'chainSync', seq: 9, timeMs: 2, toBlock: 1234, entries: [
+    { kind: 'allowance', from: '0xabc', to: '', tokenId: '', amountMicros: 7, transactionHash: '', blockNumber: 0 },
+  ] }, 'tag 31 decodes, with no transaction')
   t.end()
 })
 

@@ -16,7 +16,8 @@ import type { Milestone } from '../../../read/portfolio.js'
 import * as users from '../../../service/users.js'
 
 function eventInfo(context: ServiceContext, record: LedgerRecord): Record<string, unknown> {
-  const { transactionHash, blockNumber } = transactionOf(context.chainId, record.seq)
+  // On a real chain, the chain's transaction; on the builtin network, the command's.
+  const { transactionHash, blockNumber } = record.chainTransaction ?? transactionOf(context.chainId, record.seq)
   const market = record.marketId === '' ? undefined : context.read.markets.get(record.marketId)
   return {
     transaction_hash: transactionHash, block_number: blockNumber, log_index: record.index, action: record.action,

@@ -37,7 +37,7 @@ t.test('every workload command round-trips', (t) => {
 
 t.test('chainSync: its entries round-trip, every kind and field; entries journaled before their transaction decode', (t) => {
   const tx = { transactionHash: `0x${'ab'.repeat(32)}`, blockNumber: 1233 }
-  const command: Command = { kind: 'chainSync', seq: 9, timeMs: 1_700_000_000_000, toBlock: 1234, entries: [
+  const command: Command = { kind: 'chainSync', seq: 9, timeMs: 2, toBlock: 1234, entries: [
     { kind: 'usdc', from: '', to: '0xabc', tokenId: '', amountMicros: 5_000_000, ...tx },
     { kind: 'shares', from: '0xabc', to: '0xdef', tokenId: '123456789012345678901234567890', amountMicros: 1, ...tx },
     { kind: 'usdcAllowance', from: '0xabc', to: '', tokenId: '', amountMicros: Number.MAX_SAFE_INTEGER, ...tx },
@@ -45,7 +45,7 @@ t.test('chainSync: its entries round-trip, every kind and field; entries journal
     { kind: 'split', from: '0xabc', to: '', tokenId: '42', amountMicros: 3, transactionHash: '', blockNumber: 0 },
   ] }
   const bytes = encodeStampedCommand(command)
-  t.equal(bytes[2], 32, 'written with tag 32, entries with their transaction')
+  t.equal(bytes[2], 32, 'written with tag 32 (after seq 9 and time 2), entries with their transaction')
   t.strictSame(sortKeys(decodeStampedCommand(bytes)), sortKeys(command))
   const empty: Command = { kind: 'chainSync', seq: 10, timeMs: 1_700_000_000_001, toBlock: 1235, entries: [] }
   t.strictSame(sortKeys(decodeStampedCommand(encodeStampedCommand(empty))), sortKeys(empty))

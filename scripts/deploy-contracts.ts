@@ -18,6 +18,7 @@ import { deployContracts } from '../src/chain/contract-deployment.js'
 import { rpcTransport, viemChainOf } from '../src/chain/node-chain.js'
 import { operatorKeyOf } from '../src/chain/rpc-chain.js'
 import { CHAINS } from '../src/crypto/contracts.js'
+import { CHAIN_POLL_MS } from '../src/limits.js'
 
 const USAGE = 'usage: npm run deploy:contracts -- --rpc-url URL --chain-id 80002|137 --operator-key-file KEY [--out FILE]'
 
@@ -40,7 +41,7 @@ async function main(): Promise<number> {
   try {
     const chain = viemChainOf(rpcUrl, chainId)
     const transport = rpcTransport(rpcUrl)
-    const client = createPublicClient({ chain, transport })
+    const client = createPublicClient({ chain, transport, pollingInterval: CHAIN_POLL_MS })
     if (await client.getChainId() !== chainId) throw new Error(`${rpcUrl} is not chain ${chainId}`)
     const deployer = createWalletClient({ chain, transport, account: privateKeyToAccount(operatorKeyOf(keyFile)) })
     const text = JSON.stringify(await deployContracts(client, deployer, chainId), null, 2) + '\n'

@@ -347,7 +347,7 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
   },
   CHAIN_REVERTED: {
     contract: 'the contract that refused, by role: `exchange`',
-    error: 'its error\'s name (`Error` for a `require` message), for example `RelayNonceMismatch`',
+    errorName: 'its error\'s name (`Error` for a `require` message), for example `UnknownCondition`',
     reason: 'its message',
   },
   TOKENS_NOT_APPROVED: {

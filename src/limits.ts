@@ -791,6 +791,8 @@ export const SETTLEMENT_MINED_RECHECK_MS = 30_000
 export const CHAIN_RETRY_AFTER_SECONDS = 5
 /** How often a wait for a transaction's receipt asks the chain. */
 export const CHAIN_POLL_MS = 100
+/** How long npm run deploy:contracts waits for each transaction's receipt before it fails, not hangs. */
+export const CHAIN_DEPLOY_RECEIPT_WAIT_MS = 120_000
 
 assert(API_KEY_CHARS_MAX >= 36, 'a UUID fits')
 assert(AUTH_CLAIM_CHARS_MAX >= 42, 'a wallet address fits')

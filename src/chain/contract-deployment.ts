@@ -10,6 +10,7 @@
 import { getContractAddress, type Address, type Hex, type PublicClient, type WalletClient, type Account,
   type Chain as ViemChain, type Transport } from 'viem'
 import { contractsOf } from '../crypto/contracts.js'
+import { CHAIN_DEPLOY_RECEIPT_WAIT_MS } from '../limits.js'
 import { artifactOf } from './artifacts.js'
 import { exchangeAddresses } from './contract-placement.js'
 import type { DeploymentFile } from './deployment.js'
@@ -32,7 +33,7 @@ export async function deployContracts(client: PublicClient, deployer: WalletClie
   ]
   const expected: Address[] = [conditionalTokens!, collateral!, settler!]
   for (const [i, hash] of sent.entries()) {
-    const receipt = await client.waitForTransactionReceipt({ hash })
+    const receipt = await client.waitForTransactionReceipt({ hash, timeout: CHAIN_DEPLOY_RECEIPT_WAIT_MS })
     if (receipt.status !== 'success' || receipt.contractAddress?.toLowerCase() !== expected[i]!.toLowerCase()) {
       throw new Error(`deployment ${hash} did not create ${expected[i]} `
         + '(another transaction of the key got in between?)')

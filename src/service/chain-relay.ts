@@ -96,7 +96,7 @@ function revertError(refused: Extract<RelayCallResult, { ok: false }>): PredexEr
       { deadlineSec: first, nowSec: second })
   }
   return new PredexError(ApiCode.CHAIN_REVERTED, `the exchange refused the relay message: ${refused.reason}`,
-    { contract: 'exchange', error: refused.errorName, reason: refused.reason })
+    { contract: 'exchange', errorName: refused.errorName, reason: refused.reason })
 }
 
 /** Waits until the ledger has followed the chain past `blockNumber`, at most CHAIN_LEDGER_WAIT_MS; false if not. */

@@ -293,14 +293,17 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         "properties": {
           "kind": {
             "type": "string",
-            "const": "local"
+            "enum": [
+              "local",
+              "rpc"
+            ]
           },
           "rpc_url": {
             "type": [
               "string",
               "null"
             ],
-            "description": "Its JSON-RPC URL (loopback for a local chain)."
+            "description": "Its JSON-RPC URL (loopback for a local chain, --chain-rpc-url for an external one)."
           },
           "chain_id": {
             "type": [

@@ -98,6 +98,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   }
   const command = stage === null ? engineCommand : onChain(stage, engineCommand)
   const fund = async (address: string, usdcMicros: number): Promise<void> => {
+    if (stage !== null) return stage.fund(address, usdcMicros)
     await command({ kind: 'credit', address, usdcMicros, gasMicros: 0 })
     await command({ kind: 'approve', address, usdcAllowanceMicros: Number.MAX_SAFE_INTEGER })
   }

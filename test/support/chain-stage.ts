@@ -50,15 +50,26 @@ export class ChainStage {
    * unlimited), and for its outcome tokens when that is not 0: the builtin `approve`, as two transactions.
    */
   async approve(address: string, usdcAllowanceMicros: number): Promise<void> {
+    await this.sent(await this.approvals(address, usdcAllowanceMicros))
+  }
+
+  /** A mint and the wallet's unlimited approvals, sent together and awaited once (most stages begin so). */
+  async fund(address: string, usdcMicros: number): Promise<void> {
+    const mint = await this.clients.operator.writeContract({ address: this.clients.contracts.collateral as Address,
+      abi: artifactOf('TestUSDC').abi, functionName: 'mint', args: [address as Address, BigInt(usdcMicros)] })
+    await this.sent([mint, ...await this.approvals(address, Number.MAX_SAFE_INTEGER)])
+  }
+
+  private async approvals(address: string, usdcAllowanceMicros: number): Promise<Hex[]> {
     const wallet = await this.walletOf(address)
     const amount = usdcAllowanceMicros >= Number.MAX_SAFE_INTEGER ? maxUint256 : BigInt(usdcAllowanceMicros)
     const settler = settlerOf(this.clients.contracts)
-    await this.sent([
+    return [
       await wallet.writeContract({ address: this.clients.contracts.collateral as Address, abi: artifactOf('TestUSDC').abi,
         functionName: 'approve', args: [settler, amount] }),
       await wallet.writeContract({ address: this.clients.contracts.conditionalTokens as Address,
         abi: artifactOf('ConditionalTokens').abi, functionName: 'setApprovalForAll', args: [settler, amount > 0n] }),
-    ])
+    ]
   }
 
   /** The wallet approves the settling exchange for its outcome tokens (its own transaction and gas); its hash. */
@@ -111,8 +122,8 @@ export class ChainStage {
   /** Waits for the transactions' receipts, then until the ledger has followed their blocks. */
   private async sent(hashes: readonly Hex[]): Promise<void> {
     await waitForSuccess(this.clients, hashes)
-    const receipt = await this.clients.client.getTransactionReceipt({ hash: hashes.at(-1)! })
-    const block = Number(receipt.blockNumber)
+    const receipts = await Promise.all(hashes.map((hash) => this.clients.client.getTransactionReceipt({ hash })))
+    const block = Math.max(...receipts.map((receipt) => Number(receipt.blockNumber)))
     const deadline = Date.now() + MIRROR_WAIT_MS_MAX
     while ((this.context.chain.status().follower?.syncedBlock ?? 0) < block) {
       if (Date.now() > deadline) throw new Error(`the ledger did not follow block ${block} within ${MIRROR_WAIT_MS_MAX} ms`)

@@ -364,6 +364,8 @@ export const RATE_LIMIT_KEYS_MAX = 100_000
  * for its transaction's receipt.
  */
 export const CHAIN_LEDGER_WAIT_MS = 30_000
+/** How often such an answer looks whether the ledger has followed (an in-memory read). */
+export const CHAIN_LEDGER_POLL_MS = 50
 /** Test gas a new address receives with its first faucet credit (0.1 ETH, in 10^-6 units). */
 export const FAUCET_GAS_MICROS = 100_000
 /**

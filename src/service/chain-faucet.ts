@@ -9,13 +9,12 @@ import type { Address } from 'viem'
 import { artifactOf } from '../chain/artifacts.js'
 import { waitForSuccess } from '../chain/chain-markets.js'
 import type { ChainClients } from '../chain/node-chain.js'
-import { CHAIN_LEDGER_WAIT_MS, FAUCET_GAS_MICROS } from '../limits.js'
+import { CHAIN_LEDGER_POLL_MS, CHAIN_LEDGER_WAIT_MS, FAUCET_GAS_MICROS } from '../limits.js'
 import { onChain } from './chain-call.js'
 import type { ServiceContext } from './context.js'
 import type { FaucetReceipt } from './testnet.js'
 
 const WEI_PER_MICRO = 10n ** 12n
-const LEDGER_POLL_MS = 50
 
 export function faucetOnChain(context: ServiceContext, clients: ChainClients, address: string,
   usdcMicros: number): Promise<FaucetReceipt> {
@@ -53,6 +52,6 @@ function creditsOf(context: ServiceContext, address: string): number {
 async function ledgerCredited(context: ServiceContext, address: string, before: number): Promise<void> {
   const deadline = context.nowMs() + CHAIN_LEDGER_WAIT_MS
   while (creditsOf(context, address) <= before && context.nowMs() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, LEDGER_POLL_MS))
+    await new Promise((resolve) => setTimeout(resolve, CHAIN_LEDGER_POLL_MS))
   }
 }

@@ -21,13 +21,12 @@ import { checkFreeFunds, checkRedeemable, checkUsdcApproval } from '../engine/ru
 import type { AccountSummary } from '../engine/summary.js'
 import type { Rejection } from '../engine/result.js'
 import { ApiCode, PredexError } from '../errors.js'
-import { CHAIN_LEDGER_WAIT_MS } from '../limits.js'
+import { CHAIN_LEDGER_POLL_MS, CHAIN_LEDGER_WAIT_MS } from '../limits.js'
 import { accountOf } from './account.js'
 import { onChain } from './chain-call.js'
 import type { ServiceContext } from './context.js'
 import type { RelayOutcome, RelayRequest } from './testnet.js'
 
-const LEDGER_POLL_MS = 50
 
 /** The owner's next relay nonce, as the settling exchange counts it. */
 export function relayNonceOnChainOf(clients: ChainClients, owner: string): Promise<number> {
@@ -103,6 +102,6 @@ function revertError(refused: Extract<RelayCallResult, { ok: false }>): PredexEr
 async function ledgerFollowed(context: ServiceContext, blockNumber: number): Promise<boolean> {
   const deadline = context.nowMs() + CHAIN_LEDGER_WAIT_MS
   const followed = (): boolean => (context.chain.status().follower?.syncedBlock ?? 0) >= blockNumber
-  while (!followed() && context.nowMs() < deadline) await new Promise((resolve) => setTimeout(resolve, LEDGER_POLL_MS))
+  while (!followed() && context.nowMs() < deadline) await new Promise((resolve) => setTimeout(resolve, CHAIN_LEDGER_POLL_MS))
   return followed()
 }

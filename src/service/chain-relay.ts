@@ -102,6 +102,8 @@ function revertError(refused: Extract<RelayCallResult, { ok: false }>): PredexEr
 async function ledgerFollowed(context: ServiceContext, blockNumber: number): Promise<boolean> {
   const deadline = context.nowMs() + CHAIN_LEDGER_WAIT_MS
   const followed = (): boolean => (context.chain.status().follower?.syncedBlock ?? 0) >= blockNumber
-  while (!followed() && context.nowMs() < deadline) await new Promise((resolve) => setTimeout(resolve, CHAIN_LEDGER_POLL_MS))
+  while (!followed() && context.nowMs() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, CHAIN_LEDGER_POLL_MS))
+  }
   return followed()
 }

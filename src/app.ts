@@ -179,7 +179,10 @@ async function followChain(parts: { config: Config; context: ServiceContext; cha
   if (chain.clients === null || settlement === null) return null
   const unregister = fanOut.register(settlement)
   opened.add(unregister)
-  await settlement.resume(config.dataDir, context.read.seq)
+  await settlement.resume(config.dataDir, context.read.seq, (orderId) => {
+    const order = context.read.order(orderId)
+    return order !== undefined && order.status !== 'LIVE'
+  })
   const { ChainMirror } = await import('./service/chain-mirror.js')
   const mirror = await ChainMirror.start(context, chain, (trades) => settlement.confirmed(trades))
   if (mirror !== null) opened.add(() => mirror.stop())

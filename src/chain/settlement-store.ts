@@ -2,7 +2,8 @@
  * What settlement on a real chain must keep across a restart (`<data-dir>/chain/settlement`,
  * LMDB), beside the engine's journal:
  * - each order's signature and signed struct, kept (and flushed) before the order reaches the
- *   engine, since a trade settles on chain only against the orders its makers signed;
+ *   engine, since a trade settles on chain only against the orders its makers signed, until the
+ *   order has ended and its trades are final (src/service/order-retention.ts);
  * - each trade's settlement: its amounts, its status (MATCHED, MINED, CONFIRMED, RETRYING or
  *   FAILED) and its transaction;
  * - the last journal seq whose trades it has, so that a restart catches up on the trades of
@@ -56,14 +57,17 @@ export class SettlementStore {
     /** The trades not CONFIRMED nor FAILED (so that a restart reads them, not the whole history). */
     private readonly open: Database<true, string>,
     private readonly meta: Database<number, string>,
+    /** Kept orders that have ended while some trade of theirs was not final yet. */
+    private readonly ended: Database<true, string>,
   ) {}
 
   static open(dataDir: string): SettlementStore {
     const dir = join(dataDir, 'chain', 'settlement')
     mkdirSync(dir, { recursive: true, mode: 0o700 })
-    const root = open({ path: dir, noSubdir: false, maxDbs: 5 })
+    const root = open({ path: dir, noSubdir: false, maxDbs: 6 })
     return new SettlementStore(root, root.openDB({ name: 'orders' }), root.openDB({ name: 'trades' }),
-      root.openDB({ name: 'byChainId' }), root.openDB({ name: 'open' }), root.openDB({ name: 'meta' }))
+      root.openDB({ name: 'byChainId' }), root.openDB({ name: 'open' }), root.openDB({ name: 'meta' }),
+      root.openDB({ name: 'ended' }))
   }
 
   /** Keeps a signed order, durably, before it goes to the engine. */
@@ -75,6 +79,28 @@ export class SettlementStore {
 
   order(orderId: string): KeptOrder | undefined {
     return this.orders.get(orderId)
+  }
+
+  /** Every kept order's id (a sweep's walk: a read snapshot, safe while orders change). */
+  keptOrderIds(): Iterable<string> {
+    return this.orders.getKeys()
+  }
+
+  /** An ended order whose trades are not all final: kept until they are. */
+  async markEnded(orderId: string): Promise<void> {
+    if (this.orders.get(orderId) !== undefined) await this.ended.put(orderId, true)
+  }
+
+  isMarkedEnded(orderId: string): boolean {
+    return this.ended.get(orderId) === true
+  }
+
+  /** An order settlement no longer needs: ended, and every trade of it final. */
+  async forgetOrder(orderId: string): Promise<void> {
+    await this.root.transaction(() => {
+      void this.orders.remove(orderId)
+      void this.ended.remove(orderId)
+    })
   }
 
   trade(tradeId: string): SettlementRecord | undefined {

@@ -22,7 +22,7 @@ import { artifactOf } from '../chain/artifacts.js'
 import type { SettledTrade } from '../chain/chain-facts.js'
 import { exchangeOrderOf, settlerOf, type ExchangeTrade } from '../chain/exchange-orders.js'
 import type { ChainClients } from '../chain/node-chain.js'
-import { SettlementStore, type SettlementRecord, type SettlementStatus } from '../chain/settlement-store.js'
+import { isFinal, SettlementStore, type SettlementRecord, type SettlementStatus } from '../chain/settlement-store.js'
 import type { AnyOrderStruct } from '../crypto/eip712.js'
 import type { EngineEvent, Trade } from '../engine/event.js'
 import type { Outcome } from '../host/messages.js'
@@ -30,6 +30,7 @@ import { CHAIN_CONFIRMATIONS, SETTLEMENT_BATCH_MAX, SETTLEMENT_MINED_RECHECK_MS 
 import type { Log } from '../log.js'
 import { catchUp } from '../read/catch-up.js'
 import { firstLineOf } from '../stdx/error-text.js'
+import { OrderRetention } from './order-retention.js'
 
 const MICROS = 1_000_000n
 const TRADE_SETTLED = getAbiItem({ abi: artifactOf('PredexExchange').abi, name: 'TradeSettled' }) as AbiEvent
@@ -51,8 +52,12 @@ export class Settlement {
   /** Told of each change of a trade's status after the match (the user WebSocket channel pushes it). */
   private readonly listeners = new Set<(tradeId: string) => void>()
 
+  /** Which kept orders are still needed: the rest are forgotten (order-retention.ts). */
+  private readonly retention: OrderRetention
+
   private constructor(private readonly clients: ChainClients, readonly store: SettlementStore,
     private readonly nowMs: () => number, private readonly log: Log) {
+    this.retention = new OrderRetention(store)
     this.timer = setInterval(() => void this.step(), clients.blockMs)
     this.timer.unref()
   }
@@ -75,11 +80,17 @@ export class Settlement {
 
   /**
    * From the journal's last seq the store has up to `seq` (what the read model has now: what comes
-   * after reaches `publish`), then every trade not known settled is asked of the exchange.
+   * after reaches `publish`), then the kept orders that `hasEnded` (the read model) says ended are
+   * forgotten unless a trade of theirs is not final, then every trade not known settled is asked
+   * of the exchange.
    */
-  async resume(dataDir: string, seq: number): Promise<void> {
+  async resume(dataDir: string, seq: number, hasEnded: (orderId: string) => boolean): Promise<void> {
     // First in the recording chain: the outcomes published from now on are recorded after it.
-    this.recording = this.recording.then(() => this.catchUpTo(dataDir, seq))
+    this.recording = this.recording.then(async () => {
+      await this.catchUpTo(dataDir, seq)
+      const forgotten = await this.retention.sweep(hasEnded)
+      if (forgotten > 0) this.log.info('settlement: signed orders of ended orders forgotten', { forgotten })
+    })
     await this.recording
     try {
       for (const record of this.store.unsettled()) await this.recheck(record)
@@ -95,20 +106,25 @@ export class Settlement {
       await this.store.setLastSeq(seq) // a data directory new to a real chain: no trade of it was ever on chain
       return
     }
-    const found: SeqTrade[] = []
-    catchUp(dataDir, { seq: this.store.lastSeq(), apply: (at, events) => found.push(...tradesOf(at, events)) }, seq)
-    for (const { trade, at } of found) await this.record(trade, at)
+    const found: { seq: number; events: readonly EngineEvent[] }[] = []
+    catchUp(dataDir, { seq: this.store.lastSeq(), apply: (at, events) => found.push({ seq: at, events }) }, seq)
+    for (const applied of found) await this.applied(applied.seq, applied.events)
     await this.store.setLastSeq(seq)
   }
 
   publish(outcomes: readonly Outcome[]): void {
     if (this.stopped) return
-    const trades = outcomes.flatMap((outcome) => tradesOf(outcome.seq, outcome.events))
     const seq = outcomes.at(-1)?.seq ?? 0
     this.recording = this.recording.then(async () => {
-      for (const { trade, at } of trades) await this.record(trade, at)
+      for (const outcome of outcomes) await this.applied(outcome.seq, outcome.events)
       await this.store.setLastSeq(seq)
     }).catch((error: unknown) => this.log.error('settlement: recording trades failed', { err: error }))
+  }
+
+  /** A command's trades recorded, then the orders it ended let go of (a trade comes before its order's end). */
+  private async applied(seq: number, events: readonly EngineEvent[]): Promise<void> {
+    for (const { trade, at } of tradesOf(seq, events)) await this.record(trade, at)
+    await this.retention.eventsApplied(events)
   }
 
   /** Calls `listener` with the trade id of each status change after the match; returns its removal. */
@@ -155,6 +171,7 @@ export class Settlement {
       status: 'MATCHED', transactionHash: null, blockNumber: null, reason: null, attempts: 0, updatedMs: trade.timeMs,
     }
     await this.store.putTrade(record)
+    this.retention.tradeRecorded(record)
   }
 
   /**
@@ -268,6 +285,7 @@ export class Settlement {
     const current = this.store.trade(record.tradeId) ?? record
     if (current.status === 'CONFIRMED') return // the chain's last word
     await this.store.putTrade({ ...current, ...changes, status, updatedMs: this.nowMs() })
+    if (!isFinal(current.status) && isFinal(status)) await this.retention.tradeFinal(current)
     if (status === current.status) return
     for (const listener of this.listeners) {
       try {

@@ -2,7 +2,8 @@
  * After a restart, settlement asks the exchange about each trade it had not seen CONFIRMED (issue
  * 35 point 4): a trade the exchange settled in a block the chain mirror has already passed (so
  * the mirror will not report it again) is CONFIRMED from the exchange's own log, with its
- * transaction; a trade the exchange never settled is sent again. Against a real anvil, with the
+ * transaction; a trade the exchange never settled is sent again. The signed orders kept are
+ * forgotten once they ended and their trades are final, not before. Against a real anvil, with the
  * settlement store of a stopped server as it would be found. Bounded: anvil is stopped by the test.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -52,9 +53,11 @@ t.test('a trade settled in a block already passed is CONFIRMED from the exchange
   const dataDir = mkdtempSync(join(tmpdir(), 'predex-settlement-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const store = SettlementStore.open(dataDir)
-  for (const [order, signed] of [[aliceYes.orderId, aliceYes], [bobNo.orderId, bobNo], [aliceMore.orderId, aliceMore],
-    [bobMore.orderId, bobMore]] as const) {
-    await store.keepOrder(order, { struct: signed.order, signature: signed.signature, negRisk: false })
+  // Two more kept orders, of no trade: one ended (cancelled) while nothing forgot it, one still resting.
+  const cancelled = signLimitOrder(alice, TERMS, { tokenId: market.yesTokenId, side: 'BUY', price: '0.10', size: '5' })
+  const resting = signLimitOrder(bob, TERMS, { tokenId: market.noTokenId, side: 'BUY', price: '0.10', size: '5' })
+  for (const signed of [aliceYes, bobNo, aliceMore, bobMore, cancelled, resting]) {
+    await store.keepOrder(signed.orderId, { struct: signed.order, signature: signed.signature, negRisk: false })
   }
   const base = { seq: 7, sizeMicros: 0, takerCollateralMicros: 0, makerCollateralMicros: 0, feeMicros: 0,
     transactionHash: null, blockNumber: null, reason: null, attempts: 1, updatedMs: 0 }
@@ -71,7 +74,7 @@ t.test('a trade settled in a block already passed is CONFIRMED from the exchange
 
   const settlement = Settlement.open(chain, dataDir, () => Date.now(), SILENT_LOG)
   t.teardown(() => settlement.stop())
-  await settlement.resume(dataDir, 7)
+  await settlement.resume(dataDir, 7, (orderId) => orderId !== resting.orderId) // the read model's word
   const first = settlement.of('trade-1', 0)
   t.equal(first.status, 'CONFIRMED', 'confirmed from the exchange\'s log')
   t.equal(first.transactionHash, settledHash, 'with the transaction that settled it')
@@ -79,4 +82,11 @@ t.test('a trade settled in a block already passed is CONFIRMED from the exchange
   t.ok(second.status === 'MINED' || second.status === 'CONFIRMED', `the unsent trade was sent (${second.status})`)
   t.equal(await chain.client.readContract({ address: settlerOf(chain.contracts) as Address,
     abi: artifactOf('PredexExchange').abi, functionName: 'settled', args: [chainTradeIdOf('trade-2')] }), true)
+  // Kept orders: those that ended with every trade final are forgotten; the others stay as long as they may settle.
+  const kept = (signed: { orderId: string }) => settlement.store.order(signed.orderId) !== undefined
+  t.notOk(kept(cancelled), 'an ended order of no trade: forgotten at start')
+  t.ok(kept(resting), 'a resting order: kept (it may still trade)')
+  t.notOk(kept(aliceYes) || kept(bobNo), 'ended, their one trade CONFIRMED: forgotten')
+  t.equal(kept(aliceMore) && kept(bobMore), second.status !== 'CONFIRMED',
+    'ended, their trade not final yet: kept until it is')
 })

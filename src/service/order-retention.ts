@@ -12,6 +12,7 @@
  * forgot them: before this existed, or in a crash between the end and its forgetting).
  */
 import type { SettlementRecord, SettlementStore } from '../chain/settlement-store.js'
+import { Code } from '../engine/codes.js'
 import type { EngineEvent } from '../engine/event.js'
 
 export class OrderRetention {
@@ -42,10 +43,15 @@ export class OrderRetention {
     }
   }
 
-  /** The orders the events end (filled, cancelled, refused): forgotten now, or marked until their trades are final. */
+  /**
+   * The orders the events end (filled, cancelled, refused): forgotten now, or marked until their
+   * trades are final. A placement refused as a duplicate names an order that exists (its id is the
+   * signed order's digest): that one is not ended by it.
+   */
   async eventsApplied(events: readonly EngineEvent[]): Promise<void> {
     for (const event of events) {
-      const ended = (event.type === 'orderUpdate' && event.status !== 'LIVE') || event.type === 'orderRejected'
+      const ended = (event.type === 'orderUpdate' && event.status !== 'LIVE') ||
+        (event.type === 'orderRejected' && event.code !== Code.INVALID_ORDER_DUPLICATED)
       if (ended) await this.orderEnded(event.orderId)
     }
   }

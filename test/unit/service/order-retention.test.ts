@@ -2,7 +2,8 @@
  * Which signed orders settlement keeps (src/service/order-retention.ts), on a real settlement
  * store in a temporary directory: an order is forgotten once it has ended (filled, cancelled,
  * refused) and every trade it is in is final, and not a moment before: a trade still to settle
- * keeps both its orders, across a restart too.
+ * keeps both its orders, across a restart too, and a duplicate of a resting order refused does not
+ * end the resting one.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -42,8 +43,10 @@ t.test('an order is forgotten once it ended and its trades are final; a restart 
   const first = trade('t1', 'taker', 'maker')
   await store.putTrade(first)
   retention.tradeRecorded(first)
-  await retention.eventsApplied([ended('taker', 'MATCHED'), { ...ended('maker'), status: 'LIVE' } as EngineEvent])
+  await retention.eventsApplied([ended('taker', 'MATCHED'), { ...ended('maker'), status: 'LIVE' } as EngineEvent,
+    { type: 'orderRejected', orderId: 'maker', maker: '0xa', code: 'INVALID_ORDER_DUPLICATED', message: 'dup' } as EngineEvent])
   t.ok(kept('taker'), 'filled, its trade not final: kept')
+  t.ok(kept('maker'), 'the same signed order sent again and refused as a duplicate: the resting one is kept')
 
   await store.close()
   store = SettlementStore.open(dir) // a restart: the open trade and the mark are in the store

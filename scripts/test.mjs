@@ -1,5 +1,9 @@
 // npm test: the suite three files at a time (package.json's tap.jobs: part of a file's time is
-// waiting on servers, loopback and timers), then the load tests with the machine to themselves:
+// waiting on servers, loopback and timers), and beside it the chain tests (test/chain/), three at
+// a time too: they wait on blocks and the ledger's confirmations, each using about a quarter of a
+// core (all of them six at a time: 108 s, 140 % of a core), so in the suite's own slots they held
+// a slot idle most of the time (the suite took 787 s with them, on a fresh clone). Then the load
+// tests with the machine to themselves:
 // the soak and the growth test side by side (neither judges latency: the soak judges what was
 // kept and what the replay says, the growth test the server's memory after full collections),
 // and beside them the mixed abuse test (two minutes of attacks; it judges its own server's memory
@@ -21,12 +25,16 @@ import { closingLines, summarize } from './tap-summary.mjs'
 
 const LOAD_TESTS_SIDE_BY_SIDE = ['test/soak/soak.test.ts', 'test/soak/growth.test.ts', 'test/soak/mixed-abuse.test.ts']
 const LOAD_TESTS_ALONE = ['test/overload/overload.test.ts']
+const CHAIN_TESTS = 'test/chain/**/*.test.ts'
+/** The chain tests at once beside the suite: they wait on blocks, each using a quarter of a core (measured). */
+const CHAIN_JOBS = 3
 const LOG_PATH = '.tap/npm-test.tap'
-// tap's config (package.json) excludes the load tests from the parallel run; named, they run.
-const PARTS = [
-  { name: 'suite', extra: [] },
-  { name: 'load tests side by side', extra: [`--jobs=${LOAD_TESTS_SIDE_BY_SIDE.length}`, ...LOAD_TESTS_SIDE_BY_SIDE] },
-  { name: 'overload test alone', extra: ['--jobs=1', ...LOAD_TESTS_ALONE] },
+// tap's config (package.json) excludes the load and chain tests from the parallel run; named, they run.
+// The parts of a step run at the same time; the steps one after another.
+const STEPS = [
+  [{ name: 'suite', extra: [] }, { name: 'chain tests beside it', extra: [`--jobs=${CHAIN_JOBS}`, CHAIN_TESTS] }],
+  [{ name: 'load tests side by side', extra: [`--jobs=${LOAD_TESTS_SIDE_BY_SIDE.length}`, ...LOAD_TESTS_SIDE_BY_SIDE] }],
+  [{ name: 'overload test alone', extra: ['--jobs=1', ...LOAD_TESTS_ALONE] }],
 ]
 // A file's own line: `ok 12 - test/x.test.ts # time=1234.5ms` (its tests are indented under it).
 const FILE_POINT = /^(not )?ok \d+ - (\S+)(?: # (?:time=([\d.]+)ms|(.*)))?$/
@@ -38,16 +46,20 @@ mkdirSync('.tap', { recursive: true })
 const log = createWriteStream(LOG_PATH)
 const ran = []
 
-for (const part of PARTS) {
-  const startedMs = Date.now()
-  const lines = []
-  const status = await runPart(part, lines)
-  ran.push({ name: part.name, seconds: (Date.now() - startedMs) / 1000, status, counts: summarize(lines) })
+let total = 0
+for (const step of STEPS) {
+  const stepStartedMs = Date.now()
+  ran.push(...await Promise.all(step.map(async (part) => {
+    const startedMs = Date.now()
+    const lines = []
+    const status = await runPart(part, lines)
+    return { name: part.name, seconds: (Date.now() - startedMs) / 1000, status, counts: summarize(lines) }
+  })))
+  total += (Date.now() - stepStartedMs) / 1000
 }
 clearStatus()
 await new Promise((resolve) => log.end(resolve))
 const counts = ran.map(countsOf).reduce(sum)
-const total = ran.reduce((seconds, part) => seconds + part.seconds, 0)
 console.log(`\n${ran.map((p) => `${p.name} ${p.seconds.toFixed(0)} s`).join(', ')}; ${total.toFixed(0)} s in all`)
 console.log(`Full TAP output: ${LOG_PATH}`)
 for (const line of closingLines(counts)) console.log(line)

@@ -196,7 +196,8 @@ async function followChain(parts: { config: Config; context: ServiceContext; cha
 async function chainOf(config: Config, clock: Clock, log: Log, opened: OpenedParts):
   Promise<{ chain: Chain; settlement: Settlement | null }> {
   const chain = await openChain({ kind: config.chain, chainId: config.chainId, dataDir: config.dataDir,
-    blockMs: config.chainBlockMs, rpcUrl: config.chainRpcUrl, contractsFile: config.chainContracts,
+    blockMs: config.chainBlockMs, confirmations: config.chainConfirmations, rpcUrl: config.chainRpcUrl,
+    contractsFile: config.chainContracts,
     operatorKeyFile: config.chainOperatorKeyFile }, log)
   opened.add(() => chain.stop())
   if (chain.clients === null) return { chain, settlement: null }

@@ -7,8 +7,9 @@ import { availableParallelism } from 'node:os'
 import { CHAINS } from './crypto/contracts.js'
 import { MasterKey } from './auth/master-key.js'
 import { ENDED_ORDERS_RETAINED } from './engine/limits.js'
-import { CHAIN_BLOCK_MS, DEMO_TRADE_INTERVAL_MS, DEMO_TRADE_INTERVAL_MS_MIN, DEMO_TRADES_PER_MINUTE_MAX,
-  LOOP_LAG_MS_MAX_DEFAULT, NATS_REPLICAS_MAX, UNFILLED_ORDERS_RETENTION_DAYS, VERIFIER_THREAD_NICE } from './limits.js'
+import { CHAIN_BLOCK_MS, CHAIN_CONFIRMATIONS, CHAIN_CONFIRMATIONS_MAX, DEMO_TRADE_INTERVAL_MS,
+  DEMO_TRADE_INTERVAL_MS_MIN, DEMO_TRADES_PER_MINUTE_MAX, LOOP_LAG_MS_MAX_DEFAULT, NATS_REPLICAS_MAX,
+  UNFILLED_ORDERS_RETENTION_DAYS, VERIFIER_THREAD_NICE } from './limits.js'
 import { LOG_LEVELS, type LogFormat, type LogLevel } from './log.js'
 import type { SigBackendChoice } from './crypto/sig-backend.js'
 import { validStreamName } from './replication/stream-names.js'
@@ -29,6 +30,8 @@ export interface Config {
   readonly chain: ChainChoice
   /** The local chain's block time; an external chain's is how often Predex looks at it. */
   readonly chainBlockMs: number
+  /** Blocks on top of one before the ledger follows it and a settlement is CONFIRMED. */
+  readonly chainConfirmations: number
   /** --chain rpc: the node's JSON-RPC URL, the contracts file, and the operator's key file. */
   readonly chainRpcUrl: string | null
   readonly chainContracts: string | null
@@ -137,6 +140,10 @@ const SETTINGS: readonly Setting[] = [
   { key: 'chainBlockMs', flag: '--chain-block-ms', env: 'CHAIN_BLOCK_MS',
     help: 'with --chain local: ms between two blocks; with --chain rpc: ms between two looks at the chain',
     defaultText: String(CHAIN_BLOCK_MS), parse: integer(100, 60_000) },
+  { key: 'chainConfirmations', flag: '--chain-confirmations', env: 'CHAIN_CONFIRMATIONS',
+    help: 'with a real chain: blocks on top of one before the ledger follows it and a settlement is CONFIRMED '
+      + '(a reorg shallower changes nothing the ledger has)', defaultText: String(CHAIN_CONFIRMATIONS),
+    parse: integer(1, CHAIN_CONFIRMATIONS_MAX) },
   { key: 'chainRpcUrl', flag: '--chain-rpc-url', env: 'CHAIN_RPC_URL',
     help: 'with --chain rpc: the node\'s JSON-RPC URL (http or https)', defaultText: 'none', parse: (text) => {
       let url: URL
@@ -286,8 +293,8 @@ export const SERVER_FLAGS: readonly string[] = [...SETTINGS.map((setting) => set
 
 const DEFAULTS: Config = {
   dataDir: './data', port: 8080, grpcPort: 9090, host: '127.0.0.1', chainId: 80002, chain: 'builtin',
-  chainBlockMs: CHAIN_BLOCK_MS, chainRpcUrl: null, chainContracts: null, chainOperatorKeyFile: null,
-  adminKey: null, masterKey: null,
+  chainBlockMs: CHAIN_BLOCK_MS, chainConfirmations: CHAIN_CONFIRMATIONS, chainRpcUrl: null, chainContracts: null,
+  chainOperatorKeyFile: null, adminKey: null, masterKey: null,
   sigWorkers: availableParallelism(), sigNice: VERIFIER_THREAD_NICE, sigBackend: 'auto', durability: 'sync',
   journalRetention: 'snapshots',
   endedOrdersRetained: null,

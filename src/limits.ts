@@ -775,11 +775,13 @@ export const CHAIN_STATE_INTERVAL_SEC = 1
 export const CHAIN_RPC_TIMEOUT_MS = 5_000
 /**
  * The ledger follows a chain's blocks once CHAIN_CONFIRMATIONS more are on top of them (a reorg
- * shallower than that changes nothing it mirrored), reading at most CHAIN_LOG_BLOCKS_MAX blocks'
- * logs at a time, and journals at most CHAIN_SYNC_ENTRIES_MAX facts in one command (about 190
- * bytes each at most, within COMMAND_BYTES_MAX); a range with more is read again in halves.
+ * shallower than that changes nothing it mirrored; `--chain-confirmations`, at most
+ * CHAIN_CONFIRMATIONS_MAX), reading at most CHAIN_LOG_BLOCKS_MAX blocks' logs at a time, and
+ * journals at most CHAIN_SYNC_ENTRIES_MAX facts in one command (about 190 bytes each at most,
+ * within COMMAND_BYTES_MAX); a range with more is read again in halves.
  */
 export const CHAIN_CONFIRMATIONS = 2
+export const CHAIN_CONFIRMATIONS_MAX = 256
 export const CHAIN_LOG_BLOCKS_MAX = 500
 export const CHAIN_SYNC_ENTRIES_MAX = 500
 /**

@@ -22,6 +22,8 @@ export interface ChainStatus {
   readonly rpcUrl: string | null
   readonly chainId: number | null
   readonly headBlock: number | null
+  /** Blocks on top of one before Predex takes it as final; null for the builtin chain. */
+  readonly confirmations: number | null
   readonly rpcError: string | null
   /** How far the ledger follows it (src/service/chain-mirror.ts); null until a mirror follows. */
   readonly follower: ChainFollowerStatus | null
@@ -41,6 +43,7 @@ export interface ChainOptions {
   readonly chainId: number
   readonly dataDir: string
   readonly blockMs: number
+  readonly confirmations: number
   /** `rpc` only: the node, the contracts file, and the operator's key file. */
   readonly rpcUrl: string | null
   readonly contractsFile: string | null
@@ -60,7 +63,8 @@ export interface Chain {
 export const BUILTIN_CHAIN: Chain = {
   kind: 'builtin',
   clients: null,
-  status: () => ({ kind: 'builtin', rpcUrl: null, chainId: null, headBlock: null, rpcError: null, follower: null }),
+  status: () => ({ kind: 'builtin', rpcUrl: null, chainId: null, headBlock: null, confirmations: null, rpcError: null,
+    follower: null }),
   followedBy: () => undefined,
   stop: () => Promise.resolve(),
 }

@@ -26,7 +26,7 @@ export async function openLocalChain(options: ChainOptions, log: Log): Promise<C
   const node = await startAnvil({ chainId: options.chainId, stateFile: join(dir, 'anvil-state.json'),
     blockMs: options.blockMs, stateIntervalSec: CHAIN_STATE_INTERVAL_SEC })
   try {
-    const clients = localClientsOf(node.rpcUrl, options.chainId, options.blockMs)
+    const clients = localClientsOf(node.rpcUrl, options.chainId, options.blockMs, options.confirmations)
     await placeAll(node, clients, log)
     const chain = new NodeChain('local', node.rpcUrl, clients, () => node.stop())
     await chain.poll()
@@ -38,8 +38,9 @@ export async function openLocalChain(options: ChainOptions, log: Log): Promise<C
 }
 
 /** A local chain's clients: its operator anvil's first account, every contract where the clients sign for it. */
-export function localClientsOf(rpcUrl: string, chainId: number, blockMs: number): ChainClients {
-  return clientsOf(rpcUrl, blockMs, LOCAL_OPERATOR_KEY, localDeployment(chainId))
+export function localClientsOf(rpcUrl: string, chainId: number, blockMs: number,
+  confirmations?: number): ChainClients {
+  return clientsOf(rpcUrl, blockMs, LOCAL_OPERATOR_KEY, localDeployment(chainId), confirmations)
 }
 
 /** Writes the contracts' code in place (anvil's own call), logging what it wrote and what it kept. */

@@ -7,7 +7,7 @@
 import { createPublicClient, createWalletClient, defineChain, http, type Account, type Chain as ViemChain, type Hex,
   type PublicClient, type Transport, type WalletClient } from 'viem'
 import { nonceManager, privateKeyToAccount } from 'viem/accounts'
-import { CHAIN_POLL_MS, CHAIN_RPC_TIMEOUT_MS } from '../limits.js'
+import { CHAIN_CONFIRMATIONS, CHAIN_POLL_MS, CHAIN_RPC_TIMEOUT_MS } from '../limits.js'
 import { firstLineOf } from '../stdx/error-text.js'
 import type { Chain, ChainFollowerStatus, ChainKind, ChainStatus } from './chain.js'
 import type { ChainDeployment } from './deployment.js'
@@ -16,6 +16,8 @@ import type { ChainDeployment } from './deployment.js'
 export interface ChainClients {
   /** ms between two blocks: how often what follows the chain looks at it. */
   readonly blockMs: number
+  /** Blocks on top of one before what it holds is final for Predex (--chain-confirmations). */
+  readonly confirmations: number
   readonly client: PublicClient
   readonly operator: WalletClient<Transport, ViemChain, Account>
   readonly contracts: ChainDeployment
@@ -30,13 +32,15 @@ export function rpcTransport(rpcUrl: string): Transport {
   return http(rpcUrl, { timeout: CHAIN_RPC_TIMEOUT_MS, retryCount: 0 })
 }
 
-export function clientsOf(rpcUrl: string, blockMs: number, operatorKey: Hex, contracts: ChainDeployment): ChainClients {
+export function clientsOf(rpcUrl: string, blockMs: number, operatorKey: Hex, contracts: ChainDeployment,
+  confirmations: number = CHAIN_CONFIRMATIONS): ChainClients {
   const chain = viemChainOf(rpcUrl, contracts.chainId)
   const transport = rpcTransport(rpcUrl)
   // The nonce manager hands out nonces in order, so that transactions sent together do not collide.
   const account = privateKeyToAccount(operatorKey, { nonceManager })
   return {
     blockMs,
+    confirmations,
     client: createPublicClient({ chain, transport, pollingInterval: CHAIN_POLL_MS }),
     operator: createWalletClient({ chain, transport, account, pollingInterval: CHAIN_POLL_MS }),
     contracts,
@@ -59,7 +63,7 @@ export class NodeChain implements Chain {
 
   status(): ChainStatus {
     return { kind: this.kind, rpcUrl: this.rpcUrl, chainId: this.clients.contracts.chainId, headBlock: this.headBlock,
-      rpcError: this.rpcError, follower: this.follower?.() ?? null }
+      confirmations: this.clients.confirmations, rpcError: this.rpcError, follower: this.follower?.() ?? null }
   }
 
   followedBy(follower: () => ChainFollowerStatus): void {

@@ -24,7 +24,8 @@ const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/
 export async function openRpcChain(options: ChainOptions, log: Log): Promise<Chain> {
   const rpcUrl = options.rpcUrl!
   const deployment = deploymentFromFile(options.contractsFile!, options.chainId)
-  const clients = clientsOf(rpcUrl, options.blockMs, operatorKeyOf(options.operatorKeyFile!), deployment)
+  const clients = clientsOf(rpcUrl, options.blockMs, operatorKeyOf(options.operatorKeyFile!), deployment,
+    options.confirmations)
   await checkDeployment(clients, rpcUrl)
   const chain = new NodeChain('rpc', rpcUrl, clients, () => Promise.resolve())
   await chain.poll()

@@ -1,7 +1,7 @@
 /**
  * The ledger follows a real chain (issue 35 point 3; docs/testnet.md, "The ledger follows the
  * chain"): every block time the mirror reads the logs of Predex's contracts in the blocks
- * that have CHAIN_CONFIRMATIONS blocks on top of them, turns them into facts (src/chain/chain-facts.ts)
+ * that have `--chain-confirmations` blocks on top of them, turns them into facts (src/chain/chain-facts.ts)
  * and journals them as one `chainSync` command per range. The engine stays pure: what it
  * mirrors is in its journal and replays exactly.
  *
@@ -15,7 +15,7 @@ import type { Chain, ChainFollowerStatus } from '../chain/chain.js'
 import { chainFactsOf, FactSources, type ChainFacts, type SettledTrade } from '../chain/chain-facts.js'
 import { Code } from '../engine/codes.js'
 import type { ChainEntry } from '../engine/command.js'
-import { CHAIN_CONFIRMATIONS, CHAIN_LOG_BLOCKS_MAX, CHAIN_SYNC_ENTRIES_MAX } from '../limits.js'
+import { CHAIN_LOG_BLOCKS_MAX, CHAIN_SYNC_ENTRIES_MAX } from '../limits.js'
 import type { ServiceContext } from './context.js'
 import { firstLineOf } from '../stdx/error-text.js'
 
@@ -68,7 +68,7 @@ export class ChainMirror {
     const { client } = this.chain.clients!
     try {
       const head = Number(await client.getBlockNumber({ cacheTime: 0 }))
-      const confirmed = head - CHAIN_CONFIRMATIONS
+      const confirmed = head - this.chain.clients!.confirmations
       while (!this.stopped && this.syncedBlock < confirmed) {
         const to = Math.min(confirmed, this.syncedBlock + CHAIN_LOG_BLOCKS_MAX)
         await this.followRange(this.syncedBlock + 1, to)

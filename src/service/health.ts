@@ -32,8 +32,9 @@ export interface Health {
 export type ChainHealth =
   | { readonly kind: 'builtin' }
   | { readonly kind: 'local' | 'rpc'; readonly rpc_url: string | null; readonly chain_id: number | null;
-    readonly head_block: number | null; readonly rpc_error: string | null; readonly synced_block: number | null;
-    readonly unmirrored_transactions: number; readonly mirror_error: string | null }
+    readonly head_block: number | null; readonly confirmations: number | null; readonly rpc_error: string | null;
+    readonly synced_block: number | null; readonly unmirrored_transactions: number;
+    readonly mirror_error: string | null }
 
 export function healthOf(context: ServiceContext): Health {
   const load = context.host.load
@@ -51,7 +52,7 @@ function chainHealthOf(context: ServiceContext): ChainHealth {
   if (status.kind === 'builtin') return { kind: 'builtin' }
   const follower = status.follower
   return { kind: status.kind, rpc_url: status.rpcUrl, chain_id: status.chainId, head_block: status.headBlock,
-    rpc_error: status.rpcError, synced_block: follower?.syncedBlock ?? null,
+    confirmations: status.confirmations, rpc_error: status.rpcError, synced_block: follower?.syncedBlock ?? null,
     unmirrored_transactions: follower?.unmirroredTransactions ?? 0, mirror_error: follower?.error ?? null }
 }
 

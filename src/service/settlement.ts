@@ -26,7 +26,7 @@ import { isFinal, SettlementStore, type SettlementRecord, type SettlementStatus 
 import type { AnyOrderStruct } from '../crypto/eip712.js'
 import type { EngineEvent, Trade } from '../engine/event.js'
 import type { Outcome } from '../host/messages.js'
-import { CHAIN_CONFIRMATIONS, SETTLEMENT_BATCH_MAX, SETTLEMENT_MINED_RECHECK_MS } from '../limits.js'
+import { SETTLEMENT_BATCH_MAX, SETTLEMENT_MINED_RECHECK_MS } from '../limits.js'
 import type { Log } from '../log.js'
 import { catchUp } from '../read/catch-up.js'
 import { firstLineOf } from '../stdx/error-text.js'
@@ -190,7 +190,7 @@ export class Settlement {
       return
     }
     const head = await client.getBlockNumber({ cacheTime: 0 })
-    const confirmed = head - log.blockNumber >= BigInt(CHAIN_CONFIRMATIONS)
+    const confirmed = head - log.blockNumber >= BigInt(this.clients.confirmations)
     await this.update(record, confirmed ? 'CONFIRMED' : 'MINED',
       { transactionHash: log.transactionHash, blockNumber: Number(log.blockNumber) })
   }

@@ -2,7 +2,7 @@
  * `--chain rpc` (issue 35 point 1), on a real server process: an external node (an anvil this test
  * starts and Predex does not own), Predex's contracts deployed to it by `npm run
  * deploy:contracts` from an operator key of the test's own, at addresses of their own (not the
- * ones the clients sign for). /health names the chain; the faucet, the relay and settlement run
+ * ones the clients sign for). /health names the chain and its confirmations (3 here); the faucet, the relay and settlement run
  * against it: two wallets trade through the SDK and their trade is CONFIRMED, chain and API
  * agreeing. Predex's exit leaves the node running. A start against the wrong chain, a contracts
  * file that names no PredexExchange, or a key file others may read, is refused saying which.
@@ -47,8 +47,8 @@ execFileSync(process.execPath, ['dist/scripts/deploy-contracts.js', '--rpc-url',
   '--operator-key-file', keyFile, '--out', contractsFile], { cwd: ROOT, timeout: 60_000 })
 const deployed = JSON.parse(readFileSync(contractsFile, 'utf8')) as DeploymentFile
 const ARGS = ['--chain', 'rpc', '--chain-rpc-url', node.rpcUrl, '--chain-contracts', contractsFile,
-  '--chain-operator-key-file', keyFile, '--chain-block-ms', '100', '--faucet-cooldown', '0', '--admin-key', ADMIN_KEY,
-  '--rate-limits', 'false']
+  '--chain-operator-key-file', keyFile, '--chain-block-ms', '100', '--chain-confirmations', '3', '--faucet-cooldown', '0',
+  '--admin-key', ADMIN_KEY, '--rate-limits', 'false']
 
 t.test('the contracts are deployed where the chain put them, not at the addresses orders are signed for', async (t) => {
   const signedFor = Object.values(CHAINS[80002]!).map((a) => String(a).toLowerCase())
@@ -61,7 +61,8 @@ t.test('the contracts are deployed where the chain put them, not at the addresse
 t.test('faucet, relay and settlement run against the external chain; a trade is CONFIRMED, chain and API agreeing', async (t) => {
   const predex = await startPredex(t, ARGS)
   const health = await (await fetch(`${predex.base}/health`)).json() as { chain: Record<string, unknown> }
-  t.match(health.chain, { kind: 'rpc', rpc_url: node.rpcUrl, chain_id: 80002, head_block: Number, rpc_error: null })
+  t.match(health.chain, { kind: 'rpc', rpc_url: node.rpcUrl, chain_id: 80002, head_block: Number, confirmations: 3,
+    rpc_error: null })
   const admin = new PredexClient({ baseUrl: predex.base, adminKey: ADMIN_KEY })
   const market = await admin.createMarket({ question: 'Does Predex trade on an external chain?' })
   const [alice, bob] = [await trader(predex.base), await trader(predex.base)]

@@ -163,6 +163,9 @@ t.test('bad values throw a ConfigError naming the setting', async (t) => {
   throwsNaming(t, () => configOf(['--chain', 'local', '--chain-contracts', 'c.json'], {}), '--chain-contracts',
     'a contracts file for a chain that takes none')
   throwsNaming(t, () => configOf(['--chain-rpc-url', 'ftp://x'], {}), '--chain-rpc-url', 'a URL that is not http')
+  t.equal(config([]).chainConfirmations, 2, 'two confirmations by default')
+  t.equal(config(['--chain-confirmations', '12']).chainConfirmations, 12)
+  throwsNaming(t, () => configOf(['--chain-confirmations', '0'], {}), '--chain-confirmations', 'no confirmation')
   throwsNaming(t, () => configOf(['--chain-rpc-url', 'not a url'], {}), '--chain-rpc-url', 'not a URL')
   t.equal(config([]).chain, 'builtin', 'the builtin chain by default')
   throwsNaming(t, () => configOf(['--durability', 'maybe'], {}), '--durability', 'durability maybe')

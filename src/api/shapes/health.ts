@@ -34,6 +34,8 @@ export type ChainHealth = { readonly kind: 'builtin' } | {
   readonly chain_id: number | null
   /** The last head block seen (polled once a block); null before the first answer. */
   readonly head_block: number | null
+  /** Blocks on top of one before the ledger follows it and a settlement is CONFIRMED (--chain-confirmations). */
+  readonly confirmations: number | null
   /** Why the last look at the node failed; null while it answers. */
   readonly rpc_error: string | null
   /** The last block whose facts the ledger has; null until the mirror follows. */

@@ -318,6 +318,13 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
             ],
             "description": "The last head block seen (polled once a block); null before the first answer."
           },
+          "confirmations": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "Blocks on top of one before the ledger follows it and a settlement is CONFIRMED (--chain-confirmations)."
+          },
           "rpc_error": {
             "type": [
               "string",
@@ -349,6 +356,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
           "rpc_url",
           "chain_id",
           "head_block",
+          "confirmations",
           "rpc_error",
           "synced_block",
           "unmirrored_transactions",

@@ -15,7 +15,7 @@ import { PredexApiError } from '../../src/client/rest-transport.js'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { Wallet } from '../../src/client/wallet.js'
 import { ensureBuilt } from '../compiled.js'
-import { CONTRACTS, rpcUrlOf, tokensOnChain, usdcOnChain, viemChainOf } from '../support/chain-server.js'
+import { CONTRACTS, rpcUrlOf, tokensOnChain, usdcOnChain, viemChainOf, waitUntil } from '../support/chain-server.js'
 import { startPredex } from '../support/predex-process.js'
 
 const ADMIN_KEY = 'relay-test-admin-key-0123456789abcdef'
@@ -68,7 +68,7 @@ t.test('approve, split, merge and redeem through the relay are the exchange\'s t
   await reader.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: CONTRACTS.conditionalTokens as Address,
     abi: artifactOf('ConditionalTokens').abi, functionName: 'setApprovalForAll', args: [CONTRACTS.exchange as Address, true] }) })
   const ethApproved = await eth()
-  await waitFor(async () => (await alice.walletStatus()).shares_approved, 'the tokens\' approval reaches the ledger')
+  await waitUntil(() => alice.walletStatus(), (w) => w.shares_approved, 'the tokens\' approval reaches the ledger')
   await alice.merge(condition, 3n * USDC)
   await agree(93n * USDC, 7n * USDC, 7n * USDC, 'merge 3')
   await admin.resolveMarket(market.id, 'Yes')
@@ -106,11 +106,3 @@ t.test('refused before sending, with the builtin relay\'s codes: held USDC, a re
   t.equal(replay.status, 400)
   t.match(await replay.json(), { code: 'RELAY_NONCE_MISMATCH', expected: 1, nonce: 0 })
 })
-
-async function waitFor(read: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000
-  while (!(await read())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within 15 s`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}

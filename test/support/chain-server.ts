@@ -10,21 +10,11 @@ import { PredexClient } from '../../src/client/predex-client.js'
 import { Wallet } from '../../src/client/wallet.js'
 import { CHAINS } from '../../src/crypto/contracts.js'
 import type { PredexProcess } from './predex-process.js'
+import { waitUntil } from './eventually.js'
+
+export { waitUntil } from './eventually.js'
 
 export const CONTRACTS = CHAINS[80002]!
-const WAIT_MS_MAX = 30_000
-
-/** Reads until `done` holds; throws, with the last value read, after `waitMsMax`. */
-export async function waitUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string,
-  waitMsMax = WAIT_MS_MAX): Promise<T> {
-  const deadline = Date.now() + waitMsMax
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${waitMsMax} ms (last: ${JSON.stringify(value)})`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 /** The server's local chain node (its /health). */
 export async function rpcUrlOf(node: PredexProcess): Promise<string> {

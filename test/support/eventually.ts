@@ -7,3 +7,15 @@ export async function eventually(check: () => boolean, timeoutMs: number, what: 
   }
   return Date.now() - started
 }
+
+/** Reads until `done` holds; throws, with the last value read, after `waitMsMax`. */
+export async function waitUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string,
+  waitMsMax = 30_000): Promise<T> {
+  const deadline = Date.now() + waitMsMax
+  for (;;) {
+    const value = await read()
+    if (done(value)) return value
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${waitMsMax} ms (last: ${JSON.stringify(value)})`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}

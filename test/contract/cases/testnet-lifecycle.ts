@@ -15,6 +15,7 @@ import { signLimitOrder, type LimitOrder, type MarketTerms } from '../../../src/
 import { Wallet } from '../../../src/client/wallet.js'
 import { CHAIN_ID, nowSec, orderRequest, relayRequest, USDC, type ContractCase, type Driver, type Reply, type Trader }
   from '../../support/driver.js'
+import { waitUntil } from '../../support/eventually.js'
 
 const TX_HASH = /^0x[0-9a-f]{64}$/
 /** The most gas (in 10^-6 ETH) a wallet's own approval may cost on the local chain (about 0.00005 ETH). */
@@ -36,17 +37,6 @@ interface Expected {
   eth: string
   yes: number
   no: number
-}
-
-/** Reads until `done` holds (a real chain settles after the match), at most 30 s. */
-async function eventually(read: () => Promise<any>, done: (value: any) => boolean): Promise<any> {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`not within 30 s: ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
 }
 
 /** The body of a reply the story needs to succeed; any other answer breaks the story's setup, not an assertion. */
@@ -173,7 +163,8 @@ async function mintingTrade(t: Test, s: Story): Promise<void> {
     t.equal(trades.data[0].transaction_hash, taking.transactionsHashes[0], 'the trade carries it')
   } else {
     t.same(taking.transactionsHashes, [], 'on a real chain the trade settles in a transaction of its own, later')
-    const trades = await eventually(() => ok(s.d.trades(s.bob), 'trades'), (page) => page.data[0]?.status === 'CONFIRMED')
+    const trades = await waitUntil(() => ok(s.d.trades(s.bob), 'trades'), (page) => page.data[0]?.status === 'CONFIRMED',
+      'the trade CONFIRMED')
     t.equal(trades.data.length, 1)
     t.match(trades.data[0].transaction_hash, TX_HASH, 'the trade carries its settlement transaction once CONFIRMED')
   }

@@ -14,6 +14,7 @@ import { signLimitOrder, signMarketOrder, type LimitOrder, type OrderType, type 
 import type { MarketRecord } from '../../../src/engine/event.js'
 import { ANONYMOUS, nowSec, orderRequest, termsOf, USDC, type ContractCase, type Driver, type Reply, type Trader }
   from '../../support/driver.js'
+import { waitUntil } from '../../support/eventually.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ORDER_ID = /^0x[0-9a-f]{64}$/
@@ -31,17 +32,10 @@ function tampered(signed: SignedOrder): SignedOrder {
 
 type Placed = Reply & { readonly signed: SignedOrder }
 
-const SETTLED_WAIT_MS_MAX = 30_000
-
-/** On a real chain: waits until every trade of `trader` is CONFIRMED on chain (at most SETTLED_WAIT_MS_MAX). */
+/** On a real chain: waits until every trade of `trader` is CONFIRMED on chain. */
 async function settled(d: Driver, trader: Trader): Promise<void> {
-  const deadline = Date.now() + SETTLED_WAIT_MS_MAX
-  for (;;) {
-    const trades = (await d.trades(trader)).body.data as { status: string }[]
-    if (trades.every((trade) => trade.status === 'CONFIRMED')) return
-    if (Date.now() > deadline) throw new Error(`trades not settled: ${trades.map((trade) => trade.status).join(', ')}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await waitUntil(async () => (await d.trades(trader)).body.data as { status: string }[],
+    (trades) => trades.every((trade) => trade.status === 'CONFIRMED'), 'trades settled')
 }
 
 /**

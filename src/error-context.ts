@@ -209,6 +209,10 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
     chainBlock: 'the last block the ledger already follows',
   },
   CHAIN_SYNC_INVALID: { index: 'the position of the malformed entry in the sync' },
+  TRADE_REVERSAL_INVALID: {
+    field: 'the reversal\'s field that does not describe a trade the engine could have matched, or `chain`: '
+      + 'the ledger follows no chain (on the builtin network a match is final)',
+  },
   RELAY_INVALID: {
     field: 'the relay command\'s field that is invalid: `nonce`, `deadlineSec` or `action`',
   },

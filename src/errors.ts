@@ -158,6 +158,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   // Only the chain mirror sends these (never a client): a repeat, or a malformed sync.
   CHAIN_SYNC_STALE: RULE,
   CHAIN_SYNC_INVALID: BAD,
+  TRADE_REVERSAL_INVALID: BAD,
   API_KEY_EXISTS: { http: 400, grpc: Grpc.ALREADY_EXISTS },
   API_KEY_NOT_FOUND: NOT_FOUND,
   API_KEY_INVALID: BAD,

@@ -93,6 +93,10 @@ const SCHEMAS: readonly (readonly [CommandKind, Schema])[] = [
   // A real chain's confirmed facts (issue 35); then each with its transaction.
   ['chainSync', [['toBlock', 'number'], ['entries', 'chainEntries']]],
   ['chainSync', [['toBlock', 'number'], ['entries', 'chainEntriesInTx']]],
+  // A trade whose settlement failed on chain, moved back.
+  ['reverseTrade', [['tradeId', 'string'], ['takerAddress', 'string'], ['tokenId', 'string'], ['side', 'string'],
+    ['priceMicros', 'number'], ['makerAddress', 'string'], ['makerTokenId', 'string'], ['makerSide', 'string'],
+    ['makerPriceMicros', 'number'], ['sizeMicros', 'number'], ['feeMicros', 'number']]],
 ]
 
 /** The kinds a relay may carry as its action (RelayAction). */

@@ -28,6 +28,11 @@ export function isAddressAfter(a: Account, b: Account): boolean {
 export class ShareBalance {
   balanceMicros = 0
   heldMicros = 0
+  /**
+   * What the chain took that the ledger did not have (see Account.usdcOwedMicros): owed > 0 only
+   * with a balance of 0, and credits pay it back first.
+   */
+  owedMicros = 0
   /** Command stamp of the last touch, and the values before that command. */
   stamp = 0
   balanceBeforeMicros = 0
@@ -44,11 +49,36 @@ export class ShareBalance {
     readonly tokenIndex: number,
     readonly tokenId: string,
   ) {}
+
+  /** Adds shares, paying back what is owed first. */
+  credit(amountMicros: number): void {
+    if (this.owedMicros === 0) {
+      this.balanceMicros += amountMicros
+      return
+    }
+    const repaid = Math.min(this.owedMicros, amountMicros)
+    this.owedMicros -= repaid
+    this.balanceMicros += amountMicros - repaid
+  }
+
+  /** Takes shares: what the balance does not cover is owed. */
+  debit(amountMicros: number): void {
+    const taken = Math.min(this.balanceMicros, amountMicros)
+    this.balanceMicros -= taken
+    this.owedMicros += amountMicros - taken
+  }
 }
 
 export class Account {
   usdcMicros = 0
   usdcHeldMicros = 0
+  /**
+   * USDC the chain took, or a failed trade's reversal took back, beyond what the ledger held (it
+   * had already moved on: chain-sync.ts, trade-reversal.ts). The ledger's value is balance - owed;
+   * owed > 0 only with a balance of 0, since every credit pays it back first. On the builtin
+   * network it is always 0.
+   */
+  usdcOwedMicros = 0
   usdcAllowanceMicros = 0
   sharesApproved = false
   gasMicros = 0
@@ -85,6 +115,24 @@ export class Account {
     this.addressKey1 = keyed ? parseInt(address.slice(12, 22), 16) : -1
     this.addressKey2 = keyed ? parseInt(address.slice(22, 32), 16) : -1
     this.addressKey3 = keyed ? parseInt(address.slice(32, 42), 16) : -1
+  }
+
+  /** Adds USDC, paying back what is owed first. */
+  creditUsdc(amountMicros: number): void {
+    if (this.usdcOwedMicros === 0) {
+      this.usdcMicros += amountMicros
+      return
+    }
+    const repaid = Math.min(this.usdcOwedMicros, amountMicros)
+    this.usdcOwedMicros -= repaid
+    this.usdcMicros += amountMicros - repaid
+  }
+
+  /** Takes USDC: what the balance does not cover is owed. */
+  debitUsdc(amountMicros: number): void {
+    const taken = Math.min(this.usdcMicros, amountMicros)
+    this.usdcMicros -= taken
+    this.usdcOwedMicros += amountMicros - taken
   }
 
   /** USDC that a new order may hold (the rulebook's rule, which the faces show too). */

@@ -12,10 +12,12 @@
  * - the orders give way: a wallet whose balance or allowance fell below what its open orders
  *   hold has its newest orders on that asset cancelled (reason `funds`) until the rest fit, as
  *   Polymarket cancels orders whose funds are gone;
- * - the ledger never makes up what it did not have: a transfer of more than the ledger holds for
- *   the sender (the ledger and the chain had parted) moves what it holds, so the ledger can only
- *   understate a balance, never overstate one, and a settlement can only fail for it, never pay
- *   out what is not there.
+ * - a fact moves its whole amount, and what the sender's balance does not cover is owed
+ *   (account.ts): the ledger had already moved it on, by a trade whose settlement will fail on
+ *   chain for want of it. That trade's reversal (trade-reversal.ts) pays the debt back, so the
+ *   ledger then agrees with the chain again, and meanwhile neither side of the fact is misstated:
+ *   the receiver has what the chain gave it, the sender nothing to spend. Debts that nothing pays
+ *   back (the ledger and the chain parted some other way) stay visible in `/health`.
  */
 import type { Account, ShareBalance } from './account.js'
 import { assert } from '../stdx/assert.js'
@@ -100,45 +102,38 @@ function applyEntry(engine: Engine, entry: ChainEntry): void {
 }
 
 /**
- * USDC into full sets, as the relay's split (ledger.ts) but of at most what the ledger holds. The
- * Conditional Tokens split in a resolved market too, and so does the mirror: the collateral still
- * backs the winning supply.
+ * USDC into full sets, as the relay's split (ledger.ts). The Conditional Tokens split in a
+ * resolved market too, and so does the mirror: the collateral still backs the winning supply.
  */
 function splitOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number,
   tx: ChainTransaction | undefined): void {
   const market = engine.tokens.get(tokenId)?.market
   if (market === undefined) return
   const account = engine.accountOf(from)
-  const moved = Math.min(amountMicros, account.usdcMicros)
-  if (moved === 0) return
-  moveFullSets(engine, account, market, moved)
-  market.mintedMicros += moved
-  emitLedger(engine, 'split', account, market.marketId, moved, 0, tx)
+  moveFullSets(engine, account, market, amountMicros)
+  market.mintedMicros += amountMicros
+  emitLedger(engine, 'split', account, market.marketId, amountMicros, 0, tx)
   releaseUsdcHolds(engine, account)
 }
 
-/** Full sets back into USDC, of at most the smaller of the two balances the ledger holds. */
+/** Full sets back into USDC. */
 function mergeOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number,
   tx: ChainTransaction | undefined): void {
   const market = engine.tokens.get(tokenId)?.market
   if (market === undefined) return
   const account = engine.accountOf(from)
-  const yes = account.sharesOf(market.index * 2, market.yesTokenId)
-  const no = account.sharesOf(market.index * 2 + 1, market.noTokenId)
-  const moved = Math.min(amountMicros, yes.balanceMicros, no.balanceMicros)
-  if (moved === 0) return
-  moveFullSets(engine, account, market, -moved)
-  market.mergedMicros += moved
-  emitLedger(engine, 'merge', account, market.marketId, moved, 0, tx)
-  releaseShareHolds(engine, account, yes)
-  releaseShareHolds(engine, account, no)
+  moveFullSets(engine, account, market, -amountMicros)
+  market.mergedMicros += amountMicros
+  emitLedger(engine, 'merge', account, market.marketId, amountMicros, 0, tx)
+  releaseShareHolds(engine, account, account.sharesOf(market.index * 2, market.yesTokenId))
+  releaseShareHolds(engine, account, account.sharesOf(market.index * 2 + 1, market.noTokenId))
 }
 
 /**
- * Burns at most what the ledger holds of one token of a resolved market and pays it out when it
- * won. The chain pays only after the operator reported the outcome, which it does after the
- * engine resolved the market (src/service/admin.ts), so a redemption of a market the engine has
- * not resolved is not Predex's, and is passed over.
+ * Burns shares of one token of a resolved market and pays them out when it won. The chain pays
+ * only after the operator reported the outcome, which it does after the engine resolved the
+ * market (src/service/admin.ts), so a redemption of a market the engine has not resolved is not
+ * Predex's, and is passed over.
  */
 function redeemOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number,
   tx: ChainTransaction | undefined): void {
@@ -147,41 +142,37 @@ function redeemOnChain(engine: Engine, from: string, tokenId: string, amountMicr
   const market = token.market
   const shares = engine.accountOf(from).sharesOf(market.index * 2 + (token.isNo ? 1 : 0), tokenId)
   assert(shares.heldMicros === 0, 'nothing is held in a resolved market')
-  const burned = Math.min(amountMicros, shares.balanceMicros)
-  if (burned === 0) return
   const won = (market.winningOutcome === 'No') === token.isNo
-  const payout = won ? burned : 0
+  const payout = won ? amountMicros : 0
   engine.touches.account(shares.account)
   engine.touches.shareBalance(shares)
-  shares.balanceMicros -= burned
-  shares.account.usdcMicros += payout
+  shares.debit(amountMicros)
+  shares.account.creditUsdc(payout)
   market.collateralMicros -= payout
-  if (token.isNo) market.redeemedNoMicros += burned
-  else market.redeemedYesMicros += burned
-  emitLedger(engine, 'redeem', shares.account, market.marketId, burned, payout, tx)
+  if (token.isNo) market.redeemedNoMicros += amountMicros
+  else market.redeemedYesMicros += amountMicros
+  emitLedger(engine, 'redeem', shares.account, market.marketId, amountMicros, payout, tx)
 }
 
 /** '' on either side: USDC minted into the mirror or leaving it. */
 function moveUsdc(engine: Engine, from: string, to: string, amountMicros: number,
   tx: ChainTransaction | undefined): void {
-  let moved = amountMicros
   if (from === '') {
     engine.creditedMicros += amountMicros
   } else {
     const sender = engine.accountOf(from)
     engine.touches.account(sender)
-    moved = Math.min(amountMicros, sender.usdcMicros)
-    sender.usdcMicros -= moved
+    sender.debitUsdc(amountMicros)
     releaseUsdcHolds(engine, sender)
   }
   if (to === '') {
-    engine.creditedMicros -= moved
+    engine.creditedMicros -= amountMicros
     return
   }
   const receiver = engine.accountOf(to)
   engine.touches.account(receiver)
-  receiver.usdcMicros += moved
-  if (from === '') emitLedger(engine, 'credit', receiver, '', moved, 0, tx)
+  receiver.creditUsdc(amountMicros)
+  if (from === '') emitLedger(engine, 'credit', receiver, '', amountMicros, 0, tx)
 }
 
 /** Outcome tokens between two wallets; tokens of no market listed here are not the ledger's. */
@@ -191,12 +182,11 @@ function moveShares(engine: Engine, from: string, to: string, tokenId: string, a
   const tokenIndex = token.market.index * 2 + (token.isNo ? 1 : 0)
   const sender = engine.accountOf(from).sharesOf(tokenIndex, tokenId)
   engine.touches.shareBalance(sender)
-  const moved = Math.min(amountMicros, sender.balanceMicros)
-  sender.balanceMicros -= moved
+  sender.debit(amountMicros)
   releaseShareHolds(engine, sender.account, sender)
   const receiver = engine.accountOf(to).sharesOf(tokenIndex, tokenId)
   engine.touches.shareBalance(receiver)
-  receiver.balanceMicros += moved
+  receiver.credit(amountMicros)
 }
 
 /**
@@ -216,7 +206,7 @@ function setApprovals(engine: Engine, account: Account, allowanceMicros: number,
 }
 
 /** Cancels the account's newest buy orders until what its buys hold fits its balance and allowance. */
-function releaseUsdcHolds(engine: Engine, account: Account): void {
+export function releaseUsdcHolds(engine: Engine, account: Account): void {
   const fits = (): boolean => account.usdcHeldMicros <= Math.min(account.usdcMicros, account.usdcAllowanceMicros)
   if (fits()) return
   const o = engine.orderTable
@@ -225,7 +215,7 @@ function releaseUsdcHolds(engine: Engine, account: Account): void {
 }
 
 /** Cancels the account's newest sell orders of one token until what they hold fits what it may sell. */
-function releaseShareHolds(engine: Engine, account: Account, shares: ShareBalance): void {
+export function releaseShareHolds(engine: Engine, account: Account, shares: ShareBalance): void {
   const fits = (): boolean => shares.heldMicros <= (account.sharesApproved ? shares.balanceMicros : 0)
   if (fits()) return
   const o = engine.orderTable

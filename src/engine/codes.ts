@@ -68,6 +68,7 @@ export const Code = {
   // A real chain's facts (chain-sync.ts).
   CHAIN_SYNC_STALE: 'CHAIN_SYNC_STALE',
   CHAIN_SYNC_INVALID: 'CHAIN_SYNC_INVALID',
+  TRADE_REVERSAL_INVALID: 'TRADE_REVERSAL_INVALID',
   // API keys.
   API_KEY_EXISTS: 'API_KEY_EXISTS',
   API_KEY_NOT_FOUND: 'API_KEY_NOT_FOUND',
@@ -137,6 +138,7 @@ export const CODE_MESSAGES: Readonly<Record<Code, string>> = {
   LEDGER_NOTHING_TO_REDEEM: 'nothing to redeem',
   CHAIN_SYNC_STALE: 'the chain sync does not go past the last block the ledger follows',
   CHAIN_SYNC_INVALID: 'invalid chain sync entry',
+  TRADE_REVERSAL_INVALID: 'invalid trade reversal',
   RELAY_INVALID: 'invalid relay request',
   RELAY_DEADLINE_PASSED: 'the relay deadline has passed',
   RELAY_NONCE_MISMATCH: 'invalid relay nonce: it must equal the next relay nonce of the owner',

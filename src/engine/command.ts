@@ -320,8 +320,30 @@ export interface Relay extends Stamped {
   readonly action: RelayAction
 }
 
+/**
+ * A trade whose settlement failed on chain (src/service/settlement.ts), as its `trade` event told
+ * it: the engine moved its funds when it matched, and this moves them back (trade-reversal.ts).
+ */
+export interface ReverseTrade extends Stamped {
+  readonly kind: 'reverseTrade'
+  readonly tradeId: string
+  readonly takerAddress: string
+  readonly tokenId: string
+  readonly side: Side
+  /** In the taker's token. */
+  readonly priceMicros: number
+  readonly makerAddress: string
+  readonly makerTokenId: string
+  readonly makerSide: Side
+  readonly makerPriceMicros: number
+  readonly sizeMicros: number
+  /** Paid by the taker. */
+  readonly feeMicros: number
+}
+
 export type Command =
   | ChainSync
+  | ReverseTrade
   | PlaceOrder
   | PlaceOrders
   | CancelOrder

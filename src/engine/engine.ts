@@ -9,6 +9,7 @@ import { amendOrder } from './amend.js'
 import { emitAggregates } from './aggregate.js'
 import { assert } from '../stdx/assert.js'
 import { chainSync } from './chain-sync.js'
+import { reverseTrade } from './trade-reversal.js'
 import { cancelAll, cancelByClientOrderId, cancelMarketOrders, cancelOrder, cancelOrders } from './cancel.js'
 import type { Command } from './command.js'
 import type { EngineEvent } from './event.js'
@@ -241,6 +242,7 @@ export class Engine {
       case 'revokeApiKey': return this.answer(revokeApiKey(this, command))
       case 'relay': return this.answer(relay(this, command))
       case 'chainSync': return this.answer(chainSync(this, command))
+      case 'reverseTrade': return this.answer(reverseTrade(this, command))
     }
   }
 

@@ -216,6 +216,15 @@ export interface ChainSynced {
   readonly entries: number
 }
 
+/** A trade whose settlement failed on chain, moved back in the ledger (trade-reversal.ts). */
+export interface TradeReversed {
+  readonly type: 'tradeReversed'
+  readonly tradeId: string
+  readonly marketId: string
+  readonly takerAddress: string
+  readonly makerAddress: string
+}
+
 export type EngineEvent =
   | OrderAccepted
   | OrderRejected
@@ -230,3 +239,4 @@ export type EngineEvent =
   | ApiKeyChanged
   | OrderGroupChanged
   | ChainSynced
+  | TradeReversed

@@ -42,7 +42,7 @@ export function credit(engine: Engine, command: Credit): Done | Rejection {
   }
   const account = engine.accountOf(command.address)
   engine.touches.account(account)
-  account.usdcMicros += usdcMicros
+  account.creditUsdc(usdcMicros)
   account.gasMicros += gasMicros
   engine.creditedMicros += usdcMicros
   emitLedger(engine, 'credit', account, '', usdcMicros, gasMicros)
@@ -119,9 +119,17 @@ export function moveFullSets(engine: Engine, account: Account, market: Market, a
   engine.touches.account(account)
   engine.touches.shareBalance(yes)
   engine.touches.shareBalance(no)
-  account.usdcMicros -= amount
-  yes.balanceMicros += amount
-  no.balanceMicros += amount
+  // Split: what the USDC balance does not cover is owed (only a chain's split does that:
+  // chain-sync.ts); merge: the same for the two tokens. Either pays back what is owed of the other side.
+  if (amount > 0) {
+    account.debitUsdc(amount)
+    yes.credit(amount)
+    no.credit(amount)
+  } else {
+    account.creditUsdc(-amount)
+    yes.debit(-amount)
+    no.debit(-amount)
+  }
   market.collateralMicros += amount
 }
 
@@ -139,7 +147,7 @@ export function redeem(engine: Engine, command: ActionOf<'redeem'>): Done | Reje
   engine.touches.account(account!)
   if (yes !== undefined) burnAll(engine, yes)
   if (no !== undefined) burnAll(engine, no)
-  account!.usdcMicros += payout
+  account!.creditUsdc(payout)
   market.collateralMicros -= payout
   market.redeemedYesMicros += yesMicros
   market.redeemedNoMicros += noMicros

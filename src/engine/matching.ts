@@ -237,19 +237,25 @@ function settle(
   const takerShares = o.shares[taker]!
   const makerShares = o.shares[maker]!
   touchParties(engine, takerAccount, makerAccount, takerShares, makerShares)
+  // What it pays, its holds and the placement's checks covered; what it gets pays back first
+  // what it owes, if a failed trade's reversal left it owing (account.ts).
   const takerBuys = o.isBuy[taker] === 1
-  if (takerBuys) takerAccount.usdcMicros -= takerUsdc + fee
-  else takerAccount.usdcMicros += takerUsdc - fee
-  const makerBuys = o.isBuy[maker] === 1
-  if (makerBuys) {
+  if (takerBuys) {
+    takerAccount.usdcMicros -= takerUsdc + fee
+    takerShares.credit(sharesMicros)
+  } else {
+    takerAccount.creditUsdc(takerUsdc - fee)
+    takerShares.balanceMicros -= sharesMicros
+  }
+  if (o.isBuy[maker] === 1) {
     makerAccount.usdcMicros -= makerUsdc
     makerAccount.usdcHeldMicros -= makerUsdc
+    makerShares.credit(sharesMicros)
   } else {
-    makerAccount.usdcMicros += makerUsdc
+    makerAccount.creditUsdc(makerUsdc)
     makerShares.heldMicros -= sharesMicros
+    makerShares.balanceMicros -= sharesMicros
   }
-  takerShares.balanceMicros += takerBuys ? sharesMicros : -sharesMicros
-  makerShares.balanceMicros += makerBuys ? sharesMicros : -sharesMicros
   const market = o.market[taker]!
   if (matchType === 'mint') {
     market.collateralMicros += sharesMicros

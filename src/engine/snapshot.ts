@@ -9,7 +9,11 @@
  * strings and one-byte booleans, in the order written below. Loading rebuilds every index and
  * then checks all invariants (a snapshot that loads is a sound state).
  *
- * Versions: 6 (written only for a state that follows a real chain) added the chain block last.
+ * Versions: 7 (written only for a state with a debt: account.ts, trade-reversal.ts) writes each
+ * market's collateral with its sign (a bool, true when below 0, then its magnitude), each
+ * account's USDC owed after its relay nonce, and each share balance's owed after its hold (a
+ * balance is written when any of the three is not 0).
+ * 6 (written only for a state that follows a real chain) added the chain block last.
  * 5 (written only for a state that has order groups; one without is written as
  * version 4, byte for byte, so its state hash did not change) added the groups after the accounts
  * and each live order's group id after its client order id. 2 added each account's relay nonce
@@ -44,9 +48,11 @@ const VERSION_WITHOUT_GROUPS = 4
 /** Version 5 adds the order groups (after the accounts) and each live order's group id (after its client order id). */
 const VERSION_WITH_GROUPS = 5
 /** Version 6 adds, last, the chain block the ledger follows: written only once it follows a chain. */
-const VERSION = 6
+const VERSION_ON_CHAIN = 6
+/** Version 7 adds debts and a collateral below 0 (see above): written only for a state with a debt. */
+const VERSION = 7
 /** Versions that still load (see above). */
-const VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6]
+const VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7]
 // Encoding tables (a value is written as its index), not the rulebook's lists: never reorder them.
 const STATUSES: readonly MarketStatus[] = ['Upcoming', 'Active', 'Paused', 'Closed', 'Resolving', 'Resolved']
 const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
@@ -55,14 +61,14 @@ const OUTCOMES: readonly (Outcome | null)[] = [null, 'Yes', 'No']
 export function encodeSnapshot(engine: Engine): Uint8Array {
   const w = new ByteWriter()
   w.string(MAGIC)
-  const version = engine.chainBlock > 0 ? VERSION
+  const version = hasDebts(engine) ? VERSION : engine.chainBlock > 0 ? VERSION_ON_CHAIN
     : engine.orderGroups.size > 0 ? VERSION_WITH_GROUPS : VERSION_WITHOUT_GROUPS
   w.uint(version)
   for (const n of [engine.seq, engine.timeMs, engine.orderNumber, engine.creditedMicros, engine.feesMicros]) w.uint(n)
   w.uint(engine.markets.length)
-  for (const market of engine.markets) writeMarket(w, market)
+  for (const market of engine.markets) writeMarket(w, market, version)
   w.uint(engine.accounts.length)
-  for (const account of engine.accounts) writeAccount(w, account)
+  for (const account of engine.accounts) writeAccount(w, account, version)
   if (version >= 5) writeGroups(w, engine)
   // Live orders in acceptance order: a restored engine rests them again in the same time priority.
   const rows = engine.orders.liveRows()
@@ -104,7 +110,7 @@ export function decodeSnapshot(bytes: Uint8Array, options: EngineOptions = {}): 
   engine.orderNumber = r.uint()
   engine.creditedMicros = r.uint()
   engine.feesMicros = r.uint()
-  for (let i = r.uint(); i > 0; i--) engine.addMarket(readMarket(r, engine))
+  for (let i = r.uint(); i > 0; i--) engine.addMarket(readMarket(r, engine, version))
   const storedHolds: StoredHold[] = []
   for (let i = r.uint(); i > 0; i--) readAccount(r, engine, storedHolds, version)
   if (version >= 5) readGroups(r, engine)
@@ -169,7 +175,17 @@ function readGroups(r: ByteReader, engine: Engine): void {
   }
 }
 
-function writeMarket(w: ByteWriter, m: Market): void {
+/** Whether anything is owed or a collateral is below 0 (only on a real chain: invariants.ts). */
+function hasDebts(engine: Engine): boolean {
+  if (engine.markets.some((market) => market.collateralMicros < 0)) return true
+  for (const account of engine.accounts) {
+    if (account.usdcOwedMicros !== 0) return true
+    for (const shares of account.shares.values()) if (shares.owedMicros !== 0) return true
+  }
+  return false
+}
+
+function writeMarket(w: ByteWriter, m: Market, version: number): void {
   for (const s of [m.marketId, m.conditionId, m.question, m.slug, m.description, m.yesTokenId, m.noTokenId]) w.string(s)
   for (const n of [m.tickPips, m.minOrderSizeMicros, m.feeRateBps]) w.uint(n)
   w.bool(m.negRisk)
@@ -177,11 +193,14 @@ function writeMarket(w: ByteWriter, m: Market): void {
   w.uint(STATUSES.indexOf(m.status))
   w.uint(m.createdMs)
   w.uint(OUTCOMES.indexOf(m.winningOutcome))
-  for (const n of [m.resolvedMs, m.collateralMicros, m.mintedMicros, m.mergedMicros, m.redeemedYesMicros,
+  w.uint(m.resolvedMs)
+  assert(version >= 7 || m.collateralMicros >= 0, 'a collateral below 0 is written with its sign')
+  if (version >= 7) w.bool(m.collateralMicros < 0)
+  for (const n of [Math.abs(m.collateralMicros), m.mintedMicros, m.mergedMicros, m.redeemedYesMicros,
     m.redeemedNoMicros]) w.uint(n)
 }
 
-function readMarket(r: ByteReader, engine: Engine): Market {
+function readMarket(r: ByteReader, engine: Engine, version: number): Market {
   const [marketId, conditionId, question, slug, description, yesTokenId, noTokenId] =
     [r.string(), r.string(), r.string(), r.string(), r.string(), r.string(), r.string()]
   const [tickPips, minOrderSizeMicros, feeRateBps] = [r.uint(), r.uint(), r.uint()]
@@ -193,7 +212,8 @@ function readMarket(r: ByteReader, engine: Engine): Market {
     engine.touches, engine.orderTable)
   market.winningOutcome = OUTCOMES[r.uint()]!
   market.resolvedMs = r.uint()
-  market.collateralMicros = r.uint()
+  const negative = version >= 7 && r.bool()
+  market.collateralMicros = negative ? -r.uint() : r.uint()
   market.mintedMicros = r.uint()
   market.mergedMicros = r.uint()
   market.redeemedYesMicros = r.uint()
@@ -201,19 +221,21 @@ function readMarket(r: ByteReader, engine: Engine): Market {
   return market
 }
 
-function writeAccount(w: ByteWriter, a: Account): void {
+function writeAccount(w: ByteWriter, a: Account, version: number): void {
   w.string(a.address)
   for (const n of [a.usdcMicros, a.usdcHeldMicros, a.usdcAllowanceMicros]) w.uint(n)
   w.bool(a.sharesApproved)
   w.uint(a.gasMicros)
   w.uint(a.relayNonce)
-  const shares = [...a.shares.values()].filter((s) => s.balanceMicros !== 0 || s.heldMicros !== 0)
+  if (version >= 7) w.uint(a.usdcOwedMicros)
+  const shares = [...a.shares.values()].filter((s) => s.balanceMicros !== 0 || s.heldMicros !== 0 || s.owedMicros !== 0)
   shares.sort((x, y) => x.tokenIndex - y.tokenIndex)
   w.uint(shares.length)
   for (const s of shares) {
     w.uint(s.tokenIndex)
     w.uint(s.balanceMicros)
     w.uint(s.heldMicros)
+    if (version >= 7) w.uint(s.owedMicros)
   }
 }
 
@@ -232,12 +254,14 @@ function readAccount(r: ByteReader, engine: Engine, storedHolds: StoredHold[], v
   account.sharesApproved = r.bool()
   account.gasMicros = r.uint()
   if (version >= 2) account.relayNonce = r.uint()
+  if (version >= 7) account.usdcOwedMicros = r.uint()
   for (let i = r.uint(); i > 0; i--) {
     const tokenIndex = r.uint()
     const market = engine.markets[Math.floor(tokenIndex / 2)]!
     const shares = account.sharesOf(tokenIndex, market.tokenIdOf(tokenIndex % 2 === 1))
     shares.balanceMicros = r.uint()
     storedHolds.push({ account, shares, heldMicros: r.uint() })
+    if (version >= 7) shares.owedMicros = r.uint()
   }
 }
 

@@ -13,6 +13,7 @@ import type { approve, credit, merge, redeem, split } from '../engine/ledger.js'
 import type { createMarket, resolveMarket, setFeeRate, setMarketStatus, setTickSize } from '../engine/market-admin.js'
 import type { relay } from '../engine/relay.js'
 import type { chainSync } from '../engine/chain-sync.js'
+import type { reverseTrade } from '../engine/trade-reversal.js'
 import type { amendOrder } from '../engine/amend.js'
 import type { orderGroupCommand } from '../engine/order-group.js'
 import type { BatchPlaced, Canceled, Done, PlaceResult, QuotesSet, Rejection, Replaced } from '../engine/result.js'
@@ -46,6 +47,7 @@ export interface ResultOf {
   readonly revokeApiKey: ReturnType<typeof revokeApiKey>
   readonly relay: ReturnType<typeof relay>
   readonly chainSync: ReturnType<typeof chainSync>
+  readonly reverseTrade: ReturnType<typeof reverseTrade>
 }
 
 /** Every command kind has its result type: a new kind without one does not compile. */

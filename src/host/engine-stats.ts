@@ -22,6 +22,7 @@ const KIND_INDEX: Readonly<Record<Command['kind'], number>> = {
   cancelMarketOrders: 6, expire: 7, createMarket: 8, setMarketStatus: 9, setTickSize: 10, setFeeRate: 11,
   resolveMarket: 12, credit: 13, approve: 14, split: 15, merge: 16, redeem: 17, registerApiKey: 18,
   revokeApiKey: 19, relay: 20, amendOrder: 21, cancelReplace: 22, massQuote: 23, orderGroup: 24, chainSync: 25,
+  reverseTrade: 26,
 }
 
 export const COMMAND_KINDS = Object.keys(KIND_INDEX) as readonly Command['kind'][]

@@ -185,6 +185,8 @@ export const EVENTS_CROSSING: Readonly<Record<EngineEvent['type'], boolean>> = {
   orderGroup: true,
   // The chain watcher reads its sync's result; nobody reads the event.
   chainSynced: false,
+  // Settlement learns from it that a reversal is journaled (src/service/settlement.ts).
+  tradeReversed: true,
 }
 
 /** The events of one command that cross to the main thread, in their order. */

@@ -4,8 +4,9 @@
  * the faucet's cooldown reads them), transfers move, allowances set, blocks never count twice,
  * a malformed sync changes nothing, and a fact that takes away what orders hold cancels the
  * newest of them until the rest fit, with reason `funds`. Splits, merges and redemptions sent to
- * the Conditional Tokens directly move full sets and pay out as the relay's do. Invariants (USDC conservation, holds)
- * are checked after every command by the harness.
+ * the Conditional Tokens directly move full sets and pay out as the relay's do. A fact moves its
+ * whole amount: what the ledger lacks is owed, and the next credit pays it back first. Invariants
+ * (USDC conservation, holds, debts) are checked after every command by the harness.
  */
 import t from 'tap'
 import { Harness, addressOf, USDC } from '../../harness.js'
@@ -119,12 +120,16 @@ t.test('a transfer out below what buys hold cancels the newest buys until the re
   t.equal(accountOf(h, alice)?.usdcHeldMicros, 4 * USDC)
 })
 
-t.test('more than the ledger has moves what it has: a balance is never overstated', async (t) => {
+t.test('more than the ledger has moves the whole: the rest is owed, and the next credit pays it back first', async (t) => {
   const h = new Harness()
   sync(h, 1, [usdc('', alice, 5 * USDC)])
   sync(h, 2, [usdc(alice, bob, 8 * USDC)])
   t.equal(accountOf(h, alice)?.usdcMicros, 0)
-  t.equal(accountOf(h, bob)?.usdcMicros, 5 * USDC, 'bob gets what alice had, not the 8 the chain moved')
+  t.equal(h.engine.accountsByAddress.get(alice)?.usdcOwedMicros, 3 * USDC, 'alice owes the 3 the ledger lacked')
+  t.equal(accountOf(h, bob)?.usdcMicros, 8 * USDC, 'bob has what the chain gave him')
+  sync(h, 3, [usdc('', alice, 4 * USDC)])
+  t.equal(accountOf(h, alice)?.usdcMicros, USDC, 'the mint paid the 3 back first')
+  t.equal(h.engine.accountsByAddress.get(alice)?.usdcOwedMicros, 0)
 })
 
 t.test('shares move between wallets; sells that no longer fit give way; unknown tokens are not the ledger\'s', async (t) => {
@@ -195,9 +200,14 @@ t.test('splits and merges sent to the Conditional Tokens: full sets, counters, l
   t.strictSame(Harness.eventsOf(merged, 'orderUpdate').map((u) => [u.orderId, u.reason]), [[orderIdOf(sell), 'funds']],
     'the sell of 6 No no longer fits the 3 left')
   t.equal(accountOf(h, alice)?.usdcMicros, 7 * USDC)
+  const before = stateOf(h)
   const over = sync(h, 4, [ctf('merge', alice, yes, 50 * USDC), ctf('split', alice, yes, 50 * USDC)])
   t.strictSame(Harness.eventsOf(over, 'ledger').map((e) => [e.action, e.amountMicros]),
-    [['merge', 3 * USDC], ['split', 10 * USDC]], 'never more than the ledger holds')
+    [['merge', 50 * USDC], ['split', 50 * USDC]], 'the whole amounts, as the chain moved them')
+  t.strictSame({ ...stateOf(h), chainBlock: 0, markets: [] }, { ...before, chainBlock: 0, markets: [] },
+    'the 47 of each token the merge left owed, the split paid back: every balance as before')
+  const aliceAccount = h.engine.accountsByAddress.get(alice)!
+  t.strictSame([...aliceAccount.shares.values()].map((s) => s.owedMicros), [0, 0])
   t.strictSame(Harness.eventsOf(sync(h, 5, [ctf('split', alice, 'not-listed', USDC)]), 'ledger'), [],
     'a token of no listed market is not the ledger\'s')
 })
@@ -213,8 +223,11 @@ t.test('redemptions on chain pay the winning token only, once the engine resolve
   t.strictSame(Harness.eventsOf(redeemed, 'ledger').map((e) => [e.action, e.amountMicros, e.payoutMicros]),
     [['redeem', 4 * USDC, 0], ['redeem', 10 * USDC, 10 * USDC]])
   t.equal(accountOf(h, alice)?.usdcMicros, 10 * USDC, 'No won: its 10 paid out, the 4 Yes burnt for nothing')
-  t.strictSame(Harness.eventsOf(sync(h, 4, [ctf('redeem', alice, no, USDC)]), 'ledger'), [],
-    'nothing left to burn: nothing happens')
+  const over = sync(h, 4, [ctf('redeem', alice, no, USDC)])
+  t.strictSame(Harness.eventsOf(over, 'ledger').map((e) => [e.action, e.amountMicros, e.payoutMicros]),
+    [['redeem', USDC, USDC]], 'more than the ledger holds: the chain paid it, and the ledger owes the share')
+  t.equal(accountOf(h, alice)?.usdcMicros, 11 * USDC)
+  t.equal(h.engine.accountsByAddress.get(alice)?.sharesOf(1, no).owedMicros, USDC)
 })
 
 t.test('a fact\'s transaction is in the ledger and allowance events it makes, for the ledger\'s records', async (t) => {

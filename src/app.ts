@@ -182,7 +182,7 @@ async function followChain(parts: { config: Config; context: ServiceContext; cha
   await settlement.resume(config.dataDir, context.read.seq, (orderId) => {
     const order = context.read.order(orderId)
     return order !== undefined && order.status !== 'LIVE'
-  })
+  }, async (command) => (await context.host.submit(command)).result)
   const { ChainMirror } = await import('./service/chain-mirror.js')
   const mirror = await ChainMirror.start(context, chain, (trades) => settlement.confirmed(trades))
   if (mirror !== null) opened.add(() => mirror.stop())

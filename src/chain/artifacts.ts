@@ -30,3 +30,17 @@ export function artifactOf(name: ContractName): Artifact {
   }
   return artifact
 }
+
+let exchangeAbi: Abi | null = null
+
+/**
+ * The exchange's ABI with the test USDC's errors: a settlement or relay the USDC refuses (a
+ * wallet's balance or allowance short) then decodes by name (ERC20InsufficientAllowance), where
+ * the exchange's ABI alone leaves a bare selector. The Conditional Tokens refuse with `require`
+ * messages, which decode without an ABI.
+ */
+export function exchangeAbiWithTokenErrors(): Abi {
+  exchangeAbi ??= [...artifactOf('PredexExchange').abi,
+    ...artifactOf('TestUSDC').abi.filter((item) => item.type === 'error')]
+  return exchangeAbi
+}

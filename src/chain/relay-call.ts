@@ -7,7 +7,7 @@
 import { BaseError, ContractFunctionRevertedError, type Address, type Hex } from 'viem'
 import type { RelayStruct } from '../crypto/eip712.js'
 import { CHAIN_LEDGER_WAIT_MS } from '../limits.js'
-import { artifactOf } from './artifacts.js'
+import { artifactOf, exchangeAbiWithTokenErrors } from './artifacts.js'
 import { settlerOf } from './exchange-orders.js'
 import type { ChainClients } from './node-chain.js'
 
@@ -31,7 +31,8 @@ export async function sendRelay(clients: ChainClients, struct: RelayStruct,
   signature: string): Promise<RelayCallResult> {
   const call = relayCall(clients, struct, signature)
   try {
-    await clients.client.simulateContract({ ...call, account: clients.operator.account })
+    await clients.client.simulateContract({ ...call, abi: exchangeAbiWithTokenErrors(),
+      account: clients.operator.account })
   } catch (error) {
     const reverted = error instanceof BaseError
       ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null

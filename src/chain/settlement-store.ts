@@ -7,7 +7,9 @@
  * - each trade's settlement: its amounts, its status (MATCHED, MINED, CONFIRMED, RETRYING or
  *   FAILED) and its transaction;
  * - the last journal seq whose trades it has, so that a restart catches up on the trades of
- *   commands journaled before it could record them.
+ *   commands journaled before it could record them;
+ * - the FAILED trades whose reversal (the engine's `reverseTrade`) is not journaled yet, so that a
+ *   restart journals each once.
  * A status is a cache of the chain's answer: on a restart each unsettled trade is asked of the
  * exchange again (src/service/settlement.ts), which settles a trade id once whatever was kept.
  */
@@ -15,8 +17,12 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import type { AnyOrderStruct } from '../crypto/eip712.js'
+import type { ReverseTrade } from '../engine/command.js'
 
 export type SettlementStatus = 'MATCHED' | 'MINED' | 'CONFIRMED' | 'RETRYING' | 'FAILED'
+
+/** A FAILED trade's reversal: to be journaled, journaled, or refused by the engine (never expected). */
+export type ReversalState = 'due' | 'done' | 'refused'
 
 export interface KeptOrder {
   readonly struct: AnyOrderStruct
@@ -43,6 +49,10 @@ export interface SettlementRecord {
   readonly reason: string | null
   readonly attempts: number
   readonly updatedMs: number
+  /** The engine's command that moves the trade back if its settlement fails (absent in records kept before it). */
+  readonly reversal?: Omit<ReverseTrade, 'seq' | 'timeMs'>
+  /** Once FAILED: whether its reversal is journaled. */
+  readonly reversed?: ReversalState
 }
 
 const LAST_SEQ = 'lastSeq'
@@ -59,15 +69,17 @@ export class SettlementStore {
     private readonly meta: Database<number, string>,
     /** Kept orders that have ended while some trade of theirs was not final yet. */
     private readonly ended: Database<true, string>,
+    /** FAILED trades whose reversal is not journaled yet. */
+    private readonly due: Database<true, string>,
   ) {}
 
   static open(dataDir: string): SettlementStore {
     const dir = join(dataDir, 'chain', 'settlement')
     mkdirSync(dir, { recursive: true, mode: 0o700 })
-    const root = open({ path: dir, noSubdir: false, maxDbs: 6 })
+    const root = open({ path: dir, noSubdir: false, maxDbs: 7 })
     return new SettlementStore(root, root.openDB({ name: 'orders' }), root.openDB({ name: 'trades' }),
       root.openDB({ name: 'byChainId' }), root.openDB({ name: 'open' }), root.openDB({ name: 'meta' }),
-      root.openDB({ name: 'ended' }))
+      root.openDB({ name: 'ended' }), root.openDB({ name: 'due' }))
   }
 
   /** Keeps a signed order, durably, before it goes to the engine. */
@@ -118,7 +130,19 @@ export class SettlementStore {
       void this.byChainId.put(record.chainTradeId.toLowerCase(), record.tradeId)
       if (isFinal(record.status)) void this.open.remove(record.tradeId)
       else void this.open.put(record.tradeId, true)
+      if (record.reversed === 'due') void this.due.put(record.tradeId, true)
+      else void this.due.remove(record.tradeId)
     })
+  }
+
+  /** FAILED trades whose reversal is not journaled yet, oldest first. */
+  reversalsDue(): SettlementRecord[] {
+    const found: SettlementRecord[] = []
+    for (const { key } of this.due.getRange()) {
+      const record = this.trades.get(key)
+      if (record !== undefined) found.push(record)
+    }
+    return found.sort((a, b) => a.seq - b.seq)
   }
 
   /** Trades not CONFIRMED nor FAILED, oldest first. */

@@ -12,19 +12,25 @@
  *   exchange's error) and the others settle.
  * - A node that does not answer makes the trades wait (RETRYING) and go again at the next step:
  *   nothing is dropped, nothing is sent twice.
+ * - A trade that FAILED is moved back in the ledger, which moved it when it matched: its
+ *   reversal (src/engine/trade-reversal.ts) is journaled once, marked due in the same write that
+ *   records the failure, and done when its `tradeReversed` event comes back (after a crash, from
+ *   the journal's catch-up), so a restart journals exactly those still due.
  * - Trades of commands journaled before a crash that this had not recorded yet are found again by
  *   replaying the journal from the last seq it recorded (src/read/catch-up.ts).
  */
 import { BaseError, ContractFunctionRevertedError, getAbiItem, type AbiEvent, type Hex } from 'viem'
 import { toHex } from '../crypto/hex.js'
 import { keccakOfText } from '../crypto/keccak.js'
-import { artifactOf } from '../chain/artifacts.js'
+import { artifactOf, exchangeAbiWithTokenErrors } from '../chain/artifacts.js'
 import type { SettledTrade } from '../chain/chain-facts.js'
 import { exchangeOrderOf, settlerOf, type ExchangeTrade } from '../chain/exchange-orders.js'
 import type { ChainClients } from '../chain/node-chain.js'
 import { isFinal, SettlementStore, type SettlementRecord, type SettlementStatus } from '../chain/settlement-store.js'
 import type { AnyOrderStruct } from '../crypto/eip712.js'
+import type { ReverseTrade } from '../engine/command.js'
 import type { EngineEvent, Trade } from '../engine/event.js'
+import { reversalOf, type reverseTrade } from '../engine/trade-reversal.js'
 import type { Outcome } from '../host/messages.js'
 import { SETTLEMENT_BATCH_MAX, SETTLEMENT_MINED_RECHECK_MS } from '../limits.js'
 import type { Log } from '../log.js'
@@ -34,6 +40,9 @@ import { OrderRetention } from './order-retention.js'
 
 const MICROS = 1_000_000n
 const TRADE_SETTLED = getAbiItem({ abi: artifactOf('PredexExchange').abi, name: 'TradeSettled' }) as AbiEvent
+
+/** Journals a reversal in the engine and answers its result (the engine host's submit). */
+export type Reverser = (command: Omit<ReverseTrade, 'seq' | 'timeMs'>) => Promise<ReturnType<typeof reverseTrade>>
 
 /** A trade's settlement as the faces show it. */
 export interface TradeSettlement {
@@ -54,6 +63,9 @@ export class Settlement {
 
   /** Which kept orders are still needed: the rest are forgotten (order-retention.ts). */
   private readonly retention: OrderRetention
+
+  /** Set by `resume`: until then a failure's reversal stays due (resume journals the due ones). */
+  private reverser: Reverser | null = null
 
   private constructor(private readonly clients: ChainClients, readonly store: SettlementStore,
     private readonly nowMs: () => number, private readonly log: Log) {
@@ -81,10 +93,11 @@ export class Settlement {
   /**
    * From the journal's last seq the store has up to `seq` (what the read model has now: what comes
    * after reaches `publish`), then the kept orders that `hasEnded` (the read model) says ended are
-   * forgotten unless a trade of theirs is not final, then every trade not known settled is asked
-   * of the exchange.
+   * forgotten unless a trade of theirs is not final, then the reversals of failed trades not
+   * journaled yet are, then every trade not known settled is asked of the exchange.
    */
-  async resume(dataDir: string, seq: number, hasEnded: (orderId: string) => boolean): Promise<void> {
+  async resume(dataDir: string, seq: number, hasEnded: (orderId: string) => boolean, reverser: Reverser,
+  ): Promise<void> {
     // First in the recording chain: the outcomes published from now on are recorded after it.
     this.recording = this.recording.then(async () => {
       await this.catchUpTo(dataDir, seq)
@@ -92,6 +105,7 @@ export class Settlement {
       if (forgotten > 0) this.log.info('settlement: signed orders of ended orders forgotten', { forgotten })
     })
     await this.recording
+    this.reverser = reverser // the due reversals are journaled by the steps, one at a time
     try {
       for (const record of this.store.unsettled()) await this.recheck(record)
     } catch (error) {
@@ -121,10 +135,53 @@ export class Settlement {
     }).catch((error: unknown) => this.log.error('settlement: recording trades failed', { err: error }))
   }
 
-  /** A command's trades recorded, then the orders it ended let go of (a trade comes before its order's end). */
+  /**
+   * A command's trades recorded, then the orders it ended let go of (a trade comes before its
+   * order's end); a reversal journaled is done.
+   */
   private async applied(seq: number, events: readonly EngineEvent[]): Promise<void> {
     for (const { trade, at } of tradesOf(seq, events)) await this.record(trade, at)
     await this.retention.eventsApplied(events)
+    for (const event of events) if (event.type === 'tradeReversed') await this.reversalDone(event.tradeId)
+  }
+
+  private async reversalDone(tradeId: string): Promise<void> {
+    const record = this.store.trade(tradeId)
+    if (record?.reversed === 'due') await this.store.putTrade({ ...record, reversed: 'done' })
+  }
+
+  /** Journals the reversal of each FAILED trade not journaled yet (one whose journaling failed before). */
+  private async reverseDue(): Promise<void> {
+    for (const record of this.store.reversalsDue()) await this.reverseFailed(record)
+  }
+
+  /**
+   * Journals a FAILED trade's reversal: the ledger moved the trade when it matched, the chain
+   * never did. Stays due when the engine does not answer (the next step journals it again).
+   */
+  private async reverseFailed(record: SettlementRecord): Promise<void> {
+    if (this.reverser === null || record.reversed !== 'due') return
+    if (record.reversal === undefined) {
+      this.log.error('settlement: a failed trade recorded without its amounts cannot be moved back: the ledger '
+        + 'stays ahead of the chain by it', { tradeId: record.tradeId })
+      await this.store.putTrade({ ...record, reversed: 'refused' })
+      return
+    }
+    let result: Awaited<ReturnType<Reverser>>
+    try {
+      result = await this.reverser(record.reversal)
+    } catch (error) {
+      this.log.warn('settlement: journaling a failed trade\'s reversal failed; it goes again', { err: error,
+        tradeId: record.tradeId })
+      return
+    }
+    if (result.ok) {
+      await this.reversalDone(record.tradeId)
+      return
+    }
+    this.log.error('settlement: the engine refused a failed trade\'s reversal', { tradeId: record.tradeId,
+      code: result.code, context: result.context })
+    await this.store.putTrade({ ...this.store.trade(record.tradeId)!, reversed: 'refused' })
   }
 
   /** Calls `listener` with the trade id of each status change after the match; returns its removal. */
@@ -169,6 +226,7 @@ export class Settlement {
       takerCollateralMicros: collateralOf(trade.priceMicros, trade.sizeMicros),
       makerCollateralMicros: collateralOf(trade.makerPriceMicros, trade.sizeMicros), feeMicros: trade.feeMicros,
       status: 'MATCHED', transactionHash: null, blockNumber: null, reason: null, attempts: 0, updatedMs: trade.timeMs,
+      reversal: reversalOf(trade),
     }
     await this.store.putTrade(record)
     this.retention.tradeRecorded(record)
@@ -201,6 +259,7 @@ export class Settlement {
    * confirmation (a reorg may have dropped their transaction).
    */
   private async sendQueued(): Promise<void> {
+    await this.reverseDue()
     try {
       const stale = this.store.unsettled().filter((r) => r.status === 'MINED' &&
         this.nowMs() - r.updatedMs > SETTLEMENT_MINED_RECHECK_MS).slice(0, SETTLEMENT_BATCH_MAX)
@@ -254,13 +313,15 @@ export class Settlement {
   private async refusalOf(trades: readonly ExchangeTrade[]): Promise<string | null> {
     try {
       await this.clients.client.simulateContract({ address: settlerOf(this.clients.contracts),
-        abi: artifactOf('PredexExchange').abi, functionName: 'settle', args: [trades],
+        abi: exchangeAbiWithTokenErrors(), functionName: 'settle', args: [trades],
         account: this.clients.operator.account })
       return null
     } catch (error) {
       const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null
       if (reverted instanceof ContractFunctionRevertedError) {
-        return reverted.data?.errorName ?? reverted.reason ?? reverted.shortMessage
+        const data = reverted.data
+        if (data !== undefined) return `${data.errorName}(${(data.args ?? []).map(String).join(', ')})`
+        return reverted.reason ?? reverted.shortMessage
       }
       throw error // not a refusal: the node's failure, retried
     }
@@ -284,8 +345,13 @@ export class Settlement {
   ): Promise<void> {
     const current = this.store.trade(record.tradeId) ?? record
     if (current.status === 'CONFIRMED') return // the chain's last word
-    await this.store.putTrade({ ...current, ...changes, status, updatedMs: this.nowMs() })
+    // A failure's reversal is due from the very write that records the failure.
+    const failing = status === 'FAILED' && current.status !== 'FAILED'
+    const updated: SettlementRecord = { ...current, ...changes, status, updatedMs: this.nowMs(),
+      ...(failing ? { reversed: 'due' } : {}) }
+    await this.store.putTrade(updated)
     if (!isFinal(current.status) && isFinal(status)) await this.retention.tradeFinal(current)
+    if (failing) await this.reverseFailed(updated)
     if (status === current.status) return
     for (const listener of this.listeners) {
       try {

@@ -74,7 +74,8 @@ t.test('a trade settled in a block already passed is CONFIRMED from the exchange
 
   const settlement = Settlement.open(chain, dataDir, () => Date.now(), SILENT_LOG)
   t.teardown(() => settlement.stop())
-  await settlement.resume(dataDir, 7, (orderId) => orderId !== resting.orderId) // the read model's word
+  await settlement.resume(dataDir, 7, (orderId) => orderId !== resting.orderId, // the read model's word
+    () => Promise.reject(new Error('no trade failed: nothing to move back')))
   const first = settlement.of('trade-1', 0)
   t.equal(first.status, 'CONFIRMED', 'confirmed from the exchange\'s log')
   t.equal(first.transactionHash, settledHash, 'with the transaction that settled it')

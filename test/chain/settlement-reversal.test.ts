@@ -91,7 +91,8 @@ async function reversal(settlement: Settlement, tradeId: string, state: 'due' | 
   await eventually(() => settlement.store.trade(tradeId)?.reversed === state, 20_000, `${tradeId} ${state}`)
 }
 
-t.test('a FAILED trade\'s reversal is journaled once, with the trade\'s amounts; again when the engine did not answer', async (t) => {
+t.test('a FAILED trade\'s reversal is journaled once, with its trade\'s amounts; again if the engine did not answer',
+  async (t) => {
   const dataDir = dataDirOf(t)
   const settlement = await open(t, dataDir)
   const { asked, reverser } = recordingReverser(1)

@@ -127,8 +127,10 @@ t.test('orders that held what went back give way, newest first', async (t) => {
   const [trade] = tradesOf(h.place(h.order({ maker: bob, tokenId: m.yes, side: 'BUY', priceMicros: 500_000,
     sizeMicros: 20 * USDC })))
   // Alice got 10 USDC (90): her buys hold 50 and 40; the reversal leaves her 80, so the newest goes.
-  const older = h.place(h.order({ maker: alice, tokenId: m.no, side: 'BUY', priceMicros: 250_000, sizeMicros: 200 * USDC }))
-  const newer = h.place(h.order({ maker: alice, tokenId: m.no, side: 'BUY', priceMicros: 400_000, sizeMicros: 100 * USDC }))
+  const buyNo = (priceMicros: number, sizeMicros: number) =>
+    h.place(h.order({ maker: alice, tokenId: m.no, side: 'BUY', priceMicros, sizeMicros }))
+  const older = buyNo(250_000, 200 * USDC)
+  const newer = buyNo(400_000, 100 * USDC)
   const reversed = reverse(h, trade!)
   const idOf = (applied: ReturnType<Harness['apply']>) => Harness.eventsOf(applied, 'orderAccepted')[0]!.orderId
   t.strictSame(Harness.eventsOf(reversed, 'orderUpdate').map((u) => [u.orderId, u.reason]), [[idOf(newer), 'funds']])

@@ -360,4 +360,9 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
     conditionalTokens: 'the Conditional Tokens contract\'s address',
   },
   CHAIN_UNAVAILABLE: { retryAfterSeconds: RETRY_AFTER },
+  SETTLEMENT_BACKLOG: {
+    unsettledTrades: 'trades matched and not yet CONFIRMED nor FAILED',
+    unsettledTradesMax: 'how many may wait before new orders do (`SETTLEMENT_UNSETTLED_MAX`)',
+    retryAfterSeconds: RETRY_AFTER,
+  },
 }

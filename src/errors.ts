@@ -51,6 +51,8 @@ export const ApiCode = {
   TOKENS_NOT_APPROVED: 'TOKENS_NOT_APPROVED',
   /** The real chain's node did not answer a call the request needs (faucet, new market, gas): retry. */
   CHAIN_UNAVAILABLE: 'CHAIN_UNAVAILABLE',
+  /** On a real chain, too many matched trades wait for settlement: new orders wait until it catches up. */
+  SETTLEMENT_BACKLOG: 'SETTLEMENT_BACKLOG',
   NOT_READY: 'NOT_READY',
   INTERNAL: 'INTERNAL',
 } as const
@@ -203,6 +205,7 @@ export const CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   CHAIN_REVERTED: RULE,
   TOKENS_NOT_APPROVED: RULE,
   CHAIN_UNAVAILABLE: UNAVAILABLE,
+  SETTLEMENT_BACKLOG: UNAVAILABLE,
   NOT_READY: UNAVAILABLE,
   INTERNAL: { http: 500, grpc: Grpc.INTERNAL },
 }

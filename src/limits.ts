@@ -791,6 +791,15 @@ export const CHAIN_SYNC_ENTRIES_MAX = 500
 export const SETTLEMENT_BATCH_MAX = 20
 /** A trade MINED this long without its confirmation is asked of the exchange again (its transaction may be gone). */
 export const SETTLEMENT_MINED_RECHECK_MS = 30_000
+/**
+ * Trades matched and not yet CONFIRMED nor FAILED beyond which new orders are refused (503
+ * SETTLEMENT_BACKLOG) until settlement catches up: a node that stops answering must not let the
+ * unsettled trades (kept, counted, scanned once a block, and what a FAILED reversal can move
+ * back) grow without end. At 20 a transaction, once a block, 10 000 are 500 blocks of backlog.
+ */
+export const SETTLEMENT_UNSETTLED_MAX = 10_000
+/** The Retry-After of SETTLEMENT_BACKLOG: a few blocks of settlement. */
+export const SETTLEMENT_BACKLOG_RETRY_AFTER_SECONDS = 5
 /** The Retry-After of CHAIN_UNAVAILABLE: the node's call timeout and a poll. */
 export const CHAIN_RETRY_AFTER_SECONDS = 5
 /** How often a wait for a transaction's receipt asks the chain. */

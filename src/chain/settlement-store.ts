@@ -71,7 +71,21 @@ export class SettlementStore {
     private readonly ended: Database<true, string>,
     /** FAILED trades whose reversal is not journaled yet. */
     private readonly due: Database<true, string>,
-  ) {}
+  ) {
+    for (const tradeId of open.getKeys()) this.openIds.add(tradeId)
+  }
+
+  /**
+   * The `open` db's keys, changed as each write is asked for (a write lands later, and reads see
+   * it only then): the bound they serve is read by every placement. At most about
+   * SETTLEMENT_UNSETTLED_MAX, which that bound keeps.
+   */
+  private readonly openIds = new Set<string>()
+
+  /** How many trades are not CONFIRMED nor FAILED. */
+  get unsettledCount(): number {
+    return this.openIds.size
+  }
 
   static open(dataDir: string): SettlementStore {
     const dir = join(dataDir, 'chain', 'settlement')
@@ -125,6 +139,8 @@ export class SettlementStore {
   }
 
   async putTrade(record: SettlementRecord): Promise<void> {
+    if (isFinal(record.status)) this.openIds.delete(record.tradeId)
+    else this.openIds.add(record.tradeId)
     await this.root.transaction(() => {
       void this.trades.put(record.tradeId, record)
       void this.byChainId.put(record.chainTradeId.toLowerCase(), record.tradeId)

@@ -23,7 +23,7 @@ export interface ServiceContext {
   /** The chain behind the test network (--chain): the engine's own ledger, or a real one. */
   readonly chain: Pick<Chain, 'status' | 'clients'>
   /** Settlement of trades on a real chain (null or absent on the builtin one, where a match is final). */
-  readonly settlement?: Pick<Settlement, 'keepOrder' | 'of' | 'onChange'> | null
+  readonly settlement?: Pick<Settlement, 'keepOrder' | 'of' | 'onChange' | 'checkBacklog' | 'unsettledCount'> | null
   readonly chainId: number
   readonly version: string
   readonly startedMs: number

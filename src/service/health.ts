@@ -34,7 +34,7 @@ export type ChainHealth =
   | { readonly kind: 'local' | 'rpc'; readonly rpc_url: string | null; readonly chain_id: number | null;
     readonly head_block: number | null; readonly confirmations: number | null; readonly rpc_error: string | null;
     readonly synced_block: number | null; readonly unmirrored_transactions: number;
-    readonly mirror_error: string | null }
+    readonly mirror_error: string | null; readonly unsettled_trades: number }
 
 export function healthOf(context: ServiceContext): Health {
   const load = context.host.load
@@ -53,7 +53,8 @@ function chainHealthOf(context: ServiceContext): ChainHealth {
   const follower = status.follower
   return { kind: status.kind, rpc_url: status.rpcUrl, chain_id: status.chainId, head_block: status.headBlock,
     confirmations: status.confirmations, rpc_error: status.rpcError, synced_block: follower?.syncedBlock ?? null,
-    unmirrored_transactions: follower?.unmirroredTransactions ?? 0, mirror_error: follower?.error ?? null }
+    unmirrored_transactions: follower?.unmirroredTransactions ?? 0, mirror_error: follower?.error ?? null,
+    unsettled_trades: context.settlement?.unsettledCount() ?? 0 }
 }
 
 /**

@@ -26,7 +26,10 @@ export async function checkedOrder(context: ServiceContext, order: SignedOrder, 
   // which order it placed even once the market has stopped taking orders.
   const known = context.read.order(orderId) !== undefined ||
     context.read.liveOrderOfClient(input.owner, input.clientOrderId) !== undefined
-  if (!known) checkOrderRules(input, market, context.nowMs())
+  if (!known) {
+    checkOrderRules(input, market, context.nowMs())
+    context.settlement?.checkBacklog()
+  }
   // On a real chain its trades settle against what its maker signed: kept before the engine has it.
   await context.settlement?.keepOrder(orderId, order.struct, order.signature, market.negRisk)
   return input

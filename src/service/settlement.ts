@@ -32,7 +32,9 @@ import type { ReverseTrade } from '../engine/command.js'
 import type { EngineEvent, Trade } from '../engine/event.js'
 import { reversalOf, type reverseTrade } from '../engine/trade-reversal.js'
 import type { Outcome } from '../host/messages.js'
-import { SETTLEMENT_BATCH_MAX, SETTLEMENT_MINED_RECHECK_MS } from '../limits.js'
+import { SETTLEMENT_BACKLOG_RETRY_AFTER_SECONDS, SETTLEMENT_BATCH_MAX, SETTLEMENT_MINED_RECHECK_MS,
+  SETTLEMENT_UNSETTLED_MAX } from '../limits.js'
+import { ApiCode, PredexError } from '../errors.js'
 import type { Log } from '../log.js'
 import { catchUp } from '../read/catch-up.js'
 import { firstLineOf } from '../stdx/error-text.js'
@@ -68,19 +70,40 @@ export class Settlement {
   private reverser: Reverser | null = null
 
   private constructor(private readonly clients: ChainClients, readonly store: SettlementStore,
-    private readonly nowMs: () => number, private readonly log: Log) {
+    private readonly nowMs: () => number, private readonly log: Log, private readonly unsettledMax: number) {
     this.retention = new OrderRetention(store)
     this.timer = setInterval(() => void this.step(), clients.blockMs)
     this.timer.unref()
   }
 
-  static open(clients: ChainClients, dataDir: string, nowMs: () => number, log: Log): Settlement {
-    return new Settlement(clients, SettlementStore.open(dataDir), nowMs, log)
+  /** `unsettledMax`: SETTLEMENT_UNSETTLED_MAX but in tests of the bound. */
+  static open(clients: ChainClients, dataDir: string, nowMs: () => number, log: Log,
+    unsettledMax = SETTLEMENT_UNSETTLED_MAX): Settlement {
+    return new Settlement(clients, SettlementStore.open(dataDir), nowMs, log, unsettledMax)
   }
 
   /** Keeps an order's signature, durably, before it goes to the engine (the intake calls it). */
   keepOrder(orderId: string, struct: AnyOrderStruct, signature: string, negRisk: boolean): Promise<void> {
     return this.store.keepOrder(orderId, { struct, signature, negRisk })
+  }
+
+  /**
+   * Refuses a new order while more trades wait for settlement than `unsettledMax`
+   * (SETTLEMENT_UNSETTLED_MAX): the node stopped answering, or settles slower than trades match.
+   * Cancels are never refused.
+   */
+  checkBacklog(): void {
+    const unsettledTrades = this.store.unsettledCount
+    if (unsettledTrades < this.unsettledMax) return
+    throw new PredexError(ApiCode.SETTLEMENT_BACKLOG, `${unsettledTrades} matched trades wait for settlement on chain `
+      + `(at most ${this.unsettledMax}): new orders wait until it catches up`,
+    { unsettledTrades, unsettledTradesMax: this.unsettledMax,
+      retryAfterSeconds: SETTLEMENT_BACKLOG_RETRY_AFTER_SECONDS })
+  }
+
+  /** Trades matched and not yet CONFIRMED nor FAILED (/health). */
+  unsettledCount(): number {
+    return this.store.unsettledCount
   }
 
   /** A trade's settlement; one not recorded yet (its outcome is on its way here) is MATCHED since `matchedMs`. */

@@ -44,6 +44,11 @@ export type ChainHealth = { readonly kind: 'builtin' } | {
   readonly unmirrored_transactions: number
   /** Why the mirror's last step failed; null while it follows. */
   readonly mirror_error: string | null
+  /**
+   * Trades matched and not yet CONFIRMED nor FAILED; at SETTLEMENT_UNSETTLED_MAX new orders are
+   * refused (503 SETTLEMENT_BACKLOG).
+   */
+  readonly unsettled_trades: number
 }
 
 /** How far a read replica is behind its primary (GET /health). */

@@ -349,6 +349,10 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
               "null"
             ],
             "description": "Why the mirror's last step failed; null while it follows."
+          },
+          "unsettled_trades": {
+            "type": "number",
+            "description": "Trades matched and not yet CONFIRMED nor FAILED; at SETTLEMENT_UNSETTLED_MAX new orders are refused (503 SETTLEMENT_BACKLOG)."
           }
         },
         "required": [
@@ -360,7 +364,8 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
           "rpc_error",
           "synced_block",
           "unmirrored_transactions",
-          "mirror_error"
+          "mirror_error",
+          "unsettled_trades"
         ],
         "additionalProperties": false
       }

@@ -30,7 +30,8 @@ import { PORTFOLIO_CHECKPOINT_EVERY } from '../limits.js'
 import type { History } from './history.js'
 import type { LedgerRecord, TradeRecord } from './read-model.js'
 
-export type MilestoneKind = 'buy' | 'sell' | 'mint' | 'merge' | 'redemption' | 'deposit'
+/** `reversal`: a trade whose settlement failed on a real chain, moved back (docs/testnet.md, "Settlement"). */
+export type MilestoneKind = 'buy' | 'sell' | 'mint' | 'merge' | 'redemption' | 'deposit' | 'reversal'
 
 export interface Milestone {
   readonly seq: number
@@ -139,15 +140,7 @@ export class WalletHistory {
   }
 
   trade(trade: TradeRecord, address: string): void {
-    const taker = trade.takerAddress === address
-    const tokenId = taker ? trade.tokenId : trade.makerTokenId
-    const outcome = taker ? trade.outcome : trade.makerOutcome
-    const side = taker ? trade.side : trade.makerSide
-    const price = taker ? trade.priceMicros : trade.makerPriceMicros
-    const value = notionalMicros(price, trade.sizeMicros)
-    const fee = taker ? trade.feeMicros : 0
-    const key = keyOf(trade.marketId, outcome)
-    const buy = side === 'BUY'
+    const { tokenId, outcome, price, value, fee, key, buy } = sideOf(trade, address)
     if (buy) this.move(key, trade.sizeMicros, value + fee)
     else this.realize(key, trade.sizeMicros, value - fee)
     this.volumeMicros += value
@@ -155,6 +148,22 @@ export class WalletHistory {
     const shares = this.positions.get(key)!
     this.record({ seq: trade.seq, timeMs: trade.timeMs, kind: buy ? 'buy' : 'sell', marketId: trade.marketId, tokenId,
       sharesMicros: trade.sizeMicros, priceMicros: price, usdcDeltaMicros: buy ? -(value + fee) : value - fee },
+    outcome === 'Yes' ? shares : null, outcome === 'No' ? shares : null)
+  }
+
+  /**
+   * A trade whose settlement failed, moved back at command `seq` (src/engine/trade-reversal.ts):
+   * a bought position gives the shares back for what they cost, a sold one takes them back for
+   * what they brought, and the trade's volume is no longer the wallet's.
+   */
+  reversal(trade: TradeRecord, address: string, seq: number, timeMs: number): void {
+    const { tokenId, outcome, price, value, fee, key, buy } = sideOf(trade, address)
+    if (buy) this.realize(key, trade.sizeMicros, value + fee)
+    else this.move(key, trade.sizeMicros, value - fee)
+    this.volumeMicros -= value
+    const shares = this.positions.get(key)!
+    this.record({ seq, timeMs, kind: 'reversal', marketId: trade.marketId, tokenId, sharesMicros: trade.sizeMicros,
+      priceMicros: price, usdcDeltaMicros: buy ? value + fee : -(value - fee) },
     outcome === 'Yes' ? shares : null, outcome === 'No' ? shares : null)
   }
 
@@ -253,6 +262,16 @@ export class WalletHistory {
   }
 }
 
+/** One side of a trade, as `address` took part in it (taker, or maker). */
+function sideOf(trade: TradeRecord, address: string) {
+  const taker = trade.takerAddress === address
+  const price = taker ? trade.priceMicros : trade.makerPriceMicros
+  const outcome = taker ? trade.outcome : trade.makerOutcome
+  return { tokenId: taker ? trade.tokenId : trade.makerTokenId, outcome, price,
+    value: notionalMicros(price, trade.sizeMicros), fee: taker ? trade.feeMicros : 0,
+    key: keyOf(trade.marketId, outcome), buy: (taker ? trade.side : trade.makerSide) === 'BUY' }
+}
+
 function milestoneOf(step: Step, positions: ReadonlyMap<PositionKey, number>, tokenOf: TokenOf): Milestone {
   const { yesMicros: _yes, noMicros: _no, positionsCount: _count, ...fields } = step
   const shown: Record<string, number> = {}
@@ -299,6 +318,14 @@ export class Portfolios {
 
   ledger(record: LedgerRecord): void {
     if (record.action !== 'approve') this.walletOf(record.address).ledger(record)
+  }
+
+  /** A trade moved back at command `seq`: a milestone of each side, as the trade was. */
+  reversal(trade: TradeRecord, seq: number, timeMs: number): void {
+    this.walletOf(trade.takerAddress).reversal(trade, trade.takerAddress, seq, timeMs)
+    if (trade.makerAddress !== trade.takerAddress) {
+      this.walletOf(trade.makerAddress).reversal(trade, trade.makerAddress, seq, timeMs)
+    }
   }
 
   private walletOf(address: string): WalletHistory {

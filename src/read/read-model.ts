@@ -217,6 +217,11 @@ export class ReadModel {
           event.chainTransaction)
       case 'allowance':
         return this.onLedger(seq, 'approve', event.address, '', event.usdcAllowanceMicros, 0, event.chainTransaction)
+      case 'tradeReversed': {
+        const trade = this.history.trade(event.tradeId)
+        if (trade !== undefined) this.portfolios.reversal(trade, seq, this.commandTimeMs)
+        return
+      }
       default: return
     }
   }

@@ -18,7 +18,7 @@ export type UserProfile = {
   readonly open_orders_count: number
 }
 
-export type MilestoneKind = 'buy' | 'sell' | 'mint' | 'merge' | 'redemption' | 'deposit'
+export type MilestoneKind = 'buy' | 'sell' | 'mint' | 'merge' | 'redemption' | 'deposit' | 'reversal'
 
 /** A position-changing event of the portfolio history. */
 export type Milestone = {
@@ -26,7 +26,7 @@ export type Milestone = {
   readonly kind: MilestoneKind
   /** null for deposits. */
   readonly market_id: string | null
-  /** The token bought or sold; null for deposits, mints, merges and redemptions (both tokens). */
+  /** The token bought, sold or moved back; null for deposits, mints, merges and redemptions (both tokens). */
   readonly token_id: TokenId | null
   readonly shares: Decimal
   /** USDC per share of a buy or sell; null otherwise. */

@@ -1735,7 +1735,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
             "type": "null"
           }
         ],
-        "description": "The token bought or sold; null for deposits, mints, merges and redemptions (both tokens)."
+        "description": "The token bought, sold or moved back; null for deposits, mints, merges and redemptions (both tokens)."
       },
       "shares": {
         "$ref": "#/components/schemas/Decimal"
@@ -1795,7 +1795,8 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       "mint",
       "merge",
       "redemption",
-      "deposit"
+      "deposit",
+      "reversal"
     ]
   },
   "NativeMarket": {

@@ -94,7 +94,8 @@ export const userRoutes: Route<ServiceContext>[] = [
       body: profileInfo(users.profileOf(context, addressOf(request.params[0], 'address'), request.remoteAddress)) }) },
   { method: 'GET', path: '/users/:address/portfolio-history', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users',
-      summary: 'Position-changing events (buy, sell, mint, merge, redemption, deposit) with the running USDC balance '
+      summary: 'Position-changing events (buy, sell, mint, merge, redemption, deposit; reversal: a trade whose '
+        + 'settlement failed on a real chain, moved back) with the running USDC balance '
         + `and positions, oldest first, paginated (a page also stops before ${PORTFOLIO_PAGE_ENTRIES_MAX} milestones `
         + 'and positions)',
       query: { next_cursor: 'cursor', limit: 'page size, 1..500' },

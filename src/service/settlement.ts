@@ -374,7 +374,12 @@ export class Settlement {
       ...(failing ? { reversed: 'due' } : {}) }
     await this.store.putTrade(updated)
     if (!isFinal(current.status) && isFinal(status)) await this.retention.tradeFinal(current)
-    if (failing) await this.reverseFailed(updated)
+    if (failing) {
+      // The ledger and the chain had parted (or an order will not settle): an operator should know.
+      this.log.warn('settlement: a trade FAILED on chain; the ledger moves it back', { tradeId: record.tradeId,
+        reason: updated.reason })
+      await this.reverseFailed(updated)
+    }
     if (status === current.status) return
     for (const listener of this.listeners) {
       try {

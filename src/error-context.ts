@@ -356,7 +356,8 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
   },
   TOKENS_NOT_APPROVED: {
     owner: 'the wallet',
-    operator: 'the settling exchange, to approve with `setApprovalForAll(operator, true)` on the Conditional Tokens',
+    operator: 'the settling exchange, to approve with a relayed `approve`, or the wallet\'s own '
+      + '`setApprovalForAll(operator, true)` on the Conditional Tokens',
     conditionalTokens: 'the Conditional Tokens contract\'s address',
   },
   CHAIN_UNAVAILABLE: { retryAfterSeconds: RETRY_AFTER },

@@ -44,3 +44,24 @@ export function exchangeAbiWithTokenErrors(): Abi {
     ...artifactOf('TestUSDC').abi.filter((item) => item.type === 'error')]
   return exchangeAbi
 }
+
+/** The placeholder the Conditional Tokens' code holds for their relay exchange (conditional-tokens/ERC1155). */
+const RELAY_EXCHANGE_PLACEHOLDER = '1234567890abcdef1234567890abcdef12345678'
+
+/**
+ * The Conditional Tokens' creation and runtime code with `relayExchange` (the settling exchange,
+ * the one that may approve itself for owners on their signed Relay message) in place of the
+ * placeholder: an immutable by linking, since solc 0.5 has none and the code alone must be the
+ * whole contract where it is written in place (contract-placement.ts).
+ */
+export function linkedConditionalTokens(relayExchange: string): { bytecode: Hex; deployedBytecode: Hex } {
+  const address = relayExchange.toLowerCase().replace(/^0x/, '')
+  if (!/^[0-9a-f]{40}$/.test(address)) throw new RangeError(`not an address: ${relayExchange}`)
+  const { bytecode, deployedBytecode } = artifactOf('ConditionalTokens')
+  const link = (code: Hex): Hex => {
+    const parts = code.toLowerCase().split(RELAY_EXCHANGE_PLACEHOLDER)
+    if (parts.length < 2) throw new Error('the Conditional Tokens\' code holds no relay exchange placeholder')
+    return parts.join(address) as Hex
+  }
+  return { bytecode: link(bytecode), deployedBytecode: link(deployedBytecode) }
+}

@@ -9,8 +9,8 @@
  *   matched, so its transfers are not facts again; its `TradeSettled` logs are the trades settled;
  * - unless it is a relay message the settling exchange ran (its `Relayed` log): its
  *   `RelayedSplit`, `RelayedMerge` and `RelayedRedeem` are the wallet's split, merge and
- *   redemption, its USDC `Approval` the wallet's allowance, and its transfers (the exchange's
- *   own steps) not facts again;
+ *   redemption, its approve (its USDC `Approval`, with the outcome tokens' `ApprovalForAll`) one
+ *   `allowance` fact that sets both, and its transfers (the exchange's own steps) not facts again;
  * - USDC `Transfer`: mint (from 0), burn (to 0) or wallet to wallet;
  * - USDC `Approval` of an exchange: the wallet's allowance (the test USDC keeps one standing
  *   allowance for the four exchanges: src/chain/contracts/TestUSDC.sol);
@@ -209,7 +209,7 @@ function relayEntries(decoded: readonly Decoded[], sources: FactSources): Fact[]
   const entries: Fact[] = []
   for (const d of decoded) {
     if (d.source === 'usdc' && d.eventName === 'Approval') {
-      addUsdcEntries(d, sources, entries)
+      addEntries(d, sources, entries)
       continue
     }
     if (d.source !== 'exchange') continue
@@ -221,6 +221,19 @@ function relayEntries(decoded: readonly Decoded[], sources: FactSources): Fact[]
     entries.push({ kind, from: lower(d.args.owner), to: '', tokenId: (d.args.token as bigint).toString(),
       amountMicros: Number(amount) })
   }
+  return approveAsOne(decoded, entries)
+}
+
+/**
+ * A relayed approve sets the USDC allowance and approves the exchange for the outcome tokens (0:
+ * revokes both) in one message: one `allowance` fact, which sets both as the builtin network's
+ * approve does (one ledger record). Its `ApprovalForAll` is then no fact of its own.
+ */
+function approveAsOne(decoded: readonly Decoded[], entries: Fact[]): Fact[] {
+  const approve = decoded.find((d) => isRelayed(d) && d.args.action === 'approve')
+  const allowance = entries.findIndex((e) => e.kind === 'usdcAllowance')
+  if (approve === undefined || allowance < 0) return entries
+  entries[allowance] = { ...entries[allowance]!, kind: 'allowance' }
   return entries
 }
 

@@ -11,7 +11,7 @@ import { getContractAddress, type Address, type Hex, type PublicClient, type Wal
   type Chain as ViemChain, type Transport } from 'viem'
 import { contractsOf } from '../crypto/contracts.js'
 import { CHAIN_DEPLOY_RECEIPT_WAIT_MS } from '../limits.js'
-import { artifactOf } from './artifacts.js'
+import { artifactOf, linkedConditionalTokens } from './artifacts.js'
 import { exchangeAddresses } from './contract-placement.js'
 import type { DeploymentFile } from './deployment.js'
 
@@ -21,7 +21,8 @@ export async function deployContracts(client: PublicClient, deployer: WalletClie
   const nonce = await client.getTransactionCount({ address: from, blockTag: 'pending' })
   const [conditionalTokens, collateral, settler] =
     [0, 1, 2].map((i) => getContractAddress({ from, nonce: BigInt(nonce + i) }))
-  const ctf = artifactOf('ConditionalTokens')
+  // The Conditional Tokens take the relay's approvals from the settling exchange alone (its address linked in).
+  const ctf = { abi: artifactOf('ConditionalTokens').abi, bytecode: linkedConditionalTokens(settler!).bytecode }
   const usdc = artifactOf('TestUSDC')
   const exchange = artifactOf('PredexExchange')
   const sent: Hex[] = [

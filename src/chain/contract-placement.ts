@@ -9,11 +9,13 @@
  * without a recipient returns the runtime code a creation would leave, immutables filled in), and
  * `anvil_setCode` writes that code at the fixed address. The contracts keep nothing from their
  * constructors in storage (src/chain/contracts), so the code alone is the whole contract. This is
- * the same on every start: code already in place is left alone, so a restart keeps every balance.
+ * the same on every start: code already in place is left alone, so a restart keeps every balance
+ * (and code of an older build is replaced, its storage kept). The Conditional Tokens hold the
+ * settling exchange's address, linked into their code (artifacts.ts, `linkedConditionalTokens`).
  */
 import { encodeDeployData, type Address, type Hex, type PublicClient, type TestClient } from 'viem'
 import type { ChainContracts } from '../crypto/contracts.js'
-import { artifactOf } from './artifacts.js'
+import { artifactOf, linkedConditionalTokens } from './artifacts.js'
 
 export interface PlacedContract {
   readonly name: string
@@ -54,7 +56,9 @@ async function wantedCode(client: PublicClient, contracts: ChainContracts, opera
   ])
   return [
     { name: 'TestUSDC', address: collateral, code: usdcCode },
-    { name: 'ConditionalTokens', address: conditionalTokens, code: artifactOf('ConditionalTokens').deployedBytecode },
+    // The settling exchange (the V1 address) is the one the Conditional Tokens take the relay's approvals from.
+    { name: 'ConditionalTokens', address: conditionalTokens,
+      code: linkedConditionalTokens(contracts.exchange).deployedBytecode },
     ...exchanges.map((address, i) => ({ name: `PredexExchange (${EXCHANGE_NAMES[i]})`, address, code: exchangeCode })),
   ]
 }

@@ -90,4 +90,21 @@ async function checkDeployment(clients: ChainClients, rpcUrl: string): Promise<v
   if (minter !== operator) {
     throw new Error(`--chain-contracts: the test USDC's minter is ${minter}, not the operator ${operator}`)
   }
+  await checkRelayExchange(clients)
+}
+
+/** The Conditional Tokens let the settling exchange alone approve itself for owners (the relay's approve). */
+async function checkRelayExchange({ client, contracts }: ChainClients): Promise<void> {
+  let relayExchange: string
+  try {
+    relayExchange = String(await client.readContract({ address: contracts.conditionalTokens as Address,
+      abi: artifactOf('ConditionalTokens').abi, functionName: 'relayExchange' })).toLowerCase()
+  } catch {
+    throw new Error(`--chain-contracts: ${contracts.conditionalTokens} is not the test network's Conditional Tokens `
+      + '(its relayExchange() does not answer: deploy them with npm run deploy:contracts)')
+  }
+  if (relayExchange !== contracts.settler.toLowerCase()) {
+    throw new Error(`--chain-contracts: the Conditional Tokens' relay exchange is ${relayExchange}, not the settling `
+      + `exchange ${contracts.settler.toLowerCase()}`)
+  }
 }

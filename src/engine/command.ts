@@ -274,7 +274,8 @@ export interface RevokeApiKey extends Stamped {
  * - `tokenApproval`: `from` approved (`amountMicros` 1) or revoked (0) the settling exchange for
  *   its outcome tokens;
  * - `allowance`: as `usdcAllowance`, and the outcome tokens approved with a non-zero allowance
- *   (how journals written before `tokenApproval` existed read; no longer made);
+ *   (revoked with 0): a relayed approve, which sets both at once as the builtin network's approve
+ *   does (and how journals written before `tokenApproval` existed read);
  * - `split`, `merge`: `from` turned `amountMicros` USDC into full sets of the market of token
  *   `tokenId` (either of its two), or full sets back into USDC, in the Conditional Tokens;
  * - `redeem`: `from` redeemed (burnt) `amountMicros` of token `tokenId` of a resolved market,

@@ -14,7 +14,7 @@ import type { Market } from './market.js'
 import { BALANCE_MICROS_MAX, SUPPLY_MICROS_MAX } from './limits.js'
 import { isSafeCount, isSafePositive } from './order-shape.js'
 import { rejection } from './rejection.js'
-import { checkFreeFunds, checkRedeemable, checkUsdcApproval } from './rules.js'
+import { checkApprovalHolds, checkFreeFunds, checkRedeemable } from './rules.js'
 import type { Done, Rejection } from './result.js'
 
 const DONE: Done = { ok: true }
@@ -65,18 +65,10 @@ export function approve(engine: Engine, command: ActionOf<'approve'>): Done | Re
   return DONE
 }
 
-/** An approval may not leave open orders holding more than it allows. */
+/** An approval may not leave open orders holding more than it allows (the held token named first in market order). */
 function holdsAboveApproval(account: Account, allowance: number): Rejection | null {
-  const usdc = checkUsdcApproval(account, allowance)
-  if (usdc !== null) return usdc
-  if (allowance > 0) return null
-  // Name the held token that comes first in market order (Yes before No).
-  let first: ShareBalance | null = null
-  for (const shares of account.shares.values()) {
-    if (shares.heldMicros > 0 && (first === null || shares.tokenIndex < first.tokenIndex)) first = shares
-  }
-  if (first === null) return null
-  return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: first.tokenId, heldMicros: first.heldMicros })
+  const inMarketOrder = [...account.shares.values()].sort((a, b) => a.tokenIndex - b.tokenIndex)
+  return checkApprovalHolds(account, allowance, inMarketOrder)
 }
 
 export function split(engine: Engine, command: ActionOf<'split'>): Done | Rejection {

@@ -262,6 +262,21 @@ export function checkUsdcApproval(funds: UsdcFunds, allowanceMicros: number): Re
   return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: 'USDC', heldMicros: funds.usdcHeldMicros })
 }
 
+/**
+ * An approval (`approve`: the USDC allowance, and the outcome tokens approved while it is above 0)
+ * may not leave open orders holding more than it allows: the buys' USDC, and with an allowance of
+ * 0 any token that sells hold (the first of `shares`, in the order given, is named).
+ */
+export function checkApprovalHolds(funds: UsdcFunds, allowanceMicros: number,
+  shares: Iterable<{ readonly tokenId: string; readonly heldMicros: number }>): Rejection | null {
+  const usdc = checkUsdcApproval(funds, allowanceMicros)
+  if (usdc !== null || allowanceMicros > 0) return usdc
+  for (const { tokenId, heldMicros } of shares) {
+    if (heldMicros > 0) return rejection(Code.LEDGER_ALLOWANCE_BELOW_HOLDS, { asset: tokenId, heldMicros })
+  }
+  return null
+}
+
 /** Redemption opens when the market resolves, and needs a share of it to burn. */
 export function checkRedeemable(marketId: string, status: MarketStatus, sharesMicros: number): Rejection | null {
   if (status !== 'Resolved') return rejection(Code.LEDGER_MARKET_NOT_RESOLVED, { marketId, status })

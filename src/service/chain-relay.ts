@@ -8,16 +8,17 @@
  * Before anything is sent, the ledger's own rules (src/engine/rules.ts) refuse what the builtin
  * relay would, with the same codes: a split of USDC that open orders hold, a merge of held
  * tokens, a redemption of an unresolved market or of nothing, an approval below what buy orders
- * hold. Merge and redeem also need the wallet's approval of the settling exchange for its outcome
- * tokens (TOKENS_NOT_APPROVED), which a wallet gives from its own key (the Conditional Tokens have
- * no permit). Then the exchange's simulation refuses the rest, with its error (CHAIN_REVERTED).
+ * hold (or, at 0, below what sells hold). Merge and redeem also need the wallet's approval of the
+ * settling exchange for its outcome tokens (TOKENS_NOT_APPROVED), which the relay's approve gives,
+ * as the wallet's own `setApprovalForAll` does. Then the exchange's simulation refuses the rest,
+ * with its error (CHAIN_REVERTED).
  */
 import type { RelayCallResult } from '../chain/relay-call.js'
 import type { ChainClients } from '../chain/node-chain.js'
 import { settlerOf } from '../chain/exchange-orders.js'
 import { Code, CODE_MESSAGES } from '../engine/codes.js'
 import type { RelayAction } from '../engine/command.js'
-import { checkFreeFunds, checkRedeemable, checkUsdcApproval } from '../engine/rules.js'
+import { checkApprovalHolds, checkFreeFunds, checkRedeemable } from '../engine/rules.js'
 import type { AccountSummary } from '../engine/summary.js'
 import type { Rejection } from '../engine/result.js'
 import { ApiCode, PredexError } from '../errors.js'
@@ -50,8 +51,8 @@ export async function relayOnChain(context: ServiceContext, clients: ChainClient
 function ledgerRefusal(context: ServiceContext, account: AccountSummary | null, action: RelayAction): Rejection | null {
   const sharesOf = (tokenId: string) => account?.shares.find((s) => s.tokenId === tokenId)
   switch (action.kind) {
-    case 'approve':
-      return account === null ? null : checkUsdcApproval(account, action.usdcAllowanceMicros)
+    case 'approve': // on chain too it covers the USDC and the outcome tokens (PredexExchange.sol, `relay`)
+      return account === null ? null : checkApprovalHolds(account, action.usdcAllowanceMicros, account.shares)
     case 'split':
       return checkFreeFunds('USDC', action.amountMicros,
         account === null ? 0 : account.usdcMicros - account.usdcHeldMicros)
@@ -78,7 +79,8 @@ function checkTokensApproved(clients: ChainClients, account: AccountSummary | nu
   if (account?.sharesApproved === true) return
   throw new PredexError(ApiCode.TOKENS_NOT_APPROVED,
     'merge and redeem move the wallet\'s outcome tokens under its approval of the settling exchange: '
-      + 'send setApprovalForAll(operator, true) to the Conditional Tokens from the wallet',
+      + 'relay an approve (POST /relay, action approve) or send setApprovalForAll(operator, true) to the '
+      + 'Conditional Tokens from the wallet',
     { owner: action.address, operator: settlerOf(clients.contracts).toLowerCase(),
       conditionalTokens: clients.contracts.conditionalTokens.toLowerCase() })
 }

@@ -2,22 +2,22 @@
  * The gasless relay on chain (issue 35 point 5), on the contracts alone: a wallet's `Relay`
  * message, signed by Predex's SDK exactly as the server's relay takes it, runs on the settling
  * exchange when anyone sends it (here the operator, who pays the gas): `approve` sets the test
- * USDC's standing allowance, `split` turns USDC into both tokens, `merge` turns them back,
- * `redeem` pays the winning token once the oracle reported. Each message runs once (its nonce),
- * in time (its deadline), for its signer only; the USDC takes a relayed approval from the
- * settling exchange alone; merge needs the wallet's approval of its outcome tokens. Bounded:
- * anvil is started and stopped by the test.
+ * USDC's standing allowance and approves the exchange for the wallet's outcome tokens (0 revokes
+ * both), `split` turns USDC into both tokens, `merge` turns them back, `redeem` pays the winning
+ * token once the oracle reported; the wallet never needs gas. Each message runs once (its nonce),
+ * in time (its deadline), for its signer only; the USDC and the Conditional Tokens take a relayed
+ * approval from the settling exchange alone. Bounded: anvil is started and stopped by the test.
  */
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { BaseError, ContractFunctionRevertedError, decodeEventLog, parseEther, type Address, type Hex } from 'viem'
+import { BaseError, ContractFunctionRevertedError, decodeEventLog, type Address, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { artifactOf } from '../../src/chain/artifacts.js'
 import { createChainMarket, resolveChainMarket, waitForSuccess } from '../../src/chain/chain-markets.js'
 import { settlerOf } from '../../src/chain/exchange-orders.js'
 import { Wallet } from '../../src/client/wallet.js'
 import type { RelayStruct } from '../../src/crypto/eip712.js'
-import { startLocalChain, tokensOf, usdcOf, userWallet, LOCAL_CHAIN_ID } from '../support/local-chain.js'
+import { startLocalChain, tokensOf, usdcOf, LOCAL_CHAIN_ID } from '../support/local-chain.js'
 
 const USDC = 1_000_000n
 const ZERO_WORD = `0x${'00'.repeat(32)}`
@@ -81,21 +81,15 @@ async function revertOf(m: RelayStruct, signer: Wallet): Promise<string> {
 t.test('approve, split, merge and redeem run for the signer, paid by whoever sends them', async (t) => {
   const alice = await party(10n * USDC)
   t.equal(await chain.client.getBalance({ address: alice.address }), 0n, 'alice has no ETH at all')
+  await send(alice, message(alice, 'split', 6n * USDC)).then(() => t.fail('a split before any approval'),
+    () => t.pass('no split before the USDC allowance'))
   await send(alice, message(alice, 'approve', 2n ** 256n - 1n))
   t.equal(await chain.client.readContract({ ...usdc, functionName: 'allowance',
     args: [alice.address, chain.contracts.exchangeV2 as Address] }), 2n ** 256n - 1n,
   'the standing allowance of the four exchanges')
+  t.equal(await approvedForAll(alice), true, 'and the settling exchange approved for her outcome tokens')
   await send(alice, message(alice, 'split', 6n * USDC))
   t.strictSame(await holdings(alice), [4n * USDC, 6n * USDC, 6n * USDC], 'split 6')
-  t.match(await revertOf(message(alice, 'merge', 2n * USDC), alice.wallet), /need operator approval/,
-    'merge takes the outcome tokens under the wallet\'s own approval, which it has not given')
-  t.equal(await chain.client.getBalance({ address: alice.address }), 0n, 'alice paid no gas for any of it')
-
-  // The one transaction a wallet sends itself: the outcome tokens' approval of the exchange.
-  await chain.test.setBalance({ address: alice.address, value: parseEther('1') })
-  const own = userWallet(chain, alice.key)
-  await waitForSuccess(chain, [await own.writeContract({ address: chain.contracts.conditionalTokens as Address,
-    abi: artifactOf('ConditionalTokens').abi, functionName: 'setApprovalForAll', args: [exchange.address, true] })])
   await send(alice, message(alice, 'merge', 2n * USDC))
   t.strictSame(await holdings(alice), [6n * USDC, 4n * USDC, 4n * USDC], 'merge 2')
   t.match(await revertOf(message(alice, 'redeem', 0n), alice.wallet), /not received yet/,
@@ -108,6 +102,9 @@ t.test('approve, split, merge and redeem run for the signer, paid by whoever sen
   t.strictSame(events.map((e) => [e.eventName, (e.args as { payout?: bigint }).payout]),
     [['RelayedRedeem', 4n * USDC], ['RelayedRedeem', 0n], ['Relayed', undefined]])
   t.equal(await revertOf(message(alice, 'redeem', 0n), alice.wallet), 'NothingToRedeem')
+  t.equal(await chain.client.getBalance({ address: alice.address }), 0n, 'alice paid no gas for any of it')
+  await send(alice, message(alice, 'approve', 0n))
+  t.equal(await approvedForAll(alice), false, 'an approval of 0 revokes the outcome tokens too')
 })
 
 t.test('a message runs once, in time, for its signer, on its chain; the USDC takes a relayed approval from the exchange alone', async (t) => {
@@ -127,8 +124,20 @@ t.test('a message runs once, in time, for its signer, on its chain; the USDC tak
     'UnknownCondition')
   await t.rejects(chain.client.simulateContract({ ...usdc, functionName: 'relayApprove', args: [bob.address, 0n],
     account: chain.operator.account }), /NotRelay/, 'only the settling exchange applies a relayed approval')
+  await t.rejects(chain.client.simulateContract({ address: chain.contracts.conditionalTokens as Address,
+    abi: artifactOf('ConditionalTokens').abi, functionName: 'relayApprovalForAll', args: [bob.address, true],
+    account: chain.operator.account }), /only the relay exchange/, 'so do the Conditional Tokens')
+  t.equal((await chain.client.readContract({ address: chain.contracts.conditionalTokens as Address,
+    abi: artifactOf('ConditionalTokens').abi, functionName: 'relayExchange' }) as string).toLowerCase(),
+  exchange.address.toLowerCase(), 'the settling exchange, linked into their code')
   t.equal(await chain.client.readContract({ ...exchange, functionName: 'relayNonces', args: [bob.address] }), 1n)
 })
+
+async function approvedForAll(p: Party): Promise<boolean> {
+  const approved = await chain.client.readContract({ address: chain.contracts.conditionalTokens as Address,
+    abi: artifactOf('ConditionalTokens').abi, functionName: 'isApprovedForAll', args: [p.address, exchange.address] })
+  return approved as boolean
+}
 
 async function holdings(p: Party): Promise<[bigint, bigint, bigint]> {
   return [await usdcOf(chain, p.address), await tokensOf(chain, p.address, market.yesTokenId),

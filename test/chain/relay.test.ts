@@ -2,10 +2,11 @@
  * The gasless relay on a real server process with `--chain local` (issue 35 point 5): the SDK's
  * approve, split, merge and redeem, unchanged from the builtin network, run as transactions of
  * the settling exchange paid by the operator; each answer comes once the ledger has followed it,
- * and the chain and the API agree on every balance after each. The wallet's ETH never moves but
- * for the one approval it sends itself (its outcome tokens', which merge and redeem need: the
- * relay says so first). Nonces are the exchange's; a replay and a split of held USDC are refused
- * with the builtin relay's codes before anything is sent. Bounded: every wait has a deadline.
+ * and the chain and the API agree on every balance after each. The relay's approve covers the USDC
+ * and the outcome tokens, so the wallet's ETH never moves; a wallet that revokes its tokens'
+ * approval itself is told so by merge before anything is sent, and approves again through the
+ * relay. Nonces are the exchange's; a replay and a split of held USDC are refused with the
+ * builtin relay's codes before anything is sent. Bounded: every wait has a deadline.
  */
 import t from 'tap'
 import { createPublicClient, createWalletClient, http, type Address, type Hex } from 'viem'
@@ -54,31 +55,39 @@ t.test('approve, split, merge and redeem through the relay are the exchange\'s t
   const receipt = await reader.getTransactionReceipt({ hash: approved.transaction_hash as Hex })
   t.equal(receipt.to?.toLowerCase(), CONTRACTS.exchange.toLowerCase(), 'a transaction to the settling exchange')
   t.equal(receipt.from.toLowerCase(), '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', 'sent (and paid) by the operator')
-  t.not((await alice.walletStatus()).allowance, '0', 'the ledger has the allowance')
+  const status = await alice.walletStatus()
+  t.not(status.allowance, '0', 'the ledger has the allowance')
+  t.equal(status.shares_approved, true, 'and the outcome tokens approved: the same message approved the exchange')
+  const tokensApproved = () => reader.readContract({ address: CONTRACTS.conditionalTokens as Address,
+    abi: artifactOf('ConditionalTokens').abi, functionName: 'isApprovedForAll', args: [address, CONTRACTS.exchange as Address] })
+  t.equal(await tokensApproved(), true, 'on chain too')
 
   await alice.split(condition, 10n * USDC)
   await agree(90n * USDC, 10n * USDC, 10n * USDC, 'split 10')
-  const refused = await alice.merge(condition, 3n * USDC).catch((e: unknown) => e)
-  t.ok(refused instanceof PredexApiError && refused.status === 400 && refused.code === 'TOKENS_NOT_APPROVED',
-    'merge says the outcome tokens need the wallet\'s own approval, before sending anything')
-  t.match((refused as PredexApiError).body, { operator: CONTRACTS.exchange.toLowerCase() })
-  t.equal(await eth(), ethFunded, 'the wallet paid no gas for any of it')
-
-  const wallet = createWalletClient({ transport: http(rpcUrl), account: privateKeyToAccount(key), chain: viemChainOf(rpcUrl) })
-  await reader.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: CONTRACTS.conditionalTokens as Address,
-    abi: artifactOf('ConditionalTokens').abi, functionName: 'setApprovalForAll', args: [CONTRACTS.exchange as Address, true] }) })
-  const ethApproved = await eth()
-  await waitUntil(() => alice.walletStatus(), (w) => w.shares_approved, 'the tokens\' approval reaches the ledger')
   await alice.merge(condition, 3n * USDC)
   await agree(93n * USDC, 7n * USDC, 7n * USDC, 'merge 3')
+  t.equal(await eth(), ethFunded, 'the wallet paid no gas for any of it')
+
+  // A wallet may still revoke its tokens' approval itself (with the faucet's ETH): merge says so first.
+  const wallet = createWalletClient({ transport: http(rpcUrl), account: privateKeyToAccount(key), chain: viemChainOf(rpcUrl) })
+  await reader.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: CONTRACTS.conditionalTokens as Address,
+    abi: artifactOf('ConditionalTokens').abi, functionName: 'setApprovalForAll', args: [CONTRACTS.exchange as Address, false] }) })
+  await waitUntil(() => alice.walletStatus(), (w) => !w.shares_approved, 'the revocation reaches the ledger')
+  const refused = await alice.merge(condition, 3n * USDC).catch((e: unknown) => e)
+  t.ok(refused instanceof PredexApiError && refused.status === 400 && refused.code === 'TOKENS_NOT_APPROVED',
+    'merge says the outcome tokens need the wallet\'s approval, before sending anything')
+  t.match((refused as PredexApiError).body, { operator: CONTRACTS.exchange.toLowerCase() })
+  const ethRevoked = await eth()
+  await alice.approve(2n ** 256n - 1n)
+  t.equal(await tokensApproved(), true, 'approved again through the relay')
   await admin.resolveMarket(market.id, 'Yes')
   await alice.redeem(condition)
   await agree(100n * USDC, 0n, 0n, 'redeem: 7 Yes paid 7, 7 No burnt')
-  t.equal(await eth(), ethApproved, 'no gas after the wallet\'s own approval either')
+  t.equal(await eth(), ethRevoked, 'no gas but the wallet\'s own revocation')
 
-  t.equal(await alice.relayNonce(), 4, 'four messages ran: the exchange\'s nonce')
+  t.equal(await alice.relayNonce(), 5, 'five messages ran: the exchange\'s nonce')
   t.equal(await reader.readContract({ address: CONTRACTS.exchange as Address, abi: artifactOf('PredexExchange').abi,
-    functionName: 'relayNonces', args: [address] }), 4n)
+    functionName: 'relayNonces', args: [address] }), 5n)
   const actions = (await alice.userEvents()).data.map((e) => e.action).filter((a) => a !== 'credit' && a !== 'approve')
   t.strictSame(actions.sort(), ['merge', 'redeem', 'redeem', 'split'],
     'the user\'s ledger records name each operation (on chain, a redemption is one record per token burnt)')

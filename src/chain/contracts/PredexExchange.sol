@@ -7,8 +7,12 @@ import {ERC1155Holder} from "@openzeppelin/contracts/token/ERC1155/utils/ERC1155
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 
-/// The part of Gnosis' Conditional Tokens (1.0.3) the exchange calls.
+/// The part of the test network's Conditional Tokens (Gnosis' 1.0.3 and one addition:
+/// src/chain/contracts/conditional-tokens/README.md) the exchange calls.
 interface IConditionalTokens {
+    /// Predex's addition: the exchange approves itself for an owner's tokens on its signed message.
+    function relayApprovalForAll(address owner, bool approved) external;
+
     function splitPosition(
         IERC20 collateralToken,
         bytes32 parentCollectionId,
@@ -73,10 +77,11 @@ interface IRelayedUSDC {
 /// It is also the gasless relay (`relay`): a wallet's `Relay` message, signed as the server's
 /// relay takes it (EIP-712 domain "Predex Relay", version "1", the chain id), is checked here,
 /// its nonce consumed and its deadline enforced, and its action run for the wallet with what the
-/// wallet gave the exchange for trading: `approve` sets the test USDC's standing allowance (the
-/// token takes it from this exchange alone), `split` takes USDC under that allowance, `merge` and
-/// `redeem` take outcome tokens under the wallet's `setApprovalForAll` of this exchange. Whoever
-/// sends the transaction pays its gas; the signature is the whole authority.
+/// wallet gave the exchange for trading: `approve` sets the test USDC's standing allowance and
+/// approves (an amount of 0: revokes) this exchange for the wallet's outcome tokens (each token
+/// takes it from this exchange alone), `split` takes USDC under that allowance, `merge` and
+/// `redeem` take outcome tokens under that approval. Whoever sends the transaction pays its gas;
+/// the signature is the whole authority.
 ///
 /// Like every Predex contract it keeps nothing from its constructor in storage, so its runtime
 /// code alone, copied to a fixed address (anvil_setCode), is a whole exchange.
@@ -453,6 +458,7 @@ contract PredexExchange is ERC1155Holder {
         bytes32 action = keccak256(bytes(r.action));
         if (action == APPROVE) {
             IRelayedUSDC(address(collateral)).relayApprove(r.owner, r.amount);
+            conditionalTokens.relayApprovalForAll(r.owner, r.amount > 0);
         } else if (action == SPLIT) {
             _relaySplit(r.owner, r.conditionId, r.amount);
         } else if (action == MERGE) {

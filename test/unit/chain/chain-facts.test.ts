@@ -4,7 +4,8 @@
  * the chain's order; a settlement's transfers are not counted again (its trades are reported);
  * splits, merges and redemptions sent to the Conditional Tokens directly are one fact per token,
  * and those Predex does not mirror are skipped whole and counted; a relay message the exchange ran
- * is the wallet's operation; outcome-token approvals count for the settling exchange only; approvals of other spenders and
+ * is the wallet's operation (its approve one fact: the USDC allowance and the outcome tokens);
+ * outcome-token approvals count for the settling exchange only; approvals of other spenders and
  * events that move nothing are passed over.
  */
 import t from 'tap'
@@ -90,6 +91,7 @@ t.test('a settlement\'s transfers are not counted again; its trades are reported
 t.test('a relay message the exchange ran is the wallet\'s operation, its internal transfers not counted again', async (t) => {
   const logs = [
     usdc('Approval', { owner: alice, spender: CONTRACTS.exchange, value: 5_000_000n }, 31, 12),
+    ctf('ApprovalForAll', { owner: alice, operator: CONTRACTS.exchange, approved: true }, 31, 12),
     exchange('Relayed', { owner: alice, nonce: 0n, action: 'approve' }, 31, 12),
     usdc('Transfer', { from: alice, to: CONTRACTS.exchange, value: 2_000_000n }, 32, 13),
     usdc('Approval', { owner: CONTRACTS.exchange, spender: CONTRACTS.conditionalTokens, value: 2_000_000n }, 32, 13),
@@ -105,7 +107,7 @@ t.test('a relay message the exchange ran is the wallet\'s operation, its interna
   ]
   const facts = chainFactsOf(logs, sources)
   t.strictSame(withoutTx(facts.entries), [
-    { kind: 'usdcAllowance', from: alice, to: '', tokenId: '', amountMicros: 5_000_000 },
+    { kind: 'allowance', from: alice, to: '', tokenId: '', amountMicros: 5_000_000 },
     { kind: 'split', from: alice, to: '', tokenId: '42', amountMicros: 2_000_000 },
     { kind: 'merge', from: alice, to: '', tokenId: '42', amountMicros: 1_000_000 },
     { kind: 'redeem', from: alice, to: '', tokenId: '42', amountMicros: 1_000_000 },

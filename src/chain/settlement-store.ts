@@ -153,18 +153,18 @@ export class SettlementStore {
 
   /** FAILED trades whose reversal is not journaled yet, oldest first. */
   reversalsDue(): SettlementRecord[] {
-    const found: SettlementRecord[] = []
-    for (const { key } of this.due.getRange()) {
-      const record = this.trades.get(key)
-      if (record !== undefined) found.push(record)
-    }
-    return found.sort((a, b) => a.seq - b.seq)
+    return this.tradesListedIn(this.due)
   }
 
   /** Trades not CONFIRMED nor FAILED, oldest first. */
   unsettled(): SettlementRecord[] {
+    return this.tradesListedIn(this.open)
+  }
+
+  /** The trades an index lists, oldest first. */
+  private tradesListedIn(index: Database<true, string>): SettlementRecord[] {
     const found: SettlementRecord[] = []
-    for (const { key } of this.open.getRange()) {
+    for (const { key } of index.getRange()) {
       const record = this.trades.get(key)
       if (record !== undefined) found.push(record)
     }

@@ -25,6 +25,7 @@
  * milestones, and a page starts from the copy before it.
  */
 import type { Outcome } from '../engine/command.js'
+import type { ChainTransaction } from '../engine/event.js'
 import { notionalMicros } from '../engine/units.js'
 import { PORTFOLIO_CHECKPOINT_EVERY } from '../limits.js'
 import type { History } from './history.js'
@@ -45,6 +46,13 @@ export interface Milestone {
   readonly priceMicros: number | null
   readonly usdcDeltaMicros: number
   readonly usdcBalanceMicros: number
+  /**
+   * The trade a buy, sell or reversal is of ('' otherwise), so that on a real chain its settlement
+   * transaction can be named; absent in milestones kept before it was.
+   */
+  readonly tradeId?: string
+  /** On a real chain, the transaction a ledger milestone's fact is of (chain-sync.ts); else null or absent. */
+  readonly chainTransaction?: ChainTransaction | null
   /** Token id -> shares, non-zero ones, after this milestone. */
   readonly positions: Readonly<Record<string, number>>
 }
@@ -70,7 +78,7 @@ export interface Step extends Omit<Milestone, 'positions'> {
 
 /** The fields of a milestone that say what happened (the balances after it are the history's). */
 type Happening = Pick<Step, 'seq' | 'timeMs' | 'kind' | 'marketId' | 'tokenId' | 'sharesMicros' | 'priceMicros'
-  | 'usdcDeltaMicros'>
+  | 'usdcDeltaMicros' | 'tradeId' | 'chainTransaction'>
 
 /** The positions after a milestone, zeros kept (for the keys' order). */
 export type Checkpoint = readonly (readonly [PositionKey, number])[]
@@ -147,7 +155,8 @@ export class WalletHistory {
     this.marketsTraded.add(trade.marketId)
     const shares = this.positions.get(key)!
     this.record({ seq: trade.seq, timeMs: trade.timeMs, kind: buy ? 'buy' : 'sell', marketId: trade.marketId, tokenId,
-      sharesMicros: trade.sizeMicros, priceMicros: price, usdcDeltaMicros: buy ? -(value + fee) : value - fee },
+      sharesMicros: trade.sizeMicros, priceMicros: price, usdcDeltaMicros: buy ? -(value + fee) : value - fee,
+      tradeId: trade.tradeId, chainTransaction: null },
     outcome === 'Yes' ? shares : null, outcome === 'No' ? shares : null)
   }
 
@@ -163,7 +172,8 @@ export class WalletHistory {
     this.volumeMicros -= value
     const shares = this.positions.get(key)!
     this.record({ seq, timeMs, kind: 'reversal', marketId: trade.marketId, tokenId, sharesMicros: trade.sizeMicros,
-      priceMicros: price, usdcDeltaMicros: buy ? value + fee : -(value - fee) },
+      priceMicros: price, usdcDeltaMicros: buy ? value + fee : -(value - fee), tradeId: trade.tradeId,
+      chainTransaction: null },
     outcome === 'Yes' ? shares : null, outcome === 'No' ? shares : null)
   }
 
@@ -222,7 +232,7 @@ export class WalletHistory {
   private happening(record: LedgerRecord, kind: MilestoneKind, sharesMicros: number, usdcDeltaMicros: number):
     Happening {
     return { seq: record.seq, timeMs: record.timeMs, kind, marketId: record.marketId, tokenId: '', sharesMicros,
-      priceMicros: null, usdcDeltaMicros }
+      priceMicros: null, usdcDeltaMicros, tradeId: '', chainTransaction: record.chainTransaction ?? null }
   }
 
   /** Adds shares bought for `costMicros`. */
@@ -252,9 +262,11 @@ export class WalletHistory {
   private record(happening: Happening, yesMicros: number | null, noMicros: number | null): void {
     this.usdcMicros += happening.usdcDeltaMicros
     // Written out, not spread: one shape for every step keeps each at about 180 bytes (a spread copy took 600).
-    const { seq, timeMs, kind, marketId, tokenId, sharesMicros, priceMicros, usdcDeltaMicros } = happening
+    const { seq, timeMs, kind, marketId, tokenId, sharesMicros, priceMicros, usdcDeltaMicros, tradeId,
+      chainTransaction } = happening
     this.history.append('steps', this.address, { seq, timeMs, kind, marketId, tokenId, sharesMicros, priceMicros,
-      usdcDeltaMicros, usdcBalanceMicros: this.usdcMicros, yesMicros, noMicros, positionsCount: this.nonZero })
+      usdcDeltaMicros, tradeId, chainTransaction, usdcBalanceMicros: this.usdcMicros, yesMicros, noMicros,
+      positionsCount: this.nonZero })
     if (this.length % PORTFOLIO_CHECKPOINT_EVERY === 0) {
       this.history.append('checkpoints', this.address, [...this.positions])
     }

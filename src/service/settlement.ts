@@ -50,6 +50,8 @@ export type Reverser = (command: Omit<ReverseTrade, 'seq' | 'timeMs'>) => Promis
 export interface TradeSettlement {
   readonly status: SettlementStatus
   readonly transactionHash: string | null
+  /** The block of that transaction; null until it is in one. */
+  readonly blockNumber: number | null
   readonly updatedMs: number
 }
 
@@ -109,8 +111,9 @@ export class Settlement {
   /** A trade's settlement; one not recorded yet (its outcome is on its way here) is MATCHED since `matchedMs`. */
   of(tradeId: string, matchedMs: number): TradeSettlement {
     const record = this.store.trade(tradeId)
-    return record === undefined ? { status: 'MATCHED', transactionHash: null, updatedMs: matchedMs }
-      : { status: record.status, transactionHash: record.transactionHash, updatedMs: record.updatedMs }
+    return record === undefined ? { status: 'MATCHED', transactionHash: null, blockNumber: null, updatedMs: matchedMs }
+      : { status: record.status, transactionHash: record.transactionHash, blockNumber: record.blockNumber,
+        updatedMs: record.updatedMs }
   }
 
   /**

@@ -35,6 +35,11 @@ export type Milestone = {
   readonly usdc_balance: SignedDecimal
   /** Token id -> shares held after this milestone (non-zero ones). */
   readonly positions: Readonly<Record<TokenId, SignedDecimal>>
+  /**
+   * The builtin network's: the command's. On a real chain: a ledger milestone's fact's, a trade's
+   * settlement transaction ('' with block 0 while it has none: not sent yet, or FAILED; and for a
+   * reversal).
+   */
   readonly transaction_hash: Hash
   readonly block_number: number
 }

@@ -21,6 +21,10 @@ export interface Milestone {
   /** Price of a buy or sell; null otherwise. */
   readonly priceMicros: number | null
   readonly usdcDeltaMicros: number
+  /** The trade of a buy or sell; '' otherwise. */
+  readonly tradeId: string
+  /** A ledger milestone's chain transaction (a real chain's fact); null otherwise. */
+  readonly chainTransaction: LedgerRecord['chainTransaction'] | null
   readonly usdcBalanceMicros: number
   /** Token id -> shares, non-zero ones, after this milestone. */
   readonly positions: Readonly<Record<string, number>>
@@ -46,6 +50,9 @@ class Replay {
   /** Token id -> cost of the shares held (micro-USDC). */
   private readonly cost = new Map<string, number>()
   readonly milestones: Milestone[] = []
+  /** What the milestone being recorded is of: its trade, or its ledger record's chain transaction. */
+  private tradeId = ''
+  private chainTransaction: Milestone['chainTransaction'] = null
 
   constructor(private readonly read: ReadModel) {}
 
@@ -56,6 +63,7 @@ class Replay {
     const price = taker ? trade.priceMicros : trade.makerPriceMicros
     const value = notionalMicros(price, trade.sizeMicros)
     const fee = taker ? trade.feeMicros : 0
+    this.tradeId = trade.tradeId
     if (side === 'BUY') {
       this.move(tokenId, trade.sizeMicros, value + fee)
       this.record(trade.seq, trade.timeMs, 'buy', trade.marketId, tokenId, trade.sizeMicros, price, -(value + fee))
@@ -63,9 +71,11 @@ class Replay {
       this.realize(tokenId, trade.sizeMicros, value - fee)
       this.record(trade.seq, trade.timeMs, 'sell', trade.marketId, tokenId, trade.sizeMicros, price, value - fee)
     }
+    this.tradeId = ''
   }
 
   ledger(record: LedgerRecord): void {
+    this.chainTransaction = record.chainTransaction ?? null
     const market = record.marketId === '' ? undefined : this.read.markets.get(record.marketId)
     switch (record.action) {
       case 'credit':
@@ -90,7 +100,8 @@ class Replay {
         this.realize(loser, this.positions.get(loser) ?? 0, 0)
         return this.recordFullSets(record, 'redemption', record.payoutMicros)
       }
-      case 'approve': return
+      case 'approve':
+        this.chainTransaction = null // no milestone: nothing to name it
     }
   }
 
@@ -123,7 +134,8 @@ class Replay {
     const positions: Record<string, number> = {}
     for (const [token, shares] of this.positions) if (shares !== 0) positions[token] = shares
     this.milestones.push({ seq, timeMs, kind, marketId, tokenId, sharesMicros, priceMicros, usdcDeltaMicros,
-      usdcBalanceMicros: this.usdc, positions })
+      tradeId: this.tradeId, chainTransaction: this.chainTransaction, usdcBalanceMicros: this.usdc, positions })
+    this.chainTransaction = null
   }
 }
 

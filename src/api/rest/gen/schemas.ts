@@ -1765,7 +1765,8 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         "description": "Token id -> shares held after this milestone (non-zero ones)."
       },
       "transaction_hash": {
-        "$ref": "#/components/schemas/Hash"
+        "$ref": "#/components/schemas/Hash",
+        "description": "The builtin network's: the command's. On a real chain: a ledger milestone's fact's, a trade's settlement transaction ('' with block 0 while it has none: not sent yet, or FAILED; and for a reversal)."
       },
       "block_number": {
         "type": "number"

@@ -13,6 +13,7 @@ import { addressOf, cursorOfOffset, decimalOfMicros, limitOf, offsetOfCursor } f
 import type { RestRequest, Route } from '../route.js'
 import type { LedgerRecord } from '../../../read/read-model.js'
 import type { Milestone } from '../../../read/portfolio.js'
+import type { ChainTransaction } from '../../../engine/event.js'
 import * as users from '../../../service/users.js'
 
 function eventInfo(context: ServiceContext, record: LedgerRecord): Record<string, unknown> {
@@ -33,14 +34,29 @@ function signedDecimal(micros: number): string {
   return micros < 0 ? '-' + decimalOfMicros(-micros) : decimalOfMicros(micros)
 }
 
+/**
+ * The transaction a milestone names: on a real chain, its fact's (a ledger milestone) or its
+ * trade's settlement ('' and block 0 until it is in a block: a trade not settled yet, or FAILED);
+ * on the builtin network, the command's.
+ */
+function milestoneTransaction(context: ServiceContext, m: Milestone): ChainTransaction {
+  if (m.chainTransaction !== undefined && m.chainTransaction !== null) return m.chainTransaction
+  if (context.settlement !== undefined && context.settlement !== null && m.tradeId !== undefined && m.tradeId !== '') {
+    const settlement = context.settlement.of(m.tradeId, m.timeMs)
+    return { transactionHash: settlement.transactionHash ?? '', blockNumber: settlement.blockNumber ?? 0 }
+  }
+  return transactionOf(context.chainId, m.seq)
+}
+
 function milestoneInfo(context: ServiceContext, m: Milestone): Record<string, unknown> {
+  const { transactionHash, blockNumber } = milestoneTransaction(context, m)
   return {
     time: new Date(m.timeMs).toISOString(), kind: m.kind, market_id: m.marketId === '' ? null : m.marketId,
     token_id: m.tokenId === '' ? null : m.tokenId, shares: decimalOfMicros(m.sharesMicros),
     price: m.priceMicros === null ? null : decimalOfMicros(m.priceMicros), usdc_delta: signedDecimal(m.usdcDeltaMicros),
     usdc_balance: signedDecimal(m.usdcBalanceMicros),
     positions: Object.fromEntries(Object.entries(m.positions).map(([token, shares]) => [token, signedDecimal(shares)])),
-    transaction_hash: transactionOf(context.chainId, m.seq).transactionHash, block_number: m.seq,
+    transaction_hash: transactionHash, block_number: blockNumber,
   }
 }
 

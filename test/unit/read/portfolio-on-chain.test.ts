@@ -1,9 +1,12 @@
 /**
- * A trade whose settlement failed is moved back in the portfolio history too: each side gets a
- * `reversal` milestone at the reversal's command, the opposite of its buy or sell at the trade's
- * price (the taker's fee included), so the history's USDC balance and positions end where the
- * engine's ledger is (balance less debts), and the trade's volume is no longer the wallet's. On a
- * real engine and read model in process (fakeWorld) that follow a chain (chainSync).
+ * The portfolio history on a real chain, on a real engine and read model in process (fakeWorld)
+ * that follow a chain (chainSync):
+ * - a trade whose settlement failed is moved back in the history too: each side gets a
+ *   `reversal` milestone at the reversal's command, the opposite of its buy or sell at the trade's
+ *   price (the taker's fee included), so the history's USDC balance and positions end where the
+ *   engine's ledger is (balance less debts), and the trade's volume is no longer the wallet's;
+ * - each milestone names the chain's transaction: a ledger milestone its fact's, a trade's its
+ *   settlement's ('' and block 0 while it has none, as a FAILED trade), not the journal's.
  */
 import t from 'tap'
 import { userRoutes } from '../../../src/api/rest/routes/users.js'
@@ -37,12 +40,26 @@ function fact(kind: ChainEntry['kind'], from: string, tokenId: string, amountMic
   return { kind, from, to: kind === 'usdc' ? from : '', tokenId, amountMicros, transactionHash: '', blockNumber: 0 }
 }
 
+/** Settlement as the faces read it: trade id -> its transaction (none: not in a block). */
+const settled = new Map<string, { transactionHash: string; blockNumber: number }>()
+const settlement = {
+  of: (tradeId: string, matchedMs: number) => {
+    const found = settled.get(tradeId)
+    return { status: found === undefined ? 'FAILED' : 'CONFIRMED', transactionHash: found?.transactionHash ?? null,
+      blockNumber: found?.blockNumber ?? null, updatedMs: matchedMs }
+  },
+}
+
 async function historyOf(address: string): Promise<any[]> {
   const route = userRoutes.find((r) => r.path === '/users/:address/portfolio-history')!
   const request: RestRequest = { method: 'GET', path: '', params: [address], query: new URLSearchParams({ limit: '100' }),
     headers: () => undefined, body: new Uint8Array(0), compat: false, remoteAddress: '10.0.0.1' }
-  return ((await route.handler(request, null, world.context)).body as { milestones: any[] }).milestones
+  const context = { ...world.context, settlement } as unknown as typeof world.context
+  return ((await route.handler(request, null, context)).body as { milestones: any[] }).milestones
 }
+
+const MINT_TX = { transactionHash: `0x${'11'.repeat(32)}`, blockNumber: 5 }
+const SPLIT_TX = { transactionHash: `0x${'22'.repeat(32)}`, blockNumber: 6 }
 
 t.test('each side gets a reversal milestone; the history ends at the ledger', async (t) => {
   await run({ kind: 'createMarket', market: { marketId: ids.marketId, conditionId: ids.conditionId, question: 'Q?',
@@ -50,10 +67,10 @@ t.test('each side gets a reversal milestone; the history ends at the ledger', as
     minOrderSizeMicros: USDC, feeRateBps: 100, negRisk: false, endDateMs: 0, status: 'Active' } })
   const entries: ChainEntry[] = []
   for (const who of [ALICE, BOB]) {
-    entries.push({ ...fact('usdc', who, '', 100 * USDC), from: '' }, fact('usdcAllowance', who, '', 10 ** 15),
-      fact('tokenApproval', who, '', 1))
+    entries.push({ ...fact('usdc', who, '', 100 * USDC), from: '', ...MINT_TX },
+      fact('usdcAllowance', who, '', 10 ** 15), fact('tokenApproval', who, '', 1))
   }
-  entries.push(fact('split', ALICE, yes, 40 * USDC))
+  entries.push({ ...fact('split', ALICE, yes, 40 * USDC), ...SPLIT_TX })
   await run({ kind: 'chainSync', toBlock: 1, entries })
   await run({ kind: 'placeOrder', order: order(ALICE, 'SELL', 600_000, 30 * USDC, 1) })
   const taken = await run({ kind: 'placeOrder', order: order(BOB, 'BUY', 600_000, 30 * USDC, 2) })
@@ -77,4 +94,21 @@ t.test('each side gets a reversal milestone; the history ends at the ledger', as
   const bobLast = (await historyOf(BOB)).at(-1)
   t.equal(bobLast.usdc_delta, decimalOfMicros(18 * USDC + trade.feeMicros), 'bob gets back what he paid, fee included')
   t.equal(world.context.read.portfolios.of(BOB)!.volumeMicros, volumeBefore - 18 * USDC, 'the volume is no longer his')
+})
+
+t.test('each milestone names the chain\'s transaction: its fact\'s, or its trade\'s settlement', async (t) => {
+  await run({ kind: 'placeOrder', order: order(ALICE, 'SELL', 500_000, 4 * USDC, 3) })
+  const taken = await run({ kind: 'placeOrder', order: order(BOB, 'BUY', 500_000, 4 * USDC, 4) })
+  const trade = taken.events.find((e) => e.type === 'trade')
+  if (trade?.type !== 'trade') throw new Error('no trade')
+  settled.set(trade.tradeId, { transactionHash: `0x${'33'.repeat(32)}`, blockNumber: 9 })
+  const alice = await historyOf(ALICE)
+  const txOf = (m: any) => [m.kind, m.transaction_hash, m.block_number]
+  t.strictSame(alice.map(txOf), [
+    ['deposit', MINT_TX.transactionHash, 5],
+    ['mint', SPLIT_TX.transactionHash, 6],
+    ['sell', '', 0],
+    ['reversal', '', 0],
+    ['sell', `0x${'33'.repeat(32)}`, 9],
+  ], 'the faucet\'s mint, the split, the FAILED trade and its reversal (no transaction), the settled trade')
 })

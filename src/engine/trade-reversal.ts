@@ -12,8 +12,8 @@
  *   leaves the ledger where the chain is, whatever order they come in;
  * - its orders that held what it gave back give way, newest first (reason `funds`), as a chain
  *   fact's do (chain-sync.ts);
- * - the orders of the trade stay as they ended or rest: the fill is not put back in the book (a
- *   failed Polymarket trade does not reopen its orders either).
+ * - the orders of the trade stay as they ended or rest: the fill is not put back in the book (its
+ *   price may be long gone, and a maker's quote is its own to renew).
  * The engine keeps no trade, so it cannot tell a trade it matched from one it did not: the
  * settlement service journals each reversal once (src/service/settlement.ts), and this checks
  * only that the trade is one matching could have made.

@@ -4,8 +4,10 @@
  * deploy:contracts` from an operator key of the test's own, at addresses of their own (not the
  * ones the clients sign for). /health names the chain and its confirmations (3 here); the faucet, the relay and settlement run
  * against it: two wallets trade through the SDK and their trade is CONFIRMED, chain and API
- * agreeing. Predex's exit leaves the node running. A start against the wrong chain, a contracts
- * file that names no PredexExchange, or a key file others may read, is refused saying which.
+ * agreeing, with no transaction from the wallets (the relay approves their USDC and outcome tokens).
+ * Predex's exit leaves the node running. A start against the wrong chain, a contracts file that
+ * names no PredexExchange, Conditional Tokens that take the relay's approvals from another
+ * exchange (or Gnosis' own, which take none), or a key file others may read, is refused saying which.
  * Bounded: every wait has a deadline.
  */
 import { execFileSync } from 'node:child_process'
@@ -16,16 +18,20 @@ import t from 'tap'
 import { createPublicClient, createTestClient, createWalletClient, http, parseEther, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startAnvil } from '../../src/chain/anvil-process.js'
-import { artifactOf } from '../../src/chain/artifacts.js'
+import { artifactOf, linkedConditionalTokens } from '../../src/chain/artifacts.js'
+import { exchangeAddresses } from '../../src/chain/contract-placement.js'
 import type { DeploymentFile } from '../../src/chain/deployment.js'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { Wallet } from '../../src/client/wallet.js'
-import { CHAINS } from '../../src/crypto/contracts.js'
+import { CHAINS, contractsOf } from '../../src/crypto/contracts.js'
 import { ensureBuilt, ROOT } from '../compiled.js'
 import { viemChainOf, waitUntil } from '../support/chain-server.js'
 import { startPredex } from '../support/predex-process.js'
 
 const ADMIN_KEY = 'rpc-chain-test-admin-key-0123456789'
+/** Gnosis' Conditional Tokens as the package publishes them: no relay approval at all. */
+const GNOSIS_CTF = JSON.parse(readFileSync(join(ROOT, 'node_modules/@gnosis.pm/conditional-tokens-contracts/build/'
+  + 'contracts/ConditionalTokens.json'), 'utf8')) as { bytecode: string }
 const USDC = 1_000_000n
 
 ensureBuilt()
@@ -83,7 +89,8 @@ t.test('faucet, relay and settlement run against the external chain; a trade is 
   t.ok(await reader.getBlockNumber() > 0n, 'the node Predex does not own still runs after its exit')
 })
 
-t.test('a wrong chain, contracts that are not Predex\'s, or a key file others may read: refused at start, saying which', async (t) => {
+t.test('a wrong chain, contracts that are not Predex\'s, or a key file others may read: refused at start, saying which',
+  async (t) => {
   const without = (flag: string) => ARGS.filter((_, i) => ARGS[i] !== flag && ARGS[i - 1] !== flag)
   await t.rejects(startPredex(t, [...ARGS, '--chain-id', '137']), /is chain 80002, not --chain-id 137/)
   const notAnExchange = join(dir, 'not-an-exchange.json')
@@ -98,24 +105,47 @@ t.test('a wrong chain, contracts that are not Predex\'s, or a key file others ma
   writeFileSync(otherKey, generatePrivateKey(), { mode: 0o600 })
   await t.rejects(startPredex(t, [...without('--chain-operator-key-file'), '--chain-operator-key-file', otherKey]),
     /operator is 0x[0-9a-f]{40}, not 0x[0-9a-f]{40} \(the key of --chain-operator-key-file\)/)
+  for (const [what, ctfCode, refusal] of [
+    ['take the relay\'s approvals from another exchange', linkedConditionalTokens(`0x${'ab'.repeat(20)}`).bytecode,
+      /relay exchange is 0x(ab){20}, not/],
+    ['are Gnosis\' own, which take none', GNOSIS_CTF.bytecode as Hex, /relayExchange\(\) does not answer/],
+  ] as const) {
+    const file = join(dir, `ctf-${what.length}.json`)
+    writeFileSync(file, JSON.stringify(await withConditionalTokens(ctfCode)))
+    await t.rejects(startPredex(t, [...without('--chain-contracts'), '--chain-contracts', file]), refusal,
+      `Conditional Tokens that ${what}`)
+  }
 })
+
+/**
+ * The deployment with Conditional Tokens of `code` and an exchange of its own naming them: the
+ * exchange's checks pass, so the start reaches the Conditional Tokens'.
+ */
+async function withConditionalTokens(code: Hex): Promise<DeploymentFile> {
+  const operator = createWalletClient({ transport: http(node.rpcUrl), account: privateKeyToAccount(operatorKey),
+    chain: viemChainOf(node.rpcUrl) })
+  const created = async (hash: Hex): Promise<string> =>
+    (await reader.waitForTransactionReceipt({ hash })).contractAddress!.toLowerCase()
+  const ctf = await created(await operator.deployContract({ abi: artifactOf('ConditionalTokens').abi, bytecode: code }))
+  const exchange = artifactOf('PredexExchange')
+  const settler = await created(await operator.deployContract({ abi: exchange.abi, bytecode: exchange.bytecode,
+    args: [deployed.collateral as Address, ctf as Address, operator.account.address,
+      exchangeAddresses(contractsOf(80002))] }))
+  return { ...deployed, conditionalTokens: ctf, settler }
+}
 
 interface Trader {
   readonly client: PredexClient
   readonly address: Address
 }
 
-/** A wallet funded by the faucet, its USDC approved through the relay, its outcome tokens from its own key. */
+/** A wallet funded by the faucet, its USDC and outcome tokens approved by one relayed message. */
 async function trader(base: string): Promise<Trader> {
   const key = generatePrivateKey()
   const address = privateKeyToAccount(key).address
   const client = new PredexClient({ baseUrl: base, wallet: new Wallet(key) })
   await client.faucet('100')
   await client.approve(2n ** 256n - 1n)
-  const wallet = createWalletClient({ transport: http(node.rpcUrl), account: privateKeyToAccount(key),
-    chain: viemChainOf(node.rpcUrl) })
-  await reader.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: deployed.conditionalTokens as Address,
-    abi: artifactOf('ConditionalTokens').abi, functionName: 'setApprovalForAll', args: [deployed.settler as Address, true] }) })
   await waitUntil(() => client.walletStatus(), (w) => w.shares_approved, 'the tokens\' approval reaches the ledger')
   await client.createApiKey()
   return { client, address }

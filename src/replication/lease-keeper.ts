@@ -16,7 +16,10 @@ import type { Lease, LeaseHolder } from './lease.js'
 
 export class LeaseKeeper {
   private timer: NodeJS.Timeout | null = null
-  private renewing = false
+  /** The renewal in flight, if any (one at a time). */
+  private renewal: Promise<void> | null = null
+  /** Stopped, or the lease lost: nothing it learns after that is acted on. */
+  private done = false
   /** When a renewal last succeeded (from the start: the lease was just taken). */
   private renewedMs = Date.now()
   private confirmed = true
@@ -31,7 +34,7 @@ export class LeaseKeeper {
   ) {}
 
   start(): this {
-    this.timer = setInterval(() => void this.renew(), LEASE_RENEW_MS)
+    this.timer = setInterval(() => this.tick(), LEASE_RENEW_MS)
     return this
   }
 
@@ -45,24 +48,37 @@ export class LeaseKeeper {
     this.holder = { ...this.holder, url }
   }
 
-  /** A clean stop: the lease is given up, so that a standby takes over at once. */
+  /**
+   * A clean stop: the lease is given up, so that a standby takes over at once. A renewal in flight
+   * ends first, and its answer is not acted on: it shares the lease's revision with the release,
+   * and a standby whose takeover failed stops its keeper and may take the lease again at once with
+   * a new one, which that late answer would otherwise depose (test/unit/replication/lease-keeper.test.ts).
+   */
   async stop(): Promise<void> {
+    this.done = true
     if (this.timer !== null) clearInterval(this.timer)
     this.timer = null
+    await this.renewal
     await this.lease.release()
   }
 
-  private async renew(): Promise<void> {
+  private tick(): void {
     // Before the renewal in progress, which may wait long for an answer that does not come.
     if (this.confirmed && Date.now() - this.renewedMs > LEASE_TTL_MS) this.confirm(false)
-    if (this.renewing || this.timer === null) return
-    this.renewing = true
+    if (this.renewal !== null || this.done) return
+    this.renewal = this.renew().finally(() => { this.renewal = null })
+  }
+
+  private async renew(): Promise<void> {
     try {
-      if (await this.lease.renew(this.holder)) {
+      const renewed = await this.lease.renew(this.holder)
+      if (this.done) return
+      if (renewed) {
         this.renewedMs = Date.now()
         if (!this.confirmed) this.confirm(true)
         return
       }
+      this.done = true
       if (this.timer !== null) clearInterval(this.timer)
       this.timer = null
       const holder = await this.lease.holder().catch(() => null)
@@ -70,9 +86,7 @@ export class LeaseKeeper {
       this.log.error('lost the primary\'s lease: acknowledging nothing more', { by })
       this.onLost(`this node lost the primary's lease: ${by}`, holder?.url ?? null)
     } catch (error) {
-      this.log.warn('could not renew the primary\'s lease; trying again', { error: String(error) })
-    } finally {
-      this.renewing = false
+      if (!this.done) this.log.warn('could not renew the primary\'s lease; trying again', { error: String(error) })
     }
   }
 

@@ -7,7 +7,21 @@
  * again in every thread. Under tap (a TypeScript loader, a mock and a process-info hook) that made a
  * server's start take 5-8 s instead of 1, the most of a short contract test's time. Other flags
  * (--expose-gc, --enable-source-maps) still reach the threads.
+ *
+ * The test runner asks for more (PREDEX_THREADS_FROM_BUILD=1, set by scripts/test.mjs after it
+ * built): a source module's threads start from the build too (dist/src, what tsc compiled from
+ * the same sources), without the hooks. Under the TypeScript loader every thread paid the hooks'
+ * round trips and the compiler for each of its modules again, about 0.6 s of CPU a thread, and a
+ * server started in a test starts five or more: a test file that starts servers spent 36-65 % of
+ * its CPU there (docs/commands.md, "How the suite runs"). Only a build newer than every source
+ * under src/ is used; an older one (a source edited since) is passed over, with a warning, for the
+ * sources, so that a thread never runs code older than the test that starts it.
  */
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+/** The switch that lets a source module's threads start from the build (scripts/test.mjs sets it). */
+export const THREADS_FROM_BUILD_ENV = 'PREDEX_THREADS_FROM_BUILD'
 
 /** The flags that load code into a thread before its own: a value follows them, or is joined with '='. */
 const HOOK_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader'])
@@ -30,6 +44,10 @@ export interface ThreadStart extends ThreadOptions {
  */
 export function threadStart(name: string, moduleUrl: string): ThreadStart {
   const source = moduleUrl.endsWith('.ts')
+  if (source && process.env[THREADS_FROM_BUILD_ENV] === '1') {
+    const built = builtModuleOf(moduleUrl)
+    if (built !== null) return threadStart(name, built)
+  }
   const url = new URL(`./${name}.${source ? 'ts' : 'js'}`, moduleUrl)
   if (source) return { url }
   const nodeOptions = process.env['NODE_OPTIONS'] ?? ''
@@ -66,4 +84,42 @@ export function withoutHooks(flags: readonly string[]): string[] {
     else if (!flag.includes('=')) i++ // its value is the next element
   }
   return kept
+}
+
+/**
+ * The compiled counterpart of a source module under src/ (`<root>/src/x/y.ts` ->
+ * `<root>/dist/src/x/y.js`), when it exists and the build is fresh; else null.
+ */
+export function builtModuleOf(moduleUrl: string): string | null {
+  const at = moduleUrl.lastIndexOf('/src/')
+  if (at < 0 || !moduleUrl.endsWith('.ts')) return null
+  const root = moduleUrl.slice(0, at)
+  const built = `${root}/dist${moduleUrl.slice(at, -'.ts'.length)}.js`
+  if (!existsSync(fileURLToPath(built)) || !isBuildFresh(root)) return null
+  return built
+}
+
+/** Per root: whether its build is newer than every source under its src/ (looked at once a process). */
+const freshBuilds = new Map<string, boolean>()
+
+function isBuildFresh(root: string): boolean {
+  let fresh = freshBuilds.get(root)
+  if (fresh === undefined) {
+    fresh = isNewerThanSources(fileURLToPath(`${root}/dist/src/main.js`), fileURLToPath(`${root}/src`))
+    if (!fresh) {
+      process.emitWarning(`${THREADS_FROM_BUILD_ENV}: the build in ${fileURLToPath(`${root}/dist`)} is older than a `
+        + 'source under src/ (node scripts/build.mjs builds it): threads start from the sources')
+    }
+    freshBuilds.set(root, fresh)
+  }
+  return fresh
+}
+
+function isNewerThanSources(builtPath: string, sourceDir: string): boolean {
+  if (!existsSync(builtPath)) return false
+  const builtMs = statSync(builtPath).mtimeMs
+  for (const name of readdirSync(sourceDir, { recursive: true, encoding: 'utf8' })) {
+    if (name.endsWith('.ts') && statSync(`${sourceDir}/${name}`).mtimeMs > builtMs) return false
+  }
+  return true
 }

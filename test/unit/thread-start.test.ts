@@ -3,8 +3,50 @@
  * hooks compile them), from compiled files without the parent's module hooks, whose other flags
  * still reach them. This file runs under tap, whose hooks are in both execArgv and NODE_OPTIONS.
  */
-import t from 'tap'
-import { startThread, threadStart, withoutHooks, type ThreadOptions } from '../../src/thread-start.js'
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import t, { type Test } from 'tap'
+import {
+  builtModuleOf, startThread, THREADS_FROM_BUILD_ENV, threadStart, withoutHooks, type ThreadOptions,
+} from '../../src/thread-start.js'
+
+/** Runs `body` with the build switch set to `value` (undefined: unset), then puts it back. */
+function withSwitch<T>(value: string | undefined, body: () => T): T {
+  const before = process.env[THREADS_FROM_BUILD_ENV]
+  if (value === undefined) delete process.env[THREADS_FROM_BUILD_ENV]
+  else process.env[THREADS_FROM_BUILD_ENV] = value
+  try {
+    return body()
+  } finally {
+    if (before === undefined) delete process.env[THREADS_FROM_BUILD_ENV]
+    else process.env[THREADS_FROM_BUILD_ENV] = before
+  }
+}
+
+/**
+ * A checkout in a temporary folder: src/host/engine-host.ts and, unless `built` is false, its build
+ * dist/src/host/engine-host.js and dist/src/main.js, the build `buildAgeMs` older than the sources
+ * when negative (a source edited since), newer when positive.
+ */
+function checkout(t: Test, built: boolean, buildAgeMs: number): string {
+  const root = mkdtempSync(join(tmpdir(), 'thread-start-'))
+  t.teardown(() => rmSync(root, { recursive: true, force: true }))
+  mkdirSync(join(root, 'src', 'host'), { recursive: true })
+  writeFileSync(join(root, 'src', 'host', 'engine-host.ts'), '')
+  const sourceSeconds = Date.now() / 1000 - 3600
+  utimesSync(join(root, 'src', 'host', 'engine-host.ts'), sourceSeconds, sourceSeconds)
+  if (built) {
+    mkdirSync(join(root, 'dist', 'src', 'host'), { recursive: true })
+    for (const path of [['dist', 'src', 'main.js'], ['dist', 'src', 'host', 'engine-host.js']]) {
+      writeFileSync(join(root, ...path), '')
+      const builtSeconds = sourceSeconds + buildAgeMs / 1000
+      utimesSync(join(root, ...path), builtSeconds, builtSeconds)
+    }
+  }
+  return pathToFileURL(root).href
+}
 
 t.test('the module hooks and their values are left out, in both spellings; other flags are kept', async (t) => {
   t.same(withoutHooks(['--import=file:///a.mjs', '--expose-gc', '--import', './b.mjs', '-r', 'dotenv/config',
@@ -15,8 +57,38 @@ t.test('the module hooks and their values are left out, in both spellings; other
 })
 
 t.test('a source module: its thread from the .ts beside it, with the parent flags (Node defaults)', async (t) => {
-  const start = threadStart('engine-worker', 'file:///app/src/host/engine-host.ts')
+  const start = withSwitch(undefined, () => threadStart('engine-worker', 'file:///app/src/host/engine-host.ts'))
   t.same(start, { url: new URL('file:///app/src/host/engine-worker.ts') })
+})
+
+t.test("with the test runner's switch, a source module's thread starts from a fresh build, without the hooks",
+  async (t) => {
+    const root = checkout(t, true, 60_000)
+    const start = withSwitch('1', () => threadStart('engine-worker', `${root}/src/host/engine-host.ts`))
+    t.equal(start.url.href, `${root}/dist/src/host/engine-worker.js`)
+    t.notOk((start.execArgv ?? []).some((flag) => flag.startsWith('--import')), 'no module hooks in its flags')
+    t.equal(withSwitch(undefined, () => threadStart('engine-worker', `${root}/src/host/engine-host.ts`)).url.href,
+      `${root}/src/host/engine-worker.ts`, 'without the switch, from the sources')
+    t.equal(withSwitch('0', () => threadStart('engine-worker', `${root}/src/host/engine-host.ts`)).url.href,
+      `${root}/src/host/engine-worker.ts`, 'only 1 turns it on')
+  })
+
+t.test('a build older than a source, or none, is passed over: the thread starts from the sources', async (t) => {
+  const stale = checkout(t, true, -60_000)
+  const warnings: string[] = []
+  const onWarning = (warning: Error): void => void warnings.push(warning.message)
+  process.on('warning', onWarning)
+  t.teardown(() => process.off('warning', onWarning))
+  t.equal(builtModuleOf(`${stale}/src/host/engine-host.ts`), null, 'a source edited after the build')
+  const start = withSwitch('1', () => threadStart('engine-worker', `${stale}/src/host/engine-host.ts`))
+  t.same(start, { url: new URL(`${stale}/src/host/engine-worker.ts`) })
+  await new Promise((resolve) => setImmediate(resolve))
+  t.match(warnings.join('\n'), /older than a source under src\//, 'said once, as a process warning')
+  const none = checkout(t, false, 0)
+  t.equal(builtModuleOf(`${none}/src/host/engine-host.ts`), null, 'no build')
+  t.equal(builtModuleOf('file:///app/lib/engine-host.ts'), null, 'a module outside a src/ folder')
+  t.equal(builtModuleOf(`${checkout(t, true, 60_000)}/src/host/engine-host.ts`)?.endsWith('/dist/src/host/engine-host.js'),
+    true, 'a fresh build: its counterpart')
 })
 
 t.test('a compiled module: its thread from the .js beside it, without the hooks tap runs this file with', async (t) => {

@@ -1,7 +1,7 @@
 // The build, when it is stale: npm ci (prepare), npm start and npm test run this, so a start on
 // a built checkout skips TypeScript's compiler (about 7 s of the 8-9 s a start took) while a start
 // after an edit or a pull still runs what the sources say. Stale: dist/src/main.js is missing, or
-// older than a .ts file under src, bench, scripts or test/crash, or than the TypeScript configuration.
+// older than a .ts file under src, bench, scripts or test, or than the TypeScript configuration.
 // The web page (dist/web, scripts/build-web.mjs) has its own staleness: dist/web/index.html is
 // missing, or older than a file under src/web or one of the modules the page imports (src/api/shapes,
 // src/client). `npm run build` builds whatever the state.
@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SOURCE_DIRS = ['src', 'bench', 'scripts', 'test/crash'] // tsconfig.build.json's inputs
+const SOURCE_DIRS = ['src', 'bench', 'scripts', 'test'] // tsconfig.build.json's inputs
 const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json']
 const BUILT = join('dist', 'src', 'main.js')
 const WEB_INPUT_DIRS = [join('src', 'web'), join('src', 'api', 'shapes'), join('src', 'client')]

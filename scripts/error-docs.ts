@@ -9,13 +9,15 @@
  * Run without a build, through the loader tap uses for the tests (as scripts/tidy.ts is).
  */
 import { writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { Code } from '../src/engine/codes.js'
 import { AuthCode } from '../src/auth/failure.js'
 import { ApiCode, CATALOGUE, Grpc, ServiceCode, type ErrorCode } from '../src/errors.js'
 import { ERROR_CONTEXT } from '../src/error-context.js'
+import { packageRoot } from '../src/package-root.js'
 
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..')
+// From the package's root: this module runs from scripts/ (npm run) and from dist/scripts/ (npm test).
+const ROOT = packageRoot(import.meta.url).dir
 export const ERRORS_DOC_FILE = join(ROOT, 'docs', 'errors.md')
 
 /** The code tables of the catalogue, in the order the page lists them. */

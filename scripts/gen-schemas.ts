@@ -15,13 +15,15 @@
  * draft-07 tuples (`items: [...]`) rewritten as `prefixItems`.
  */
 import { writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { createGenerator } from 'ts-json-schema-generator'
+import { packageRoot } from '../src/package-root.js'
 
 type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json }
 type JsonObject = { readonly [key: string]: Json }
 
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..')
+// From the package's root: this module runs from scripts/ (npm run) and from dist/scripts/ (npm test).
+const ROOT = packageRoot(import.meta.url).dir
 export const SCHEMAS_FILE = join(ROOT, 'src', 'api', 'rest', 'gen', 'schemas.ts')
 
 /**

@@ -19,18 +19,24 @@
 // full TAP of the run is kept in .tap/npm-test.tap; `npm test -- --full` prints it as it comes.
 // Other arguments go to every tap run.
 //
-// The tests run from their sources under the TypeScript loader, but the threads their servers
-// start (the engine worker, the journal and snapshot threads, the verification pool) start from
-// the build, which npm's pretest made fresh (src/thread-start.ts, PREDEX_THREADS_FROM_BUILD):
-// under the loader each thread paid some 0.6 s of CPU to load its modules again.
+// The tests run compiled: npm's pretest built dist/ (scripts/build.mjs, tests included), and tap
+// runs dist/test/**/*.test.js without the TypeScript loader (package.json's tap config, less its
+// loader, with the build's paths: written to .tap/taprc-build.json and named by TAP_RCFILE). The
+// loader's module hooks run on a thread of their own, a round trip for every module a process
+// loads: a test process that loads the app paid about 0.8 s of CPU more under it, and so did every
+// thread its servers start (the engine worker, the journal and snapshot threads, the verification
+// pool), which start from the build too (src/thread-start.ts, PREDEX_THREADS_FROM_BUILD). Files
+// are named by their sources in what this prints (dist/test/x.test.js is test/x.test.ts); run
+// one from its source with `npx tap test/x.test.ts`.
 import { spawn } from 'node:child_process'
-import { createWriteStream, mkdirSync } from 'node:fs'
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { closingLines, summarize } from './tap-summary.mjs'
 
-const LOAD_TESTS_SIDE_BY_SIDE = ['test/soak/soak.test.ts', 'test/soak/growth.test.ts', 'test/soak/mixed-abuse.test.ts']
-const LOAD_TESTS_ALONE = ['test/overload/overload.test.ts']
-const CHAIN_TESTS = 'test/chain/**/*.test.ts'
+const LOAD_TESTS_SIDE_BY_SIDE = ['soak/soak', 'soak/growth', 'soak/mixed-abuse'].map(builtTest)
+const LOAD_TESTS_ALONE = [builtTest('overload/overload')]
+const CHAIN_TESTS = 'dist/test/chain/**/*.test.js'
+const TAP_CONFIG_PATH = '.tap/taprc-build.json'
 /** The chain tests at once beside the suite: they wait on blocks, each using a quarter of a core (measured). */
 const CHAIN_JOBS = 3
 const LOG_PATH = '.tap/npm-test.tap'
@@ -49,6 +55,8 @@ const full = process.argv.includes('--full')
 const args = process.argv.slice(2).filter((arg) => arg !== '--full' && !arg.startsWith('--reporter'))
 const terminal = process.stdout.isTTY === true && !full
 mkdirSync('.tap', { recursive: true })
+writeFileSync(TAP_CONFIG_PATH, `${JSON.stringify(builtTapConfig(), null, 2)}\n`)
+process.env.TAP_RCFILE = TAP_CONFIG_PATH
 const log = createWriteStream(LOG_PATH)
 const ran = []
 
@@ -114,9 +122,10 @@ function runPart({ name, extra }, lines) {
   return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))))
 }
 
-function onLine(line, lines, partName, filesDone) {
+function onLine(built, lines, partName, filesDone) {
+  log.write(`${built}\n`)
+  const line = sourceNamed(built)
   lines.push(line)
-  log.write(`${line}\n`)
   if (full) return void console.log(line)
   const point = FILE_POINT.exec(line)
   if (!point) return
@@ -132,4 +141,30 @@ function onLine(line, lines, partName, filesDone) {
 
 function clearStatus() {
   if (terminal) process.stdout.write('\r\x1b[2K')
+}
+
+/** The compiled test file of `name` (its path under test/, without `.test.ts`). */
+function builtTest(name) {
+  return `dist/test/${name}.test.js`
+}
+
+/** A TAP line with each compiled test file named by its source (dist/test/x.test.js -> test/x.test.ts). */
+function sourceNamed(line) {
+  return line.replace(/\bdist\/((?:test|src)\/\S*?\.test)\.js\b/g, '$1.ts')
+}
+
+/**
+ * package.json's tap config for the build: the same settings, without the TypeScript loader, with
+ * each included or excluded test path under dist/ and compiled (JSON is YAML, which tap reads).
+ */
+function builtTapConfig() {
+  const config = JSON.parse(readFileSync('package.json', 'utf8')).tap
+  const built = (pattern) => pattern.startsWith('test/') || pattern.startsWith('src/')
+    ? `dist/${pattern.replace(/\.ts$/, '.js')}` : pattern
+  return {
+    ...config,
+    'node-arg': (config['node-arg'] ?? []).filter((arg) => !arg.includes('ts-loader')),
+    include: config.include.map(built),
+    exclude: config.exclude.filter((pattern) => pattern !== 'dist/**').map(built),
+  }
 }

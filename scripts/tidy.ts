@@ -20,6 +20,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import ts from 'typescript'
+import { packageRoot } from '../src/package-root.js'
 
 export const LINE_COLUMNS_MAX = 120
 export const FUNCTION_LINES_MAX = 70
@@ -42,7 +43,8 @@ export interface Catalogue {
   readonly files: ReadonlySet<string>
 }
 
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..')
+// From the package's root: this module runs from scripts/ (npm run) and from dist/scripts/ (npm test).
+const ROOT = packageRoot(import.meta.url).dir
 const CATALOGUE_FILE = 'src/errors.ts'
 
 /**

@@ -7,8 +7,24 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { packageRoot } from '../src/package-root.js'
 
-export const ROOT = new URL('../', import.meta.url).pathname
+/**
+ * The repository's root, with a trailing slash (src/package-root.ts: the nearest folder above
+ * holding Predex's package.json). A test runs from its source (test/) or, under npm test, from
+ * the build (dist/test/), so paths into the repository start here, never from its own location.
+ */
+export const ROOT = `${packageRoot(import.meta.url).dir}/`
+
+/**
+ * The path of the module `name` (without extension) beside `moduleUrl`, in the same form as that
+ * module: its .js when the caller runs compiled (the build holds both), else its .ts, which this
+ * process's flags (the TypeScript loader) run in a child.
+ */
+export function siblingModule(name: string, moduleUrl: string): string {
+  return fileURLToPath(new URL(`./${name}.${moduleUrl.endsWith('.js') ? 'js' : 'ts'}`, moduleUrl))
+}
 
 /** The path of `dist/<compiled>` if it is newer than every .ts file under `sourceDirs`, else null. */
 export function freshCompiled(compiled: string, sourceDirs: readonly string[]): string | null {

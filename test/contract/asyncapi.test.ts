@@ -12,8 +12,9 @@ import { PredexClient } from '../../src/client/predex-client.js'
 import { WsClient } from '../ws-client.js'
 import { WsMessageValidator, messageNameOf } from '../support/asyncapi-validator.js'
 import { USDC, l2, placeLimit, send, startServer } from '../rest-harness.js'
+import { ROOT } from '../compiled.js'
 
-const PACKAGE_VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+const PACKAGE_VERSION = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).version
 
 const server = await startServer()
 t.teardown(() => server.stop())

@@ -16,8 +16,9 @@ import { allRoutes } from '../../src/api/rest/routes.js'
 import { documentPath, surfacesOf } from '../../src/api/rest/openapi.js'
 import { USDC, get, placeLimit, send, startServer } from '../rest-harness.js'
 import { ResponseValidator } from '../support/openapi-validator.js'
+import { ROOT } from '../compiled.js'
 
-const PACKAGE_VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+const PACKAGE_VERSION = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).version
 
 const METHODS = ['get', 'post', 'delete', 'patch', 'put']
 // The seed's functional areas.
@@ -213,7 +214,7 @@ t.test('GET /: the documents\' index; a browser gets the web page, or is sent to
   t.ok(doc.paths['/'].get.responses['200'].content['text/html'], 'and the page a browser gets instead')
   // Which a browser gets depends on dist/web, which npm test builds: the page itself is
   // test/contract/web-page.test.ts's, its absence test/unit/api/web-page.test.ts's.
-  if (existsSync(new URL('../../dist/web/index.html', import.meta.url))) {
+  if (existsSync(`${ROOT}dist/web/index.html`)) {
     t.equal(response.status, 200, 'a browser: the web page (dist/web is built)')
     const page = await response.text()
     t.match(page, /^<!doctype html>/i)

@@ -14,7 +14,7 @@ import t from 'tap'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { RATE_RULES } from '../../src/limits.js'
 import { CURSOR_END } from '../../src/api/wire.js'
-import { freshCompiled } from '../compiled.js'
+import { freshCompiled, ROOT } from '../compiled.js'
 import { get, startServer, USDC } from '../rest-harness.js'
 
 const server = await startServer()
@@ -145,7 +145,7 @@ interface Child {
 /** The built server (node dist/src/main.js, or the sources when the build is older) on `dataDir`. */
 async function startChild(dataDir: string): Promise<Child> {
   const main = freshCompiled('src/main.js', ['src'])
-  const command = main !== null ? [main] : [...process.execArgv, new URL('../../src/main.ts', import.meta.url).pathname]
+  const command = main !== null ? [main] : [...process.execArgv, `${ROOT}src/main.ts`]
   const child = spawn(process.execPath, [...command, '--data-dir', dataDir, '--port', '0', '--grpc-port', '0',
     '--sig-workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''

@@ -12,11 +12,10 @@ import { execFile } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { startServer, type TestServer } from '../rest-harness.js'
+import { ROOT } from '../compiled.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PACK_MS_MAX = 90_000
 const INSTALL_MS_MAX = 150_000
 const TYPECHECK_MS_MAX = 90_000

@@ -14,11 +14,11 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Wallet } from '../../src/client/wallet.js'
 import { loadNativeRecoverer } from '../../src/crypto/native-recovery.js'
-import { freshCompiled } from '../compiled.js'
+import { freshCompiled, ROOT } from '../compiled.js'
 
 const MAIN = freshCompiled('src/main.js', ['src'])
-const COMMAND = MAIN !== null ? [new URL('../../scripts/start.mjs', import.meta.url).pathname]
-  : [...process.execArgv, new URL('../../src/main.ts', import.meta.url).pathname]
+const COMMAND = MAIN !== null ? [`${ROOT}scripts/start.mjs`]
+  : [...process.execArgv, `${ROOT}src/main.ts`]
 const START_MS_MAX = 60_000
 
 interface Running {

@@ -16,7 +16,7 @@ import { createInterface, type Interface } from 'node:readline'
 import { EngineHost } from '../../src/host/engine-host.js'
 import { DataDirectoryInUseError, LOCK_FILE, processIdentity } from '../../src/journal/directory-lock.js'
 import { Journal } from '../../src/journal/journal.js'
-import { freshCompiled } from '../compiled.js'
+import { freshCompiled, siblingModule } from '../compiled.js'
 import { Child } from './harness.js'
 
 const RESTARTS = 20
@@ -169,7 +169,7 @@ class Contender {
 
   constructor() {
     const compiled = freshCompiled('test/crash/lock-child.js', ['src', 'test/crash'])
-    const command = compiled !== null ? [compiled] : [...process.execArgv, new URL('./lock-child.ts', import.meta.url).pathname]
+    const command = compiled !== null ? [compiled] : [...process.execArgv, siblingModule('lock-child', import.meta.url)]
     this.process = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'inherit'] })
     this.lines = createInterface({ input: this.process.stdout! })
     this.lines.on('line', (line) => this.waiting.shift()?.(line))

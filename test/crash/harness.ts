@@ -15,7 +15,7 @@ import type { Command, UnstampedCommand } from '../../src/engine/command.js'
 import { Journal } from '../../src/journal/journal.js'
 import { decodeStampedCommand, writeCommand } from '../../src/codec/command-codec.js'
 import { commandOf } from './load.js'
-import { freshCompiled } from '../compiled.js'
+import { freshCompiled, siblingModule } from '../compiled.js'
 
 /**
  * The child runs from the compiled build when it is up to date (npm test builds first): a
@@ -24,7 +24,7 @@ import { freshCompiled } from '../compiled.js'
  */
 function childCommand(): string[] {
   const compiled = freshCompiled('test/crash/crash-child.js', ['src', 'test/crash'])
-  return compiled !== null ? [compiled] : [...process.execArgv, new URL('./crash-child.ts', import.meta.url).pathname]
+  return compiled !== null ? [compiled] : [...process.execArgv, siblingModule('crash-child', import.meta.url)]
 }
 
 const CHILD_COMMAND = childCommand()

@@ -21,6 +21,7 @@ import { OrderRequestSchema } from '../../src/gen/predex/v1/trading_pb.js'
 import { placeLimit, startServer, USDC, type TestServer, type Trader } from '../rest-harness.js'
 import { orderRequest, signerOf, TestSession } from './order-entry-support.js'
 import { eventually } from '../support/eventually.js'
+import { siblingModule } from '../compiled.js'
 
 const logged: string[] = []
 const server = await startServer({ log: (line) => logged.push(line) })
@@ -54,7 +55,7 @@ async function childSession(trader: Trader, market: MarketRecord, scope: CancelO
   prices: readonly string[]): Promise<{ orderIds: string[]; kill: () => Promise<void> }> {
   const requests = prices.map((price) => Buffer.from(toBinary(OrderRequestSchema,
     create(OrderRequestSchema, orderRequest(trader, market, { side: 'BUY', price, size: '5' }).request))).toString('base64'))
-  const child = spawn(process.execPath, [...process.execArgv, new URL('./order-entry-child.ts', import.meta.url).pathname,
+  const child = spawn(process.execPath, [...process.execArgv, siblingModule('order-entry-child', import.meta.url),
     target, JSON.stringify(signerOf(trader)), String(scope), ...requests], { stdio: ['ignore', 'pipe', 'inherit'] })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const orderIds: string[] = []

@@ -10,8 +10,8 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
+import { ROOT } from '../compiled.js'
 
-const ROOT = join(import.meta.dirname, '..', '..')
 const BIN = join(ROOT, 'node_modules', '.bin')
 const env = { ...process.env, PATH: `${BIN}:${process.env.PATH ?? ''}` }
 

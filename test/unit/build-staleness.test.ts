@@ -6,10 +6,13 @@
 import t, { type Test } from 'tap'
 import { utimesSync } from 'node:fs'
 import { join } from 'node:path'
-// @ts-expect-error: a plain ES module of the build scripts, without type declarations
-import { staleness } from '../../scripts/build.mjs'
+import { pathToFileURL } from 'node:url'
+import { ROOT } from '../compiled.js'
 
-const stale = staleness as (root: string) => string | null
+// A plain ES module of the build scripts, without type declarations, found from the repository's
+// root (this file also runs from the build, dist/test, where no copy of it is).
+const stale = (await import(pathToFileURL(join(ROOT, 'scripts', 'build.mjs')).href) as {
+  staleness: (root: string) => string | null }).staleness
 
 function tree(t: Test, built: boolean): string {
   const root = t.testdir({

@@ -11,8 +11,8 @@ import t from 'tap'
 import { allRoutes } from '../../src/api/rest/routes.js'
 import { SERVER_FLAGS } from '../../src/config.js'
 import { checkDocs, findingText, type DocFile, type RepoFacts } from '../support/docs-check.js'
+import { ROOT } from '../compiled.js'
 
-const ROOT = new URL('../../', import.meta.url).pathname
 
 /**
  * Flags of programs other than the server that the docs show: node's, tap's and curl's. The

@@ -10,8 +10,9 @@
 import t from 'tap'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
+import { ROOT } from '../compiled.js'
 
-const SRC = new URL('../../src/', import.meta.url).pathname
+const SRC = `${ROOT}src/`
 
 /** Modules of the engine a face may import values from: the rulebook and the codes. */
 const ENGINE_MODULES_FOR_FACES = ['engine/rules.ts', 'engine/codes.ts']

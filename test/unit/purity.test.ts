@@ -9,8 +9,9 @@ import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { dirname, join, resolve, sep } from 'node:path'
+import { ROOT } from '../compiled.js'
 
-const SRC_DIR = new URL('../../src/', import.meta.url).pathname
+const SRC_DIR = `${ROOT}src/`
 const ENGINE_DIR = join(SRC_DIR, 'engine')
 /** The pure helpers the engine may use besides itself (assert, bytes). */
 const STDX_DIR = join(SRC_DIR, 'stdx')

@@ -7,8 +7,8 @@ import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { ALL_CODES } from '../../src/errors.js'
 import { catalogueOf, formatViolation, FUNCTION_LINES_MAX, LINE_COLUMNS_MAX, tidy, type Violation } from '../../scripts/tidy.js'
+import { ROOT } from '../compiled.js'
 
-const ROOT = new URL('../../', import.meta.url).pathname
 const catalogue = catalogueOf(ROOT)
 
 /** A function of exactly `lines` lines, from its first line to its closing brace. */

@@ -21,14 +21,14 @@
  * written, with where.
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { join } from 'node:path'
 import t from 'tap'
 import ts from 'typescript'
 import { CATALOGUE, type ErrorCode } from '../../../src/errors.js'
 import { ERROR_CONTEXT } from '../../../src/error-context.js'
 import { ERRORS_DOC_FILE, errorsDoc } from '../../../scripts/error-docs.js'
+import { ROOT } from '../../compiled.js'
 
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..', '..', '..')
 /** How far a value is followed through constants and callers' arguments (a cycle stops here). */
 const DEPTH_MAX = 8
 

@@ -6,11 +6,17 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import t from 'tap'
-// @ts-expect-error: a plain ES module script without types
-import { compileSources, conditionalTokensArtifact } from '../../../scripts/compile-contracts.mjs'
+import { ROOT } from '../../compiled.js'
 
-const ARTIFACTS_DIR = join(import.meta.dirname, '../../../src/chain/artifacts')
+// A plain ES module script without types, found from the repository's root (this file also runs
+// from the build, dist/test, where no copy of it is).
+const { compileSources, conditionalTokensArtifact } = await import(
+  pathToFileURL(join(ROOT, 'scripts', 'compile-contracts.mjs')).href) as {
+  compileSources: () => unknown; conditionalTokensArtifact: () => unknown }
+
+const ARTIFACTS_DIR = join(ROOT, 'src/chain/artifacts')
 
 interface Artifact {
   readonly contractName: string

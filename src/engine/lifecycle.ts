@@ -10,7 +10,7 @@ import { endedEntry } from './order-index.js'
 import type { CancelReason, OrderStatus } from './event.js'
 import { MICROS_PER_LOT } from './limits.js'
 import { NO_ROW, TIF_GTD, type OrderRow, type OrderTable } from './order-table.js'
-import { linkToGroup, unlinkFromGroup } from './order-group.js'
+import { linkToGroup, unlinkFromGroup } from './group-list.js'
 
 /** Puts an accepted GTC/GTD order with lots left on the book, holding what it may spend. */
 export function rest(engine: Engine, order: OrderRow): void {

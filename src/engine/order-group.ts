@@ -13,7 +13,6 @@
  * buckets are a ring with running sums, so a fill costs O(1) amortised and a group's memory is
  * bounded by its window (at most 600 buckets).
  */
-import { assert } from '../stdx/assert.js'
 import { Code } from './codes.js'
 import type { OrderGroupCommand } from './command.js'
 import type { Engine } from './engine.js'
@@ -23,8 +22,8 @@ import {
   MICROS_PER_LOT, ORDER_AMOUNT_MICROS_MAX, ORDER_GROUP_BUCKET_MS, ORDER_GROUP_FREEZE_MS_MAX, ORDER_GROUP_WINDOW_MS_MAX,
   ORDER_GROUP_WINDOW_MS_MIN, ORDER_GROUPS_MAX, ORDER_GROUPS_PER_KEY_MAX,
 } from './limits.js'
-import { NO_ROW, type OrderRow, type OrderTable } from './order-table.js'
-import { isClientOrderId } from './rules.js'
+import { NO_ROW, type OrderRow } from './order-table.js'
+import { isClientOrderId } from './order-shape.js'
 import { rejection } from './rejection.js'
 import type { Done, Rejection } from './result.js'
 
@@ -276,30 +275,6 @@ function emitGroup(engine: Engine, group: OrderGroup, action: EventAction): void
   engine.emit({ type: 'orderGroup', owner: group.owner, groupId: group.groupId, action,
     contractsLimitMicros: group.contractsLimitMicros, notionalLimitMicros: group.notionalLimitMicros,
     windowMs: group.windowMs, freezeMs: group.freezeMs, triggered: group.triggeredMs >= 0, timeMs: engine.timeMs })
-}
-
-/** Puts a resting order in its group's list (lifecycle.ts, rest). */
-export function linkToGroup(o: OrderTable, group: OrderGroup, row: OrderRow): void {
-  o.groupPrev[row] = group.tail
-  o.groupNext[row] = NO_ROW
-  if (group.tail === NO_ROW) group.head = row
-  else o.groupNext[group.tail] = row
-  group.tail = row
-  group.restingCount++
-}
-
-/** Takes an order off its group's list (lifecycle.ts, unrest). */
-export function unlinkFromGroup(o: OrderTable, group: OrderGroup, row: OrderRow): void {
-  const prev = o.groupPrev[row]!
-  const next = o.groupNext[row]!
-  if (prev === NO_ROW) group.head = next
-  else o.groupNext[prev] = next
-  if (next === NO_ROW) group.tail = prev
-  else o.groupPrev[next] = prev
-  o.groupPrev[row] = NO_ROW
-  o.groupNext[row] = NO_ROW
-  group.restingCount--
-  assert(group.restingCount >= 0, 'a group counts its resting orders')
 }
 
 /** A group as a read shows it, as of the engine's time. */

@@ -6,9 +6,8 @@
  * context. Pure: no state but what is passed in, no clock but `nowMs`.
  */
 import { Code } from './codes.js'
-import type { MarketStatus, OrderInput, RelayAction, SelfTradePrevention, TimeInForce } from './command.js'
+import type { MarketStatus, OrderInput, RelayAction } from './command.js'
 import {
-  CLIENT_ORDER_ID_LENGTH_MAX,
   FEE_RATE_BPS_MAX,
   GTD_MARGIN_MS,
   MICROS_PER_LOT,
@@ -17,42 +16,16 @@ import {
   PIPS_PER_UNIT,
   TICK_PIPS_ALLOWED,
 } from './limits.js'
-import { checkOrderShape, isSafeCount } from './order-shape.js'
+import { checkOrderShape, isClientOrderId, isSafeCount } from './order-shape.js'
 import { rejection } from './rejection.js'
 import type { Rejection } from './result.js'
 import { mulPipsDivCeil, mulPipsDivFloor } from './units.js'
 
 // ---- Orders (docs/engine.md, "Validation") ------------------------------------------------------
 
-export const TIME_IN_FORCE: readonly TimeInForce[] = ['GTC', 'GTD', 'FOK', 'FAK']
-
-export function isTimeInForce(value: unknown): value is TimeInForce {
-  return (TIME_IN_FORCE as readonly unknown[]).includes(value)
-}
-
-export const SELF_TRADE_PREVENTION: readonly SelfTradePrevention[] = ['cancel-maker', 'cancel-taker', 'cancel-both']
-
-/** A self-trade prevention mode, or absent (the default, 'cancel-maker'). Part of the order's shape (step 1). */
-export function isSelfTradePrevention(value: unknown): value is SelfTradePrevention | undefined {
-  return value === undefined || (SELF_TRADE_PREVENTION as readonly unknown[]).includes(value)
-}
-
-const PRINTABLE_ASCII_FIRST = 0x20
-const PRINTABLE_ASCII_LAST = 0x7e
-
-/**
- * A client order id, the trader's own name for an order: '' (none), or up to
- * CLIENT_ORDER_ID_LENGTH_MAX printable ASCII characters (space to '~'), so that it can travel in
- * any header, log line or protobuf string unchanged. Part of the order's shape (step 1).
- */
-export function isClientOrderId(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length > CLIENT_ORDER_ID_LENGTH_MAX) return false
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i)
-    if (code < PRINTABLE_ASCII_FIRST || code > PRINTABLE_ASCII_LAST) return false
-  }
-  return true
-}
+// The shape's predicates, for the faces, whose door to the engine's rules is this file.
+export { isClientOrderId, isSelfTradePrevention, isTimeInForce, SELF_TRADE_PREVENTION, TIME_IN_FORCE }
+  from './order-shape.js'
 
 /**
  * The shape rule of a client order id on its own, for a face that takes client order ids outside

@@ -6,6 +6,8 @@
  * calls the engine, the host or the journal. A service never imports a face. The web page
  * (src/web, built for the browser) takes from the server's code only types (the API's shapes)
  * and the SDK's exact order arithmetic, which are pure: nothing that needs Node or the server.
+ * And no module of src loads itself through others: no value cycle, which makes what a module
+ * holds at load time depend on which of the ring was imported first.
  */
 import t from 'tap'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
@@ -101,5 +103,41 @@ t.test('the page imports only the API\'s types and the SDK\'s pure arithmetic', 
   const files = sourcesUnder('web')
   t.ok(files.length > 5, `read ${files.length} files of src/web`)
   t.same(files.flatMap((file) => violationsOf(file, readFileSync(join(SRC, file), 'utf8'))), [])
+  t.end()
+})
+
+/**
+ * The cycles among `files` through their value imports (`import type` does not load a module), each
+ * as its modules in order, found by a depth-first walk from every file.
+ */
+export function valueCyclesOf(files: ReadonlyMap<string, string>): string[][] {
+  const edges = new Map([...files].map(([file, source]) => [file,
+    importsOf(join(SRC, file), source).filter((i) => !i.typeOnly && files.has(i.target)).map((i) => i.target)]))
+  const cycles: string[][] = []
+  const done = new Set<string>()
+  const path: string[] = []
+  const visit = (file: string): void => {
+    const at = path.indexOf(file)
+    if (at >= 0) return void cycles.push(path.slice(at))
+    if (done.has(file)) return
+    path.push(file)
+    for (const next of edges.get(file) ?? []) visit(next)
+    path.pop()
+    done.add(file)
+  }
+  for (const file of files.keys()) visit(file)
+  return cycles
+}
+
+t.test('no two modules of src load each other, directly or around a ring (issue 32)', (t) => {
+  t.same(valueCyclesOf(new Map([['engine/a.ts', "import { b } from './b.js'"], ['engine/b.ts', "import { a } from './a.js'"]])),
+    [['engine/a.ts', 'engine/b.ts']], 'a cycle of two is found')
+  t.same(valueCyclesOf(new Map([['a.ts', "import { b } from './b.js'"], ['b.ts', "export { c } from './c.js'"],
+    ['c.ts', "import { a } from './a.js'"]])), [['a.ts', 'b.ts', 'c.ts']], 'a ring of three, a re-export in it')
+  t.same(valueCyclesOf(new Map([['a.ts', "import { b } from './b.js'"], ['b.ts', "import type { A } from './a.js'"]])), [],
+    'a type-only import loads nothing')
+  const files = new Map(sourcesUnder('.').map((file) => [file, readFileSync(join(SRC, file), 'utf8')]))
+  t.ok(files.size > 200, `read ${files.size} files of src`)
+  t.same(valueCyclesOf(files), [], 'no value cycle')
   t.end()
 })

@@ -11,8 +11,7 @@
 import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Code } from '../src/engine/codes.js'
-import { AuthCode } from '../src/auth/failure.js'
-import { ApiCode, CATALOGUE, Grpc, ServiceCode, type ErrorCode } from '../src/errors.js'
+import { ApiCode, AuthCode, CATALOGUE, Grpc, ServiceCode, type ErrorCode } from '../src/errors.js'
 import { ERROR_CONTEXT } from '../src/error-context.js'
 import { packageRoot } from '../src/package-root.js'
 
@@ -24,7 +23,7 @@ export const ERRORS_DOC_FILE = join(ROOT, 'docs', 'errors.md')
 const GROUPS: readonly { title: string; source: string; codes: readonly ErrorCode[] }[] = [
   { title: 'Engine rejections', source: 'src/engine/codes.ts', codes: Object.values(Code) },
   { title: 'Service conditions', source: 'src/errors.ts, ServiceCode', codes: Object.values(ServiceCode) },
-  { title: 'Authentication', source: 'src/auth/failure.ts', codes: Object.values(AuthCode) },
+  { title: 'Authentication', source: 'src/errors.ts, AuthCode', codes: Object.values(AuthCode) },
   { title: 'API input and limits', source: 'src/errors.ts, ApiCode', codes: Object.values(ApiCode) },
 ]
 

@@ -50,8 +50,7 @@ const CATALOGUE_FILE = 'src/errors.ts'
 /**
  * Reads the catalogue off `src/errors.ts` of `root` with the type checker: `ALL_CODES` is a
  * list of spreads `...Object.values(Table)`; each table is an object of string-literal
- * constants, declared in errors.ts or in a file it imports (src/engine/codes.ts,
- * src/auth/failure.ts). The codes are the tables' literal values; the files are where the
+ * constants, declared in errors.ts or in a file it imports (src/engine/codes.ts). The codes are the tables' literal values; the files are where the
  * tables live, plus errors.ts.
  */
 export function catalogueOf(root: string = ROOT): Catalogue {

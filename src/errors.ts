@@ -7,7 +7,6 @@
  * Error bodies: `{"error": "<message>", "code": "<CODE>", ...context}` (api.md).
  */
 import { Code, CODE_MESSAGES } from './engine/codes.js'
-import { AuthCode } from './auth/failure.js'
 
 /** Codes of the API layer itself: bad input that never reaches the engine. */
 export const ApiCode = {
@@ -58,6 +57,25 @@ export const ApiCode = {
 } as const
 
 export type ApiCode = (typeof ApiCode)[keyof typeof ApiCode]
+
+/**
+ * Authentication failures (src/auth: the checks that answer them): one code per check, so a
+ * client learns which check failed (clock skew, unknown key, wrong passphrase, wrong address, bad
+ * signature) instead of one opaque "Unauthorized/Invalid api key". Here, in the catalogue, so
+ * that it imports nothing above it.
+ */
+export const AuthCode = {
+  AUTH_HEADERS_MISSING: 'AUTH_HEADERS_MISSING',
+  AUTH_TIMESTAMP: 'AUTH_TIMESTAMP',
+  AUTH_L1_SIGNATURE: 'AUTH_L1_SIGNATURE',
+  AUTH_UNKNOWN_KEY: 'AUTH_UNKNOWN_KEY',
+  AUTH_PASSPHRASE: 'AUTH_PASSPHRASE',
+  AUTH_ADDRESS: 'AUTH_ADDRESS',
+  AUTH_SIGNATURE: 'AUTH_SIGNATURE',
+  AUTH_ADMIN_KEY: 'AUTH_ADMIN_KEY',
+} as const
+
+export type AuthCode = (typeof AuthCode)[keyof typeof AuthCode]
 
 export const ServiceCode = {
   /** The command queue or the pending-request table is full: retry shortly. */

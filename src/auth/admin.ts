@@ -1,6 +1,7 @@
 /** The admin API key check: the `EXCHANGE-ADMIN-KEY` header against the configured key, constant time. */
 import { equalSecrets } from '../crypto/hmac.js'
-import { AuthCode, authFailure, type AuthFailure } from './failure.js'
+import { AuthCode } from '../errors.js'
+import { authFailure, type AuthFailure } from './failure.js'
 import type { HeaderGetter } from './headers.js'
 
 export function verifyAdmin(get: HeaderGetter, adminKey: string): { ok: true } | AuthFailure {

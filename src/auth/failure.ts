@@ -2,19 +2,9 @@
  * Authentication failures: one code per check, so a client learns which check failed (clock
  * skew, unknown key, wrong passphrase, wrong address, bad signature) instead of one opaque
  * "Unauthorized/Invalid api key". All of them answer 401; an admin check that fails, 401 too.
+ * The codes are the catalogue's (src/errors.ts, AuthCode).
  */
-export const AuthCode = {
-  AUTH_HEADERS_MISSING: 'AUTH_HEADERS_MISSING',
-  AUTH_TIMESTAMP: 'AUTH_TIMESTAMP',
-  AUTH_L1_SIGNATURE: 'AUTH_L1_SIGNATURE',
-  AUTH_UNKNOWN_KEY: 'AUTH_UNKNOWN_KEY',
-  AUTH_PASSPHRASE: 'AUTH_PASSPHRASE',
-  AUTH_ADDRESS: 'AUTH_ADDRESS',
-  AUTH_SIGNATURE: 'AUTH_SIGNATURE',
-  AUTH_ADMIN_KEY: 'AUTH_ADMIN_KEY',
-} as const
-
-export type AuthCode = (typeof AuthCode)[keyof typeof AuthCode]
+import { AuthCode } from '../errors.js'
 
 export interface AuthFailure {
   readonly ok: false

@@ -6,7 +6,8 @@
 import { normalAddress, isAddress } from '../crypto/address.js'
 import { CLOB_AUTH_MESSAGE, clobAuthDigest } from '../crypto/eip712.js'
 import { parseSignature, recoverAddress } from '../crypto/signature.js'
-import { AuthCode, authFailure, checkTimestamp, type AuthFailure, type TimestampWindow } from './failure.js'
+import { AuthCode } from '../errors.js'
+import { authFailure, checkTimestamp, type AuthFailure, type TimestampWindow } from './failure.js'
 import { l1HeadersOf, type HeaderGetter } from './headers.js'
 
 export interface L1Identity {

@@ -8,7 +8,8 @@
  */
 import { equalSecrets, l2Signature } from '../crypto/hmac.js'
 import { normalAddress } from '../crypto/address.js'
-import { AuthCode, authFailure, checkTimestamp, type AuthFailure, type TimestampWindow } from './failure.js'
+import { AuthCode } from '../errors.js'
+import { authFailure, checkTimestamp, type AuthFailure, type TimestampWindow } from './failure.js'
 import { l2HeadersOf, type HeaderGetter } from './headers.js'
 import { lookupBounded } from './api-key.js'
 

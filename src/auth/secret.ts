@@ -5,7 +5,8 @@
  */
 import { equalSecrets } from '../crypto/hmac.js'
 import type { ApiCredential } from './l2.js'
-import { AuthCode, authFailure, type AuthFailure } from './failure.js'
+import { AuthCode } from '../errors.js'
+import { authFailure, type AuthFailure } from './failure.js'
 import { lookupBounded } from './api-key.js'
 
 /** The credential as the face extracted it: a field the client did not send (or not as text) is undefined. */

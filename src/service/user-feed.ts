@@ -35,7 +35,7 @@
  * numbered order updates, before the change in the same command.
  */
 import { randomBytes } from 'node:crypto'
-import { AuthCode } from '../auth/failure.js'
+import { AuthCode } from '../errors.js'
 import type { CancelReason, EngineEvent, OrderGroupChanged, OrderStatus } from '../engine/event.js'
 import { PredexError } from '../errors.js'
 import type { Outcome } from '../host/messages.js'

@@ -20,7 +20,7 @@
 import { create, type MessageInitShape } from '@bufbuild/protobuf'
 import type { ServerDuplexStream } from '@grpc/grpc-js'
 import { ApiCode, PredexError, ServiceCode } from '../../errors.js'
-import { AuthCode } from '../../auth/failure.js'
+import { AuthCode } from '../../errors.js'
 import {
   OrderEntryService, SessionRequestSchema, SessionResponseSchema, type SessionOpenedSchema, type SessionOptions,
   type SessionRequest, type SessionResponse,

@@ -3,7 +3,8 @@
  * admin), their headers in both families, the recipes, and worked examples whose figures the
  * real client and crypto code compute when the page is built (auth-example.ts).
  */
-import { AuthCode, DEFAULT_WINDOW } from '../../auth/failure.js'
+import { DEFAULT_WINDOW } from '../../auth/failure.js'
+import { AuthCode } from '../../errors.js'
 import { CLOB_AUTH_TYPE } from '../../crypto/eip712.js'
 import { EXAMPLE_PRIVATE_KEY, l1Example, l2Example } from './auth-example.js'
 import { escape } from './docs-schema.js'

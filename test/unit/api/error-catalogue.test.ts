@@ -8,8 +8,7 @@ import t from 'tap'
 import { ALL_CODES, ApiCode, PredexError, CATALOGUE, Grpc, engineError, type ErrorCode } from '../../../src/errors.js'
 import { errorReply } from '../../../src/api/rest/server.js'
 import { Code, CODE_MESSAGES } from '../../../src/engine/codes.js'
-import { ServiceCode } from '../../../src/errors.js'
-import { AuthCode } from '../../../src/auth/failure.js'
+import { AuthCode, ServiceCode } from '../../../src/errors.js'
 import { lineLog } from '../../../src/log.js'
 
 const HTTP_ALLOWED = new Set([400, 401, 403, 404, 405, 409, 413, 414, 415, 429, 431, 500, 503])

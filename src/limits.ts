@@ -619,7 +619,7 @@ assert(HEARTBEAT_SWEEP_INTERVAL_MS <= HEARTBEAT_GRACE_MS, 'a sweep comes within 
 assert(HEARTBEAT_TIMEOUT_MS + HEARTBEAT_GRACE_MS + HEARTBEAT_SWEEP_INTERVAL_MS <= 15_000,
   "a lapsed chain is cancelled inside Polymarket's 10 s + 5 s")
 
-// ---- The living demo (src/service/demo-quoter.ts, demo-trader.ts) --------------------------
+// ---- The living demo (src/demo/quoter.ts, trader.ts) --------------------------
 
 /** How often the demo account puts back the quotes users took (a pass submits nothing when none is missing). */
 export const DEMO_REQUOTE_INTERVAL_MS = 5_000

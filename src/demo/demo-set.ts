@@ -1,18 +1,18 @@
 /**
  * The demo set: a few markets and a demo account whose signed orders rest on both outcomes, so a
  * new user sees a real book at once (testnet.md, "The demo"), and a second demo account that
- * trades now and then (demo-trader.ts), so prices, candles and the trades feed move. Everything
+ * trades now and then (trader.ts), so prices, candles and the trades feed move. Everything
  * goes through engine commands (journaled like any other); the demo wallets' keys live in the
  * data directory so the same accounts are used on every start. Markets already present (by slug)
- * are not created again. The demo quoter (demo-quoter.ts) keeps the quotes on the book, centred
+ * are not created again. The demo quoter (quoter.ts) keeps the quotes on the book, centred
  * on the last trade, as users and the demo trader take them.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { OrderInput, UnstampedCommand } from '../engine/command.js'
 import type { MarketRecord } from '../engine/event.js'
-import type { ServiceContext } from './context.js'
-import { createMarket } from './admin.js'
+import type { ServiceContext } from '../service/context.js'
+import { createMarket } from '../service/admin.js'
 import { signLimitOrder, type MarketTerms } from '../client/orders.js'
 import { Wallet } from '../client/wallet.js'
 import { toHex } from '../crypto/hex.js'

@@ -5,24 +5,24 @@
  * scripts/first-trade.mjs the asks were gone; with the quotes fixed, nothing moved either.
  *
  * Every DEMO_REQUOTE_INTERVAL_MS, and after each demo trade, a pass looks at the demo account's live
- * orders (the read model): the quotes of demo.ts around the market's centre (its last trade in
+ * orders (the read model): the quotes of demo-set.ts around the market's centre (its last trade in
  * Yes terms, within DEMO_DRIFT_CENTS_MAX of its home price) that have no live order at their level
  * are placed, post-only, and its live orders at any other level are cancelled first. Nothing is
  * submitted while every level is there and the centre has not moved, so a quiet exchange journals
  * nothing. Within limits: a quote the engine refuses for lack of funds gets one top-up per market
- * and pass (demo.ts, topUpShortfalls), and the next pass places it; a post-only quote that would
+ * and pass (demo-set.ts, topUpShortfalls), and the next pass places it; a post-only quote that would
  * cross a user's order waits for a later pass. `--no-demo` turns it off with the rest of the demo.
  */
 import type { OrderInput } from '../engine/command.js'
 import type { MarketRecord } from '../engine/event.js'
 import { DEMO_DRIFT_CENTS_MAX, DEMO_REQUOTE_INTERVAL_MS } from '../limits.js'
-import type { ServiceContext } from './context.js'
-import { DEMO_MARKETS, demoOrder, quotes, topUpShortfalls, type DemoAccount, type Quote } from './demo.js'
+import type { ServiceContext } from '../service/context.js'
+import { DEMO_MARKETS, demoOrder, quotes, topUpShortfalls, type DemoAccount, type Quote } from './demo-set.js'
 import type { Log } from '../log.js'
 
 const MICROS_PER_CENT = 10_000
 const MICROS_PER_UNIT = 1_000_000
-/** The centres whose quotes all lie inside the book, 0.01 to 0.99 (demo.ts quotes reach 7 cents either side). */
+/** The centres whose quotes all lie inside the book, 0.01 to 0.99 (demo-set.ts' quotes reach 7 cents either side). */
 const CENTRE_CENTS_MIN = 8
 const CENTRE_CENTS_MAX = 92
 

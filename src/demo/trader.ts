@@ -1,5 +1,5 @@
 /**
- * The demo trader: now and then the demo's second account (demo.ts, `taker`) takes some liquidity
+ * The demo trader: now and then the demo's second account (demo-set.ts, `taker`) takes some liquidity
  * of a demo market with a small FAK order at the best price, so a fresh server's prices, candles
  * and trades feed move (with the quotes alone nothing ever traded). Its choice of market, outcome,
  * side and size is drawn from a PRNG seeded with DEMO_TRADER_SEED, the same sequence on every
@@ -7,15 +7,15 @@
  * most DEMO_TRADES_PER_MINUTE_MAX trades in any minute, at most DEMO_TRADE_SHARES_MAX shares each.
  * Its orders are signed by its key and go to the engine as the quoter's do (journaled like any
  * order, so a replay gives the same state); a refusal for lack of funds tops the account up
- * (demo.ts, topUpShortfalls) for the next tick. After a trade the quoter re-centres at once
- * (demo-quoter.ts), so the book follows the price. `--no-demo` turns it off with the rest.
+ * (demo-set.ts, topUpShortfalls) for the next tick. After a trade the quoter re-centres at once
+ * (quoter.ts), so the book follows the price. `--no-demo` turns it off with the rest.
  */
 import type { Outcome, Side } from '../engine/command.js'
 import type { MarketRecord } from '../engine/event.js'
 import { DEMO_TRADE_SHARES_MAX, DEMO_TRADER_SEED, DEMO_TRADES_PER_MINUTE_MAX } from '../limits.js'
 import { Random } from '../stdx/random.js'
-import type { ServiceContext } from './context.js'
-import { DEMO_MARKETS, signedOrder, topUpShortfalls, type DemoAccount } from './demo.js'
+import type { ServiceContext } from '../service/context.js'
+import { DEMO_MARKETS, signedOrder, topUpShortfalls, type DemoAccount } from './demo-set.js'
 import type { Log } from '../log.js'
 
 const MICROS_PER_UNIT = 1_000_000

@@ -1,7 +1,7 @@
 /**
  * A small seeded PRNG (mulberry32: 32-bit state, integer mixing only), so what draws from it is a
  * pure function of its seed: the simulation's workloads (a failing run must be replayable from the
- * seed printed by the test) and the demo trader's choices (src/service/demo-trader.ts). Math.random
+ * seed printed by the test) and the demo trader's choices (src/demo/trader.ts). Math.random
  * is never used.
  */
 

@@ -1,7 +1,7 @@
 /**
  * A living demo (issue 15): the demo account puts back the quotes users take, centred on the last
  * trade, so a new user always finds a two-sided book and the price moves
- * (src/service/demo-quoter.ts). Over loopback on a real server made with the demo (its trader off,
+ * (src/demo/quoter.ts). Over loopback on a real server made with the demo (its trader off,
  * so only this test trades): a pass with nothing missing submits nothing (the journal does not
  * move); the best Yes ask taken, one pass moves every quote to the trade's price; the centre stays
  * within DEMO_DRIFT_CENTS_MAX of the market's home price; when the demo account's shares run out,

@@ -1,5 +1,5 @@
 /**
- * A demo that lives (src/service/demo-trader.ts): on a fresh server with the demo, the demo trader
+ * A demo that lives (src/demo/trader.ts): on a fresh server with the demo, the demo trader
  * takes some liquidity now and then, so the public trades feed fills, candles appear, and the
  * quotes follow the trades (a midpoint leaves its home price), all within a few seconds; never
  * more than DEMO_TRADES_PER_MINUTE_MAX trades a minute. The trades are journaled like any order:
@@ -8,7 +8,7 @@
  * (--demo-trade-interval-ms 100; 4 s by default).
  */
 import t from 'tap'
-import { DEMO_MARKETS } from '../../src/service/demo.js'
+import { DEMO_MARKETS } from '../../src/demo/demo-set.js'
 import { DEMO_TRADES_PER_MINUTE_MAX } from '../../src/limits.js'
 import { decimalOfMicros } from '../../src/stdx/decimal.js'
 import { get, startServer, type TestServer } from '../rest-harness.js'

@@ -18,7 +18,7 @@ import { placeLimit, startServer, USDC } from '../rest-harness.js'
 const WAIT_MS = 30_000
 
 // The demo trader off: its fills of the maker's quotes would print FILL lines of their own sizes
-// beside the one this test makes and counts on (src/service/demo-trader.ts has its own test).
+// beside the one this test makes and counts on (src/demo/trader.ts has its own test).
 const server = await startServer({ argv: ['--demo', '--demo-trade-interval-ms', '0'] })
 t.teardown(() => server.stop())
 const read = server.predex.context.read

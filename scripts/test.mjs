@@ -17,46 +17,46 @@
 // and only the files that failed kept), then each failure named with what went wrong, the time
 // of each part, and last `N passed, N failed` over the whole run (scripts/tap-summary.mjs). The
 // full TAP of the run is kept in .tap/npm-test.tap; `npm test -- --full` prints it as it comes.
-// Other arguments go to every tap run.
 //
-// The tests run compiled: npm's pretest built dist/ (scripts/build.mjs, tests included), and tap
-// runs dist/test/**/*.test.js without the TypeScript loader (package.json's tap config, less its
-// loader, with the build's paths: written to .tap/taprc-build.json and named by TAP_RCFILE). The
-// loader's module hooks run on a thread of their own, a round trip for every module a process
-// loads: a test process that loads the app paid about 0.8 s of CPU more under it, and so did every
-// thread its servers start (the engine worker, the journal and snapshot threads, the verification
-// pool), which start from the build too (src/thread-start.ts, PREDEX_THREADS_FROM_BUILD). Files
-// are named by their sources in what this prints (dist/test/x.test.js is test/x.test.ts); run
-// one from its source with `npx tap test/x.test.ts`.
+// The tests run compiled, each file in a node process of its own (scripts/test-runner.mjs, not
+// tap's runner, whose coverage hooks every process paid for): npm's pretest built dist/
+// (scripts/build.mjs, tests included), and the files run from dist/test without the TypeScript
+// loader, whose module hooks run on a thread of their own, a round trip for every module a
+// process loads. The threads their servers start (the engine worker, the journal and snapshot
+// threads, the verification pool) start from the build too (src/thread-start.ts,
+// PREDEX_THREADS_FROM_BUILD). The jobs and the timeout of a file are package.json's tap config's,
+// and the suite is what its include and exclude name. Files are named by their sources in what
+// this prints (dist/test/x.test.js is test/x.test.ts); run one from its source with
+// `npx tap test/x.test.ts`.
 import { spawn } from 'node:child_process'
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { createInterface } from 'node:readline'
+import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { closingLines, summarize } from './tap-summary.mjs'
+import { runFiles } from './test-runner.mjs'
 
+const TAP_CONFIG = JSON.parse(readFileSync('package.json', 'utf8')).tap
 const LOAD_TESTS_SIDE_BY_SIDE = ['soak/soak', 'soak/growth', 'soak/mixed-abuse'].map(builtTest)
 const LOAD_TESTS_ALONE = [builtTest('overload/overload')]
-const CHAIN_TESTS = 'dist/test/chain/**/*.test.js'
-const TAP_CONFIG_PATH = '.tap/taprc-build.json'
+const CHAIN_TESTS = testsUnder('dist/test/chain')
 /** The chain tests at once beside the suite: they wait on blocks, each using a quarter of a core (measured). */
 const CHAIN_JOBS = 3
 const LOG_PATH = '.tap/npm-test.tap'
-// tap's config (package.json) excludes the load and chain tests from the parallel run; named, they run.
+// tap's config (package.json) excludes the load and chain tests from the suite; named, they run.
 // The parts of a step run at the same time; the steps one after another.
 const STEPS = [
-  [{ name: 'suite', extra: [] }, { name: 'chain tests beside it', extra: [`--jobs=${CHAIN_JOBS}`, CHAIN_TESTS] }],
-  [{ name: 'load tests side by side', extra: [`--jobs=${LOAD_TESTS_SIDE_BY_SIDE.length}`, ...LOAD_TESTS_SIDE_BY_SIDE] }],
-  [{ name: 'overload test alone', extra: ['--jobs=1', ...LOAD_TESTS_ALONE] }],
+  [{ name: 'suite', files: suiteFiles(), jobs: TAP_CONFIG.jobs },
+    { name: 'chain tests beside it', files: CHAIN_TESTS, jobs: CHAIN_JOBS }],
+  [{ name: 'load tests side by side', files: LOAD_TESTS_SIDE_BY_SIDE, jobs: LOAD_TESTS_SIDE_BY_SIDE.length }],
+  [{ name: 'overload test alone', files: LOAD_TESTS_ALONE, jobs: 1 }],
 ]
 // A file's own line: `ok 12 - test/x.test.ts # time=1234.5ms` (its tests are indented under it).
 const FILE_POINT = /^(not )?ok \d+ - (\S+)(?: # (?:time=([\d.]+)ms|(.*)))?$/
 
-process.env.PREDEX_THREADS_FROM_BUILD = '1'
+// TAP: a file prints TAP (no reporter); TAP_TIMEOUT: tap's own timeout of a test, in seconds.
+const CHILD_ENV = { ...process.env, PREDEX_THREADS_FROM_BUILD: '1', TAP: '1', TAP_TIMEOUT: String(TAP_CONFIG.timeout) }
 const full = process.argv.includes('--full')
-const args = process.argv.slice(2).filter((arg) => arg !== '--full' && !arg.startsWith('--reporter'))
 const terminal = process.stdout.isTTY === true && !full
 mkdirSync('.tap', { recursive: true })
-writeFileSync(TAP_CONFIG_PATH, `${JSON.stringify(builtTapConfig(), null, 2)}\n`)
-process.env.TAP_RCFILE = TAP_CONFIG_PATH
 const log = createWriteStream(LOG_PATH)
 const ran = []
 
@@ -83,12 +83,12 @@ for (const line of closingLines(counts)) console.log(line)
 process.exit(counts.failed > 0 ? 1 : 0)
 
 /**
- * A part's counts, where tap exiting non-zero without a failing test (no file matched, tap
- * itself failed) is one failure, named: a run that did not happen is not a pass.
+ * A part's counts, where a part that failed without a failing test (no file to run) is one
+ * failure, named: a run that did not happen is not a pass.
  */
 function countsOf({ name, status, counts }) {
   if (status === 0 || counts.failed > 0) return counts
-  const failure = `- ${name}: tap exited with status ${status} without a failing test (its output: ${LOG_PATH})`
+  const failure = `- ${name}: ended with status ${status} without a failing test (no test file? its output: ${LOG_PATH})`
   return { ...counts, failed: 1, failures: [...counts.failures, failure] }
 }
 
@@ -110,21 +110,21 @@ async function buildTap() {
   process.exit(1)
 }
 
-/** Runs one tap invocation, keeping its TAP and reporting each file as it ends; resolves its exit status. */
-function runPart({ name, extra }, lines) {
-  const child = spawn('npx', ['tap', '--reporter=tap', ...args, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] })
+/** Runs one part's files, keeping their TAP and reporting each file as it ends; resolves 0 when all passed. */
+async function runPart({ name, files, jobs }, lines) {
   const filesDone = { count: 0 }
-  createInterface({ input: child.stdout }).on('line', (line) => onLine(line, lines, name, filesDone))
-  child.stderr.on('data', (chunk) => {
+  if (files.length === 0) return 1
+  const onStderr = (chunk) => {
     log.write(chunk)
     if (full) process.stderr.write(chunk)
-  })
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))))
+  }
+  const failed = await runFiles({ files, jobs, timeoutMs: TAP_CONFIG.timeout * 1000, env: CHILD_ENV, nameOf: sourceName,
+    onLine: (line) => onLine(line, lines, name, filesDone), onStderr })
+  return failed === 0 ? 0 : 1
 }
 
-function onLine(built, lines, partName, filesDone) {
-  log.write(`${built}\n`)
-  const line = sourceNamed(built)
+function onLine(line, lines, partName, filesDone) {
+  log.write(`${line}\n`)
   lines.push(line)
   if (full) return void console.log(line)
   const point = FILE_POINT.exec(line)
@@ -148,23 +148,25 @@ function builtTest(name) {
   return `dist/test/${name}.test.js`
 }
 
-/** A TAP line with each compiled test file named by its source (dist/test/x.test.js -> test/x.test.ts). */
-function sourceNamed(line) {
-  return line.replace(/\bdist\/((?:test|src)\/\S*?\.test)\.js\b/g, '$1.ts')
+/** A compiled test file's source (dist/test/x.test.js -> test/x.test.ts). */
+function sourceName(file) {
+  return file.replace(/^dist\//, '').replace(/\.js$/, '.ts')
+}
+
+/** The compiled test files under `dir`, sorted. */
+function testsUnder(dir) {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.test.js'))
+    .map((name) => join(dir, name)).sort()
 }
 
 /**
- * package.json's tap config for the build: the same settings, without the TypeScript loader, with
- * each included or excluded test path under dist/ and compiled (JSON is YAML, which tap reads).
+ * The suite: the compiled test files that tap's config includes (test/ and src/ folders, compiled
+ * under dist/) less those its excludes name by folder (`test/soak/**`: the load and chain tests).
  */
-function builtTapConfig() {
-  const config = JSON.parse(readFileSync('package.json', 'utf8')).tap
-  const built = (pattern) => pattern.startsWith('test/') || pattern.startsWith('src/')
-    ? `dist/${pattern.replace(/\.ts$/, '.js')}` : pattern
-  return {
-    ...config,
-    'node-arg': (config['node-arg'] ?? []).filter((arg) => !arg.includes('ts-loader')),
-    include: config.include.map(built),
-    exclude: config.exclude.filter((pattern) => pattern !== 'dist/**').map(built),
-  }
+function suiteFiles() {
+  const roots = TAP_CONFIG.include.map((pattern) => `dist/${pattern.split('/')[0]}`)
+  const excluded = TAP_CONFIG.exclude.filter((pattern) => /^(test|src)\/.*\/\*\*$/.test(pattern))
+    .map((pattern) => `dist/${pattern.slice(0, -'/**'.length)}/`)
+  return [...new Set(roots)].flatMap((root) => { try { return testsUnder(root) } catch { return [] } })
+    .filter((file) => !excluded.some((dir) => file.startsWith(dir)))
 }

@@ -3,8 +3,8 @@
  * REST port for the whole run, killed with SIGKILL and started again on the same directory, with
  * its resident set sampled from /proc while it runs.
  */
-import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { rssOf } from '../../bench/process-memory.js'
 import { startChild, stopChild, type Child } from '../../bench/predex-server.js'
 
 export const SOAK_ADMIN_KEY = 'soak-admin-key-' + 'x'.repeat(16)
@@ -35,18 +35,6 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(port))
     })
   })
-}
-
-/** VmRSS and RssAnon of `pid` in bytes, or null when the process is gone. */
-export function rssOf(pid: number): { rssBytes: number; rssAnonBytes: number } | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const kB = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) * 1024
-    const memory = { rssBytes: kB('VmRSS'), rssAnonBytes: kB('RssAnon') }
-    return Number.isFinite(memory.rssBytes) && Number.isFinite(memory.rssAnonBytes) ? memory : null
-  } catch {
-    return null
-  }
 }
 
 export class SoakServer {

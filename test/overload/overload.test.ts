@@ -24,7 +24,7 @@ import { setUpTraders, signOrders, startPredexServer, type BenchServer, type Sig
   from '../../bench/predex-server.js'
 import { l2Headers } from '../../src/client/headers.js'
 import { orderBody } from '../../src/client/orders.js'
-import { rssOf } from '../../scripts/soak/server.js'
+import { rssOf } from '../../bench/process-memory.js'
 import { ROOT, ensureBuilt } from '../compiled.js'
 import type { Probe } from '../../bench/probe.js'
 import { join } from 'node:path'

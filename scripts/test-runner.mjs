@@ -8,10 +8,10 @@
 //
 // Why not tap's runner: it starts every test process with @tapjs/processinfo's module hooks (for
 // coverage, which the suite turns off), and on Node 20 those hooks run on a thread of their own, a
-// round trip for every module the process loads. The same 221 compiled files took 532 s of wall
-// and 891 s of CPU under tap's runner and 419 s and 670 s here, three at a time on 2 cores
-// (docs/status.md, "How long `npm test` takes"). The test files are tap's still: `import t from
-// 'tap'` prints TAP when a file runs alone, as here.
+// round trip for every module the process loads. In fresh-clone runs of npm test, the suite's
+// part (221 compiled files, three at a time on 2 cores, the chain tests beside it) took 578 s under
+// tap's runner and 451 s here (docs/status.md, "How long `npm test` takes"). The test files are
+// tap's still: `import t from 'tap'` prints TAP when a file runs alone, as here.
 //
 // A file passes when its process exits 0. One that runs longer than `timeoutMs` is stopped
 // (SIGTERM, then SIGKILL 5 s later) and fails, named as timed out; its stderr goes to `onStderr`.

@@ -123,6 +123,9 @@ t.test("without hooks to leave out, a compiled module's thread takes the parent'
   })
 
 t.test('a list Node refuses: the thread starts with the parent\'s flags after all', async (t) => {
+  const execArgv = process.execArgv
+  t.teardown(() => void (process.execArgv = execArgv))
+  process.execArgv = [...execArgv, '--import=file:///hooks.mjs']
   const tried: ThreadOptions[] = []
   const started = startThread('engine-worker', 'file:///app/dist/src/host/engine-host.js', (url, options) => {
     tried.push(options)
@@ -132,7 +135,7 @@ t.test('a list Node refuses: the thread starts with the parent\'s flags after al
     return url.href
   })
   t.equal(started, 'file:///app/dist/src/host/engine-worker.js')
-  t.equal(tried.length, 2, 'tried with the list without hooks first (tap runs this file with hooks)')
+  t.equal(tried.length, 2, 'tried with the list without hooks first (this process has hooks)')
   t.equal(tried[1]!.execArgv, undefined, "then with the parent's")
   t.same(tried[1]!.env, tried[0]!.env, "NODE_OPTIONS' hooks still left out")
   t.throws(() => startThread('x', 'file:///a/b.js', () => { throw new Error('other') }), /other/,

@@ -1,6 +1,6 @@
 // npm test: the suite four files at a time (package.json's tap.jobs: part of a file's time is
 // waiting on servers, loopback and timers), and beside it the chain tests (test/chain/), three at
-// a time too: they wait on blocks and the ledger's confirmations, each using about a quarter of a
+// a time: they wait on blocks and the ledger's confirmations, each using about a quarter of a
 // core (all of them six at a time: 108 s, 140 % of a core), so in the suite's own slots they held
 // a slot idle most of the time (the suite took 787 s with them, on a fresh clone). Then the load
 // tests with the machine to themselves:

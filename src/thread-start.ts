@@ -13,7 +13,7 @@
  * the same sources), without the hooks. Under the TypeScript loader every thread paid the hooks'
  * round trips and the compiler for each of its modules again, about 0.6 s of CPU a thread, and a
  * server started in a test starts five or more: a test file that starts servers spent 36-65 % of
- * its CPU there (docs/commands.md, "How the suite runs"). Only a build newer than every source
+ * its CPU there (docs/status.md, "How long `npm test` takes"). Only a build newer than every source
  * under src/ is used; an older one (a source edited since) is passed over, with a warning, for the
  * sources, so that a thread never runs code older than the test that starts it.
  */

@@ -27,9 +27,9 @@
 // PREDEX_THREADS_FROM_BUILD). The jobs and the timeout of a file are package.json's tap config's,
 // and the suite is what its include and exclude name. Files are named by their sources in what
 // this prints (dist/test/x.test.js is test/x.test.ts); run one from its source with
-// `npx tap test/x.test.ts`.
+// `npx tap test/x.test.ts`. `--only=<folders>` runs one kind (the test:* scripts).
 import { spawn } from 'node:child_process'
-import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { closingLines, summarize } from './tap-summary.mjs'
 import { runFiles } from './test-runner.mjs'
@@ -41,9 +41,14 @@ const CHAIN_TESTS = testsUnder('dist/test/chain')
 /** The chain tests at once beside the suite: they wait on blocks, each using a quarter of a core (measured). */
 const CHAIN_JOBS = 3
 const LOG_PATH = '.tap/npm-test.tap'
+/**
+ * `--only=test/unit,src`: just the compiled test files under those folders, the suite's jobs at
+ * a time (npm run test:unit and the other kinds); otherwise the whole run below.
+ */
+const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',') ?? null
 // tap's config (package.json) excludes the load and chain tests from the suite; named, they run.
 // The parts of a step run at the same time; the steps one after another.
-const STEPS = [
+const STEPS = ONLY !== null ? [[{ name: ONLY.join(', '), files: ONLY.flatMap(existingTestsUnder), jobs: TAP_CONFIG.jobs }]] : [
   [{ name: 'suite', files: suiteFiles(), jobs: TAP_CONFIG.jobs },
     { name: 'chain tests beside it', files: CHAIN_TESTS, jobs: CHAIN_JOBS }],
   [{ name: 'load tests side by side', files: LOAD_TESTS_SIDE_BY_SIDE, jobs: LOAD_TESTS_SIDE_BY_SIDE.length }],
@@ -151,6 +156,12 @@ function builtTest(name) {
 /** A compiled test file's source (dist/test/x.test.js -> test/x.test.ts). */
 function sourceName(file) {
   return file.replace(/^dist\//, '').replace(/\.js$/, '.ts')
+}
+
+/** The compiled test files under the build of `dir` (a folder of the repository), or none. */
+function existingTestsUnder(dir) {
+  const built = join('dist', dir.replace(/\/+$/, ''))
+  return existsSync(built) ? testsUnder(built) : []
 }
 
 /** The compiled test files under `dir`, sorted. */

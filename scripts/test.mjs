@@ -175,9 +175,8 @@ function testsUnder(dir) {
  * under dist/) less those its excludes name by folder (`test/soak/**`: the load and chain tests).
  */
 function suiteFiles() {
-  const roots = TAP_CONFIG.include.map((pattern) => `dist/${pattern.split('/')[0]}`)
+  const roots = TAP_CONFIG.include.map((pattern) => pattern.split('/')[0])
   const excluded = TAP_CONFIG.exclude.filter((pattern) => /^(test|src)\/.*\/\*\*$/.test(pattern))
     .map((pattern) => `dist/${pattern.slice(0, -'/**'.length)}/`)
-  return [...new Set(roots)].flatMap((root) => { try { return testsUnder(root) } catch { return [] } })
-    .filter((file) => !excluded.some((dir) => file.startsWith(dir)))
+  return [...new Set(roots)].flatMap(existingTestsUnder).filter((file) => !excluded.some((dir) => file.startsWith(dir)))
 }

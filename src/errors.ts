@@ -278,3 +278,17 @@ export function engineError(
 export const ALL_CODES: readonly ErrorCode[] = [
   ...Object.values(Code), ...Object.values(ServiceCode), ...Object.values(AuthCode), ...Object.values(ApiCode),
 ]
+
+/**
+ * What `parse` gives, or the refusal it throws: one item of a batch parsed, or its error, which
+ * the service reports in the item's place (REST's and gRPC's batches, mass quotes and dry runs,
+ * the order-entry session). Any other error goes up.
+ */
+export function refusalOr<T>(parse: () => T): T | PredexError {
+  try {
+    return parse()
+  } catch (error) {
+    if (error instanceof PredexError) return error
+    throw error
+  }
+}

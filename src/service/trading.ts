@@ -103,6 +103,12 @@ export async function placeOrders(context: ServiceContext, orders: readonly (Sig
   return (await submitOrders(context, await checkedOrders(context, orders, trader))).entries
 }
 
+/** How many orders of a batch were placed and how many refused (every face's batch answer). */
+export function tallyOf(entries: readonly BatchEntry[]): { readonly successful: number; readonly failed: number } {
+  const successful = entries.filter((entry) => entry.ok).length
+  return { successful, failed: entries.length - successful }
+}
+
 /** The intake's verdict on each order of a batch (the engine's input, or the refusal), in order. */
 export type CheckedOrders = readonly PromiseSettledResult<OrderInput>[]
 

@@ -5,7 +5,7 @@
  * placements, cancels, errors) are messages.ts's and status.ts's.
  */
 import type { MessageInitShape } from '@bufbuild/protobuf'
-import { ApiCode, PredexError } from '../../errors.js'
+import { ApiCode, PredexError, refusalOr } from '../../errors.js'
 import type { OrderAckSchema, RateLimitStateSchema, SessionRequest, SessionResponseSchema }
   from '../../gen/predex/v1/order_entry_pb.js'
 import { CancelOnDisconnect } from '../../gen/predex/v1/order_entry_pb.js'
@@ -78,12 +78,7 @@ export function checkRequestId(requestId: string): void {
 
 /** An order request parsed, or its parse error (the service answers it in the order's place). */
 export function orderOrError(request: OrderRequest, trader: Trader): SignedOrder | PredexError {
-  try {
-    return signedOrderOf(request, trader)
-  } catch (error) {
-    if (error instanceof PredexError) return error
-    throw error
-  }
+  return refusalOr(() => signedOrderOf(request, trader))
 }
 
 /** The order id and sizes of an amend (the id first, as REST checks them), named as the session names fields. */

@@ -6,7 +6,7 @@
  * faces. Pages, filters and refusals are REST's: the same service calls, wire.ts's parsers.
  */
 import type { UntypedServiceImplementation } from '@grpc/grpc-js'
-import { ApiCode, PredexError } from '../../errors.js'
+import { ApiCode, PredexError, refusalOr } from '../../errors.js'
 import { NATIVE_BATCH_ORDERS_MAX } from '../../limits.js'
 import type { PageRequest } from '../../gen/predex/v1/common_pb.js'
 import {
@@ -61,19 +61,14 @@ function signedOrder(request: OrderRequest | undefined, trader: Trader): SignedO
  * it in the order's place).
  */
 function signedOrError(request: OrderRequest | undefined, trader: Trader): SignedOrder | PredexError {
-  try {
-    return signedOrder(request, trader)
-  } catch (error) {
-    if (error instanceof PredexError) return error
-    throw error
-  }
+  return refusalOr(() => signedOrder(request, trader))
 }
 
 async function placeOrders(context: ServiceContext, requests: readonly OrderRequest[], trader: Trader) {
   trading.checkBatchSize(requests.length, NATIVE_BATCH_ORDERS_MAX)
   const entries = await trading.placeOrders(context, requests.map((r) => signedOrError(r, trader)), trader)
-  const successful = entries.filter((e) => e.ok).length
-  return { totalSuccessful: successful, totalFailed: entries.length - successful,
+  const { successful, failed } = trading.tallyOf(entries)
+  return { totalSuccessful: successful, totalFailed: failed,
     results: entries.map(placementResultMessage) }
 }
 

@@ -3,7 +3,7 @@
  * shape the answer in Polymarket's formats (native or /compat).
  */
 import type { Canceled } from '../../../engine/result.js'
-import { ApiCode, PredexError } from '../../../errors.js'
+import { ApiCode, PredexError, refusalOr } from '../../../errors.js'
 import {
   BATCH_ORDERS_MAX,
   CANCEL_IDS_MAX,
@@ -105,12 +105,7 @@ function levelBody(level: quotes.QuoteLevel): QuoteLevelResult {
 
 /** A batch item parsed, or its parse error (the service reports it in the item's place). */
 function parsedOrError(item: unknown): ReturnType<typeof parseWireOrder> | PredexError {
-  try {
-    return parseWireOrder(item)
-  } catch (error) {
-    if (error instanceof PredexError) return error
-    throw error
-  }
+  return refusalOr(() => parseWireOrder(item))
 }
 
 function query(request: RestRequest, name: string): string | null {
@@ -144,8 +139,8 @@ export const tradingRoutes: Route<ServiceContext>[] = [
       const entries = await trading.placeOrders(context, body.map(parsedOrError), traderOf(identity))
       const results = entries.map((e) => (e.ok ? placed(e.placement) : failed(e.error, e.orderId)))
       if (request.compat) return { body: results }
-      const successful = entries.filter((e) => e.ok).length
-      return { body: { total_successful: successful, total_failed: results.length - successful, results } }
+      const tally = trading.tallyOf(entries)
+      return { body: { total_successful: tally.successful, total_failed: tally.failed, results } }
     } },
   { method: 'DELETE', path: '/order', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'cancel',
     openapi: { tag: 'trading', summary: 'Cancel one order', body: '{orderID}',

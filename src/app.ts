@@ -28,15 +28,18 @@ import { Metrics } from './metrics.js'
 import { RestServer } from './api/rest/server.js'
 import { RateLimiter } from './auth/rate-limit.js'
 import { Gate } from './auth/gate.js'
-import { FanOut } from './api/fanout.js'
+import { FanOut } from './read/fanout.js'
 import { allRoutes } from './api/rest/routes.js'
 import type { ServiceContext } from './service/context.js'
 import { openDemo, type DemoAccounts } from './demo/demo-set.js'
 import { DemoQuoter } from './demo/quoter.js'
 import { DemoTrader } from './demo/trader.js'
+import { BookFeed } from './service/book-feed.js'
+import { UserFeed } from './service/user-feed.js'
 import { MarketChannel } from './api/ws/market-channel.js'
 import { UserChannel } from './api/ws/user-channel.js'
 import { GrpcServer } from './api/grpc/server.js'
+import type { GrpcFace } from './api/grpc/call.js'
 import { StreamSlots } from './api/grpc/stream-slots.js'
 import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX, GRPC_STREAMS_PER_KEY_MAX, HEARTBEAT_SWEEP_INTERVAL_MS } from './limits.js'
 import { LoadShedder } from './service/load-shedder.js'
@@ -120,15 +123,15 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const gate = gateOf(config, credentials, adminKey, clock, log)
   const server = new RestServer({ routes: allRoutes, context, metrics, log, gate,
     admitPlacement: (address) => checkPlacementLoad(context, address) })
-  const marketChannel = new MarketChannel(server.uws, context)
+  const feeds = feedsOf(context, fanOut)
+  opened.add(feeds.stop)
+  const marketChannel = new MarketChannel(server.uws, context, feeds.books)
   server.uws.ws('/ws/market', marketChannel.behavior())
-  fanOut.register(marketChannel)
-  const userChannel = new UserChannel(context, gate)
+  const userChannel = new UserChannel(context, gate, feeds.users)
   server.uws.ws('/ws/user', userChannel.behavior())
-  fanOut.register(userChannel)
   const port = await server.listen(config.host, config.port)
   opened.add(() => server.close())
-  const { grpc, grpcRefusalLines } = grpcOf(context, gate, fanOut, log)
+  const { grpc, grpcRefusalLines } = grpcOf(context, gate, { fanOut, books: feeds.books, users: feeds.users }, log)
   opened.add(() => grpc.close())
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
   await warnAboutSetup(config, server, log)
@@ -143,6 +146,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
       await timers.stop() // the heartbeats' cancels and an expiry under way reach the engine before it stops
       for (const channel of [marketChannel, userChannel]) channel.closeAll()
       await grpc.close()
+      feeds.stop()
       grpcRefusalLines.flush()
       await server.close()
       await feed?.stop() // a replica stops following before its engine stops
@@ -157,6 +161,19 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
     return stopped
   }
   return { port, grpcPort, adminKey, context, demo: timers.demo, demoTrader: timers.demoTrader, stop }
+}
+
+/**
+ * The feeds every face's streams render (the WebSocket channels, gRPC's streams), made once and
+ * registered with the fan-out: the user feed numbers and keeps every wallet's updates from now
+ * on, so a client can resume. On a real chain a trade's later settlement statuses reach it too.
+ */
+function feedsOf(context: ServiceContext, fanOut: FanOut): { books: BookFeed; users: UserFeed; stop: () => void } {
+  const books = new BookFeed(context)
+  const users = new UserFeed(context)
+  const stops = [fanOut.register(books), fanOut.register(users),
+    context.settlement?.onChange((tradeId) => users.settlementChanged(tradeId)) ?? (() => undefined)]
+  return { books, users, stop: () => { for (const stop of stops) stop() } }
 }
 
 /** The context's settings and clock. */
@@ -306,10 +323,10 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
  * lapsed heartbeat chains, GTD expiry, which watches the durable events, and the demo's quoter and
  * trader. `stop` stops them all, once what they have under way is done.
  */
-function grpcOf(context: ServiceContext, gate: Gate, fanOut: FanOut, log: Log):
+function grpcOf(context: ServiceContext, gate: Gate, feeds: Pick<GrpcFace, 'fanOut' | 'books' | 'users'>, log: Log):
   { grpc: GrpcServer; grpcRefusalLines: LogBudget } {
   const grpcRefusalLines = new LogBudget(log, { what: 'gRPC refusals' })
-  const grpc = new GrpcServer({ context, gate, fanOut, log, refusalLines: grpcRefusalLines,
+  const grpc = new GrpcServer({ context, gate, ...feeds, log, refusalLines: grpcRefusalLines,
     keyStreams: new StreamSlots('streams of this API key', GRPC_STREAMS_PER_KEY_MAX),
     addressStreams: new StreamSlots('book streams of this address', GRPC_BOOK_STREAMS_PER_ADDRESS_MAX) })
   return { grpc, grpcRefusalLines }

@@ -163,7 +163,7 @@ export interface Outcome {
  * the read model (src/read/read-model.ts: markets, orders, trades, books, ledger, allowances),
  * the WebSocket channels (src/api/ws: orders, trades, book levels, market changes) and the gRPC
  * streams' feeds (src/service/*-feed.ts: the same, and `apiKey`, rare, whose revocation ends the
- * key's user streams), all fed by src/api/fanout.ts. Nobody there reads `balance` (one per
+ * key's user streams), all fed by src/read/fanout.ts. Nobody there reads `balance` (one per
  * account and asset a command touches, the most numerous kind: balances are queried from the
  * engine) or `orderRejected` (the refusal is the command's result), so they stay on the worker.
  * The read model's catch-up replays the journal with an engine of its own and is not affected. A

@@ -51,6 +51,8 @@ interface Numbered {
   readonly epoch: string
   /** The journal sequence number of the command behind it. */
   readonly engineSeq: number
+  /** The command's time; of a settlement's later status, when the feed learned of it. */
+  readonly timeMs: number
 }
 
 /**
@@ -59,6 +61,8 @@ interface Numbered {
  */
 export interface OrderUpdate extends Numbered {
   readonly kind: 'order'
+  /** The order's first update: its placement (the engine accepted it). */
+  readonly placement: boolean
   readonly order: OrderRecord
   readonly status: OrderStatus
   readonly sizeMatchedMicros: number
@@ -101,6 +105,7 @@ export interface UserSink {
 
 /** Where a subscription starts from: the wallet's open orders at `seq`, or the updates after the asked number. */
 export type UserStart =
+  | { readonly kind: 'live' }
   | { readonly kind: 'snapshot'; readonly orders: readonly OrderRecord[];
       /** Set when a resume was asked and cannot be honoured: the oldest number retained (0: none). */
       readonly gap: { readonly oldestRetainedSeq: number } | null }
@@ -117,7 +122,7 @@ export interface UserSubscription {
   readonly unsubscribe: () => void
 }
 
-/** Where to resume: `fromSeq` 0 starts with a snapshot. */
+/** Where to resume: `fromSeq` 0 starts with a snapshot; 'live' with the next update (nothing before it). */
 export interface ResumePoint {
   readonly fromSeq: number
   readonly epoch: string
@@ -147,7 +152,7 @@ export class UserFeed {
   constructor(private readonly context: ServiceContext) {}
 
   /** Follows `trader`'s wallet from `from`: see UserStart. */
-  subscribe(trader: Trader, from: ResumePoint, sink: UserSink): UserSubscription {
+  subscribe(trader: Trader, from: ResumePoint | 'live', sink: UserSink): UserSubscription {
     const address = trader.address
     const { seq, epoch } = this.numberingOf(address)
     const start = this.startOf(trader, from, seq, epoch)
@@ -188,17 +193,19 @@ export class UserFeed {
   settlementChanged(tradeId: string): void {
     const trade = this.context.read.trade(tradeId)
     if (trade === undefined) return
+    const timeMs = this.context.nowMs()
     for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
-      this.add(address, (seq, epoch) => ({ kind: 'trade', seq, epoch, engineSeq: trade.seq, trade, address }))
+      this.add(address, (seq, epoch) => ({ kind: 'trade', seq, epoch, engineSeq: trade.seq, timeMs, trade, address }))
     }
   }
 
   /** Numbers, keeps and hands out the updates of durable commands (the fan-out calls it after the read model). */
   publish(outcomes: readonly Outcome[]): void {
-    for (const outcome of outcomes) this.publishCommand(outcome.seq, outcome.events)
+    for (const outcome of outcomes) this.publishCommand(outcome.seq, outcome.timeMs, outcome.events)
   }
 
-  private startOf(trader: Trader, from: ResumePoint, seq: number, epoch: string): UserStart {
+  private startOf(trader: Trader, from: ResumePoint | 'live', seq: number, epoch: string): UserStart {
+    if (from === 'live') return { kind: 'live' }
     const snapshot = (gap: { oldestRetainedSeq: number } | null): UserStart => ({ kind: 'snapshot', gap,
       orders: openOrdersOf(this.context, trader, { orderId: null, market: null, tokenId: null }) })
     if (from.fromSeq === 0) return snapshot(null)
@@ -210,7 +217,7 @@ export class UserFeed {
     return { kind: 'replay', updates: kept.slice(from.fromSeq + 1 - oldestRetainedSeq) }
   }
 
-  private publishCommand(engineSeq: number, events: readonly EngineEvent[]): void {
+  private publishCommand(engineSeq: number, timeMs: number, events: readonly EngineEvent[]): void {
     const read = this.context.read
     // Trades of each order seen so far in this command: the order's trade list as of each of its updates.
     const tradesInCommand = new Map<string, number>()
@@ -219,8 +226,8 @@ export class UserFeed {
         case 'orderAccepted': {
           const order = read.order(event.orderId)
           if (order === undefined) break
-          this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, order, status: 'LIVE',
-            sizeMatchedMicros: 0, remainingMicros: order.originalSizeMicros, reason: null, tradeCount: 0 }))
+          this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, timeMs, placement: true, order,
+            status: 'LIVE', sizeMatchedMicros: 0, remainingMicros: order.originalSizeMicros, reason: null, tradeCount: 0 }))
           break
         }
         case 'orderUpdate': {
@@ -228,7 +235,8 @@ export class UserFeed {
           if (order === undefined) break
           const tradeCount = tradesBefore(order, engineSeq, (id) => read.trade(id))
             + (tradesInCommand.get(order.orderId) ?? 0)
-          this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, order, status: event.status,
+          this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, timeMs, placement: false, order,
+            status: event.status,
             sizeMatchedMicros: event.sizeMatchedMicros, remainingMicros: event.remainingMicros, reason: event.reason,
             tradeCount }))
           break
@@ -240,7 +248,7 @@ export class UserFeed {
             tradesInCommand.set(orderId, (tradesInCommand.get(orderId) ?? 0) + 1)
           }
           for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
-            this.add(address, (seq, epoch) => ({ kind: 'trade', seq, epoch, engineSeq, trade, address }))
+            this.add(address, (seq, epoch) => ({ kind: 'trade', seq, epoch, engineSeq, timeMs, trade, address }))
           }
           break
         }
@@ -248,7 +256,7 @@ export class UserFeed {
           if (event.action === 'revoked') this.endKey(event.address, event.apiKey)
           break
         case 'orderGroup':
-          this.groupChanged(engineSeq, event)
+          this.groupChanged(engineSeq, timeMs, event)
           break
         default: break
       }
@@ -259,7 +267,7 @@ export class UserFeed {
    * Gives a group's change to the subscriptions of its key (on the key's wallet), at the wallet's
    * current number: not numbered, not retained. A wallet nobody follows has nothing to get it.
    */
-  private groupChanged(engineSeq: number, change: OrderGroupChanged): void {
+  private groupChanged(engineSeq: number, timeMs: number, change: OrderGroupChanged): void {
     const address = walletOfKey(this.context, change.owner)
     if (address === undefined) return
     const numbering = this.numbering.get(address)
@@ -268,8 +276,8 @@ export class UserFeed {
     let update: OrderGroupUpdate | null = null
     for (const subscriber of subscribers) {
       if (subscriber.apiKey !== change.owner) continue
-      update ??= { kind: 'orderGroup', seq: numbering.seq, epoch: numbering.epoch, engineSeq, apiKey: change.owner,
-        change }
+      update ??= { kind: 'orderGroup', seq: numbering.seq, epoch: numbering.epoch, engineSeq, timeMs,
+        apiKey: change.owner, change }
       subscriber.sink.update(update)
     }
   }
@@ -321,7 +329,7 @@ export class UserFeed {
     for (const subscriber of [...this.subscribers.get(address) ?? []]) {
       if (subscriber.apiKey !== apiKey) continue
       this.subscribers.get(address)?.delete(subscriber)
-      subscriber.sink.end(new PredexError(AuthCode.AUTH_UNKNOWN_KEY, 'the API key of this stream was revoked'))
+      subscriber.sink.end(new PredexError(AuthCode.AUTH_UNKNOWN_KEY, 'the API key was revoked: this subscription has ended'))
     }
     if (this.subscribers.get(address)?.size === 0) {
       this.subscribers.delete(address)

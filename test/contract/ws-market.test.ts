@@ -71,7 +71,7 @@ t.test('a bad subscription gets an error event and the socket stays; unsubscribe
   client.send('{not json')
   t.match(await client.json(), { event_type: 'error', code: 'BAD_JSON' })
   client.send({ type: 'market', assets_ids: ['999'] })
-  t.match(await client.json(), { event_type: 'error', code: 'TOKEN_NOT_FOUND', asset_id: '999' })
+  t.match(await client.json(), { event_type: 'error', code: 'TOKEN_NOT_FOUND', tokenId: '999' })
   client.send({ type: 'user', assets_ids: [yes] })
   t.match(await client.json(), { event_type: 'error', code: 'BAD_REQUEST', field: 'type' })
   client.send({ type: 'market', assets_ids: [yes], initial_dump: false })

@@ -53,6 +53,10 @@ t.test("a user's orders and trades, in order, each with the socket's next seq", 
   t.same(bobEvents.map((e) => [e.event_type, e.type, e.seq]), [['order', 'PLACEMENT', 1], ['trade', 'TRADE', 2], ['order', 'UPDATE', 3]])
   t.match(bobEvents[1], { trader_side: 'TAKER', side: 'BUY', price: '0.6' })
   t.match(bobEvents[2], { status: 'MATCHED', size_matched: '4' })
+  // Each order event shows the order as that event left it, trades included (issue 32: the
+  // placement showed the trade its own command made after it).
+  t.same([bobEvents[0].associate_trades, bobEvents[2].associate_trades], [[], [bobEvents[1].id]],
+    'the placement before its trade, the fill with it')
   const cancel = await l2(server, alice, 'DELETE', '/order', { orderID: resting.signed.orderId })
   t.same(cancel.body.canceled, [resting.signed.orderId])
   t.match(await aliceSocket.json(), { event_type: 'order', type: 'CANCELLATION', status: 'CANCELED', seq: 4 })

@@ -17,18 +17,24 @@ import { ApiCode, PredexError } from '../../errors.js'
 import type { RateClass } from '../../limits.js'
 import type { ServiceContext } from '../../service/context.js'
 import type { Trader } from '../../service/trading.js'
-import type { FanOut } from '../fanout.js'
+import type { FanOut } from '../../read/fanout.js'
+import type { BookFeed } from '../../service/book-feed.js'
+import type { UserFeed } from '../../service/user-feed.js'
 import { pathOf } from './definition.js'
 import type { StreamSlots } from './stream-slots.js'
 import { asPredexError, setBudgetTrailers, statusOf } from './status.js'
 import type { Log } from '../../log.js'
 import type { LogBudget } from '../../log-budget.js'
 
-/** What the gRPC handlers share: the services' context, the gate, the fan-out (streams), the log. */
+/** What the gRPC handlers share: the services' context, the gate, the fan-out, the feeds (streams), the log. */
 export interface GrpcFace {
   readonly context: ServiceContext
   readonly gate: Gate
+  /** Order-entry sessions learn of their key's revocation here. */
   readonly fanOut: FanOut
+  /** The feeds the streams render (made in app.ts, registered with the fan-out there). */
+  readonly books: BookFeed
+  readonly users: UserFeed
   readonly log: Log
   /** Refusal lines per second (src/log-budget.ts): a flood of refused calls is counted, not written. */
   readonly refusalLines: LogBudget

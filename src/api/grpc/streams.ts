@@ -1,9 +1,10 @@
 /**
  * gRPC StreamService: the book stream (public) and the user stream (drop copy, L2), as server
- * streams over the service layer's feeds (src/service/book-feed.ts, user-feed.ts). The feeds
- * register with the fan-out when the server starts (the user feed numbers and keeps every
- * wallet's updates from then on, so a client can resume); this face only admits a call, turns
- * the feeds' records into messages and writes them through a bounded backlog (stream-writer.ts).
+ * streams over the service layer's feeds (src/service/book-feed.ts, user-feed.ts). The feeds are
+ * made and registered with the fan-out by app.ts when the server starts (the user feed numbers
+ * and keeps every wallet's updates from then on, so a client can resume); this face only admits a
+ * call, turns the feeds' records into messages and writes them through a bounded backlog
+ * (stream-writer.ts). A tick size change has no message here (its update is not numbered).
  *
  * - BookStream: admitted like a public unary call, one slot of the client address's book streams
  *   (GRPC_BOOK_STREAMS_PER_ADDRESS_MAX); the tokens are checked (INVALID_ARGUMENT for none or
@@ -26,8 +27,8 @@ import {
   BookStreamResponseSchema, StreamService, UserStreamResponseSchema, type BookStreamResponse, type UserStreamResponse,
 } from '../../gen/predex/v1/streams_pb.js'
 import { GRPC_STREAM_BACKLOG_MESSAGES_MAX } from '../../limits.js'
-import { BookFeed, type BookSnapshot, type BookUpdate } from '../../service/book-feed.js'
-import { orderAfter, UserFeed, type UserSubscription, type UserUpdate } from '../../service/user-feed.js'
+import type { BookFeed, BookSnapshot, LevelsUpdate, TradePrint } from '../../service/book-feed.js'
+import { orderAfter, type UserFeed, type UserSubscription, type UserUpdate } from '../../service/user-feed.js'
 import { bookSummary } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
 import { admit, decode, remoteAddressOf, type GrpcFace } from './call.js'
@@ -42,22 +43,19 @@ const SIDES = { BUY: Side.BUY, SELL: Side.SELL } as const
 type Call<M> = ServerWritableStream<Buffer, M>
 
 export class Streams {
-  readonly books: BookFeed
-  readonly users: UserFeed
+  private readonly books: BookFeed
+  private readonly users: UserFeed
   private readonly writers = new Set<{ fail(error: PredexError): void }>()
-  private readonly unregister: readonly (() => void)[]
   private closing = false
   // One update goes to every subscriber of its token or wallet in a row: it is turned into a message once.
-  private lastBookUpdate: BookUpdate | null = null
+  private lastBookUpdate: LevelsUpdate | TradePrint | null = null
   private lastBookMessage: BookStreamResponse | null = null
   private lastUserUpdate: UserUpdate | null = null
   private lastUserMessage: UserStreamResponse | null = null
 
   constructor(private readonly face: GrpcFace) {
-    this.books = new BookFeed(face.context)
-    this.users = new UserFeed(face.context)
-    this.unregister = [face.fanOut.register(this.books), face.fanOut.register(this.users),
-      face.context.settlement?.onChange((tradeId) => this.users.settlementChanged(tradeId)) ?? (() => undefined)]
+    this.books = face.books
+    this.users = face.users
   }
 
   implementation(): UntypedServiceImplementation {
@@ -69,10 +67,9 @@ export class Streams {
     }
   }
 
-  /** Ends every stream (server shutdown) and stops following the engine. */
+  /** Ends every stream (server shutdown). */
   close(): void {
     this.closing = true
-    for (const unregister of this.unregister) unregister()
     const error = new PredexError(ApiCode.NOT_READY, 'the server is shutting down')
     for (const writer of [...this.writers]) writer.fail(error)
   }
@@ -102,7 +99,9 @@ export class Streams {
     })
     this.starting(writer, method, () => {
       const subscription = this.books.subscribe(request.tokenIds,
-        { update: (update) => writer.write(this.bookUpdateMessage(update)) })
+        { update: (update) => {
+          if (update.kind !== 'tick') writer.write(this.bookUpdateMessage(update))
+        } })
       unsubscribe = subscription.unsubscribe
       for (const snapshot of subscription.snapshots) writer.write(this.snapshotMessage(snapshot))
     })
@@ -161,7 +160,7 @@ export class Streams {
       engineSeq: BigInt(snapshot.engineSeq), update: { case: 'snapshot', value: bookMessage(summary) } })
   }
 
-  private bookUpdateMessage(update: BookUpdate): BookStreamResponse {
+  private bookUpdateMessage(update: LevelsUpdate | TradePrint): BookStreamResponse {
     if (update === this.lastBookUpdate) return this.lastBookMessage!
     const numbers = { tokenId: update.tokenId, seq: BigInt(update.seq), engineSeq: BigInt(update.engineSeq) }
     const message = update.kind === 'levels'
@@ -180,6 +179,7 @@ export class Streams {
   private startMessages(subscription: UserSubscription): UserStreamResponse[] {
     const { start, epoch } = subscription
     if (start.kind === 'replay') return start.updates.map((update) => this.userUpdateMessage(update))
+    if (start.kind === 'live') return [] // not asked by this face: a stream always gives a start point
     const numbers = { seq: BigInt(subscription.seq), epoch, engineSeq: BigInt(subscription.engineSeq) }
     const messages: UserStreamResponse[] = []
     if (start.gap !== null) {

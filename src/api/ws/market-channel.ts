@@ -18,25 +18,25 @@
  * with them still sees any lost price_change. `new_market` and `market_resolved` carry no seq:
  * they belong to no asset's stream, and a client that missed one reads GET /markets.
  *
- * Events are published once per asset (uWS topics) after their command is durable and in the
- * read model, so a snapshot and the events after it never disagree. A client that reads too
- * slowly is closed at WS_BACKPRESSURE_BYTES_MAX rather than buffered without end.
+ * The channel renders the service's book feed (src/service/book-feed.ts), as gRPC's book stream
+ * does: it follows each asset some socket subscribes to, once, and turns the feed's updates (a
+ * command's levels, its trades, a tick size change) and the markets' lifecycle into Polymarket's
+ * events, numbered by the channel per asset. Each is published once per asset (uWS topics); the
+ * feed hands out a command's updates after it is durable and in the read model, so a snapshot
+ * and the events after it never disagree. A client that reads too slowly is closed at
+ * WS_BACKPRESSURE_BYTES_MAX rather than buffered without end.
  */
 import { bookOf } from '../../service/market-data.js'
-import { isKnownToken } from '../../service/markets.js'
+import { checkTokensKnown, type BookFeed, type BookUpdate, type LevelsUpdate, type MarketChange, type TickChange,
+  type TradePrint } from '../../service/book-feed.js'
 import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
-import type { MarketStatus } from '../../engine/command.js'
-import type { BookLevel, EngineEvent, MarketUpdated, Trade } from '../../engine/event.js'
-import type { Outcome } from '../../host/messages.js'
 import { transactionOf } from '../../chain/transaction.js'
 import { WS_SNAPSHOT_WINDOW_MS, WS_SNAPSHOTS_PER_WINDOW, WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ServiceContext } from '../../service/context.js'
-import { Code, CODE_MESSAGES } from '../../engine/codes.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { bookSummary, tickText } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
-import type { MarketChannelEvents, WsAssetEvent, WsBook, WsMarketResolved, WsNewMarket, WsPriceChangeEntry }
-  from '../shapes/ws-market.js'
+import type { MarketChannelEvents, WsAssetEvent, WsBook } from '../shapes/ws-market.js'
 import { BookMirror } from './book-mirror.js'
 import { bestBidAskEvent, bestTexts, marketResolvedEvent, newMarketEvent } from './market-events.js'
 import { channelBehavior } from './socket.js'
@@ -49,18 +49,6 @@ interface SocketData {
   snapshotBudget: number
   /** When the budget was last refilled (monotonic ms). */
   snapshotBudgetMs: number
-}
-
-/** What the channel remembers of a market, to tell a change of tick size or a resolution. */
-interface MarketState {
-  readonly tickSizeMicros: number
-  readonly status: MarketStatus
-}
-
-/** The level changes of one asset in one command: one price_change. */
-interface AssetChange {
-  readonly marketId: string
-  readonly levels: Omit<WsPriceChangeEntry, 'hash' | 'best_bid' | 'best_ask'>[]
 }
 
 /** An event of an asset's stream before the channel numbers it (each event type without its seq). */
@@ -95,13 +83,16 @@ const LIFECYCLE_TOPIC = 'lifecycle'
 
 export class MarketChannel {
   private readonly seqByAsset = new Map<string, number>()
-  private readonly marketStates = new Map<string, MarketState>()
-  /** The assets someone subscribes to: their book as of the command being published, and how many sockets. */
-  private readonly followed = new Map<string, { readonly mirror: BookMirror; sockets: number }>()
+  /** The assets someone subscribes to: their book as of the update being rendered, and how many sockets. */
+  private readonly followed = new Map<string, { readonly mirror: BookMirror; sockets: number;
+    readonly unsubscribe: () => void }>()
   private readonly sockets = new Set<WebSocket<SocketData>>()
+  private readonly sink = { update: (update: BookUpdate): void => this.render(update) }
+  private readonly unfollowMarkets: () => void
 
-  constructor(private readonly app: TemplatedApp, private readonly context: ServiceContext) {
-    for (const market of context.read.markets.values()) this.rememberMarket(market.marketId, market)
+  constructor(private readonly app: TemplatedApp, private readonly context: ServiceContext,
+    private readonly feed: BookFeed) {
+    this.unfollowMarkets = feed.followMarkets((change) => this.renderMarketChange(change))
   }
 
   behavior(): WebSocketBehavior<SocketData> {
@@ -117,14 +108,10 @@ export class MarketChannel {
     })
   }
 
-  /** Closes every socket (server shutdown). */
+  /** Closes every socket and stops following the feed (server shutdown). */
   closeAll(): void {
+    this.unfollowMarkets()
     for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down')
-  }
-
-  /** Publishes the events of durable commands (after the read model applied them). */
-  publish(outcomes: readonly Outcome[]): void {
-    for (const outcome of outcomes) this.publishCommand(outcome.seq, outcome.timeMs, outcome.events)
   }
 
   private onMessage(ws: WebSocket<SocketData>, body: Record<string, unknown>): void {
@@ -153,11 +140,7 @@ export class MarketChannel {
       throw new PredexError(ApiCode.INVALID_PARAMETER, 'assets_ids must be an array of token ids',
         { field: 'assets_ids' })
     }
-    const unknown = value.find((asset: string) => !isKnownToken(this.context, asset))
-    // The catalogue's message, as REST's: one rule, one wording.
-    if (unknown !== undefined) {
-      throw new PredexError(Code.TOKEN_NOT_FOUND, CODE_MESSAGES.TOKEN_NOT_FOUND, { asset_id: unknown })
-    }
+    checkTokensKnown(this.context, value as string[])
     return [...new Set(value as string[])]
   }
 
@@ -204,37 +187,36 @@ export class MarketChannel {
     }
   }
 
-  /** One more socket follows `assetId`: the first one starts its mirror from the read model. */
+  /**
+   * One more socket follows `assetId`: the first one subscribes the channel to the asset's feed and
+   * starts its mirror from the feed's snapshot. An asset nobody follows costs nothing: the feed
+   * builds no update of it, and the channel's seq counts only what was sent, which is all a
+   * subscriber's snapshot-then-events continuity needs.
+   */
   private follow(assetId: string): void {
     const entry = this.followed.get(assetId)
     if (entry !== undefined) {
       entry.sockets += 1
       return
     }
-    const { book, market } = bookOf(this.context, assetId, false)
+    const { snapshots: [snapshot], unsubscribe } = this.feed.subscribe([assetId], this.sink)
     const lastTrade = this.context.read.tokenStats.get(assetId)?.lastTradePriceMicros ?? null
-    this.followed.set(assetId, { mirror: new BookMirror(market, assetId, book, lastTrade), sockets: 1 })
+    this.followed.set(assetId, { mirror: new BookMirror(snapshot!.market, assetId, snapshot!.book, lastTrade),
+      sockets: 1, unsubscribe })
   }
 
   private unfollow(assetId: string): void {
     const entry = this.followed.get(assetId)
     if (entry === undefined) return
     entry.sockets -= 1
-    if (entry.sockets === 0) this.followed.delete(assetId)
+    if (entry.sockets > 0) return
+    this.followed.delete(assetId)
+    entry.unsubscribe()
   }
 
   private snapshot(assetId: string): WsBook {
     const summary = bookSummary(this.context.read, bookOf(this.context, assetId, false).book, this.context.nowMs())
     return { event_type: 'book', ...summary, seq: this.seqByAsset.get(assetId) ?? 0 }
-  }
-
-  /**
-   * The mirror of `assetId` if anyone follows it. Events nobody would receive are not built
-   * (they cost a JSON string each, on the front end's thread, for every order); the seq then
-   * counts only what was sent, which is all a subscriber's snapshot-then-events continuity needs.
-   */
-  private mirrorOf(assetId: string): BookMirror | undefined {
-    return this.followed.get(assetId)?.mirror
   }
 
   /** Sends a per-asset event with the asset's next seq; returns that seq. */
@@ -246,61 +228,31 @@ export class MarketChannel {
     return seq
   }
 
-  private publishCommand(seq: number, timeMs: number, events: readonly EngineEvent[]): void {
-    const timestamp = String(timeMs)
-    const changes = new Map<string, AssetChange>()
-    const lifecycle: (WsNewMarket | WsMarketResolved)[] = []
-    for (const event of events) {
-      switch (event.type) {
-        case 'bookLevel': this.onLevel(event, changes); break
-        case 'trade': this.onTrade(seq, event, timestamp); break
-        case 'marketCreated':
-          this.rememberMarket(event.market.marketId, event.market)
-          lifecycle.push(newMarketEvent(event.market, timestamp))
-          break
-        case 'marketUpdated': {
-          const resolved = this.onMarketUpdated(event, timestamp)
-          if (resolved !== null) lifecycle.push(resolved)
-          break
-        }
-        default: break
-      }
-    }
-    for (const [assetId, change] of changes) this.publishChange(assetId, change, timeMs, timestamp)
-    // After the command's book changes: a resolution's cancelled orders first, then the resolution.
-    if (lifecycle.length > 0 && this.app.numSubscribers(LIFECYCLE_TOPIC) > 0) {
-      for (const event of lifecycle) this.app.publish(LIFECYCLE_TOPIC, JSON.stringify(event))
-    }
-  }
-
-  private onLevel(event: BookLevel, changes: Map<string, AssetChange>): void {
-    const mirror = this.mirrorOf(event.tokenId)
+  /** One update of a followed asset, as its event; the mirror follows it first. */
+  private render(update: BookUpdate): void {
+    const mirror = this.followed.get(update.tokenId)?.mirror
     if (mirror === undefined) return
-    mirror.level(event.side, event.priceMicros, event.sizeMicros)
-    let change = changes.get(event.tokenId)
-    if (change === undefined) changes.set(event.tokenId, change = { marketId: event.marketId, levels: [] })
-    change.levels.push({ asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros),
-      size: decimalOfMicros(event.sizeMicros), side: event.side })
+    const conditionId = this.context.read.markets.get(update.marketId)?.conditionId ?? update.marketId
+    switch (update.kind) {
+      case 'levels': this.renderLevels(mirror, conditionId, update); break
+      case 'trade': this.renderTrade(mirror, conditionId, update); break
+      case 'tick': this.renderTick(mirror, conditionId, update); break
+    }
   }
 
-  private onTrade(seq: number, event: Trade, timestamp: string): void {
-    const market = this.context.read.markets.get(event.marketId)
-    const common = { event_type: 'last_trade_price' as const, market: market?.conditionId ?? event.marketId,
-      fee_rate_bps: String(event.feeRateBps), size: decimalOfMicros(event.sizeMicros), timestamp,
-      transaction_hash: transactionOf(this.context.chainId, seq).transactionHash }
-    const taker = this.mirrorOf(event.tokenId)
-    if (taker !== undefined) {
-      taker.trade(event.priceMicros)
-      this.send(event.tokenId, { ...common, asset_id: event.tokenId, price: decimalOfMicros(event.priceMicros),
-        side: event.side })
-    }
-    // A mint or merge trade also prices the other token, at its maker's price.
-    const maker = event.makerTokenId === event.tokenId ? undefined : this.mirrorOf(event.makerTokenId)
-    if (maker !== undefined) {
-      maker.trade(event.makerPriceMicros)
-      this.send(event.makerTokenId, { ...common, asset_id: event.makerTokenId,
-        price: decimalOfMicros(event.makerPriceMicros), side: event.makerSide })
-    }
+  private renderTrade(mirror: BookMirror, conditionId: string, trade: TradePrint): void {
+    mirror.trade(trade.priceMicros)
+    this.send(trade.tokenId, { event_type: 'last_trade_price', asset_id: trade.tokenId, market: conditionId,
+      fee_rate_bps: String(trade.feeRateBps), price: decimalOfMicros(trade.priceMicros), side: trade.side,
+      size: decimalOfMicros(trade.sizeMicros), timestamp: String(trade.timeMs),
+      transaction_hash: transactionOf(this.context.chainId, trade.engineSeq).transactionHash })
+  }
+
+  private renderTick(mirror: BookMirror, conditionId: string, tick: TickChange): void {
+    mirror.tick(tick.tickSizeMicros)
+    this.send(tick.tokenId, { event_type: 'tick_size_change', asset_id: tick.tokenId, market: conditionId,
+      old_tick_size: tickText(tick.oldTickSizeMicros), new_tick_size: tickText(tick.tickSizeMicros),
+      timestamp: String(tick.timeMs) })
   }
 
   /**
@@ -308,41 +260,32 @@ export class MarketChannel {
    * prices of the book after the command; then, for sockets with the custom features, a
    * best_bid_ask with the same seq if the command moved the best bid or ask.
    */
-  private publishChange(assetId: string, change: AssetChange, timeMs: number, timestamp: string): void {
-    const mirror = this.mirrorOf(assetId)!
-    const market = this.context.read.markets.get(change.marketId)?.conditionId ?? change.marketId
-    const hash = mirror.hash(timeMs)
+  private renderLevels(mirror: BookMirror, conditionId: string, levels: LevelsUpdate): void {
+    const assetId = levels.tokenId
+    for (const change of levels.changes) mirror.level(change.side, change.priceMicros, change.sizeMicros)
+    const timestamp = String(levels.timeMs)
+    const hash = mirror.hash(levels.timeMs)
     const best = bestTexts(mirror.best())
-    const seq = this.send(assetId, { event_type: 'price_change', market, timestamp,
-      price_changes: change.levels.map((level) => ({ ...level, hash, ...best })) })
+    const seq = this.send(assetId, { event_type: 'price_change', market: conditionId, timestamp,
+      price_changes: levels.changes.map((change) => ({ asset_id: assetId, price: decimalOfMicros(change.priceMicros),
+        size: decimalOfMicros(change.sizeMicros), side: change.side, hash, ...best })) })
     // Taken whoever listens, so the next change compares with the book, not with what was sent.
     const moved = mirror.takeBestChange()
     const topic = bestTopicOf(assetId)
     if (moved !== null && this.app.numSubscribers(topic) > 0) {
-      const best: MarketChannelEvents['best_bid_ask'] = { ...bestBidAskEvent(market, assetId, moved, timestamp), seq }
-      this.app.publish(topic, JSON.stringify(best))
+      const event: MarketChannelEvents['best_bid_ask'] = { ...bestBidAskEvent(conditionId, assetId, moved, timestamp),
+        seq }
+      this.app.publish(topic, JSON.stringify(event))
     }
   }
 
-  private rememberMarket(marketId: string, state: MarketState): void {
-    this.marketStates.set(marketId, { tickSizeMicros: state.tickSizeMicros, status: state.status })
-  }
-
-  /** A tick size change is told per asset; a resolution is returned, to be told after the book's changes. */
-  private onMarketUpdated(event: MarketUpdated, timestamp: string): WsMarketResolved | null {
-    const market = this.context.read.markets.get(event.marketId)
-    if (market === undefined) return null
-    const old = this.marketStates.get(market.marketId)
-    this.rememberMarket(market.marketId, event)
-    for (const assetId of [market.yesTokenId, market.noTokenId]) this.mirrorOf(assetId)?.tick(event.tickSizeMicros)
-    if (old !== undefined && old.tickSizeMicros !== event.tickSizeMicros) {
-      for (const assetId of [market.yesTokenId, market.noTokenId]) {
-        this.send(assetId, { event_type: 'tick_size_change', asset_id: assetId, market: market.conditionId,
-          old_tick_size: tickText(old.tickSizeMicros), new_tick_size: tickText(event.tickSizeMicros), timestamp })
-      }
-    }
-    const resolvedNow = event.status === 'Resolved' && old?.status !== 'Resolved' && event.winningOutcome !== null
-    return resolvedNow ? marketResolvedEvent(market, event.winningOutcome, timestamp) : null
+  /** new_market and market_resolved, to every socket with the custom features on. */
+  private renderMarketChange(change: MarketChange): void {
+    if (this.app.numSubscribers(LIFECYCLE_TOPIC) === 0) return
+    const timestamp = String(change.timeMs)
+    const event = change.kind === 'created' ? newMarketEvent(change.market, timestamp)
+      : marketResolvedEvent(change.market, change.winningOutcome, timestamp)
+    this.app.publish(LIFECYCLE_TOPIC, JSON.stringify(event))
   }
 }
 

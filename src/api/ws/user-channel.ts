@@ -14,33 +14,34 @@
  * (MINED, CONFIRMED; RETRYING, FAILED), as Polymarket sends MATCHED, MINED, CONFIRMED. A failed
  * authentication is answered with an error event and the socket is closed; slow readers are
  * dropped at the same backlog bound as the market channel.
+ *
+ * The channel renders the service's user feed (src/service/user-feed.ts), as gRPC's user stream
+ * does: each authenticated socket subscribes to its wallet's updates from now on ('live': no
+ * snapshot, no resume), and when the feed ends it (its key was revoked) the socket is told why
+ * and closed.
  */
 import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
-import type { EngineEvent, OrderGroupChanged } from '../../engine/event.js'
-import type { Outcome } from '../../host/messages.js'
 import type { Gate } from '../../auth/gate.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ServiceContext } from '../../service/context.js'
-import { walletOfKey } from '../../service/user-feed.js'
+import { orderAfter, type OrderGroupUpdate, type OrderUpdate, type TradeUpdate, type UserFeed, type UserUpdate }
+  from '../../service/user-feed.js'
 import { ApiCode, PredexError } from '../../errors.js'
-import { AuthCode } from '../../errors.js'
 import { orderInfo, tradeInfo } from '../format.js'
 import type { WsError } from '../shapes/ws-socket.js'
 import type { UserChannelEvents, WsOrder, WsTrade } from '../shapes/ws-user.js'
-import { decimalOfMicros } from '../wire.js'
 import { orderGroupEvent } from './order-group-event.js'
-import type { WsGroupTriggered, WsOrderGroup } from '../shapes/ws-user.js'
 import { channelBehavior } from './socket.js'
 
 interface SocketData {
   readonly remoteAddress: string
   /** Lower-case wallet address once authenticated. */
   address: string | null
-  /** The API key it authenticated with: its revocation ends the session. */
-  apiKey: string | null
   /** Condition ids followed; empty: all of the user's markets. */
   readonly markets: Set<string>
   seq: number
+  /** Ends its subscription to the user feed (once authenticated). */
+  unsubscribe: () => void
 }
 
 /**
@@ -56,27 +57,23 @@ function checkMarketCount(count: number): void {
 }
 
 export class UserChannel {
-  /** Address -> its authenticated sockets. */
-  private readonly socketsByAddress = new Map<string, Set<WebSocket<SocketData>>>()
   private readonly sockets = new Set<WebSocket<SocketData>>()
 
   /**
    * `gate`: the REST face's, so failed authentications here and there share one budget per
    * (client address, API key) and one block.
    */
-  /** Stops the pushes of trades' settlement statuses (a real chain's). */
-  private readonly unfollowSettlement: () => void
-
-  constructor(private readonly context: ServiceContext, private readonly gate: Gate) {
-    this.unfollowSettlement = context.settlement?.onChange((tradeId) => this.publishSettlement(tradeId)) ??
-      (() => undefined)
-  }
+  constructor(private readonly context: ServiceContext, private readonly gate: Gate, private readonly feed: UserFeed) {}
 
   behavior(): WebSocketBehavior<SocketData> {
     return channelBehavior<SocketData>({ channel: 'user', metrics: this.context.metrics }, {
-      data: (remoteAddress) => ({ remoteAddress, address: null, apiKey: null, markets: new Set(), seq: 0 }),
+      data: (remoteAddress) => ({ remoteAddress, address: null, markets: new Set(), seq: 0,
+        unsubscribe: () => undefined }),
       open: (ws) => void this.sockets.add(ws),
-      close: (ws) => this.forget(ws),
+      close: (ws) => {
+        this.sockets.delete(ws)
+        ws.getUserData().unsubscribe()
+      },
       message: (ws, body) => this.onMessage(ws, body),
       // The first message must authenticate: a socket that failed it is closed.
       afterError: (ws) => {
@@ -86,111 +83,62 @@ export class UserChannel {
   }
 
   closeAll(): void {
-    this.unfollowSettlement()
     for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down')
   }
 
-  /** Sends the users' order, trade and order-group events of durable commands (after the read model applied them). */
-  publish(outcomes: readonly Outcome[]): void {
-    if (this.socketsByAddress.size === 0) return
-    for (const outcome of outcomes) {
-      for (const event of outcome.events) this.publishEvent(event, String(outcome.timeMs))
+  /** One update of the socket's wallet, as its event: orders and trades of the markets it follows, its key's groups. */
+  private render(ws: WebSocket<SocketData>, update: UserUpdate): void {
+    switch (update.kind) {
+      case 'order': return this.sendIn(ws, update.order.marketId, this.orderEvent(update))
+      case 'trade': return this.sendIn(ws, update.trade.marketId, this.tradeEvent(update))
+      case 'orderGroup': return this.sendGroupChange(ws, update)
     }
   }
 
-  /** A trade to both its parties' sockets, with its settlement's status now. */
-  private sendTrade(tradeId: string, timestamp: string): void {
-    const read = this.context.read
-    const trade = read.trade(tradeId)
-    if (trade === undefined) return
-    const conditionId = read.markets.get(trade.marketId)?.conditionId ?? ''
-    for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
-      if (!this.socketsByAddress.has(address)) continue
-      const info = tradeInfo(read, trade, address, true, this.context.chainId,
-        this.context.settlement?.of(trade.tradeId, trade.timeMs) ?? null)
-      this.sendTo(address, conditionId, { event_type: 'trade', type: 'TRADE', ...info,
-        trade_owner: address === trade.takerAddress ? trade.takerOwner : trade.makerOwner, timestamp })
-    }
+  private orderEvent(update: OrderUpdate): Omit<WsOrder, 'seq'> {
+    const type = update.placement ? 'PLACEMENT' : update.status === 'CANCELED' ? 'CANCELLATION' : 'UPDATE'
+    return { event_type: 'order', type, ...orderInfo(this.context.read, orderAfter(update), true),
+      order_owner: update.order.owner, timestamp: String(update.timeMs) }
   }
 
-  /** On a real chain: a trade again, once its settlement moved on (MINED, CONFIRMED, RETRYING, FAILED). */
-  private publishSettlement(tradeId: string): void {
-    if (this.socketsByAddress.size > 0) this.sendTrade(tradeId, String(this.context.nowMs()))
+  /** A trade from the wallet's side, with its settlement's status now. */
+  private tradeEvent({ trade, address, timeMs }: TradeUpdate): Omit<WsTrade, 'seq'> {
+    const info = tradeInfo(this.context.read, trade, address, true, this.context.chainId,
+      this.context.settlement?.of(trade.tradeId, trade.timeMs) ?? null)
+    return { event_type: 'trade', type: 'TRADE', ...info,
+      trade_owner: address === trade.takerAddress ? trade.takerOwner : trade.makerOwner, timestamp: String(timeMs) }
   }
 
-  private publishEvent(event: EngineEvent, timestamp: string): void {
-    const read = this.context.read
-    const attach = (address: string): boolean => this.socketsByAddress.has(address)
-    switch (event.type) {
-      case 'orderAccepted':
-      case 'orderUpdate': {
-        if (!attach(event.maker)) return
-        const order = read.order(event.orderId)
-        if (order === undefined) return
-        const type = event.type === 'orderAccepted' ? 'PLACEMENT'
-          : event.status === 'CANCELED' ? 'CANCELLATION' : 'UPDATE'
-        // The read model holds the order as it is after the whole command: report this event's own state.
-        const state: Pick<WsOrder, 'status' | 'size_matched'> = event.type === 'orderUpdate'
-          ? { status: event.status, size_matched: decimalOfMicros(event.sizeMatchedMicros) }
-          : { status: 'LIVE', size_matched: '0' }
-        const market = read.markets.get(order.marketId)
-        const info = orderInfo(read, order, true)
-        this.sendTo(order.maker, market?.conditionId ?? '', { event_type: 'order', type, ...info, ...state,
-          order_owner: order.owner, timestamp })
-        return
-      }
-      case 'trade':
-        this.sendTrade(event.tradeId, timestamp)
-        return
-      case 'apiKey': {
-        if (event.action === 'revoked') this.endSessionsOf(event.address, event.apiKey)
-        return
-      }
-      case 'orderGroup':
-        this.sendGroupChange(event, timestamp)
-        return
-      default: return
+  /** A change of one of the socket's key's order groups, whatever markets it follows. */
+  private sendGroupChange(ws: WebSocket<SocketData>, update: OrderGroupUpdate): void {
+    const data = ws.getUserData()
+    data.seq++
+    const event: UserChannelEvents['order_group'] | UserChannelEvents['group_triggered'] =
+      { ...orderGroupEvent(update.change, String(update.timeMs)), seq: data.seq }
+    ws.send(JSON.stringify(event))
+  }
+
+  /** Sends an event of `marketId` if the socket follows that market, numbered by the socket. */
+  private sendIn(ws: WebSocket<SocketData>, marketId: string, event: Omit<WsOrder, 'seq'> | Omit<WsTrade, 'seq'>):
+    void {
+    const data = ws.getUserData()
+    if (data.markets.size > 0) {
+      const conditionId = this.context.read.markets.get(marketId)?.conditionId ?? ''
+      if (!data.markets.has(conditionId)) return
     }
+    data.seq++
+    const numbered: UserChannelEvents['order'] | UserChannelEvents['trade'] = { ...event, seq: data.seq }
+    ws.send(JSON.stringify(numbered))
   }
 
   /**
    * A revoked key's sessions end (reliability-anchors: a revoked credential must stop working
    * everywhere, at once): each is told why, then closed; the wallet's other keys keep theirs.
    */
-  private endSessionsOf(address: string, apiKey: string): void {
-    const error = new PredexError(AuthCode.AUTH_UNKNOWN_KEY, 'the API key was revoked: this session has ended')
-    for (const ws of [...(this.socketsByAddress.get(address) ?? [])]) {
-      if (ws.getUserData().apiKey !== apiKey) continue
-      const revoked: WsError = { event_type: 'error', ...error.body() }
-      ws.send(JSON.stringify(revoked))
-      ws.end(1008, 'API key revoked')
-    }
-  }
-
-  /** A change of an order group to its key's sockets (on the key's wallet), whatever markets they follow. */
-  private sendGroupChange(change: OrderGroupChanged, timestamp: string): void {
-    const address = walletOfKey(this.context, change.owner)
-    const sockets = address === undefined ? undefined : this.socketsByAddress.get(address)
-    if (sockets === undefined) return
-    const event = orderGroupEvent(change, timestamp)
-    for (const ws of sockets) {
-      const data = ws.getUserData()
-      if (data.apiKey !== change.owner) continue
-      data.seq++
-      const numbered: WsOrderGroup | WsGroupTriggered = { ...event, seq: data.seq }
-      ws.send(JSON.stringify(numbered))
-    }
-  }
-
-  /** Sends an event to the address's sockets that follow its market, each numbered by its socket. */
-  private sendTo(address: string, conditionId: string, event: Omit<WsOrder, 'seq'> | Omit<WsTrade, 'seq'>): void {
-    for (const ws of this.socketsByAddress.get(address) ?? []) {
-      const data = ws.getUserData()
-      if (data.markets.size > 0 && !data.markets.has(conditionId)) continue
-      data.seq++
-      const numbered: UserChannelEvents['order'] | UserChannelEvents['trade'] = { ...event, seq: data.seq }
-      ws.send(JSON.stringify(numbered))
-    }
+  private end(ws: WebSocket<SocketData>, error: PredexError): void {
+    const revoked: WsError = { event_type: 'error', ...error.body() }
+    ws.send(JSON.stringify(revoked))
+    ws.end(1008, 'API key revoked')
   }
 
   private onMessage(ws: WebSocket<SocketData>, body: Record<string, unknown>): void {
@@ -204,12 +152,13 @@ export class UserChannel {
       }
       // Checked before anything is applied: a refused message changes nothing (and here authenticates nothing).
       checkMarketCount(new Set(markets).size)
-      data.address = this.authenticate(data.remoteAddress, request.auth)
-      data.apiKey = (request.auth as { apiKey: string }).apiKey
-      let sockets = this.socketsByAddress.get(data.address)
-      if (sockets === undefined) this.socketsByAddress.set(data.address, sockets = new Set())
-      sockets.add(ws)
+      const trader = this.authenticate(data.remoteAddress, request.auth)
+      data.address = trader.address
       for (const market of markets) data.markets.add(market)
+      data.unsubscribe = this.feed.subscribe(trader, 'live', {
+        update: (update) => this.render(ws, update),
+        end: (error) => this.end(ws, error),
+      }).unsubscribe
     } else if (String(request.operation ?? 'subscribe').toLowerCase() === 'unsubscribe') {
       for (const market of markets) data.markets.delete(market)
     } else {
@@ -227,20 +176,12 @@ export class UserChannel {
     return (value as string[]).map((market) => market.toLowerCase())
   }
 
-  /** The wallet address of a valid {apiKey, secret, passphrase}, through the gate (its blocks and failure budget). */
-  private authenticate(remoteAddress: string, auth: unknown): string {
+  /** The trader of a valid {apiKey, secret, passphrase}, through the gate (its blocks and failure budget). */
+  private authenticate(remoteAddress: string, auth: unknown): { address: string; apiKey: string } {
     const given = (auth ?? {}) as { apiKey?: unknown; secret?: unknown; passphrase?: unknown }
     const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
     const credential = { apiKey: text(given.apiKey), secret: text(given.secret), passphrase: text(given.passphrase) }
-    return this.gate.pass({ credentials: { kind: 'secret', credential }, remoteAddress, rate: null })!.address
-  }
-
-  private forget(ws: WebSocket<SocketData>): void {
-    this.sockets.delete(ws)
-    const address = ws.getUserData().address
-    if (address === null) return
-    const sockets = this.socketsByAddress.get(address)
-    sockets?.delete(ws)
-    if (sockets?.size === 0) this.socketsByAddress.delete(address)
+    const address = this.gate.pass({ credentials: { kind: 'secret', credential }, remoteAddress, rate: null })!.address
+    return { address, apiKey: credential.apiKey! }
   }
 }

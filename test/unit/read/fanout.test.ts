@@ -4,7 +4,7 @@
  * stays registered); unsubscribing stops delivery; close leaves the source.
  */
 import t from 'tap'
-import { FanOut, type OutcomeSubscriber } from '../../../src/api/fanout.js'
+import { FanOut, type OutcomeSubscriber } from '../../../src/read/fanout.js'
 import type { EngineEvent } from '../../../src/engine/event.js'
 import type { Outcome } from '../../../src/host/messages.js'
 import { lineLog, SILENT_LOG } from '../../../src/log.js'

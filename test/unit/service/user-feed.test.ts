@@ -64,3 +64,17 @@ t.test('a followed wallet keeps its numbering while its updates are dropped', (t
   follower.unsubscribe()
   t.end()
 })
+
+t.test('a live subscription (the WebSocket user channel) starts with the next update, nothing before it', (t) => {
+  const { feed, orderOf } = world()
+  orderOf(wallet(1))
+  const seen: UserUpdate[] = []
+  const live = feed.subscribe({ apiKey: 'k', address: wallet(1) }, 'live',
+    { update: (u) => seen.push(u), end: () => undefined })
+  t.same(live.start, { kind: 'live' }, 'no snapshot, no replay')
+  t.equal(live.seq, 1, 'at the wallet\'s current number')
+  orderOf(wallet(1))
+  t.match(seen, [{ kind: 'order', seq: 2, placement: true, status: 'LIVE' }], 'the placement, told as one')
+  live.unsubscribe()
+  t.end()
+})

@@ -125,10 +125,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
     admitPlacement: (address) => checkPlacementLoad(context, address) })
   const feeds = feedsOf(context, fanOut)
   opened.add(feeds.stop)
-  const marketChannel = new MarketChannel(server.uws, context, feeds.books)
-  server.uws.ws('/ws/market', marketChannel.behavior())
-  const userChannel = new UserChannel(context, gate, feeds.users)
-  server.uws.ws('/ws/user', userChannel.behavior())
+  const channels = channelsOf(server, context, gate, feeds)
   const port = await server.listen(config.host, config.port)
   opened.add(() => server.close())
   const { grpc, grpcRefusalLines } = grpcOf(context, gate, { fanOut, books: feeds.books, users: feeds.users }, log)
@@ -144,7 +141,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
     stopped ??= (async () => {
       shedder.stop()
       await timers.stop() // the heartbeats' cancels and an expiry under way reach the engine before it stops
-      for (const channel of [marketChannel, userChannel]) channel.closeAll()
+      for (const channel of channels) channel.closeAll()
       await grpc.close()
       feeds.stop()
       grpcRefusalLines.flush()
@@ -174,6 +171,16 @@ function feedsOf(context: ServiceContext, fanOut: FanOut): { books: BookFeed; us
   const stops = [fanOut.register(books), fanOut.register(users),
     context.settlement?.onChange((tradeId) => users.settlementChanged(tradeId)) ?? (() => undefined)]
   return { books, users, stop: () => { for (const stop of stops) stop() } }
+}
+
+/** The WebSocket channels, /ws/market and /ws/user, rendering the feeds. */
+function channelsOf(server: RestServer<ServiceContext>, context: ServiceContext, gate: Gate,
+  feeds: { books: BookFeed; users: UserFeed }): readonly [MarketChannel, UserChannel] {
+  const marketChannel = new MarketChannel(server.uws, context, feeds.books)
+  server.uws.ws('/ws/market', marketChannel.behavior())
+  const userChannel = new UserChannel(context, gate, feeds.users)
+  server.uws.ws('/ws/user', userChannel.behavior())
+  return [marketChannel, userChannel]
 }
 
 /** The context's settings and clock. */

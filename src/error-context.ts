@@ -85,7 +85,7 @@ export const ERROR_CONTEXT: { readonly [C in ErrorCode]?: Readonly<Record<string
     timeInForce: 'the order\'s type (`FOK` or `FAK`): only GTC and GTD orders can be post-only',
   },
   TOKEN_NOT_FOUND: {
-    tokenId: 'the token id asked for (every face; on the WebSocket market channel, the first unknown id of `assets_ids`)',
+    tokenId: 'the token id asked for (every face; the WebSocket market channel: the first unknown of `assets_ids`)',
   },
   MARKET_NOT_READY: { marketId: MARKET_ID, status: MARKET_STATUS },
   MARKET_CANCEL_ONLY: { marketId: MARKET_ID, status: MARKET_STATUS },

@@ -217,7 +217,7 @@ export class BookFeed {
     }
   }
 
-  /** A tick size change goes to both tokens' subscribers at once; a resolution is returned, to be told after the levels. */
+  /** A tick size change goes to both tokens' subscribers at once; a resolution is returned, told after the levels. */
   private onMarketUpdated(engineSeq: number, timeMs: number, event: MarketUpdated): MarketChange | null {
     const market = this.context.read.markets.get(event.marketId)
     if (market === undefined) return null

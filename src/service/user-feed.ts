@@ -226,8 +226,9 @@ export class UserFeed {
         case 'orderAccepted': {
           const order = read.order(event.orderId)
           if (order === undefined) break
-          this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, timeMs, placement: true, order,
-            status: 'LIVE', sizeMatchedMicros: 0, remainingMicros: order.originalSizeMicros, reason: null, tradeCount: 0 }))
+          this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, timeMs, placement: true,
+            order, status: 'LIVE', sizeMatchedMicros: 0, remainingMicros: order.originalSizeMicros, reason: null,
+            tradeCount: 0 }))
           break
         }
         case 'orderUpdate': {
@@ -235,8 +236,8 @@ export class UserFeed {
           if (order === undefined) break
           const tradeCount = tradesBefore(order, engineSeq, (id) => read.trade(id))
             + (tradesInCommand.get(order.orderId) ?? 0)
-          this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, timeMs, placement: false, order,
-            status: event.status,
+          this.add(order.maker, (seq, epoch) => ({ kind: 'order', seq, epoch, engineSeq, timeMs, placement: false,
+            order, status: event.status,
             sizeMatchedMicros: event.sizeMatchedMicros, remainingMicros: event.remainingMicros, reason: event.reason,
             tradeCount }))
           break
@@ -329,7 +330,8 @@ export class UserFeed {
     for (const subscriber of [...this.subscribers.get(address) ?? []]) {
       if (subscriber.apiKey !== apiKey) continue
       this.subscribers.get(address)?.delete(subscriber)
-      subscriber.sink.end(new PredexError(AuthCode.AUTH_UNKNOWN_KEY, 'the API key was revoked: this subscription has ended'))
+      subscriber.sink.end(new PredexError(AuthCode.AUTH_UNKNOWN_KEY,
+        'the API key was revoked: this subscription has ended'))
     }
     if (this.subscribers.get(address)?.size === 0) {
       this.subscribers.delete(address)

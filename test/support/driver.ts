@@ -1,7 +1,7 @@
 /**
  * What a contract case needs from Predex, whatever the face: a `Driver`. A case (test/contract/
- * cases/) speaks to a driver only, so the same case runs over REST today and over gRPC when that
- * face comes, each face with its own driver (test/support/rest-driver.ts for REST).
+ * cases/) speaks to a driver only, so the same case runs over REST and over gRPC, each face with
+ * its own driver (test/support/rest-driver.ts, test/support/grpc-driver.ts).
  *
  * The contract is the native API's: requests are the native JSON request objects (a driver for
  * another face translates them into its messages, and passes on what it cannot express as the

@@ -11,6 +11,7 @@ import type { MarketRecord } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
 import type { OrderRecord, ReadModel, TradeRecord } from '../read/read-model.js'
 import type { Placement } from '../service/trading.js'
+import { builtJsonOf, type JsonOf } from './json-text.js'
 import { decimalOfMicros } from './wire.js'
 import { transactionOf } from '../chain/transaction.js'
 import type { BookLevel, OrderBookSummary } from './shapes/book.js'
@@ -274,7 +275,7 @@ export interface BookContent {
 /** A book summary at one millisecond, and its JSON as REST sends it. */
 export interface StampedBook {
   readonly summary: OrderBookSummary
-  readonly json: string
+  readonly json: JsonOf<OrderBookSummary>
 }
 
 /**
@@ -317,5 +318,5 @@ export function stampedBook(content: BookContent, nowMs: number): StampedBook {
   const summary: OrderBookSummary = { market: fields.market, asset_id: fields.asset_id, timestamp, hash,
     bids: fields.bids, asks: fields.asks, min_order_size: fields.min_order_size, tick_size: fields.tick_size,
     neg_risk: fields.neg_risk, last_trade_price: fields.last_trade_price }
-  return { summary, json: `${before}${hash}"${tail}` }
+  return { summary, json: builtJsonOf(`${before}${hash}"${tail}`, summary) }
 }

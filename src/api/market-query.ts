@@ -10,6 +10,7 @@ import { REST_BATCH_ITEMS_MAX } from '../limits.js'
 import type { ServiceContext } from '../service/context.js'
 import * as marketData from '../service/market-data.js'
 import { marketOfToken } from '../service/markets.js'
+import type { LastTradePrice } from './shapes/price.js'
 import { decimalOfMicros, tokenIdOf } from './wire.js'
 
 /** The interval of a candle query that names none. */
@@ -55,7 +56,7 @@ export function spreadText(context: ServiceContext, tokenId: string): string | n
 }
 
 /** The last trade's price and the taker's side ('BUY' or 'SELL'), both null before the first trade. */
-export function lastTradeText(context: ServiceContext, tokenId: string): { price: string | null; side: string | null } {
+export function lastTradeText(context: ServiceContext, tokenId: string): LastTradePrice {
   const last = marketData.lastTradeOf(context, tokenId)
   return { price: priceText(last.priceMicros), side: last.side }
 }

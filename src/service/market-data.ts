@@ -66,7 +66,7 @@ export function spreadMicrosOf(quote: Quote): number | null {
 
 export interface LastTrade {
   readonly priceMicros: number | null
-  readonly side: string | null
+  readonly side: Side | null
 }
 
 export function lastTradeOf(context: ServiceContext, tokenId: string): LastTrade {

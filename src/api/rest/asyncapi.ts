@@ -22,6 +22,7 @@ import {
   type JsonSchema,
 } from './gen/schemas.js'
 import { referencedSchemas } from './schema-closure.js'
+import type { NativeBodies } from '../shapes/bodies.js'
 
 type Json = { readonly [key: string]: unknown }
 type Schemas = Readonly<Record<string, JsonSchema>>
@@ -114,7 +115,7 @@ function operationsOf(id: string, spec: ChannelSpec): Record<string, unknown> {
 }
 
 /** `version`: the server's (package.json, src/version.ts), as the OpenAPI document's. */
-export function asyncApiDocument(version: string): Record<string, unknown> {
+export function asyncApiDocument(version: string): NativeBodies['GET /asyncapi.json'] {
   const channels = Object.fromEntries(Object.entries(CHANNELS).map(([id, spec]) => [id, channelOf(spec)]))
   const operations = Object.assign({}, ...Object.entries(CHANNELS).map(([id, spec]) => operationsOf(id, spec)))
   return {

@@ -17,6 +17,7 @@ import {
 } from './gen/schemas.js'
 import { referencedSchemas } from './schema-closure.js'
 import { SECURITY, securitySchemes, type Surface } from './security-schemes.js'
+import type { NativeBodies } from '../shapes/bodies.js'
 
 type Schemas = Readonly<Record<string, JsonSchema>>
 
@@ -163,7 +164,7 @@ export function documentPath<C>(route: Route<C>, surface: Surface): string {
 }
 
 /** `version`: the server's (package.json, src/version.ts), which the document describes. */
-export function openApiDocument<C>(routes: readonly Route<C>[], version: string): Record<string, unknown> {
+export function openApiDocument<C>(routes: readonly Route<C>[], version: string): NativeBodies['GET /openapi.json'] {
   const paths: Record<string, Record<string, unknown>> = {}
   // The native operations first, then /compat's: /docs shows the tags in the order they come.
   for (const surface of ['native', 'compat'] as const) {

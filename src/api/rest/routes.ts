@@ -1,9 +1,8 @@
 /** The route table: every REST route of Predex, native and /compat, in one list. */
-import type { ServiceContext } from '../../service/context.js'
 import { VERSION } from '../../version.js'
 import { asyncApiDocument } from './asyncapi.js'
 import { openApiDocument } from './openapi.js'
-import type { Route } from './route.js'
+import type { TypedRoute } from './typed-route.js'
 import { accountRoutes } from './routes/account.js'
 import { authRoutes } from './routes/auth-keys.js'
 import { documentRoutes } from './routes/documents.js'
@@ -19,21 +18,22 @@ import { userRoutes } from './routes/users.js'
 import { polymarketRoutes } from './routes/polymarket.js'
 import { heartbeatRoutes } from './routes/heartbeats.js'
 import { orderGroupRoutes } from './routes/order-groups.js'
+import type { NativeBodies } from '../shapes/bodies.js'
 
-const baseRoutes: Route<ServiceContext>[] = [
+const baseRoutes: TypedRoute[] = [
   ...healthRoutes, ...marketRoutes, ...marketDataRoutes, ...authRoutes, ...tradingRoutes, ...accountRoutes,
   ...walletRoutes, ...faucetRoutes, ...relayRoutes, ...adminRoutes, ...userRoutes,
   ...polymarketRoutes, ...heartbeatRoutes, ...orderGroupRoutes,
 ]
 
-export const allRoutes: Route<ServiceContext>[] = [...baseRoutes, ...documentRoutes(() => allRoutes)]
+export const allRoutes: TypedRoute[] = [...baseRoutes, ...documentRoutes(() => allRoutes)]
 
 /** The OpenAPI document of both surfaces, as GET /openapi.json serves it. */
-export function restApiDocument(): Record<string, unknown> {
+export function restApiDocument(): NativeBodies['GET /openapi.json'] {
   return openApiDocument(allRoutes, VERSION)
 }
 
 /** The AsyncAPI document of the WebSocket channels, as GET /asyncapi.json serves it. */
-export function wsApiDocument(): Record<string, unknown> {
+export function wsApiDocument(): NativeBodies['GET /asyncapi.json'] {
   return asyncApiDocument(VERSION)
 }

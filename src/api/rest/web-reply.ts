@@ -11,6 +11,9 @@ import type { PageFile } from './web-page.js'
 
 export type Encoding = 'br' | 'gzip' | 'identity'
 
+/** A file's answer: its bytes (maybe none: a 304), no JSON body. */
+export type FileReply = Omit<Reply, 'body' | 'json' | 'bytes'> & { readonly body: null; readonly bytes: Uint8Array }
+
 /** A hashed asset: a new build writes a new name, so a copy is good for ever (a year, by convention). */
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 /** The preference among codings a client weighs equally (browsers send no weights). */
@@ -22,17 +25,17 @@ const PREFERENCE: readonly Encoding[] = ['br', 'gzip', 'identity']
 const IDENTITY_UNNAMED_WEIGHT = 0.001
 
 /** index.html: revalidated on every load (its ETag makes that a 304), with the page's security policy. */
-export function indexReply(file: PageFile, request: RestRequest): Reply {
+export function indexReply(file: PageFile, request: RestRequest): FileReply {
   return fileReply(file, request, { 'cache-control': 'no-cache', vary: 'accept, accept-encoding',
     'content-security-policy': pagePolicy(request.headers('host')) })
 }
 
 /** A file of /assets. */
-export function assetReply(file: PageFile, request: RestRequest): Reply {
+export function assetReply(file: PageFile, request: RestRequest): FileReply {
   return fileReply(file, request, { 'cache-control': IMMUTABLE })
 }
 
-function fileReply(file: PageFile, request: RestRequest, headers: Readonly<Record<string, string>>): Reply {
+function fileReply(file: PageFile, request: RestRequest, headers: Readonly<Record<string, string>>): FileReply {
   // The validators and caching headers go with a 304 too, as with the 200 it stands for.
   const common = { vary: 'accept-encoding', etag: file.etag, 'x-content-type-options': 'nosniff', ...headers }
   if (etagMatches(request.headers('if-none-match'), file.etag)) {

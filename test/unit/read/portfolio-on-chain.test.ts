@@ -11,6 +11,7 @@
 import t from 'tap'
 import { userRoutes } from '../../../src/api/rest/routes/users.js'
 import type { RestRequest } from '../../../src/api/rest/route.js'
+import type { Milestone } from '../../../src/api/shapes/user.js'
 import { decimalOfMicros } from '../../../src/api/wire.js'
 import type { ChainEntry, OrderInput, Side } from '../../../src/engine/command.js'
 import { reversalOf } from '../../../src/engine/trade-reversal.js'
@@ -50,12 +51,14 @@ const settlement = {
   },
 }
 
-async function historyOf(address: string): Promise<any[]> {
+async function historyOf(address: string): Promise<readonly Milestone[]> {
   const route = userRoutes.find((r) => r.path === '/users/:address/portfolio-history')!
   const request: RestRequest = { method: 'GET', path: '', params: [address], query: new URLSearchParams({ limit: '100' }),
     headers: () => undefined, body: new Uint8Array(0), compat: false, remoteAddress: '10.0.0.1' }
   const context = { ...world.context, settlement } as unknown as typeof world.context
-  return ((await route.handler(request, null, context)).body as { milestones: any[] }).milestones
+  const { body } = await route.handler(request, null, context)
+  if (body === null) throw new Error('the portfolio history is not sent as JSON made beforehand')
+  return body.milestones
 }
 
 const MINT_TX = { transactionHash: `0x${'11'.repeat(32)}`, blockNumber: 5 }
@@ -82,7 +85,7 @@ t.test('each side gets a reversal milestone; the history ends at the ledger', as
 
   for (const address of [ALICE, BOB]) {
     const milestones = await historyOf(address)
-    const last = milestones.at(-1)
+    const last = milestones.at(-1)!
     t.match(last, { kind: 'reversal', token_id: yes, shares: '30', price: '0.6' }, `${address}: a reversal milestone`)
     const account = world.engine.accountsByAddress.get(address)!
     t.equal(last.usdc_balance, decimalOfMicros(account.usdcMicros - account.usdcOwedMicros),
@@ -91,7 +94,7 @@ t.test('each side gets a reversal milestone; the history ends at the ledger', as
     t.equal(last.positions[yes] ?? '0', decimalOfMicros(shares.balanceMicros - shares.owedMicros),
       `${address}: its Yes position is the ledger's`)
   }
-  const bobLast = (await historyOf(BOB)).at(-1)
+  const bobLast = (await historyOf(BOB)).at(-1)!
   t.equal(bobLast.usdc_delta, decimalOfMicros(18 * USDC + trade.feeMicros), 'bob gets back what he paid, fee included')
   t.equal(world.context.read.portfolios.of(BOB)!.volumeMicros, volumeBefore - 18 * USDC, 'the volume is no longer his')
 })

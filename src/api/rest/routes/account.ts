@@ -5,12 +5,11 @@
 import { contractsOf } from '../../../crypto/contracts.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { balanceAllowanceOf } from '../../../service/account.js'
-import type { ServiceContext } from '../../../service/context.js'
 import { tokenIdOf } from '../../wire.js'
-import type { Route } from '../route.js'
+import type { TypedRoute } from '../typed-route.js'
 import { identityOf } from './common.js'
 
-export const accountRoutes: Route<ServiceContext>[] = [
+export const accountRoutes: TypedRoute[] = [
   { method: 'GET', path: '/balance-allowance', auth: 'l2', bodyMax: 0, rate: 'balance',
     openapi: { tag: 'account',
       summary: "The caller's balance and allowance of USDC or of one outcome token (6-decimal integers)",

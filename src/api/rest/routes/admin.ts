@@ -17,14 +17,13 @@ import {
   type MarketChanges,
   type NewMarket,
 } from '../../../service/admin.js'
-import type { ServiceContext } from '../../../service/context.js'
 import { marketById } from '../../../service/markets.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { nativeMarket } from '../../format.js'
 import type { EngineStateHashBody, ExchangeStats } from '../../shapes/admin.js'
 import type { MarketChange, MarketListing, MarketResolve, Unparsed } from '../../shapes/requests.js'
 import { decimalOfMicros, integerOf, microsOfDecimal, parseJsonBody, requireObject, requireString } from '../../wire.js'
-import type { Route } from '../route.js'
+import type { TypedRoute } from '../typed-route.js'
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/
 const UPDATE_FIELDS: readonly (keyof MarketChange)[] = ['tick_size', 'fee_rate_bps', 'status']
@@ -98,7 +97,7 @@ function statsOf(counts: ExchangeCounts): ExchangeStats {
   }
 }
 
-export const adminRoutes: Route<ServiceContext>[] = [
+export const adminRoutes: TypedRoute[] = [
   { method: 'POST', path: '/admin/markets', auth: 'admin', bodyMax: REST_SMALL_BODY_BYTES_MAX * 4, surface: 'native',
     openapi: { tag: 'admin', summary: 'Lists a new market (201 with its full record)',
       body: '{question, slug?, description?, tick_size: "0.01", min_order_size: "5", fee_rate_bps: 0, neg_risk: false, '

@@ -1,15 +1,15 @@
 /** API credentials over REST (src/service/credentials.ts): create and derive with L1, list and delete with L2. */
 import type { ApiCredential } from '../../../auth/l2.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import type { ServiceContext } from '../../../service/context.js'
 import { apiKeysOf, createCredential, deriveCredential, revokeCredential } from '../../../service/credentials.js'
-import type { Route } from '../route.js'
+import type { ApiCredentials } from '../../shapes/credential.js'
+import type { TypedRoute } from '../typed-route.js'
 import { identityOf, traderOf } from './common.js'
 
-const credentialBody = (c: ApiCredential): Record<string, string> =>
+const credentialBody = (c: ApiCredential): ApiCredentials =>
   ({ apiKey: c.apiKey, secret: c.secret, passphrase: c.passphrase })
 
-export const authRoutes: Route<ServiceContext>[] = [
+export const authRoutes: TypedRoute[] = [
   { method: 'POST', path: '/auth/api-key', auth: 'l1', rate: 'apiKey', bodyMax: REST_SMALL_BODY_BYTES_MAX,
     openapi: { tag: 'auth', summary: 'Create (or return) the API credential of the wallet and nonce (L1)',
       response: '{apiKey, secret, passphrase}' },

@@ -13,7 +13,8 @@ import type { ApiIndex } from '../../shapes/api-index.js'
 import { asyncApiDocument } from '../asyncapi.js'
 import { docsPage } from '../docs-page.js'
 import { openApiDocument } from '../openapi.js'
-import type { Reply, RestRequest, Route } from '../route.js'
+import type { RestRequest, Route } from '../route.js'
+import type { ReplyOf, TypedRoute } from '../typed-route.js'
 import { WebPage } from '../web-page.js'
 import { assetReply, indexReply } from '../web-reply.js'
 
@@ -47,8 +48,7 @@ function pageOnce(load: () => WebPage | null): (log: Log) => WebPage | null {
 }
 
 /** `loadPage`: the built page (dist/web of the package root) unless told, null when there is none. */
-export function documentRoutes(table: Table, loadPage: () => WebPage | null = () => WebPage.load()):
-  Route<ServiceContext>[] {
+export function documentRoutes(table: Table, loadPage: () => WebPage | null = () => WebPage.load()): TypedRoute[] {
   /** The page is the same for the process's life (per chain): rendered once, at the first request. */
   const pages = new Map<number, string>()
   const webPage = pageOnce(loadPage)
@@ -79,7 +79,7 @@ export function documentRoutes(table: Table, loadPage: () => WebPage | null = ()
         + 'chain id in its predex-chain-id meta tag)', notModified: true,
       redirect: 'Accept names text/html (a browser) and the web page is not built: Location /docs, the same body' },
       // Vary: a cache must not hand a browser's page or redirect to a script, nor the reverse.
-      handler: (request, _identity, context): Reply => {
+      handler: (request, _identity, context): ReplyOf<ApiIndex> => {
         if (!wantsHtml(request)) return { body: INDEX, headers: { vary: 'accept' } }
         const page = webPage(context.log)
         return page === null ? { status: 302, body: INDEX, headers: { location: '/docs', vary: 'accept' } }
@@ -90,7 +90,7 @@ export function documentRoutes(table: Table, loadPage: () => WebPage | null = ()
         description: 'The names carry a hash of the content (index.html names them), so an answer is cached for a '
           + 'year (immutable). Brotli or gzip when Accept-Encoding allows it; an ETag, and 304 for If-None-Match.',
         response: 'the file, its media type by its name', mediaType: '*/*', notModified: true },
-      handler: (request, _identity, context): Reply => {
+      handler: (request, _identity, context) => {
         // By exact name in the page's map of files: no name a client sends reaches outside dist/web.
         const file = webPage(context.log)?.asset(request.params[0] ?? '')
         if (file === undefined) throw new PredexError(ApiCode.NOT_FOUND, 'no such file of the web page')

@@ -11,7 +11,7 @@ import { faucet } from '../../../service/testnet.js'
 import type { FaucetRequest, Unparsed } from '../../shapes/requests.js'
 import type { FaucetCredit } from '../../shapes/testnet.js'
 import { addressOf, decimalOfMicros, microsOfDecimal, parseJsonBody, requireObject } from '../../wire.js'
-import type { Route } from '../route.js'
+import type { TypedRoute } from '../typed-route.js'
 
 async function credit(context: ServiceContext, body: Unparsed<FaucetRequest>): Promise<FaucetCredit> {
   const address = addressOf(body.address, 'address')
@@ -26,7 +26,7 @@ async function credit(context: ServiceContext, body: Unparsed<FaucetRequest>): P
   }
 }
 
-export const faucetRoutes: Route<ServiceContext>[] = [
+export const faucetRoutes: TypedRoute[] = [
   { method: 'POST', path: '/faucet', auth: 'none', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'faucet',
     surface: 'both',
     openapi: { tag: 'faucet',

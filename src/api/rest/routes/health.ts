@@ -1,6 +1,5 @@
 /** Health, readiness, metrics and the server clock. */
-import type { ServiceContext } from '../../../service/context.js'
-import type { Route } from '../route.js'
+import type { TypedRoute } from '../typed-route.js'
 import { healthOf, readySeq } from '../../../service/health.js'
 import { METRICS_RENDER_INTERVAL_MS } from '../../../limits.js'
 import type { Metrics } from '../../../metrics.js'
@@ -19,7 +18,7 @@ function metricsTextOf(metrics: Metrics): Promise<string> {
   return cache.get()
 }
 
-export const healthRoutes: Route<ServiceContext>[] = [
+export const healthRoutes: TypedRoute[] = [
   { method: GET, path: '/health', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'health', summary: 'Liveness, engine sequence, journal lag, uptime, version',
       response: '{status, version, seq, journalLag, uptimeSec, pendingRequests, ringBytesUsed, ringBytes, role, '

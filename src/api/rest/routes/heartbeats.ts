@@ -4,11 +4,11 @@
  */
 import { ApiCode, PredexError } from '../../../errors.js'
 import { HEARTBEAT_ID_LENGTH_MAX, HEARTBEAT_TIMEOUT_MS, REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import type { ServiceContext } from '../../../service/context.js'
 import type { HeartbeatAnswer } from '../../shapes/heartbeat.js'
 import type { HeartbeatRequest, Unparsed } from '../../shapes/requests.js'
 import { parseJsonBody, requireObject } from '../../wire.js'
-import type { Handler, RestRequest, Route } from '../route.js'
+import type { RestRequest } from '../route.js'
+import type { HandlerOf, TypedRoute } from '../typed-route.js'
 import { traderOf } from './common.js'
 
 /**
@@ -29,7 +29,7 @@ export function heartbeatIdOf(request: RestRequest): string | null {
   return id
 }
 
-const beat: Handler<ServiceContext> = (request, identity, context) => {
+const beat: HandlerOf<HeartbeatAnswer> = (request, identity, context) => {
   const answer: HeartbeatAnswer = {
     heartbeat_id: context.heartbeats.beat(traderOf(identity), heartbeatIdOf(request)),
     status: 'ok',
@@ -47,7 +47,7 @@ const openapi = {
 
 // The 'cancel' budget: Polymarket publishes none for heartbeats, and a heartbeat is a cancel put
 // off; like the cancels, its budget is large enough that a throttled client can always keep it up.
-export const heartbeatRoutes: Route<ServiceContext>[] = [
+export const heartbeatRoutes: TypedRoute[] = [
   { method: 'POST', path: '/heartbeats', auth: 'l2', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'cancel', openapi,
     handler: beat },
   { method: 'POST', path: '/v1/heartbeats', auth: 'l2', bodyMax: REST_SMALL_BODY_BYTES_MAX, rate: 'cancel',

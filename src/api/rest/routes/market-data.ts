@@ -11,7 +11,8 @@ import { bookSummary, tickText } from '../../format.js'
 import { CANDLE_INTERVAL_DEFAULT, candleRows, lastTradeText, midpointText, priceText, quoteSideOf, spreadText,
   type CandleRow } from '../../market-query.js'
 import { decimalOfMicros, integerOf, optionalInteger, parseJsonBody, tokenIdOf } from '../../wire.js'
-import type { Reply, Route } from '../route.js'
+import type { OrderBookSummary } from '../../shapes/book.js'
+import type { ReplyOf, TypedRoute } from '../typed-route.js'
 import { PRICES_HISTORY_FIDELITY_MINUTES_MAX, PRICES_HISTORY_POINTS_MAX, REST_BATCH_BODY_BYTES_MAX }
   from '../../../limits.js'
 import * as marketData from '../../../service/market-data.js'
@@ -23,7 +24,7 @@ const POST = 'POST' as const
 /** Seconds whose milliseconds, plus one second, stay exact integers. */
 const UNIX_SECONDS_MAX = Math.floor(Number.MAX_SAFE_INTEGER / 1000) - 1
 
-function sentBook(context: ServiceContext, tokenId: string, unified: boolean): Reply {
+function sentBook(context: ServiceContext, tokenId: string, unified: boolean): ReplyOf<OrderBookSummary> {
   return { body: null, json: cachedBook(context, tokenId, unified).json }
 }
 
@@ -37,7 +38,7 @@ const QUOTE_SIDES = 'side=buy answers the best bid (the highest price a resting 
   + "the unified book (the token's own orders and the other token's, mirrored at 1 - price, as GET /book/unified "
   + 'shows them); null when that side is empty.'
 
-export const marketDataRoutes: Route<ServiceContext>[] = [
+export const marketDataRoutes: TypedRoute[] = [
   { method: GET, path: '/book', auth: 'none', bodyMax: 0,
     openapi: { tag: 'market-data', summary: "A token's own book (best level last)",
       query: { token_id: 'required: the token id' },

@@ -5,13 +5,13 @@
 import type { OrderGroupView } from '../../../engine/order-group.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import type { ServiceContext } from '../../../service/context.js'
 import * as groups from '../../../service/order-groups.js'
 import { decimalOfMicros } from '../../../stdx/decimal.js'
 import type { OrderGroupInfo } from '../../shapes/placement.js'
 import type { OrderGroupCreate, OrderGroupPatch, Unparsed } from '../../shapes/requests.js'
 import { microsOfDecimal, parseJsonBody, requireObject, requireString } from '../../wire.js'
-import type { RestRequest, Route } from '../route.js'
+import type { RestRequest } from '../route.js'
+import type { TypedRoute } from '../typed-route.js'
 import { traderOf } from './common.js'
 
 function groupInfo(group: OrderGroupView): OrderGroupInfo {
@@ -49,7 +49,7 @@ function groupIdOf(request: RestRequest): string {
 
 const TAG = 'trading'
 
-export const orderGroupRoutes: Route<ServiceContext>[] = [
+export const orderGroupRoutes: TypedRoute[] = [
   { method: 'GET', path: '/order-groups', auth: 'l2', bodyMax: 0, surface: 'native',
     openapi: { tag: TAG, summary: "The API key's order groups, with their windows now",
       response: '{data: [OrderGroup]}' },

@@ -5,7 +5,6 @@
  */
 import { ApiCode, PredexError } from '../../../errors.js'
 import { ORDERS_SCORING_IDS_MAX, REST_ORDERS_SCORING_BODY_BYTES_MAX } from '../../../limits.js'
-import type { ServiceContext } from '../../../service/context.js'
 import { liveActivityOf } from '../../../service/market-activity.js'
 import { allMarkets, marketById, marketOfToken } from '../../../service/markets.js'
 import { builderFeesBpsOf, EXCHANGE_VERSION, isClosedOnly, isOrderScoring, samplingMarkets }
@@ -15,7 +14,8 @@ import { clobMarketInfo, marketByToken, marketTradeEvent, simplifiedMarket } fro
 import type { Page } from '../../shapes/page.js'
 import type { BuilderFees, EmptyPage, OrdersScoring } from '../../shapes/polymarket.js'
 import { limitOf, orderIdOf, page, parseJsonBody, tokenIdOf } from '../../wire.js'
-import type { RestRequest, Route } from '../route.js'
+import type { RestRequest } from '../route.js'
+import type { TypedRoute } from '../typed-route.js'
 import { identityOf } from './common.js'
 
 const GET = 'GET' as const
@@ -64,7 +64,7 @@ function ordersScoring(body: unknown): OrdersScoring {
   return scoring
 }
 
-const versionRoutes: Route<ServiceContext>[] = [
+const versionRoutes: TypedRoute[] = [
   { method: GET, path: '/version', auth: NONE, bodyMax: 0,
     openapi: { tag: 'health',
       summary: 'The order protocol the server announces: 2 (CLOB V2); V1 orders are taken too, told apart by their '
@@ -75,7 +75,7 @@ const versionRoutes: Route<ServiceContext>[] = [
     handler: () => ({ body: 'OK' }) },
 ]
 
-const marketLookupRoutes: Route<ServiceContext>[] = [
+const marketLookupRoutes: TypedRoute[] = [
   { method: GET, path: '/clob-markets/:condition_id', auth: NONE, bodyMax: 0, surface: COMPAT,
     openapi: { tag: 'markets',
       summary: "A market's terms as clob-client-v2 reads them before building an order (by condition id, UUID or "
@@ -117,7 +117,7 @@ const marketLookupRoutes: Route<ServiceContext>[] = [
     } },
 ]
 
-const accountRoutes: Route<ServiceContext>[] = [
+const accountRoutes: TypedRoute[] = [
   { method: GET, path: '/auth/ban-status/closed-only', auth: L2, bodyMax: 0, surface: COMPAT,
     openapi: { tag: 'auth', summary: 'Whether the caller may only close positions: Predex has no closed-only mode',
       response: '{closed_only: false}' },
@@ -148,7 +148,7 @@ const accountRoutes: Route<ServiceContext>[] = [
     handler: (request) => ({ body: emptyPage(request) }) },
 ]
 
-const builderRoutes: Route<ServiceContext>[] = [
+const builderRoutes: TypedRoute[] = [
   { method: GET, path: '/fees/builder-fees/:builder_code', auth: NONE, bodyMax: 0, surface: COMPAT,
     openapi: { tag: 'market-data', summary: "A builder code's fee rates: Predex charges no builder fees",
       response: '{builder_maker_fee_rate_bps: 0, builder_taker_fee_rate_bps: 0}' },
@@ -167,7 +167,7 @@ const builderRoutes: Route<ServiceContext>[] = [
 ]
 
 /** Polymarket's liquidity rewards: Predex runs no such program, so every list is empty. */
-const rewardsRoutes: Route<ServiceContext>[] = [
+const rewardsRoutes: TypedRoute[] = [
   { method: GET, path: '/rewards/markets/current', auth: NONE, bodyMax: 0, surface: COMPAT,
     openapi: { tag: 'markets', summary: 'Markets with rewards now: none, Predex runs no rewards program',
       query: PAGE_QUERY, response: EMPTY_PAGE },
@@ -198,6 +198,6 @@ const rewardsRoutes: Route<ServiceContext>[] = [
     handler: (request) => ({ body: emptyPage(request) }) },
 ]
 
-export const polymarketRoutes: Route<ServiceContext>[] = [
+export const polymarketRoutes: TypedRoute[] = [
   ...versionRoutes, ...marketLookupRoutes, ...accountRoutes, ...builderRoutes, ...rewardsRoutes,
 ]

@@ -10,13 +10,12 @@ import type { RelayStruct } from '../../../crypto/eip712.js'
 import { isHexOfLength } from '../../../crypto/hex.js'
 import { isRelayActionKind, RELAY_ACTION_KINDS } from '../../../engine/rules.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import type { ServiceContext } from '../../../service/context.js'
 import { relay, relayNonceOf, type RelayRequest } from '../../../service/testnet.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import type { RelayMessage, Unparsed } from '../../shapes/requests.js'
 import type { RelayNonce, RelayReceipt } from '../../shapes/testnet.js'
 import { addressOf, integerOf, parseJsonBody, requireObject, uint256Of } from '../../wire.js'
-import type { Route } from '../route.js'
+import type { TypedRoute } from '../typed-route.js'
 
 const ZERO_CONDITION = '0x' + '0'.repeat(64)
 
@@ -51,7 +50,7 @@ function parseRelay(body: Unparsed<RelayMessage>): RelayRequest {
   return { struct, action, amount, nonce, deadlineSec, signature: body.signature }
 }
 
-export const relayRoutes: Route<ServiceContext>[] = [
+export const relayRoutes: TypedRoute[] = [
   { method: 'GET', path: '/relay/nonce', auth: 'none', bodyMax: 0, surface: 'both',
     openapi: { tag: 'faucet', summary: 'The next relay nonce of an address (0 for a new one)',
       query: { address: 'required: 0x address' },

@@ -15,7 +15,6 @@ import {
   REST_QUOTES_BODY_BYTES_MAX,
   REST_SMALL_BODY_BYTES_MAX,
 } from '../../../limits.js'
-import type { ServiceContext } from '../../../service/context.js'
 import { availableUsdcMicrosOf } from '../../../service/account.js'
 import * as trading from '../../../service/trading.js'
 import type { Placement } from '../../../service/trading.js'
@@ -26,13 +25,15 @@ import { limitOf, microsOfDecimal, optionalFilter, optionalInteger, orderIdOf, p
   requireString, tokenIdOf } from '../../wire.js'
 import type { MarketOrdersCancel, OrderAmend, OrderCancel, OrderReplace, QuotesPost, Unparsed }
   from '../../shapes/requests.js'
-import type { OrderAmended, OrderReplaced, QuoteLevelResult, QuotesResult } from '../../shapes/placement.js'
+import type { CancelResult, OrderAmended, OrderPlacement, OrderRefusal, OrderReplaced, QuoteLevelResult, QuotesResult }
+  from '../../shapes/placement.js'
 import * as quotes from '../../../service/quotes.js'
-import type { RestRequest, Route } from '../route.js'
+import type { RestRequest } from '../route.js'
+import type { TypedRoute } from '../typed-route.js'
 import { traderOf } from './common.js'
 
 /** POST /order's answer: Polymarket's placement fields plus `order_id`. */
-function placed(placement: Placement): Record<string, unknown> {
+function placed(placement: Placement): OrderPlacement {
   const report = placementReport(placement)
   return {
     success: true,
@@ -49,7 +50,7 @@ function placed(placement: Placement): Record<string, unknown> {
   }
 }
 
-function failed(error: PredexError, orderId: string): Record<string, unknown> {
+function failed(error: PredexError, orderId: string): OrderRefusal {
   return {
     success: false,
     errorMsg: error.message,
@@ -60,7 +61,7 @@ function failed(error: PredexError, orderId: string): Record<string, unknown> {
   }
 }
 
-function cancelBody(result: Canceled): Record<string, unknown> {
+function cancelBody(result: Canceled): CancelResult {
   const notCanceled = Object.fromEntries(result.notCanceled.map((n) => [n.orderId, n.reason]))
   return { canceled: result.canceled, not_canceled: notCanceled }
 }
@@ -113,7 +114,7 @@ function query(request: RestRequest, name: string): string | null {
   return value === '' ? null : value
 }
 
-export const tradingRoutes: Route<ServiceContext>[] = [
+export const tradingRoutes: TypedRoute[] = [
   { method: 'POST', path: '/order', auth: 'l2', bodyMax: REST_ORDER_BODY_BYTES_MAX, rate: 'order', placement: true,
     openapi: { tag: 'trading', summary: 'Place one signed order',
       body: '{order: SignedOrder (V1: taker, nonce, feeRateBps; V2: timestamp, metadata, builder), owner, orderType, '
@@ -239,11 +240,11 @@ export const tradingRoutes: Route<ServiceContext>[] = [
         { orderId: request.query.get('id'), market: query(request, 'market'), tokenId: query(request, 'asset_id') })
       const limit = limitOf(request.query.get('limit'))
       const { data, nextCursor } = page(open, request.query.get('next_cursor'), limit)
-      const ahead = request.compat ? undefined : await trading.queueAheadOf(context, data)
-      const body: Record<string, unknown> = { limit, count: data.length, next_cursor: nextCursor,
-        data: data.map((o) => orderInfo(context.read, o, request.compat, ahead)) }
-      if (!request.compat) body.available_usdc = decimalOfMicros(await availableUsdcMicrosOf(context, trader.address))
-      return { body }
+      const head = { limit, count: data.length, next_cursor: nextCursor }
+      if (request.compat) return { body: { ...head, data: data.map((o) => orderInfo(context.read, o, true)) } }
+      const ahead = await trading.queueAheadOf(context, data)
+      return { body: { ...head, data: data.map((o) => orderInfo(context.read, o, false, ahead)),
+        available_usdc: decimalOfMicros(await availableUsdcMicrosOf(context, trader.address)) } }
     } },
   { method: 'GET', path: '/data/trades', auth: 'l2', bodyMax: 0,
     openapi: { tag: 'trading', summary: "The caller's trades (as taker or maker)",

@@ -8,15 +8,18 @@
 import { transactionOf } from '../../../chain/transaction.js'
 import { PORTFOLIO_PAGE_ENTRIES_MAX } from '../../../limits.js'
 import type { ServiceContext } from '../../../service/context.js'
-import { orderInfo, publicOrder, tradeInfo } from '../../format.js'
+import { orderInfo, publicOrder, publicTrade, tradeInfo } from '../../format.js'
+import type { Page } from '../../shapes/page.js'
+import type { LedgerEvent, Milestone as MilestoneBody, UserProfile } from '../../shapes/user.js'
 import { addressOf, cursorOfOffset, decimalOfMicros, limitOf, offsetOfCursor } from '../../wire.js'
-import type { RestRequest, Route } from '../route.js'
+import type { RestRequest } from '../route.js'
+import type { TypedRoute } from '../typed-route.js'
 import type { LedgerRecord } from '../../../read/read-model.js'
 import type { Milestone } from '../../../read/portfolio.js'
 import type { ChainTransaction } from '../../../engine/event.js'
 import * as users from '../../../service/users.js'
 
-function eventInfo(context: ServiceContext, record: LedgerRecord): Record<string, unknown> {
+function eventInfo(context: ServiceContext, record: LedgerRecord): LedgerEvent {
   // On a real chain, the chain's transaction; on the builtin network, the command's.
   const { transactionHash, blockNumber } = record.chainTransaction ?? transactionOf(context.chainId, record.seq)
   const market = record.marketId === '' ? undefined : context.read.markets.get(record.marketId)
@@ -48,7 +51,7 @@ function milestoneTransaction(context: ServiceContext, m: Milestone): ChainTrans
   return transactionOf(context.chainId, m.seq)
 }
 
-function milestoneInfo(context: ServiceContext, m: Milestone): Record<string, unknown> {
+function milestoneInfo(context: ServiceContext, m: Milestone): MilestoneBody {
   const { transactionHash, blockNumber } = milestoneTransaction(context, m)
   return {
     time: new Date(m.timeMs).toISOString(), kind: m.kind, market_id: m.marketId === '' ? null : m.marketId,
@@ -60,37 +63,26 @@ function milestoneInfo(context: ServiceContext, m: Milestone): Record<string, un
   }
 }
 
-/** Removes every `owner` (an API key) from a formatted order or trade. */
-function withoutOwners(value: Record<string, unknown>): Record<string, unknown> {
-  const { owner: _owner, ...rest } = value
-  if (Array.isArray(rest.maker_orders)) {
-    rest.maker_orders = rest.maker_orders.map((m: Record<string, unknown>) => withoutOwners(m))
-  }
-  return rest
-}
-
 /** The page a request asks for (`next_cursor`, `limit`). */
 function pageRequestOf(request: RestRequest): users.PageRequest {
   return { offset: offsetOfCursor(request.query.get('next_cursor')), limit: limitOf(request.query.get('limit')) }
 }
 
-/** A page as the users endpoints answer it: `{limit, count, next_cursor, <key>: [...]}`. */
-function paged<T>(limit: number, page: users.Paged<T>, format: (item: T) => Record<string, unknown>, key = 'data'):
-  Record<string, unknown> {
-  return { limit, count: page.items.length, next_cursor: cursorOfOffset(page.nextOffset),
-    [key]: page.items.map(format) }
+/** A page as the users endpoints answer it: `{limit, count, next_cursor, data: [...]}`. */
+function paged<T, B>(limit: number, page: users.Paged<T>, format: (item: T) => B): Page<B> {
+  return { limit, count: page.items.length, next_cursor: cursorOfOffset(page.nextOffset), data: page.items.map(format) }
 }
 
 /** Reads a page of `read` for the request's client address and formats it. */
-function listed<T>(request: RestRequest,
+function listed<T, B>(request: RestRequest,
   read: (address: string, page: users.PageRequest, caller: string) => users.Paged<T>,
-  format: (item: T) => Record<string, unknown>): Record<string, unknown> {
+  format: (item: T) => B): Page<B> {
   const address = addressOf(request.params[0], 'address')
   const page = pageRequestOf(request)
   return paged(page.limit, read(address, page, request.remoteAddress), format)
 }
 
-function profileInfo(profile: users.Profile): Record<string, unknown> {
+function profileInfo(profile: users.Profile): UserProfile {
   return {
     address: profile.address,
     first_seen: profile.firstSeenMs === null ? null : new Date(profile.firstSeenMs).toISOString(),
@@ -100,7 +92,7 @@ function profileInfo(profile: users.Profile): Record<string, unknown> {
   }
 }
 
-export const userRoutes: Route<ServiceContext>[] = [
+export const userRoutes: TypedRoute[] = [
   { method: 'GET', path: '/users/:address', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users',
       summary: 'Profile and stats: first seen, trades, volume (USDC), markets traded, realized P&L (average cost), '
@@ -121,7 +113,8 @@ export const userRoutes: Route<ServiceContext>[] = [
       const address = addressOf(request.params[0], 'address')
       const page = pageRequestOf(request)
       const milestones = users.milestonesOf(context, address, page, request.remoteAddress)
-      return { body: { address, ...paged(page.limit, milestones, (m) => milestoneInfo(context, m), 'milestones') } }
+      const { data, ...head } = paged(page.limit, milestones, (m) => milestoneInfo(context, m))
+      return { body: { address, ...head, milestones: data } }
     } },
   { method: 'GET', path: '/users/:address/activity', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'users', summary: 'The portfolio history newest first, paginated',
@@ -144,7 +137,7 @@ export const userRoutes: Route<ServiceContext>[] = [
     handler: (request, _identity, context) => {
       const address = addressOf(request.params[0], 'address')
       return { body: listed(request, (_, page, caller) => users.tradesOfAddress(context, address, page, caller),
-        (trade) => withoutOwners(tradeInfo(context.read, trade, address, false, context.chainId,
+        (trade) => publicTrade(tradeInfo(context.read, trade, address, false, context.chainId,
           context.settlement?.of(trade.tradeId, trade.timeMs) ?? null))) }
     } },
   { method: 'GET', path: '/users/:address/balances', auth: 'none', bodyMax: 0, surface: 'native',

@@ -1,11 +1,10 @@
 /** A wallet's balances on the test network, public (as a block explorer shows them). */
-import type { ServiceContext } from '../../../service/context.js'
 import { walletBalances } from '../../../service/testnet.js'
 import type { WalletStatus } from '../../shapes/testnet.js'
 import { addressOf, decimalOfMicros } from '../../wire.js'
-import type { Route } from '../route.js'
+import type { TypedRoute } from '../typed-route.js'
 
-export const walletRoutes: Route<ServiceContext>[] = [
+export const walletRoutes: TypedRoute[] = [
   { method: 'GET', path: '/wallet-status', auth: 'none', bodyMax: 0, surface: 'native',
     openapi: { tag: 'account',
       summary: "A wallet's test gas, USDC, USDC an order may still hold, and allowance to the exchange (decimals)",

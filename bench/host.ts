@@ -46,7 +46,7 @@ import { BenchFlags } from './flags.js'
 import { histogram, TimelineRecorder, type Timeline, type WorkloadSeries } from './series.js'
 import { measureDiskFlush } from './disk-flush.js'
 import { measureShapeFloor, type ShapeFloor } from './shape-floor.js'
-import { encodeRequest } from '../src/host/request-codec.js'
+import { encodeRequest } from '../src/codec/request-codec.js'
 import { DURABLE_HOPS, measureAckFloors, measureReplicatedAlone, TRACED_HOPS, type AckFloors, type Floor }
   from './ack-floors.js'
 import type { Hop, HopTrace } from '../src/host/hop-trace.js'

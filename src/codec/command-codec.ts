@@ -362,7 +362,7 @@ function readOrderFields(r: ByteReader, layout: number): OrderInput {
  * side, the time in force, post-only, the self-trade prevention mode, whether a signer other than
  * the maker, an order group and a fee rate follow; a LEB128 integer, one byte but for a V2 order's
  * absent fee rate), then its strings and numbers without a tag each. It decodes to the same order
- * as the tagged layout would (test/unit/ring/command-codec.test.ts).
+ * as the tagged layout would (test/unit/codec/command-codec.test.ts).
  */
 const FLAG_SELL = 1
 const FLAG_TIME_IN_FORCE_SHIFT = 1

@@ -35,8 +35,8 @@ import {
   type WorkerOptions,
 } from './messages.js'
 import { answer } from './query.js'
-import { decodeRequest } from './request-codec.js'
-import { OutcomeHeads, OutcomeWriter } from './outcome-codec.js'
+import { decodeRequest } from '../codec/request-codec.js'
+import { OutcomeHeads, OutcomeWriter } from '../codec/outcome-codec.js'
 import { EngineStatsWriter } from './engine-stats.js'
 import { HopTrace } from './hop-trace.js'
 import { ownThreadId } from '../thread-cpu.js'

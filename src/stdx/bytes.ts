@@ -118,13 +118,22 @@ export class ByteWriter {
 
   private reserve(bytes: number): void {
     if (this.length + bytes <= this.buffer.length) return
-    let size = this.buffer.length * 2
-    while (size < this.length + bytes) size *= 2
-    const grown = new Uint8Array(size)
-    grown.set(this.buffer.subarray(0, this.length))
-    this.buffer = grown
-    this.view = new DataView(grown.buffer)
+    this.buffer = grown(this.buffer, this.length, this.length + bytes, (size) => new Uint8Array(size))
+    this.view = new DataView(this.buffer.buffer)
   }
+}
+
+/**
+ * A buffer for at least `needed` bytes in place of `buffer` (too small): twice its size, or more
+ * doublings, made by `make`, holding its first `used` bytes. Doubling keeps a writer's copies
+ * linear in what it writes.
+ */
+export function grown<B extends Uint8Array>(buffer: B, used: number, needed: number, make: (size: number) => B): B {
+  let size = buffer.length * 2
+  while (size < needed) size *= 2
+  const bigger = make(size)
+  bigger.set(buffer.subarray(0, used))
+  return bigger
 }
 
 /** Decodes `bytes[start..end)` as UTF-8; a host may supply a faster one than TextDecoder. */

@@ -1,5 +1,5 @@
 /**
- * The binary outcome batches (src/host/outcome-codec.ts) give back exactly what went in: every
+ * The binary outcome batches (src/codec/outcome-codec.ts) give back exactly what went in: every
  * result and event kind the simulation's workload provokes (all rules of docs/engine.md), in
  * batches of many sizes, compared field by field with what a twin engine's `apply` reads back
  * for each command alone. Also the values a refusal's context may carry (any number, NaN and -0
@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { changedState, Engine } from '../../../src/engine/engine.js'
 import type { Command } from '../../../src/engine/command.js'
 import { crossingEvents, type AppliedOutcome, type Outcome } from '../../../src/host/messages.js'
-import { decodeOutcomes, OutcomeHeads, OutcomeWriter } from '../../../src/host/outcome-codec.js'
+import { decodeOutcomes, OutcomeHeads, OutcomeWriter } from '../../../src/codec/outcome-codec.js'
 import { EventLog } from '../../../src/engine/event-log.js'
 import { OrderTable } from '../../../src/engine/order-table.js'
 import { Workload } from '../../simulation/workload.js'

@@ -23,8 +23,9 @@ import type { EngineEvent } from '../engine/event.js'
 import type { EventLog } from '../engine/event-log.js'
 import { EventReader } from '../engine/event-reader.js'
 import { assert } from '../stdx/assert.js'
+import { grown } from '../stdx/bytes.js'
 import { BATCH_COMMANDS_MAX } from '../limits.js'
-import { crosses, type AppliedOutcome, type Outcome } from './messages.js'
+import { crosses, type AppliedOutcome, type Outcome } from '../host/messages.js'
 
 /** requestId, seq, timeMs, recorded, end. */
 const HEAD_FIELDS = 5
@@ -131,12 +132,7 @@ export class OutcomeWriter {
 
   /** Room for `bytes` more after the first `used`, keeping those. */
   private reserve(used: number, bytes: number): void {
-    if (used + bytes <= this.buffer.length) return
-    let size = this.buffer.length * 2
-    while (size < used + bytes) size *= 2
-    const grown = alignedBuffer(size)
-    grown.set(this.buffer.subarray(0, used))
-    this.buffer = grown
+    if (used + bytes > this.buffer.length) this.buffer = grown(this.buffer, used, used + bytes, alignedBuffer)
   }
 }
 

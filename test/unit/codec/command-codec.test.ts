@@ -10,7 +10,7 @@ import { Workload } from '../../simulation/workload.js'
 import { Engine } from '../../../src/engine/engine.js'
 import type { Command, OrderInput, RelayAction } from '../../../src/engine/command.js'
 import { ByteWriter } from '../../../src/stdx/bytes.js'
-import { encodeRequest } from '../../../src/host/request-codec.js'
+import { encodeRequest } from '../../../src/codec/request-codec.js'
 import { CANCEL_IDS_MAX, CLIENT_ORDER_ID_LENGTH_MAX, COMMAND_BYTES_MAX } from '../../../src/limits.js'
 
 t.test('every workload command round-trips', (t) => {

@@ -4,7 +4,7 @@
 import { ByteWriter } from '../stdx/bytes.js'
 import type { UnstampedCommand } from '../engine/command.js'
 import { assert } from '../stdx/assert.js'
-import { readCommand, readerOf, writeCommand } from '../codec/command-codec.js'
+import { readCommand, readerOf, writeCommand } from './command-codec.js'
 
 // One writer, reused: the record is copied into the ring before the next encode.
 const writer = new ByteWriter(1024)

@@ -9,6 +9,7 @@
  * of CPU a command. Prints each pair's figures and the ratios A / B (above 1: B is faster).
  */
 import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { median, treesAndPairs } from './ab-pairs.mjs'
@@ -21,7 +22,10 @@ const cpuNs = () => {
 }
 
 async function child(dir) {
-  const { encodeRequest, decodeRequest } = await load(dir, 'src/host/request-codec.js')
+  // src/codec/ since issue 32; a tree built before it keeps the codec in src/host/.
+  const codecPath = existsSync(resolve(dir, 'src/codec/request-codec.js')) ? 'src/codec/request-codec.js'
+    : 'src/host/request-codec.js'
+  const { encodeRequest, decodeRequest } = await load(dir, codecPath)
   const { generateStream } = await load(dir, 'bench/engine-stream.js')
   const { setupCommands, engineCommands } = await load(dir, 'bench/engine-adapters.js')
   const stream = generateStream({ seed: 42, commands: 200_000, iocSizeMax: 400, tradersPerSide: 50 })

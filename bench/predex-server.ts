@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join, resolve as resolvePath } from 'node:path'
 import type { CpuMeter, PhaseCpu } from './cpu-time.js'
-import type { ApiCredentials } from '../src/client/headers.js'
+import type { ApiCredentials } from '../src/api/shapes/credential.js'
 import { signLimitOrder, type MarketTerms, type SignedOrder } from '../src/client/orders.js'
 import { PredexClient } from '../src/client/predex-client.js'
-import { Wallet } from '../src/client/wallet.js'
+import { Wallet } from '../src/crypto/wallet.js'
 
 export const CHAIN_ID = 80002
 /** dist/: this file's parent when it runs compiled, else the build beside the sources (a test run from TypeScript). */

@@ -9,8 +9,8 @@
  * latencies. Its own thread has its own event loop and heap; only the CPU is shared.
  */
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
-import type { ApiCredentials } from '../src/client/headers.js'
-import { l2Headers } from '../src/client/headers.js'
+import type { ApiCredentials } from '../src/api/shapes/credential.js'
+import { l2Headers } from '../src/crypto/request-headers.js'
 
 export interface ProbeOptions {
   /** http://127.0.0.1:<port> */

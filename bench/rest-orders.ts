@@ -3,7 +3,7 @@
  * beforehand (only the L2 headers, an HMAC, are made as they go, as a client would); the
  * same requests in bench:rest and bench:grpc (which compares gRPC with them in one run).
  */
-import { l2Headers } from '../src/client/headers.js'
+import { l2Headers } from '../src/crypto/request-headers.js'
 import { orderBody } from '../src/client/orders.js'
 import { httpRequest, type RequestSource } from './http-load.js'
 import type { SignedFor } from './predex-server.js'

@@ -22,7 +22,7 @@
  * profiles there, with phases.json saying when each figure ran: docs/performance.md).
  */
 import { availableParallelism, cpus } from 'node:os'
-import { l2Headers } from '../src/client/headers.js'
+import { l2Headers } from '../src/crypto/request-headers.js'
 import { VerifierPool } from '../src/crypto/verifier-pool.js'
 import { installSigBackend, SIG_BACKEND_CHOICES, type SigBackend } from '../src/crypto/sig-backend.js'
 import { closedLoop, getRequest, httpRequest, openLoop, type AnswerKey, type LoadResult } from './http-load.js'

@@ -5,19 +5,20 @@
  */
 import { availableParallelism } from 'node:os'
 import { CHAINS } from './crypto/contracts.js'
-import { MasterKey } from './auth/master-key.js'
+import { MasterKey } from './crypto/master-key.js'
 import { ENDED_ORDERS_RETAINED } from './engine/limits.js'
 import { CHAIN_BLOCK_MS, CHAIN_CONFIRMATIONS, CHAIN_CONFIRMATIONS_MAX, DEMO_TRADE_INTERVAL_MS,
   DEMO_TRADE_INTERVAL_MS_MIN, DEMO_TRADES_PER_MINUTE_MAX, LOOP_LAG_MS_MAX_DEFAULT, NATS_REPLICAS_MAX,
   UNFILLED_ORDERS_RETENTION_DAYS, VERIFIER_THREAD_NICE } from './limits.js'
 import { LOG_LEVELS, type LogFormat, type LogLevel } from './log.js'
 import type { SigBackendChoice } from './crypto/sig-backend.js'
+import type { ChainKind } from './chain/chain.js'
 import { validStreamName } from './replication/stream-names.js'
 
 // Here rather than imported: --help must not load the curve code.
 const SIG_BACKENDS = ['auto', 'native', 'noble'] as const satisfies readonly SigBackendChoice[]
 // And here rather than from src/chain: --help must not load viem.
-const CHAIN_CHOICES = ['builtin', 'local', 'rpc'] as const
+const CHAIN_CHOICES = ['builtin', 'local', 'rpc'] as const satisfies readonly ChainKind[]
 export type ChainChoice = typeof CHAIN_CHOICES[number]
 
 export interface Config {
@@ -38,7 +39,7 @@ export interface Config {
   readonly chainOperatorKeyFile: string | null
   /** Null: use the one stored in the data directory, or generate one. */
   readonly adminKey: string | null
-  /** What API secrets derive from (src/auth/master-key.ts). Null: the data directory's, or a new one. */
+  /** What API secrets derive from (src/crypto/master-key.ts). Null: the data directory's, or a new one. */
   readonly masterKey: MasterKey | null
   readonly sigWorkers: number
   /** The signature threads' nice value (0-19): above 0 they yield the CPU to the front end and the engine. */

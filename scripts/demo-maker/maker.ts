@@ -24,7 +24,7 @@ import type { UserStream } from '../../src/client/grpc/user-stream.js'
 import { microsOf } from '../../src/client/grpc/local-book.js'
 import type { TickSize } from '../../src/client/order-amounts.js'
 import { signLimitOrder, type MarketTerms } from '../../src/client/orders.js'
-import type { Wallet } from '../../src/client/wallet.js'
+import type { Wallet } from '../../src/crypto/wallet.js'
 import {
   bestOfOthers, fairMicrosOf, notionalMicros, ONE_MICROS, microsText, quotesAround, sharesText, usdcText, type Quote,
 } from './quoting.js'

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { PredexApiError } from '../../src/client/rest-transport.js'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 
 export type Rng = () => number
 

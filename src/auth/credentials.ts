@@ -17,7 +17,7 @@ import type { Outcome } from '../host/messages.js'
 import type { ApiKeyEntry } from '../host/query.js'
 import { derivedCredential } from './derived-credential.js'
 import type { ApiCredential } from './l2.js'
-import type { MasterKey } from './master-key.js'
+import type { MasterKey } from '../crypto/master-key.js'
 
 /** One credential per (address, nonce), as Polymarket derives them. */
 function slotOf(address: string, nonce: number): string {

@@ -7,7 +7,7 @@
  * base64 of 32 bytes with its padding (44 characters), the passphrase 64 hex characters.
  */
 import type { ApiCredential } from './l2.js'
-import type { MasterKey } from './master-key.js'
+import type { MasterKey } from '../crypto/master-key.js'
 
 /** Versioned labels: a change of derivation gets new labels, never new outputs under these. */
 const SECRET_LABEL = 'predex/api-secret/v1'

@@ -8,7 +8,7 @@
  */
 import { closeSync, fchmodSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { MasterKey } from './master-key.js'
+import { MasterKey } from '../crypto/master-key.js'
 import type { Log } from '../log.js'
 
 const KEY_FILE = 'master-key'

@@ -10,11 +10,10 @@
  *
  * A real chain's code (viem, anvil) is loaded only when one is asked for.
  */
-import type { ChainChoice } from '../config.js'
 import type { Log } from '../log.js'
 import type { ChainClients } from './node-chain.js'
 
-export type ChainKind = ChainChoice
+export type ChainKind = 'builtin' | 'local' | 'rpc'
 
 export interface ChainStatus {
   readonly kind: ChainKind

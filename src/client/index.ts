@@ -6,9 +6,9 @@
  * grpc-js or the generated schemas.
  */
 export * from './predex-client.js'
-export { Wallet } from './wallet.js'
+export { Wallet } from '../crypto/wallet.js'
 export { PredexApiError, RestTransport, type Auth, type TransportOptions } from './rest-transport.js'
-export { l1Headers, l2Headers, type HeaderFamily } from './headers.js'
+export { l1Headers, l2Headers, type HeaderFamily } from '../crypto/request-headers.js'
 export {
   orderBody, orderBodyV2, signLimitOrder, signLimitOrderV2, signMarketOrder, signMarketOrderV2, type LimitOrder,
   type MarketOrder, type MarketTerms, type OrderOptions, type OrderOptionsV2, type OrderType, type SignedOrder,

@@ -9,7 +9,7 @@
 import { randomInt } from 'node:crypto'
 import type { OrderStruct, OrderStructV2 } from '../crypto/eip712.js'
 import { limitOrderAmounts, marketOrderAmounts, type Side, type TickSize } from './order-amounts.js'
-import type { Wallet } from './wallet.js'
+import type { Wallet } from '../crypto/wallet.js'
 import type { SelfTradePreventionText } from '../api/shapes/vocabulary.js'
 
 export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK'

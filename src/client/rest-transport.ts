@@ -3,8 +3,9 @@
  * turned into a typed `PredexApiError` with the server's code and context. The typed methods
  * for each endpoint of the native API are in predex-client.ts.
  */
-import type { Wallet } from './wallet.js'
-import { l1Headers, l2Headers, type ApiCredentials, type HeaderFamily } from './headers.js'
+import type { Wallet } from '../crypto/wallet.js'
+import { l1Headers, l2Headers, type HeaderFamily } from '../crypto/request-headers.js'
+import type { ApiCredentials } from '../api/shapes/credential.js'
 
 export class PredexApiError extends Error {
   override readonly name = 'PredexApiError'

@@ -9,8 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
-import type { MasterKey } from '../auth/master-key.js'
-import type { Config } from '../config.js'
+import type { MasterKey } from '../crypto/master-key.js'
 import type { EngineHost } from '../host/engine-host.js'
 import { NATS_CONNECT_TIMEOUT_MS } from '../limits.js'
 import type { Log } from '../log.js'
@@ -21,7 +20,14 @@ import type { ReplicaFeed } from './replica-feed.js'
 import { Standby } from './standby.js'
 import { levelWithStream } from './rejoin.js'
 
-type HaConfig = Pick<Config, 'natsServers' | 'natsStream' | 'natsReplicas' | 'role' | 'dataDir'>
+/** The settings high availability reads (of src/config.ts Config, which the server passes). */
+interface HaConfig {
+  readonly natsServers: readonly string[] | null
+  readonly natsStream: string
+  readonly natsReplicas: number
+  readonly role: 'primary' | 'replica' | 'standby'
+  readonly dataDir: string
+}
 
 export class HighAvailability {
   private keeper: LeaseKeeper | null = null

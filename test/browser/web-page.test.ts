@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { PredexClient } from '../../src/client/predex-client.js'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { ensureBuilt, ROOT } from '../compiled.js'
 

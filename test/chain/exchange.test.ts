@@ -19,7 +19,7 @@ import { artifactOf } from '../../src/chain/artifacts.js'
 import { createChainMarket, waitForSuccess, type ChainMarket } from '../../src/chain/chain-markets.js'
 import { exchangeOrderOf, orderV1Tuple, orderV2Tuple, settlerOf, type ExchangeFill, type ExchangeTrade }
   from '../../src/chain/exchange-orders.js'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { signLimitOrder, signLimitOrderV2, type MarketTerms, type SignedOrder, type SignedOrderV2 }
   from '../../src/client/orders.js'
 import { fundAndApprove, startLocalChain, tokensOf, usdcOf, userWallet, LOCAL_CHAIN_ID }

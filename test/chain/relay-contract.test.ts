@@ -15,7 +15,7 @@ import { generatePrivateKey } from 'viem/accounts'
 import { artifactOf } from '../../src/chain/artifacts.js'
 import { createChainMarket, resolveChainMarket, waitForSuccess } from '../../src/chain/chain-markets.js'
 import { settlerOf } from '../../src/chain/exchange-orders.js'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import type { RelayStruct } from '../../src/crypto/eip712.js'
 import { startLocalChain, tokensOf, usdcOf, LOCAL_CHAIN_ID } from '../support/local-chain.js'
 

@@ -22,7 +22,7 @@ import { artifactOf, linkedConditionalTokens } from '../../src/chain/artifacts.j
 import { exchangeAddresses } from '../../src/chain/contract-placement.js'
 import type { DeploymentFile } from '../../src/chain/deployment.js'
 import { PredexClient } from '../../src/client/predex-client.js'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { CHAINS, contractsOf } from '../../src/crypto/contracts.js'
 import { ensureBuilt, ROOT } from '../compiled.js'
 import { viemChainOf, waitUntil } from '../support/chain-server.js'

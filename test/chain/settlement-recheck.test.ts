@@ -18,7 +18,7 @@ import { createChainMarket, waitForSuccess } from '../../src/chain/chain-markets
 import { exchangeOrderOf, settlerOf } from '../../src/chain/exchange-orders.js'
 import { SettlementStore, type SettlementRecord } from '../../src/chain/settlement-store.js'
 import { signLimitOrder, type MarketTerms } from '../../src/client/orders.js'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { SILENT_LOG } from '../../src/log.js'
 import { chainTradeIdOf, Settlement } from '../../src/service/settlement.js'
 import { fundAndApprove, startLocalChain, userWallet, LOCAL_CHAIN_ID } from '../support/local-chain.js'

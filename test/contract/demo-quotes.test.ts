@@ -11,7 +11,7 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 import { DEMO_DRIFT_CENTS_MAX } from '../../src/limits.js'
 import { USDC, placeLimit, startServer, type TestServer } from '../rest-harness.js'

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { ensureBuilt, ROOT } from '../compiled.js'
 
 const START_MS_MAX = 60_000

@@ -13,7 +13,7 @@ import { COMPAT_MARKET_KEYS, ERROR_KEYS, PAGE_KEYS, keyDrift, keysOf } from '../
 import type { ClobMarketInfo, MarketTradeEvent, SimplifiedMarket } from '../../src/api/shapes/polymarket.js'
 import { LIVE_ACTIVITY_TRADES_MAX, ORDERS_SCORING_IDS_MAX, PRICES_HISTORY_FIDELITY_MINUTES_MAX }
   from '../../src/limits.js'
-import { l2Headers } from '../../src/client/headers.js'
+import { l2Headers } from '../../src/crypto/request-headers.js'
 import { CHAIN_ID, USDC, get, nowSec, placeLimit, send, startServer, type Trader } from '../rest-harness.js'
 import { walletOf } from '../compat/support.js'
 

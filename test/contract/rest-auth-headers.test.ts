@@ -4,8 +4,9 @@
  * here, Polymarket's POLY_* names (what clob-client sends) authenticate the same way.
  */
 import t from 'tap'
-import { l1Headers, type ApiCredentials } from '../../src/client/headers.js'
-import { Wallet } from '../../src/client/wallet.js'
+import { l1Headers } from '../../src/crypto/request-headers.js'
+import type { ApiCredentials } from '../../src/api/shapes/credential.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { CHAIN_ID, l2, nowSec, send, startServer, type Trader } from '../rest-harness.js'
 
 const server = await startServer()

@@ -6,7 +6,7 @@
  */
 import { connect } from 'node:net'
 import t from 'tap'
-import { l1Headers, l2Headers } from '../../src/client/headers.js'
+import { l1Headers, l2Headers } from '../../src/crypto/request-headers.js'
 import { AUTH_FAILURE_BLOCK_MS, RATE_RULES, REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX } from '../../src/limits.js'
 import { USDC, nowSec, send, startServer, type TestServer, type Trader } from '../rest-harness.js'
 import { TestClock } from '../support/clock.js'

@@ -4,7 +4,7 @@
  * retryAfterSeconds (the body itself is checked for every face in cases/testnet-refusals.ts).
  */
 import t from 'tap'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { send, startServer } from '../rest-harness.js'
 
 const server = await startServer()

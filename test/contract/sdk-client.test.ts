@@ -9,7 +9,7 @@ import { PredexClient, type ApiCredentials } from '../../src/client/predex-clien
 import { PredexApiError, RestTransport } from '../../src/client/rest-transport.js'
 import * as keys from '../../src/api/shapes/keys.js'
 import { keyDrift, type ShapeKeys } from '../../src/api/shapes/keys.js'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { USDC, startServer, type TestServer } from '../rest-harness.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 import { decimalOfMicros } from '../../src/stdx/decimal.js'

@@ -11,8 +11,9 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Wallet } from '../../src/client/wallet.js'
-import { l1Headers, type ApiCredentials } from '../../src/client/headers.js'
+import { Wallet } from '../../src/crypto/wallet.js'
+import { l1Headers } from '../../src/crypto/request-headers.js'
+import type { ApiCredentials } from '../../src/api/shapes/credential.js'
 import { CHAIN_ID, l2, nowSec, startServer, type TestServer, type Trader } from '../rest-harness.js'
 
 const MASTER_A = 'a1'.repeat(32)

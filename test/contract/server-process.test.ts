@@ -12,7 +12,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { loadNativeRecoverer } from '../../src/crypto/native-recovery.js'
 import { freshCompiled, ROOT } from '../compiled.js'
 

@@ -16,7 +16,7 @@ import {
 } from '../../src/api/wire.js'
 import { parseWireOrder } from '../../src/api/order-wire.js'
 import { decimalOfMicros } from '../../src/stdx/decimal.js'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { orderBody, orderBodyV2, signLimitOrder, signLimitOrderV2, type MarketTerms } from '../../src/client/orders.js'
 
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))

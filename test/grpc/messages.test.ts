@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { create } from '@bufbuild/protobuf'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { orderBody, signLimitOrder } from '../../src/client/orders.js'
 import { cancelResultMessage, signedOrderOf } from '../../src/api/grpc/messages.js'
 import { parseWireOrder } from '../../src/api/order-wire.js'

@@ -22,7 +22,7 @@ import { closedLoop, httpRequest, openLoop, type RequestSource } from '../../ben
 import { percentile } from '../../bench/stats.js'
 import { setUpTraders, signOrders, startPredexServer, type BenchServer, type SignedFor, type Trader }
   from '../../bench/predex-server.js'
-import { l2Headers } from '../../src/client/headers.js'
+import { l2Headers } from '../../src/crypto/request-headers.js'
 import { orderBody } from '../../src/client/orders.js'
 import { rssOf } from '../../bench/process-memory.js'
 import { ROOT, ensureBuilt } from '../compiled.js'

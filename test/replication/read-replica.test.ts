@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { CredentialStore } from '../../src/auth/credentials.js'
-import { MasterKey } from '../../src/auth/master-key.js'
+import { MasterKey } from '../../src/crypto/master-key.js'
 import { EngineHost } from '../../src/host/engine-host.js'
 import { ReplicaFeed } from '../../src/replication/replica-feed.js'
 import { SILENT_LOG } from '../../src/log.js'

@@ -13,7 +13,7 @@ import { connect as connectHttp2, type ClientHttp2Session, type ClientHttp2Strea
 import { Client, Metadata, status as GrpcStatus } from '@grpc/grpc-js'
 import { signOrders, type BenchServer, type Trader } from '../../bench/predex-server.js'
 import { rssOf } from '../../bench/process-memory.js'
-import { l2Headers } from '../../src/client/headers.js'
+import { l2Headers } from '../../src/crypto/request-headers.js'
 import { orderBody } from '../../src/client/orders.js'
 
 export const nowSec = (): number => Math.floor(Date.now() / 1000)

@@ -7,7 +7,7 @@ import { createPublicClient, createWalletClient, http, maxUint256, type Address,
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { artifactOf } from '../../src/chain/artifacts.js'
 import { PredexClient } from '../../src/client/predex-client.js'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { CHAINS } from '../../src/crypto/contracts.js'
 import type { PredexProcess } from './predex-process.js'
 import { waitUntil } from './eventually.js'

@@ -13,9 +13,9 @@
  * every face: it is the stage, not the play.
  */
 import type { Test } from 'tap'
-import type { ApiCredentials } from '../../src/client/headers.js'
+import type { ApiCredentials } from '../../src/api/shapes/credential.js'
 import { orderBody, signLimitOrder, type LimitOrder, type MarketTerms, type OrderType, type SignedOrder } from '../../src/client/orders.js'
-import type { Wallet } from '../../src/client/wallet.js'
+import type { Wallet } from '../../src/crypto/wallet.js'
 import type { RelayStruct } from '../../src/crypto/eip712.js'
 import type { MarketInput, UnstampedCommand } from '../../src/engine/command.js'
 import type { MarketRecord } from '../../src/engine/event.js'

@@ -3,7 +3,7 @@
  * 0, a fresh temporary data directory), each operation its native route, authenticated with L2
  * headers.
  */
-import { l1Headers, l2Headers } from '../../src/client/headers.js'
+import { l1Headers, l2Headers } from '../../src/crypto/request-headers.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 import { send, startServer, type TestServer } from '../rest-harness.js'
 import { nowSec, RawText, type Caller, type Driver, type Query, type Reply, type TokenRead, type TokensRead, type Trader }

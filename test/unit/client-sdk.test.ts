@@ -7,7 +7,7 @@
 import t from 'tap'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Wallet } from '../../src/client/wallet.js'
+import { Wallet } from '../../src/crypto/wallet.js'
 import { orderBody, signLimitOrder } from '../../src/client/orders.js'
 import { RestTransport, PredexApiError } from '../../src/client/rest-transport.js'
 import { verifyL1 } from '../../src/auth/l1.js'

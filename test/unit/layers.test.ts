@@ -91,6 +91,51 @@ t.test('faces translate and services hold the use cases', (t) => {
   t.end()
 })
 
+/**
+ * The floors of src, lowest first (docs/layers.md): a module may import from its own floor and
+ * those below, never from one above, types included (a type names what the floor above decides).
+ * The modules at the top of src are cross-cutting (the catalogue, the limits, the log: floor 1),
+ * except the metrics (they read the host's figures) and the composition root (config, app, main).
+ */
+const FLOORS: readonly (readonly string[])[] = [
+  ['stdx', 'gen'],
+  ['engine', 'crypto'],
+  ['codec', 'ring', 'journal', 'host', 'replication', 'chain'],
+  ['read', 'auth'],
+  ['service'],
+  ['api'],
+  ['client', 'demo', 'web'],
+]
+const TOP_FLOORS: Readonly<Record<string, number>> = { 'metrics.ts': 3, 'config.ts': FLOORS.length,
+  'app.ts': FLOORS.length, 'main.ts': FLOORS.length }
+
+/** The floor of a module of src ('engine/rules.ts', 'limits.ts'). */
+export function floorOf(file: string): number {
+  const slash = file.indexOf('/')
+  if (slash < 0) return TOP_FLOORS[file] ?? 1
+  const floor = FLOORS.findIndex((folders) => folders.includes(file.slice(0, slash)))
+  if (floor < 0) throw new Error(`${file}: its folder has no floor in layers.test.ts FLOORS (add it)`)
+  return floor
+}
+
+/** The imports of `file` that climb to a higher floor, as readable violations. */
+export function upwardImportsOf(file: string, source: string): string[] {
+  return importsOf(join(SRC, file), source).filter(({ target }) => floorOf(target) > floorOf(file))
+    .map(({ target, line }) => `${file}:${line} imports ${target}, a floor above (${floorOf(target)} > ${floorOf(file)})`)
+}
+
+t.test('no module imports from a floor above its own (issue 32)', (t) => {
+  t.same(upwardImportsOf('api/rest/x.ts', "import { Wallet } from '../../client/wallet.js'").length, 1, 'a face on the SDK')
+  t.same(upwardImportsOf('chain/x.ts', "import type { Config } from '../config.js'").length, 1, 'a type of the root')
+  t.same(upwardImportsOf('service/x.ts', "import { ReadModel } from '../read/read-model.js'").length, 0, 'one below')
+  t.same(upwardImportsOf('host/x.ts', "import { Journal } from '../journal/journal.js'").length, 0, 'the same floor')
+  t.throws(() => floorOf('attic/x.ts'), /no floor/, 'a new folder must be given its floor')
+  const files = sourcesUnder('.')
+  const upward = files.flatMap((file) => upwardImportsOf(file, readFileSync(join(SRC, file), 'utf8')))
+  t.same(upward, [], `no upward import among ${files.length} files`)
+  t.end()
+})
+
 t.test('the page imports only the API\'s types and the SDK\'s pure arithmetic', (t) => {
   t.same(violationsOf('web/x.ts', "import { PredexClient } from '../client/predex-client.js'").length, 1, 'the SDK client')
   t.same(violationsOf('web/x.ts', "import { CATALOGUE } from '../errors.js'").length, 1, 'a server module')

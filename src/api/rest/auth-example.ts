@@ -1,6 +1,6 @@
 /**
  * The worked examples of GET /docs's Authentication section, computed by the code clients and the
- * server use (src/client/headers.ts, src/client/wallet.ts, src/crypto/hmac.ts) from fixed inputs
+ * server use (src/crypto/request-headers.ts, src/crypto/wallet.ts, src/crypto/hmac.ts) from fixed inputs
  * when the page is built: the figures shown are what the code makes, not copies that could drift.
  * test/contract/docs-auth.test.ts checks them against an independent HMAC and EIP-712 signer, and
  * that the server's own checks accept them.
@@ -8,8 +8,8 @@
  * The wallet key is Hardhat's and Foundry's first test account, public to everyone: never fund it.
  */
 import { CLOB_AUTH_MESSAGE, CLOB_AUTH_NAME } from '../../crypto/eip712.js'
-import { l1Headers, l2Headers } from '../../client/headers.js'
-import { Wallet } from '../../client/wallet.js'
+import { l1Headers, l2Headers } from '../../crypto/request-headers.js'
+import { Wallet } from '../../crypto/wallet.js'
 import type { ApiCredentials } from '../shapes/credential.js'
 
 /** A well-known test key (anvil / hardhat account 0): for examples only. */

@@ -15,7 +15,7 @@ import {
 import { l2Signature } from '../../crypto/hmac.js'
 import { ErrorInfoSchema, RetryInfoSchema } from '../../gen/google/rpc/error_details_pb.js'
 import { StatusSchema } from '../../gen/google/rpc/status_pb.js'
-import type { ApiCredentials } from '../headers.js'
+import type { ApiCredentials } from '../../api/shapes/credential.js'
 
 /** An API key and the wallet it belongs to: what signs a call. */
 export interface GrpcSigner {

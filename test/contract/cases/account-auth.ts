@@ -10,9 +10,9 @@
  * test/contract/rest-auth-headers.test.ts.
  */
 import type { Test } from 'tap'
-import type { ApiCredentials } from '../../../src/client/headers.js'
+import type { ApiCredentials } from '../../../src/api/shapes/credential.js'
 import { signLimitOrder, type LimitOrder } from '../../../src/client/orders.js'
-import { Wallet } from '../../../src/client/wallet.js'
+import { Wallet } from '../../../src/crypto/wallet.js'
 import type { MarketRecord } from '../../../src/engine/event.js'
 import { ANONYMOUS, nowSec, orderRequest, termsOf, USDC } from '../../support/driver.js'
 import type { Caller, ContractCase, Driver, Query, Reply, Trader } from '../../support/driver.js'

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Test } from 'tap'
 import { signLimitOrder, type LimitOrder, type MarketTerms } from '../../../src/client/orders.js'
-import { Wallet } from '../../../src/client/wallet.js'
+import { Wallet } from '../../../src/crypto/wallet.js'
 import { CHAIN_ID, nowSec, orderRequest, relayRequest, USDC, type ContractCase, type Driver, type Reply, type Trader }
   from '../../support/driver.js'
 import { waitUntil } from '../../support/eventually.js'

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EngineHost } from '../../../src/host/engine-host.js'
 import { CredentialStore } from '../../../src/auth/credentials.js'
-import { MasterKey } from '../../../src/auth/master-key.js'
+import { MasterKey } from '../../../src/crypto/master-key.js'
 
 const ALICE = '0x' + 'a'.repeat(40)
 const MASTER = MasterKey.random()

@@ -3,7 +3,7 @@
  * balances, and the relay's checks, each refusal with its catalogue code and no journaled command.
  */
 import t, { type Test } from 'tap'
-import { Wallet } from '../../../src/client/wallet.js'
+import { Wallet } from '../../../src/crypto/wallet.js'
 import type { RelayStruct } from '../../../src/crypto/eip712.js'
 import { CODE_MESSAGES } from '../../../src/engine/codes.js'
 import { PredexError } from '../../../src/errors.js'

@@ -4,11 +4,11 @@
  * Signing is local: no network call; the key never leaves the process.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { addressOfPublicKey, checksumAddress } from '../crypto/address.js'
+import { addressOfPublicKey, checksumAddress } from './address.js'
 import { type AnyOrderStruct, CLOB_AUTH_MESSAGE, clobAuthDigest, orderDigest, relayDigest, type RelayStruct }
-  from '../crypto/eip712.js'
-import { fromHex, toHex } from '../crypto/hex.js'
-import { signDigest } from '../crypto/signature.js'
+  from './eip712.js'
+import { fromHex, toHex } from './hex.js'
+import { signDigest } from './signature.js'
 
 export class Wallet {
   /** EIP-55 checksummed, as wallets show it. */

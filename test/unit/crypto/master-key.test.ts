@@ -1,5 +1,5 @@
 /**
- * The master key and what derives from it (src/auth/master-key.ts, derived-credential.ts,
+ * The master key and what derives from it (src/crypto/master-key.ts, derived-credential.ts,
  * master-key-file.ts, the --master-key setting): the derivation pinned by a known answer (a
  * change would break every credential in use), its formats, inputs that differ giving different
  * secrets; the key never shown by printing, logging or JSON; where it comes from, stored once,
@@ -10,7 +10,7 @@ import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inspect } from 'node:util'
-import { MasterKey } from '../../../src/auth/master-key.js'
+import { MasterKey } from '../../../src/crypto/master-key.js'
 import { derivedCredential } from '../../../src/auth/derived-credential.js'
 import { masterKeyOf } from '../../../src/auth/master-key-file.js'
 import { ConfigError, configOf, describe, helpText, type Config } from '../../../src/config.js'

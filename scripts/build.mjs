@@ -5,9 +5,12 @@
 // The web page (dist/web, scripts/build-web.mjs) has its own staleness: dist/web/index.html is
 // missing, or older than a file under src/web or one of the modules the page imports (src/api/shapes,
 // src/client). `npm run build` builds whatever the state.
+// Every run also removes compiled files whose source is gone (moved or deleted): the compiler never
+// does, and npm test runs every compiled test file there is, so a moved test would run twice, its
+// old copy against old compiled modules.
 //
 //   node scripts/build.mjs      (exit status: the compiler's, or 0 when nothing was stale)
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -48,8 +51,33 @@ export function webStaleness(root = ROOT) {
   return statSync(join(root, WEB_BUILT)).mtimeMs >= newest ? null : 'a source of the page is newer than dist/web'
 }
 
+/** The sources a compiled file under dist/ may come from (`dist/src/a.js` -> `src/a.ts`, `src/a.tsx`). */
+function sourcesOf(builtPath) {
+  const base = builtPath.replace(/\.js(\.map)?$/, '')
+  return [`${base}.ts`, `${base}.tsx`]
+}
+
+/**
+ * Removes the compiled files (.js and their .js.map) under dist/ of SOURCE_DIRS whose source is
+ * gone; returns their paths, relative to `root`.
+ */
+export function pruneOrphans(root = ROOT) {
+  const removed = []
+  for (const dir of SOURCE_DIRS.filter((dir) => existsSync(join(root, 'dist', dir)))) {
+    for (const name of readdirSync(join(root, 'dist', dir), { recursive: true, encoding: 'utf8' })) {
+      if (!/\.js(\.map)?$/.test(name)) continue
+      if (sourcesOf(join(dir, name)).some((source) => existsSync(join(root, source)))) continue
+      rmSync(join(root, 'dist', dir, name))
+      removed.push(join('dist', dir, name))
+    }
+  }
+  return removed
+}
+
 /** Builds what is stale (the server, then the page); returns the first failing exit status, or 0. */
 export function buildIfStale() {
+  const orphans = pruneOrphans()
+  if (orphans.length > 0) process.stderr.write(`build: removed ${orphans.length} compiled files whose source is gone\n`)
   const why = staleness()
   if (why !== null) {
     process.stderr.write(`build: ${why}; compiling (tsc -p tsconfig.build.json)\n`)

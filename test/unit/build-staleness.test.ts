@@ -1,18 +1,19 @@
 /**
  * When `npm start` and `npm test` compile (scripts/build.mjs): only when dist/ is missing or a
  * source or the TypeScript configuration is newer than it, so a start on a built checkout skips
- * the compiler. On a made-up tree with set modification times, not the repository's own.
+ * the compiler. And what it removes: compiled files whose source is gone (a moved test left its
+ * old copy behind, which npm test ran). On made-up trees, not the repository's own.
  */
 import t, { type Test } from 'tap'
-import { utimesSync } from 'node:fs'
+import { existsSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ROOT } from '../compiled.js'
 
 // A plain ES module of the build scripts, without type declarations, found from the repository's
 // root (this file also runs from the build, dist/test, where no copy of it is).
-const stale = (await import(pathToFileURL(join(ROOT, 'scripts', 'build.mjs')).href) as {
-  staleness: (root: string) => string | null }).staleness
+const { staleness: stale, pruneOrphans } = await import(pathToFileURL(join(ROOT, 'scripts', 'build.mjs')).href) as {
+  staleness: (root: string) => string | null; pruneOrphans: (root: string) => string[] }
 
 function tree(t: Test, built: boolean): string {
   const root = t.testdir({
@@ -47,4 +48,21 @@ t.test('a file that is not TypeScript does not count', async (t) => {
   const root = tree(t, true)
   utimesSync(join(root, 'src/notes.md'), 3_000, 3_000)
   t.equal(stale(root), null)
+})
+
+t.test('compiled files whose source is gone are removed, with their maps; the others and dist/web stay', async (t) => {
+  const root = t.testdir({
+    src: { 'kept.ts': '', web: { 'page.tsx': '' } },
+    test: { unit: { 'moved.test.ts': '' } },
+    dist: {
+      src: { 'kept.js': '', 'kept.js.map': '', 'gone.js': '', 'gone.js.map': '', web: { 'page.js': '' } },
+      test: { unit: { 'moved.test.js': '', old: { 'moved.test.js': '', 'moved.test.js.map': '' } } },
+      web: { 'index.js': '' },
+    },
+  })
+  t.same(pruneOrphans(root).sort(), ['dist/src/gone.js', 'dist/src/gone.js.map', 'dist/test/unit/old/moved.test.js',
+    'dist/test/unit/old/moved.test.js.map'])
+  for (const kept of ['dist/src/kept.js', 'dist/src/kept.js.map', 'dist/src/web/page.js', 'dist/test/unit/moved.test.js',
+    'dist/web/index.js']) t.ok(existsSync(join(root, kept)), `${kept} stays`)
+  t.same(pruneOrphans(root), [], 'nothing more the second time')
 })

@@ -2,7 +2,7 @@
  * Tidy (after TigerBeetle's `tidy`): mechanical rules on the sources that review should not have
  * to argue about. Run `npm run tidy` (or the script with a root folder to check instead of this
  * repository's); it prints one `file:line: what` per violation and exits 1 if there is any.
- * test/unit/tidy.test.ts runs it in the suite.
+ * test/unit/scripts/tidy.test.ts runs it in the suite.
  *
  * - lines in src/ are at most 120 columns;
  * - functions in src/ are at most 70 lines, from the line a function, method, accessor or

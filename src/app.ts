@@ -34,22 +34,22 @@ import type { ServiceContext } from './service/context.js'
 import { openDemo, type DemoAccounts } from './demo/demo-set.js'
 import { DemoQuoter } from './demo/quoter.js'
 import { DemoTrader } from './demo/trader.js'
-import { BookFeed } from './service/book-feed.js'
-import { UserFeed } from './service/user-feed.js'
+import { BookFeed } from './service/feeds/book-feed.js'
+import { UserFeed } from './service/feeds/user-feed.js'
 import { MarketChannel } from './api/ws/market-channel.js'
 import { UserChannel } from './api/ws/user-channel.js'
 import { GrpcServer } from './api/grpc/server.js'
 import type { GrpcFace } from './api/grpc/call.js'
 import { StreamSlots } from './api/grpc/stream-slots.js'
 import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX, GRPC_STREAMS_PER_KEY_MAX, HEARTBEAT_SWEEP_INTERVAL_MS } from './limits.js'
-import { LoadShedder } from './service/load-shedder.js'
-import { checkPlacementLoad } from './service/trading.js'
-import { Heartbeats } from './service/heartbeats.js'
-import { ExpiryTimer } from './service/expiry-timer.js'
+import { LoadShedder } from './service/trading/load-shedder.js'
+import { checkPlacementLoad } from './service/trading/trading.js'
+import { Heartbeats } from './service/trading/heartbeats.js'
+import { ExpiryTimer } from './service/trading/expiry-timer.js'
 import { checkPortsFree } from './api/port-check.js'
 import { openChain, type Chain } from './chain/chain.js'
-import type { ChainMirror } from './service/chain-mirror.js'
-import type { Settlement } from './service/settlement.js'
+import type { ChainMirror } from './service/testnet/chain-mirror.js'
+import type { Settlement } from './service/testnet/settlement.js'
 import { OpenedParts } from './opened-parts.js'
 import { VERSION } from './version.js'
 
@@ -207,7 +207,7 @@ async function followChain(parts: { config: Config; context: ServiceContext; cha
     const order = context.read.order(orderId)
     return order !== undefined && order.status !== 'LIVE'
   }, async (command) => (await context.host.submit(command)).result)
-  const { ChainMirror } = await import('./service/chain-mirror.js')
+  const { ChainMirror } = await import('./service/testnet/chain-mirror.js')
   const mirror = await ChainMirror.start(context, chain, (trades) => settlement.confirmed(trades))
   if (mirror !== null) opened.add(() => mirror.stop())
   return mirror
@@ -225,7 +225,7 @@ async function chainOf(config: Config, clock: Clock, log: Log, opened: OpenedPar
     operatorKeyFile: config.chainOperatorKeyFile }, log)
   opened.add(() => chain.stop())
   if (chain.clients === null) return { chain, settlement: null }
-  const { Settlement } = await import('./service/settlement.js') // viem, loaded only for a real chain
+  const { Settlement } = await import('./service/testnet/settlement.js') // viem, loaded only for a real chain
   const settlement = Settlement.open(chain.clients, config.dataDir, () => clock.wallMs(), log)
   opened.add(() => settlement.stop())
   return { chain, settlement }
@@ -261,7 +261,7 @@ async function warnAboutSetup(config: Config, server: RestServer<ServiceContext>
   }
 }
 
-/** Sheds order placements while the event loop lags (service/load-shedder.ts); says when it starts and stops. */
+/** Sheds placements while the event loop lags (service/trading/load-shedder.ts); says when it starts and stops. */
 function shedderOf(config: Config, log: Log): LoadShedder {
   const shedder = new LoadShedder({ lagMsMax: config.shedLagMs,
     onChange: (shedding, lagMs) => log.warn(shedding ? 'overloaded: shedding order placements' : 'no longer shedding',

@@ -289,7 +289,7 @@ const SETTINGS: readonly Setting[] = [
     } },
 ]
 
-/** Every flag `npm start --` accepts: the docs are checked against it (test/unit/docs-truth.test.ts). */
+/** Every flag `npm start --` accepts: the docs are checked against it (test/unit/scripts/docs-truth.test.ts). */
 export const SERVER_FLAGS: readonly string[] = [...SETTINGS.map((setting) => setting.flag), '--no-demo', '--help']
 
 const DEFAULTS: Config = {

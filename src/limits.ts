@@ -141,7 +141,7 @@ export const VERIFY_RETRY_AFTER_SEC = 1
  */
 export const VERIFY_THREAD_START_WAIT_MS = 10_000
 /**
- * Shedding by event-loop lag (service/load-shedder.ts): the front end's timer ticks every
+ * Shedding by event-loop lag (service/trading/load-shedder.ts): the front end's timer ticks every
  * LOOP_LAG_TICK_MS; when LOOP_LAG_TICKS_TO_SHED ticks in a row run more than the bound late
  * (--shed-lag-ms, LOOP_LAG_MS_MAX_DEFAULT unless told), new order placements are refused with
  * SERVER_BUSY until a tick is on time. 50 ms: a read waits at most a few times that while a flood
@@ -589,7 +589,7 @@ export const PRICES_HISTORY_FIDELITY_MINUTES_MAX = 525_600
 assert(REST_ORDERS_SCORING_BODY_BYTES_MAX >= ORDERS_SCORING_IDS_MAX * (ORDER_ID_CHARS + 3) + 2,
   'a full orders-scoring body fits')
 
-// ---- Heartbeats (cancel on disconnect for REST clients, src/service/heartbeats.ts) --------------
+// ---- Heartbeats (cancel on disconnect for REST clients, src/service/trading/heartbeats.ts) --------------
 
 /**
  * A key that started a heartbeat chain and sends no heartbeat for this long (plus the grace) has
@@ -648,7 +648,7 @@ export const DEMO_TRADE_SHARES_MAX = 20
 /** The demo trader's seed: its choices of market, outcome, side and size are the same on every start. */
 export const DEMO_TRADER_SEED = 0x5eed_de30
 
-// ---- GTD expiry on the host's clock (src/service/expiry-timer.ts) ----------------------------
+// ---- GTD expiry on the host's clock (src/service/trading/expiry-timer.ts) ----------------------------
 
 /** When an expire command failed or came before the engine's clock reached the time: the next try. */
 export const EXPIRY_RETRY_MS = 1_000
@@ -785,7 +785,7 @@ export const CHAIN_CONFIRMATIONS_MAX = 256
 export const CHAIN_LOG_BLOCKS_MAX = 500
 export const CHAIN_SYNC_ENTRIES_MAX = 500
 /**
- * Settlement on a real chain (src/service/settlement.ts) sends at most SETTLEMENT_BATCH_MAX
+ * Settlement on a real chain (src/service/testnet/settlement.ts) sends at most SETTLEMENT_BATCH_MAX
  * trades in one transaction, looking for trades to send once a block.
  */
 export const SETTLEMENT_BATCH_MAX = 20

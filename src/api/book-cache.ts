@@ -8,7 +8,7 @@
  */
 import type { ReadModel } from '../read/read-model.js'
 import type { ServiceContext } from '../service/context.js'
-import * as marketData from '../service/market-data.js'
+import * as marketData from '../service/market-data/market-data.js'
 import { bookContent, stampedBook, type BookContent, type StampedBook } from './format.js'
 
 interface CachedBook {

@@ -5,12 +5,12 @@
  * `expiration` is milliseconds or null natively, seconds with "0" for none in compat). The shapes
  * themselves are declared in src/api/shapes/, which the SDK shares.
  */
-import type { TradeSettlement } from '../service/settlement.js'
+import type { TradeSettlement } from '../service/testnet/settlement.js'
 import { createHash } from 'node:crypto'
 import type { MarketRecord } from '../engine/event.js'
 import type { BookView } from '../engine/view.js'
 import type { OrderRecord, ReadModel, TradeRecord } from '../read/read-model.js'
-import type { Placement } from '../service/trading.js'
+import type { Placement } from '../service/trading/trading.js'
 import { builtJsonOf, type JsonOf } from './json-text.js'
 import { decimalOfMicros } from './wire.js'
 import { transactionOf } from '../chain/transaction.js'
@@ -210,7 +210,7 @@ export function publicOrder(order: NativeOrder): PublicOrder {
 /**
  * A trade as Polymarket reports it, from `forAddress`'s point of view (trader_side). On the builtin
  * chain a match is final (CONFIRMED, its command's transaction); on a real chain `settlement` says
- * where its settlement is and in which transaction (src/service/settlement.ts).
+ * where its settlement is and in which transaction (src/service/testnet/settlement.ts).
  */
 export function tradeInfo(read: ReadModel, trade: TradeRecord, forAddress: string, compat: boolean,
   chainId: number, settlement: TradeSettlement | null = null): Trade {

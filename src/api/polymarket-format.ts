@@ -6,7 +6,7 @@
 import { transactionOf } from '../chain/transaction.js'
 import type { MarketRecord } from '../engine/event.js'
 import type { ReadModel, TradeRecord } from '../read/read-model.js'
-import { acceptsOrders, baseFeesBpsOf, feeCurveOf } from '../service/polymarket-info.js'
+import { acceptsOrders, baseFeesBpsOf, feeCurveOf } from '../service/market-data/polymarket-info.js'
 import { compatMarket, tickText } from './format.js'
 import type { ClobMarketInfo, MarketByToken, MarketTradeEvent, SimplifiedMarket } from './shapes/polymarket.js'
 import { decimalOfMicros } from './wire.js'

@@ -24,7 +24,7 @@ export interface ChainStatus {
   /** Blocks on top of one before Predex takes it as final; null for the builtin chain. */
   readonly confirmations: number | null
   readonly rpcError: string | null
-  /** How far the ledger follows it (src/service/chain-mirror.ts); null until a mirror follows. */
+  /** How far the ledger follows it (src/service/testnet/chain-mirror.ts); null until a mirror follows. */
   readonly follower: ChainFollowerStatus | null
 }
 

@@ -3,7 +3,7 @@
  * LMDB), beside the engine's journal:
  * - each order's signature and signed struct, kept (and flushed) before the order reaches the
  *   engine, since a trade settles on chain only against the orders its makers signed, until the
- *   order has ended and its trades are final (src/service/order-retention.ts);
+ *   order has ended and its trades are final (src/service/trading/order-retention.ts);
  * - each trade's settlement: its amounts, its status (MATCHED, MINED, CONFIRMED, RETRYING or
  *   FAILED) and its transaction;
  * - the last journal seq whose trades it has, so that a restart catches up on the trades of
@@ -11,7 +11,7 @@
  * - the FAILED trades whose reversal (the engine's `reverseTrade`) is not journaled yet, so that a
  *   restart journals each once.
  * A status is a cache of the chain's answer: on a restart each unsettled trade is asked of the
- * exchange again (src/service/settlement.ts), which settles a trade id once whatever was kept.
+ * exchange again (src/service/testnet/settlement.ts), which settles a trade id once whatever was kept.
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'

@@ -132,7 +132,7 @@ function mergeOnChain(engine: Engine, from: string, tokenId: string, amountMicro
 /**
  * Burns shares of one token of a resolved market and pays them out when it won. The chain pays
  * only after the operator reported the outcome, which it does after the engine resolved the
- * market (src/service/admin.ts), so a redemption of a market the engine has not resolved is not
+ * market (src/service/admin/admin.ts), so a redemption of a market the engine has not resolved is not
  * Predex's, and is passed over.
  */
 function redeemOnChain(engine: Engine, from: string, tokenId: string, amountMicros: number,

@@ -322,7 +322,7 @@ export interface Relay extends Stamped {
 }
 
 /**
- * A trade whose settlement failed on chain (src/service/settlement.ts), as its `trade` event told
+ * A trade whose settlement failed on chain (src/service/testnet/settlement.ts), as its `trade` event told
  * it: the engine moved its funds when it matched, and this moves them back (trade-reversal.ts).
  */
 export interface ReverseTrade extends Stamped {

@@ -15,7 +15,7 @@
  * - the orders of the trade stay as they ended or rest: the fill is not put back in the book (its
  *   price may be long gone, and a maker's quote is its own to renew).
  * The engine keeps no trade, so it cannot tell a trade it matched from one it did not: the
- * settlement service journals each reversal once (src/service/settlement.ts), and this checks
+ * settlement service journals each reversal once (src/service/testnet/settlement.ts), and this checks
  * only that the trade is one matching could have made.
  */
 import type { Account, ShareBalance } from './account.js'

@@ -185,7 +185,7 @@ export const EVENTS_CROSSING: Readonly<Record<EngineEvent['type'], boolean>> = {
   orderGroup: true,
   // The chain watcher reads its sync's result; nobody reads the event.
   chainSynced: false,
-  // Settlement learns from it that a reversal is journaled (src/service/settlement.ts).
+  // Settlement learns from it that a reversal is journaled (src/service/testnet/settlement.ts).
   tradeReversed: true,
 }
 

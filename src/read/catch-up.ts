@@ -4,7 +4,7 @@
  * journal in a scratch engine from a snapshot at or before the read model's seq (or from seq 1),
  * and projected. The engine is deterministic, so these are the events it produced the first time.
  * Any projection with a seq catches up the same way (settlement on a real chain does:
- * src/service/settlement.ts).
+ * src/service/testnet/settlement.ts).
  */
 import { Engine } from '../engine/engine.js'
 import type { EngineEvent } from '../engine/event.js'

@@ -94,7 +94,7 @@ export class Ring {
    * announces are published (tryWrite's store of `head`), so the Dekker argument above holds. The
    * flag stays the consumer's to take down: a producer that took it down could spend its notify
    * on a consumer that had raised it but not yet started waiting, and that consumer would then
-   * sleep through the next records with its flag down (test/unit/ring/ring.test.ts found it).
+   * sleep through the next records with its flag down (test/integration/ring/ring.test.ts found it).
    */
   wakeConsumer(): boolean {
     if (Atomics.load(this.header, CONSUMER_SLEEPING) === 0) return false
@@ -142,7 +142,7 @@ export class Ring {
    * Producer, after a refused write: blocks until the consumer frees space or `timeoutMs` passes
    * (tests, tools). It sleeps on the `tail` that write saw, with its flag raised first: had it
    * slept on a `tail` read now, a consumer that emptied the ring in between, unflagged, would
-   * leave it asleep with room to write (test/unit/ring/ring.test.ts found it, waking once per run).
+   * leave it asleep with room to write (test/integration/ring/ring.test.ts found it, waking once per run).
    */
   waitForSpaceSync(timeoutMs: number): WaitResult {
     Atomics.store(this.header, PRODUCER_SLEEPING, 1)

@@ -19,7 +19,7 @@ import type {
 import { PredexError } from '../errors.js'
 import type { OutcomeOf } from '../host/engine-door.js'
 import type { ServiceContext } from './context.js'
-import { withFix } from './refusal-fix.js'
+import { withFix } from './trading/refusal-fix.js'
 
 /** Submits one command and waits until it is durable. */
 export async function submit<C extends UnstampedCommand>(

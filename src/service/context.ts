@@ -8,12 +8,12 @@ import type { VerifierPool } from '../crypto/verifier-pool.js'
 import type { EngineHost } from '../host/engine-host.js'
 import type { ReadModel } from '../read/read-model.js'
 import type { Metrics } from '../metrics.js'
-import type { Heartbeats } from './heartbeats.js'
+import type { Heartbeats } from './trading/heartbeats.js'
 import type { Log } from '../log.js'
-import type { LoadShedder } from './load-shedder.js'
+import type { LoadShedder } from './trading/load-shedder.js'
 import type { ReplicaLag } from '../replication/replica-feed.js'
 import type { Chain } from '../chain/chain.js'
-import type { Settlement } from './settlement.js'
+import type { Settlement } from './testnet/settlement.js'
 
 export interface ServiceContext {
   readonly host: EngineHost

@@ -30,7 +30,7 @@ export function describe(error: unknown): { message: string; code: string | null
   const { error: message, code, fix: serverFix, ...rest } = error.body
   const context = Object.entries(rest).map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
   const retry = typeof rest.retryAfterSeconds === 'number' ? ` (retry after ${rest.retryAfterSeconds} s)` : ''
-  // The server's own fix first (src/service/refusal-fix.ts: which of balance and allowance is short, by how much).
+  // The server's own fix first (src/service/trading/refusal-fix.ts: which of balance and allowance is short, by how much).
   const fix = typeof serverFix === 'string' ? serverFix : FIXES[code] === undefined ? null : FIXES[code] + retry
   return { message, code, fix, context }
 }

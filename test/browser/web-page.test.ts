@@ -20,7 +20,7 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { Wallet } from '../../src/crypto/wallet.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { ensureBuilt, ROOT } from '../compiled.js'
+import { ensureBuilt, ROOT } from '../support/compiled.js'
 
 /** The page's document, as the functions run inside the browser see it (this file compiles without the DOM's types). */
 declare const document: {

@@ -10,7 +10,7 @@ import { createPublicClient, createWalletClient, custom, http, type Hex, type Wa
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { AssetType, ClobClient, Side } from '@polymarket/clob-client-v2'
 import { PredexClient } from '../../src/client/predex-client.js'
-import { ensureBuilt } from '../compiled.js'
+import { ensureBuilt } from '../support/compiled.js'
 import { approveOnChain, CONTRACTS, rpcUrlOf, tokensOnChain, usdcOnChain, waitUntil as until }
   from '../support/chain-server.js'
 import { startPredex } from '../support/predex-process.js'

@@ -11,7 +11,7 @@ import { createPublicClient, createWalletClient, http, maxUint256, type Address,
 import { privateKeyToAccount } from 'viem/accounts'
 import { artifactOf } from '../../src/chain/artifacts.js'
 import { PredexClient } from '../../src/client/predex-client.js'
-import { ensureBuilt } from '../compiled.js'
+import { ensureBuilt } from '../support/compiled.js'
 import { chainTrader, CONTRACTS, rpcUrlOf, tokensOnChain, usdcOnChain, viemChainOf, waitUntil }
   from '../support/chain-server.js'
 import { startPredex } from '../support/predex-process.js'

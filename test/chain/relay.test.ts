@@ -15,7 +15,7 @@ import { artifactOf } from '../../src/chain/artifacts.js'
 import { PredexApiError } from '../../src/client/rest-transport.js'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { Wallet } from '../../src/crypto/wallet.js'
-import { ensureBuilt } from '../compiled.js'
+import { ensureBuilt } from '../support/compiled.js'
 import { CONTRACTS, rpcUrlOf, tokensOnChain, usdcOnChain, viemChainOf, waitUntil } from '../support/chain-server.js'
 import { startPredex } from '../support/predex-process.js'
 

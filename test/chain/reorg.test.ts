@@ -11,7 +11,7 @@ import { createPublicClient, createWalletClient, http, type Address, type Hex } 
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { artifactOf } from '../../src/chain/artifacts.js'
 import { CHAIN_CONFIRMATIONS } from '../../src/limits.js'
-import { ensureBuilt } from '../compiled.js'
+import { ensureBuilt } from '../support/compiled.js'
 import { CONTRACTS, rpcUrlOf, viemChainOf, waitUntil as until } from '../support/chain-server.js'
 import { startPredex, type PredexProcess } from '../support/predex-process.js'
 

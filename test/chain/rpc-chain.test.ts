@@ -24,7 +24,7 @@ import type { DeploymentFile } from '../../src/chain/deployment.js'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { Wallet } from '../../src/crypto/wallet.js'
 import { CHAINS, contractsOf } from '../../src/crypto/contracts.js'
-import { ensureBuilt, ROOT } from '../compiled.js'
+import { ensureBuilt, ROOT } from '../support/compiled.js'
 import { viemChainOf, waitUntil } from '../support/chain-server.js'
 import { startPredex } from '../support/predex-process.js'
 

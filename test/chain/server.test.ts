@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
-import { ensureBuilt } from '../compiled.js'
+import { ensureBuilt } from '../support/compiled.js'
 import { startPredex, type PredexProcess } from '../support/predex-process.js'
 import { eventually } from '../support/eventually.js'
 import { CHAINS } from '../../src/crypto/contracts.js'

@@ -11,7 +11,7 @@ import t from 'tap'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { Wallet } from '../../src/crypto/wallet.js'
-import { ensureBuilt } from '../compiled.js'
+import { ensureBuilt } from '../support/compiled.js'
 import { chainTrader, rpcUrlOf, tokensOnChain, usdcOnChain, waitUntil as until } from '../support/chain-server.js'
 import { startPredex } from '../support/predex-process.js'
 

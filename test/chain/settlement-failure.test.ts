@@ -17,7 +17,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { artifactOf } from '../../src/chain/artifacts.js'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { CHAIN_CONFIRMATIONS } from '../../src/limits.js'
-import { ensureBuilt } from '../compiled.js'
+import { ensureBuilt } from '../support/compiled.js'
 import { chainTrader, CONTRACTS, rpcUrlOf, tokensOnChain, usdcOnChain, viemChainOf, waitUntil, type ChainTrader }
   from '../support/chain-server.js'
 import { startPredex } from '../support/predex-process.js'

@@ -20,7 +20,7 @@ import { SettlementStore, type SettlementRecord } from '../../src/chain/settleme
 import { signLimitOrder, type MarketTerms } from '../../src/client/orders.js'
 import { Wallet } from '../../src/crypto/wallet.js'
 import { SILENT_LOG } from '../../src/log.js'
-import { chainTradeIdOf, Settlement } from '../../src/service/settlement.js'
+import { chainTradeIdOf, Settlement } from '../../src/service/testnet/settlement.js'
 import { fundAndApprove, startLocalChain, userWallet, LOCAL_CHAIN_ID } from '../support/local-chain.js'
 
 const USDC = 1_000_000n

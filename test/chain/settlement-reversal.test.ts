@@ -9,7 +9,7 @@
  */
 import t from 'tap'
 import { reversalOf } from '../../src/engine/trade-reversal.js'
-import type { Settlement, Reverser } from '../../src/service/settlement.js'
+import type { Settlement, Reverser } from '../../src/service/testnet/settlement.js'
 import { eventually } from '../support/eventually.js'
 import { outcomeOf, SettlementStage } from '../support/settlement-stage.js'
 

@@ -11,7 +11,7 @@ import type { WalletClient } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { AssetType, ClobClient, OrderType, Side, type ApiKeyCreds, type OpenOrder, type Trade } from '@polymarket/clob-client'
 import type { MarketRecord } from '../../src/engine/event.js'
-import { CHAIN_ID, USDC, startServer, type TestServer } from '../rest-harness.js'
+import { CHAIN_ID, USDC, startServer, type TestServer } from '../support/rest-harness.js'
 import { engineHoldings, expectHoldings as expectHoldingsOf, ok, walletOf, type ExpectedHoldings, type HeldBy,
   type Holdings } from './support.js'
 

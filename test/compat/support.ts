@@ -6,7 +6,7 @@
 import type { Test } from 'tap'
 import { createWalletClient, custom, type WalletClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { TestServer } from '../rest-harness.js'
+import type { TestServer } from '../support/rest-harness.js'
 
 /** A wallet with a local account: it signs typed data itself, so the transport is never used. */
 export function walletOf(privateKey: `0x${string}`): WalletClient {

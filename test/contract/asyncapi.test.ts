@@ -3,16 +3,16 @@
  * document's shape, its version (package.json's, as the OpenAPI document's), schemas that compile
  * strictly and refuse drifted frames; then a live market channel and a live user channel driven
  * until each has sent every message the document says it sends, each frame validated against its
- * schema as it is read (test/ws-client.ts checks every frame of every contract test the same way).
+ * schema as it is read (test/support/ws-client.ts checks every frame of every contract test the same way).
  * One server for the file.
  */
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { PredexClient } from '../../src/client/predex-client.js'
-import { WsClient } from '../ws-client.js'
+import { WsClient } from '../support/ws-client.js'
 import { WsMessageValidator, messageNameOf } from '../support/asyncapi-validator.js'
-import { USDC, l2, placeLimit, send, startServer } from '../rest-harness.js'
-import { ROOT } from '../compiled.js'
+import { USDC, l2, placeLimit, send, startServer } from '../support/rest-harness.js'
+import { ROOT } from '../support/compiled.js'
 
 const PACKAGE_VERSION = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).version
 

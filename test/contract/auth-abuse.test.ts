@@ -28,7 +28,7 @@ import { GrpcTransport } from '../../src/client/grpc/transport.js'
 import { l1Headers, l2Headers } from '../../src/crypto/request-headers.js'
 import type { ApiCredentials } from '../../src/api/shapes/credential.js'
 import { Wallet } from '../../src/crypto/wallet.js'
-import { ensureBuilt } from '../compiled.js'
+import { ensureBuilt } from '../support/compiled.js'
 import { anonMb, floodRequests, forgedCall, forgedHeaders, keyOf, memoryBack, nowSec, rest as restOn }
   from '../support/abuse.js'
 

@@ -7,7 +7,7 @@ import t from 'tap'
 import { chmodSync, mkdtempSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 function modeOf(path: string): number {
   return statSync(path).mode & 0o777

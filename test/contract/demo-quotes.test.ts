@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { Wallet } from '../../src/crypto/wallet.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 import { DEMO_DRIFT_CENTS_MAX } from '../../src/limits.js'
-import { USDC, placeLimit, startServer, type TestServer } from '../rest-harness.js'
+import { USDC, placeLimit, startServer, type TestServer } from '../support/rest-harness.js'
 
 const server = await startServer({ argv: ['--demo', '--demo-trade-interval-ms', '0'] })
 t.teardown(() => server.stop())

@@ -11,7 +11,7 @@ import t from 'tap'
 import { DEMO_MARKETS } from '../../src/demo/demo-set.js'
 import { DEMO_TRADES_PER_MINUTE_MAX } from '../../src/limits.js'
 import { decimalOfMicros } from '../../src/stdx/decimal.js'
-import { get, startServer, type TestServer } from '../rest-harness.js'
+import { get, startServer, type TestServer } from '../support/rest-harness.js'
 
 const WAIT_MS = 10_000
 

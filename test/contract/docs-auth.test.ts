@@ -16,7 +16,7 @@ import { DEFAULT_WINDOW } from '../../src/auth/failure.js'
 import { verifyL1 } from '../../src/auth/l1.js'
 import { verifyL2 } from '../../src/auth/l2.js'
 import { configOf, type Config } from '../../src/config.js'
-import { CHAIN_ID, send, startServer } from '../rest-harness.js'
+import { CHAIN_ID, send, startServer } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { Wallet } from '../../src/crypto/wallet.js'
-import { ensureBuilt, ROOT } from '../compiled.js'
+import { ensureBuilt, ROOT } from '../support/compiled.js'
 
 const START_MS_MAX = 60_000
 const EXAMPLE_MS_MAX = 60_000

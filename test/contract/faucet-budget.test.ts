@@ -3,11 +3,11 @@
  * addresses). Each address has its cooldown, but new addresses are free: one client asking for
  * a credit for address after address took one each, 100 per 10 s under the shared `testnet`
  * budget. Now a client has its own faucet budget (RATE_RULES.faucet: 30 a minute, 300 an hour),
- * and all clients together FAUCET_CREDITS_PER_HOUR_MAX (test/unit/service/testnet.test.ts).
+ * and all clients together FAUCET_CREDITS_PER_HOUR_MAX (test/unit/service/testnet/testnet.test.ts).
  */
 import t from 'tap'
 import { RATE_RULES } from '../../src/limits.js'
-import { send, startServer } from '../rest-harness.js'
+import { send, startServer } from '../support/rest-harness.js'
 import { TestClock } from '../support/clock.js'
 
 t.test('one client cannot take a credit for address after address', async (t) => {

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { GTD_MARGIN_MS } from '../../src/limits.js'
-import { USDC, l2, placeLimit, startServer } from '../rest-harness.js'
+import { USDC, l2, placeLimit, startServer } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

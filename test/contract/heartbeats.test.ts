@@ -1,5 +1,5 @@
 /**
- * Heartbeats over loopback (src/service/heartbeats.ts, routes/heartbeats.ts): POST /heartbeats
+ * Heartbeats over loopback (src/service/trading/heartbeats.ts, routes/heartbeats.ts): POST /heartbeats
  * natively, POST /compat/v1/heartbeats and /compat/heartbeats, L2 over the exact body; chained
  * UUIDs; a key that started a chain and stops has its open orders cancelled once the window
  * (timeout + grace) has passed and not before, shown on GET /data/orders and as CANCELLATION
@@ -23,10 +23,10 @@ import { orderBody, signLimitOrder } from '../../src/client/orders.js'
 import { Wallet } from '../../src/crypto/wallet.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 import { HEARTBEAT_ID_LENGTH_MAX, HEARTBEAT_SWEEP_INTERVAL_MS, REST_SMALL_BODY_BYTES_MAX } from '../../src/limits.js'
-import { HEARTBEAT_WINDOW_MS } from '../../src/service/heartbeats.js'
-import { CHAIN_ID, USDC, send, startServer, termsOf, type Trader } from '../rest-harness.js'
+import { HEARTBEAT_WINDOW_MS } from '../../src/service/trading/heartbeats.js'
+import { CHAIN_ID, USDC, send, startServer, termsOf, type Trader } from '../support/rest-harness.js'
 import { TestClock } from '../support/clock.js'
-import { WsClient } from '../ws-client.js'
+import { WsClient } from '../support/ws-client.js'
 import { walletOf } from '../compat/support.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

@@ -6,7 +6,7 @@
  * overload test's flood.
  */
 import t from 'tap'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 import { openLog } from '../../src/log.js'
 import { REFUSAL_LOG_LINES_PER_WINDOW, REFUSAL_LOG_WINDOW_MS } from '../../src/limits.js'
 import { eventually } from '../support/eventually.js'

@@ -11,14 +11,14 @@
  */
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { CHAIN_ID, USDC, nowSec, send, startServer } from '../rest-harness.js'
+import { CHAIN_ID, USDC, nowSec, send, startServer } from '../support/rest-harness.js'
 import { l1Headers, l2Headers } from '../../src/crypto/request-headers.js'
 import type { ApiCredentials } from '../../src/api/shapes/credential.js'
 import { Wallet } from '../../src/crypto/wallet.js'
 import { orderBody, signLimitOrder } from '../../src/client/orders.js'
 import { termsOf } from '../support/driver.js'
 import { openLog } from '../../src/log.js'
-import { WsClient } from '../ws-client.js'
+import { WsClient } from '../support/ws-client.js'
 
 const output: string[] = []
 const logger = await openLog({ level: 'debug', format: 'json', destination: { write: (line) => void output.push(line) } })

@@ -14,9 +14,9 @@ import t from 'tap'
 import { existsSync, readFileSync } from 'node:fs'
 import { allRoutes } from '../../src/api/rest/routes.js'
 import { documentPath, surfacesOf } from '../../src/api/rest/openapi.js'
-import { USDC, get, placeLimit, send, startServer } from '../rest-harness.js'
+import { USDC, get, placeLimit, send, startServer } from '../support/rest-harness.js'
 import { ResponseValidator } from '../support/openapi-validator.js'
-import { ROOT } from '../compiled.js'
+import { ROOT } from '../support/compiled.js'
 
 const PACKAGE_VERSION = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).version
 

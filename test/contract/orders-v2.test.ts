@@ -14,7 +14,7 @@ import { toHex } from '../../src/crypto/hex.js'
 import { PredexGrpcClient } from '../../src/client/grpc/predex-grpc-client.js'
 import { signDigest } from '../../src/crypto/signature.js'
 import type { MarketRecord } from '../../src/engine/event.js'
-import { l2, placeLimit, startServer, termsOf, USDC, type TestServer, type Trader } from '../rest-harness.js'
+import { l2, placeLimit, startServer, termsOf, USDC, type TestServer, type Trader } from '../support/rest-harness.js'
 
 let server: TestServer
 let market: MarketRecord

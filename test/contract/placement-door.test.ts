@@ -7,7 +7,7 @@
  * Another trader's placement still goes through: the door is per key.
  */
 import t from 'tap'
-import { l2, placeLimit, startServer, termsOf, USDC } from '../rest-harness.js'
+import { l2, placeLimit, startServer, termsOf, USDC } from '../support/rest-harness.js'
 import { orderBody, signLimitOrder } from '../../src/client/orders.js'
 import { VERIFY_PENDING_PER_KEY_MAX } from '../../src/limits.js'
 import { eventually } from '../support/eventually.js'

@@ -14,7 +14,7 @@ import type { ClobMarketInfo, MarketTradeEvent, SimplifiedMarket } from '../../s
 import { LIVE_ACTIVITY_TRADES_MAX, ORDERS_SCORING_IDS_MAX, PRICES_HISTORY_FIDELITY_MINUTES_MAX }
   from '../../src/limits.js'
 import { l2Headers } from '../../src/crypto/request-headers.js'
-import { CHAIN_ID, USDC, get, nowSec, placeLimit, send, startServer, type Trader } from '../rest-harness.js'
+import { CHAIN_ID, USDC, get, nowSec, placeLimit, send, startServer, type Trader } from '../support/rest-harness.js'
 import { walletOf } from '../compat/support.js'
 
 const CLOB_MARKET_KEYS = keysOf<ClobMarketInfo>()(['c', 't', 'mts', 'mos', 'nr', 'fd', 'mbf', 'tbf', 'r', 'ao'])

@@ -14,8 +14,8 @@ import t from 'tap'
 import { PredexClient } from '../../src/client/predex-client.js'
 import { RATE_RULES } from '../../src/limits.js'
 import { CURSOR_END } from '../../src/api/wire.js'
-import { freshCompiled, ROOT } from '../compiled.js'
-import { get, startServer, USDC } from '../rest-harness.js'
+import { freshCompiled, ROOT } from '../support/compiled.js'
+import { get, startServer, USDC } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

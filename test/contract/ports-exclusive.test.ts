@@ -9,7 +9,7 @@
 import t from 'tap'
 import { Server, ServerCredentials } from '@grpc/grpc-js'
 import uWS from 'uWebSockets.js'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 t.test('another listener is refused on the REST and on the gRPC port', async (t) => {
   const server = await startServer()

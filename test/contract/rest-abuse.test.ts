@@ -16,7 +16,7 @@ import { l1Headers, l2Headers } from '../../src/crypto/request-headers.js'
 import type { ApiCredentials } from '../../src/api/shapes/credential.js'
 import { Wallet } from '../../src/crypto/wallet.js'
 import type { OrderStruct } from '../../src/crypto/eip712.js'
-import { CHAIN_ID, USDC, nowSec, send, startServer, type Trader } from '../rest-harness.js'
+import { CHAIN_ID, USDC, nowSec, send, startServer, type Trader } from '../support/rest-harness.js'
 import { TestClock } from '../support/clock.js'
 
 const PAST_SEC = 3

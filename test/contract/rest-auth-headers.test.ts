@@ -7,7 +7,7 @@ import t from 'tap'
 import { l1Headers } from '../../src/crypto/request-headers.js'
 import type { ApiCredentials } from '../../src/api/shapes/credential.js'
 import { Wallet } from '../../src/crypto/wallet.js'
-import { CHAIN_ID, l2, nowSec, send, startServer, type Trader } from '../rest-harness.js'
+import { CHAIN_ID, l2, nowSec, send, startServer, type Trader } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

@@ -9,7 +9,7 @@
  */
 import t from 'tap'
 import { connect } from 'node:net'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 import { Gate } from '../../src/auth/gate.js'
 import { RestServer } from '../../src/api/rest/server.js'
 import { Metrics } from '../../src/metrics.js'

@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { connect } from 'node:net'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

@@ -20,7 +20,7 @@
 import t from 'tap'
 import { connect } from 'node:net'
 import { REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX } from '../../src/limits.js'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 /** "A prompt close": well under a second when it happens; bounded here for a loaded 2-core machine. */
 const PROMPT_MS = 2_000

@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { METRICS_RENDER_INTERVAL_MS } from '../../src/limits.js'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 const SCRAPES = 200
 

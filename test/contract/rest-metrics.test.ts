@@ -16,8 +16,8 @@ import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
 import { StreamService } from '../../src/gen/predex/v1/streams_pb.js'
 import { METRICS_RENDER_INTERVAL_MS } from '../../src/limits.js'
 import { processCpuSeconds } from '../../src/thread-cpu.js'
-import { WsClient } from '../ws-client.js'
-import { get, l2, placeLimit, send, startServer, USDC, type TestServer } from '../rest-harness.js'
+import { WsClient } from '../support/ws-client.js'
+import { get, l2, placeLimit, send, startServer, USDC, type TestServer } from '../support/rest-harness.js'
 
 interface Sample { readonly name: string; readonly labels: Record<string, string>; readonly value: number }
 interface Scrape { readonly types: Map<string, string>; readonly samples: Sample[] }

@@ -8,7 +8,7 @@ import { connect } from 'node:net'
 import t from 'tap'
 import { l1Headers, l2Headers } from '../../src/crypto/request-headers.js'
 import { AUTH_FAILURE_BLOCK_MS, RATE_RULES, REST_REQUESTS_PER_TURN_PER_ADDRESS_MAX } from '../../src/limits.js'
-import { USDC, nowSec, send, startServer, type TestServer, type Trader } from '../rest-harness.js'
+import { USDC, nowSec, send, startServer, type TestServer, type Trader } from '../support/rest-harness.js'
 import { TestClock } from '../support/clock.js'
 
 // Budgets and blocks read the monotonic clock, which moves only when the test advances it: what

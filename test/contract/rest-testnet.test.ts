@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { Wallet } from '../../src/crypto/wallet.js'
-import { send, startServer } from '../rest-harness.js'
+import { send, startServer } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

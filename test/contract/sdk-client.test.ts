@@ -10,7 +10,7 @@ import { PredexApiError, RestTransport } from '../../src/client/rest-transport.j
 import * as keys from '../../src/api/shapes/keys.js'
 import { keyDrift, type ShapeKeys } from '../../src/api/shapes/keys.js'
 import { Wallet } from '../../src/crypto/wallet.js'
-import { USDC, startServer, type TestServer } from '../rest-harness.js'
+import { USDC, startServer, type TestServer } from '../support/rest-harness.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 import { decimalOfMicros } from '../../src/stdx/decimal.js'
 

@@ -13,8 +13,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { startServer, type TestServer } from '../rest-harness.js'
-import { ROOT } from '../compiled.js'
+import { startServer, type TestServer } from '../support/rest-harness.js'
+import { ROOT } from '../support/compiled.js'
 
 const PACK_MS_MAX = 90_000
 const INSTALL_MS_MAX = 150_000

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { Wallet } from '../../src/crypto/wallet.js'
 import { l1Headers } from '../../src/crypto/request-headers.js'
 import type { ApiCredentials } from '../../src/api/shapes/credential.js'
-import { CHAIN_ID, l2, nowSec, startServer, type TestServer, type Trader } from '../rest-harness.js'
+import { CHAIN_ID, l2, nowSec, startServer, type TestServer, type Trader } from '../support/rest-harness.js'
 
 const MASTER_A = 'a1'.repeat(32)
 const MASTER_B = 'b2'.repeat(32)

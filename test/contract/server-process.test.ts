@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Wallet } from '../../src/crypto/wallet.js'
 import { loadNativeRecoverer } from '../../src/crypto/native-recovery.js'
-import { freshCompiled, ROOT } from '../compiled.js'
+import { freshCompiled, ROOT } from '../support/compiled.js'
 
 const MAIN = freshCompiled('src/main.js', ['src'])
 const COMMAND = MAIN !== null ? [`${ROOT}scripts/start.mjs`]

@@ -7,8 +7,8 @@
  */
 import t from 'tap'
 import { WS_SNAPSHOTS_PER_WINDOW, WS_SNAPSHOT_WINDOW_MS } from '../../src/limits.js'
-import { USDC, startServer } from '../rest-harness.js'
-import { WsClient } from '../ws-client.js'
+import { USDC, startServer } from '../support/rest-harness.js'
+import { WsClient } from '../support/ws-client.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

@@ -15,10 +15,10 @@
  */
 import t, { type Test } from 'tap'
 import { ClobClient } from '@polymarket/clob-client-v2'
-import { WsClient } from '../ws-client.js'
+import { WsClient } from '../support/ws-client.js'
 import { PredexClient } from '../../src/client/predex-client.js'
 import type { Outcome } from '../../src/host/messages.js'
-import { CHAIN_ID, USDC, get, l2, placeLimit, startServer } from '../rest-harness.js'
+import { CHAIN_ID, USDC, get, l2, placeLimit, startServer } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

@@ -7,9 +7,9 @@
  */
 import t from 'tap'
 import WebSocket from 'ws'
-import { WsClient } from '../ws-client.js'
+import { WsClient } from '../support/ws-client.js'
 import { PredexClient } from '../../src/client/predex-client.js'
-import { USDC, placeLimit, startServer } from '../rest-harness.js'
+import { USDC, placeLimit, startServer } from '../support/rest-harness.js'
 import { WS_SNAPSHOTS_PER_WINDOW } from '../../src/limits.js'
 
 const server = await startServer()

@@ -6,13 +6,13 @@
  * wrong secret answered with an error event and a closed socket.
  */
 import t from 'tap'
-import { CHAIN_ID, USDC, l2, nowSec, placeLimit, send, startServer, termsOf, type Trader } from '../rest-harness.js'
+import { CHAIN_ID, USDC, l2, nowSec, placeLimit, send, startServer, termsOf, type Trader } from '../support/rest-harness.js'
 import { signLimitOrder } from '../../src/client/orders.js'
 import { orderRequest } from '../support/driver.js'
 import { l1Headers } from '../../src/crypto/request-headers.js'
 import type { ApiCredentials } from '../../src/api/shapes/credential.js'
 import { TestClock } from '../support/clock.js'
-import { WsClient } from '../ws-client.js'
+import { WsClient } from '../support/ws-client.js'
 import { RATE_RULES, WS_SUBSCRIPTIONS_MAX } from '../../src/limits.js'
 
 // Budgets read the monotonic clock, which stands still unless advanced: the block below comes after

@@ -16,7 +16,7 @@ import { createInterface, type Interface } from 'node:readline'
 import { EngineHost } from '../../src/host/engine-host.js'
 import { DataDirectoryInUseError, LOCK_FILE, processIdentity } from '../../src/journal/directory-lock.js'
 import { Journal } from '../../src/journal/journal.js'
-import { freshCompiled, siblingModule } from '../compiled.js'
+import { freshCompiled, siblingModule } from '../support/compiled.js'
 import { Child } from './harness.js'
 
 const RESTARTS = 20

@@ -15,7 +15,7 @@ import type { Command, UnstampedCommand } from '../../src/engine/command.js'
 import { Journal } from '../../src/journal/journal.js'
 import { decodeStampedCommand, writeCommand } from '../../src/codec/command-codec.js'
 import { commandOf } from './load.js'
-import { freshCompiled, siblingModule } from '../compiled.js'
+import { freshCompiled, siblingModule } from '../support/compiled.js'
 
 /**
  * The child runs from the compiled build when it is up to date (npm test builds first): a

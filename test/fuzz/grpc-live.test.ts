@@ -60,7 +60,7 @@ import {
 import type { QuoteLevel } from '../../src/gen/predex/v1/trading_pb.js'
 import { l2Metadata, type GrpcSigner } from '../../src/client/grpc/transport.js'
 import { signLimitOrder, signLimitOrderV2 } from '../../src/client/orders.js'
-import { USDC, l2, placeLimit, startServer, termsOf } from '../rest-harness.js'
+import { USDC, l2, placeLimit, startServer, termsOf } from '../support/rest-harness.js'
 import { requestOf, type OrderRequestInit } from '../grpc/order-entry-support.js'
 import { bytesArb, encode, type Pools } from './proto-arbitrary.js'
 

@@ -12,7 +12,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { allRoutes } from '../../src/api/rest/routes.js'
 import { CATALOGUE } from '../../src/errors.js'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const SECONDS = Number(process.env.FUZZ_SECONDS ?? 8)

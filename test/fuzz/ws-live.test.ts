@@ -27,9 +27,9 @@ import fc from 'fast-check'
 import WebSocket from 'ws'
 import { CATALOGUE } from '../../src/errors.js'
 import { WS_MESSAGE_BYTES_MAX } from '../../src/limits.js'
-import { USDC, placeLimit, startServer, type TestServer } from '../rest-harness.js'
+import { USDC, placeLimit, startServer, type TestServer } from '../support/rest-harness.js'
 import { Opcode, RawWebSocket, closePayload, frameBytes, handshake } from './ws-raw.js'
-import { Waker } from '../waker.js'
+import { Waker } from '../support/waker.js'
 
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const SECONDS = Number(process.env.FUZZ_SECONDS ?? 6)

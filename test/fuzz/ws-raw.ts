@@ -7,7 +7,7 @@
  */
 import { connect, type Socket } from 'node:net'
 import { randomBytes } from 'node:crypto'
-import { Waker } from '../waker.js'
+import { Waker } from '../support/waker.js'
 
 export const Opcode = { continuation: 0x0, text: 0x1, binary: 0x2, close: 0x8, ping: 0x9, pong: 0xa } as const
 

@@ -28,7 +28,7 @@ import { l2Metadata } from '../../src/client/grpc/transport.js'
 import { OrderEntryService, SessionRequestSchema } from '../../src/gen/predex/v1/order_entry_pb.js'
 import { BookStreamRequestSchema, StreamService, UserStreamRequestSchema } from '../../src/gen/predex/v1/streams_pb.js'
 import { GRPC_CONNECTIONS_MAX, GRPC_CONNECTIONS_PER_ADDRESS_MAX } from '../../src/limits.js'
-import { ensureBuilt } from '../compiled.js'
+import { ensureBuilt } from '../support/compiled.js'
 import { Abuser, REFLECTION, churn, connectionFlood, descriptorsOpen, floodStream, framed, glibcHeapMb, grpcHealthy,
   memoryBack, MemorySampler, reflectionRequest, restHealthy, session } from '../support/abuse.js'
 

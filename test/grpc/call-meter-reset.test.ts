@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { connect as connectHttp2, constants as http2 } from 'node:http2'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

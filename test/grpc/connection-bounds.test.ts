@@ -13,7 +13,7 @@ import t from 'tap'
 import { connect as connectTcp, type Socket } from 'node:net'
 import { connect as connectHttp2, constants as http2 } from 'node:http2'
 import { GRPC_CONNECT_RULE, GRPC_CONNECTIONS_PER_ADDRESS_MAX, GRPC_RESET_RULE } from '../../src/limits.js'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

@@ -12,8 +12,8 @@ import { execFile, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { decimalText } from '../../src/client/decimal.js'
-import { freshCompiled, ROOT } from '../compiled.js'
-import { placeLimit, startServer, USDC } from '../rest-harness.js'
+import { freshCompiled, ROOT } from '../support/compiled.js'
+import { placeLimit, startServer, USDC } from '../support/rest-harness.js'
 
 const WAIT_MS = 30_000
 

@@ -8,8 +8,8 @@
 import t from 'tap'
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
-import { freshCompiled, ROOT } from '../compiled.js'
-import { startServer } from '../rest-harness.js'
+import { freshCompiled, ROOT } from '../support/compiled.js'
+import { startServer } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

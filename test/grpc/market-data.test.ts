@@ -13,7 +13,7 @@ import { GrpcCallError, GrpcTransport } from '../../src/client/grpc/transport.js
 import { Side, type BookSchema } from '../../src/gen/predex/v1/common_pb.js'
 import { CandleInterval, MarketDataService, type MarketSchema } from '../../src/gen/predex/v1/market_data_pb.js'
 import type { Clock } from '../../src/clock.js'
-import { get, placeLimit, send, startServer, USDC } from '../rest-harness.js'
+import { get, placeLimit, send, startServer, USDC } from '../support/rest-harness.js'
 
 /** Wall time that runs until the setup is done, then stands still (monotonic time runs: rate budgets are real). */
 const wall: { ms: number | null } = { ms: null }

@@ -19,7 +19,7 @@ import { RATES } from '../../src/api/grpc/trading.js'
 import { RATES as SESSION_RATES } from '../../src/api/grpc/session-messages.js'
 import { tradingRoutes } from '../../src/api/rest/routes/trading.js'
 import type { MarketRecord } from '../../src/engine/event.js'
-import { startServer, termsOf, USDC } from '../rest-harness.js'
+import { startServer, termsOf, USDC } from '../support/rest-harness.js'
 import { sdkParties, type Party } from './sdk-parties.js'
 import { refusalOf, isRefusal, within } from './refusals.js'
 

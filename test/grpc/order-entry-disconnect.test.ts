@@ -18,10 +18,10 @@ import { ApiCode, ServiceCode } from '../../src/errors.js'
 import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, GRPC_STREAMS_PER_KEY_MAX } from '../../src/limits.js'
 import { CancelOnDisconnect } from '../../src/gen/predex/v1/order_entry_pb.js'
 import { OrderRequestSchema } from '../../src/gen/predex/v1/trading_pb.js'
-import { placeLimit, startServer, USDC, type TestServer, type Trader } from '../rest-harness.js'
+import { placeLimit, startServer, USDC, type TestServer, type Trader } from '../support/rest-harness.js'
 import { orderRequest, signerOf, TestSession } from './order-entry-support.js'
 import { eventually } from '../support/eventually.js'
-import { siblingModule } from '../compiled.js'
+import { siblingModule } from '../support/compiled.js'
 
 const logged: string[] = []
 const server = await startServer({ log: (line) => logged.push(line) })

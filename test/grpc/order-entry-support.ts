@@ -15,7 +15,7 @@ import {
 } from '../../src/gen/predex/v1/order_entry_pb.js'
 import type { OrderRequestSchema } from '../../src/gen/predex/v1/trading_pb.js'
 import { termsOf, type Trader } from '../support/driver.js'
-import { Waker } from '../waker.js'
+import { Waker } from '../support/waker.js'
 
 export type Action = Exclude<NonNullable<MessageInitShape<typeof SessionRequestSchema>['action']>, { case: undefined }>
 export type OrderRequestInit = MessageInitShape<typeof OrderRequestSchema>

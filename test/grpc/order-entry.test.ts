@@ -19,7 +19,7 @@ import {
   CancelOnDisconnect, OrderEntryService, SessionResponseSchema, type SessionResponse,
 } from '../../src/gen/predex/v1/order_entry_pb.js'
 import { ORDER_ENTRY_DEAD_MAN_MS_DEFAULT, ORDER_ENTRY_IN_FLIGHT_MAX, RATE_RULES } from '../../src/limits.js'
-import { l2, startServer, USDC } from '../rest-harness.js'
+import { l2, startServer, USDC } from '../support/rest-harness.js'
 import { orderRequest, signerOf, TestSession } from './order-entry-support.js'
 
 const server = await startServer()

@@ -10,7 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { ROOT } from '../compiled.js'
+import { ROOT } from '../support/compiled.js'
 
 const BIN = join(ROOT, 'node_modules', '.bin')
 const env = { ...process.env, PATH: `${BIN}:${process.env.PATH ?? ''}` }

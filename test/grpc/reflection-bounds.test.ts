@@ -19,7 +19,7 @@ import {
   GRPC_REFLECTION_BACKLOG_ANSWERS_MAX, GRPC_REFLECTION_REQUEST_BYTES_MAX, GRPC_REFLECTION_RULE,
   GRPC_REFLECTION_STREAMS_PER_ADDRESS_MAX,
 } from '../../src/limits.js'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { PredexGrpcClient } from '../../src/client/grpc/predex-grpc-client.js'
 import type { MarketRecord } from '../../src/engine/event.js'
-import { USDC, type TestServer, type Trader } from '../rest-harness.js'
+import { USDC, type TestServer, type Trader } from '../support/rest-harness.js'
 
 export interface Party {
   readonly trader: Trader

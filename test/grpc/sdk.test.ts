@@ -19,7 +19,7 @@ import type { BookUpdate } from '../../src/client/grpc/book-stream.js'
 import { signLimitOrder } from '../../src/client/orders.js'
 import { AssetType } from '../../src/gen/predex/v1/account_pb.js'
 import type { UserStreamResponse } from '../../src/gen/predex/v1/streams_pb.js'
-import { get, placeLimit, startServer, termsOf, USDC, type Trader } from '../rest-harness.js'
+import { get, placeLimit, startServer, termsOf, USDC, type Trader } from '../support/rest-harness.js'
 
 const WAIT_MS = 10_000
 

@@ -16,7 +16,7 @@ import { create, toBinary } from '@bufbuild/protobuf'
 import { GRPC_ERROR_CONTEXT_CHARS_MAX, GRPC_METADATA_BYTES_MAX, GRPC_RECEIVE_MESSAGE_BYTES_MAX } from '../../src/limits.js'
 import { GetMarketRequestSchema } from '../../src/gen/predex/v1/market_data_pb.js'
 import { callErrorOf } from '../../src/client/grpc/transport.js'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())

@@ -8,7 +8,7 @@
 import t from 'tap'
 import { connect as connectTcp } from 'node:net'
 import { GRPC_SHUTDOWN_GRACE_MS } from '../../src/limits.js'
-import { startServer } from '../rest-harness.js'
+import { startServer } from '../support/rest-harness.js'
 
 /** The HTTP/2 client preface and an empty SETTINGS frame: all a client must send to open a connection. */
 const PREFACE = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])])

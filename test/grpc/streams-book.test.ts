@@ -13,7 +13,7 @@ import { GrpcTransport, type GrpcCallError } from '../../src/client/grpc/transpo
 import { StreamService, type BookStreamResponse } from '../../src/gen/predex/v1/streams_pb.js'
 import { BOOK_STREAM_TOKENS_MAX, GRPC_BOOK_STREAMS_PER_ADDRESS_MAX } from '../../src/limits.js'
 import type { MarketRecord } from '../../src/engine/event.js'
-import { get, startServer, USDC } from '../rest-harness.js'
+import { get, startServer, USDC } from '../support/rest-harness.js'
 import { cancel, ClientBook, place, Reader, split } from './streams-support.js'
 
 const server = await startServer()

@@ -15,7 +15,7 @@ import { GrpcTransport } from '../../src/client/grpc/transport.js'
 import { StreamService, type BookStreamResponse, type UserStreamResponse } from '../../src/gen/predex/v1/streams_pb.js'
 import { GRPC_STREAM_BACKLOG_MESSAGES_MAX } from '../../src/limits.js'
 import type { OrderInput } from '../../src/engine/command.js'
-import { startServer, USDC, type Trader } from '../rest-harness.js'
+import { startServer, USDC, type Trader } from '../support/rest-harness.js'
 import { Reader, signerOf } from './streams-support.js'
 
 // Commands in flight at once: enough for group commits; the reading client catches up after

@@ -7,7 +7,7 @@ import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js'
 import { callErrorOf, type GrpcCallError, type GrpcSigner } from '../../src/client/grpc/transport.js'
 import { Side } from '../../src/gen/predex/v1/common_pb.js'
 import type { BookStreamResponse } from '../../src/gen/predex/v1/streams_pb.js'
-import { l2, placeLimit, type TestServer, type Trader } from '../rest-harness.js'
+import { l2, placeLimit, type TestServer, type Trader } from '../support/rest-harness.js'
 import type { MarketRecord } from '../../src/engine/event.js'
 
 export const WAIT_MS = 5_000

@@ -12,7 +12,7 @@ import { GrpcTransport, type GrpcSigner } from '../../src/client/grpc/transport.
 import { StreamService, type UserStreamResponse } from '../../src/gen/predex/v1/streams_pb.js'
 import { USER_FEED_RETAINED_PER_WALLET } from '../../src/limits.js'
 import type { OrderInput } from '../../src/engine/command.js'
-import { l2, startServer, USDC, type Trader } from '../rest-harness.js'
+import { l2, startServer, USDC, type Trader } from '../support/rest-harness.js'
 import { cancel, place, Reader, signerOf, split } from './streams-support.js'
 
 const server = await startServer()

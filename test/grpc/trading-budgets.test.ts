@@ -11,7 +11,7 @@ import { GrpcCallError, GrpcTransport } from '../../src/client/grpc/transport.js
 import { AccountService, AssetType } from '../../src/gen/predex/v1/account_pb.js'
 import { TradingService } from '../../src/gen/predex/v1/trading_pb.js'
 import { RATE_RULES } from '../../src/limits.js'
-import { l2, startServer, USDC } from '../rest-harness.js'
+import { l2, startServer, USDC } from '../support/rest-harness.js'
 import { TestClock } from '../support/clock.js'
 
 const clock = new TestClock()

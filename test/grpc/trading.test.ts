@@ -11,7 +11,7 @@ import { GrpcCallError, GrpcTransport } from '../../src/client/grpc/transport.js
 import { signLimitOrder } from '../../src/client/orders.js'
 import { TimeInForce } from '../../src/gen/predex/v1/common_pb.js'
 import { TradingService } from '../../src/gen/predex/v1/trading_pb.js'
-import { startServer, termsOf, USDC } from '../rest-harness.js'
+import { startServer, termsOf, USDC } from '../support/rest-harness.js'
 
 const server = await startServer()
 const transport = new GrpcTransport(`127.0.0.1:${server.predex.grpcPort}`)

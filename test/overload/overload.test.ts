@@ -25,7 +25,7 @@ import { setUpTraders, signOrders, startPredexServer, type BenchServer, type Sig
 import { l2Headers } from '../../src/crypto/request-headers.js'
 import { orderBody } from '../../src/client/orders.js'
 import { rssOf } from '../../bench/process-memory.js'
-import { ROOT, ensureBuilt } from '../compiled.js'
+import { ROOT, ensureBuilt } from '../support/compiled.js'
 import type { Probe } from '../../bench/probe.js'
 import { join } from 'node:path'
 

@@ -13,7 +13,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { ensureBuilt, ROOT } from '../compiled.js'
+import { ensureBuilt, ROOT } from '../support/compiled.js'
 
 const WAIT_MS_MAX = 30_000
 

@@ -14,7 +14,7 @@ import t from 'tap'
 import { Engine } from '../../src/engine/engine.js'
 import { stateHashOf } from '../../src/engine/snapshot.js'
 import { StreamFollower } from '../../src/replication/stream-follower.js'
-import { ensureBuilt, ROOT } from '../compiled.js'
+import { ensureBuilt, ROOT } from '../support/compiled.js'
 import { startNats } from '../support/nats.js'
 import { startPredex } from '../support/predex-process.js'
 

@@ -4,7 +4,7 @@
  * the engine, its events feed a read model, and for every address the history kept as the events
  * came must end at the engine's exact USDC and share balances, and be, milestone by milestone
  * and in its realized P&L, the replay of its trades and ledger records from zero
- * (test/unit/read/reference-portfolio.ts, the replay the read model used before). A second read
+ * (test/support/reference-portfolio.ts, the replay the read model used before). A second read
  * model keeps its history on disk (the read store, saved every few commands as a server does):
  * every wallet's history, trades, ledger, orders and ticks read from it are the in-memory model's,
  * before and after a restart from the store.
@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ReadModel } from '../../src/read/read-model.js'
 import { ReadStore } from '../../src/read/read-store.js'
-import { referencePortfolioOf } from '../unit/read/reference-portfolio.js'
+import { referencePortfolioOf } from '../support/reference-portfolio.js'
 import { Workload } from './workload.js'
 
 const seed = Number(process.env.PORTFOLIO_SEED ?? 7)

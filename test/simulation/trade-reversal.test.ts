@@ -12,7 +12,7 @@
  * snapshots (version 7 with debts) load to it. Replay a failure with REVERSAL_SEED=<seed>.
  */
 import t from 'tap'
-import { Harness, addressOf, USDC } from '../harness.js'
+import { Harness, addressOf, USDC } from '../support/harness.js'
 import type { ChainEntry, Side } from '../../src/engine/command.js'
 import { Engine } from '../../src/engine/engine.js'
 import type { Trade } from '../../src/engine/event.js'

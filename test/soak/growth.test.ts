@@ -22,7 +22,7 @@
  */
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { ensureBuilt, freshCompiled } from '../compiled.js'
+import { ensureBuilt, freshCompiled } from '../support/compiled.js'
 
 const COMMANDS = Number(process.env.GROWTH_COMMANDS ?? 1_000_000)
 /** The run's own bound: about 5 000 commands a second here; a slow machine gets four times that. */

@@ -43,7 +43,7 @@ import { l2Headers } from '../../src/crypto/request-headers.js'
 import { orderBody } from '../../src/client/orders.js'
 import { AccountService, AssetType } from '../../src/gen/predex/v1/account_pb.js'
 import { BookStreamRequestSchema } from '../../src/gen/predex/v1/streams_pb.js'
-import { ensureBuilt } from '../compiled.js'
+import { ensureBuilt } from '../support/compiled.js'
 import { Random } from '../simulation/random.js'
 import { Abuser, REFLECTION, type ChurnTally, anonMb, churn, connectionChurn, descriptorsOpen, floodRequests,
   floodStream, forgedCall, forgedHeaders, framed, keyOf, memoryBack, MemorySampler, nowSec, reflectionRequest, rest,

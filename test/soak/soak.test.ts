@@ -13,7 +13,7 @@
  */
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { ensureBuilt, freshCompiled } from '../compiled.js'
+import { ensureBuilt, freshCompiled } from '../support/compiled.js'
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 2)
 const SEED = process.env.SOAK_SEED ?? String(Math.floor(Math.random() * 2 ** 31))

@@ -3,8 +3,8 @@
  * schemas are generated from the types the channels build their messages with): the channel is
  * found by its address (`/ws/market`), the message by the frame itself (text PONG; an array, the
  * book dump; else its `event_type`), and the payload validated with ajv under JSON Schema draft-07,
- * AsyncAPI's default schema format. test/ws-client.ts runs every frame a contract test receives
- * through it, as test/rest-harness.ts does with REST answers and the OpenAPI document.
+ * AsyncAPI's default schema format. test/support/ws-client.ts runs every frame a contract test receives
+ * through it, as test/support/rest-harness.ts does with REST answers and the OpenAPI document.
  */
 import { Ajv, type ValidateFunction } from 'ajv'
 import { isJson, localizedRefs } from './openapi-validator.js'

@@ -1,5 +1,5 @@
 /**
- * The contract suites' stage on a real chain (test/rest-harness.ts with `chain: 'local'`): what
+ * The contract suites' stage on a real chain (test/support/rest-harness.ts with `chain: 'local'`): what
  * the builtin stage does with engine commands (credit, approve, split, a new market, a
  * resolution), done on the chain, as a wallet and the operator would, and awaited until the
  * ledger has followed it. It is the stage, not the play: anvil's own calls give wallets gas, and
@@ -13,9 +13,9 @@ import { settlerOf } from '../../src/chain/exchange-orders.js'
 import type { ChainClients } from '../../src/chain/node-chain.js'
 import { Wallet } from '../../src/crypto/wallet.js'
 import type { Outcome } from '../../src/engine/command.js'
-import { resolveMarket } from '../../src/service/admin.js'
+import { resolveMarket } from '../../src/service/admin/admin.js'
 import type { ServiceContext } from '../../src/service/context.js'
-import { newChainMarketIds, type MarketIds } from '../../src/service/market-ids.js'
+import { newChainMarketIds, type MarketIds } from '../../src/service/market-data/market-ids.js'
 import { viemChainOf } from './chain-server.js'
 
 const MIRROR_WAIT_MS_MAX = 30_000

@@ -1,5 +1,5 @@
 /**
- * The docs checker behind test/unit/docs-truth.test.ts: reads Markdown as text and reports every
+ * The docs checker behind test/unit/scripts/docs-truth.test.ts: reads Markdown as text and reports every
  * mention that the repository no longer backs, as `file:line: token: problem`. It is pure over
  * the text and a `RepoFacts` (what exists, which scripts, flags and routes there are), so the
  * test can run it on a small broken document as well as on the real ones.

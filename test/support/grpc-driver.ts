@@ -1,6 +1,6 @@
 /**
  * The gRPC driver: the contract cases over Predex's gRPC face. It starts one Predex (the REST
- * driver's server: test/rest-harness.ts, gRPC on port 0 beside REST) and speaks gRPC with the
+ * driver's server: test/support/rest-harness.ts, gRPC on port 0 beside REST) and speaks gRPC with the
  * SDK's transport for everything the gRPC face offers: trading (order groups too), balances,
  * wallet status, the market listing, a market, and every market-data read. Everything else is the REST driver's
  * on the same server, unchanged: the stage (commands, markets, wallets, the engine's state,
@@ -26,7 +26,7 @@ import {
   TradingService, type AmendOrderResponse, type CancelReplaceResponse, type CreateOrderGroupRequestSchema,
   type MassQuoteRequestSchema, type MassQuoteResponse, type OrderRequestSchema, type QuoteLevel,
 } from '../../src/gen/predex/v1/trading_pb.js'
-import { startServer } from '../rest-harness.js'
+import { startServer } from './rest-harness.js'
 import {
   RawText, type Caller, type Driver, type OrderGroupCall, type Query, type Reply, type TokenRead, type TokensRead,
 } from './driver.js'

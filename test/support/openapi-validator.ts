@@ -3,7 +3,7 @@
  * schemas are generated from the typed shapes): the operation is found by method and path, the
  * schema by status (a documented status, else `default`, the error body), and the body validated
  * with ajv under JSON Schema 2020-12, OpenAPI 3.1's dialect. Each schema is compiled the first time
- * an answer needs it. test/rest-harness.ts runs every answer of the contract suite through it, so
+ * an answer needs it. test/support/rest-harness.ts runs every answer of the contract suite through it, so
  * a server that drifts from its types fails the test that saw it.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ROOT } from '../compiled.js'
+import { ROOT } from './compiled.js'
 
 const START_MS_MAX = 60_000
 

@@ -1,11 +1,11 @@
 /**
- * The REST driver: the contract cases over a real Predex on loopback (test/rest-harness.ts: port
+ * The REST driver: the contract cases over a real Predex on loopback (test/support/rest-harness.ts: port
  * 0, a fresh temporary data directory), each operation its native route, authenticated with L2
  * headers.
  */
 import { l1Headers, l2Headers } from '../../src/crypto/request-headers.js'
 import type { MarketRecord } from '../../src/engine/event.js'
-import { send, startServer, type TestServer } from '../rest-harness.js'
+import { send, startServer, type TestServer } from './rest-harness.js'
 import { nowSec, RawText, type Caller, type Driver, type Query, type Reply, type TokenRead, type TokensRead, type Trader }
   from './driver.js'
 import type { AdminAccess, OrderGroupCall, UserRead } from './driver.js'

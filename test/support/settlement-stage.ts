@@ -1,5 +1,5 @@
 /**
- * Settlement (src/service/settlement.ts) on a real anvil without a server: trades published to it
+ * Settlement (src/service/testnet/settlement.ts) on a real anvil without a server: trades published to it
  * as the engine's outcomes would be, made so that the exchange refuses them (a mint whose buyer
  * has no USDC on chain). For tests of settlement's own bookkeeping: reversals, the backlog bound.
  */
@@ -16,7 +16,7 @@ import type { Outcome } from '../../src/host/messages.js'
 import { signLimitOrder, type MarketTerms } from '../../src/client/orders.js'
 import { Wallet } from '../../src/crypto/wallet.js'
 import { SILENT_LOG } from '../../src/log.js'
-import { Settlement } from '../../src/service/settlement.js'
+import { Settlement } from '../../src/service/testnet/settlement.js'
 import { eventually } from './eventually.js'
 import { fundAndApprove, startLocalChain, userWallet, LOCAL_CHAIN_ID, type LocalChainForTest } from './local-chain.js'
 

@@ -12,7 +12,7 @@
 import t from 'tap'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-import { ROOT } from '../compiled.js'
+import { ROOT } from '../support/compiled.js'
 
 const SRC = `${ROOT}src/`
 

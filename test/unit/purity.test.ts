@@ -9,7 +9,7 @@ import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { dirname, join, resolve, sep } from 'node:path'
-import { ROOT } from '../compiled.js'
+import { ROOT } from '../support/compiled.js'
 
 const SRC_DIR = `${ROOT}src/`
 const ENGINE_DIR = join(SRC_DIR, 'engine')

@@ -7,8 +7,8 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js'
 import { MarketDataService } from '../../gen/predex/v1/market_data_pb.js'
 import type { ServiceContext } from '../../service/context.js'
-import * as marketData from '../../service/market-data.js'
-import { allMarkets, marketById } from '../../service/markets.js'
+import * as marketData from '../../service/market-data/market-data.js'
+import { allMarkets, marketById } from '../../service/market-data/markets.js'
 import { cachedBook } from '../book-cache.js'
 import { bookSummary, nativeMarket, tickText } from '../format.js'
 import { candleRows, checkBatchLength, lastTradeText, midpointText, priceText, quoteSideOf, spreadText, tokenOf }

@@ -1,6 +1,6 @@
 /**
  * The order-entry session's messages (order_entry.proto) to and from the session service
- * (src/service/session.ts): a request's action as the service's input, each result as the one
+ * (src/service/trading/session.ts): a request's action as the service's input, each result as the one
  * SessionResponse that answers it. Translation only; the shared conversions (the order request,
  * placements, cancels, errors) are messages.ts's and status.ts's.
  */
@@ -13,13 +13,13 @@ import type { AmendOrderRequest, CancelReplaceRequest, MassQuoteRequest, OrderRe
   from '../../gen/predex/v1/trading_pb.js'
 import type { BudgetState } from '../../auth/rate-limit.js'
 import { ORDER_ENTRY_REQUEST_ID_LENGTH_MAX } from '../../limits.js'
-import type { QuoteOutcome } from '../../service/quotes.js'
-import type { CancelRequest, CancelScope } from '../../service/session.js'
-import type { SignedOrder } from '../../service/signed-order.js'
+import type { QuoteOutcome } from '../../service/trading/quotes.js'
+import type { CancelRequest, CancelScope } from '../../service/trading/session.js'
+import type { SignedOrder } from '../../service/trading/signed-order.js'
 import {
   clientOrderIdDuplicateOf, type AmendOutcome, type AmendSize, type BatchEntry, type BatchOutcome, type CancelOutcome,
   type OrderOutcome, type Replacement, type Trader,
-} from '../../service/trading.js'
+} from '../../service/trading/trading.js'
 import { decimalOfMicros, orderIdOf, tokenIdOf } from '../wire.js'
 import type { Rate } from './call.js'
 import {

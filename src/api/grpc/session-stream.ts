@@ -1,6 +1,6 @@
 /**
  * One order-entry session over gRPC (OrderEntryService.Session): the face of the session service
- * (src/service/session.ts). It reads requests, answers each exactly once and in request order
+ * (src/service/trading/session.ts). It reads requests, answers each exactly once and in request order
  * (pipelined: a client may send many without waiting), and ends the stream:
  *
  * - `close` request: answered `closed` after every earlier request, then the stream ends OK;
@@ -26,8 +26,8 @@ import {
   type SessionRequest, type SessionResponse,
 } from '../../gen/predex/v1/order_entry_pb.js'
 import { GRPC_STREAM_BACKLOG_MESSAGES_MAX, NATIVE_BATCH_ORDERS_MAX, ORDER_ENTRY_IN_FLIGHT_MAX } from '../../limits.js'
-import { checkBatchSize, type Trader } from '../../service/trading.js'
-import { sessionSettingsOf, TradingSession, type SessionEnd } from '../../service/session.js'
+import { checkBatchSize, type Trader } from '../../service/trading/trading.js'
+import { sessionSettingsOf, TradingSession, type SessionEnd } from '../../service/trading/session.js'
 import { admit, decode, type GrpcFace } from './call.js'
 import {
   amendedResponse, amendOf, batchResponse, canceledResponse, cancelRequestOf, checkRequestId, errorResponse,

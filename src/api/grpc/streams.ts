@@ -1,6 +1,6 @@
 /**
  * gRPC StreamService: the book stream (public) and the user stream (drop copy, L2), as server
- * streams over the service layer's feeds (src/service/book-feed.ts, user-feed.ts). The feeds are
+ * streams over the service layer's feeds (src/service/feeds/book-feed.ts, user-feed.ts). The feeds are
  * made and registered with the fan-out by app.ts when the server starts (the user feed numbers
  * and keeps every wallet's updates from then on, so a client can resume); this face only admits a
  * call, turns the feeds' records into messages and writes them through a bounded backlog
@@ -27,8 +27,8 @@ import {
   BookStreamResponseSchema, StreamService, UserStreamResponseSchema, type BookStreamResponse, type UserStreamResponse,
 } from '../../gen/predex/v1/streams_pb.js'
 import { GRPC_STREAM_BACKLOG_MESSAGES_MAX } from '../../limits.js'
-import type { BookFeed, BookSnapshot, LevelsUpdate, TradePrint } from '../../service/book-feed.js'
-import { orderAfter, type UserFeed, type UserSubscription, type UserUpdate } from '../../service/user-feed.js'
+import type { BookFeed, BookSnapshot, LevelsUpdate, TradePrint } from '../../service/feeds/book-feed.js'
+import { orderAfter, type UserFeed, type UserSubscription, type UserUpdate } from '../../service/feeds/user-feed.js'
 import { bookSummary } from '../format.js'
 import { decimalOfMicros } from '../wire.js'
 import { admit, decode, remoteAddressOf, type GrpcFace } from './call.js'

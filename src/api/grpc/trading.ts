@@ -1,6 +1,6 @@
 /**
  * gRPC TradingService: each method parses its message, calls the trading service
- * (src/service/trading.ts) as the REST route of the same use case does, and answers from the
+ * (src/service/trading/trading.ts) as the REST route of the same use case does, and answers from the
  * shared conversions (messages.ts). Every method is L2 and draws on its REST route's rate budget
  * (the bucket is REST's `${method} ${path}`), so a trader cannot double a budget by using both
  * faces. Pages, filters and refusals are REST's: the same service calls, wire.ts's parsers.
@@ -14,13 +14,13 @@ import {
   type ListOpenOrdersRequest, type ListTradesRequest, type MassQuoteRequest, type OrderRequest,
   type UpdateOrderGroupRequest,
 } from '../../gen/predex/v1/trading_pb.js'
-import { availableUsdcMicrosOf } from '../../service/account.js'
+import { availableUsdcMicrosOf } from '../../service/account/account.js'
 import type { ServiceContext } from '../../service/context.js'
-import * as groups from '../../service/order-groups.js'
-import * as quotes from '../../service/quotes.js'
-import type { SignedOrder } from '../../service/signed-order.js'
-import * as trading from '../../service/trading.js'
-import type { Replacement, Trader } from '../../service/trading.js'
+import * as groups from '../../service/trading/order-groups.js'
+import * as quotes from '../../service/trading/quotes.js'
+import type { SignedOrder } from '../../service/trading/signed-order.js'
+import * as trading from '../../service/trading/trading.js'
+import type { Replacement, Trader } from '../../service/trading/trading.js'
 import { VERIFY_NOTE } from '../format.js'
 import { decimalOfMicros, orderIdOf, requireString, tokenIdOf } from '../wire.js'
 import { unaryService, type GrpcFace, type Rate } from './call.js'

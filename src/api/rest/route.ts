@@ -94,7 +94,7 @@ export interface Route<C> {
   readonly rate?: RateClass
   /**
    * An order placement: refused before its body is read while the front end sheds load
-   * (service/load-shedder.ts). Reads and cancels never are.
+   * (service/trading/load-shedder.ts). Reads and cancels never are.
    */
   readonly placement?: true
   /** Only under /compat (Polymarket-only endpoints), or only native. */

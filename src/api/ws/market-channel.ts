@@ -18,7 +18,7 @@
  * with them still sees any lost price_change. `new_market` and `market_resolved` carry no seq:
  * they belong to no asset's stream, and a client that missed one reads GET /markets.
  *
- * The channel renders the service's book feed (src/service/book-feed.ts), as gRPC's book stream
+ * The channel renders the service's book feed (src/service/feeds/book-feed.ts), as gRPC's book stream
  * does: it follows each asset some socket subscribes to, once, and turns the feed's updates (a
  * command's levels, its trades, a tick size change) and the markets' lifecycle into Polymarket's
  * events, numbered by the channel per asset. Each is published once per asset (uWS topics); the
@@ -26,9 +26,9 @@
  * and the events after it never disagree. A client that reads too slowly is closed at
  * WS_BACKPRESSURE_BYTES_MAX rather than buffered without end.
  */
-import { bookOf } from '../../service/market-data.js'
+import { bookOf } from '../../service/market-data/market-data.js'
 import { checkTokensKnown, type BookFeed, type BookUpdate, type LevelsUpdate, type MarketChange, type TickChange,
-  type TradePrint } from '../../service/book-feed.js'
+  type TradePrint } from '../../service/feeds/book-feed.js'
 import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import { transactionOf } from '../../chain/transaction.js'
 import { WS_SNAPSHOT_WINDOW_MS, WS_SNAPSHOTS_PER_WINDOW, WS_SUBSCRIPTIONS_MAX } from '../../limits.js'

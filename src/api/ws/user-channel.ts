@@ -15,7 +15,7 @@
  * authentication is answered with an error event and the socket is closed; slow readers are
  * dropped at the same backlog bound as the market channel.
  *
- * The channel renders the service's user feed (src/service/user-feed.ts), as gRPC's user stream
+ * The channel renders the service's user feed (src/service/feeds/user-feed.ts), as gRPC's user stream
  * does: each authenticated socket subscribes to its wallet's updates from now on ('live': no
  * snapshot, no resume), and when the feed ends it (its key was revoked) the socket is told why
  * and closed.
@@ -25,7 +25,7 @@ import type { Gate } from '../../auth/gate.js'
 import { WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
 import type { ServiceContext } from '../../service/context.js'
 import { orderAfter, type OrderGroupUpdate, type OrderUpdate, type TradeUpdate, type UserFeed, type UserUpdate }
-  from '../../service/user-feed.js'
+  from '../../service/feeds/user-feed.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { orderInfo, tradeInfo } from '../format.js'
 import type { WsError } from '../shapes/ws-socket.js'

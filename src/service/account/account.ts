@@ -3,11 +3,11 @@
  * durable), never of a view that could lag. Balance and allowance of USDC or of one outcome
  * token, and the USDC a new order may still hold.
  */
-import { availableUsdcMicros } from '../engine/rules.js'
-import type { AccountSummary } from '../engine/summary.js'
-import { ApiCode, PredexError } from '../errors.js'
-import type { ServiceContext } from './context.js'
-import { marketOfToken } from './markets.js'
+import { availableUsdcMicros } from '../../engine/rules.js'
+import type { AccountSummary } from '../../engine/summary.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import type { ServiceContext } from '../context.js'
+import { marketOfToken } from '../market-data/markets.js'
 
 /** The engine's account of `address`; null if it never appeared. */
 export async function accountOf(context: ServiceContext, address: string): Promise<AccountSummary | null> {

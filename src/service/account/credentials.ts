@@ -4,10 +4,10 @@
  * idempotent: the same address and nonce give the same credential, usable at once (journaled
  * before the answer).
  */
-import type { ApiCredential } from '../auth/l2.js'
-import { Code } from '../engine/codes.js'
-import { PredexError } from '../errors.js'
-import type { ServiceContext } from './context.js'
+import type { ApiCredential } from '../../auth/l2.js'
+import { Code } from '../../engine/codes.js'
+import { PredexError } from '../../errors.js'
+import type { ServiceContext } from '../context.js'
 
 export function createCredential(context: ServiceContext, address: string, nonce: number): Promise<ApiCredential> {
   return context.credentials.create(address, nonce)

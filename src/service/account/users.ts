@@ -9,14 +9,14 @@
  * paged before their records are looked up, and every page is charged, entry by entry, to the
  * calling client address's budget (RATE_RULES.historyEntries): out of it, RATE_LIMITED with the wait.
  */
-import { CostBudget } from '../auth/cost-budget.js'
-import type { ShareSummary } from '../engine/summary.js'
-import { PORTFOLIO_PAGE_ENTRIES_MAX, RATE_RULES } from '../limits.js'
-import type { Milestone, WalletHistory } from '../read/portfolio.js'
-import type { ListItems, ListName } from '../read/history.js'
-import type { LedgerRecord, OrderRecord, TradeRecord } from '../read/read-model.js'
+import { CostBudget } from '../../auth/cost-budget.js'
+import type { ShareSummary } from '../../engine/summary.js'
+import { PORTFOLIO_PAGE_ENTRIES_MAX, RATE_RULES } from '../../limits.js'
+import type { Milestone, WalletHistory } from '../../read/portfolio.js'
+import type { ListItems, ListName } from '../../read/history.js'
+import type { LedgerRecord, OrderRecord, TradeRecord } from '../../read/read-model.js'
 import { accountOf } from './account.js'
-import type { ServiceContext } from './context.js'
+import type { ServiceContext } from '../context.js'
 
 export interface Profile {
   readonly address: string

@@ -5,23 +5,23 @@
  * with the rulebook's own functions, so that bad admin input is answered at once and never
  * becomes a journaled (refused) command.
  */
-import type { MarketInput, MarketStatus, Outcome, UnstampedCommand } from '../engine/command.js'
-import type { MarketRecord } from '../engine/event.js'
+import type { MarketInput, MarketStatus, Outcome, UnstampedCommand } from '../../engine/command.js'
+import type { MarketRecord } from '../../engine/event.js'
 import {
   isFeeRateBps,
   isMinOrderSizeMicros,
   isTickSizeMicros,
   MARKET_STATUSES,
   TICK_SIZES_MICROS,
-} from '../engine/rules.js'
-import { decimalOfMicros } from '../stdx/decimal.js'
-import { ApiCode, PredexError } from '../errors.js'
-import { FEE_RATE_BPS_MAX, MICROS_PER_LOT, ORDER_AMOUNT_MICROS_MAX } from '../limits.js'
-import { accepted, rejectionError, submit } from './commands.js'
-import type { ServiceContext } from './context.js'
-import { newChainMarketIds, newMarketIds, questionIdOf } from './market-ids.js'
-import { onChain } from './chain-call.js'
-import { resolveChainMarket } from '../chain/chain-markets.js'
+} from '../../engine/rules.js'
+import { decimalOfMicros } from '../../stdx/decimal.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import { FEE_RATE_BPS_MAX, MICROS_PER_LOT, ORDER_AMOUNT_MICROS_MAX } from '../../limits.js'
+import { accepted, rejectionError, submit } from '../commands.js'
+import type { ServiceContext } from '../context.js'
+import { newChainMarketIds, newMarketIds, questionIdOf } from '../market-data/market-ids.js'
+import { onChain } from '../testnet/chain-call.js'
+import { resolveChainMarket } from '../../chain/chain-markets.js'
 
 export const SLUG_LENGTH_MAX = 96
 

@@ -1,6 +1,6 @@
 /** Liveness and readiness of the exchange, for every face. */
-import { ApiCode, PredexError } from '../errors.js'
-import type { ServiceContext } from './context.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import type { ServiceContext } from '../context.js'
 
 export interface Health {
   readonly version: string

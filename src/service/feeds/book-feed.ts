@@ -23,16 +23,16 @@
  * carries the token's current number, as a snapshot does. The feed remembers each market's tick
  * size and status to tell a change (the read model is already at the end of the batch).
  */
-import { Code, CODE_MESSAGES } from '../engine/codes.js'
-import type { MarketStatus, Outcome as Winner, Side } from '../engine/command.js'
-import type { EngineEvent, MarketRecord, MarketUpdated, Trade } from '../engine/event.js'
-import type { BookView } from '../engine/view.js'
-import { ApiCode, PredexError } from '../errors.js'
-import type { Outcome } from '../host/messages.js'
-import { BOOK_STREAM_TOKENS_MAX } from '../limits.js'
-import type { ServiceContext } from './context.js'
-import { bookOf } from './market-data.js'
-import { isKnownToken } from './markets.js'
+import { Code, CODE_MESSAGES } from '../../engine/codes.js'
+import type { MarketStatus, Outcome as Winner, Side } from '../../engine/command.js'
+import type { EngineEvent, MarketRecord, MarketUpdated, Trade } from '../../engine/event.js'
+import type { BookView } from '../../engine/view.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import type { Outcome } from '../../host/messages.js'
+import { BOOK_STREAM_TOKENS_MAX } from '../../limits.js'
+import type { ServiceContext } from '../context.js'
+import { bookOf } from '../market-data/market-data.js'
+import { isKnownToken } from '../market-data/markets.js'
 
 export interface LevelChange {
   readonly side: Side

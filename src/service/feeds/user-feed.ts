@@ -35,14 +35,14 @@
  * numbered order updates, before the change in the same command.
  */
 import { randomBytes } from 'node:crypto'
-import { AuthCode } from '../errors.js'
-import type { CancelReason, EngineEvent, OrderGroupChanged, OrderStatus } from '../engine/event.js'
-import { PredexError } from '../errors.js'
-import type { Outcome } from '../host/messages.js'
-import { USER_FEED_RETAINED_PER_WALLET, USER_FEED_UPDATES_MAX, USER_FEED_WALLETS_MAX } from '../limits.js'
-import type { OrderRecord, TradeRecord } from '../read/read-model.js'
-import type { ServiceContext } from './context.js'
-import { openOrdersOf, type Trader } from './trading.js'
+import { AuthCode } from '../../errors.js'
+import type { CancelReason, EngineEvent, OrderGroupChanged, OrderStatus } from '../../engine/event.js'
+import { PredexError } from '../../errors.js'
+import type { Outcome } from '../../host/messages.js'
+import { USER_FEED_RETAINED_PER_WALLET, USER_FEED_UPDATES_MAX, USER_FEED_WALLETS_MAX } from '../../limits.js'
+import type { OrderRecord, TradeRecord } from '../../read/read-model.js'
+import type { ServiceContext } from '../context.js'
+import { openOrdersOf, type Trader } from '../trading/trading.js'
 
 interface Numbered {
   /** The wallet's sequence number of this update (of an order-group change: the wallet's current number). */
@@ -187,7 +187,7 @@ export class UserFeed {
 
   /**
    * On a real chain: the trade again, to both its wallets, once its settlement moves on (MINED,
-   * CONFIRMED; RETRYING, FAILED: src/service/settlement.ts), numbered like any update; the face
+   * CONFIRMED; RETRYING, FAILED: src/service/testnet/settlement.ts), numbered like any update; the face
    * shows its status as it is now. `engineSeq` is the command that matched it.
    */
   settlementChanged(tradeId: string): void {

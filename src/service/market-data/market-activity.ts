@@ -1,7 +1,7 @@
 /** A market's live activity: its newest trades (at most LIVE_ACTIVITY_TRADES_MAX), newest first. */
-import type { MarketRecord } from '../engine/event.js'
-import type { TradeRecord } from '../read/read-model.js'
-import type { ServiceContext } from './context.js'
+import type { MarketRecord } from '../../engine/event.js'
+import type { TradeRecord } from '../../read/read-model.js'
+import type { ServiceContext } from '../context.js'
 import { marketById } from './markets.js'
 
 /** A market (by condition id, UUID or slug) and its newest trades, newest first; MARKET_NOT_FOUND otherwise. */

@@ -4,12 +4,12 @@
  * and ask of the unified book), midpoint, spread, last trade, price history and candles. Amounts
  * are micro-units; a side with no orders gives null rather than an error. Faces format them.
  */
-import type { MarketRecord } from '../engine/event.js'
-import type { BookView } from '../engine/view.js'
-import { PredexError, ApiCode } from '../errors.js'
-import { CANDLES_MAX } from '../limits.js'
-import { candlesOf, type Candle } from '../read/candles.js'
-import type { ServiceContext } from './context.js'
+import type { MarketRecord } from '../../engine/event.js'
+import type { BookView } from '../../engine/view.js'
+import { PredexError, ApiCode } from '../../errors.js'
+import { CANDLES_MAX } from '../../limits.js'
+import { candlesOf, type Candle } from '../../read/candles.js'
+import type { ServiceContext } from '../context.js'
 import { marketOfToken } from './markets.js'
 
 export type Side = 'BUY' | 'SELL'

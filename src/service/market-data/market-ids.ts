@@ -7,11 +7,11 @@
  * position ids, registered with the exchanges (src/chain/chain-markets.ts).
  */
 import { randomUUID } from 'node:crypto'
-import { keccak256, keccakOfText } from '../crypto/keccak.js'
-import { concatBytes, toHex, wordOfBigInt } from '../crypto/hex.js'
-import { createChainMarket } from '../chain/chain-markets.js'
-import type { ChainClients } from '../chain/node-chain.js'
-import { onChain } from './chain-call.js'
+import { keccak256, keccakOfText } from '../../crypto/keccak.js'
+import { concatBytes, toHex, wordOfBigInt } from '../../crypto/hex.js'
+import { createChainMarket } from '../../chain/chain-markets.js'
+import type { ChainClients } from '../../chain/node-chain.js'
+import { onChain } from '../testnet/chain-call.js'
 
 export interface MarketIds {
   readonly marketId: string

@@ -3,10 +3,10 @@
  * starts from (a market by UUID, condition id or slug; the market of a token). Unknown ids are
  * refused with the engine's own codes and messages.
  */
-import { Code, CODE_MESSAGES } from '../engine/codes.js'
-import type { MarketRecord } from '../engine/event.js'
-import { PredexError } from '../errors.js'
-import type { ServiceContext } from './context.js'
+import { Code, CODE_MESSAGES } from '../../engine/codes.js'
+import type { MarketRecord } from '../../engine/event.js'
+import { PredexError } from '../../errors.js'
+import type { ServiceContext } from '../context.js'
 
 export function allMarkets(context: ServiceContext): MarketRecord[] {
   return [...context.read.markets.values()]

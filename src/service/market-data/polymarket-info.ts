@@ -5,8 +5,8 @@
  * rewards and their order scoring, builder fees, notifications, closed-only mode, the V1 to V2
  * migration). Each of those is answered truthfully, never as an unknown endpoint: none exists here.
  */
-import type { MarketRecord } from '../engine/event.js'
-import { checkMarketOpen } from '../engine/rules.js'
+import type { MarketRecord } from '../../engine/event.js'
+import { checkMarketOpen } from '../../engine/rules.js'
 
 /**
  * The order protocol GET /version announces: V2, so clob-client-v2 builds V2 orders. V1 orders are

@@ -4,10 +4,10 @@
  * trade's price or, with `fidelity` minutes, the last price of each interval of that length that
  * had a trade. A mint or merge prices the other token at 1 - p, so each token has its own history.
  */
-import { ApiCode, PredexError } from '../errors.js'
-import { PRICES_HISTORY_FIDELITY_MINUTES_MAX, PRICES_HISTORY_POINTS_MAX } from '../limits.js'
-import { pricePointsOf, type PricePoint } from '../read/candles.js'
-import type { ServiceContext } from './context.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import { PRICES_HISTORY_FIDELITY_MINUTES_MAX, PRICES_HISTORY_POINTS_MAX } from '../../limits.js'
+import { pricePointsOf, type PricePoint } from '../../read/candles.js'
+import type { ServiceContext } from '../context.js'
 import { marketOfToken } from './markets.js'
 
 const HOUR_SEC = 3_600

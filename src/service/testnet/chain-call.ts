@@ -1,7 +1,7 @@
-/** Calls to a real chain's node made for a client's request (src/service/chain-faucet.ts, market-ids.ts). */
-import { ApiCode, PredexError } from '../errors.js'
-import { CHAIN_RETRY_AFTER_SECONDS } from '../limits.js'
-import { firstLineOf } from '../stdx/error-text.js'
+/** Calls to a real chain's node made for a client's request (src/service/testnet/chain-faucet.ts, market-ids.ts). */
+import { ApiCode, PredexError } from '../../errors.js'
+import { CHAIN_RETRY_AFTER_SECONDS } from '../../limits.js'
+import { firstLineOf } from '../../stdx/error-text.js'
 
 /**
  * A call to the chain's node for a request: its failure (the node down, slow past

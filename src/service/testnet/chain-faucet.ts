@@ -6,12 +6,12 @@
  * and the address's cooldown (read from its last credit in the ledger) already counts.
  */
 import type { Address } from 'viem'
-import { artifactOf } from '../chain/artifacts.js'
-import { waitForSuccess } from '../chain/chain-markets.js'
-import type { ChainClients } from '../chain/node-chain.js'
-import { CHAIN_LEDGER_POLL_MS, CHAIN_LEDGER_WAIT_MS, FAUCET_GAS_MICROS } from '../limits.js'
+import { artifactOf } from '../../chain/artifacts.js'
+import { waitForSuccess } from '../../chain/chain-markets.js'
+import type { ChainClients } from '../../chain/node-chain.js'
+import { CHAIN_LEDGER_POLL_MS, CHAIN_LEDGER_WAIT_MS, FAUCET_GAS_MICROS } from '../../limits.js'
 import { onChain } from './chain-call.js'
-import type { ServiceContext } from './context.js'
+import type { ServiceContext } from '../context.js'
 import type { FaucetReceipt } from './testnet.js'
 
 const WEI_PER_MICRO = 10n ** 12n

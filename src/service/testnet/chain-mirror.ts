@@ -11,13 +11,13 @@
  * answering makes the mirror wait and try again at the next poll; nothing is lost meanwhile,
  * since the facts stay on the chain. One step runs at a time.
  */
-import type { Chain, ChainFollowerStatus } from '../chain/chain.js'
-import { chainFactsOf, FactSources, type ChainFacts, type SettledTrade } from '../chain/chain-facts.js'
-import { Code } from '../engine/codes.js'
-import type { ChainEntry } from '../engine/command.js'
-import { CHAIN_LOG_BLOCKS_MAX, CHAIN_SYNC_ENTRIES_MAX } from '../limits.js'
-import type { ServiceContext } from './context.js'
-import { firstLineOf } from '../stdx/error-text.js'
+import type { Chain, ChainFollowerStatus } from '../../chain/chain.js'
+import { chainFactsOf, FactSources, type ChainFacts, type SettledTrade } from '../../chain/chain-facts.js'
+import { Code } from '../../engine/codes.js'
+import type { ChainEntry } from '../../engine/command.js'
+import { CHAIN_LOG_BLOCKS_MAX, CHAIN_SYNC_ENTRIES_MAX } from '../../limits.js'
+import type { ServiceContext } from '../context.js'
+import { firstLineOf } from '../../stdx/error-text.js'
 
 export class ChainMirror {
   private syncedBlock: number

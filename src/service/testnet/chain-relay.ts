@@ -13,25 +13,25 @@
  * as the wallet's own `setApprovalForAll` does. Then the exchange's simulation refuses the rest,
  * with its error (CHAIN_REVERTED).
  */
-import type { RelayCallResult } from '../chain/relay-call.js'
-import type { ChainClients } from '../chain/node-chain.js'
-import { settlerOf } from '../chain/exchange-orders.js'
-import { Code, CODE_MESSAGES } from '../engine/codes.js'
-import type { RelayAction } from '../engine/command.js'
-import { checkApprovalHolds, checkFreeFunds, checkRedeemable } from '../engine/rules.js'
-import type { AccountSummary } from '../engine/summary.js'
-import type { Rejection } from '../engine/result.js'
-import { ApiCode, PredexError } from '../errors.js'
-import { CHAIN_LEDGER_POLL_MS, CHAIN_LEDGER_WAIT_MS } from '../limits.js'
-import { accountOf } from './account.js'
+import type { RelayCallResult } from '../../chain/relay-call.js'
+import type { ChainClients } from '../../chain/node-chain.js'
+import { settlerOf } from '../../chain/exchange-orders.js'
+import { Code, CODE_MESSAGES } from '../../engine/codes.js'
+import type { RelayAction } from '../../engine/command.js'
+import { checkApprovalHolds, checkFreeFunds, checkRedeemable } from '../../engine/rules.js'
+import type { AccountSummary } from '../../engine/summary.js'
+import type { Rejection } from '../../engine/result.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import { CHAIN_LEDGER_POLL_MS, CHAIN_LEDGER_WAIT_MS } from '../../limits.js'
+import { accountOf } from '../account/account.js'
 import { onChain } from './chain-call.js'
-import type { ServiceContext } from './context.js'
+import type { ServiceContext } from '../context.js'
 import type { RelayOutcome, RelayRequest } from './testnet.js'
 
 
 /** The owner's next relay nonce, as the settling exchange counts it. */
 export function relayNonceOnChainOf(clients: ChainClients, owner: string): Promise<number> {
-  return onChain(async () => (await import('../chain/relay-call.js')).relayNonceOnChain(clients, owner))
+  return onChain(async () => (await import('../../chain/relay-call.js')).relayNonceOnChain(clients, owner))
 }
 
 export async function relayOnChain(context: ServiceContext, clients: ChainClients, request: RelayRequest,
@@ -41,7 +41,7 @@ export async function relayOnChain(context: ServiceContext, clients: ChainClient
   if (refusal !== null) throw new PredexError(refusal.code, refusal.message, refusal.context)
   checkTokensApproved(clients, account, action)
   const sent = await onChain(async () =>
-    (await import('../chain/relay-call.js')).sendRelay(clients, request.struct, request.signature))
+    (await import('../../chain/relay-call.js')).sendRelay(clients, request.struct, request.signature))
   if (!sent.ok) throw revertError(sent)
   const confirmed = await ledgerFollowed(context, sent.blockNumber)
   return { transactionHash: sent.transactionHash, blockNumber: sent.blockNumber, confirmed }

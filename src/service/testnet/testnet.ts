@@ -4,21 +4,21 @@
  * balances, and the gasless relay of a wallet-signed approve, split, merge or redeem. Each change
  * is one journaled engine command, answered with its transaction (src/chain/transaction.ts).
  */
-import { transactionOf, type Transaction } from '../chain/transaction.js'
-import { relayDigest, type RelayStruct } from '../crypto/eip712.js'
-import { parseSignature, recoverAddress } from '../crypto/signature.js'
-import { Code } from '../engine/codes.js'
-import type { RelayAction } from '../engine/command.js'
-import { availableUsdcMicros, checkRelayTiming } from '../engine/rules.js'
-import { decimalOfMicros } from '../stdx/decimal.js'
-import { ApiCode, PredexError } from '../errors.js'
-import { FAUCET_CREDITS_PER_HOUR_MAX, FAUCET_GAS_MICROS } from '../limits.js'
-import { RateLimiter } from '../auth/rate-limit.js'
-import { accountOf } from './account.js'
-import { accepted, submit } from './commands.js'
+import { transactionOf, type Transaction } from '../../chain/transaction.js'
+import { relayDigest, type RelayStruct } from '../../crypto/eip712.js'
+import { parseSignature, recoverAddress } from '../../crypto/signature.js'
+import { Code } from '../../engine/codes.js'
+import type { RelayAction } from '../../engine/command.js'
+import { availableUsdcMicros, checkRelayTiming } from '../../engine/rules.js'
+import { decimalOfMicros } from '../../stdx/decimal.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import { FAUCET_CREDITS_PER_HOUR_MAX, FAUCET_GAS_MICROS } from '../../limits.js'
+import { RateLimiter } from '../../auth/rate-limit.js'
+import { accountOf } from '../account/account.js'
+import { accepted, submit } from '../commands.js'
 import { faucetOnChain, gasOnChain } from './chain-faucet.js'
 import { relayNonceOnChainOf, relayOnChain } from './chain-relay.js'
-import type { ServiceContext } from './context.js'
+import type { ServiceContext } from '../context.js'
 
 // ---- Faucet -----------------------------------------------------------------------------------------
 

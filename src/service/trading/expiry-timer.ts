@@ -11,12 +11,12 @@
  * or all at once when the heap has doubled since the last sweep, so it is bounded by the live
  * GTD orders (ORDERS_OPEN_MAX), not by history.
  */
-import type { Clock } from '../clock.js'
-import type { Outcome } from '../host/messages.js'
-import { EXPIRY_RETRY_MS, EXPIRY_TIMER_DELAY_MS_MAX, EXPIRY_WATCHED_PRUNE_MIN } from '../limits.js'
-import type { ServiceContext } from './context.js'
-import { submit } from './commands.js'
-import type { Log } from '../log.js'
+import type { Clock } from '../../clock.js'
+import type { Outcome } from '../../host/messages.js'
+import { EXPIRY_RETRY_MS, EXPIRY_TIMER_DELAY_MS_MAX, EXPIRY_WATCHED_PRUNE_MIN } from '../../limits.js'
+import type { ServiceContext } from '../context.js'
+import { submit } from '../commands.js'
+import type { Log } from '../../log.js'
 
 interface Due {
   readonly dueMs: number

@@ -18,13 +18,13 @@
  * Chains live in memory: after a restart a key is watched again from its next heartbeat.
  */
 import { randomUUID } from 'node:crypto'
-import type { Clock } from '../clock.js'
-import { ApiCode, PredexError } from '../errors.js'
-import { HEARTBEAT_CHAINS_MAX, HEARTBEAT_GRACE_MS, HEARTBEAT_TIMEOUT_MS } from '../limits.js'
-import type { ServiceContext } from './context.js'
+import type { Clock } from '../../clock.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import { HEARTBEAT_CHAINS_MAX, HEARTBEAT_GRACE_MS, HEARTBEAT_TIMEOUT_MS } from '../../limits.js'
+import type { ServiceContext } from '../context.js'
 import * as trading from './trading.js'
 import type { Trader } from './trading.js'
-import type { Log } from '../log.js'
+import type { Log } from '../../log.js'
 
 /** A live chain: whose, and when its last heartbeat came (monotonic ms). */
 interface Chain {

@@ -20,9 +20,9 @@
  * service; the REST face asks with the address its headers claim, before the body is read (a
  * client lying about it only reaches the service's own check, after authentication).
  */
-import { ServiceCode, PredexError } from '../errors.js'
+import { ServiceCode, PredexError } from '../../errors.js'
 import { LOOP_LAG_RETRY_AFTER_SEC, LOOP_LAG_TICK_MS, LOOP_LAG_TICKS_TO_SHED, SHED_KEYS_TRACKED_MAX,
-  SHED_LIGHT_PLACEMENTS_PER_WINDOW, SHED_WINDOW_MS } from '../limits.js'
+  SHED_LIGHT_PLACEMENTS_PER_WINDOW, SHED_WINDOW_MS } from '../../limits.js'
 
 export interface LoadShedderOptions {
   /** Shed while the loop lags more than this, in ms; 0: never shed. */

@@ -4,12 +4,12 @@
  * trader's API key. An order joins a group at placement (its `orderGroupId`). Each change is one
  * engine command (journaled); the list is a read of the engine's state.
  */
-import type { OrderGroupAction } from '../engine/command.js'
-import type { OrderGroupView } from '../engine/order-group.js'
-import { ApiCode, PredexError } from '../errors.js'
-import { Code, CODE_MESSAGES } from '../engine/codes.js'
-import { accepted, submit } from './commands.js'
-import type { ServiceContext } from './context.js'
+import type { OrderGroupAction } from '../../engine/command.js'
+import type { OrderGroupView } from '../../engine/order-group.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import { Code, CODE_MESSAGES } from '../../engine/codes.js'
+import { accepted, submit } from '../commands.js'
+import type { ServiceContext } from '../context.js'
 import type { Trader } from './trading.js'
 
 /**

@@ -5,11 +5,11 @@
  * then the engine's own placement rules (the rulebook), so that an order that can only be refused
  * costs no journaled command. The engine checks again and stays the authority.
  */
-import type { OrderInput } from '../engine/command.js'
-import { PredexError } from '../errors.js'
+import type { OrderInput } from '../../engine/command.js'
+import { PredexError } from '../../errors.js'
 import { checkOrderRules, checkOwnership, orderInputOf, verifySignature, type SignedOrder } from './signed-order.js'
-import type { ServiceContext } from './context.js'
-import { marketOfToken } from './markets.js'
+import type { ServiceContext } from '../context.js'
+import { marketOfToken } from '../market-data/markets.js'
 import type { Trader } from './trading.js'
 
 export type { SignedOrder } from './signed-order.js'

@@ -11,9 +11,9 @@
  * the read model knows ended and that have no unsettled trade (those that ended while nothing
  * forgot them: before this existed, or in a crash between the end and its forgetting).
  */
-import type { SettlementRecord, SettlementStore } from '../chain/settlement-store.js'
-import { Code } from '../engine/codes.js'
-import type { EngineEvent } from '../engine/event.js'
+import type { SettlementRecord, SettlementStore } from '../../chain/settlement-store.js'
+import { Code } from '../../engine/codes.js'
+import type { EngineEvent } from '../../engine/event.js'
 
 export class OrderRetention {
   /** Order id -> its trades not final yet. */

@@ -7,16 +7,16 @@
  * resting orders on the market that the request does not name are cancelled. A level refused by
  * the intake (its parse, signature or rules) is reported in its place; the others still go.
  */
-import { orderDigest } from '../crypto/eip712.js'
-import { toHex } from '../crypto/hex.js'
-import type { OrderInput } from '../engine/command.js'
-import { Code } from '../engine/codes.js'
-import type { MarketRecord } from '../engine/event.js'
-import { MASS_QUOTE_LEVELS_MAX } from '../engine/limits.js'
-import { PredexError } from '../errors.js'
-import { accepted, matchTransactionOf, rejectionError, submit } from './commands.js'
-import type { ServiceContext } from './context.js'
-import { marketById } from './markets.js'
+import { orderDigest } from '../../crypto/eip712.js'
+import { toHex } from '../../crypto/hex.js'
+import type { OrderInput } from '../../engine/command.js'
+import { Code } from '../../engine/codes.js'
+import type { MarketRecord } from '../../engine/event.js'
+import { MASS_QUOTE_LEVELS_MAX } from '../../engine/limits.js'
+import { PredexError } from '../../errors.js'
+import { accepted, matchTransactionOf, rejectionError, submit } from '../commands.js'
+import type { ServiceContext } from '../context.js'
+import { marketById } from '../market-data/markets.js'
 import { checkedOrder, type SignedOrder } from './order-intake.js'
 import { admitPlacement, type BatchEntry, type Trader } from './trading.js'
 

@@ -6,7 +6,7 @@
  * the fix. The message stays Polymarket's own (clients match on it); the context gains `shortOf`
  * (what is missing), `missingMicros` (how much the order lacks) and `fix` (a sentence).
  */
-import { Code } from '../engine/codes.js'
+import { Code } from '../../engine/codes.js'
 
 type Context = Readonly<Record<string, unknown>>
 

@@ -13,21 +13,21 @@
  * - The dead-man timer: with cancel on disconnect, a session that receives no request (a ping
  *   counts) for `deadManMs` is ended by its face, and the cancel applies.
  */
-import { ApiCode, PredexError } from '../errors.js'
+import { ApiCode, PredexError } from '../../errors.js'
 import {
   ORDER_ENTRY_DEAD_MAN_MS_DEFAULT,
   ORDER_ENTRY_DEAD_MAN_MS_MAX,
   ORDER_ENTRY_DEAD_MAN_MS_MIN,
   ORDER_ENTRY_TRACKED_ORDERS_PRUNE_MIN,
   ORDER_ENTRY_VERIFYING_MAX,
-} from '../limits.js'
-import type { ServiceContext } from './context.js'
+} from '../../limits.js'
+import type { ServiceContext } from '../context.js'
 import { InOrder } from './in-order.js'
 import { checkedOrder, type SignedOrder } from './order-intake.js'
 import * as trading from './trading.js'
 import * as quotes from './quotes.js'
 import type { BatchEntry, BatchOutcome, CancelOutcome, OrderOutcome, Trader } from './trading.js'
-import type { Log } from '../log.js'
+import type { Log } from '../../log.js'
 
 /** Which open orders a session cancels when it ends without a clean close. */
 export type CancelScope = 'none' | 'key' | 'session'

@@ -3,14 +3,14 @@
  * Polymarket's owner and signer rules, the signature-type rule and the signature (on the
  * verification pool), the engine's input, and the rulebook's pre-check. Nothing here knows JSON.
  */
-import type { AnyOrderStruct } from '../crypto/eip712.js'
-import { checkSignatureType, checkWalletOwner, type Verdict } from '../crypto/verify-order.js'
-import type { VerifierPool } from '../crypto/verifier-pool.js'
-import { Code, CODE_MESSAGES } from '../engine/codes.js'
-import type { OrderInput, SelfTradePrevention, TimeInForce } from '../engine/command.js'
-import type { MarketRecord } from '../engine/event.js'
-import { checkOrderOnMarket } from '../engine/rules.js'
-import { ApiCode, PredexError } from '../errors.js'
+import type { AnyOrderStruct } from '../../crypto/eip712.js'
+import { checkSignatureType, checkWalletOwner, type Verdict } from '../../crypto/verify-order.js'
+import type { VerifierPool } from '../../crypto/verifier-pool.js'
+import { Code, CODE_MESSAGES } from '../../engine/codes.js'
+import type { OrderInput, SelfTradePrevention, TimeInForce } from '../../engine/command.js'
+import type { MarketRecord } from '../../engine/event.js'
+import { checkOrderOnMarket } from '../../engine/rules.js'
+import { ApiCode, PredexError } from '../../errors.js'
 
 const SAFE_INTEGER_MAX = BigInt(Number.MAX_SAFE_INTEGER)
 /** Decimal digits of the largest integer a face accepts as a number field (wire.ts, integerOf). */

@@ -5,21 +5,21 @@
  * Placement is the order intake (order-intake.ts), then one engine command; every refusal is a
  * catalogue error, and every order id stays readable after it ends, with its status and trades.
  */
-import { Code } from '../engine/codes.js'
-import { checkAmendSize, checkClientOrderId } from '../engine/rules.js'
-import type { OrderInput } from '../engine/command.js'
-import type { OrderStatus } from '../engine/event.js'
-import type { Amended, Canceled, OrderPlaced, PlaceResult } from '../engine/result.js'
-import { ApiCode, PredexError } from '../errors.js'
-import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, QUEUE_QUERY_ORDERS_MAX } from '../limits.js'
-import { assert } from '../stdx/assert.js'
-import type { CommandOf } from '../host/engine-door.js'
-import type { OrderRecord, TradeRecord } from '../read/read-model.js'
-import { accepted, matchTransactionOf, rejectionError, submit } from './commands.js'
-import type { ServiceContext } from './context.js'
+import { Code } from '../../engine/codes.js'
+import { checkAmendSize, checkClientOrderId } from '../../engine/rules.js'
+import type { OrderInput } from '../../engine/command.js'
+import type { OrderStatus } from '../../engine/event.js'
+import type { Amended, Canceled, OrderPlaced, PlaceResult } from '../../engine/result.js'
+import { ApiCode, PredexError } from '../../errors.js'
+import { BATCH_ORDERS_MAX, CANCEL_IDS_MAX, QUEUE_QUERY_ORDERS_MAX } from '../../limits.js'
+import { assert } from '../../stdx/assert.js'
+import type { CommandOf } from '../../host/engine-door.js'
+import type { OrderRecord, TradeRecord } from '../../read/read-model.js'
+import { accepted, matchTransactionOf, rejectionError, submit } from '../commands.js'
+import type { ServiceContext } from '../context.js'
 import { checkedOrder, intakeSteps, type IntakeStep, type SignedOrder } from './order-intake.js'
-import { marketById } from './markets.js'
-import type { Log } from '../log.js'
+import { marketById } from '../market-data/markets.js'
+import type { Log } from '../../log.js'
 
 /** The caller of a trading use case, as authentication established it. */
 export interface Trader {

@@ -2,7 +2,7 @@
  * Contract of the market-maker controls, face-neutral (issue 31; docs/rest.md and docs/grpc.md):
  * amend (lower an open order's size, keeping its place in the queue) and cancel-replace (cancel
  * an open order and place a signed one in its stead, in one engine command). The same cases run
- * over REST (test/contract/mm-controls.test.ts) and gRPC (test/grpc/contract-mm-controls.test.ts).
+ * over REST (test/contract/mm-controls.test.ts) and gRPC (test/contract/grpc/mm-controls.test.ts).
  */
 import { signLimitOrder, type LimitOrder } from '../../../src/client/orders.js'
 import type { MarketRecord } from '../../../src/engine/event.js'

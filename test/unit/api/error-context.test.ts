@@ -8,7 +8,7 @@
  * PredexError(code, message, context)`, `engineError(code, message, context)`, the engine's
  * `rejection(code, context)`, `authFailure(code, message, context)`, the signature verdicts
  * `fail(check, message, context)` of src/crypto/verify-order.ts (INVALID_SIGNATURE, or
- * ORDER_VERSION_MISMATCH for the check `signature-version`: src/service/signed-order.ts), and the
+ * ORDER_VERSION_MISMATCH for the check `signature-version`: src/service/trading/signed-order.ts), and the
  * objects refusal-fix.ts adds to INVALID_ORDER_NOT_ENOUGH_BALANCE. For each, the code and the
  * field names are resolved from the syntax: `Code.X` and its siblings, conditionals, local
  * constants, object literals and their spreads, and a helper's parameter through the helper's
@@ -27,7 +27,7 @@ import ts from 'typescript'
 import { CATALOGUE, type ErrorCode } from '../../../src/errors.js'
 import { ERROR_CONTEXT } from '../../../src/error-context.js'
 import { ERRORS_DOC_FILE, errorsDoc } from '../../../scripts/error-docs.js'
-import { ROOT } from '../../compiled.js'
+import { ROOT } from '../../support/compiled.js'
 
 /** How far a value is followed through constants and callers' arguments (a cycle stops here). */
 const DEPTH_MAX = 8
@@ -58,7 +58,7 @@ const SINKS: readonly Sink[] = [
  * spreads what usdcFix and sharesFix return into INVALID_ORDER_NOT_ENOUGH_BALANCE's context.
  */
 const ADDED: readonly { file: string; functions: readonly string[]; code: ErrorCode }[] = [
-  { file: 'src/service/refusal-fix.ts', functions: ['usdcFix', 'sharesFix'], code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' },
+  { file: 'src/service/trading/refusal-fix.ts', functions: ['usdcFix', 'sharesFix'], code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' },
 ]
 
 /**
@@ -79,26 +79,26 @@ const DYNAMIC: readonly Dynamic[] = [
     why: 'an AuthFailure passed on as it is' },
   { file: 'src/auth/gate.ts', text: 'identity.context',
     why: "an AuthFailure's context, checked where authFailure(...) makes it" },
-  { file: 'src/service/testnet.ts', text: 'timing.code',
+  { file: 'src/service/testnet/testnet.ts', text: 'timing.code',
     why: "checkRelayTiming's rejection (src/engine/rules.ts) passed on as it is" },
-  { file: 'src/service/testnet.ts', text: 'timing.context',
+  { file: 'src/service/testnet/testnet.ts', text: 'timing.context',
     why: "checkRelayTiming's rejection context, checked where rejection(...) makes it" },
-  { file: 'src/service/chain-relay.ts', text: 'refusal.code',
+  { file: 'src/service/testnet/chain-relay.ts', text: 'refusal.code',
     why: 'a ledger rule\'s rejection (checkFreeFunds, checkUsdcApproval, checkRedeemable: src/engine/rules.ts) passed on as it is' },
-  { file: 'src/service/chain-relay.ts', text: 'refusal.context',
+  { file: 'src/service/testnet/chain-relay.ts', text: 'refusal.context',
     why: 'that rejection\'s context, checked where rejection(...) makes it' },
-  { file: 'src/service/signed-order.ts', text: 'verdict.code',
+  { file: 'src/service/trading/signed-order.ts', text: 'verdict.code',
     why: "checkOrderOnMarket's rejection (src/engine/rules.ts) passed on as it is" },
-  { file: 'src/service/signed-order.ts', text: 'verdict.context',
+  { file: 'src/service/trading/signed-order.ts', text: 'verdict.context',
     why: 'a rejection context (checked at rejection(...)) or a signature verdict context (checked at fail(...))' },
   { file: 'src/service/commands.ts', text: 'rejection.code',
     why: 'an engine rejection passed on as it is' },
   { file: 'src/service/commands.ts', text: 'withFix(rejection.code, rejection.context)',
     why: 'the rejection context (checked at rejection(...)) plus what usdcFix and sharesFix return (ADDED)' },
-  { file: 'src/service/admin.ts', text: 'error.code',
+  { file: 'src/service/admin/admin.ts', text: 'error.code',
     why: 'the engine refused one change of an admin market update: its code, with `field` and `applied` added',
     codesOf: { file: 'src/engine/market-admin.ts', functions: ['setTickSize', 'setFeeRate', 'setMarketStatus'] } },
-  { file: 'src/service/admin.ts', text: 'error.context',
+  { file: 'src/service/admin/admin.ts', text: 'error.context',
     why: 'that rejection context, checked where rejection(...) makes it' },
   { file: 'src/api/rest/server.ts', text: '(error as { code?: unknown }).code',
     why: 'a coded error that lost its class (thrown across a boundary) passed on as it is' },

@@ -7,7 +7,7 @@
  *   strict mode compiles them all);
  * - the validator the contract suite runs every answer through (test/support/openapi-validator.ts)
  *   refuses drifted bodies: a missing field, a wrong type, a field no type declares, a wrong status
- *   or media type. The real answers are checked in test/contract (test/rest-harness.ts).
+ *   or media type. The real answers are checked in test/contract (test/support/rest-harness.ts).
  */
 import t from 'tap'
 import { readFileSync } from 'node:fs'

@@ -7,7 +7,7 @@ import t from 'tap'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ensureBuilt, ROOT } from '../../compiled.js'
+import { ensureBuilt, ROOT } from '../../support/compiled.js'
 import type { measureShapeFloor as MeasureShapeFloor } from '../../../bench/shape-floor.js'
 
 // Its threads are evaluated JavaScript that imports the compiled ring: the compiled bench, built if stale.

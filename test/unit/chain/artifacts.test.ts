@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
-import { ROOT } from '../../compiled.js'
+import { ROOT } from '../../support/compiled.js'
 
 // A plain ES module script without types, found from the repository's root (this file also runs
 // from the build, dist/test, where no copy of it is).

@@ -4,7 +4,7 @@
  * places the new order only when the old one was live and is now cancelled.
  */
 import t, { type Test } from 'tap'
-import { Harness, addressOf, USDC } from '../../harness.js'
+import { Harness, addressOf, USDC } from '../../support/harness.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import type { OrderInput } from '../../../src/engine/command.js'
 import type { StateSummary } from '../../../src/engine/summary.js'

@@ -5,7 +5,7 @@
  * without the other is API_KEY_INVALID; a registration in clear (older servers) is still taken.
  */
 import t from 'tap'
-import { Harness, addressOf } from '../../harness.js'
+import { Harness, addressOf } from '../../support/harness.js'
 import { isDerived } from '../../../src/engine/api-key.js'
 import { decodeSnapshot, encodeSnapshot, stateHashOf } from '../../../src/engine/snapshot.js'
 

@@ -5,7 +5,7 @@
  * secret", src/engine/event.ts).
  */
 import t, { type Test } from 'tap'
-import { Harness, addressOf } from '../../harness.js'
+import { Harness, addressOf } from '../../support/harness.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
 import type { RegisterApiKey } from '../../../src/engine/command.js'

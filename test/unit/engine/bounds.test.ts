@@ -7,7 +7,7 @@
  * FEE_RATE_BPS_MAX on the largest fills, checked against BigInt.
  */
 import t, { type Test } from 'tap'
-import { Harness, addressOf } from '../../harness.js'
+import { Harness, addressOf } from '../../support/harness.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
 import type { OrderInput, Side, TimeInForce } from '../../../src/engine/command.js'

@@ -5,7 +5,7 @@
  * orderUpdate / balance / bookLevel events.
  */
 import t, { type Test } from 'tap'
-import { Harness, addressOf, USDC } from '../../harness.js'
+import { Harness, addressOf, USDC } from '../../support/harness.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
 import type { OrderInput } from '../../../src/engine/command.js'

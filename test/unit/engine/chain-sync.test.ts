@@ -9,7 +9,7 @@
  * (USDC conservation, holds, debts) are checked after every command by the harness.
  */
 import t from 'tap'
-import { Harness, addressOf, USDC } from '../../harness.js'
+import { Harness, addressOf, USDC } from '../../support/harness.js'
 import type { ChainEntry } from '../../../src/engine/command.js'
 import { decodeSnapshot, encodeSnapshot, stateHashOf } from '../../../src/engine/snapshot.js'
 import { summaryOf } from '../../../src/engine/view.js'

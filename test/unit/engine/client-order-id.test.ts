@@ -10,7 +10,7 @@
 import { isLiveEntry, rowOfEntry } from '../../../src/engine/order-index.js'
 import { NO_ROW } from '../../../src/engine/order-table.js'
 import t, { type Test } from 'tap'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 import { Engine } from '../../../src/engine/engine.js'
 import { Code, CODE_MESSAGES } from '../../../src/engine/codes.js'
 import type { OrderInput } from '../../../src/engine/command.js'

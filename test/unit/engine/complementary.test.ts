@@ -4,7 +4,7 @@
  * per-token and unified book views.
  */
 import t from 'tap'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 import { bookOf, summaryOf } from '../../../src/engine/view.js'
 import type { OrderPlaced } from '../../../src/engine/result.js'
 

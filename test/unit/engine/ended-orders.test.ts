@@ -7,7 +7,7 @@
  * and a version-3 snapshot (every id, in acceptance order) still loads.
  */
 import t from 'tap'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 import type { Command, OrderInput } from '../../../src/engine/command.js'
 import { CODE_MESSAGES } from '../../../src/engine/codes.js'
 import { Engine } from '../../../src/engine/engine.js'

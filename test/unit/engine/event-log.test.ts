@@ -12,7 +12,7 @@ import { TIME_IN_FORCE_CODES, timeInForceCode } from '../../../src/engine/event-
 import { EventReader } from '../../../src/engine/event-reader.js'
 import { Workload } from '../../simulation/workload.js'
 import { seedOf } from '../../support/seed.js'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 
 const SEED = seedOf('EVENT_LOG_SEED')
 const COMMANDS = 3_000

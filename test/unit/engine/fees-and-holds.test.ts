@@ -4,7 +4,7 @@
  * cancels release them; available = min(balance, allowance) - held).
  */
 import t from 'tap'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 import { summaryOf } from '../../../src/engine/view.js'
 import type { OrderPlaced, OrderRejection } from '../../../src/engine/result.js'
 

@@ -4,7 +4,7 @@
  * events each produces. Every expected number is worked out by hand in a comment.
  */
 import t, { type Test } from 'tap'
-import { Harness, addressOf, USDC } from '../../harness.js'
+import { Harness, addressOf, USDC } from '../../support/harness.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
 import type { ContextValue } from '../../../src/engine/result.js'

@@ -5,7 +5,7 @@
  * order, setTickSize and setFeeRate, and the marketCreated / marketUpdated events.
  */
 import t, { type Test } from 'tap'
-import { Harness, addressOf, T0_MS, USDC } from '../../harness.js'
+import { Harness, addressOf, T0_MS, USDC } from '../../support/harness.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
 import type { MarketInput, MarketStatus } from '../../../src/engine/command.js'

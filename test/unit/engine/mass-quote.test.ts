@@ -4,7 +4,7 @@
  * ones placed; the whole command is refused, with nothing changed, when it is malformed.
  */
 import t from 'tap'
-import { Harness, addressOf, USDC } from '../../harness.js'
+import { Harness, addressOf, USDC } from '../../support/harness.js'
 import type { OrderInput } from '../../../src/engine/command.js'
 import type { QuotesSet } from '../../../src/engine/result.js'
 import { summaryOf } from '../../../src/engine/view.js'

@@ -4,7 +4,7 @@
  * expected number is worked out by hand in the comments.
  */
 import t from 'tap'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 import { summaryOf } from '../../../src/engine/view.js'
 import type { OrderPlaced } from '../../../src/engine/result.js'
 import { tradeIdOf } from '../../../src/engine/ids.js'

@@ -5,7 +5,7 @@
  * survive a snapshot. Invariants run after every command (the harness).
  */
 import t from 'tap'
-import { Harness, addressOf, T0_MS, USDC } from '../../harness.js'
+import { Harness, addressOf, T0_MS, USDC } from '../../support/harness.js'
 import type { OrderGroupAction } from '../../../src/engine/command.js'
 import type { OrderInput } from '../../../src/engine/command.js'
 import { decodeSnapshot, encodeSnapshot, stateHashOf } from '../../../src/engine/snapshot.js'

@@ -6,7 +6,7 @@
  * table grows by doubling: every field survives it (a field left out of `grow` fails the last case).
  */
 import t from 'tap'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 import { readEvents } from '../../../src/engine/event-reader.js'
 import type { Command, OrderInput } from '../../../src/engine/command.js'
 import type { OrderAccepted } from '../../../src/engine/event.js'

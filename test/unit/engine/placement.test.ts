@@ -3,7 +3,7 @@
  * the context, that the order left no record, and that nothing else changed.
  */
 import t, { type Test } from 'tap'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 import { summaryOf } from '../../../src/engine/view.js'
 import type { OrderInput } from '../../../src/engine/command.js'
 import type { BatchPlaced, OrderRejection } from '../../../src/engine/result.js'

@@ -10,7 +10,7 @@ import type { Command } from '../../../src/engine/command.js'
 import { queueAheadLots, queueAheadLotsByWalk, queueAheadMicros } from '../../../src/engine/queue.js'
 import { Workload } from '../../simulation/workload.js'
 import { seedOf } from '../../support/seed.js'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 
 const SEED = seedOf('QUEUE_SEED')
 const COMMANDS = 4_000

@@ -8,7 +8,7 @@
  * is worked out by hand in a comment; the harness checks the invariants after every command.
  */
 import t, { type Test } from 'tap'
-import { Harness, addressOf, T0_MS, USDC } from '../../harness.js'
+import { Harness, addressOf, T0_MS, USDC } from '../../support/harness.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
 import type { Relay, RelayAction } from '../../../src/engine/command.js'

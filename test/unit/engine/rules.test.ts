@@ -6,8 +6,8 @@
  * on an edge check that forgets a rule. Seeded: the seed is printed (RULES_SEED replays it).
  */
 import t from 'tap'
-import { Harness, USDC, addressOf } from '../../harness.js'
-import { checkOrderRules } from '../../../src/service/signed-order.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
+import { checkOrderRules } from '../../../src/service/trading/signed-order.js'
 import { PredexError } from '../../../src/errors.js'
 import { checkOrderOnMarket, type MarketTerms } from '../../../src/engine/rules.js'
 import type { OrderInput, Side, TimeInForce } from '../../../src/engine/command.js'

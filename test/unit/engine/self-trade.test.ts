@@ -4,7 +4,7 @@
  * on (cancel-maker, the default), stop and cancel the rest of the taker (cancel-taker), or both.
  */
 import t from 'tap'
-import { Harness, addressOf, USDC } from '../../harness.js'
+import { Harness, addressOf, USDC } from '../../support/harness.js'
 import type { OrderInput, SelfTradePrevention } from '../../../src/engine/command.js'
 import { summaryOf } from '../../../src/engine/view.js'
 

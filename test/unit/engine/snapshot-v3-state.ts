@@ -4,7 +4,7 @@
  * ended ones (matched and canceled) interleaved in acceptance order, ending in an order other
  * than their acceptance, plus a key. The test builds it again with today's engine and compares.
  */
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 
 export function v3State(): Harness {
   const [alice, bob, carol] = [addressOf(1), addressOf(2), addressOf(3)]

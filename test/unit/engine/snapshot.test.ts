@@ -4,7 +4,7 @@
  * of the stream equals the uninterrupted run. A damaged snapshot does not load.
  */
 import t from 'tap'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 import { Engine } from '../../../src/engine/engine.js'
 import { decodeSnapshot, encodeSnapshot, stateHashOf } from '../../../src/engine/snapshot.js'
 import { summaryOf } from '../../../src/engine/view.js'

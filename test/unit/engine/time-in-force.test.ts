@@ -3,7 +3,7 @@
  * orders expire (by command time, deterministically).
  */
 import t, { type Test } from 'tap'
-import { Harness, USDC, addressOf } from '../../harness.js'
+import { Harness, USDC, addressOf } from '../../support/harness.js'
 import { summaryOf } from '../../../src/engine/view.js'
 import type { OrderInput } from '../../../src/engine/command.js'
 import type { OrderPlaced, OrderRejection } from '../../../src/engine/result.js'

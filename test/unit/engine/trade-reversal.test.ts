@@ -6,7 +6,7 @@
  * survive a snapshot (version 7). The harness checks every invariant after every command.
  */
 import t from 'tap'
-import { Harness, addressOf, USDC } from '../../harness.js'
+import { Harness, addressOf, USDC } from '../../support/harness.js'
 import type { ChainEntry } from '../../../src/engine/command.js'
 import type { Trade } from '../../../src/engine/event.js'
 import { decodeSnapshot, encodeSnapshot, stateHashOf } from '../../../src/engine/snapshot.js'

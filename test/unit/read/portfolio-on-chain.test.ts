@@ -15,7 +15,7 @@ import type { Milestone } from '../../../src/api/shapes/user.js'
 import { decimalOfMicros } from '../../../src/api/wire.js'
 import type { ChainEntry, OrderInput, Side } from '../../../src/engine/command.js'
 import { reversalOf } from '../../../src/engine/trade-reversal.js'
-import { newMarketIds } from '../../../src/service/market-ids.js'
+import { newMarketIds } from '../../../src/service/market-data/market-ids.js'
 import { fakeWorld, USDC } from '../service/fake-context.js'
 
 const ALICE = '0x' + 'a'.repeat(40)

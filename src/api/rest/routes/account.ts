@@ -4,7 +4,7 @@
  */
 import { contractsOf } from '../../../crypto/contracts.js'
 import { ApiCode, PredexError } from '../../../errors.js'
-import { balanceAllowanceOf } from '../../../service/account.js'
+import { balanceAllowanceOf } from '../../../service/account/account.js'
 import { tokenIdOf } from '../../wire.js'
 import type { TypedRoute } from '../typed-route.js'
 import { identityOf } from './common.js'

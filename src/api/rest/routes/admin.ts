@@ -1,6 +1,6 @@
 /**
  * Administration (`EXCHANGE-ADMIN-KEY`): list a market, change its status, tick size or fee
- * rate, resolve it, and the exchange's statistics (src/service/admin.ts). This module parses the
+ * rate, resolve it, and the exchange's statistics (src/service/admin/admin.ts). This module parses the
  * admin fields and shapes the answers.
  */
 import type { MarketStatus, Outcome } from '../../../engine/command.js'
@@ -16,8 +16,8 @@ import {
   type ExchangeCounts,
   type MarketChanges,
   type NewMarket,
-} from '../../../service/admin.js'
-import { marketById } from '../../../service/markets.js'
+} from '../../../service/admin/admin.js'
+import { marketById } from '../../../service/market-data/markets.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { nativeMarket } from '../../format.js'
 import type { EngineStateHashBody, ExchangeStats } from '../../shapes/admin.js'

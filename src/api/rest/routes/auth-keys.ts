@@ -1,7 +1,11 @@
-/** API credentials over REST (src/service/credentials.ts): create and derive with L1, list and delete with L2. */
+/**
+ * API credentials over REST (src/service/account/credentials.ts): create and derive with L1, list
+ * and delete with L2.
+ */
 import type { ApiCredential } from '../../../auth/l2.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import { apiKeysOf, createCredential, deriveCredential, revokeCredential } from '../../../service/credentials.js'
+import { apiKeysOf, createCredential, deriveCredential, revokeCredential }
+  from '../../../service/account/credentials.js'
 import type { ApiCredentials } from '../../shapes/credential.js'
 import type { TypedRoute } from '../typed-route.js'
 import { identityOf, traderOf } from './common.js'

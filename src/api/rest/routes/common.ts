@@ -2,7 +2,7 @@
 import type { MarketRecord } from '../../../engine/event.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import type { ServiceContext } from '../../../service/context.js'
-import type { Trader } from '../../../service/trading.js'
+import type { Trader } from '../../../service/trading/trading.js'
 import { checkBatchLength, tokenOf } from '../../market-query.js'
 import { tokenIdOf } from '../../wire.js'
 import type { TokenSideQuery, Unparsed } from '../../shapes/requests.js'

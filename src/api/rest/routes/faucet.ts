@@ -1,5 +1,5 @@
 /**
- * The test network's faucet (src/service/testnet.ts): new test USDC for any address, and test gas
+ * The test network's faucet (src/service/testnet/testnet.ts): new test USDC for any address, and test gas
  * the first time, with a cooldown per address (429 FAUCET_COOLDOWN with Retry-After inside it)
  * and a cap per request. This module parses the request and shapes the answer. Served under
  * /compat too, the same route: a Polymarket bot's one base URL (`<server>/compat`) then reaches
@@ -7,7 +7,7 @@
  */
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
 import type { ServiceContext } from '../../../service/context.js'
-import { faucet } from '../../../service/testnet.js'
+import { faucet } from '../../../service/testnet/testnet.js'
 import type { FaucetRequest, Unparsed } from '../../shapes/requests.js'
 import type { FaucetCredit } from '../../shapes/testnet.js'
 import { addressOf, decimalOfMicros, microsOfDecimal, parseJsonBody, requireObject } from '../../wire.js'

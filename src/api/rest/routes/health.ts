@@ -1,6 +1,6 @@
 /** Health, readiness, metrics and the server clock. */
 import type { TypedRoute } from '../typed-route.js'
-import { healthOf, readySeq } from '../../../service/health.js'
+import { healthOf, readySeq } from '../../../service/admin/health.js'
 import { METRICS_RENDER_INTERVAL_MS } from '../../../limits.js'
 import type { Metrics } from '../../../metrics.js'
 import { RenderCache } from '../render-cache.js'

@@ -1,6 +1,6 @@
 /**
  * Heartbeats (cancel on disconnect for REST clients): POST /v1/heartbeats and /heartbeats. Parses
- * `{"heartbeat_id": id | "" | null}` and hands it to the heartbeats service (src/service/heartbeats.ts).
+ * `{"heartbeat_id": id | "" | null}` and hands it to the heartbeats service (src/service/trading/heartbeats.ts).
  */
 import { ApiCode, PredexError } from '../../../errors.js'
 import { HEARTBEAT_ID_LENGTH_MAX, HEARTBEAT_TIMEOUT_MS, REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'

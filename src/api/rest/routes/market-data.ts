@@ -15,8 +15,8 @@ import type { OrderBookSummary } from '../../shapes/book.js'
 import type { ReplyOf, TypedRoute } from '../typed-route.js'
 import { PRICES_HISTORY_FIDELITY_MINUTES_MAX, PRICES_HISTORY_POINTS_MAX, REST_BATCH_BODY_BYTES_MAX }
   from '../../../limits.js'
-import * as marketData from '../../../service/market-data.js'
-import { priceHistoryOf } from '../../../service/price-history.js'
+import * as marketData from '../../../service/market-data/market-data.js'
+import { priceHistoryOf } from '../../../service/market-data/price-history.js'
 import { tokenItems, tokenQuery } from './common.js'
 
 const GET = 'GET' as const
@@ -29,7 +29,7 @@ function sentBook(context: ServiceContext, tokenId: string, unified: boolean): R
 }
 
 /**
- * GET /price's convention, Polymarket's (src/service/market-data.ts priceOf): the side names the
+ * GET /price's convention, Polymarket's (src/service/market-data/market-data.ts priceOf): the side names the
  * orders read, not the trade the caller means to make. Said in the document: it surprises.
  */
 const QUOTE_SIDES = 'side=buy answers the best bid (the highest price a resting buy order pays) and side=sell the '

@@ -1,4 +1,7 @@
-/** Markets over REST (src/service/markets.ts): list, one by UUID, condition id or slug, upcoming, resolving. */
+/**
+ * Markets over REST (src/service/market-data/markets.ts): list, one by UUID, condition id or
+ * slug, upcoming, resolving.
+ */
 import type { MarketRecord } from '../../../engine/event.js'
 import type { ServiceContext } from '../../../service/context.js'
 import { compatMarket, nativeMarket } from '../../format.js'
@@ -7,7 +10,7 @@ import type { CompatMarket, NativeMarket } from '../../shapes/market.js'
 import type { Page } from '../../shapes/page.js'
 import type { RestRequest } from '../route.js'
 import type { TypedRoute } from '../typed-route.js'
-import { allMarkets, marketById, resolvingMarkets, upcomingMarkets } from '../../../service/markets.js'
+import { allMarkets, marketById, resolvingMarkets, upcomingMarkets } from '../../../service/market-data/markets.js'
 
 const GET = 'GET' as const
 

@@ -1,11 +1,11 @@
 /**
  * Order groups over REST (native; docs/rest.md, "Order groups"): parse, call the order-group
- * service (src/service/order-groups.ts), shape the answer.
+ * service (src/service/trading/order-groups.ts), shape the answer.
  */
 import type { OrderGroupView } from '../../../engine/order-group.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import * as groups from '../../../service/order-groups.js'
+import * as groups from '../../../service/trading/order-groups.js'
 import { decimalOfMicros } from '../../../stdx/decimal.js'
 import type { OrderGroupInfo } from '../../shapes/placement.js'
 import type { OrderGroupCreate, OrderGroupPatch, Unparsed } from '../../shapes/requests.js'

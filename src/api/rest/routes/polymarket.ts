@@ -1,14 +1,14 @@
 /**
  * The rest of Polymarket's current CLOB surface (clob-client-v2 1.1.0, reference clob-v2-compat.md
  * section 5): version, liveness, market look-ups, and the calls answered truthfully where Predex
- * has no such program (src/service/polymarket-info.ts says which and why).
+ * has no such program (src/service/market-data/polymarket-info.ts says which and why).
  */
 import { ApiCode, PredexError } from '../../../errors.js'
 import { ORDERS_SCORING_IDS_MAX, REST_ORDERS_SCORING_BODY_BYTES_MAX } from '../../../limits.js'
-import { liveActivityOf } from '../../../service/market-activity.js'
-import { allMarkets, marketById, marketOfToken } from '../../../service/markets.js'
+import { liveActivityOf } from '../../../service/market-data/market-activity.js'
+import { allMarkets, marketById, marketOfToken } from '../../../service/market-data/markets.js'
 import { builderFeesBpsOf, EXCHANGE_VERSION, isClosedOnly, isOrderScoring, samplingMarkets }
-  from '../../../service/polymarket-info.js'
+  from '../../../service/market-data/polymarket-info.js'
 import { compatMarket } from '../../format.js'
 import { clobMarketInfo, marketByToken, marketTradeEvent, simplifiedMarket } from '../../polymarket-format.js'
 import type { Page } from '../../shapes/page.js'

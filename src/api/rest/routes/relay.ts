@@ -1,7 +1,7 @@
 /**
  * The gasless relay of the test network (api.md, "Formats decided here"): a wallet signs an
  * EIP-712 `Relay` message (domain "Predex Relay") for approve, split, merge or redeem, and anyone
- * may submit it; the exchange runs it for the signer (src/service/testnet.ts). This module parses
+ * may submit it; the exchange runs it for the signer (src/service/testnet/testnet.ts). This module parses
  * the message (INVALID_PARAMETER naming the field) and shapes the answer. Served under /compat
  * too, the same routes: the test network has no RPC for an approve transaction, so a Polymarket
  * bot approves the exchange here, on the base URL its client already uses (examples/).
@@ -10,7 +10,7 @@ import type { RelayStruct } from '../../../crypto/eip712.js'
 import { isHexOfLength } from '../../../crypto/hex.js'
 import { isRelayActionKind, RELAY_ACTION_KINDS } from '../../../engine/rules.js'
 import { REST_SMALL_BODY_BYTES_MAX } from '../../../limits.js'
-import { relay, relayNonceOf, type RelayRequest } from '../../../service/testnet.js'
+import { relay, relayNonceOf, type RelayRequest } from '../../../service/testnet/testnet.js'
 import { ApiCode, PredexError } from '../../../errors.js'
 import type { RelayMessage, Unparsed } from '../../shapes/requests.js'
 import type { RelayNonce, RelayReceipt } from '../../shapes/testnet.js'

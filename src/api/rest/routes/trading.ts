@@ -1,5 +1,5 @@
 /**
- * Trading (L2) over REST: parse the wire format, call the trading service (src/service/trading.ts),
+ * Trading (L2) over REST: parse the wire format, call the trading service (src/service/trading/trading.ts),
  * shape the answer in Polymarket's formats (native or /compat).
  */
 import type { Canceled } from '../../../engine/result.js'
@@ -15,9 +15,9 @@ import {
   REST_QUOTES_BODY_BYTES_MAX,
   REST_SMALL_BODY_BYTES_MAX,
 } from '../../../limits.js'
-import { availableUsdcMicrosOf } from '../../../service/account.js'
-import * as trading from '../../../service/trading.js'
-import type { Placement } from '../../../service/trading.js'
+import { availableUsdcMicrosOf } from '../../../service/account/account.js'
+import * as trading from '../../../service/trading/trading.js'
+import type { Placement } from '../../../service/trading/trading.js'
 import { clientOrder, orderInfo, placementReport, tradeInfo, VERIFY_NOTE } from '../../format.js'
 import { parseWireOrder } from '../../order-wire.js'
 import { decimalOfMicros } from '../../../stdx/decimal.js'
@@ -27,7 +27,7 @@ import type { MarketOrdersCancel, OrderAmend, OrderCancel, OrderReplace, QuotesP
   from '../../shapes/requests.js'
 import type { CancelResult, OrderAmended, OrderPlacement, OrderRefusal, OrderReplaced, QuoteLevelResult, QuotesResult }
   from '../../shapes/placement.js'
-import * as quotes from '../../../service/quotes.js'
+import * as quotes from '../../../service/trading/quotes.js'
 import type { RestRequest } from '../route.js'
 import type { TypedRoute } from '../typed-route.js'
 import { traderOf } from './common.js'

@@ -17,7 +17,7 @@ import type { TypedRoute } from '../typed-route.js'
 import type { LedgerRecord } from '../../../read/read-model.js'
 import type { Milestone } from '../../../read/portfolio.js'
 import type { ChainTransaction } from '../../../engine/event.js'
-import * as users from '../../../service/users.js'
+import * as users from '../../../service/account/users.js'
 
 function eventInfo(context: ServiceContext, record: LedgerRecord): LedgerEvent {
   // On a real chain, the chain's transaction; on the builtin network, the command's.

@@ -1,5 +1,5 @@
 /** A wallet's balances on the test network, public (as a block explorer shows them). */
-import { walletBalances } from '../../../service/testnet.js'
+import { walletBalances } from '../../../service/testnet/testnet.js'
 import type { WalletStatus } from '../../shapes/testnet.js'
 import { addressOf, decimalOfMicros } from '../../wire.js'
 import type { TypedRoute } from '../typed-route.js'

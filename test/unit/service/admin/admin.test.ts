@@ -4,10 +4,10 @@
  * engine refuses one; resolution and the exchange's counts.
  */
 import t from 'tap'
-import type { MarketRecord } from '../../../src/engine/event.js'
-import { PredexError } from '../../../src/errors.js'
-import { createMarket, exchangeCounts, resolveMarket, updateMarket, type NewMarket } from '../../../src/service/admin.js'
-import { USDC, fakeWorld, type FakeWorld } from './fake-context.js'
+import type { MarketRecord } from '../../../../src/engine/event.js'
+import { PredexError } from '../../../../src/errors.js'
+import { createMarket, exchangeCounts, resolveMarket, updateMarket, type NewMarket } from '../../../../src/service/admin/admin.js'
+import { USDC, fakeWorld, type FakeWorld } from '../fake-context.js'
 
 const MARKET: NewMarket = { question: 'Will it work?', slug: null, description: '', tickSizeMicros: 10_000, minOrderSizeMicros: 5 * USDC,
   feeRateBps: 0, negRisk: false, endDateMs: 0, status: 'Active' }

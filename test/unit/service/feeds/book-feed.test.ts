@@ -7,12 +7,12 @@
  * model (fake-context.ts), every command's outcome handed to the feed as the fan-out does.
  */
 import t from 'tap'
-import type { OrderInput, UnstampedCommand } from '../../../src/engine/command.js'
-import type { Outcome } from '../../../src/host/messages.js'
-import { createMarket } from '../../../src/service/admin.js'
-import { BookFeed, type BookUpdate, type MarketChange } from '../../../src/service/book-feed.js'
-import { PredexError } from '../../../src/errors.js'
-import { USDC, fakeWorld } from './fake-context.js'
+import type { OrderInput, UnstampedCommand } from '../../../../src/engine/command.js'
+import type { Outcome } from '../../../../src/host/messages.js'
+import { createMarket } from '../../../../src/service/admin/admin.js'
+import { BookFeed, type BookUpdate, type MarketChange } from '../../../../src/service/feeds/book-feed.js'
+import { PredexError } from '../../../../src/errors.js'
+import { USDC, fakeWorld } from '../fake-context.js'
 
 const alice = `0x${'a'.repeat(40)}`
 const bob = `0x${'b'.repeat(40)}`

@@ -6,11 +6,11 @@
  * old epoch with a gap. The read model is a stand-in: the feed reads only orders by id here.
  */
 import t from 'tap'
-import type { EngineEvent } from '../../../src/engine/event.js'
-import type { Outcome } from '../../../src/host/messages.js'
-import { USER_FEED_WALLETS_MAX } from '../../../src/limits.js'
-import type { ServiceContext } from '../../../src/service/context.js'
-import { UserFeed, type UserUpdate } from '../../../src/service/user-feed.js'
+import type { EngineEvent } from '../../../../src/engine/event.js'
+import type { Outcome } from '../../../../src/host/messages.js'
+import { USER_FEED_WALLETS_MAX } from '../../../../src/limits.js'
+import type { ServiceContext } from '../../../../src/service/context.js'
+import { UserFeed, type UserUpdate } from '../../../../src/service/feeds/user-feed.js'
 
 function world() {
   const orders = new Map<string, { orderId: string; maker: string; originalSizeMicros: number }>()

@@ -6,14 +6,14 @@
  */
 import t from 'tap'
 import { adjustBuyAmountForFees } from '@polymarket/clob-client-v2'
-import type { MarketRecord, Trade } from '../../../src/engine/event.js'
-import { feeBoundOf, feeOf } from '../../../src/engine/units.js'
-import { LIVE_ACTIVITY_TRADES_MAX, PRICES_HISTORY_POINTS_MAX } from '../../../src/limits.js'
-import { pricePointsOf } from '../../../src/read/candles.js'
-import { liveActivityOf } from '../../../src/service/market-activity.js'
-import { feeCurveOf } from '../../../src/service/polymarket-info.js'
-import { priceHistoryOf } from '../../../src/service/price-history.js'
-import { fakeWorld, T0_MS } from './fake-context.js'
+import type { MarketRecord, Trade } from '../../../../src/engine/event.js'
+import { feeBoundOf, feeOf } from '../../../../src/engine/units.js'
+import { LIVE_ACTIVITY_TRADES_MAX, PRICES_HISTORY_POINTS_MAX } from '../../../../src/limits.js'
+import { pricePointsOf } from '../../../../src/read/candles.js'
+import { liveActivityOf } from '../../../../src/service/market-data/market-activity.js'
+import { feeCurveOf } from '../../../../src/service/market-data/polymarket-info.js'
+import { priceHistoryOf } from '../../../../src/service/market-data/price-history.js'
+import { fakeWorld, T0_MS } from '../fake-context.js'
 
 const MINUTE = 60_000
 const ticks = [

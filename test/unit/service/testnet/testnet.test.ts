@@ -3,14 +3,14 @@
  * balances, and the relay's checks, each refusal with its catalogue code and no journaled command.
  */
 import t, { type Test } from 'tap'
-import { Wallet } from '../../../src/crypto/wallet.js'
-import type { RelayStruct } from '../../../src/crypto/eip712.js'
-import { CODE_MESSAGES } from '../../../src/engine/codes.js'
-import { PredexError } from '../../../src/errors.js'
-import { FAUCET_GAS_MICROS } from '../../../src/limits.js'
-import { createMarket } from '../../../src/service/admin.js'
-import { faucet, relay, relayNonceOf, walletBalances, type RelayRequest } from '../../../src/service/testnet.js'
-import { CHAIN_ID, T0_MS, USDC, fakeWorld, type FakeWorld } from './fake-context.js'
+import { Wallet } from '../../../../src/crypto/wallet.js'
+import type { RelayStruct } from '../../../../src/crypto/eip712.js'
+import { CODE_MESSAGES } from '../../../../src/engine/codes.js'
+import { PredexError } from '../../../../src/errors.js'
+import { FAUCET_GAS_MICROS } from '../../../../src/limits.js'
+import { createMarket } from '../../../../src/service/admin/admin.js'
+import { faucet, relay, relayNonceOf, walletBalances, type RelayRequest } from '../../../../src/service/testnet/testnet.js'
+import { CHAIN_ID, T0_MS, USDC, fakeWorld, type FakeWorld } from '../fake-context.js'
 
 const wallet = new Wallet('0x' + '11'.repeat(32))
 const owner = wallet.address.toLowerCase()

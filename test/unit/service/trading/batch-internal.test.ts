@@ -5,10 +5,10 @@
  * entries are answered as usual.
  */
 import t from 'tap'
-import { submitOrders } from '../../../src/service/trading.js'
-import { PredexError, ApiCode } from '../../../src/errors.js'
-import { lineLog } from '../../../src/log.js'
-import { fakeWorld } from './fake-context.js'
+import { submitOrders } from '../../../../src/service/trading/trading.js'
+import { PredexError, ApiCode } from '../../../../src/errors.js'
+import { lineLog } from '../../../../src/log.js'
+import { fakeWorld } from '../fake-context.js'
 
 t.test("a batch entry's unexpected failure: INTERNAL to the client, the details to the log", async (t) => {
   const lines: string[] = []

@@ -7,14 +7,14 @@
  * that takes every signature and names the order after its salt.
  */
 import t from 'tap'
-import type { OrderStruct } from '../../../src/crypto/eip712.js'
-import { Code } from '../../../src/engine/codes.js'
-import { CATALOGUE, Grpc, PredexError } from '../../../src/errors.js'
-import type { OrderRecord } from '../../../src/read/read-model.js'
-import { ReadModel } from '../../../src/read/read-model.js'
-import { createMarket } from '../../../src/service/admin.js'
-import type { ServiceContext } from '../../../src/service/context.js'
-import type { SignedOrder } from '../../../src/service/order-intake.js'
+import type { OrderStruct } from '../../../../src/crypto/eip712.js'
+import { Code } from '../../../../src/engine/codes.js'
+import { CATALOGUE, Grpc, PredexError } from '../../../../src/errors.js'
+import type { OrderRecord } from '../../../../src/read/read-model.js'
+import { ReadModel } from '../../../../src/read/read-model.js'
+import { createMarket } from '../../../../src/service/admin/admin.js'
+import type { ServiceContext } from '../../../../src/service/context.js'
+import type { SignedOrder } from '../../../../src/service/trading/order-intake.js'
 import {
   cancelByClientOrderIds,
   clientOrderIdDuplicateOf,
@@ -22,8 +22,8 @@ import {
   placeOrder,
   placeOrders,
   type Trader,
-} from '../../../src/service/trading.js'
-import { USDC, fakeWorld, type FakeWorld } from './fake-context.js'
+} from '../../../../src/service/trading/trading.js'
+import { USDC, fakeWorld, type FakeWorld } from '../fake-context.js'
 
 const alice = '0x' + '1'.repeat(40)
 const trader: Trader = { apiKey: 'key-alice', address: alice }

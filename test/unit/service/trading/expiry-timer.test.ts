@@ -1,22 +1,22 @@
 /**
- * GTD expiry on the host's clock (src/service/expiry-timer.ts), without any face: a real engine and
+ * GTD expiry on the host's clock (src/service/trading/expiry-timer.ts), without any face: a real engine and
  * read model (fake-context.ts) whose durable outcomes reach the timer as the fan-out sends them,
  * and a clock the test moves. On a quiet market a GTD order expires at its time, by one journaled
  * `expire` command and not a millisecond before; an order that ended first costs no command;
  * orders due together cost one; after a restart the read model's live GTD orders are watched.
  */
 import t from 'tap'
-import type { Clock } from '../../../src/clock.js'
-import type { OrderStruct } from '../../../src/crypto/eip712.js'
-import type { UnstampedCommand } from '../../../src/engine/command.js'
-import { createMarket } from '../../../src/service/admin.js'
-import type { ServiceContext } from '../../../src/service/context.js'
-import { ExpiryTimer } from '../../../src/service/expiry-timer.js'
-import type { SignedOrder } from '../../../src/service/order-intake.js'
-import { cancelOrder, placeOrder, type Trader } from '../../../src/service/trading.js'
-import type { Outcome } from '../../../src/host/messages.js'
-import { T0_MS, USDC, fakeWorld, type FakeWorld } from './fake-context.js'
-import { SILENT_LOG } from '../../../src/log.js'
+import type { Clock } from '../../../../src/clock.js'
+import type { OrderStruct } from '../../../../src/crypto/eip712.js'
+import type { UnstampedCommand } from '../../../../src/engine/command.js'
+import { createMarket } from '../../../../src/service/admin/admin.js'
+import type { ServiceContext } from '../../../../src/service/context.js'
+import { ExpiryTimer } from '../../../../src/service/trading/expiry-timer.js'
+import type { SignedOrder } from '../../../../src/service/trading/order-intake.js'
+import { cancelOrder, placeOrder, type Trader } from '../../../../src/service/trading/trading.js'
+import type { Outcome } from '../../../../src/host/messages.js'
+import { T0_MS, USDC, fakeWorld, type FakeWorld } from '../fake-context.js'
+import { SILENT_LOG } from '../../../../src/log.js'
 
 const alice: Trader = { apiKey: 'key-alice', address: '0x' + 'a'.repeat(40) }
 

@@ -1,5 +1,5 @@
 /**
- * The heartbeats service (src/service/heartbeats.ts) without any face, on a TestClock: a started
+ * The heartbeats service (src/service/trading/heartbeats.ts) without any face, on a TestClock: a started
  * chain lapses after HEARTBEAT_TIMEOUT_MS + HEARTBEAT_GRACE_MS and not a millisecond before;
  * heartbeats keep it alive; a lapse cancels exactly the open orders of that API key (not another
  * key's, not even another key of the same wallet), in cancelOrders commands of at most
@@ -8,17 +8,17 @@
  * not the subject: the pool is a stand-in that takes every signature.
  */
 import t from 'tap'
-import type { OrderStruct } from '../../../src/crypto/eip712.js'
-import { PredexError } from '../../../src/errors.js'
-import { CANCEL_IDS_MAX, HEARTBEAT_GRACE_MS, HEARTBEAT_TIMEOUT_MS } from '../../../src/limits.js'
-import { createMarket } from '../../../src/service/admin.js'
-import type { ServiceContext } from '../../../src/service/context.js'
-import { HEARTBEAT_WINDOW_MS, Heartbeats } from '../../../src/service/heartbeats.js'
-import type { SignedOrder } from '../../../src/service/order-intake.js'
-import { placeOrder, type Trader } from '../../../src/service/trading.js'
-import { TestClock } from '../../support/clock.js'
-import { USDC, fakeWorld, type FakeWorld } from './fake-context.js'
-import { lineLog } from '../../../src/log.js'
+import type { OrderStruct } from '../../../../src/crypto/eip712.js'
+import { PredexError } from '../../../../src/errors.js'
+import { CANCEL_IDS_MAX, HEARTBEAT_GRACE_MS, HEARTBEAT_TIMEOUT_MS } from '../../../../src/limits.js'
+import { createMarket } from '../../../../src/service/admin/admin.js'
+import type { ServiceContext } from '../../../../src/service/context.js'
+import { HEARTBEAT_WINDOW_MS, Heartbeats } from '../../../../src/service/trading/heartbeats.js'
+import type { SignedOrder } from '../../../../src/service/trading/order-intake.js'
+import { placeOrder, type Trader } from '../../../../src/service/trading/trading.js'
+import { TestClock } from '../../../support/clock.js'
+import { USDC, fakeWorld, type FakeWorld } from '../fake-context.js'
+import { lineLog } from '../../../../src/log.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const alice = '0x' + 'a'.repeat(40)

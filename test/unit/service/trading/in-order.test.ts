@@ -1,11 +1,11 @@
 /**
- * InOrder (src/service/in-order.ts), on its own: commits are called in the order of `run` calls
+ * InOrder (src/service/trading/in-order.ts), on its own: commits are called in the order of `run` calls
  * whatever order the prepares finish in (seeded random delays), a failed prepare skips its commit
  * without holding up the next, each commit is called once the one before it has been *called*
  * (not finished: requests stay pipelined), and prepares beyond the weight bound wait their turn.
  */
 import t from 'tap'
-import { InOrder } from '../../../src/service/in-order.js'
+import { InOrder } from '../../../../src/service/trading/in-order.js'
 
 /** A small seeded generator (mulberry32), so that a failure can be replayed. */
 function randomOf(seed: number): () => number {

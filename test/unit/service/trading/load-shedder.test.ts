@@ -1,13 +1,13 @@
 /**
- * Shedding by event-loop lag (src/service/load-shedder.ts), on a clock the test moves: one late
+ * Shedding by event-loop lag (src/service/trading/load-shedder.ts), on a clock the test moves: one late
  * tick does not shed, two in a row do, an on-time tick stops it; while shedding a placement gets
  * SERVER_BUSY (503, Retry-After) with the lag in its context. Then the real timer: a blocked
  * event loop makes the shedder shed, and it stops once the loop runs free.
  */
 import t from 'tap'
-import { LoadShedder } from '../../../src/service/load-shedder.js'
-import { CATALOGUE, PredexError } from '../../../src/errors.js'
-import { LOOP_LAG_TICK_MS, SHED_LIGHT_PLACEMENTS_PER_WINDOW, SHED_WINDOW_MS } from '../../../src/limits.js'
+import { LoadShedder } from '../../../../src/service/trading/load-shedder.js'
+import { CATALOGUE, PredexError } from '../../../../src/errors.js'
+import { LOOP_LAG_TICK_MS, SHED_LIGHT_PLACEMENTS_PER_WINDOW, SHED_WINDOW_MS } from '../../../../src/limits.js'
 
 function fakeClock(): { nowMs: () => number; advance: (ms: number) => void } {
   let now = 1_000

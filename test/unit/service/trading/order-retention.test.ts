@@ -1,5 +1,5 @@
 /**
- * Which signed orders settlement keeps (src/service/order-retention.ts), on a real settlement
+ * Which signed orders settlement keeps (src/service/trading/order-retention.ts), on a real settlement
  * store in a temporary directory: an order is forgotten once it has ended (filled, cancelled,
  * refused) and every trade it is in is final, and not a moment before: a trade still to settle
  * keeps both its orders, across a restart too, and a duplicate of a resting order refused does not
@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { SettlementStore, type SettlementRecord } from '../../../src/chain/settlement-store.js'
-import type { EngineEvent } from '../../../src/engine/event.js'
-import { OrderRetention } from '../../../src/service/order-retention.js'
+import { SettlementStore, type SettlementRecord } from '../../../../src/chain/settlement-store.js'
+import type { EngineEvent } from '../../../../src/engine/event.js'
+import { OrderRetention } from '../../../../src/service/trading/order-retention.js'
 
 const STRUCT = { version: 1 } as never
 

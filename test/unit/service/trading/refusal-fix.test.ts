@@ -1,9 +1,9 @@
 /**
- * What a not-enough-balance refusal says to do (src/service/refusal-fix.ts): from the engine's
+ * What a not-enough-balance refusal says to do (src/service/trading/refusal-fix.ts): from the engine's
  * figures, which of balance and allowance is short, by how much, and the endpoint that mends it.
  */
 import t from 'tap'
-import { withFix } from '../../../src/service/refusal-fix.js'
+import { withFix } from '../../../../src/service/trading/refusal-fix.js'
 
 const CODE = 'INVALID_ORDER_NOT_ENOUGH_BALANCE'
 const USDC = 1_000_000

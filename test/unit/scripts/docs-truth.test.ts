@@ -8,10 +8,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { allRoutes } from '../../src/api/rest/routes.js'
-import { SERVER_FLAGS } from '../../src/config.js'
-import { checkDocs, findingText, type DocFile, type RepoFacts } from '../support/docs-check.js'
-import { ROOT } from '../compiled.js'
+import { allRoutes } from '../../../src/api/rest/routes.js'
+import { SERVER_FLAGS } from '../../../src/config.js'
+import { checkDocs, findingText, type DocFile, type RepoFacts } from '../../support/docs-check.js'
+import { ROOT } from '../../support/compiled.js'
 
 
 /**
@@ -92,7 +92,7 @@ const facts = repoFacts()
 
 t.test('the checker reports each kind of untruth, with its line, and lets true mentions pass', async (t) => {
   const broken: DocFile = { path: 'README.md', text: [
-    'See `src/engine/rules.ts`, [the host](docs/host.md), src/service/{testnet,admin}.ts and `test/simulation/seed-*.test.ts`.',
+    'See `src/engine/rules.ts`, [the host](docs/host.md), src/service/trading/{quotes,order-groups}.ts and `test/simulation/seed-*.test.ts`.',
     'Placeholders are no paths: `bench/results/<date>-<host>.md`, `data/admin-key`, `dist/src/main.js`.',
     'Gone: `src/engine/oldbook.ts` and [old](docs/nothing.md).', // line 3
     '`npm run test:unit`, `test:sim` and `npm run bench -- --quick`; gone: `npm run nope`, `test:nope`.', // line 4

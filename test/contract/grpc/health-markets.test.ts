@@ -5,9 +5,9 @@
  * standard health service instead: test/grpc/server.test.ts).
  */
 import t from 'tap'
-import { runCases } from '../support/driver.js'
-import { startGrpcDriver } from '../support/grpc-driver.js'
-import { healthMarketsCases } from '../contract/cases/health-markets.js'
+import { runCases } from '../../support/driver.js'
+import { startGrpcDriver } from '../../support/grpc-driver.js'
+import { healthMarketsCases } from '../cases/health-markets.js'
 
 const driver = await startGrpcDriver()
 t.teardown(() => driver.stop())

@@ -4,11 +4,11 @@
  * counterparty that sells what it split) and ledger operations (splits, merges, credits), so
  * every kind of milestone but redemption occurs and positions change at most steps.
  */
-import type { OrderInput, Side } from '../../../src/engine/command.js'
-import type { MarketRecord } from '../../../src/engine/event.js'
-import { newMarketIds } from '../../../src/service/market-ids.js'
-import type { ReadStore } from '../../../src/read/read-store.js'
-import { fakeWorld, USDC, type FakeWorld } from '../service/fake-context.js'
+import type { OrderInput, Side } from '../../src/engine/command.js'
+import type { MarketRecord } from '../../src/engine/event.js'
+import { newMarketIds } from '../../src/service/market-data/market-ids.js'
+import type { ReadStore } from '../../src/read/read-store.js'
+import { fakeWorld, USDC, type FakeWorld } from '../unit/service/fake-context.js'
 
 export { USDC }
 

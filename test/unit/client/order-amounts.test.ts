@@ -3,7 +3,7 @@
  * the installed clob-client), and against clob-client's own helpers on seeded random orders.
  */
 import t from 'tap'
-import { limitOrderAmounts, marketOrderAmounts, ROUNDING, type TickSize } from '../../src/client/order-amounts.js'
+import { limitOrderAmounts, marketOrderAmounts, ROUNDING, type TickSize } from '../../../src/client/order-amounts.js'
 import { getMarketOrderRawAmounts, getOrderRawAmounts } from '@polymarket/clob-client/dist/order-builder/helpers.js'
 import { Side } from '@polymarket/clob-client'
 import { parseUnits } from 'viem'

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { packageRoot } from '../src/package-root.js'
+import { packageRoot } from '../../src/package-root.js'
 
 /**
  * The repository's root, with a trailing slash (src/package-root.ts: the nearest folder above

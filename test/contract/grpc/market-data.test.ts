@@ -3,9 +3,9 @@
  * REST's through the gRPC driver; the compat price history, which gRPC does not serve, stays REST's.
  */
 import t from 'tap'
-import { runCases } from '../support/driver.js'
-import { startGrpcDriver } from '../support/grpc-driver.js'
-import { marketDataCases } from '../contract/cases/market-data.js'
+import { runCases } from '../../support/driver.js'
+import { startGrpcDriver } from '../../support/grpc-driver.js'
+import { marketDataCases } from '../cases/market-data.js'
 
 const driver = await startGrpcDriver()
 t.teardown(() => driver.stop())

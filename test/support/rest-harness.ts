@@ -4,28 +4,28 @@
  * commands (credit, approve, split) until the faucet lands. Every helper returns what the engine
  * answered, so a test can assert on it.
  */
-import type { Clock } from '../src/clock.js'
+import type { Clock } from '../../src/clock.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Predex } from '../src/app.js'
+import type { Predex } from '../../src/app.js'
 import { freshCompiled } from './compiled.js'
-import { ResponseValidator } from './support/openapi-validator.js'
-import { configOf, type Config } from '../src/config.js'
-import { newMarketIds } from '../src/service/market-ids.js'
-import type { MarketInput, UnstampedCommand } from '../src/engine/command.js'
-import type { MarketRecord } from '../src/engine/event.js'
-import type { CommandResult } from '../src/engine/result.js'
-import { Wallet } from '../src/crypto/wallet.js'
-import { l2Headers, type HeaderFamily } from '../src/crypto/request-headers.js'
-import type { ApiCredentials } from '../src/api/shapes/credential.js'
-import { l1Headers } from '../src/crypto/request-headers.js'
-import { orderBody, signLimitOrder, type OrderType, type SignedOrder } from '../src/client/orders.js'
-import { CHAIN_ID, USDC, nowSec, termsOf, type Trader } from './support/driver.js'
-import { lineLog, SILENT_LOG, type Log } from '../src/log.js'
-import { ChainStage } from './support/chain-stage.js'
+import { ResponseValidator } from './openapi-validator.js'
+import { configOf, type Config } from '../../src/config.js'
+import { newMarketIds } from '../../src/service/market-data/market-ids.js'
+import type { MarketInput, UnstampedCommand } from '../../src/engine/command.js'
+import type { MarketRecord } from '../../src/engine/event.js'
+import type { CommandResult } from '../../src/engine/result.js'
+import { Wallet } from '../../src/crypto/wallet.js'
+import { l2Headers, type HeaderFamily } from '../../src/crypto/request-headers.js'
+import type { ApiCredentials } from '../../src/api/shapes/credential.js'
+import { l1Headers } from '../../src/crypto/request-headers.js'
+import { orderBody, signLimitOrder, type OrderType, type SignedOrder } from '../../src/client/orders.js'
+import { CHAIN_ID, USDC, nowSec, termsOf, type Trader } from './driver.js'
+import { lineLog, SILENT_LOG, type Log } from '../../src/log.js'
+import { ChainStage } from './chain-stage.js'
 
-export { CHAIN_ID, USDC, nowSec, termsOf, type Trader } from './support/driver.js'
+export { CHAIN_ID, USDC, nowSec, termsOf, type Trader } from './driver.js'
 
 export interface TestServer {
   readonly predex: Predex
@@ -69,9 +69,9 @@ export interface StartOptions {
  * The app from the build when it is up to date (its engine and verification workers then start
  * from JavaScript, seconds faster under tap), else from the sources.
  */
-async function app(): Promise<typeof import('../src/app.js')> {
+async function app(): Promise<typeof import('../../src/app.js')> {
   const compiled = freshCompiled('src/app.js', ['src'])
-  return compiled !== null ? import(compiled) : import('../src/app.js')
+  return compiled !== null ? import(compiled) : import('../../src/app.js')
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -80,7 +80,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   // orders, checking answers) would count as the server's lag (shedding has its own test). Signature
   // threads at nice 0: the suite runs three files at once, and at the default 10 they waited behind the
   // other files' work (verification took 4 x as long beside two busy processes; the nice value has its
-  // own tests: test/unit/crypto/verifier-pool.test.ts, and the overload test runs the default).
+  // own tests: test/integration/crypto/verifier-pool.test.ts, and the overload test runs the default).
   const chainArgs = options.chain === 'local' ? ['--chain', 'local', '--chain-block-ms', '100'] : []
   const config = configOf(['--data-dir', dataDir, '--port', '0', '--grpc-port', '0', '--no-demo', '--sig-workers', '1',
     '--shed-lag-ms', '0', '--sig-nice', '0', ...chainArgs, ...(options.argv ?? [])], {})
@@ -206,7 +206,7 @@ let validator: Promise<ResponseValidator> | null = null
 function documentValidator(): Promise<ResponseValidator> {
   validator ??= (async () => {
     const compiled = freshCompiled('src/api/rest/routes.js', ['src'])
-    const routes: typeof import('../src/api/rest/routes.js') =
+    const routes: typeof import('../../src/api/rest/routes.js') =
       await import(compiled !== null ? compiled : '../src/api/rest/routes.js')
     return new ResponseValidator(routes.restApiDocument())
   })()

@@ -5,10 +5,10 @@
  * so those steps are the REST driver's on the same server.
  */
 import t from 'tap'
-import { runCases } from '../support/driver.js'
-import { startGrpcDriver } from '../support/grpc-driver.js'
-import { testnetLifecycleCases } from '../contract/cases/testnet-lifecycle.js'
-import { testnetRefusalCases } from '../contract/cases/testnet-refusals.js'
+import { runCases } from '../../support/driver.js'
+import { startGrpcDriver } from '../../support/grpc-driver.js'
+import { testnetLifecycleCases } from '../cases/testnet-lifecycle.js'
+import { testnetRefusalCases } from '../cases/testnet-refusals.js'
 
 const driver = await startGrpcDriver()
 t.teardown(() => driver.stop())

@@ -6,18 +6,18 @@
  */
 import WebSocket from 'ws'
 import { freshCompiled } from './compiled.js'
-import { WsMessageValidator } from './support/asyncapi-validator.js'
+import { WsMessageValidator } from './asyncapi-validator.js'
 
 let validator: Promise<WsMessageValidator> | null = null
 
 /**
  * The document is built in-process from the same module the server serves it from (as
- * test/rest-harness.ts builds the OpenAPI document), the build's when it is up to date.
+ * test/support/rest-harness.ts builds the OpenAPI document), the build's when it is up to date.
  */
 function documentValidator(): Promise<WsMessageValidator> {
   validator ??= (async () => {
     const compiled = freshCompiled('src/api/rest/routes.js', ['src'])
-    const routes: typeof import('../src/api/rest/routes.js') =
+    const routes: typeof import('../../src/api/rest/routes.js') =
       await import(compiled !== null ? compiled : '../src/api/rest/routes.js')
     return new WsMessageValidator(routes.wsApiDocument())
   })()

@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
-import { ROOT } from '../compiled.js'
+import { ROOT } from '../../support/compiled.js'
 
 interface RunOptions {
   files: string[]

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap'
 import { existsSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { ROOT } from '../compiled.js'
+import { ROOT } from '../../support/compiled.js'
 
 // A plain ES module of the build scripts, without type declarations, found from the repository's
 // root (this file also runs from the build, dist/test, where no copy of it is).

@@ -5,8 +5,8 @@
  * and obviously right: the incremental history must give exactly its milestones, balances,
  * positions and realized P&L.
  */
-import type { LedgerRecord, ReadModel, TradeRecord } from '../../../src/read/read-model.js'
-import { notionalMicros } from '../../../src/engine/units.js'
+import type { LedgerRecord, ReadModel, TradeRecord } from '../../src/read/read-model.js'
+import { notionalMicros } from '../../src/engine/units.js'
 
 export type MilestoneKind = 'buy' | 'sell' | 'mint' | 'merge' | 'redemption' | 'deposit'
 

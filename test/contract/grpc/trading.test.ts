@@ -4,9 +4,9 @@
  * Predex on loopback, each case with its own markets and wallets.
  */
 import t from 'tap'
-import { runCases } from '../support/driver.js'
-import { startGrpcDriver } from '../support/grpc-driver.js'
-import { tradingCases } from '../contract/cases/trading.js'
+import { runCases } from '../../support/driver.js'
+import { startGrpcDriver } from '../../support/grpc-driver.js'
+import { tradingCases } from '../cases/trading.js'
 
 const driver = await startGrpcDriver()
 t.teardown(() => driver.stop())

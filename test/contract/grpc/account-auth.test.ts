@@ -6,9 +6,9 @@
  * for both faces' gate.
  */
 import t from 'tap'
-import { runCases } from '../support/driver.js'
-import { startGrpcDriver } from '../support/grpc-driver.js'
-import { accountAuthCases } from '../contract/cases/account-auth.js'
+import { runCases } from '../../support/driver.js'
+import { startGrpcDriver } from '../../support/grpc-driver.js'
+import { accountAuthCases } from '../cases/account-auth.js'
 
 const driver = await startGrpcDriver()
 t.teardown(() => driver.stop())

@@ -3,9 +3,9 @@
  * cases as REST's (test/contract/mm-controls.test.ts) through the gRPC driver.
  */
 import t from 'tap'
-import { runCases } from '../support/driver.js'
-import { startGrpcDriver } from '../support/grpc-driver.js'
-import { mmControlCases } from '../contract/cases/mm-controls.js'
+import { runCases } from '../../support/driver.js'
+import { startGrpcDriver } from '../../support/grpc-driver.js'
+import { mmControlCases } from '../cases/mm-controls.js'
 
 const driver = await startGrpcDriver()
 t.teardown(() => driver.stop())

@@ -7,13 +7,13 @@
 import t from 'tap'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Wallet } from '../../src/crypto/wallet.js'
-import { orderBody, signLimitOrder } from '../../src/client/orders.js'
-import { RestTransport, PredexApiError } from '../../src/client/rest-transport.js'
-import { verifyL1 } from '../../src/auth/l1.js'
-import { verifyL2, type ApiCredential } from '../../src/auth/l2.js'
-import { DEFAULT_WINDOW } from '../../src/auth/failure.js'
-import { l2Signature } from '../../src/crypto/hmac.js'
+import { Wallet } from '../../../src/crypto/wallet.js'
+import { orderBody, signLimitOrder } from '../../../src/client/orders.js'
+import { RestTransport, PredexApiError } from '../../../src/client/rest-transport.js'
+import { verifyL1 } from '../../../src/auth/l1.js'
+import { verifyL2, type ApiCredential } from '../../../src/auth/l2.js'
+import { DEFAULT_WINDOW } from '../../../src/auth/failure.js'
+import { l2Signature } from '../../../src/crypto/hmac.js'
 
 const wallet = new Wallet('0x' + '11'.repeat(32))
 

@@ -1,7 +1,7 @@
 /**
  * GET /users/:address/portfolio-history and /activity (issue 14, finding 6): pages of at most
  * `limit` milestones whose cursors walk the whole history exactly once, exactly the replay's
- * milestones (test/unit/read/reference-portfolio.ts); a page whose cost does not grow with the
+ * milestones (test/support/reference-portfolio.ts); a page whose cost does not grow with the
  * history (the milestones are kept as the read model applies events, not replayed per request);
  * and a budget of entries read per client address that answers RATE_LIMITED with a wait when
  * spent, without touching other clients. The REST route's handler is called directly on a real
@@ -19,8 +19,8 @@ import { join } from 'node:path'
 import { ReadModel } from '../../../src/read/read-model.js'
 import { ReadStore } from '../../../src/read/read-store.js'
 import type { ServiceContext } from '../../../src/service/context.js'
-import { historyWorld, USDC } from './history-world.js'
-import { referencePortfolioOf, type Milestone } from './reference-portfolio.js'
+import { historyWorld, USDC } from '../../support/history-world.js'
+import { referencePortfolioOf, type Milestone } from '../../support/reference-portfolio.js'
 
 const SMALL = '0x' + '1'.repeat(40)
 const BIG = '0x' + '2'.repeat(40)

@@ -3,10 +3,10 @@
  * the test controls, builds orders the way clob-client does (price x size in micro-units), and
  * checks every invariant after every command, so each unit test also tests the invariants.
  */
-import { Engine, type ApplyResult } from '../src/engine/engine.js'
-import type { Command, MarketInput, OrderInput, Side, TimeInForce } from '../src/engine/command.js'
-import { checkInvariants } from '../src/engine/invariants.js'
-import type { EngineEvent } from '../src/engine/event.js'
+import { Engine, type ApplyResult } from '../../src/engine/engine.js'
+import type { Command, MarketInput, OrderInput, Side, TimeInForce } from '../../src/engine/command.js'
+import { checkInvariants } from '../../src/engine/invariants.js'
+import type { EngineEvent } from '../../src/engine/event.js'
 
 type Unstamped<C> = C extends Command ? Omit<C, 'seq' | 'timeMs'> : never
 

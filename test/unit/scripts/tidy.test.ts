@@ -5,9 +5,9 @@
  */
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { ALL_CODES } from '../../src/errors.js'
-import { catalogueOf, formatViolation, FUNCTION_LINES_MAX, LINE_COLUMNS_MAX, tidy, type Violation } from '../../scripts/tidy.js'
-import { ROOT } from '../compiled.js'
+import { ALL_CODES } from '../../../src/errors.js'
+import { catalogueOf, formatViolation, FUNCTION_LINES_MAX, LINE_COLUMNS_MAX, tidy, type Violation } from '../../../scripts/tidy.js'
+import { ROOT } from '../../support/compiled.js'
 
 const catalogue = catalogueOf(ROOT)
 
@@ -100,8 +100,8 @@ t.test('src/engine: packages, built-ins, dynamic imports and re-exports from out
     "import { sha256 } from '@noble/hashes/sha2.js'",
     "import { readFileSync } from 'node:fs'",
     "export { ApiCode } from '../errors.js'",
-    "export const later = () => import('../host/engine-host.js')",
-    "export type Read = import('../read/read-model.js').ReadModel",
+    "export const later = () => import('../../host/engine-host.js')",
+    "export type Read = import('../../read/read-model.js').ReadModel",
     "import { assert } from '../stdx/assert.js'",
   ].join('\n') } } })
   const violations = tidy(root, catalogue)

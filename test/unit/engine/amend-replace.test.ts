@@ -5,22 +5,14 @@
  */
 import t, { type Test } from 'tap'
 import { Harness, addressOf, USDC } from '../../support/harness.js'
+import { stateOf, accountOf } from '../../support/engine-checks.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import type { OrderInput } from '../../../src/engine/command.js'
-import type { StateSummary } from '../../../src/engine/summary.js'
 import { summaryOf } from '../../../src/engine/view.js'
 
 const alice = addressOf(1)
 const bob = addressOf(2)
 const carol = addressOf(3)
-
-function stateOf(h: Harness): StateSummary {
-  return { ...summaryOf(h.engine), seq: 0, timeMs: 0 }
-}
-
-function accountOf(h: Harness, address: string) {
-  return summaryOf(h.engine).accounts.find((a) => a.address === address)
-}
 
 function openIds(h: Harness): string[] {
   return summaryOf(h.engine).openOrders.map((o) => o.orderId)

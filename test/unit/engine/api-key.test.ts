@@ -6,10 +6,10 @@
  */
 import t, { type Test } from 'tap'
 import { Harness, addressOf } from '../../support/harness.js'
+import { stateOf } from '../../support/engine-checks.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
 import type { RegisterApiKey } from '../../../src/engine/command.js'
-import type { StateSummary } from '../../../src/engine/summary.js'
 import { summaryOf } from '../../../src/engine/view.js'
 
 type Registration = Omit<RegisterApiKey, 'seq' | 'timeMs'>
@@ -31,11 +31,6 @@ function registration(overrides: Partial<Record<keyof Registration, unknown>> = 
     nonce: 0,
     ...overrides,
   } as Registration
-}
-
-function stateOf(h: Harness): StateSummary {
-  // seq and timeMs advance with every command; everything else must stay.
-  return { ...summaryOf(h.engine), seq: 0, timeMs: 0 }
 }
 
 function refused(t: Test, h: Harness, run: () => ApplyResult, code: Code, what: string): ApplyResult {

@@ -8,6 +8,7 @@
  */
 import t, { type Test } from 'tap'
 import { Harness, addressOf } from '../../support/harness.js'
+import { stateOf, accountOf, marketOf } from '../../support/engine-checks.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
 import type { OrderInput, Side, TimeInForce } from '../../../src/engine/command.js'
@@ -19,7 +20,6 @@ import {
   ORDER_LOTS_MAX,
 } from '../../../src/engine/limits.js'
 import type { ContextValue } from '../../../src/engine/result.js'
-import type { StateSummary } from '../../../src/engine/summary.js'
 import { summaryOf } from '../../../src/engine/view.js'
 
 
@@ -71,22 +71,9 @@ function fund(h: Harness, address: string, usdcMicros: number): void {
   h.apply({ kind: 'approve', address, usdcAllowanceMicros: Number.MAX_SAFE_INTEGER })
 }
 
-function stateOf(h: Harness): StateSummary {
-  // seq and timeMs advance with every command; everything else must stay.
-  return { ...summaryOf(h.engine), seq: 0, timeMs: 0 }
-}
-
-function accountOf(h: Harness, address: string) {
-  return summaryOf(h.engine).accounts.find((a) => a.address === address)
-}
-
 function sharesOf(h: Harness, address: string, tokenId: string): { balanceMicros: number; heldMicros: number } {
   const s = accountOf(h, address)?.shares.find((x) => x.tokenId === tokenId)
   return s === undefined ? { balanceMicros: 0, heldMicros: 0 } : { balanceMicros: s.balanceMicros, heldMicros: s.heldMicros }
-}
-
-function marketOf(h: Harness, marketId: string) {
-  return summaryOf(h.engine).markets.find((m) => m.marketId === marketId)
 }
 
 function placed(t: Test, applied: ApplyResult, status: string, makingMicros: number, takingMicros: number, feeMicros: number, trades: number, what: string): void {

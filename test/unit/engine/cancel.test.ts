@@ -6,11 +6,11 @@
  */
 import t, { type Test } from 'tap'
 import { Harness, addressOf, USDC } from '../../support/harness.js'
+import { stateOf, accountOf } from '../../support/engine-checks.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
 import type { OrderInput } from '../../../src/engine/command.js'
 import type { CancelReason } from '../../../src/engine/event.js'
-import type { StateSummary } from '../../../src/engine/summary.js'
 import { summaryOf } from '../../../src/engine/view.js'
 
 
@@ -22,15 +22,6 @@ const dave = addressOf(4)
 const NOT_FOUND = 'Order not found or already canceled'
 const MATCHED = 'Order already matched'
 const CANCELED = 'the order is already canceled'
-
-function stateOf(h: Harness): StateSummary {
-  // seq and timeMs advance with every command; everything else must stay.
-  return { ...summaryOf(h.engine), seq: 0, timeMs: 0 }
-}
-
-function accountOf(h: Harness, address: string) {
-  return summaryOf(h.engine).accounts.find((a) => a.address === address)
-}
 
 function statusOfOrder(h: Harness, orderId: string): string | undefined {
   return summaryOf(h.engine).orderStatuses.find((x) => x.orderId === orderId)?.status

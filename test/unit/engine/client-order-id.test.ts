@@ -11,6 +11,7 @@ import { isLiveEntry, rowOfEntry } from '../../../src/engine/order-index.js'
 import { NO_ROW } from '../../../src/engine/order-table.js'
 import t, { type Test } from 'tap'
 import { Harness, USDC, addressOf } from '../../support/harness.js'
+import { stateOf } from '../../support/engine-checks.js'
 import { Engine } from '../../../src/engine/engine.js'
 import { Code, CODE_MESSAGES } from '../../../src/engine/codes.js'
 import type { OrderInput } from '../../../src/engine/command.js'
@@ -47,11 +48,6 @@ function placed(t: Test, h: Harness, order: OrderInput, status: 'LIVE' | 'MATCHE
   const { result } = h.place(order)
   t.equal(result.ok && 'status' in result ? result.status : JSON.stringify(result), status, `${order.orderId} ${status}`)
   return result as OrderPlaced
-}
-
-/** What the engine holds, without the clock (which every command moves). */
-function stateOf(h: Harness): unknown {
-  return { ...summaryOf(h.engine), seq: 0, timeMs: 0 }
 }
 
 t.test('a repeat while the order lives is refused with the original, and changes nothing', (t) => {

@@ -9,11 +9,11 @@
  */
 import t, { type Test } from 'tap'
 import { Harness, addressOf, T0_MS, USDC } from '../../support/harness.js'
+import { stateOf, accountOf, isRejected } from '../../support/engine-checks.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
-import { CODE_MESSAGES, type Code } from '../../../src/engine/codes.js'
+import type { Code } from '../../../src/engine/codes.js'
 import type { Relay, RelayAction } from '../../../src/engine/command.js'
 import type { ContextValue } from '../../../src/engine/result.js'
-import type { StateSummary } from '../../../src/engine/summary.js'
 import { decodeSnapshot, encodeSnapshot, stateHashOf } from '../../../src/engine/snapshot.js'
 import { summaryOf } from '../../../src/engine/view.js'
 import { AssertionError } from '../../../src/stdx/assert.js'
@@ -32,28 +32,14 @@ function relay(h: Harness, nonce: number, action: RelayAction, deadlineSec = DEA
   return h.apply({ kind: 'relay', nonce, deadlineSec, action })
 }
 
-function stateOf(h: Harness): StateSummary {
-  // seq and timeMs advance with every command; everything else must stay.
-  return { ...summaryOf(h.engine), seq: 0, timeMs: 0 }
-}
-
-function accountOf(h: Harness, address: string) {
-  return summaryOf(h.engine).accounts.find((a) => a.address === address)
-}
-
 function nonceOf(h: Harness, address: string): number | undefined {
   return accountOf(h, address)?.relayNonce
-}
-
-/** An exact rejection: code, catalogue message and context. */
-function isRejected(t: Test, applied: ApplyResult, code: Code, context: Record<string, ContextValue> | null, what: string): void {
-  t.strictSame(applied.result, { ok: false, code, message: CODE_MESSAGES[code], context }, what)
 }
 
 /**
  * Applies a command that must be refused, and checks that it emitted nothing and changed
  * nothing: the summary (stamp aside), and the state hash, which must equal that of a copy of the
- * state that ran a no-op `expire` with the same stamp instead.
+ * state that ran a no-op `expire` with the same stamp instead (stricter than engine-checks.ts's).
  */
 function refusedUnchanged(t: Test, h: Harness, run: () => ApplyResult, what: string): ApplyResult {
   const before = stateOf(h)

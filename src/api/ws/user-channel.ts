@@ -58,6 +58,9 @@ function checkMarketCount(count: number): void {
 
 export class UserChannel {
   private readonly sockets = new Set<WebSocket<SocketData>>()
+  // The feed hands one update to every socket of its wallet in a row: it is rendered once.
+  private lastUpdate: OrderUpdate | TradeUpdate | null = null
+  private lastEvent: Omit<WsOrder, 'seq'> | Omit<WsTrade, 'seq'> | null = null
 
   /**
    * `gate`: the REST face's, so failed authentications here and there share one budget per
@@ -88,11 +91,12 @@ export class UserChannel {
 
   /** One update of the socket's wallet, as its event: orders and trades of the markets it follows, its key's groups. */
   private render(ws: WebSocket<SocketData>, update: UserUpdate): void {
-    switch (update.kind) {
-      case 'order': return this.sendIn(ws, update.order.marketId, this.orderEvent(update))
-      case 'trade': return this.sendIn(ws, update.trade.marketId, this.tradeEvent(update))
-      case 'orderGroup': return this.sendGroupChange(ws, update)
+    if (update.kind === 'orderGroup') return this.sendGroupChange(ws, update)
+    if (update !== this.lastUpdate) {
+      this.lastEvent = update.kind === 'order' ? this.orderEvent(update) : this.tradeEvent(update)
+      this.lastUpdate = update
     }
+    this.sendIn(ws, update.kind === 'order' ? update.order.marketId : update.trade.marketId, this.lastEvent!)
   }
 
   private orderEvent(update: OrderUpdate): Omit<WsOrder, 'seq'> {

@@ -134,11 +134,7 @@ async function openOrders(context: ServiceContext, request: ListOpenOrdersReques
 
 function orders(context: ServiceContext, marketId: string, statusText: string, request: PageRequest | undefined,
   trader: Trader) {
-  const status = (statusText === '' ? 'all' : statusText).toLowerCase()
-  if (!trading.isOrderStatusFilter(status)) {
-    throw new PredexError(ApiCode.INVALID_PARAMETER, 'status must be open, matched, canceled or all',
-      { field: 'status' })
-  }
+  const status = trading.orderStatusFilterOf(statusText === '' ? 'all' : statusText)
   const { nextCursor, data } = pageOf(trading.ordersOf(context, trader, orNull(marketId), status), request)
   return { nextCursor, data: data.map(listedOrderMessage) }
 }

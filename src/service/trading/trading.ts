@@ -428,8 +428,17 @@ const STATUS_OF_FILTER: Readonly<Record<OrderStatusFilter, string | null>> = {
   open: 'LIVE', matched: 'MATCHED', canceled: 'CANCELED', all: null,
 }
 
-export function isOrderStatusFilter(text: string): text is OrderStatusFilter {
-  return text in STATUS_OF_FILTER
+/**
+ * A status filter as a client writes it, in any case (each face maps an absent one to 'all');
+ * INVALID_PARAMETER for anything else. Own keys only: `constructor` is no filter.
+ */
+export function orderStatusFilterOf(text: string): OrderStatusFilter {
+  const status = text.toLowerCase()
+  if (!Object.hasOwn(STATUS_OF_FILTER, status)) {
+    throw new PredexError(ApiCode.INVALID_PARAMETER, 'status must be open, matched, canceled or all',
+      { field: 'status' })
+  }
+  return status as OrderStatusFilter
 }
 
 /** All the trader's orders, oldest first, in a market and with a status. */

@@ -270,11 +270,7 @@ export const tradingRoutes: TypedRoute[] = [
       response: '{data: [{id, market_id, token_id, outcome, side, price, size, size_remaining, status, created_at}], '
         + 'next_cursor}' },
     handler: (request, identity, context) => {
-      const status = (request.query.get('status') ?? 'all').toLowerCase()
-      if (!trading.isOrderStatusFilter(status)) {
-        throw new PredexError(ApiCode.INVALID_PARAMETER, 'status must be open, matched, canceled or all',
-          { field: 'status' })
-      }
+      const status = trading.orderStatusFilterOf(request.query.get('status') ?? 'all')
       const orders = trading.ordersOf(context, traderOf(identity), query(request, 'market_id'), status)
       const { data, nextCursor } = page(orders, request.query.get('next_cursor'), limitOf(request.query.get('limit')))
       return { body: { next_cursor: nextCursor, data: data.map(clientOrder) } }

@@ -207,7 +207,7 @@ function documentValidator(): Promise<ResponseValidator> {
   validator ??= (async () => {
     const compiled = freshCompiled('src/api/rest/routes.js', ['src'])
     const routes: typeof import('../../src/api/rest/routes.js') =
-      await import(compiled !== null ? compiled : '../src/api/rest/routes.js')
+      await import(compiled !== null ? compiled : '../../src/api/rest/routes.js')
     return new ResponseValidator(routes.restApiDocument())
   })()
   return validator

@@ -18,7 +18,7 @@ function documentValidator(): Promise<WsMessageValidator> {
   validator ??= (async () => {
     const compiled = freshCompiled('src/api/rest/routes.js', ['src'])
     const routes: typeof import('../../src/api/rest/routes.js') =
-      await import(compiled !== null ? compiled : '../src/api/rest/routes.js')
+      await import(compiled !== null ? compiled : '../../src/api/rest/routes.js')
     return new WsMessageValidator(routes.wsApiDocument())
   })()
   return validator

@@ -29,10 +29,12 @@
  * after (GET /health, grpc.health.v1 SERVING, ListMarkets, a book stream's snapshot, a session's
  * pong); and the engine's state hash and seq unchanged.
  *
+ * The cases are generated in grpc-fuzz-cases.ts over this server's ids; the answers' checks are in
+ * grpc-fuzz-checks.ts; this file runs them.
+ *
  * Seeded (printed): FUZZ_SEED replays the generated cases; FUZZ_SECONDS sets the time box (6 s).
  */
 import t, { type Test } from 'tap'
-import fc from 'fast-check'
 import { randomUUID } from 'node:crypto'
 import { connect as connectHttp2, constants as http2, type IncomingHttpHeaders } from 'node:http2'
 import {
@@ -42,27 +44,19 @@ import {
 import { loadSync } from '@grpc/proto-loader'
 import { protoPath as healthProtoPath } from 'grpc-health-check'
 import { fromBinary, type DescMessage, type DescMethod } from '@bufbuild/protobuf'
-import { anyUnpack } from '@bufbuild/protobuf/wkt'
-import { CATALOGUE, type ErrorCode } from '../../src/errors.js'
-import { GRPC_RECEIVE_MESSAGE_BYTES_MAX } from '../../src/limits.js'
 import { ORDER_GROUPS_PER_KEY_MAX } from '../../src/engine/limits.js'
-import { SERVICES } from '../../src/api/grpc/server.js'
-import { ErrorInfoSchema } from '../../src/gen/google/rpc/error_details_pb.js'
 import { MarketDataService } from '../../src/gen/predex/v1/market_data_pb.js'
-import { StatusSchema } from '../../src/gen/google/rpc/status_pb.js'
-import type { ErrorDetail } from '../../src/gen/predex/v1/common_pb.js'
-import {
-  OrderEntryService, SessionRequestSchema, SessionResponseSchema, type SessionResponse,
-} from '../../src/gen/predex/v1/order_entry_pb.js'
-import {
-  BookStreamResponseSchema, StreamService, UserStreamResponseSchema,
-} from '../../src/gen/predex/v1/streams_pb.js'
-import type { QuoteLevel } from '../../src/gen/predex/v1/trading_pb.js'
+import { OrderEntryService, SessionRequestSchema, SessionResponseSchema }
+  from '../../src/gen/predex/v1/order_entry_pb.js'
+import { BookStreamResponseSchema, StreamService } from '../../src/gen/predex/v1/streams_pb.js'
 import { l2Metadata, type GrpcSigner } from '../../src/client/grpc/transport.js'
-import { signLimitOrder, signLimitOrderV2 } from '../../src/client/orders.js'
-import { USDC, l2, placeLimit, startServer, termsOf } from '../support/rest-harness.js'
-import { requestOf, type OrderRequestInit } from '../grpc/order-entry-support.js'
-import { bytesArb, encode, type Pools } from './proto-arbitrary.js'
+import { USDC, l2, placeLimit, startServer } from '../support/rest-harness.js'
+import { encode, type Pools } from './proto-arbitrary.js'
+import { grpcFuzzCases, pathOf, type Auth, type Deadline, type FuzzCase, type UnaryCall } from './grpc-fuzz-cases.js'
+import {
+  answerProblem, describe, expectedAnswers, rawProblem, sessionAnswerProblem, statusProblem, streamMessageProblem,
+  transportStatuses, type Tally,
+} from './grpc-fuzz-checks.js'
 
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const SECONDS = Number(process.env.FUZZ_SECONDS ?? 6)
@@ -104,301 +98,9 @@ const pools: Pools = {
     'LTE=', 'OTk5OTk5OTk5OQ==', TOKENS[0]!.toUpperCase(), ` ${TOKENS[0]}`],
 }
 
-// ---- valid requests, the bases the generator garbles ---------------------------------------------
-
-const terms = termsOf(markets[0]!)
-const v2 = signLimitOrderV2(fuzzer.wallet, terms, { tokenId: TOKENS[1]!, side: 'BUY', price: '0.45', size: '3' })
-const VALID_ORDERS: OrderRequestInit[] = [
-  requestOf(signLimitOrder(fuzzer.wallet, terms, { tokenId: TOKENS[0]!, side: 'BUY', price: '0.45', size: '10' })),
-  { ...requestOf(signLimitOrder(fuzzer.wallet, terms, { tokenId: TOKENS[0]!, side: 'SELL', price: '0.35', size: '5' }),
-    { orderType: 3, clientOrderId: 'fok-1' }), orderGroupId: 'fuzz-group' },
-  { order: { salt: v2.order.salt, maker: v2.order.maker, signer: v2.order.signer, tokenId: v2.order.tokenId,
-    makerAmount: v2.order.makerAmount, takerAmount: v2.order.takerAmount, expiration: v2.expiration,
-    side: v2.order.side, signatureType: v2.order.signatureType, signature: v2.signature, timestamp: v2.order.timestamp,
-    metadata: v2.order.metadata, builder: v2.order.builder }, clientOrderId: 'v2-1' },
-]
-const market = { market: markets[0]!.conditionId, assetId: TOKENS[0] }
-const page = { page: { limit: 5 } }
-/** A valid request of each unary method, by local name (methods not listed start from an empty message). */
-const BASES: Readonly<Record<string, Record<string, unknown>>> = {
-  placeOrder: { order: VALID_ORDERS[0] }, placeOrders: { orders: VALID_ORDERS },
-  verifyOrder: { order: VALID_ORDERS[2] },
-  cancelOrder: { orderId: makerOrders[0] }, cancelOrders: { orderIds: makerOrders }, cancelMarketOrders: market,
-  cancelByClientOrderIds: { clientOrderIds: ['fok-1', 'v2-1'] }, getOrder: { orderId: makerOrders[0] },
-  amendOrder: { orderId: makerOrders[0], newSize: '5' },
-  cancelReplace: { orderId: makerOrders[1], order: VALID_ORDERS[0] },
-  massQuote: { market: markets[0]!.marketId, orders: VALID_ORDERS },
-  createOrderGroup: { groupId: 'fuzz-group', contractsLimit: '5', notionalLimit: '10', windowMs: 15_000,
-    freezeMs: 1_000 },
-  updateOrderGroup: { groupId: 'fuzz-group', contractsLimit: '1', windowMs: 2_000, freezeMs: 0 },
-  triggerOrderGroup: { groupId: 'fuzz-group' }, resetOrderGroup: { groupId: 'fuzz-group' },
-  deleteOrderGroup: { groupId: 'fuzz-group' },
-  listOpenOrders: { ...market, ...page }, listOrders: { marketId: markets[0]!.marketId, status: 'LIVE', ...page },
-  listTrades: { ...market, ...page }, getBalanceAllowance: { assetType: 2, tokenId: TOKENS[0] },
-  getWalletStatus: { address: fuzzer.address }, listMarkets: page, getMarket: { market: markets[0]!.marketId },
-  getBooks: { tokenIds: TOKENS }, getPrice: { tokenId: TOKENS[0], side: 1 },
-  getCandles: { symbol: TOKENS[0], interval: 3, from: BigInt(Math.floor(Date.now() / 1000) - 86_400) },
-  bookStream: { tokenIds: TOKENS }, userStream: { fromSeq: 0n, epoch: '' },
-}
-const BY_TOKEN = ['getBook', 'getUnifiedBook', 'getMidpoint', 'getSpread', 'getLastTradePrice', 'getTickSize',
-  'getFeeRate']
-for (const name of BY_TOKEN) {
-  (BASES as Record<string, unknown>)[name] = { tokenId: TOKENS[0] }
-}
-const SESSION_BASES: readonly Record<string, unknown>[] = [
-  { requestId: 'ping', action: { case: 'ping', value: {} } },
-  { requestId: 'open', action: { case: 'open', value: { cancelOnDisconnect: 2, deadManMs: 5_000 } } },
-  ...VALID_ORDERS.map((order, i) => ({ requestId: `place-${i}`, action: { case: 'place', value: order } })),
-  { requestId: 'batch', action: { case: 'placeBatch', value: { orders: VALID_ORDERS } } },
-  { requestId: 'cancel', action: { case: 'cancel', value: { orderId: makerOrders[0] } } },
-  { requestId: 'many', action: { case: 'cancelMany', value: { orderIds: makerOrders } } },
-  { requestId: 'all', action: { case: 'cancelAll', value: {} } },
-  { requestId: 'market', action: { case: 'cancelMarket', value: market } },
-  { requestId: 'clients', action: { case: 'cancelByClientIds', value: { clientOrderIds: ['fok-1'] } } },
-  { requestId: 'amend', action: { case: 'amend', value: { orderId: makerOrders[0], reduceBy: '1' } } },
-  { requestId: 'replace', action: { case: 'cancelReplace',
-    value: { orderId: makerOrders[1], order: VALID_ORDERS[1] } } },
-  { requestId: 'quote', action: { case: 'massQuote',
-    value: { market: markets[0]!.conditionId, orders: VALID_ORDERS.slice(0, 2) } } },
-]
-
-// ---- generated calls ---------------------------------------------------------------------------
-
-const UNARY = SERVICES.flatMap((service) => service.methods).filter((m) => m.methodKind === 'unary')
-const pathOf = (method: DescMethod): string => `/${method.parent.typeName}/${method.name}`
-const UNKNOWN_PATHS = ['/predex.v1.TradingService/Nothing', '/predex.v2.TradingService/PlaceOrder', '/', '/x/y/z',
-  '/predex.v1.TradingService/', '/grpc.health.v1.Health/Nothing']
-
-type Auth =
-  | { readonly kind: 'none' }
-  /** The fuzzer's key, signed right over the exact bytes: the call gets past the gate to its handler. */
-  | { readonly kind: 'signed' }
-  | { readonly kind: 'flawed'; readonly flaw: 'signature' | 'timestamp' | 'passphrase' | 'address' | 'body' }
-  | { readonly kind: 'garbage'; readonly headers: readonly (readonly [string, string])[] }
-
-const HEADER_NAMES = ['exchange-address', 'exchange-signature', 'exchange-timestamp', 'exchange-api-key',
-  'exchange-passphrase', 'poly_address', 'poly_signature', 'poly_timestamp', 'poly_api_key', 'poly_passphrase',
-  'exchange-signature-bin', 'x-anything', 'grpc-timeout-x']
-const headerValue = fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[ -~]{0,80}$/) },
-  { weight: 2, arbitrary: fc.constantFrom(victim.address, victim.credentials.apiKey, victim.credentials.passphrase,
-    String(Math.floor(Date.now() / 1000)), '-1', '1e309', '') },
-  { weight: 1, arbitrary: fc.integer({ min: 100, max: 6_000 }).map((n) => 'y'.repeat(n)) })
-const auth: fc.Arbitrary<Auth> = fc.oneof(
-  { weight: 2, arbitrary: fc.constant({ kind: 'none' as const }) },
-  { weight: 5, arbitrary: fc.constant({ kind: 'signed' as const }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('flawed' as const),
-    flaw: fc.constantFrom('signature' as const, 'timestamp' as const, 'passphrase' as const, 'address' as const,
-      'body' as const) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('garbage' as const),
-    headers: fc.array(fc.tuple(fc.constantFrom(...HEADER_NAMES), headerValue), { maxLength: 6 }) }) })
-
-/** No deadline, one already passed, one of now (0 left), or a few milliseconds: ends mid-call. */
-type Deadline = { readonly kind: 'none' } | { readonly kind: 'in'; readonly ms: number }
-const deadline: fc.Arbitrary<Deadline> = fc.oneof(
-  { weight: 8, arbitrary: fc.constant({ kind: 'none' as const }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('in' as const),
-    ms: fc.oneof(fc.constantFrom(-1_000, -1, 0), fc.integer({ min: 1, max: 30 })) }) })
-
-interface UnaryCall {
-  /** The method, or null for an unknown path. */
-  readonly method: DescMethod | null
-  readonly path: string
-  readonly body: Uint8Array
-  readonly auth: Auth
-  readonly deadline: Deadline
-  /** Cancelled by the client this many ms after it is sent (null: not). */
-  readonly cancelAfterMs: number | null
-}
-
-const STREAMS = [StreamService.method.bookStream, StreamService.method.userStream]
-/** Request bytes of each method (built once: building arbitraries per case would cost more than running it). */
-const BODIES = new Map([...UNARY, ...STREAMS].map((m) => [m, bytesArb(m.input, BASES[m.localName] ?? {}, pools)]))
-const bodyOf = (method: DescMethod): fc.Arbitrary<Uint8Array> => BODIES.get(method)!
-
-const unaryCall: fc.Arbitrary<UnaryCall> = fc.oneof(
-  { weight: 30, arbitrary: fc.oneof(...UNARY.map((method) => fc.record({
-    method: fc.constant(method), path: fc.constant(pathOf(method)), body: bodyOf(method),
-    auth, deadline, cancelAfterMs: fc.option(fc.integer({ min: 0, max: 5 }), { freq: 10 }) }))) },
-  // Unknown paths of characters a :path may hold (others are refused by Node's HTTP/2 layer, RST_STREAM before gRPC).
-  { weight: 1, arbitrary: fc.record({ method: fc.constant(null), path: fc.oneof(fc.constantFrom(...UNKNOWN_PATHS),
-    fc.stringMatching(/^\/[A-Za-z0-9._~/-]{0,40}$/)), body: fc.uint8Array({ maxLength: 40 }), auth, deadline,
-  cancelAfterMs: fc.constant(null) }) })
-
-type Ending =
-  | { readonly kind: 'close' | 'halfClose' | 'cancel' | 'cancelNow' }
-  | { readonly kind: 'deadline'; readonly ms: number }
-
-type FuzzCase =
-  | { readonly kind: 'unary'; readonly call: UnaryCall }
-  | { readonly kind: 'burst'; readonly calls: readonly UnaryCall[] }
-  | { readonly kind: 'stream'; readonly method: DescMethod; readonly body: Uint8Array; readonly auth: Auth;
-    readonly deadline: Deadline; readonly cancelNow: boolean }
-  | { readonly kind: 'session'; readonly auth: Auth; readonly frames: readonly Uint8Array[]; readonly ending: Ending }
-  | { readonly kind: 'raw'; readonly path: string; readonly headers: Readonly<Record<string, string>>;
-    readonly chunks: readonly Uint8Array[]; readonly end: 'end' | 'reset' | 'destroy' }
-
-const streamCase = fc.oneof(...STREAMS.map((method) => fc.record({ kind: fc.constant('stream' as const),
-  method: fc.constant(method), body: bodyOf(method), auth, deadline, cancelNow: fc.boolean() })))
-const sessionFrame = fc.oneof(
-  { weight: 6, arbitrary: fc.oneof(...SESSION_BASES.map((base) => bytesArb(SessionRequestSchema, base, pools))) },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 100 }) })
-const ending: fc.Arbitrary<Ending> = fc.oneof(
-  fc.record({ kind: fc.constantFrom('close' as const, 'halfClose' as const, 'cancel' as const, 'cancelNow' as const) }),
-  fc.record({ kind: fc.constant('deadline' as const), ms: fc.integer({ min: 1, max: 60 }) }))
-const sessionCase = fc.record({ kind: fc.constant('session' as const),
-  auth: fc.oneof({ weight: 4, arbitrary: fc.constant({ kind: 'signed' as const }) }, { weight: 1, arbitrary: auth }),
-  frames: fc.array(sessionFrame, { maxLength: 12 }), ending })
-
-/** A gRPC frame: the compressed flag, the length (as the payload's, or not), the payload. */
-const grpcFrame = fc.record({
-  flag: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }) }),
-  skew: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: -20, max: 20 }) },
-    { weight: 1, arbitrary: fc.constant(2 ** 31) }),
-  payload: fc.oneof(...[...BODIES.values()]) })
-  .map(({ flag, skew, payload }) => {
-    const head = Buffer.alloc(5)
-    head[0] = flag
-    head.writeUInt32BE(Math.max(0, Math.min(2 ** 32 - 1, payload.length + skew)), 1)
-    return Buffer.concat([head, payload])
-  })
-const rawCase = fc.record({
-  kind: fc.constant('raw' as const),
-  path: fc.oneof(fc.constantFrom(...UNARY, ...STREAMS, OrderEntryService.method.session).map(pathOf),
-    fc.constantFrom(...UNKNOWN_PATHS)),
-  headers: fc.record({
-    'content-type': fc.constantFrom('application/grpc', 'application/grpc+proto', 'application/json', 'text/plain'),
-    'grpc-encoding': fc.constantFrom('identity', 'gzip', 'deflate', 'zstd9'),
-    'grpc-timeout': fc.constantFrom('1n', '0n', '5m', 'xyz', '99999999H'),
-    te: fc.constant('trailers') }, { requiredKeys: ['content-type'] }),
-  chunks: fc.array(fc.oneof({ weight: 4, arbitrary: grpcFrame },
-    { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 12 }) }), { maxLength: 3 }),
-  end: fc.oneof({ weight: 4, arbitrary: fc.constant('end' as const) },
-    { weight: 1, arbitrary: fc.constantFrom('reset' as const, 'destroy' as const) }),
-})
-
-const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof(
-  { weight: 12, arbitrary: unaryCall.map((call) => ({ kind: 'unary' as const, call })) },
-  { weight: 1, arbitrary: fc.array(unaryCall, { minLength: 10, maxLength: 100 })
-    .map((calls) => ({ kind: 'burst' as const, calls })) },
-  { weight: 3, arbitrary: streamCase },
-  { weight: 4, arbitrary: sessionCase },
-  { weight: 2, arbitrary: rawCase })
-
 function* prepend<T>(head: T, rest: Iterator<T>): Generator<T> {
   yield head
   for (let next = rest.next(); next.done !== true; next = rest.next()) yield next.value
-}
-
-/** The cases of `seed`, generated a batch at a time (generating them all first would eat the time box). */
-function* casesOf(seed: number): Generator<FuzzCase> {
-  // Each batch its own seed, mixed so that the batches of two nearby seeds differ.
-  const mixed = Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2f)
-  for (let batch = 0; ; batch++) yield* fc.sample(fuzzCase, { seed: mixed + batch, numRuns: 20 })
-}
-
-// ---- checking what comes back ------------------------------------------------------------------
-
-interface Tally {
-  readonly problems: string[]
-  /** Calls, streams, session frames and raw streams sent. */
-  sent: number
-  readonly codes: Map<string, number>
-  /** Statuses grpc-js answered itself (no catalogue code), by status and message. */
-  readonly transport: Map<string, number>
-  /** Writes the server accepted (each would explain a changed state hash). */
-  readonly accepted: string[]
-}
-
-const count = (map: Map<string, number>, key: string): void => void map.set(key, (map.get(key) ?? 0) + 1)
-const describe = (value: unknown): string => {
-  const text = JSON.stringify(value, (_key, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex').slice(0, 80)
-    : v?.type === 'Buffer' && Array.isArray(v.data) ? Buffer.from(v.data).toString('hex').slice(0, 80)
-      : typeof v === 'bigint' ? String(v) : v?.kind === 'rpc' ? pathOf(v as DescMethod) : v))
-  return text.length > 400 ? `${text.slice(0, 400)}...` : text
-}
-
-/**
- * What is wrong with a call's end, or null. A status with a catalogue code must be that code's
- * (and never INTERNAL) and carry google.rpc.Status details naming it; one without is allowed only
- * when `transport` says grpc-js may answer it itself.
- */
-function statusProblem(end: Pick<StatusObject, 'code' | 'details' | 'metadata'>, transport: ReadonlySet<number>,
-  tally: Tally): string | null {
-  if (end.code === Status.OK) return null
-  const code = end.metadata?.get('predex-code')[0]
-  if (code === undefined) {
-    const what = end.details.replace(/ (after|method) .*$|[,(].*$/, '').replace(/\d+/g, '#').slice(0, 60)
-    count(tally.transport, `${Status[end.code]} ${what}`)
-    return transport.has(end.code) ? null : `${Status[end.code]} without a catalogue code: ${end.details}`
-  }
-  const entry = CATALOGUE[String(code) as ErrorCode]
-  if (entry === undefined) return `${Status[end.code]} with an unknown code ${String(code)}`
-  count(tally.codes, String(code))
-  if (end.code === Status.INTERNAL) return `INTERNAL (${String(code)}): ${end.details}`
-  if (entry.grpc !== end.code) {
-    return `${Status[end.code]} for ${String(code)}, whose catalogue status is ${Status[entry.grpc]}`
-  }
-  const bin = end.metadata.get('grpc-status-details-bin')[0]
-  if (!(bin instanceof Buffer)) return `${String(code)} without grpc-status-details-bin`
-  let details
-  try {
-    details = fromBinary(StatusSchema, bin)
-  } catch (error) {
-    return `${String(code)}: grpc-status-details-bin does not decode: ${String(error)}`
-  }
-  const info = details.details.map((any) => anyUnpack(any, ErrorInfoSchema)).find((i) => i !== undefined)
-  if (details.code !== end.code || info?.reason !== code || info.domain !== 'predex') {
-    return `${String(code)}: details ${describe({ code: details.code, info })} do not match the status`
-  }
-  const badContext = Object.entries(info.metadata).find(([, v]) => {
-    try {
-      JSON.parse(v)
-      return false
-    } catch {
-      return true
-    }
-  })
-  return badContext === undefined ? null : `${String(code)}: context ${badContext[0]} is not JSON: ${badContext[1]}`
-}
-
-/** The refusal inside an answer (a session's error, an ack's, a batch item's): a catalogue code. */
-function detailProblem(detail: ErrorDetail | undefined, what: string, tally: Tally): string | null {
-  if (detail === undefined) return `${what} without an error: something was done`
-  count(tally.codes, detail.code)
-  if (!(detail.code in CATALOGUE)) return `${what}: unknown code ${detail.code}`
-  return detail.code === 'INTERNAL' ? `${what}: INTERNAL ${detail.message}` : null
-}
-
-const GROUP_WRITES = ['createOrderGroup', 'updateOrderGroup', 'triggerOrderGroup', 'resetOrderGroup',
-  'deleteOrderGroup']
-const WRITES = new Set(['placeOrder', 'placeOrders', 'cancelOrder', 'cancelOrders', 'cancelAll', 'cancelMarketOrders',
-  'cancelByClientOrderIds', 'amendOrder', 'cancelReplace', 'massQuote', ...GROUP_WRITES])
-/**
- * The writes whose every OK answer did something (an amend lowered an order, a cancel-replace
- * cancelled one, an order-group call changed a group).
- */
-const ALWAYS_WRITES = new Set(['placeOrder', 'amendOrder', 'cancelReplace', ...GROUP_WRITES])
-
-/** A successful answer must decode as the method's output; a write that did something is recorded. */
-function answerProblem(method: DescMethod | null, answer: Buffer, tally: Tally): string | null {
-  if (method === null) return 'an unknown method answered OK'
-  let decoded: any
-  try {
-    decoded = fromBinary(method.output, answer)
-  } catch (error) {
-    return `the answer does not decode as ${method.output.typeName}: ${String(error)}`
-  }
-  if (!WRITES.has(method.localName)) return null
-  const did = decoded.placement !== undefined || (decoded.totalSuccessful ?? 0) > 0 ||
-    (decoded.result?.canceled?.length ?? 0) > 0 || quoteDid(decoded)
-  if (did || ALWAYS_WRITES.has(method.localName)) tally.accepted.push(`${method.localName}: ${describe(decoded)}`)
-  return null
-}
-
-/** Whether a mass quote's answer says it did something: an order cancelled, or a level not refused. */
-function quoteDid(answer: { canceled?: unknown[]; levels?: QuoteLevel[] }): boolean {
-  return (answer.canceled?.length ?? 0) > 0 ||
-    (answer.levels ?? []).some((l) => l.outcome.case !== 'placement' || l.outcome.value.result.case !== 'refused')
 }
 
 // ---- running the cases -------------------------------------------------------------------------
@@ -452,20 +154,6 @@ function optionsOf(given: Deadline): CallOptions {
   return given.kind === 'none' ? {} : { deadline: Date.now() + given.ms }
 }
 
-/** The statuses grpc-js may answer itself for a call like this one. */
-function transportStatuses(call: { method: DescMethod | null; body: Uint8Array; deadline: Deadline; auth: Auth },
-  cancelled: boolean): Set<number> {
-  const allowed = new Set<number>()
-  if (call.method === null) allowed.add(Status.UNIMPLEMENTED)
-  if (call.deadline.kind !== 'none') allowed.add(Status.DEADLINE_EXCEEDED)
-  if (cancelled) allowed.add(Status.CANCELLED)
-  const headerBytes = call.auth.kind === 'garbage'
-    ? call.auth.headers.reduce((n, [k, v]) => n + k.length + v.length, 0) : 0
-  if (call.body.length > GRPC_RECEIVE_MESSAGE_BYTES_MAX - 1024 || headerBytes > 8_000) {
-    allowed.add(Status.RESOURCE_EXHAUSTED)
-  }
-  return allowed
-}
 
 async function runUnary(call: UnaryCall, tally: Tally): Promise<void> {
   tally.sent++
@@ -518,27 +206,11 @@ async function runStream(c: Extract<FuzzCase, { kind: 'stream' }>, tally: Tally)
     tally.problems.push(`the stream did not end within ${ANSWER_MS_MAX} ms of its cancel: ${what}`)
   }
   for (const message of messages) {
-    const problem = streamMessageProblem(c.method, message)
+    const problem = streamMessageProblem(c.method, message, TOKENS)
     if (problem !== null) tally.problems.push(`${problem}: ${what}`)
   }
   const problem = end === null ? null : statusProblem(end, transportStatuses({ ...c, method: c.method }, true), tally)
   if (problem !== null) tally.problems.push(`${problem}: ${what}`)
-}
-
-function streamMessageProblem(method: DescMethod, message: Buffer): string | null {
-  try {
-    if (method === StreamService.method.bookStream) {
-      const update = fromBinary(BookStreamResponseSchema, message)
-      // Nothing changes during the fuzz: a book stream only ever sends the snapshots of known tokens.
-      const known = update.update.case === 'snapshot' && TOKENS.includes(update.tokenId)
-      return known ? null : `book stream sent ${describe(update)}`
-    }
-    const update = fromBinary(UserStreamResponseSchema, message).update
-    const empty = update.case === 'gap' || (update.case === 'snapshot' && update.value.orders.length === 0)
-    return empty ? null : `user stream sent ${describe(update)}`
-  } catch (error) {
-    return `a stream message does not decode: ${String(error)}`
-  }
 }
 
 /** Resolves true when `promise` settles within ANSWER_MS_MAX, false otherwise. */
@@ -552,22 +224,6 @@ function within(promise: Promise<unknown>, ms = ANSWER_MS_MAX): Promise<boolean>
   })
 }
 
-/** The request ids the server must answer, in order: every frame it reads, up to and including a close. */
-function expectedAnswers(frames: readonly Uint8Array[]): { ids: string[]; closed: boolean } {
-  const ids: string[] = []
-  for (const frame of frames) {
-    let request
-    try {
-      request = fromBinary(SessionRequestSchema, frame)
-    } catch {
-      ids.push('')
-      continue
-    }
-    ids.push(request.requestId)
-    if (request.action.case === 'close') return { ids, closed: true }
-  }
-  return { ids, closed: false }
-}
 
 async function runSession(c: Extract<FuzzCase, { kind: 'session' }>, tally: Tally): Promise<void> {
   const what = `session ${describe({ auth: c.auth, frames: c.frames, ending: c.ending })}`
@@ -619,36 +275,6 @@ async function runSession(c: Extract<FuzzCase, { kind: 'session' }>, tally: Tall
   })
 }
 
-function sessionAnswerProblem(bytes: Buffer, requestId: string | undefined, tally: Tally): string | null {
-  let answer: SessionResponse
-  try {
-    answer = fromBinary(SessionResponseSchema, bytes)
-  } catch (error) {
-    return `does not decode: ${String(error)}`
-  }
-  if (requestId === undefined) return `one answer too many: ${describe(answer)}`
-  if (answer.requestId !== requestId) return `answers request "${answer.requestId}" where "${requestId}" was next`
-  const result = answer.result
-  switch (result.case) {
-    case 'error': return detailProblem(result.value, 'a refusal', tally)
-    case 'order': return detailProblem(result.value.error, 'an order ack', tally)
-    case 'batch': {
-      const problems = result.value.orders.map((ack) => detailProblem(ack.error, 'a batch ack', tally))
-      return problems.find((p) => p !== null) ?? null
-    }
-    case 'canceled': return result.value.canceled.length === 0 ? null : `cancelled ${describe(result.value)}`
-    case 'amended': return `amended ${describe(result.value)}`
-    case 'replaced': return `replaced ${describe(result.value)}`
-    case 'quoted': {
-      if (quoteDid(result.value)) return `quoted ${describe(result.value)}`
-      const problems = result.value.levels.map(({ outcome }) => detailProblem(outcome.case === 'placement' &&
-        outcome.value.result.case === 'refused' ? outcome.value.result.value : undefined, 'a quote level', tally))
-      return problems.find((p) => p !== null) ?? null
-    }
-    case 'opened': case 'pong': case 'closed': return null
-    default: return `an answer without a result: ${describe(answer)}`
-  }
-}
 
 /** Resolves once `check` holds; stops looking after `ms` (and then never resolves). */
 function until(check: () => boolean, ms = ANSWER_MS_MAX): Promise<void> {
@@ -691,26 +317,6 @@ async function runRaw(c: Extract<FuzzCase, { kind: 'raw' }>, tally: Tally): Prom
   }
 }
 
-function rawProblem(c: Extract<FuzzCase, { kind: 'raw' }>, headers: IncomingHttpHeaders, data: boolean,
-  tally: Tally): string | null {
-  const httpStatus = Number(headers[':status'])
-  if (httpStatus >= 500) return `HTTP ${httpStatus}`
-  if (httpStatus !== 200) return c.headers['content-type']!.startsWith('application/grpc') ? `HTTP ${httpStatus}` : null
-  const grpcStatus = headers['grpc-status']
-  if (grpcStatus === undefined) return data ? null : 'HTTP 200 without a grpc-status or a message'
-  const metadata = new Metadata()
-  for (const name of ['predex-code', 'grpc-status-details-bin']) {
-    const value = headers[name]
-    if (typeof value === 'string') metadata.set(name, name.endsWith('-bin') ? Buffer.from(value, 'base64') : value)
-  }
-  // grpc-js answers broken framing itself: no message or two, a length past the limit, a payload it
-  // cannot decompress, an encoding it does not know, a grpc-timeout it cannot read (INTERNAL, as gRPC
-  // specifies for those two), an unknown method.
-  const transport = new Set([Status.UNIMPLEMENTED, Status.RESOURCE_EXHAUSTED, Status.DEADLINE_EXCEEDED,
-    ...(c.headers['grpc-encoding'] !== undefined || c.headers['grpc-timeout'] !== undefined ? [Status.INTERNAL] : [])])
-  const details = decodeURIComponent(String(headers['grpc-message'] ?? ''))
-  return statusProblem({ code: Number(grpcStatus), details, metadata }, transport, tally)
-}
 
 // ---- the run -----------------------------------------------------------------------------------
 
@@ -776,7 +382,7 @@ t.test(`gRPC input: answered in time, catalogue statuses, nothing changed (seed 
   const stateHash = (): Promise<unknown> => server.predex.context.host.query({ kind: 'stateHash' })
   const before = await stateHash()
   const tally: Tally = { problems: [], sent: 0, codes: new Map(), transport: new Map(), accepted: [] }
-  const generated = casesOf(SEED)
+  const generated = grpcFuzzCases({ markets, makerOrders, tokens: TOKENS, fuzzer, victim, pools })(SEED)
   // The first batch builds and warms the generators (seconds on a loaded machine): not part of the time box.
   const first = generated.next()
   const deadlineMs = performance.now() + SECONDS * 1000

@@ -36,6 +36,7 @@ import { DemoQuoter } from './demo/quoter.js'
 import { DemoTrader } from './demo/trader.js'
 import { BookFeed } from './service/feeds/book-feed.js'
 import { UserFeed } from './service/feeds/user-feed.js'
+import { KeyRevocations } from './service/account/key-revocations.js'
 import { MarketChannel } from './api/ws/market-channel.js'
 import { UserChannel } from './api/ws/user-channel.js'
 import { GrpcServer } from './api/grpc/server.js'
@@ -128,7 +129,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const channels = channelsOf(server, context, gate, feeds)
   const port = await server.listen(config.host, config.port)
   opened.add(() => server.close())
-  const { grpc, grpcRefusalLines } = grpcOf(context, gate, { fanOut, books: feeds.books, users: feeds.users }, log)
+  const { grpc, grpcRefusalLines } = grpcOf(context, gate, { books: feeds.books, users: feeds.users, revocations: feeds.revocations }, log)
   opened.add(() => grpc.close())
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
   await warnAboutSetup(config, server, log)
@@ -162,15 +163,17 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
 
 /**
  * The feeds every face's streams render (the WebSocket channels, gRPC's streams), made once and
- * registered with the fan-out: the user feed numbers and keeps every wallet's updates from now
+ * registered with the fan-out (and the API keys' revocations, which end order-entry sessions): the user feed numbers and keeps every wallet's updates from now
  * on, so a client can resume. On a real chain a trade's later settlement statuses reach it too.
  */
-function feedsOf(context: ServiceContext, fanOut: FanOut): { books: BookFeed; users: UserFeed; stop: () => void } {
+function feedsOf(context: ServiceContext, fanOut: FanOut):
+  { books: BookFeed; users: UserFeed; revocations: KeyRevocations; stop: () => void } {
   const books = new BookFeed(context)
   const users = new UserFeed(context)
-  const stops = [fanOut.register(books), fanOut.register(users),
+  const revocations = new KeyRevocations()
+  const stops = [fanOut.register(books), fanOut.register(users), fanOut.register(revocations),
     context.settlement?.onChange((tradeId) => users.settlementChanged(tradeId)) ?? (() => undefined)]
-  return { books, users, stop: () => { for (const stop of stops) stop() } }
+  return { books, users, revocations, stop: () => { for (const stop of stops) stop() } }
 }
 
 /** The WebSocket channels, /ws/market and /ws/user, rendering the feeds. */
@@ -330,7 +333,7 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
  * lapsed heartbeat chains, GTD expiry, which watches the durable events, and the demo's quoter and
  * trader. `stop` stops them all, once what they have under way is done.
  */
-function grpcOf(context: ServiceContext, gate: Gate, feeds: Pick<GrpcFace, 'fanOut' | 'books' | 'users'>, log: Log):
+function grpcOf(context: ServiceContext, gate: Gate, feeds: Pick<GrpcFace, 'books' | 'users' | 'revocations'>, log: Log):
   { grpc: GrpcServer; grpcRefusalLines: LogBudget } {
   const grpcRefusalLines = new LogBudget(log, { what: 'gRPC refusals' })
   const grpc = new GrpcServer({ context, gate, ...feeds, log, refusalLines: grpcRefusalLines,

@@ -23,6 +23,7 @@ import { l2, startServer, USDC } from '../support/rest-harness.js'
 import { orderRequest, signerOf, TestSession } from './order-entry-support.js'
 import { eventually } from '../support/eventually.js'
 import { lineLog, SILENT_LOG } from '../../src/log.js'
+import { KeyRevocations } from '../../src/service/account/key-revocations.js'
 
 const server = await startServer()
 t.teardown(() => server.stop())
@@ -139,7 +140,7 @@ t.test('more than ORDER_ENTRY_IN_FLIGHT_MAX requests unanswered end the session 
   const logged: string[] = []
   const face = { context: server.predex.context, gate, log: lineLog((line) => logged.push(line)),
     keyStreams: new StreamSlots('streams', GRPC_STREAMS_PER_KEY_MAX),
-    fanOut: { register: () => () => undefined } } as unknown as GrpcFace
+    revocations: new KeyRevocations() } as unknown as GrpcFace
   const orderEntry = new OrderEntry(face)
   const call = new FakeCall(l2Metadata(signerOf(trader), OrderEntryService.method.session, new Uint8Array(0)))
   orderEntry.implementation()['session']!(call as never, undefined as never)

@@ -17,7 +17,7 @@ import { ApiCode, PredexError } from '../../errors.js'
 import type { RateClass } from '../../limits.js'
 import type { ServiceContext } from '../../service/context.js'
 import type { Trader } from '../../service/trading/trading.js'
-import type { FanOut } from '../../read/fanout.js'
+import type { KeyRevocations } from '../../service/account/key-revocations.js'
 import type { BookFeed } from '../../service/feeds/book-feed.js'
 import type { UserFeed } from '../../service/feeds/user-feed.js'
 import { pathOf } from './definition.js'
@@ -31,7 +31,7 @@ export interface GrpcFace {
   readonly context: ServiceContext
   readonly gate: Gate
   /** Order-entry sessions learn of their key's revocation here. */
-  readonly fanOut: FanOut
+  readonly revocations: KeyRevocations
   /** The feeds the streams render (made in app.ts, registered with the fan-out there). */
   readonly books: BookFeed
   readonly users: UserFeed

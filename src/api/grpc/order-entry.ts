@@ -4,12 +4,11 @@
  * name and no request bytes), and takes one of its API key's stream slots
  * (GRPC_STREAMS_PER_KEY_MAX, shared with user streams); a refusal ends it at once with the
  * catalogue's status (UNAUTHENTICATED, RESOURCE_EXHAUSTED TOO_MANY_STREAMS...). A session whose
- * key is revoked (a durable `apiKey` event, through the fan-out) ends at once.
+ * key is revoked ends at once (the service's KeyRevocations tells it).
  */
 import type { UntypedServiceImplementation } from '@grpc/grpc-js'
 import { PredexError, ServiceCode } from '../../errors.js'
 import { OrderEntryService } from '../../gen/predex/v1/order_entry_pb.js'
-import type { Outcome } from '../../host/messages.js'
 import type { GrpcFace } from './call.js'
 import { SessionStream, type SessionCall } from './session-stream.js'
 import { asPredexError, statusOf } from './status.js'
@@ -17,11 +16,8 @@ import { asPredexError, statusOf } from './status.js'
 export class OrderEntry {
   private readonly sessions = new Set<SessionStream>()
   private closing = false
-  private readonly unregister: () => void
 
-  constructor(private readonly face: GrpcFace) {
-    this.unregister = face.fanOut.register({ publish: (outcomes) => this.endRevoked(outcomes) })
-  }
+  constructor(private readonly face: GrpcFace) {}
 
   implementation(): UntypedServiceImplementation {
     return { [OrderEntryService.method.session.localName]: (call: SessionCall) => this.open(call) }
@@ -34,17 +30,7 @@ export class OrderEntry {
    */
   async close(): Promise<void> {
     this.closing = true
-    this.unregister()
     await Promise.all([...this.sessions].map((session) => session.shutdown()))
-  }
-
-  private endRevoked(outcomes: readonly Outcome[]): void {
-    for (const outcome of outcomes) {
-      for (const event of outcome.events) {
-        if (event.type !== 'apiKey' || event.action !== 'revoked') continue
-        for (const session of this.sessions) if (session.apiKey === event.apiKey) void session.revoked()
-      }
-    }
   }
 
   private open(call: SessionCall): void {
@@ -53,8 +39,13 @@ export class OrderEntry {
       return
     }
     try {
-      const session: SessionStream = SessionStream.open(this.face, call, () => this.sessions.delete(session))
+      let unwatch = (): void => undefined
+      const session: SessionStream = SessionStream.open(this.face, call, () => {
+        unwatch()
+        this.sessions.delete(session)
+      })
       this.sessions.add(session)
+      unwatch = this.face.revocations.watch(session.apiKey, () => void session.revoked())
     } catch (error) {
       if (!(error instanceof PredexError)) this.face.log.error('order entry: internal error', { err: error })
       call.emit('error', statusOf(asPredexError(error)))

@@ -129,7 +129,7 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
   const channels = channelsOf(server, context, gate, feeds)
   const port = await server.listen(config.host, config.port)
   opened.add(() => server.close())
-  const { grpc, grpcRefusalLines } = grpcOf(context, gate, { books: feeds.books, users: feeds.users, revocations: feeds.revocations }, log)
+  const { grpc, grpcRefusalLines } = grpcOf(context, gate, feeds, log)
   opened.add(() => grpc.close())
   const grpcPort = await grpc.listen(config.host, config.grpcPort)
   await warnAboutSetup(config, server, log)
@@ -163,8 +163,9 @@ async function startParts(config: Config, log: Log, clock: Clock, signatures: Si
 
 /**
  * The feeds every face's streams render (the WebSocket channels, gRPC's streams), made once and
- * registered with the fan-out (and the API keys' revocations, which end order-entry sessions): the user feed numbers and keeps every wallet's updates from now
- * on, so a client can resume. On a real chain a trade's later settlement statuses reach it too.
+ * registered with the fan-out, and the API keys' revocations, which end order-entry sessions: the
+ * user feed numbers and keeps every wallet's updates from now on, so a client can resume. On a real
+ * chain a trade's later settlement statuses reach it too.
  */
 function feedsOf(context: ServiceContext, fanOut: FanOut):
   { books: BookFeed; users: UserFeed; revocations: KeyRevocations; stop: () => void } {
@@ -333,10 +334,12 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
  * lapsed heartbeat chains, GTD expiry, which watches the durable events, and the demo's quoter and
  * trader. `stop` stops them all, once what they have under way is done.
  */
-function grpcOf(context: ServiceContext, gate: Gate, feeds: Pick<GrpcFace, 'books' | 'users' | 'revocations'>, log: Log):
+function grpcOf(context: ServiceContext, gate: Gate, feeds: Pick<GrpcFace, 'books' | 'users' | 'revocations'>,
+  log: Log):
   { grpc: GrpcServer; grpcRefusalLines: LogBudget } {
   const grpcRefusalLines = new LogBudget(log, { what: 'gRPC refusals' })
-  const grpc = new GrpcServer({ context, gate, ...feeds, log, refusalLines: grpcRefusalLines,
+  const { books, users, revocations } = feeds
+  const grpc = new GrpcServer({ context, gate, books, users, revocations, log, refusalLines: grpcRefusalLines,
     keyStreams: new StreamSlots('streams of this API key', GRPC_STREAMS_PER_KEY_MAX),
     addressStreams: new StreamSlots('book streams of this address', GRPC_BOOK_STREAMS_PER_ADDRESS_MAX) })
   return { grpc, grpcRefusalLines }

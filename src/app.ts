@@ -329,11 +329,7 @@ function metricsOf(parts: { host: EngineHost; read: ReadModel; store: ReadStore;
   return metrics
 }
 
-/**
- * What runs on the host's clock (unref'd timers: they never keep the process up): the sweep for
- * lapsed heartbeat chains, GTD expiry, which watches the durable events, and the demo's quoter and
- * trader. `stop` stops them all, once what they have under way is done.
- */
+/** The gRPC server over the service, rendering the feeds' streams, with its stream slots and refusal-line budget. */
 function grpcOf(context: ServiceContext, gate: Gate, feeds: Pick<GrpcFace, 'books' | 'users' | 'revocations'>,
   log: Log):
   { grpc: GrpcServer; grpcRefusalLines: LogBudget } {
@@ -384,7 +380,12 @@ function demoOf(config: Config, context: ServiceContext, isNew: boolean, log: Lo
   return openDemo(context, config.dataDir, config.demo ?? isNew, log)
 }
 
-/** `writes`: false on a replica, whose primary expires GTD orders itself (the expiry is a command). */
+/**
+ * What runs on the host's clock (unref'd timers: they never keep the process up): the sweep for
+ * lapsed heartbeat chains, GTD expiry, which watches the durable events, and the demo's quoter and
+ * trader. `stop` stops them all, once what they have under way is done. `writes`: false on a
+ * replica, whose primary expires GTD orders itself (the expiry is a command).
+ */
 function startHostTimers(context: ServiceContext, fanOut: FanOut, clock: Clock, log: Log,
   demoSetup: { accounts: DemoAccounts; tradeIntervalMs: number } | null, writes: boolean):
   { stop: () => Promise<void>; demo: DemoQuoter | null; demoTrader: DemoTrader | null; enableWrites: () => void } {

@@ -18,6 +18,26 @@ export function addressOf(n: number): string {
   return '0x' + n.toString(16).padStart(40, '0')
 }
 
+/** A market `id` with tokens `<id>-yes` and `<id>-no`: Active, tick 0.01, min size 1, no fee, unless `overrides` say. */
+export function marketInputOf(id: string, overrides: Partial<MarketInput> = {}): MarketInput {
+  return {
+    marketId: id,
+    conditionId: `0xcond-${id}`,
+    question: `Will ${id} happen?`,
+    slug: `slug-${id}`,
+    description: '',
+    yesTokenId: `${id}-yes`,
+    noTokenId: `${id}-no`,
+    tickSizeMicros: 10_000,
+    minOrderSizeMicros: 1_000_000,
+    feeRateBps: 0,
+    negRisk: false,
+    endDateMs: 0,
+    status: 'Active',
+    ...overrides,
+  }
+}
+
 export interface MarketOptions {
   readonly id?: string
   readonly tickSizeMicros?: number
@@ -73,21 +93,12 @@ export class Harness {
   /** Creates a market with tokens `<id>-yes` and `<id>-no`; returns their ids. */
   market(options: MarketOptions = {}): { marketId: string; yes: string; no: string } {
     const id = options.id ?? `m${this.engine.markets.length + 1}`
-    const market: MarketInput = {
-      marketId: id,
-      conditionId: `0xcond-${id}`,
-      question: `Will ${id} happen?`,
-      slug: `slug-${id}`,
-      description: '',
-      yesTokenId: `${id}-yes`,
-      noTokenId: `${id}-no`,
+    const market = marketInputOf(id, {
       tickSizeMicros: options.tickSizeMicros ?? 10_000,
       minOrderSizeMicros: options.minOrderSizeMicros ?? 1_000_000,
       feeRateBps: options.feeRateBps ?? 0,
-      negRisk: false,
-      endDateMs: 0,
       status: options.status ?? 'Active',
-    }
+    })
     const { result } = this.apply({ kind: 'createMarket', market })
     if (!result.ok) throw new Error(`createMarket failed: ${JSON.stringify(result)}`)
     return { marketId: id, yes: market.yesTokenId, no: market.noTokenId }

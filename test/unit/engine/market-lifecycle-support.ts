@@ -3,7 +3,7 @@
  * accounts, the statuses and their allowed transitions, a market's input and its update event,
  * and a market put in a given status with a resting order.
  */
-import { Harness, addressOf, T0_MS } from '../../support/harness.js'
+import { Harness, addressOf, marketInputOf, T0_MS } from '../../support/harness.js'
 import { marketOf } from '../../support/engine-checks.js'
 import type { ApplyResult } from '../../../src/engine/engine.js'
 import type { MarketInput, MarketStatus } from '../../../src/engine/command.js'
@@ -23,23 +23,9 @@ export const ALLOWED: Readonly<Record<MarketStatus, readonly MarketStatus[]>> = 
   Resolving: ['Closed'],
   Resolved: [],
 }
+/** A market's input; `overrides` may hold values of the wrong type (the validation tests' malformed fields). */
 export function inputOf(id: string, overrides: Record<string, unknown> = {}): MarketInput {
-  return {
-    marketId: id,
-    conditionId: `0xcond-${id}`,
-    question: `Will ${id} happen?`,
-    slug: `slug-${id}`,
-    description: '',
-    yesTokenId: `${id}-yes`,
-    noTokenId: `${id}-no`,
-    tickSizeMicros: 10_000,
-    minOrderSizeMicros: 1_000_000,
-    feeRateBps: 0,
-    negRisk: false,
-    endDateMs: 0,
-    status: 'Active',
-    ...overrides,
-  } as MarketInput
+  return { ...marketInputOf(id), ...overrides } as MarketInput
 }
 /** A marketUpdated event; a resolved market carries its resolution's command time (the harness clock). */
 export function updated(marketId: string, status: MarketStatus, tickSizeMicros = 10_000, feeRateBps = 0, winningOutcome: 'Yes' | 'No' | null = null,

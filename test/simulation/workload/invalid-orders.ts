@@ -96,23 +96,13 @@ export function tooSmall(w: WorkloadState, base: OrderInput): OrderInput {
   const m = marketOfToken(w, base.tokenId)
   const minLots = m === undefined ? 1 : Math.ceil(m.input.minOrderSizeMicros / MICROS_PER_LOT)
   const lots = w.rng.int(1, Math.max(1, minLots - 1))
-  const pips = base.side === 'BUY'
-    ? base.makerAmountMicros / (base.takerAmountMicros / MICROS_PER_LOT)
-    : base.takerAmountMicros / (base.makerAmountMicros / MICROS_PER_LOT)
-  return base.side === 'BUY'
-    ? { ...base, makerAmountMicros: pips * lots, takerAmountMicros: lots * MICROS_PER_LOT }
-    : { ...base, makerAmountMicros: lots * MICROS_PER_LOT, takerAmountMicros: pips * lots }
+  return atLots(base, lots)
 }
 
 export function tooExpensive(base: OrderInput): OrderInput {
   // A million shares (within the bounds) at the order's price: more than anyone has.
   const lots = 100_000_000
-  const pips = base.side === 'BUY'
-    ? base.makerAmountMicros / (base.takerAmountMicros / MICROS_PER_LOT)
-    : base.takerAmountMicros / (base.makerAmountMicros / MICROS_PER_LOT)
-  return base.side === 'BUY'
-    ? { ...base, makerAmountMicros: pips * lots, takerAmountMicros: lots * MICROS_PER_LOT }
-    : { ...base, makerAmountMicros: lots * MICROS_PER_LOT, takerAmountMicros: pips * lots }
+  return atLots(base, lots)
 }
 
 /** The never-approved account sells shares it holds (it split some at the start). */
@@ -149,4 +139,14 @@ export function duplicate(w: WorkloadState): OrderInput {
   const pool = accepted.length > 0 && w.rng.chance(0.75) ? accepted : w.sent
   if (pool.length === 0) return limitOrder(w, 'GTC', false)
   return w.rng.pick(pool).input
+}
+
+/** `base` resized to `lots` lots at its own price (pips a lot). */
+function atLots(base: OrderInput, lots: number): OrderInput {
+  const pips = base.side === 'BUY'
+    ? base.makerAmountMicros / (base.takerAmountMicros / MICROS_PER_LOT)
+    : base.takerAmountMicros / (base.makerAmountMicros / MICROS_PER_LOT)
+  return base.side === 'BUY'
+    ? { ...base, makerAmountMicros: pips * lots, takerAmountMicros: lots * MICROS_PER_LOT }
+    : { ...base, makerAmountMicros: lots * MICROS_PER_LOT, takerAmountMicros: pips * lots }
 }

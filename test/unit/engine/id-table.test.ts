@@ -135,3 +135,47 @@ t.test('a doubling moves the keys a few at a time, each add, and every key stays
   t.equal(table.size, keys.length - deleted.size)
   t.end()
 })
+
+t.test('packed keys: random adds, packs, finds and deletes agree with a Map', (t) => {
+  // Keys of every form the arena knows (hex, other one-byte strings, UTF-16), packed at random:
+  // a find compares a packed key in its bytes, keyAt reads it back, and a delete frees them.
+  const localSeed = seed + 2
+  t.comment(`seed ${localSeed} (ID_TABLE_SEED=${seed} to reproduce)`)
+  const random = new Random(localSeed)
+  const table = new IdTable(localSeed, 1 << 10)
+  const model = new Map<string, { entry: number; packed: boolean }>()
+  const forms = [(n: number): string => `0x${n.toString(16).padStart(64, '0')}`, (n: number): string => `k${n}`,
+    (n: number): string => `0X${n.toString(16).toUpperCase()}`, (n: number): string => `€${n}`]
+  const keyOf = (): string => forms[random.int(0, forms.length - 1)]!(random.int(0, 20_000))
+  let mismatches = 0
+  for (let step = 0; step < 150_000; step++) {
+    const key = keyOf()
+    const known = model.get(key)
+    if (table.find(key) !== (known?.entry ?? -1)) mismatches++
+    const action = random.int(0, 9)
+    if (known === undefined && (model.size < 15_000 || action < 5)) {
+      model.set(key, { entry: table.add(key, step), packed: false })
+    } else if (known !== undefined && !known.packed && action < 6) {
+      table.pack(known.entry)
+      known.packed = true
+    } else if (known !== undefined && action >= 6) {
+      table.delete(known.entry)
+      model.delete(key)
+    }
+  }
+  t.equal(mismatches, 0, 'every find agreed with the model')
+  let wrong = 0
+  let packed = 0
+  for (const [key, { entry, packed: isPacked }] of model) {
+    if (table.find(key) !== entry || table.keyAt(entry) !== key) wrong++
+    if (isPacked) packed++
+  }
+  t.equal(wrong, 0, 'every kept key, packed or not, is found at its entry and reads back')
+  t.ok(packed > 1_000, `many keys were packed when checked (${packed})`)
+  t.equal(table.packed.keys + table.packed.waiting, packed,
+    'the packed keys still in the table are in the arena or wait for their batch')
+  t.ok(table.packed.waiting < 64, 'at most a batch waits')
+  const packedEntry = [...model.values()].find((value) => value.packed)!.entry
+  t.throws(() => table.pack(packedEntry), 'a key is packed once')
+  t.end()
+})

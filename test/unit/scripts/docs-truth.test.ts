@@ -20,7 +20,8 @@ import { ROOT } from '../../support/compiled.js'
  */
 const EXTERNAL_FLAGS = [
   '--expose-gc', '--import', '--loader', '--require', '--cpu-prof', '--cpu-prof-dir', // node
-  '--trace-gc', '--trace-opt', '--single-threaded-gc', '--no-concurrent-recompilation', // V8, through node
+  '--trace-gc', '--trace-opt', '--trace-deopt', '--single-threaded-gc', '--no-concurrent-recompilation', // V8, through node
+  '--perf-basic-prof', // V8, through node: symbols for Linux perf
   '--max-inlined-bytecode-size', '--max-inlined-bytecode-size-cumulative',
   '--timeout', '--jobs', // tap
   '--data', '--max-time', // curl

@@ -37,12 +37,17 @@ import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, reachablePerSecond, type 
 const TRADERS = 8
 /**
  * Orders placed before any figure is measured. A fresh server compiles its hot paths with
- * TurboFan on V8's own threads for its first few thousand orders: after 400 orders, the next
- * 3 000 cost the server 0.58 ms of CPU each, 0.25 of it V8's compiler threads (their share moved
- * to the main thread with --no-concurrent-recompilation); after 4 000, 0.39-0.42 and 0.09. The
- * figures are a running server's; the first orders' rate is reported beside them (`orders_cold_per_s`).
+ * TurboFan on V8's own threads, in each of its six isolates (main, engine worker, journal thread,
+ * snapshot replica, two verification threads), for its first thousands of orders: after 400
+ * orders, the next 3 000 cost the server 0.58 ms of CPU each, 0.25 of it V8's threads; after
+ * 4 000, 0.37-0.52 and 0.08-0.15, and `--trace-opt` still counted 94 functions optimized in the
+ * 0.76 s of the orders figure; after 14 000, 0.33 and 0.06, and 41 (docs/performance.md, "Ended
+ * ids packed, and what else was measured"). The figures are a running server's; the first
+ * orders' rate is reported beside them (`orders_cold_per_s`).
  */
-const WARM_UP_ORDERS = 4_000
+const WARM_UP_ORDERS = 14_000
+/** The batch figure's orders beyond the measured count (the warm-up's size before it grew to 14 000). */
+const BATCH_SET_ORDERS = 4_000
 /** Cancels and batches sent before their figures, for the same reason (their paths are partly their own). */
 const WARM_UP_CANCELS = 1_000
 const WARM_UP_BATCHES = 100
@@ -210,9 +215,11 @@ async function measure(settings: Settings): Promise<Figures> {
   try {
     const { traders, tokenId } = await setUpTraders(server, TRADERS)
     // Enough distinct orders for the closed loop at several times the pool ceiling we expect here.
-    const orderCount = WARM_UP_ORDERS + (settings.quick ? 6_000 : 20_000)
+    const measured = settings.quick ? 6_000 : 20_000
+    const orderCount = WARM_UP_ORDERS + measured
     const orders = signTimed(traders, tokenId, orderCount)
-    const batches = batchesOf(signTimed(traders, tokenId, orderCount, orderCount), BATCH_ORDERS)
+    // The batches' own orders: as many as before the warm-up grew, so that their figure's window stays the same.
+    const batches = batchesOf(signTimed(traders, tokenId, BATCH_SET_ORDERS + measured, orderCount), BATCH_ORDERS)
     const backend = serverSigBackend()
     const pool = await poolCeiling(orders.slice(0, Math.min(orders.length, 4_000)), settings.cores, backend)
     log(`verification pool ceiling (${settings.cores} threads, ${backend}, hot signers, measured with the server ` +

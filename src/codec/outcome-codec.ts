@@ -11,9 +11,12 @@
  * events are kept (they are not while nobody on the main thread reads events; the results always
  * are), the log's string count, its word count; then per outcome its head: requestId, seq, timeMs,
  * recorded (0 or 1), end (the word its command's records end at); then the log's words. Then the
- * log's strings, each a 32-bit little-endian header (its byte length doubled, plus one for UTF-8)
- * and its bytes. Fixed-width heads replaced LEB128 integers, whose loops of float divisions (a
- * time in ms is six bytes) were most of the worker's encoding: issue 29, docs/performance.md.
+ * log's strings: first one 32-bit little-endian header each (its byte length doubled, plus one
+ * for UTF-8), then all their bytes, one after the other. Fixed-width heads replaced LEB128
+ * integers, whose loops of float divisions (a time in ms is six bytes) were most of the worker's
+ * encoding: issue 29, docs/performance.md. The bytes follow the headers so that a batch whose
+ * strings are all ASCII (every id and address) writes them in one native call, joined: one call a
+ * string cost the worker about 0.2 µs each (docs/performance.md, "Outcome strings joined").
  *
  * The main thread reads each outcome's records with the engine's EventReader: its result, and the
  * events of the kinds that cross (messages.ts, EVENTS_CROSSING). The decoder checks every bound,
@@ -112,22 +115,38 @@ export class OutcomeWriter {
     numbers[3] = words.length
     numbers.set(heads.view(from), PREAMBLE_WORDS)
     numbers.set(words, PREAMBLE_WORDS + count * HEAD_FIELDS)
-    let length = numericWords * WORD_BYTES
-    for (let i = 0; i < log.stringCount; i++) length = this.string(log.strings[i]!, length)
+    const length = this.strings(log, numericWords * WORD_BYTES)
     // The buffer is its own ArrayBuffer (alignedBuffer), never a SharedArrayBuffer.
     return (this.buffer.buffer as ArrayBuffer).slice(0, length)
   }
 
   /**
-   * A string at `at`: its header, then its UTF-8 written in one native call; returns where it
-   * ends. It was ASCII exactly when it took one byte per code unit (any other character takes
-   * two or more), which the header says so that the reader can take the faster latin1 decoder.
+   * The log's strings from `at`: their headers, then their bytes; returns where they end. All of
+   * them joined go in one native call; when that wrote a byte a character they were all ASCII, and
+   * each string's bytes are its characters. Otherwise each is written on its own, its header
+   * saying whether it took one byte per code unit (ASCII: the reader takes the faster latin1
+   * decoder) or more (any other character takes two or more).
    */
-  private string(value: string, at: number): number {
-    this.reserve(at, STRING_HEADER_BYTES + value.length * UTF8_BYTES_PER_UNIT_MAX)
-    const written = this.buffer.write(value, at + STRING_HEADER_BYTES, 'utf8')
-    this.buffer.writeUInt32LE(written * 2 + (written === value.length ? 0 : 1), at)
-    return at + STRING_HEADER_BYTES + written
+  private strings(log: EventLog, at: number): number {
+    const count = log.stringCount
+    const strings = log.strings
+    const bytesAt = at + count * STRING_HEADER_BYTES
+    // The list is reused past stringCount: only the batch's own strings are joined.
+    const joined = strings.length === count ? strings.join('') : strings.slice(0, count).join('')
+    this.reserve(at, count * STRING_HEADER_BYTES + joined.length * UTF8_BYTES_PER_UNIT_MAX)
+    const buffer = this.buffer
+    if (buffer.write(joined, bytesAt, 'utf8') === joined.length) {
+      for (let i = 0; i < count; i++) buffer.writeUInt32LE(strings[i]!.length * 2, at + i * STRING_HEADER_BYTES)
+      return bytesAt + joined.length
+    }
+    let end = bytesAt
+    for (let i = 0; i < count; i++) {
+      const value = strings[i]!
+      const written = buffer.write(value, end, 'utf8')
+      buffer.writeUInt32LE(written * 2 + (written === value.length ? 0 : 1), at + i * STRING_HEADER_BYTES)
+      end += written
+    }
+    return end
   }
 
   /** Room for `bytes` more after the first `used`, keeping those. */
@@ -189,21 +208,20 @@ function isCount(value: number, max: number): boolean {
   return Number.isSafeInteger(value) && value >= 0 && value <= max
 }
 
-/** The strings after the numbers: each its header and bytes; they must end the batch exactly. */
+/** The strings after the numbers: their headers, then their bytes; they must end the batch exactly. */
 function readStrings(batch: ArrayBuffer, from: number, count: number): string[] {
   const bytes = Buffer.from(batch)
   const strings: string[] = []
-  let at = from
+  let start = from + count * STRING_HEADER_BYTES
+  assert(start <= bytes.length, 'an outcome batch ends inside its string headers')
   for (let i = 0; i < count; i++) {
-    assert(at + STRING_HEADER_BYTES <= bytes.length, 'an outcome batch ends inside a string')
-    const header = bytes.readUInt32LE(at)
-    const start = at + STRING_HEADER_BYTES
+    const header = bytes.readUInt32LE(from + i * STRING_HEADER_BYTES)
     const end = start + Math.floor(header / 2)
     assert(end <= bytes.length, 'an outcome batch ends inside a string')
     const utf8 = header % 2 === 1
     strings.push(utf8 ? utf8Decoder.decode(bytes.subarray(start, end)) : bytes.toString('latin1', start, end))
-    at = end
+    start = end
   }
-  assert(at === bytes.length, 'an outcome batch has no trailing bytes')
+  assert(start === bytes.length, 'an outcome batch has no trailing bytes')
   return strings
 }

@@ -13,8 +13,8 @@
  * turning ids into bytes instead cost 120 ns an id here (the characters read one at a time, or
  * encoded as UTF-8), most of what packing would have cost the engine.
  *
- * A reference (IdRef) says which batch (its sequence number), where in it the id starts and its
- * length, in one float64 integer. A batch's string is let go once every id in it is released;
+ * A reference (IdRef) says which batch (its sequence number, modulo 2^31), where in it the id
+ * starts and its length, in one float64 integer. A batch's string is let go once every id in it is released;
  * ids are released in about the order they were written (the order index forgets the order
  * that ended first), so the list of batches stays as long as the batches held.
  */
@@ -26,8 +26,14 @@ export const BATCH_IDS_MAX = 64
 const LENGTH_MAX = 255
 /** Where an id starts in its batch: below 64 x 255 = 16 320 < 2^14. */
 const OFFSET_SCALE = 1 << 14
-/** A reference is (batch seq * OFFSET_SCALE + offset) * LENGTH_SCALE + length: exact for 2^31 batches. */
+/** A reference is (batch seq mod SEQ_SPACE * OFFSET_SCALE + offset) * LENGTH_SCALE + length: below 2^53. */
 const LENGTH_SCALE = 1 << 8
+/**
+ * References name a batch by its sequence number modulo 2^31, so that they stay exact integers
+ * however many batches a process writes (at 100 000 ids a second, 2^31 batches of 64 take 16
+ * days); a batch is found from the oldest held, and fewer than 2^31 are ever held at once.
+ */
+const SEQ_SPACE = 2 ** 31
 
 /** A reference to an id in the arena (see the header). */
 export type IdRef = number
@@ -37,7 +43,7 @@ export class IdArena {
   private readonly batches: string[] = []
   /** Per batch (same index): its ids not yet released. */
   private readonly held: number[] = []
-  private firstSeq = 0
+  private firstSeq: number
   /** Ids written and not released. */
   private count = 0
   /** Characters of the batches held. */
@@ -45,6 +51,12 @@ export class IdArena {
   /** `append`'s batch of one. */
   private readonly one: string[] = ['']
   private readonly oneRef: IdRef[] = [0]
+
+  /** `firstSeq`: the first batch's sequence number (0; tests start near 2^31 to see references wrap). */
+  constructor(firstSeq = 0) {
+    assert(Number.isSafeInteger(firstSeq) && firstSeq >= 0, 'a batch sequence number is a count')
+    this.firstSeq = firstSeq
+  }
 
   /** Ids held. */
   get size(): number {
@@ -71,7 +83,7 @@ export class IdArena {
     assert(count > 0 && count <= BATCH_IDS_MAX && (ids.length === count || ids[count] === ''),
       'a batch of ids is 1 to 64, and nothing after them')
     const joined = ids.join('')
-    const seq = this.firstSeq + this.batches.length
+    const seq = (this.firstSeq + this.batches.length) % SEQ_SPACE
     let at = 0
     for (let i = 0; i < count; i++) {
       const length = ids[i]!.length
@@ -103,8 +115,8 @@ export class IdArena {
 
   /** Lets go of the id at `ref`: its batch's string goes once none of its ids is held. */
   release(ref: IdRef): void {
-    const index = Math.floor(ref / LENGTH_SCALE / OFFSET_SCALE) - this.firstSeq
-    assert(index >= 0 && index < this.held.length && this.held[index]! > 0, 'a released id is held')
+    const index = this.indexOf(Math.floor(ref / LENGTH_SCALE / OFFSET_SCALE))
+    assert(index < this.held.length && this.held[index]! > 0, 'a released id is held')
     this.count--
     if (--this.held[index]! === 0) {
       this.chars -= this.batches[index]!.length
@@ -119,8 +131,13 @@ export class IdArena {
 
   /** The string of the batch an id's place (`seq * OFFSET_SCALE + offset`) is in. */
   private batchOf(place: number): string {
-    const index = Math.floor(place / OFFSET_SCALE) - this.firstSeq
-    assert(index >= 0 && index < this.held.length && this.held[index]! > 0, 'an id reference names a batch held')
+    const index = this.indexOf(Math.floor(place / OFFSET_SCALE))
+    assert(index < this.held.length && this.held[index]! > 0, 'an id reference names a batch held')
     return this.batches[index]!
+  }
+
+  /** Where in `batches` the batch of sequence number `seq` (modulo 2^31) is. */
+  private indexOf(seq: number): number {
+    return (seq - (this.firstSeq % SEQ_SPACE) + SEQ_SPACE) % SEQ_SPACE
   }
 }

@@ -125,6 +125,23 @@ t.test('released out of order, no id is lost or mistaken for another', (t) => {
   t.end()
 })
 
+t.test('references wrap at 2^31 batches and still name their ids', (t) => {
+  // An arena that starts 100 batches before the wrap: references stay below 2^53 past it.
+  const arena = new IdArena(2 ** 31 - 100)
+  const held: [number, string][] = []
+  for (let n = 0; n < 300; n++) {
+    const id = `0x${n.toString(16).padStart(64, '0')}`
+    const ref = arena.append(id)
+    t.ok(Number.isSafeInteger(ref), 'a reference is an exact integer')
+    held.push([ref, id])
+    if (held.length > 50) arena.release(held.shift()![0])
+  }
+  let wrong = 0
+  for (const [ref, id] of held) if (!arena.equals(ref, id) || arena.read(ref) !== id) wrong++
+  t.equal(wrong, 0, 'the ids held across the wrap read back and compare equal')
+  t.end()
+})
+
 t.test('an empty or overlong id is refused', (t) => {
   const arena = new IdArena()
   t.throws(() => arena.append(''))

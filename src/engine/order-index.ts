@@ -21,13 +21,8 @@ import { assert } from '../stdx/assert.js'
 import type { OrderStatus } from './event.js'
 import { EntryQueue } from './entry-queue.js'
 import { IdTable } from './id-table.js'
+import { ENDED_IDS_AS_STRINGS } from './limits.js'
 import { NO_ROW, type OrderRow, type OrderTable } from './order-table.js'
-
-/**
- * The newest ended ids kept as strings (see the header). 64 Ki of them are about 6 MB of heap;
- * the server keeps ENDED_ORDERS_RETAINED (4 M) ended ids in all.
- */
-export const ENDED_IDS_AS_STRINGS = 1 << 16
 
 /** An order's value in the index: `liveEntry(row)` (negative) or `endedEntry(...)` (>= 0). */
 export type OrderEntry = number

@@ -7,7 +7,8 @@
  *
  * Phases, one after another; each placement phase starts from the same (empty) book, its orders
  * cancelled after it (a cancel_all per session, not timed), and has as many orders in flight:
- * 1. warm-up, not measured: REST, unary and stream placements (pool tables, hot signers, channels);
+ * 1. warm-up, not measured: REST, unary and stream placements (pool tables, hot signers, channels,
+ *    and V8's optimizing of each path: REST_WARM_UP_ORDERS REST orders, GRPC_WARM_UP_ORDERS each of the others);
  * 2. REST: signed POST /order, closed loop on 32 keep-alive connections (as bench:rest);
  * 3. unary: TradingService.PlaceOrder, closed loop with 32 calls in flight over 4 channels;
  * 4. stream: one order-entry session per trader (8), pipelined, a window of 8 requests in flight
@@ -43,7 +44,7 @@ import { CHAIN_ID, PhaseClock, profileDirOf, setUpTraders, signOrders, startChil
 import { signLimitOrder, type MarketTerms, type SignedOrder } from '../src/client/orders.js'
 import { histogram, type LatencyHistogram } from './series.js'
 import { describe, pct, round, row, writeResults } from './report.js'
-import { orderSource, REST_CONNECTIONS } from './rest-orders.js'
+import { orderSource, REST_CONNECTIONS, REST_WARM_UP_ORDERS } from './rest-orders.js'
 import { GRPC_STREAM_VS_REST_MIN, GRPC_UNARY_VS_REST_MIN } from './targets.js'
 import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, type CpuPerRequest } from './cpu-time.js'
 
@@ -175,25 +176,34 @@ function budget(ratePerSecond: number, seconds: number): number {
 }
 
 /**
- * Not measured: the pool threads build their tables and one per hot signer on first use, and the
- * channels and sessions connect. Resolves with REST's rate once warm (a short closed loop after
- * the tables are built), which sizes the first phase's orders.
+ * Unary and stream placements before the figures, each: their own code (grpc-js, protobuf, the
+ * session) tiers up as REST's does (rest-orders.ts, REST_WARM_UP_ORDERS), and with a few dozen, as
+ * before, the gRPC figures were a colder server's than REST's beside them.
+ */
+const GRPC_WARM_UP_ORDERS = 6_000
+
+/**
+ * Not measured: the pool threads build their tables and one per hot signer on first use, the
+ * channels and sessions connect, and V8 optimizes each path's code: REST_WARM_UP_ORDERS REST
+ * orders, then GRPC_WARM_UP_ORDERS unary and as many stream placements, each path with as many in
+ * flight as its figure. Resolves with REST's rate once warm (its last 1 000 orders), which sizes
+ * the first phase's orders.
  */
 async function warmUp(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
   sessions: readonly BenchSession[], settings: Settings): Promise<number> {
-  const coldCount = settings.quick ? 200 : 400
-  const warmCount = settings.quick ? 600 : 1_000
-  const grpcCount = 6 * TRADERS
-  const orders = await signer.sign(coldCount + warmCount + 2 * grpcCount)
+  const warmCount = 1_000
+  const coldCount = REST_WARM_UP_ORDERS - warmCount
+  const orders = await signer.sign(REST_WARM_UP_ORDERS + 2 * GRPC_WARM_UP_ORDERS)
   const rest = (from: number, to: number, seconds: number): Promise<LoadResult> => closedLoop(server.restPort,
     REST_CONNECTIONS, seconds, orderSource(orders.slice(from, to), []), to - from)
   const cold = await rest(0, coldCount, 60)
-  const warm = await rest(coldCount, coldCount + warmCount, 1)
-  const grpcFirst = coldCount + warmCount
-  await unaryClosedLoop(transports, 2, 60, orders.slice(grpcFirst, grpcFirst + grpcCount), [])
-  await pipelined(sessions, 2, 60, placeWork(orders.slice(grpcFirst + grpcCount), []))
+  const warm = await rest(coldCount, REST_WARM_UP_ORDERS, 60)
+  const grpcFirst = REST_WARM_UP_ORDERS
+  await unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, 60,
+    orders.slice(grpcFirst, grpcFirst + GRPC_WARM_UP_ORDERS), [])
+  await pipelined(sessions, settings.window, 60, placeWork(orders.slice(grpcFirst + GRPC_WARM_UP_ORDERS), []))
   log(`warm-up: ${cold.requests} REST orders in ${cold.seconds.toFixed(1)} s, then ${warm.requests} at ` +
-    `${Math.round(warm.perSecond)}/s, then unary and stream placements`)
+    `${Math.round(warm.perSecond)}/s, then ${GRPC_WARM_UP_ORDERS} unary and as many stream placements`)
   return warm.perSecond
 }
 

@@ -30,22 +30,14 @@ import { BenchFlags } from './flags.js'
 import { CHAIN_ID, PhaseClock, profileDirOf, setUpTraders, signOrders, startChild, startPredexServer, stopChild,
   type SignedFor, type Trader } from './predex-server.js'
 import { describe, pct, round, row, writeResults } from './report.js'
-import { BATCH_ORDERS, batchesOf, batchSource, orderSource, REST_CONNECTIONS as CONNECTIONS } from './rest-orders.js'
+import { BATCH_ORDERS, batchesOf, batchSource, orderSource, REST_CONNECTIONS as CONNECTIONS, REST_WARM_UP_ORDERS }
+  from './rest-orders.js'
 import { histogram, type WorkloadSeries } from './series.js'
 import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, reachablePerSecond, type CpuPerRequest } from './cpu-time.js'
 
 const TRADERS = 8
-/**
- * Orders placed before any figure is measured. A fresh server compiles its hot paths with
- * TurboFan on V8's own threads, in each of its six isolates (main, engine worker, journal thread,
- * snapshot replica, two verification threads), for its first thousands of orders: after 400
- * orders, the next 3 000 cost the server 0.58 ms of CPU each, 0.25 of it V8's threads; after
- * 4 000, 0.37-0.52 and 0.08-0.15, and `--trace-opt` still counted 94 functions optimized in the
- * 0.76 s of the orders figure; after 14 000, 0.33 and 0.06, and 41 (docs/performance.md, "Ended
- * ids packed, and what else was measured"). The figures are a running server's; the first
- * orders' rate is reported beside them (`orders_cold_per_s`).
- */
-const WARM_UP_ORDERS = 14_000
+/** Orders placed before any figure is measured (rest-orders.ts says why so many); their rate is `orders_cold_per_s`. */
+const WARM_UP_ORDERS = REST_WARM_UP_ORDERS
 /** The batch figure's orders beyond the measured count (the warm-up's size before it grew to 14 000). */
 const BATCH_SET_ORDERS = 4_000
 /** Cancels and batches sent before their figures, for the same reason (their paths are partly their own). */

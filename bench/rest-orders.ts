@@ -18,7 +18,7 @@ export const REST_CONNECTIONS = 32
  * first thousands of orders: after 400 orders, the next 3 000 cost the server 0.58 ms of CPU
  * each, 0.25 of it V8's threads; after 4 000, 0.37-0.52 and 0.08-0.15, and `--trace-opt` still
  * counted 94 functions optimized in the 0.76 s of bench:rest's orders figure; after 14 000, 0.33
- * and 0.06, and 41 (docs/performance.md, "Ended ids packed, and what else was measured"). The
+ * and 0.06, and 41 (docs/performance.md, "... what else was measured and left", 2026-12-01). The
  * figures are a running server's; bench:rest reports the first orders' rate beside them.
  */
 export const REST_WARM_UP_ORDERS = 14_000

@@ -56,8 +56,6 @@ const DONE: Done = Object.freeze({ ok: true })
 export interface EngineOptions {
   readonly hashSeed?: number
   readonly endedOrdersRetained?: number
-  /** How many of the newest ended ids stay strings (order-index.ts: ENDED_IDS_AS_STRINGS unless a test says). */
-  readonly endedIdsAsStrings?: number
 }
 
 export interface ApplyResult {
@@ -135,7 +133,7 @@ export class Engine {
    */
   constructor(options: EngineOptions = {}) {
     this.orders = new OrderIndex(this.orderTable, options.hashSeed ?? 0,
-      options.endedOrdersRetained ?? ENDED_ORDERS_RETAINED, options.endedIdsAsStrings)
+      options.endedOrdersRetained ?? ENDED_ORDERS_RETAINED)
   }
 
   /**

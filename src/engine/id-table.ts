@@ -20,7 +20,6 @@
  * engine does or writes: callers keep their own order of entries (order-index.ts).
  */
 import { assert } from '../stdx/assert.js'
-import { BATCH_IDS_MAX, IdArena, type IdRef } from './id-arena.js'
 
 /**
  * Slots to start with: 256 Ki slots, enough for 128 k ids before the first doubling. A table is
@@ -36,11 +35,6 @@ const CAPACITY_MIN = 1 << 18
  * add would do; eight ends the move sooner, since lookups probe both slot arrays until it ends.
  */
 const MIGRATE_SLOTS_PER_ADD = 8
-
-/** An entry's ref when its key is a string (arena refs are never negative). */
-const NOT_PACKED = -1
-/** An entry's ref while its key waits, still a string, for the next batch written to the arena. */
-const PENDING = -2
 
 /**
  * One open-addressing array of slots: per slot, a 16-bit tag of its key's hash (0 = empty) and
@@ -61,12 +55,8 @@ class Slots {
     this.mask = capacity - 1
   }
 
-  /**
-   * The slot holding `key`, or -1 - the empty slot that ends its probe run. An entry whose key
-   * is packed (keys '', its characters in `arena`) is compared there.
-   */
-  probe(key: string, hash: number, keys: readonly string[], hashes: Int32Array, refs: Float64Array,
-    arena: IdArena): number {
+  /** The slot holding `key`, or -1 - the empty slot that ends its probe run. */
+  probe(key: string, hash: number, keys: readonly string[], hashes: Int32Array): number {
     const tag = tagOf(hash)
     const tags = this.tags
     const mask = this.mask
@@ -75,10 +65,7 @@ class Slots {
       if (slotTag === 0) return -1 - slot
       if (slotTag === tag) {
         const entry = this.entries[slot]! - 1
-        if (hashes[entry] === hash) {
-          const stored = keys[entry]!
-          if (stored === key || (stored === '' && arena.equals(refs[entry]!, key))) return slot
-        }
+        if (hashes[entry] === hash && keys[entry] === key) return slot
       }
     }
   }
@@ -141,23 +128,10 @@ class Slots {
 }
 
 export class IdTable {
-  /** Per entry: its key ('' when free or packed), its value and its full hash (for growth and deletion). */
-  private readonly keys: string[] = []
+  /** Per entry: its key ('' when free), its value and its full hash (for growth and deletion). */
+  private keys: string[] = []
   private values: Int32Array
   private hashes: Int32Array
-  /** Per entry: where its packed key is in `arena` (`pack`), or NOT_PACKED. */
-  private refs: Float64Array
-  /** The packed keys, a batch to a string. */
-  private readonly arena = new IdArena()
-  /** Entries `pack` was asked for since the last batch went to the arena (some may be deleted since). */
-  private readonly pending = new Int32Array(BATCH_IDS_MAX)
-  private pendingCount = 0
-  /** Of those, the ones still waiting (refs PENDING). */
-  private pendingKeys = 0
-  /** The batch's keys and refs, reused (keys '' beyond the batch: id-arena.ts joins them). */
-  private readonly batchKeys: string[] = new Array<string>(BATCH_IDS_MAX).fill('')
-  private readonly batchRefs: IdRef[] = new Array<IdRef>(BATCH_IDS_MAX).fill(0)
-  private readonly batchEntries = new Int32Array(BATCH_IDS_MAX)
   /** Where keys go. */
   private slots: Slots
   /**
@@ -186,17 +160,11 @@ export class IdTable {
     assert(capacityMin >= 4 && (capacityMin & (capacityMin - 1)) === 0, 'capacity is a power of two')
     this.values = new Int32Array(capacityMin / 2)
     this.hashes = new Int32Array(capacityMin / 2)
-    this.refs = new Float64Array(capacityMin / 2).fill(NOT_PACKED)
     this.slots = new Slots(capacityMin)
   }
 
   get size(): number {
     return this.count
-  }
-
-  /** Keys packed, keys waiting for the next batch to be (`pack`), and the characters the arena holds (tests, tools). */
-  get packed(): { readonly keys: number; readonly waiting: number; readonly chars: number } {
-    return { keys: this.arena.size, waiting: this.pendingKeys, chars: this.arena.heldChars }
   }
 
   /** Whether keys are moving to doubled slots (tests). */
@@ -207,10 +175,10 @@ export class IdTable {
   /** The entry index of `key`, or -1. */
   find(key: string): number {
     const hash = this.hashOf(key)
-    const slot = this.slots.probe(key, hash, this.keys, this.hashes, this.refs, this.arena)
+    const slot = this.slots.probe(key, hash, this.keys, this.hashes)
     if (slot >= 0) return this.slots.entries[slot]! - 1
     if (this.old !== null) {
-      const oldSlot = this.old.probe(key, hash, this.keys, this.hashes, this.refs, this.arena)
+      const oldSlot = this.old.probe(key, hash, this.keys, this.hashes)
       if (oldSlot >= 0) return this.old.entries[oldSlot]! - 1
     }
     this.missKey = key
@@ -230,9 +198,9 @@ export class IdTable {
       hash = this.missHash
     } else {
       hash = this.hashOf(key)
-      const found = this.slots.probe(key, hash, this.keys, this.hashes, this.refs, this.arena)
-      assert(found < 0 && (this.old === null
-        || this.old.probe(key, hash, this.keys, this.hashes, this.refs, this.arena) < 0), 'id table keys are unique')
+      const found = this.slots.probe(key, hash, this.keys, this.hashes)
+      assert(found < 0 && (this.old === null || this.old.probe(key, hash, this.keys, this.hashes) < 0),
+        'id table keys are unique')
       slot = -1 - found
     }
     this.missKey = ''
@@ -246,51 +214,10 @@ export class IdTable {
     return entry
   }
 
-  /**
-   * Keeps the key of `entry` in the arena (id-arena.ts), joined with others into one string, not
-   * as a string of its own: for keys that are only looked up again, never read on the hot path
-   * (the order index's older ended orders). Keys go to the arena BATCH_IDS_MAX at a time; until
-   * then the key stays as it is. Finds and `keyAt` work the same before, during and after.
-   */
-  pack(entry: number): void {
-    assert(this.keys[entry] !== '' && this.refs[entry] === NOT_PACKED, 'a packed entry holds a key as a string')
-    this.refs[entry] = PENDING
-    this.pending[this.pendingCount++] = entry
-    this.pendingKeys++
-    if (this.pendingCount === BATCH_IDS_MAX) this.writePending()
-  }
-
-  /**
-   * Writes the keys still waiting to the arena in one batch. An entry deleted meanwhile is not
-   * waiting any more (its index may even hold a new key, packed again: it is listed twice then,
-   * and written once).
-   */
-  private writePending(): void {
-    const keys = this.batchKeys
-    let count = 0
-    for (let i = 0; i < this.pendingCount; i++) {
-      const entry = this.pending[i]!
-      if (this.refs[entry] !== PENDING) continue
-      this.refs[entry] = NOT_PACKED // taken into this batch: a second listing of it is skipped
-      this.batchEntries[count] = entry
-      keys[count++] = this.keys[entry]!
-    }
-    this.pendingCount = 0
-    if (count === 0) return
-    this.arena.appendAll(keys, count, this.batchRefs)
-    for (let i = 0; i < count; i++) {
-      const entry = this.batchEntries[i]!
-      this.refs[entry] = this.batchRefs[i]!
-      this.keys[entry] = ''
-      keys[i] = ''
-    }
-    this.pendingKeys -= count
-  }
-
   /** Removes the key at `entry` and frees the entry index. */
   delete(entry: number): void {
-    const ref = this.refs[entry]!
-    assert(ref >= 0 || this.keys[entry] !== '', 'a deleted entry holds a key')
+    const key = this.keyAt(entry)
+    assert(key !== '', 'a deleted entry holds a key')
     this.missKey = ''
     const slot = this.slots.slotOf(entry, this.hashes)
     if (slot >= 0) {
@@ -300,19 +227,14 @@ export class IdTable {
       assert(oldSlot >= 0, 'a key in use is in the slots or the old slots')
       this.old!.remove(oldSlot, this.hashes)
     }
-    if (ref >= 0) this.arena.release(ref)
-    else if (ref === PENDING) this.pendingKeys--
-    this.refs[entry] = NOT_PACKED
     this.keys[entry] = ''
     this.freeEntries.push(entry)
     this.count--
   }
 
-  /** The key at `entry`: a new string when it is packed. */
   keyAt(entry: number): string {
     assert(entry >= 0 && entry < this.keys.length, 'entry exists')
-    const ref = this.refs[entry]!
-    return ref >= 0 ? this.arena.read(ref) : this.keys[entry]!
+    return this.keys[entry]!
   }
 
   valueAt(entry: number): number {
@@ -348,9 +270,6 @@ export class IdTable {
     if (entry === this.values.length) {
       this.values = doubled(this.values)
       this.hashes = doubled(this.hashes)
-      const refs = new Float64Array(this.refs.length * 2).fill(NOT_PACKED)
-      refs.set(this.refs)
-      this.refs = refs
     }
     this.keys.push('')
     return entry

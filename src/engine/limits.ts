@@ -78,20 +78,12 @@ export const ORDER_ROWS_MAX = ORDERS_OPEN_MAX + 1
  * old order hours later: 4 M ids last about 2.2 hours at 500 new orders a second (a busy day:
  * eight keys at Polymarket's sustained 60 orders/s), 44 minutes at this 2-core machine's signature
  * verification ceiling (about 1 500 orders/s), 13 minutes at the load-holding profile's 5 000 order
- * commands/s if every one placed. Cost, measured: about 130 bytes of worker memory per id (key
- * string, table slots, value, queue), so about 520 MB at the bound (about 115 bytes and 460 MB
- * since the older ids are packed: ENDED_IDS_AS_STRINGS), and 68 bytes per id in every
+ * commands/s if every one placed. Cost, measured: about 130 bytes of worker heap per id (key
+ * string, table slots, value, queue), so about 520 MB at the bound, and 68 bytes per id in every
  * snapshot, so 272 MB (about 4 s to encode here, at each SNAPSHOT_EVERY_COMMANDS). Equal to
  * ORDERS_OPEN_MAX: the index never holds more than twice that many ids.
  */
 export const ENDED_ORDERS_RETAINED = 4_000_000
-/**
- * Of those, the newest kept as strings of their own; older ones are packed, 64 to a string
- * (order-index.ts, id-arena.ts), so that millions of ended ids are not millions of objects for
- * the collector to mark. The newest are the ones a cancel racing a fill names. 64 Ki of them are
- * about 6 MB of heap.
- */
-export const ENDED_IDS_AS_STRINGS = 65_536
 /** Markets the engine can hold. */
 export const MARKETS_MAX = 100_000
 /** A GTD order must expire at least this far after the command time that places it. */

@@ -6,12 +6,7 @@
  * cancels of ended orders answer from it. When more orders have ended than the bound, the one that
  * ended first is forgotten (its id is then unknown, and new again); a live order is never
  * forgotten. The end order is kept in a queue that depends only on the commands applied, and
- * snapshots write it, so eviction replays exactly. Once ENDED_IDS_AS_STRINGS more orders have
- * ended after it, an ended order's id is packed: joined with 63 others into one string
- * (IdTable.pack, id-arena.ts), so that millions of ended ids are not millions of objects for the
- * collector to mark. The newest stay strings of their own: they are the ones a cancel racing a
- * fill names, compared fastest as they are, and packing only the older ones costs the engine
- * nothing measurable (docs/performance.md, "Ended ids packed").
+ * snapshots write it, so eviction replays exactly.
  * Live orders that carry a client order id are also found by (owner, client order id): an
  * entry comes with `setLive` and goes with `setEnded`, the only two ways an order starts and
  * stops living, so the index holds exactly the live orders with a client id, and is rebuilt by
@@ -21,7 +16,6 @@ import { assert } from '../stdx/assert.js'
 import type { OrderStatus } from './event.js'
 import { EntryQueue } from './entry-queue.js'
 import { IdTable } from './id-table.js'
-import { ENDED_IDS_AS_STRINGS } from './limits.js'
 import { NO_ROW, type OrderRow, type OrderTable } from './order-table.js'
 
 /** An order's value in the index: `liveEntry(row)` (negative) or `endedEntry(...)` (>= 0). */
@@ -68,14 +62,8 @@ export class OrderIndex {
   /** clientKeyOf(owner, client order id) -> the row of the live order that has it. */
   private readonly liveByClientKey = new Map<string, OrderRow>()
 
-  /**
-   * `endedIdsAsStrings`: how many of the newest ended ids stay strings (ENDED_IDS_AS_STRINGS
-   * unless a test wants to see packing with a few orders); older ones are packed.
-   */
-  constructor(private readonly orders: OrderTable, hashSeed: number, readonly endedRetained: number,
-    private readonly endedIdsAsStrings = ENDED_IDS_AS_STRINGS) {
+  constructor(private readonly orders: OrderTable, hashSeed: number, readonly endedRetained: number) {
     assert(Number.isSafeInteger(endedRetained) && endedRetained >= 0, 'ended orders retained is a count')
-    assert(Number.isSafeInteger(endedIdsAsStrings) && endedIdsAsStrings >= 0, 'ended ids as strings is a count')
     this.table = new IdTable(hashSeed)
   }
 
@@ -167,20 +155,14 @@ export class OrderIndex {
     this.forEachEnded(visit)
   }
 
-  /**
-   * Queues an ended entry, forgets the earliest ended ones beyond the bound, and packs the id of
-   * the one that has just become older than the `endedIdsAsStrings` newest (each ended id passes
-   * that mark once, whatever the bound).
-   */
+  /** Queues an ended entry and forgets the earliest ended ones beyond the bound. */
   private retainEnded(entry: number): void {
-    const queue = this.endedQueue
-    queue.push(entry)
-    while (queue.length > this.endedRetained) {
-      const oldest = queue.shift()
+    this.endedQueue.push(entry)
+    while (this.endedQueue.length > this.endedRetained) {
+      const oldest = this.endedQueue.shift()
       assert(this.table.valueAt(oldest) >= 0, 'only ended orders are forgotten')
       this.table.delete(oldest)
     }
-    if (queue.length > this.endedIdsAsStrings) this.table.pack(queue.at(queue.length - 1 - this.endedIdsAsStrings))
   }
 }
 

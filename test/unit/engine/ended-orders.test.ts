@@ -3,7 +3,7 @@
  * `endedOrdersRetained` ended order ids (ENDED_ORDERS_RETAINED for the server), forgets the one
  * that ended first when over, and never forgets a live order. While an ended id is kept, a
  * resubmission is a duplicate and a cancel answers "already matched/canceled"; once forgotten,
- * the id is new again; older kept ids are packed, many to a string (id-arena.ts). Eviction depends only on the command history, so snapshots stay canonical,
+ * the id is new again. Eviction depends only on the command history, so snapshots stay canonical,
  * and a version-3 snapshot (every id, in acceptance order) still loads.
  */
 import t from 'tap'
@@ -22,17 +22,11 @@ import { v3State } from './snapshot-v3-state.js'
 const alice = addressOf(1)
 const bob = addressOf(2)
 
-/**
- * An engine with a small bound (a variable, not a literal: the option is checked at run time),
- * whose ended ids are kept as bytes past the newest three (so that duplicates and cancels meet
- * packed ids here, as a server's meet them past ENDED_IDS_AS_STRINGS).
- */
+/** An engine with a small bound (a variable, not a literal: the option is checked at run time). */
 function engineKeeping(endedOrdersRetained: number, hashSeed = 0): Engine {
-  const options = { hashSeed, endedOrdersRetained, endedIdsAsStrings: STRINGS_KEPT }
+  const options = { hashSeed, endedOrdersRetained }
   return new Engine(options)
 }
-
-const STRINGS_KEPT = 3
 
 function endedKept(engine: Engine): number {
   return engine.orders.size - engine.orders.live
@@ -75,11 +69,6 @@ t.test('many more orders than the bound: at most the bound of ended ids kept, sn
   t.equal(endedKept(h.engine), 100, 'ended ids kept: the bound')
   t.equal(h.engine.orders.size, 101, 'the index holds the bound plus the live order')
   t.equal(h.engine.orders.live, 1)
-  const { keys, waiting, chars } = h.engine.orders.table.packed
-  t.equal(keys + waiting, 100 - STRINGS_KEPT,
-    'the ended ids kept past the newest are packed, or wait for their batch to be (id-arena.ts)')
-  t.ok(waiting < 64, `at most a batch waits (${waiting})`)
-  t.ok(chars <= (100 - STRINGS_KEPT) * 66, 'the arena holds the characters of the ids kept, no more')
   // The counters in the header (seq, time, order number) may take a byte more; the ids do not.
   t.ok(sizes.at(-1)! - sizes[0]! <= 4, `snapshot bytes after 250, 500, 750, 1 000 orders: ${sizes.join(', ')}`)
   t.end()
@@ -126,26 +115,6 @@ t.test('duplicates and cancels while kept; an evicted id is unknown, and new aga
   const again = h.place(orders[0]!)
   t.match(again.result, { ok: true, status: 'LIVE' }, 'an evicted id is accepted again, as a new order')
   t.equal(h.engine.orders.get(orders[0]!.orderId) !== undefined, true)
-  t.end()
-})
-
-t.test('packed ended ids answer duplicates and cancels as strings do', (t) => {
-  const { h, yes } = churnHarness(500)
-  const orders = Array.from({ length: 300 }, () => placeAndCancel(h, yes))
-  const { keys, waiting } = h.engine.orders.table.packed
-  // 297 past the newest three: four batches of 64 written, the rest waiting for the fifth.
-  t.equal(keys, 256, 'the oldest ended ids are packed')
-  t.equal(waiting, 300 - STRINGS_KEPT - 256)
-  for (const order of orders.slice(0, 256)) {
-    t.match(h.place(order).result,
-      { ok: false, code: 'INVALID_ORDER_DUPLICATED', context: { orderId: order.orderId, status: 'CANCELED' } })
-    t.equal(cancelReason(h, order.orderId), CODE_MESSAGES.ORDER_ALREADY_CANCELED)
-  }
-  // The id with its last digit in upper case, one character longer or shorter: unknown (an id is exact).
-  const id = orders[0]!.orderId
-  for (const other of [id.slice(0, -1) + 'A', id + '0', id.slice(0, -1)]) {
-    t.equal(cancelReason(h, other), CODE_MESSAGES.ORDER_NOT_FOUND, `${other.slice(0, 12)}... is not ${id.slice(0, 12)}...`)
-  }
   t.end()
 })
 

@@ -6,7 +6,7 @@
  * every figure is compared, in the same run, with the HTTP layer's ceilings: uWS answering a
  * constant JSON body, and node:http doing the same.
  *
- * Measured, after a warm-up of WARM_UP_ORDERS orders (a fresh server compiles its hot paths first;
+ * Measured, after a warm-up of REST_WARM_UP_ORDERS orders (rest-orders.ts: a fresh server compiles its hot paths first;
  * their rate is reported, not judged): the ceilings (closed loop); signed orders (POST /order,
  * every order distinct and verified, resting: BUY Yes below the mid) closed loop for the maximum,
  * then open loop at half of it for latency; GET /book reads; signed orders in batches of 10
@@ -36,8 +36,6 @@ import { histogram, type WorkloadSeries } from './series.js'
 import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, reachablePerSecond, type CpuPerRequest } from './cpu-time.js'
 
 const TRADERS = 8
-/** Orders placed before any figure is measured (rest-orders.ts says why so many); their rate is `orders_cold_per_s`. */
-const WARM_UP_ORDERS = REST_WARM_UP_ORDERS
 /** The batch figure's orders beyond the measured count (the warm-up's size before it grew to 14 000). */
 const BATCH_SET_ORDERS = 4_000
 /** Cancels and batches sent before their figures, for the same reason (their paths are partly their own). */
@@ -96,7 +94,7 @@ interface Figures {
   readonly pool: number
   /** The server's signature backend (and the pool ceiling's). */
   readonly backend: SigBackend
-  /** The warm-up: the first WARM_UP_ORDERS orders a fresh server takes (reported, not judged). */
+  /** The warm-up: the first REST_WARM_UP_ORDERS orders a fresh server takes (reported, not judged). */
   readonly warmUp: LoadResult
   readonly placeMax: LoadResult
   readonly openRate: number
@@ -144,10 +142,10 @@ async function serverFigures(settings: Settings, port: number, orders: readonly 
   const placeSource = orderSource(orders, placed)
   // Warm-up, not measured: each pool thread builds its generator table (about a second) and a
   // table per hot signer (about 100 ms each) on first use; a market maker's steady state is after.
-  const warmUp = await phases.time('warm-up', () => closedLoop(port, CONNECTIONS, 60, placeSource, WARM_UP_ORDERS))
+  const warmUp = await phases.time('warm-up', () => closedLoop(port, CONNECTIONS, 60, placeSource, REST_WARM_UP_ORDERS))
   log(`warm-up (a fresh server: not a figure): POST /order ${describe(warmUp)}`)
   const placeMax = await phases.time('orders', () =>
-    closedLoop(port, CONNECTIONS, seconds, placeSource, Math.floor((orders.length - WARM_UP_ORDERS) / 2)))
+    closedLoop(port, CONNECTIONS, seconds, placeSource, Math.floor((orders.length - REST_WARM_UP_ORDERS) / 2)))
   log(`POST /order, closed loop: ${describe(placeMax)}`)
   const openRate = Math.max(1, Math.floor(placeMax.perSecond / 2))
   const placeOpen = await phases.time('orders-open', () => openLoop(port, CONNECTIONS * 2, openRate,
@@ -208,7 +206,7 @@ async function measure(settings: Settings): Promise<Figures> {
     const { traders, tokenId } = await setUpTraders(server, TRADERS)
     // Enough distinct orders for the closed loop at several times the pool ceiling we expect here.
     const measured = settings.quick ? 6_000 : 20_000
-    const orderCount = WARM_UP_ORDERS + measured
+    const orderCount = REST_WARM_UP_ORDERS + measured
     const orders = signTimed(traders, tokenId, orderCount)
     // The batches' own orders: as many as before the warm-up grew, so that their figure's window stays the same.
     const batches = batchesOf(signTimed(traders, tokenId, BATCH_SET_ORDERS + measured, orderCount), BATCH_ORDERS)
@@ -300,7 +298,7 @@ function markdownOf(settings: Settings, f: Figures, r: Record<string, unknown>):
       `both on the same ${cores} cores.`, '',
     '| figure | per second | p50 ms | p99 ms | p99.9 ms |', '| --- | --- | --- | --- | --- |',
     row('uWS constant JSON (ceiling)', f.uws), row('node:http constant JSON', f.node),
-    row(`POST /order, the first ${WARM_UP_ORDERS} after start (warm-up, not judged)`, f.warmUp),
+    row(`POST /order, the first ${REST_WARM_UP_ORDERS} after start (warm-up, not judged)`, f.warmUp),
     row('POST /order, closed loop', f.placeMax),
     row(`POST /order, open loop at ${f.openRate}/s`, f.placeOpen), row('DELETE /order, closed loop', f.cancels),
     row('GET /book, closed loop', f.book),

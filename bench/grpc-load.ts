@@ -1,25 +1,72 @@
 /**
- * Load over gRPC for the benchmark, against the proto with the SDK's transport: unary calls in a
- * closed loop (a fixed number in flight, each waiting for its answer, as REST's connections do),
- * order-entry sessions pipelined (a window of requests in flight per session) or at a fixed rate
- * (latency from each request's due time, so a stall cannot hide), and the book stream's fan-out.
+ * Load over gRPC for the benchmark, against the proto: unary calls in a closed loop (a fixed
+ * number in flight, each waiting for its answer, as REST's connections do), order-entry sessions
+ * pipelined (a window of requests in flight per session) or at a fixed rate (latency from each
+ * request's due time, so a stall cannot hide), and the book stream's fan-out. Unary calls and
+ * sessions go over the lean client (grpc-wire.ts), their requests rendered before the phase as
+ * REST's are; `sdkUnaryClosedLoop` and the book streams use the SDK's transport (grpc-js).
  */
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf'
 import type { ClientReadableStream } from '@grpc/grpc-js'
-import { GrpcCallError, type GrpcTransport } from '../src/client/grpc/transport.js'
+import { fullMethodName, GrpcCallError, type GrpcTransport } from '../src/client/grpc/transport.js'
 import { orderRequestInit } from '../src/client/grpc/order-request.js'
 import { StreamService, type BookStreamResponse } from '../src/gen/predex/v1/streams_pb.js'
-import { TradingService } from '../src/gen/predex/v1/trading_pb.js'
+import { PlaceOrderRequestSchema, PlaceOrderResponseSchema, TradingService } from '../src/gen/predex/v1/trading_pb.js'
 import { resultOf, type LoadResult } from './http-load.js'
-import { outcomeOf, type BenchSession, type SessionAction } from './grpc-session.js'
+import { outcomeOf, renderAction, type BenchSession, type RenderedAction } from './grpc-session.js'
+import { l2Headers, type WireChannel } from './grpc-wire.js'
 import type { SignedFor, Trader } from './predex-server.js'
 
 function count(statuses: Record<string, number>, outcome: string): void {
   statuses[outcome] = (statuses[outcome] ?? 0) + 1
 }
 
-/** PlaceOrder with `perChannel` calls in flight on each channel, for `seconds` or until the orders run out. */
-export async function unaryClosedLoop(transports: readonly GrpcTransport[], perChannel: number, seconds: number,
-  orders: readonly SignedFor[], placed: SignedFor[]): Promise<LoadResult> {
+/** A PlaceOrderRequest rendered before its phase, and the order it carries. */
+export interface RenderedOrder {
+  readonly order: SignedFor
+  readonly bytes: Uint8Array
+}
+
+const PLACE_ORDER_PATH = fullMethodName(TradingService.method.placeOrder)
+
+/** Renders PlaceOrder requests (before a phase). */
+export function renderOrders(orders: readonly SignedFor[]): RenderedOrder[] {
+  return orders.map((order) => ({ order, bytes: toBinary(PlaceOrderRequestSchema,
+    create(PlaceOrderRequestSchema, { order: orderRequestInit(order.signed) })) }))
+}
+
+/**
+ * PlaceOrder with `perChannel` calls in flight on each channel, for `seconds` or until the orders
+ * run out: each call signed (L2) as it goes, its answer decoded; a refusal counts under its code.
+ */
+export async function unaryClosedLoop(channels: readonly WireChannel[], perChannel: number, seconds: number,
+  orders: readonly RenderedOrder[], placed: SignedFor[]): Promise<LoadResult> {
+  const latencies: number[] = []
+  const statuses: Record<string, number> = {}
+  let next = 0
+  const start = performance.now()
+  const end = start + seconds * 1000
+  const worker = async (channel: WireChannel): Promise<void> => {
+    while (performance.now() < end && next < orders.length) {
+      const { order, bytes } = orders[next++]!
+      const sent = performance.now()
+      const { answer, status } = await channel.unary(PLACE_ORDER_PATH, l2Headers(order.trader, PLACE_ORDER_PATH, bytes),
+        bytes)
+      latencies.push(performance.now() - sent)
+      const outcome = answer !== null && status.grpcStatus === 0
+        ? fromBinary(PlaceOrderResponseSchema, answer).placement?.status ?? 'no placement'
+        : status.code || `grpc ${status.grpcStatus}`
+      count(statuses, outcome)
+      if (outcome === 'live') placed.push(order)
+    }
+  }
+  await Promise.all(channels.flatMap((channel) => Array.from({ length: perChannel }, () => worker(channel))))
+  return resultOf(latencies, statuses, (performance.now() - start) / 1000)
+}
+
+/** The same closed loop through the SDK's transport (grpc-js): what a Node client of the SDK gets. */
+export async function sdkUnaryClosedLoop(transports: readonly GrpcTransport[], perChannel: number, seconds: number,
+  orders: readonly SignedFor[]): Promise<LoadResult> {
   const latencies: number[] = []
   const statuses: Record<string, number> = {}
   let next = 0
@@ -34,7 +81,6 @@ export async function unaryClosedLoop(transports: readonly GrpcTransport[], perC
         (error: unknown) => (error instanceof GrpcCallError ? error.code || `grpc ${error.grpcCode}` : String(error)))
       latencies.push(performance.now() - sent)
       count(statuses, outcome)
-      if (outcome === 'live') placed.push(order)
     }
   }
   await Promise.all(transports.flatMap((transport) => Array.from({ length: perChannel }, () => worker(transport))))
@@ -47,7 +93,8 @@ function signerOf(trader: Trader): { credentials: Trader['credentials']; address
 
 /** A request a session sends, and what to do with its answer's outcome. */
 export interface SessionJob {
-  readonly action: SessionAction
+  /** Rendered before the phase (renderAction). */
+  readonly request: RenderedAction
   done?(outcome: string): void
 }
 
@@ -64,7 +111,7 @@ export async function pipelined(sessions: readonly BenchSession[], window: numbe
   const lane = async (session: BenchSession): Promise<void> => {
     for (let job = work(session); job !== null && performance.now() < end; job = work(session)) {
       const sent = performance.now()
-      const outcome = outcomeOf(await session.send(job.action))
+      const outcome = outcomeOf(await session.sendRendered(job.request))
       latencies.push(performance.now() - sent)
       count(statuses, outcome)
       job.done?.(outcome)
@@ -100,7 +147,7 @@ export function openLoop(sessions: readonly BenchSession[], ratePerSecond: numbe
         const job = work(session)
         if (job === null) return reject(new Error('the open loop ran out of work'))
         scheduled++
-        void session.send(job.action).then((response) => {
+        void session.sendRendered(job.request).then((response) => {
           latencies.push(performance.now() - dueAt)
           const outcome = outcomeOf(response)
           count(statuses, outcome)
@@ -190,56 +237,60 @@ async function drained(streams: readonly Subscriber[]): Promise<void> {
   }
 }
 
-/** Each trader's orders in turn: a session takes only its own trader's. */
-function queuesOf(orders: readonly SignedFor[]): (trader: Trader) => SignedFor | undefined {
-  const queues = new Map<string, { readonly items: SignedFor[]; next: number }>()
-  for (const order of orders) {
-    const queue = queues.get(order.trader.address) ?? { items: [], next: 0 }
-    queue.items.push(order)
-    queues.set(order.trader.address, queue)
-  }
-  return (trader) => {
-    const queue = queues.get(trader.address)
-    return queue === undefined ? undefined : queue.items[queue.next++]
-  }
+/** A job and whose session sends it. */
+interface TraderJob {
+  readonly trader: Trader
+  readonly job: SessionJob
 }
 
-/** Places `orders`, each on its trader's session; those that rest join `resting`. */
-export function placeWork(orders: readonly SignedFor[], resting: SignedFor[]): SessionWork {
-  const nextOf = queuesOf(orders)
+/** Each trader's jobs in turn: a session takes only its own trader's. */
+function queuesOf(jobs: readonly TraderJob[]): SessionWork {
+  const queues = new Map<string, { readonly jobs: SessionJob[]; next: number }>()
+  for (const { trader, job } of jobs) {
+    const queue = queues.get(trader.address) ?? { jobs: [], next: 0 }
+    queue.jobs.push(job)
+    queues.set(trader.address, queue)
+  }
   return (session) => {
-    const order = nextOf(session.trader)
-    return order === undefined ? null : { action: { case: 'place', value: orderRequestInit(order.signed) },
-      done: (outcome) => { if (outcome === 'live') resting.push(order) } }
+    const queue = queues.get(session.trader.address)
+    return queue?.jobs[queue.next++] ?? null
   }
 }
 
 /**
+ * Places `orders`, each on its trader's session; those that rest join `resting`. Build it before
+ * the phase: it renders every request.
+ */
+export function placeWork(orders: readonly SignedFor[], resting: SignedFor[]): SessionWork {
+  return queuesOf(orders.map((order) => ({ trader: order.trader, job: {
+    request: renderAction({ case: 'place', value: orderRequestInit(order.signed) }),
+    done: (outcome: string) => { if (outcome === 'live') resting.push(order) },
+  } })))
+}
+
+/**
  * Amends `orders` round and round, one lot (0.01 share) off each time, on their traders' sessions:
- * an order of 5 shares takes 499 amends, far more than a phase sends.
+ * an order of 5 shares takes 499 amends, far more than a phase sends. Build it before the phase.
  */
 export function amendWork(orders: readonly SignedFor[]): SessionWork {
-  const byTrader = new Map<string, { readonly items: SignedFor[]; next: number }>()
+  const byTrader = new Map<string, { readonly jobs: SessionJob[]; next: number }>()
   for (const order of orders) {
-    const queue = byTrader.get(order.trader.address) ?? { items: [], next: 0 }
-    queue.items.push(order)
+    const queue = byTrader.get(order.trader.address) ?? { jobs: [], next: 0 }
+    queue.jobs.push({ request: renderAction({ case: 'amend',
+      value: { orderId: order.signed.orderId, newSize: '', reduceBy: '0.01' } }) })
     byTrader.set(order.trader.address, queue)
   }
   return (session) => {
     const queue = byTrader.get(session.trader.address)
-    if (queue === undefined || queue.items.length === 0) return null
-    const order = queue.items[queue.next++ % queue.items.length]!
-    return { action: { case: 'amend', value: { orderId: order.signed.orderId, newSize: '', reduceBy: '0.01' } } }
+    if (queue === undefined || queue.jobs.length === 0) return null
+    return queue.jobs[queue.next++ % queue.jobs.length]!
   }
 }
 
-/** Cancels `orders` one request each, on their traders' sessions. */
+/** Cancels `orders` one request each, on their traders' sessions. Build it before the phase. */
 export function cancelWork(orders: readonly SignedFor[]): SessionWork {
-  const nextOf = queuesOf(orders)
-  return (session) => {
-    const order = nextOf(session.trader)
-    return order === undefined ? null : { action: { case: 'cancel', value: { orderId: order.signed.orderId } } }
-  }
+  return queuesOf(orders.map((order) => ({ trader: order.trader,
+    job: { request: renderAction({ case: 'cancel', value: { orderId: order.signed.orderId } }) } })))
 }
 
 /** One trader's ladder updates for the mass quote phase: each a full ladder of signed orders. */
@@ -251,15 +302,12 @@ export interface LadderUpdates {
 /**
  * Mass quotes (workload of issue 31): each session re-quotes its trader's whole ladder, one update
  * after the other's answer (a session's quotes wait for each other), on `marketId`. An answer's
- * outcome: how many levels were kept, placed and refused ("kept 10 placed 10").
+ * outcome: how many levels were kept, placed and refused ("kept 10 placed 10"). Build it before
+ * the phase.
  */
 export function quoteWork(marketId: string, ladders: readonly LadderUpdates[]): SessionWork {
-  const next = new Map<string, { readonly ladder: LadderUpdates; index: number }>()
-  for (const ladder of ladders) next.set(ladder.trader.address, { ladder, index: 0 })
-  return (session) => {
-    const state = next.get(session.trader.address)
-    if (state === undefined || state.index >= state.ladder.updates.length) return null
-    const orders = state.ladder.updates[state.index++]!.map((signed) => orderRequestInit(signed, { postOnly: true }))
-    return { action: { case: 'massQuote', value: { market: marketId, orders } } }
-  }
+  return queuesOf(ladders.flatMap(({ trader, updates }) => updates.map((update) => ({ trader, job: {
+    request: renderAction({ case: 'massQuote', value: { market: marketId,
+      orders: update.map((signed) => orderRequestInit(signed, { postOnly: true })) } }),
+  } }))))
 }

@@ -3,7 +3,10 @@
  * figure from the same run on the same server beside it (absolute figures drift on a shared
  * machine; the targets are ratios). Predex runs as bench:rest runs it (its own process, durability
  * sync, rate limits off); the load comes from this process over loopback. Every order is really
- * signed, before its phase starts; only the L2 HMACs (REST, unary) are made as requests go.
+ * signed, before its phase starts; only the L2 HMACs (REST, unary) are made as requests go. The
+ * gRPC load goes over a lean client (grpc-wire.ts: node:http2, requests rendered as bytes before
+ * their phase), as REST's does over raw sockets: the generator shares the server's cores, and
+ * grpc-js's client cost six times REST's generator per call, which the unary figure then measured.
  *
  * Phases, one after another; each placement phase starts from the same (empty) book, its orders
  * cancelled after it (a cancel_all per session, not timed), and has as many orders in flight:
@@ -11,6 +14,8 @@
  *    and V8's optimizing of each path: REST_WARM_UP_ORDERS REST orders, GRPC_WARM_UP_ORDERS each of the others);
  * 2. REST: signed POST /order, closed loop on 32 keep-alive connections (as bench:rest);
  * 3. unary: TradingService.PlaceOrder, closed loop with 32 calls in flight over 4 channels;
+ * 3b. the same through the SDK's transport (grpc-js), for comparison: what a Node client of the
+ *    SDK gets (unary_sdk_orders_per_s);
  * 4. stream: one order-entry session per trader (8), pipelined, a window of 8 requests in flight
  *    per session (64 in all), as a market maker sends them: orders per second;
  * 5. stream latency: the sessions in an open loop at half of (4)'s rate, latency from each
@@ -35,9 +40,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { GrpcTransport } from '../src/client/grpc/transport.js'
 import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX } from '../src/limits.js'
 import { BenchFlags } from './flags.js'
-import { amendWork, cancelWork, fanOut, openLoop, pipelined, placeWork, quoteWork, unaryClosedLoop, type FanOut,
-  type LadderUpdates } from './grpc-load.js'
+import { amendWork, cancelWork, fanOut, openLoop, pipelined, placeWork, quoteWork, renderOrders, sdkUnaryClosedLoop,
+  unaryClosedLoop, type FanOut, type LadderUpdates } from './grpc-load.js'
 import { BenchSession } from './grpc-session.js'
+import { WireChannel } from './grpc-wire.js'
 import { closedLoop, type LoadResult } from './http-load.js'
 import { CHAIN_ID, PhaseClock, profileDirOf, setUpTraders, signOrders, startChild, startPredexServer, stopChild,
   type BenchServer, type SignedFor, type Trader } from './predex-server.js'
@@ -128,9 +134,22 @@ class Signer {
   }
 }
 
+/**
+ * The load's clients: the lean client's channels (unary calls and the sessions: grpc-wire.ts),
+ * and the SDK's transports (its own unary figure, and the book streams).
+ */
+interface GrpcClients {
+  readonly channels: readonly WireChannel[]
+  readonly transports: readonly GrpcTransport[]
+  readonly sessions: readonly BenchSession[]
+}
+
 interface Figures {
   readonly rest: LoadResult
+  /** PlaceOrder over the lean client (grpc-wire.ts), requests rendered before the phase as REST's are. */
   readonly unary: LoadResult
+  /** PlaceOrder through the SDK's transport (grpc-js): what a Node client of the SDK gets. */
+  readonly unarySdk: LoadResult
   readonly stream: LoadResult
   readonly openRate: number
   readonly open: LoadResult
@@ -141,7 +160,8 @@ interface Figures {
   readonly cancels: LoadResult
   readonly fan: FanOut
   /** CPU per order of the three placement phases, read from /proc (cpu-time.ts). */
-  readonly cpu: { readonly rest: CpuPerRequest; readonly unary: CpuPerRequest; readonly stream: CpuPerRequest }
+  readonly cpu: { readonly rest: CpuPerRequest; readonly unary: CpuPerRequest; readonly unarySdk: CpuPerRequest;
+    readonly stream: CpuPerRequest }
   /** grpc-js answering PlaceOrder with a constant, called as Predex is (grpc-baseline.ts). */
   readonly floor: { readonly result: LoadResult; readonly cpu: CpuPerRequest }
 }
@@ -155,19 +175,23 @@ const FLOOR_ORDERS = 200
  */
 async function grpcFloor(signer: Signer, seconds: number): Promise<Figures['floor']> {
   const child = await startChild('bench/grpc-baseline.js', [], /port (\d+)/)
-  const transports = Array.from({ length: CHANNELS }, () =>
-    new GrpcTransport(`127.0.0.1:${child.port}`, { 'grpc.use_local_subchannel_pool': 1 }))
+  const channels = await openChannels(child.port)
   try {
-    const signed = await signer.sign(FLOOR_ORDERS)
-    const orders = Array.from({ length: 200_000 }, (_, i) => signed[i % signed.length]!)
-    await unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, 1, orders, [])
+    const rendered = renderOrders(await signer.sign(FLOOR_ORDERS))
+    const orders = Array.from({ length: 200_000 }, (_, i) => rendered[i % rendered.length]!)
+    await unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, 1, orders, [])
     const { result, cpu } = await new CpuMeter(child.process.pid!).phase(() =>
-      unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, seconds, orders, []))
+      unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, seconds, orders, []))
     return { result, cpu: perRequest(cpu, result.requests, availableParallelism()) }
   } finally {
-    for (const transport of transports) transport.close()
+    for (const channel of channels) channel.close()
     await stopChild(child)
   }
+}
+
+/** The lean client's connections (grpc-wire.ts) to a gRPC server on 127.0.0.1. */
+function openChannels(port: number): Promise<WireChannel[]> {
+  return Promise.all(Array.from({ length: CHANNELS }, () => WireChannel.open(`127.0.0.1:${port}`)))
 }
 
 /** Orders for a phase expected to run near `ratePerSecond`: half as many again, so time ends it, not the orders. */
@@ -182,6 +206,9 @@ function budget(ratePerSecond: number, seconds: number): number {
  */
 const GRPC_WARM_UP_ORDERS = 6_000
 
+/** SDK calls before its figure, not measured: the server is warm by then, the client's own code is not. */
+const SDK_WARM_UP_CALLS = 2_000
+
 /**
  * Not measured: the pool threads build their tables and one per hot signer on first use, the
  * channels and sessions connect, and V8 optimizes each path's code: REST_WARM_UP_ORDERS REST
@@ -189,7 +216,7 @@ const GRPC_WARM_UP_ORDERS = 6_000
  * flight as its figure. Resolves with REST's rate once warm (its last 1 000 orders), which sizes
  * the first phase's orders.
  */
-async function warmUp(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
+async function warmUp(server: BenchServer, signer: Signer, channels: readonly WireChannel[],
   sessions: readonly BenchSession[], settings: Settings): Promise<number> {
   const warmCount = 1_000
   const coldCount = REST_WARM_UP_ORDERS - warmCount
@@ -199,8 +226,8 @@ async function warmUp(server: BenchServer, signer: Signer, transports: readonly 
   const cold = await rest(0, coldCount, 60)
   const warm = await rest(coldCount, REST_WARM_UP_ORDERS, 60)
   const grpcFirst = REST_WARM_UP_ORDERS
-  await unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, 60,
-    orders.slice(grpcFirst, grpcFirst + GRPC_WARM_UP_ORDERS), [])
+  await unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, 60,
+    renderOrders(orders.slice(grpcFirst, grpcFirst + GRPC_WARM_UP_ORDERS)), [])
   await pipelined(sessions, settings.window, 60, placeWork(orders.slice(grpcFirst + GRPC_WARM_UP_ORDERS), []))
   log(`warm-up: ${cold.requests} REST orders in ${cold.seconds.toFixed(1)} s, then ${warm.requests} at ` +
     `${Math.round(warm.perSecond)}/s, then ${GRPC_WARM_UP_ORDERS} unary and as many stream placements`)
@@ -215,74 +242,91 @@ async function cancelEverything(sessions: readonly BenchSession[]): Promise<void
   log(`  (cancelled the ${canceled} open orders, not timed)`)
 }
 
-/** Placements: REST, unary, then the stream, each from an empty book, with as many in flight. */
-async function intake(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
-  sessions: readonly BenchSession[], settings: Settings, warmRate: number, phases: PhaseClock):
-  Promise<{ rest: LoadResult; unary: LoadResult; stream: LoadResult; resting: SignedFor[] }> {
+/**
+ * Placements: REST, unary (the lean client, then the SDK's), then the stream, each from an empty
+ * book, with as many in flight.
+ */
+async function intake(server: BenchServer, signer: Signer, clients: GrpcClients, settings: Settings,
+  warmRate: number, phases: PhaseClock):
+  Promise<{ rest: LoadResult; unary: LoadResult; unarySdk: LoadResult; stream: LoadResult; resting: SignedFor[] }> {
+  const { channels, transports, sessions } = clients
   const { seconds, window } = settings
   const restOrders = await signer.sign(budget(warmRate * 1.3, seconds))
   const rest = await phases.time('rest', () => closedLoop(server.restPort, REST_CONNECTIONS, seconds,
     orderSource(restOrders, []), restOrders.length))
   log(`REST POST /order, closed loop (${REST_CONNECTIONS} connections): ${describe(rest)}`)
   await cancelEverything(sessions)
-  const unaryOrders = await signer.sign(budget(rest.perSecond * 1.5, seconds))
+  const unaryOrders = renderOrders(await signer.sign(budget(rest.perSecond * 1.5, seconds)))
   const unary = await phases.time('unary', () =>
-    unaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, seconds, unaryOrders, []))
+    unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, seconds, unaryOrders, []))
   log(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight on ${CHANNELS} channels): ${describe(unary)}`)
+  await cancelEverything(sessions)
+  const sdkOrders = await signer.sign(SDK_WARM_UP_CALLS + budget(unary.perSecond, seconds))
+  await sdkUnaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, 60, sdkOrders.slice(0, SDK_WARM_UP_CALLS))
+  const unarySdk = await phases.time('unary_sdk', () =>
+    sdkUnaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, seconds, sdkOrders.slice(SDK_WARM_UP_CALLS)))
+  log(`gRPC PlaceOrder through the SDK's client (grpc-js), closed loop (${REST_CONNECTIONS} in flight): ` +
+    describe(unarySdk))
   await cancelEverything(sessions)
   const streamOrders = await signer.sign(budget(Math.max(rest.perSecond, unary.perSecond) * 1.5, seconds))
   const resting: SignedFor[] = []
-  const stream = await phases.time('stream', () => pipelined(sessions, window, seconds, placeWork(streamOrders, resting)))
+  const work = placeWork(streamOrders, resting)
+  const stream = await phases.time('stream', () => pipelined(sessions, window, seconds, work))
   log(`stream place, pipelined (${sessions.length} sessions x ${window} in flight): ${describe(stream)}`)
-  return { rest, unary, stream, resting }
+  return { rest, unary, unarySdk, stream, resting }
 }
 
 /**
  * Every phase, one after another; `phases` says when each ran (for splitting the server's profiles:
  * --profile-dir, profile-summary.mjs --phase) and what CPU it took.
  */
-async function measure(server: BenchServer, signer: Signer, transports: readonly GrpcTransport[],
-  sessions: readonly BenchSession[], settings: Settings, market: BenchMarket, phases: PhaseClock): Promise<Figures> {
+async function measure(server: BenchServer, signer: Signer, clients: GrpcClients, settings: Settings,
+  market: BenchMarket, phases: PhaseClock): Promise<Figures> {
   const tokenId = market.yesTokenId
   const { seconds, window } = settings
-  const warmRate = await warmUp(server, signer, transports, sessions, settings)
+  const { transports, sessions } = clients
+  const warmRate = await warmUp(server, signer, clients.channels, sessions, settings)
   await cancelEverything(sessions)
   const floor = await grpcFloor(signer, seconds)
   log(`floor: grpc-js answering PlaceOrder with a constant, closed loop (${REST_CONNECTIONS} in flight on ` +
     `${CHANNELS} channels): ${describe(floor.result)}`)
-  const { rest, unary, stream, resting } = await intake(server, signer, transports, sessions, settings, warmRate,
-    phases)
+  const { rest, unary, unarySdk, stream, resting } = await intake(server, signer, clients, settings, warmRate, phases)
   const openRate = Math.max(1, Math.floor(stream.perSecond / 2))
   const openOrders = await signer.sign(Math.ceil(openRate * seconds) + 2 * TRADERS)
   const open = await openLoop(sessions, openRate, seconds, placeWork(openOrders, resting))
   log(`stream place, open loop at ${openRate}/s (half the pipelined rate): ${describe(open)}`)
-  const amends = await phases.time('amends', () => pipelined(sessions, window, seconds, amendWork(resting)))
+  const amendJobs = amendWork(resting)
+  const amends = await phases.time('amends', () => pipelined(sessions, window, seconds, amendJobs))
   log(`stream amend, pipelined (one lot off a resting order each): ${describe(amends)}`)
-  const cancels = await phases.time('cancels', () => pipelined(sessions, window, seconds, cancelWork(resting)))
+  const cancelJobs = cancelWork(resting)
+  const cancels = await phases.time('cancels', () => pipelined(sessions, window, seconds, cancelJobs))
   log(`stream cancel, pipelined: ${describe(cancels)} (${resting.length} resting orders to cancel)`)
   await cancelEverything(sessions)
   const quoteUpdates = Math.ceil((stream.perSecond / LADDER_CHANGED_PER_UPDATE / sessions.length) * seconds * 1.2)
   const ladders = await signer.ladders(market, quoteUpdates)
-  const quotes = await phases.time('quotes', () => pipelined(sessions, 1, seconds, quoteWork(market.marketId, ladders)))
+  const quoteJobs = quoteWork(market.marketId, ladders)
+  const quotes = await phases.time('quotes', () => pipelined(sessions, 1, seconds, quoteJobs))
   log(`mass quotes, one session's after the other's answer (${LADDER_LEVELS} levels a side, ` +
     `${LADDER_CHANGED_PER_UPDATE} changed an update): ${describe(quotes)}`)
   await cancelEverything(sessions)
   const fanOrders = await signer.sign(budget(stream.perSecond, seconds))
-  const fan = await fanOut(transports, settings.subscribers, tokenId,
-    () => pipelined(sessions, window, seconds, placeWork(fanOrders, [])))
+  const fanJobs = placeWork(fanOrders, [])
+  const fan = await fanOut(transports, settings.subscribers, tokenId, () => pipelined(sessions, window, seconds, fanJobs))
   log(`book fan-out: ${fan.subscribers} subscribers, ${Math.round(fan.sourceUpdatesPerSecond)} updates/s each, ` +
     `${Math.round(fan.deliveredPerSecond)}/s delivered (${fan.delivered} in ${fan.seconds.toFixed(1)} s, ` +
     `${fan.gaps} gaps); source: ${describe(fan.source)}`)
   const cores = availableParallelism()
   const cpu = { rest: perRequest(phases.cpu('rest'), rest.requests, cores),
     unary: perRequest(phases.cpu('unary'), unary.requests, cores),
+    unarySdk: perRequest(phases.cpu('unary_sdk'), unarySdk.requests, cores),
     stream: perRequest(phases.cpu('stream'), stream.requests, cores) }
-  return { rest, unary, stream, openRate, open, amends, cancels, quotes, fan, cpu, floor }
+  return { rest, unary, unarySdk, stream, openRate, open, amends, cancels, quotes, fan, cpu, floor }
 }
 
 function reportOf(f: Figures, settings: Settings, sessions: number): Record<string, unknown> {
   return {
     rest_orders_per_s: Math.round(f.rest.perSecond), unary_orders_per_s: Math.round(f.unary.perSecond),
+    unary_sdk_orders_per_s: Math.round(f.unarySdk.perSecond), unary_sdk_p99_ms: round(f.unarySdk.latencyMs.p99),
     stream_orders_per_s: Math.round(f.stream.perSecond), stream_cancels_per_s: Math.round(f.cancels.perSecond),
     amend_per_s: Math.round(f.amends.perSecond), amend_p50_ms: round(f.amends.latencyMs.p50),
     amend_p99_ms: round(f.amends.latencyMs.p99),
@@ -295,12 +339,14 @@ function reportOf(f: Figures, settings: Settings, sessions: number): Record<stri
     stream_pipelined_p99_ms: round(f.stream.latencyMs.p99), stream_cancels_p99_ms: round(f.cancels.latencyMs.p99),
     stream_vs_rest: round(f.stream.perSecond / f.rest.perSecond),
     unary_vs_rest: round(f.unary.perSecond / f.rest.perSecond),
+    unary_sdk_vs_rest: round(f.unarySdk.perSecond / f.rest.perSecond),
     grpc_constant_per_s: Math.round(f.floor.result.perSecond),
     unary_vs_grpc_constant: round(f.unary.perSecond / f.floor.result.perSecond),
-    cpu_per_order: { ...f.cpu, grpc_constant: f.floor.cpu },
+    cpu_per_order: { rest: f.cpu.rest, unary: f.cpu.unary, unary_sdk: f.cpu.unarySdk, stream: f.cpu.stream,
+      grpc_constant: f.floor.cpu },
     seconds: settings.seconds, sessions, window: settings.window, channels: CHANNELS, connections: REST_CONNECTIONS,
     cores: availableParallelism(), node: process.version,
-    statuses: { rest: f.rest.statuses, unary: f.unary.statuses, stream: f.stream.statuses, open: f.open.statuses,
+    statuses: { rest: f.rest.statuses, unary: f.unary.statuses, unary_sdk: f.unarySdk.statuses, stream: f.stream.statuses, open: f.open.statuses,
       cancels: f.cancels.statuses, quotes: f.quotes.statuses, book_source: f.fan.source.statuses },
   }
 }
@@ -310,6 +356,7 @@ function seriesOf(f: Figures, sessions: number, window: number): { histograms: L
   const phases: readonly [string, LoadResult][] = [
     [`REST POST /order, closed loop (${REST_CONNECTIONS} connections)`, f.rest],
     [`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight)`, f.unary],
+    [`gRPC PlaceOrder through the SDK's client (${REST_CONNECTIONS} in flight)`, f.unarySdk],
     [`stream place, pipelined (${sessions} x ${window})`, f.stream],
     [`stream place, open loop at ${f.openRate}/s (ack latency from due time)`, f.open],
     ['stream amend, pipelined', f.amends],
@@ -329,11 +376,14 @@ function markdownOf(f: Figures, settings: Settings, sessions: number, report: Re
       `${cores} cores (${cpus()[0]?.model ?? ''}), ` +
       `Node ${process.version}; ${settings.seconds} s per phase, one run (repeat it and compare ratios).`,
     `Predex in its own process (durability sync, rate limits off); the load from this process, on the same ${cores} ` +
-      `cores; REST and gRPC on the same server, in the same run. Orders signed before each phase.`, '',
+      `cores; REST and gRPC on the same server, in the same run. Orders signed before each phase. REST's requests ` +
+      'and the gRPC requests (bench/grpc-wire.ts, a lean client on node:http2) are rendered as bytes before their ' +
+      'phase, only the L2 HMACs made as they go; one unary figure is the SDK\'s client (grpc-js), for comparison.', '',
     '| figure | per second | p50 ms | p99 ms | p99.9 ms |', '| --- | --- | --- | --- | --- |',
     row(`floor: grpc-js answering PlaceOrder with a constant (${REST_CONNECTIONS} in flight)`, f.floor.result),
     row(`REST POST /order, closed loop (${REST_CONNECTIONS} connections)`, f.rest),
     row(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight, ${CHANNELS} channels)`, f.unary),
+    row(`gRPC PlaceOrder through the SDK's client (grpc-js), same loop`, f.unarySdk),
     row(`stream place, pipelined (${sessions} sessions x ${settings.window})`, f.stream),
     row(`stream place, open loop at ${f.openRate}/s (ack latency)`, f.open),
     row('stream amend, pipelined (one lot off a resting order)', f.amends),
@@ -344,6 +394,7 @@ function markdownOf(f: Figures, settings: Settings, sessions: number, report: Re
       `${Math.round(f.fan.deliveredPerSecond)} updates/s delivered in all, ${f.fan.gaps} gaps.`, '',
     'CPU per order placed, read from /proc (bench/cpu-time.ts):', '', ...CPU_TABLE_HEAD,
     cpuRow('REST POST /order', f.cpu.rest), cpuRow('gRPC PlaceOrder (unary)', f.cpu.unary),
+    cpuRow('gRPC PlaceOrder, the SDK\'s client', f.cpu.unarySdk),
     cpuRow('order-entry stream', f.cpu.stream),
     cpuRow('floor: grpc-js, a constant answer (its own process)', f.floor.cpu), '',
     `Targets: stream intake >= ${GRPC_STREAM_VS_REST_MIN} x REST intake: ${pct(streamRatio)} of REST ` +
@@ -372,10 +423,11 @@ async function main(): Promise<void> {
   const phases = new PhaseClock(new CpuMeter(server.pid, `${server.base}/metrics`))
   const transports = Array.from({ length: CHANNELS }, () =>
     new GrpcTransport(`127.0.0.1:${server.grpcPort}`, { 'grpc.use_local_subchannel_pool': 1 }))
+  const channels = await openChannels(server.grpcPort)
   try {
     const { traders, tokenId, noTokenId, marketId } = await setUpTraders(server, TRADERS)
-    const sessions = await Promise.all(traders.map((trader, i) => BenchSession.open(transports[i % CHANNELS]!, trader)))
-    const figures = await measure(server, new Signer(traders, tokenId), transports, sessions, settings,
+    const sessions = await Promise.all(traders.map((trader, i) => BenchSession.open(channels[i % CHANNELS]!, trader)))
+    const figures = await measure(server, new Signer(traders, tokenId), { channels, transports, sessions }, settings,
       { marketId, yesTokenId: tokenId, noTokenId }, phases)
     await Promise.all(sessions.map((session) => session.close()))
     const report = reportOf(figures, settings, sessions.length)
@@ -388,6 +440,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const transport of transports) transport.close()
+    for (const channel of channels) channel.close()
     await server.stop()
     phases.write(profileDir)
   }

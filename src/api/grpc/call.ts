@@ -7,7 +7,6 @@
  */
 import { fromBinary, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape }
   from '@bufbuild/protobuf'
-import { create } from '@bufbuild/protobuf'
 import { Metadata, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js'
 import type { BudgetState } from '../../auth/rate-limit.js'
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2'
@@ -22,6 +21,7 @@ import type { BookFeed } from '../../service/feeds/book-feed.js'
 import type { UserFeed } from '../../service/feeds/user-feed.js'
 import { pathOf } from './definition.js'
 import type { StreamSlots } from './stream-slots.js'
+import { initEncoder } from './init-encoder.js'
 import { asPredexError, setBudgetTrailers, statusOf } from './status.js'
 import type { Log } from '../../log.js'
 import type { LogBudget } from '../../log-budget.js'
@@ -109,6 +109,8 @@ export function decode<I extends DescMessage>(schema: I, bytes: Uint8Array): Mes
 /** The grpc-js handler of a unary method. */
 export function unaryCall<I extends DescMessage, O extends DescMessage>(face: GrpcFace, method: DescMethod,
   handler: UnaryHandler<I, O>) {
+  // The answer is written from its init (init-encoder.ts): no message built, no reflection per field.
+  const encodeAnswer = initEncoder(method.output as O)
   return (call: ServerUnaryCall<Buffer, unknown>, callback: sendUnaryData<unknown>): void => {
     void (async () => {
       let budget: BudgetState | null = null
@@ -123,7 +125,7 @@ export function unaryCall<I extends DescMessage, O extends DescMessage>(face: Gr
         const request = decode(method.input as I, call.request)
         const answer = await handler.handle(request, trader)
         if (call.cancelled) return // the deadline passed or the client went away: nobody reads the answer
-        callback(null, create(method.output as O, answer), budget === null ? undefined : budgetTrailers(budget))
+        callback(null, encodeAnswer(answer), budget === null ? undefined : budgetTrailers(budget))
         if (face.log.debugEnabled) face.log.debug('grpc call', { method: pathOf(method) })
       } catch (error) {
         const fields = { method: pathOf(method) }

@@ -22,9 +22,12 @@ export function isResponseStreaming(method: DescMethod): boolean {
   return method.methodKind === 'server_streaming' || method.methodKind === 'bidi_streaming'
 }
 
-/** The server's definition: requests stay bytes, responses are protobuf-es messages of the method's output. */
+/**
+ * The server's definition: requests stay bytes; responses are protobuf-es messages of the method's
+ * output, or that message's bytes already encoded.
+ */
 export function serverDefinitionOf(service: DescService): ServiceDefinition {
-  const definition: Record<string, MethodDefinition<Buffer, Message>> = {}
+  const definition: Record<string, MethodDefinition<Buffer, Message | Uint8Array>> = {}
   for (const method of service.methods) {
     definition[method.localName] = {
       path: pathOf(method),
@@ -32,7 +35,10 @@ export function serverDefinitionOf(service: DescService): ServiceDefinition {
       responseStream: isResponseStreaming(method),
       requestSerialize: (bytes) => bytes,
       requestDeserialize: (bytes) => bytes,
-      responseSerialize: (message) => Buffer.from(toBinary(method.output, message)),
+      // A face that wrote its answer already (init-encoder.ts: the order-entry session) hands over the bytes.
+      responseSerialize: (message) => (message instanceof Uint8Array
+        ? Buffer.from(message.buffer, message.byteOffset, message.byteLength)
+        : Buffer.from(toBinary(method.output, message))),
       // Never called on the server; grpc-js requires it.
       responseDeserialize: () => { throw new Error('server definitions do not decode responses') },
       originalName: method.localName,

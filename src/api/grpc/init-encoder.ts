@@ -1,0 +1,328 @@
+/**
+ * Binary encoding of a message straight from its init shape (the plain object a face builds), with
+ * a writer compiled once per schema: the bytes `toBinary(schema, create(schema, init))` gives, with
+ * no message built and no reflection per field. The order-entry session writes every answer so
+ * (issue 29, "hot answers written without building intermediate objects"): creating the message
+ * and the reflective encoding were 10-13 % of the main thread's time in bench:grpc's stream phase.
+ *
+ * protobuf-es's rules, kept here (test/unit/api/grpc/init-encoder.test.ts compares the bytes
+ * over random messages): fields in field-number order; a field with implicit presence is written
+ * only when it differs from its zero value ("" , 0, 0n, false, an enum's first value, an empty
+ * list or map); a message field, or a field with explicit presence, whenever it is given; the
+ * member of a oneof named by its `case`, whatever its value; repeated numbers packed when the
+ * field is; a map entry's key and value always.
+ *
+ * Only the scalar types Predex's schemas use are compiled (an unknown one throws when the encoder
+ * is made, not on a message); delimited (group) encoding is not supported.
+ */
+import { ScalarType, type DescField, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf'
+
+const WIRE_VARINT = 0
+const WIRE_FIXED64 = 1
+const WIRE_LENGTH_DELIMITED = 2
+
+/** Explicit presence in protobuf-es's descriptors (FeatureSet.FieldPresence): 1 explicit, 2 implicit. */
+const IMPLICIT = 2
+
+const encoder = new TextEncoder()
+
+/** A growable buffer reused from message to message; `finish` copies out each message's bytes. */
+class ProtoWriter {
+  private buffer = new Uint8Array(1 << 12)
+  private view = new DataView(this.buffer.buffer)
+  length = 0
+
+  reset(): void {
+    this.length = 0
+  }
+
+  tag(fieldNumber: number, wireType: number): void {
+    this.varint32(fieldNumber * 8 + wireType)
+  }
+
+  /** An unsigned varint of a value within 32 bits. */
+  varint32(value: number): void {
+    this.reserve(5)
+    let rest = value >>> 0
+    while (rest >= 0x80) {
+      this.buffer[this.length++] = (rest & 0x7f) | 0x80
+      rest >>>= 7
+    }
+    this.buffer[this.length++] = rest
+  }
+
+  /** A 64-bit varint: two's complement for a negative value (an int32 or int64 below zero: 10 bytes). */
+  varint64(value: bigint): void {
+    this.reserve(10)
+    let rest = BigInt.asUintN(64, value)
+    while (rest >= 0x80n) {
+      this.buffer[this.length++] = Number(rest & 0x7fn) | 0x80
+      rest >>= 7n
+    }
+    this.buffer[this.length++] = Number(rest)
+  }
+
+  int32(value: number): void {
+    if (value >= 0) this.varint32(value)
+    else this.varint64(BigInt(value))
+  }
+
+  double(value: number): void {
+    this.reserve(8)
+    this.view.setFloat64(this.length, value, true)
+    this.length += 8
+  }
+
+  /** Length-prefixed UTF-8; ASCII (ids, decimals, codes) copied char by char. */
+  string(value: string): void {
+    const chars = value.length
+    this.reserve(5 + chars)
+    const start = this.length
+    this.varint32(chars)
+    const at = this.length
+    const buffer = this.buffer
+    for (let i = 0; i < chars; i++) {
+      const code = value.charCodeAt(i)
+      if (code >= 0x80) {
+        this.length = start
+        this.bytes(encoder.encode(value))
+        return
+      }
+      buffer[at + i] = code
+    }
+    this.length = at + chars
+  }
+
+  bytes(value: Uint8Array): void {
+    this.varint32(value.length)
+    this.reserve(value.length)
+    this.buffer.set(value, this.length)
+    this.length += value.length
+  }
+
+  /**
+   * Starts a length-delimited part: one byte is kept for its length, filled in by `end` (which
+   * moves the part up in the rare case its length needs more: 128 bytes or more).
+   */
+  begin(): number {
+    this.reserve(1)
+    return this.length++
+  }
+
+  end(lengthAt: number): void {
+    const partBytes = this.length - lengthAt - 1
+    if (partBytes < 0x80) {
+      this.buffer[lengthAt] = partBytes
+      return
+    }
+    const lengthBytes = varint32Bytes(partBytes)
+    this.reserve(lengthBytes - 1)
+    this.buffer.copyWithin(lengthAt + lengthBytes, lengthAt + 1, this.length)
+    this.length = lengthAt
+    this.varint32(partBytes)
+    this.length += partBytes
+  }
+
+  finish(): Buffer {
+    return Buffer.from(this.buffer.subarray(0, this.length))
+  }
+
+  private reserve(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return
+    let size = this.buffer.length * 2
+    while (size < this.length + bytes) size *= 2
+    const grown = new Uint8Array(size)
+    grown.set(this.buffer.subarray(0, this.length))
+    this.buffer = grown
+    this.view = new DataView(grown.buffer)
+  }
+}
+
+function varint32Bytes(value: number): number {
+  let bytes = 1
+  for (let rest = value >>> 7; rest > 0; rest >>>= 7) bytes++
+  return bytes
+}
+
+/** Writes one value of a field (its tag included) to the writer. */
+type ValueWriter = (writer: ProtoWriter, value: unknown) => void
+/** Writes a whole message's init (its fields) to the writer. */
+type FieldsWriter = (writer: ProtoWriter, init: Readonly<Record<string, unknown>>) => void
+
+function bigintOf(value: unknown): bigint {
+  return typeof value === 'bigint' ? value : BigInt(value as number | string)
+}
+
+/** A scalar's bytes without its tag, and its wire type. */
+function scalarWriter(type: ScalarType, where: string): { wireType: number; write: ValueWriter } {
+  switch (type) {
+    case ScalarType.STRING: return { wireType: WIRE_LENGTH_DELIMITED, write: (w, v) => w.string(v as string) }
+    case ScalarType.BYTES: return { wireType: WIRE_LENGTH_DELIMITED, write: (w, v) => w.bytes(v as Uint8Array) }
+    case ScalarType.BOOL: return { wireType: WIRE_VARINT, write: (w, v) => w.varint32(v === true ? 1 : 0) }
+    case ScalarType.INT32: return { wireType: WIRE_VARINT, write: (w, v) => w.int32(v as number) }
+    case ScalarType.UINT32: return { wireType: WIRE_VARINT, write: (w, v) => w.varint32(v as number) }
+    case ScalarType.INT64:
+    case ScalarType.UINT64: return { wireType: WIRE_VARINT, write: (w, v) => w.varint64(bigintOf(v)) }
+    case ScalarType.DOUBLE: return { wireType: WIRE_FIXED64, write: (w, v) => w.double(v as number) }
+    default: throw new Error(`init-encoder: ${where} has a scalar type it does not encode (${ScalarType[type]})`)
+  }
+}
+
+/** Whether an implicit-presence scalar holds its zero value (then it is not written). */
+function isZero(type: ScalarType, value: unknown): boolean {
+  switch (type) {
+    case ScalarType.STRING: return value === ''
+    case ScalarType.BYTES: return (value as Uint8Array).length === 0
+    case ScalarType.BOOL: return value === false
+    case ScalarType.INT64:
+    case ScalarType.UINT64: return bigintOf(value) === 0n
+    default: return value === 0
+  }
+}
+
+/** Compiled writers per message type: a schema's fields are compiled once, recursion included. */
+class Compiler {
+  private readonly messages = new Map<string, FieldsWriter>()
+
+  message(desc: DescMessage): FieldsWriter {
+    const known = this.messages.get(desc.typeName)
+    if (known !== undefined) return known
+    const slots: FieldsWriter[] = []
+    const writeFields: FieldsWriter = (writer, init) => {
+      for (const slot of slots) slot(writer, init)
+    }
+    // Registered before its fields compile: a message that contains itself refers to this writer.
+    this.messages.set(desc.typeName, writeFields)
+    for (const field of [...desc.fields].sort((a, b) => a.number - b.number)) slots.push(this.slot(field))
+    return writeFields
+  }
+
+  /** A field's writer over its message's init: reads the field (or its oneof), decides presence, writes. */
+  private slot(field: DescField): FieldsWriter {
+    const write = this.field(field)
+    const name = field.localName
+    if (field.oneof !== undefined) {
+      const oneof = field.oneof.localName
+      return (writer, init) => {
+        const chosen = init[oneof] as { case?: string; value?: unknown } | undefined
+        if (chosen?.case === name) write(writer, chosen.value)
+      }
+    }
+    switch (field.fieldKind) {
+      case 'list': return (writer, init) => {
+        const list = init[name] as readonly unknown[] | undefined
+        if (list !== undefined && list.length > 0) write(writer, list)
+      }
+      case 'map': return (writer, init) => {
+        const map = init[name] as Readonly<Record<string, unknown>> | undefined
+        if (map !== undefined) write(writer, map)
+      }
+      case 'message': return (writer, init) => {
+        if (init[name] !== undefined) write(writer, init[name])
+      }
+      case 'scalar': {
+        const type = field.scalar
+        const explicit = field.presence !== IMPLICIT
+        return (writer, init) => {
+          const value = init[name]
+          if (value !== undefined && (explicit || !isZero(type, value))) write(writer, value)
+        }
+      }
+      case 'enum': {
+        const zero = field.enum.values[0]?.number ?? 0
+        const explicit = field.presence !== IMPLICIT
+        return (writer, init) => {
+          const value = init[name]
+          if (value !== undefined && (explicit || value !== zero)) write(writer, value)
+        }
+      }
+    }
+  }
+
+  /** A field's value (a list's or a map's whole), tags included. */
+  private field(field: DescField): ValueWriter {
+    const number = field.number
+    const where = `${field.parent.typeName}.${field.name}`
+    switch (field.fieldKind) {
+      case 'scalar': return this.tagged(number, scalarWriter(field.scalar, where))
+      case 'enum': return this.tagged(number, scalarWriter(ScalarType.INT32, where))
+      case 'message': return this.tagged(number, this.embedded(field.message, field.delimitedEncoding, where))
+      case 'list': {
+        if (field.listKind === 'message') {
+          const item = this.tagged(number, this.embedded(field.message, field.delimitedEncoding, where))
+          return (w, list) => { for (const value of list as readonly unknown[]) item(w, value) }
+        }
+        const scalar = scalarWriter(field.listKind === 'enum' ? ScalarType.INT32 : field.scalar, where)
+        if (field.packed) {
+          return (w, list) => {
+            w.tag(number, WIRE_LENGTH_DELIMITED)
+            const at = w.begin()
+            for (const value of list as readonly unknown[]) scalar.write(w, value)
+            w.end(at)
+          }
+        }
+        const item = this.tagged(number, scalar)
+        return (w, list) => { for (const value of list as readonly unknown[]) item(w, value) }
+      }
+      case 'map': {
+        const key = this.tagged(1, scalarWriter(field.mapKey, where))
+        const value = this.tagged(2, field.mapKind === 'message'
+          ? this.embedded(field.message, false, where)
+          : scalarWriter(field.mapKind === 'enum' ? ScalarType.INT32 : field.scalar, where))
+        const keyOf = mapKeyReader(field.mapKey)
+        return (w, map) => {
+          for (const [k, v] of Object.entries(map as Readonly<Record<string, unknown>>)) {
+            w.tag(number, WIRE_LENGTH_DELIMITED)
+            const at = w.begin()
+            key(w, keyOf(k))
+            value(w, v)
+            w.end(at)
+          }
+        }
+      }
+    }
+  }
+
+  private embedded(desc: DescMessage, delimitedEncoding: boolean, where: string):
+    { wireType: number; write: ValueWriter } {
+    if (delimitedEncoding) throw new Error(`init-encoder: ${where} uses delimited (group) encoding`)
+    // Looked up when first written: the message may still be compiling (a recursive schema).
+    let fields: FieldsWriter | null = null
+    return { wireType: WIRE_LENGTH_DELIMITED, write: (w, v) => {
+      fields ??= this.message(desc)
+      const at = w.begin()
+      fields(w, v as Readonly<Record<string, unknown>>)
+      w.end(at)
+    } }
+  }
+
+  private tagged(number: number, scalar: { wireType: number; write: ValueWriter }): ValueWriter {
+    const { wireType, write } = scalar
+    return (w, v) => {
+      w.tag(number, wireType)
+      write(w, v)
+    }
+  }
+}
+
+/** A map's keys are strings in JavaScript: back to the key's type for its encoding. */
+function mapKeyReader(type: ScalarType): (key: string) => unknown {
+  switch (type) {
+    case ScalarType.STRING: return (key) => key
+    case ScalarType.BOOL: return (key) => key === 'true'
+    case ScalarType.INT64:
+    case ScalarType.UINT64: return (key) => BigInt(key)
+    default: return (key) => Number(key)
+  }
+}
+
+/** An encoder of `schema`'s init shapes: each call returns the message's bytes in a Buffer of its own. */
+export function initEncoder<S extends DescMessage>(schema: S): (init: MessageInitShape<S>) => Buffer {
+  const writeFields = new Compiler().message(schema)
+  const writer = new ProtoWriter()
+  return (init) => {
+    writer.reset()
+    writeFields(writer, init as Readonly<Record<string, unknown>>)
+    return writer.finish()
+  }
+}

@@ -269,6 +269,29 @@ export function placeWork(orders: readonly SignedFor[], resting: SignedFor[]): S
 }
 
 /**
+ * Places `orders` round and round, each on its trader's session: for gRPC's floor, which reads no
+ * order (bench/grpc-baseline.ts), so a few hundred serve a whole phase.
+ */
+export function repeatWork(orders: readonly SignedFor[]): SessionWork {
+  const byTrader = new Map<string, { readonly jobs: SessionJob[]; next: number }>()
+  for (const order of orders) {
+    const queue = byTrader.get(order.trader.address) ?? { jobs: [], next: 0 }
+    queue.jobs.push({ request: renderAction({ case: 'place', value: orderRequestInit(order.signed) }) })
+    byTrader.set(order.trader.address, queue)
+  }
+  return roundRobin(byTrader)
+}
+
+/** Each session's jobs round and round (none: null). */
+function roundRobin(byTrader: ReadonlyMap<string, { readonly jobs: SessionJob[]; next: number }>): SessionWork {
+  return (session) => {
+    const queue = byTrader.get(session.trader.address)
+    if (queue === undefined || queue.jobs.length === 0) return null
+    return queue.jobs[queue.next++ % queue.jobs.length]!
+  }
+}
+
+/**
  * Amends `orders` round and round, one lot (0.01 share) off each time, on their traders' sessions:
  * an order of 5 shares takes 499 amends, far more than a phase sends. Build it before the phase.
  */
@@ -280,11 +303,7 @@ export function amendWork(orders: readonly SignedFor[]): SessionWork {
       value: { orderId: order.signed.orderId, newSize: '', reduceBy: '0.01' } }) })
     byTrader.set(order.trader.address, queue)
   }
-  return (session) => {
-    const queue = byTrader.get(session.trader.address)
-    if (queue === undefined || queue.jobs.length === 0) return null
-    return queue.jobs[queue.next++ % queue.jobs.length]!
-  }
+  return roundRobin(byTrader)
 }
 
 /** Cancels `orders` one request each, on their traders' sessions. Build it before the phase. */

@@ -40,8 +40,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { GrpcTransport } from '../src/client/grpc/transport.js'
 import { GRPC_BOOK_STREAMS_PER_ADDRESS_MAX } from '../src/limits.js'
 import { BenchFlags } from './flags.js'
-import { amendWork, cancelWork, fanOut, openLoop, pipelined, placeWork, quoteWork, renderOrders, sdkUnaryClosedLoop,
-  unaryClosedLoop, type FanOut, type LadderUpdates } from './grpc-load.js'
+import { amendWork, cancelWork, fanOut, openLoop, pipelined, placeWork, quoteWork, renderOrders, repeatWork,
+  sdkUnaryClosedLoop, unaryClosedLoop, type FanOut, type LadderUpdates } from './grpc-load.js'
 import { BenchSession } from './grpc-session.js'
 import { WireChannel } from './grpc-wire.js'
 import { closedLoop, type LoadResult } from './http-load.js'
@@ -164,25 +164,39 @@ interface Figures {
     readonly stream: CpuPerRequest }
   /** grpc-js answering PlaceOrder with a constant, called as Predex is (grpc-baseline.ts). */
   readonly floor: { readonly result: LoadResult; readonly cpu: CpuPerRequest }
+  /** grpc-js answering each session request at once with a constant, the sessions pipelined as on Predex. */
+  readonly streamFloor: { readonly result: LoadResult; readonly cpu: CpuPerRequest }
 }
 
 /** Distinct signed orders behind the floor's calls: it reads no request, so they repeat. */
 const FLOOR_ORDERS = 200
 
 /**
- * gRPC's floor: grpc-js answering PlaceOrder with a constant in its own process, called by the
- * same closed loop as the unary phase (the same transports' code, the same L2 signing per call).
+ * gRPC's floors, in a process of their own: grpc-js answering PlaceOrder with a constant, called by
+ * the same closed loop as the unary phase (the same client, the same L2 signing per call); and
+ * grpc-js answering each session request with a constant, one session per trader pipelined with
+ * the stream phase's window.
  */
-async function grpcFloor(signer: Signer, seconds: number): Promise<Figures['floor']> {
+async function grpcFloors(signer: Signer, traders: readonly Trader[], settings: Settings):
+  Promise<Pick<Figures, 'floor' | 'streamFloor'>> {
+  const { seconds, window } = settings
   const child = await startChild('bench/grpc-baseline.js', [], /port (\d+)/)
   const channels = await openChannels(child.port)
+  const meter = new CpuMeter(child.process.pid!)
+  const cores = availableParallelism()
   try {
-    const rendered = renderOrders(await signer.sign(FLOOR_ORDERS))
+    const signed = await signer.sign(FLOOR_ORDERS)
+    const rendered = renderOrders(signed)
     const orders = Array.from({ length: 200_000 }, (_, i) => rendered[i % rendered.length]!)
     await unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, 1, orders, [])
-    const { result, cpu } = await new CpuMeter(child.process.pid!).phase(() =>
-      unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, seconds, orders, []))
-    return { result, cpu: perRequest(cpu, result.requests, availableParallelism()) }
+    const unary = await meter.phase(() => unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, seconds, orders, []))
+    const sessions = await Promise.all(traders.map((trader, i) => BenchSession.open(channels[i % CHANNELS]!, trader)))
+    const work = repeatWork(signed)
+    await pipelined(sessions, window, 1, work)
+    const stream = await meter.phase(() => pipelined(sessions, window, seconds, work))
+    await Promise.all(sessions.map((session) => session.close()))
+    return { floor: { result: unary.result, cpu: perRequest(unary.cpu, unary.result.requests, cores) },
+      streamFloor: { result: stream.result, cpu: perRequest(stream.cpu, stream.result.requests, cores) } }
   } finally {
     for (const channel of channels) channel.close()
     await stopChild(child)
@@ -287,9 +301,11 @@ async function measure(server: BenchServer, signer: Signer, clients: GrpcClients
   const { transports, sessions } = clients
   const warmRate = await warmUp(server, signer, clients.channels, sessions, settings)
   await cancelEverything(sessions)
-  const floor = await grpcFloor(signer, seconds)
+  const { floor, streamFloor } = await grpcFloors(signer, sessions.map((session) => session.trader), settings)
   log(`floor: grpc-js answering PlaceOrder with a constant, closed loop (${REST_CONNECTIONS} in flight on ` +
     `${CHANNELS} channels): ${describe(floor.result)}`)
+  log(`floor: grpc-js answering each session request with a constant (${sessions.length} sessions x ${window}): ` +
+    describe(streamFloor.result))
   const { rest, unary, unarySdk, stream, resting } = await intake(server, signer, clients, settings, warmRate, phases)
   const openRate = Math.max(1, Math.floor(stream.perSecond / 2))
   const openOrders = await signer.sign(Math.ceil(openRate * seconds) + 2 * TRADERS)
@@ -320,7 +336,7 @@ async function measure(server: BenchServer, signer: Signer, clients: GrpcClients
     unary: perRequest(phases.cpu('unary'), unary.requests, cores),
     unarySdk: perRequest(phases.cpu('unary_sdk'), unarySdk.requests, cores),
     stream: perRequest(phases.cpu('stream'), stream.requests, cores) }
-  return { rest, unary, unarySdk, stream, openRate, open, amends, cancels, quotes, fan, cpu, floor }
+  return { rest, unary, unarySdk, stream, openRate, open, amends, cancels, quotes, fan, cpu, floor, streamFloor }
 }
 
 function reportOf(f: Figures, settings: Settings, sessions: number): Record<string, unknown> {
@@ -342,8 +358,10 @@ function reportOf(f: Figures, settings: Settings, sessions: number): Record<stri
     unary_sdk_vs_rest: round(f.unarySdk.perSecond / f.rest.perSecond),
     grpc_constant_per_s: Math.round(f.floor.result.perSecond),
     unary_vs_grpc_constant: round(f.unary.perSecond / f.floor.result.perSecond),
+    grpc_stream_constant_per_s: Math.round(f.streamFloor.result.perSecond),
+    stream_vs_grpc_stream_constant: round(f.stream.perSecond / f.streamFloor.result.perSecond),
     cpu_per_order: { rest: f.cpu.rest, unary: f.cpu.unary, unary_sdk: f.cpu.unarySdk, stream: f.cpu.stream,
-      grpc_constant: f.floor.cpu },
+      grpc_constant: f.floor.cpu, grpc_stream_constant: f.streamFloor.cpu },
     seconds: settings.seconds, sessions, window: settings.window, channels: CHANNELS, connections: REST_CONNECTIONS,
     cores: availableParallelism(), node: process.version,
     statuses: { rest: f.rest.statuses, unary: f.unary.statuses, unary_sdk: f.unarySdk.statuses, stream: f.stream.statuses, open: f.open.statuses,
@@ -381,6 +399,8 @@ function markdownOf(f: Figures, settings: Settings, sessions: number, report: Re
       'phase, only the L2 HMACs made as they go; one unary figure is the SDK\'s client (grpc-js), for comparison.', '',
     '| figure | per second | p50 ms | p99 ms | p99.9 ms |', '| --- | --- | --- | --- | --- |',
     row(`floor: grpc-js answering PlaceOrder with a constant (${REST_CONNECTIONS} in flight)`, f.floor.result),
+    row(`floor: grpc-js answering each session request with a constant (${sessions} x ${settings.window})`,
+      f.streamFloor.result),
     row(`REST POST /order, closed loop (${REST_CONNECTIONS} connections)`, f.rest),
     row(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight, ${CHANNELS} channels)`, f.unary),
     row(`gRPC PlaceOrder through the SDK's client (grpc-js), same loop`, f.unarySdk),
@@ -396,7 +416,8 @@ function markdownOf(f: Figures, settings: Settings, sessions: number, report: Re
     cpuRow('REST POST /order', f.cpu.rest), cpuRow('gRPC PlaceOrder (unary)', f.cpu.unary),
     cpuRow('gRPC PlaceOrder, the SDK\'s client', f.cpu.unarySdk),
     cpuRow('order-entry stream', f.cpu.stream),
-    cpuRow('floor: grpc-js, a constant answer (its own process)', f.floor.cpu), '',
+    cpuRow('floor: grpc-js, a constant answer (its own process)', f.floor.cpu),
+    cpuRow('floor: grpc-js, a constant session answer (its own process)', f.streamFloor.cpu), '',
     `Targets: stream intake >= ${GRPC_STREAM_VS_REST_MIN} x REST intake: ${pct(streamRatio)} of REST ` +
       `(${streamRatio >= GRPC_STREAM_VS_REST_MIN ? 'met' : 'NOT met'}); unary >= ${GRPC_UNARY_VS_REST_MIN} x REST: ` +
       `${pct(unaryRatio)} of REST (${unaryRatio >= GRPC_UNARY_VS_REST_MIN ? 'met' : 'NOT met'}).`,

@@ -5,7 +5,7 @@
  * bytes, with the same budgets as the REST route of the same use case), and the catalogue's
  * status on failure. Handlers get the decoded request and the trader, and answer a message.
  */
-import { fromBinary, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape }
+import { type DescMessage, type DescMethod, type MessageInitShape, type MessageShape }
   from '@bufbuild/protobuf'
 import { Metadata, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js'
 import type { BudgetState } from '../../auth/rate-limit.js'
@@ -22,6 +22,7 @@ import type { UserFeed } from '../../service/feeds/user-feed.js'
 import { pathOf } from './definition.js'
 import type { StreamSlots } from './stream-slots.js'
 import { initEncoder } from './init-encoder.js'
+import { messageDecoder } from './message-decoder.js'
 import { asPredexError, setBudgetTrailers, statusOf } from './status.js'
 import type { Log } from '../../log.js'
 import type { LogBudget } from '../../log-budget.js'
@@ -96,10 +97,18 @@ function traderOf(identity: Identity | null): Trader | null {
   return identity === null || identity.apiKey === null ? null : { apiKey: identity.apiKey, address: identity.address }
 }
 
+/** Each request schema's compiled decoder (message-decoder.ts), made on its first request. */
+const decoders = new Map<string, (bytes: Uint8Array) => unknown>()
+
 /** Decodes a request; bytes that are not the message are the client's error. */
 export function decode<I extends DescMessage>(schema: I, bytes: Uint8Array): MessageShape<I> {
+  let decoder = decoders.get(schema.typeName)
+  if (decoder === undefined) {
+    decoder = messageDecoder(schema)
+    decoders.set(schema.typeName, decoder)
+  }
   try {
-    return fromBinary(schema, bytes)
+    return decoder(bytes) as MessageShape<I>
   } catch (error) {
     throw new PredexError(ApiCode.BAD_REQUEST, `the request is not a valid ${schema.typeName}: ` +
       (error instanceof Error ? error.message : String(error)))

@@ -12,8 +12,10 @@
  * member of a oneof named by its `case`, whatever its value; repeated numbers packed when the
  * field is; a map entry's key and value always.
  *
- * Only the scalar types Predex's schemas use are compiled (an unknown one throws when the encoder
- * is made, not on a message); delimited (group) encoding is not supported.
+ * A number out of its type's range, or not an integer where one is due, throws as protobuf-es's
+ * writer throws (never a silent wrap); so does a string field given anything but a string. Only
+ * the scalar types Predex's schemas use are compiled (an unknown one throws when the encoder is
+ * made, not on a message); delimited (group) encoding is not supported.
  */
 import { ScalarType, type DescField, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf'
 
@@ -153,30 +155,58 @@ function bigintOf(value: unknown): bigint {
   return typeof value === 'bigint' ? value : BigInt(value as number | string)
 }
 
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+const UINT64_MAX = 2n ** 64n - 1n
+
+/** A number within [min, max], or the error protobuf-es's writer throws for it (never a silent wrap). */
+function checkedInteger(value: unknown, min: number, max: number, type: string): number {
+  const number = typeof value === 'string' ? Number(value) : value
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+    throw new Error(`invalid ${type}: ${String(value)}`)
+  }
+  return number
+}
+
+function checkedBigint(value: unknown, min: bigint, max: bigint, type: string): bigint {
+  const big = bigintOf(value)
+  if (big < min || big > max) throw new Error(`invalid ${type}: ${String(value)}`)
+  return big
+}
+
 /** A scalar's bytes without its tag, and its wire type. */
 function scalarWriter(type: ScalarType, where: string): { wireType: number; write: ValueWriter } {
   switch (type) {
-    case ScalarType.STRING: return { wireType: WIRE_LENGTH_DELIMITED, write: (w, v) => w.string(v as string) }
+    case ScalarType.STRING: return { wireType: WIRE_LENGTH_DELIMITED, write: (w, v) => {
+      if (typeof v !== 'string') throw new Error(`invalid string: ${typeof v}`)
+      w.string(v)
+    } }
     case ScalarType.BYTES: return { wireType: WIRE_LENGTH_DELIMITED, write: (w, v) => w.bytes(v as Uint8Array) }
-    case ScalarType.BOOL: return { wireType: WIRE_VARINT, write: (w, v) => w.varint32(v === true ? 1 : 0) }
-    case ScalarType.INT32: return { wireType: WIRE_VARINT, write: (w, v) => w.int32(v as number) }
-    case ScalarType.UINT32: return { wireType: WIRE_VARINT, write: (w, v) => w.varint32(v as number) }
-    case ScalarType.INT64:
-    case ScalarType.UINT64: return { wireType: WIRE_VARINT, write: (w, v) => w.varint64(bigintOf(v)) }
+    // As protobuf-es writes a bool: any truthy value is 1.
+    case ScalarType.BOOL: return { wireType: WIRE_VARINT, write: (w, v) => w.varint32(v ? 1 : 0) }
+    case ScalarType.INT32: return { wireType: WIRE_VARINT,
+      write: (w, v) => w.int32(checkedInteger(v, -0x80000000, 0x7fffffff, 'int32')) }
+    case ScalarType.UINT32: return { wireType: WIRE_VARINT,
+      write: (w, v) => w.varint32(checkedInteger(v, 0, 0xffffffff, 'uint32')) }
+    case ScalarType.INT64: return { wireType: WIRE_VARINT,
+      write: (w, v) => w.varint64(checkedBigint(v, INT64_MIN, INT64_MAX, 'int64')) }
+    case ScalarType.UINT64: return { wireType: WIRE_VARINT,
+      write: (w, v) => w.varint64(checkedBigint(v, 0n, UINT64_MAX, 'uint64')) }
     case ScalarType.DOUBLE: return { wireType: WIRE_FIXED64, write: (w, v) => w.double(v as number) }
     default: throw new Error(`init-encoder: ${where} has a scalar type it does not encode (${ScalarType[type]})`)
   }
 }
 
-/** Whether an implicit-presence scalar holds its zero value (then it is not written). */
+/** Whether an implicit-presence scalar holds its zero value (then it is not written): protobuf-es's rule. */
 function isZero(type: ScalarType, value: unknown): boolean {
   switch (type) {
     case ScalarType.STRING: return value === ''
-    case ScalarType.BYTES: return (value as Uint8Array).length === 0
+    case ScalarType.BYTES: return value instanceof Uint8Array && value.byteLength === 0
     case ScalarType.BOOL: return value === false
-    case ScalarType.INT64:
-    case ScalarType.UINT64: return bigintOf(value) === 0n
-    default: return value === 0
+    // -0 is written (Object.is tells it from 0).
+    case ScalarType.DOUBLE: return Object.is(value, 0)
+    // Loose, as protobuf-es compares: 0, 0n and "0" are zero.
+    default: return value == 0
   }
 }
 

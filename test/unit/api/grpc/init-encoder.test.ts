@@ -54,3 +54,19 @@ t.test('a message already created (not an init) encodes the same', (t) => {
   t.same(encode(message), Buffer.from(toBinary(SessionResponseSchema, message)))
   t.end()
 })
+
+t.test('a number out of its type\'s range throws, as toBinary throws: never a silent wrap', (t) => {
+  const encode = initEncoder(SessionResponseSchema)
+  const cases: [string, Record<string, unknown>][] = [
+    ['uint32 below 0', { rateLimit: { remaining: -1 } }],
+    ['uint32 not an integer', { rateLimit: { limit: 1.5 } }],
+    ['uint32 past 2^32 - 1', { rateLimit: { resetMs: 2 ** 32 } }],
+    ['uint64 below 0', { engineSeq: -1n }],
+    ['uint64 past 2^64 - 1', { engineSeq: 2n ** 64n }],
+  ]
+  for (const [what, init] of cases) {
+    t.throws(() => toBinary(SessionResponseSchema, create(SessionResponseSchema, init)), `${what}: protobuf-es throws`)
+    t.throws(() => encode(init), `${what}: so does the encoder`)
+  }
+  t.end()
+})

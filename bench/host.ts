@@ -31,6 +31,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir, cpus } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Engine } from '../src/engine/engine.js'
 import type { Command, UnstampedCommand } from '../src/engine/command.js'
 import { EngineHost } from '../src/host/engine-host.js'
@@ -400,13 +401,19 @@ async function restart(dir: string):
   return { ms, replayed, recoveryMs, snapshotSeq }
 }
 
+/** A stream of at least `count` commands (the same seed's, longer): what a StepHost grows to. */
+export type LongerStream = (count: number) => readonly UnstampedCommand[]
+
 /**
  * A durable (sync) host for open-loop steps, on a fresh directory with the setup applied. Steps
  * take the stream's commands in order, so none is submitted twice; when a step needs more than
- * are left, the host is replaced by a fresh one that starts the stream again. With a `rig`, each
- * host writes to the replicated command log too, on a fresh stream of its own.
+ * are left, the host is replaced by a fresh one that starts the stream again. A step longer than
+ * the whole stream (with its warm-ups) gets a longer stream from `longer`: the stream is sized from
+ * the closed-loop hosts' median, and this host's own maximum, which sets the steps' rates, came out
+ * above it on a noisy machine (a suite run failed so, 2026-12-01). With a `rig`, each host writes to
+ * the replicated command log too, on a fresh stream of its own.
  */
-class StepHost {
+export class StepHost {
   private host: EngineHost | null = null
   private dir = ''
   private replication: ReplicationOptions | null = null
@@ -417,8 +424,9 @@ class StepHost {
    * closed-loop hosts do (WARM_UP_COMMANDS); every step then warms up again at its own rate.
    */
   constructor(private readonly setup: readonly UnstampedCommand[],
-    private readonly commands: readonly UnstampedCommand[], private readonly warmUpSeconds: number,
-    private readonly warmUpCommands: number, private readonly rig: ReplicationRig | null = null) {}
+    private commands: readonly UnstampedCommand[], private readonly warmUpSeconds: number,
+    private readonly warmUpCommands: number, private readonly longer: LongerStream,
+    private readonly rig: ReplicationRig | null = null) {}
 
   /**
    * `rate` commands/s for `seconds`, after everything before it was acknowledged (the host drained)
@@ -429,8 +437,7 @@ class StepHost {
   async step(rate: number, seconds: number): Promise<Step> {
     const warmCount = Math.floor(rate * this.warmUpSeconds)
     const count = Math.floor(rate * seconds)
-    assert(this.warmUpCommands + warmCount + count <= this.commands.length, 'the stream holds a step and its warm-ups')
-    if (this.host === null || this.next + warmCount + count > this.commands.length) await this.renew()
+    await this.holding(warmCount + count)
     await openLoop(this.host!, this.commands.slice(this.next, this.next + warmCount), rate, this.warmUpSeconds)
     this.next += warmCount
     const step = await openLoop(this.host!, this.commands.slice(this.next, this.next + count), rate, seconds)
@@ -446,8 +453,7 @@ class StepHost {
    * the queues.
    */
   async maximum(count: number): Promise<number> {
-    assert(this.warmUpCommands + count <= this.commands.length, 'the stream holds the closed loop and its warm-up')
-    if (this.host === null || this.next + count > this.commands.length) await this.renew()
+    await this.holding(count)
     const { rate } = await closedLoop(this.host!, this.commands.slice(this.next, this.next + count))
     this.next += count
     return rate
@@ -460,6 +466,18 @@ class StepHost {
     this.host = null
     if (this.replication !== null) await this.rig!.drop(this.replication)
     this.replication = null
+  }
+
+  /** A host with `count` commands of the stream left after its warm-up: a fresh one, on a longer stream if need be. */
+  private async holding(count: number): Promise<void> {
+    const needed = this.warmUpCommands + count
+    if (needed > this.commands.length) {
+      this.commands = this.longer(needed)
+      assert(needed <= this.commands.length, 'a longer stream holds the step and its warm-ups')
+      await this.renew()
+      return
+    }
+    if (this.host === null || this.next + count > this.commands.length) await this.renew()
   }
 
   private async renew(): Promise<void> {
@@ -716,7 +734,8 @@ async function measureAll(options: Options, rig: ReplicationRig | null, skipped:
   const fastest = Math.max(measured.sync.median, measured.replicated?.median ?? 0)
   const stepCommands = stepStream(options, allCommands,
     options.warmUp + Math.ceil(fastest * (warmUpSeconds + Math.max(halfSeconds / 2, kneeSeconds)) * 1.1))
-  const hosts = new StepHost(setup, stepCommands, warmUpSeconds, options.warmUp)
+  const longer: LongerStream = (count) => stepStream(options, allCommands, count)
+  const hosts = new StepHost(setup, stepCommands, warmUpSeconds, options.warmUp, longer)
   const maximumCommands = Math.floor(measured.sync.median * kneeSeconds)
   const stepMaximum = await phases.time('step-maximum', () => hosts.maximum(maximumCommands))
   log(`the open-loop steps' host (snapshot replica on, as the server runs), closed loop: ${k(stepMaximum)}/s`)
@@ -728,7 +747,7 @@ async function measureAll(options: Options, rig: ReplicationRig | null, skipped:
   await hosts.stop()
   // The replicated host's ack latency as the local host's: open loop at half of its own closed-loop maximum.
   const replicatedHalf = rig === null ? null : await phases.time('replicated-half', () =>
-    replicatedStep(rig, setup, stepCommands, { seconds: warmUpSeconds, commands: options.warmUp },
+    replicatedStep(rig, setup, stepCommands, longer, { seconds: warmUpSeconds, commands: options.warmUp },
       Math.floor(measured.replicated!.median * kneeSeconds), halfSeconds))
   if (replicatedHalf !== null) {
     log(`replicated: ack latency at half of its durable maximum, open loop: ${describeStep(replicatedHalf, boundMs)}`)
@@ -771,9 +790,9 @@ async function replicatedAlone(rig: ReplicationRig, count: number): Promise<Repl
  * host's own closed-loop rate over `maximumCommands` (StepHost.maximum).
  */
 async function replicatedStep(rig: ReplicationRig, setup: readonly UnstampedCommand[],
-  commands: readonly UnstampedCommand[], warmUp: { seconds: number; commands: number }, maximumCommands: number,
-  seconds: number): Promise<Step> {
-  const hosts = new StepHost(setup, commands, warmUp.seconds, warmUp.commands, rig)
+  commands: readonly UnstampedCommand[], longer: LongerStream, warmUp: { seconds: number; commands: number },
+  maximumCommands: number, seconds: number): Promise<Step> {
+  const hosts = new StepHost(setup, commands, warmUp.seconds, warmUp.commands, longer, rig)
   try {
     return await hosts.step(Math.floor(await hosts.maximum(maximumCommands) / 2), seconds)
   } finally {
@@ -1043,4 +1062,5 @@ function pct(ratio: number): string {
   return `${Math.round(ratio * 100)} %`
 }
 
-await main()
+// Run as a script (not when a test imports StepHost).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main()

@@ -124,15 +124,16 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
   'REST GET /book vs uWS constant JSON': 'met since the book cache formats a book once per version and replies ' +
     'ready at once skip the promise (65-75 %, 49-79, in two sets of three quick runs); it swings with the machine: the server\'s ' +
     `main thread is 0.04-0.05 ms a read, the load generator 0.03-0.06 (${PERFORMANCE}, "Write path v2, fifth step")`,
-  'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js itself: answering a constant it costs 1.15 ms of CPU a ' +
-    'call (0.34 its server, 0.81 the load generator\'s client; 1 400 calls/s) against about 0.1 ms for uWS and ' +
-    'its client, so with Predex\'s order path at about 1.2 ms the ratio is bounded near 0.5-0.55 on shared cores; ' +
-    '0.8 would need an order path of 4 ms or more (it was met with noble) or a cheaper client ' +
-    `(bench:grpc's floor; ${PERFORMANCE}, "Write path v2, fourth step")`,
-  'gRPC order-entry stream intake vs REST (same run)': 'CPU per order: the stream costs 0.72-0.76 ms of the ' +
-    'server\'s (main thread 0.29-0.31: grpc-js, protobuf, the hand-offs, the read side; verification 0.15) and 0.22 ' +
-    'of the load generator\'s, against REST\'s 1.3 ms: 2 x needs 0.66 ms all in, near what POST /orders reaches ' +
-    `by batching (0.44) (bench:grpc's CPU table; ${PERFORMANCE}, "Write path v2, fourth step")`,
+  'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js\'s own server cost and the client on the same cores: ' +
+    'a unary order costs the server about 0.07 ms more than REST\'s (grpc-js answering a constant costs 0.06-0.07), ' +
+    'and the load generator\'s http2 client 0.15-0.17 ms a call against REST\'s raw socket at 0.05-0.08 (node:http2 ' +
+    'creates a stream per call); with grpc-js as the client it read 0.45-0.55 (bench:grpc\'s CPU table; ' +
+    `${PERFORMANCE}, "gRPC: a lean load generator")`,
+  'gRPC order-entry stream intake vs REST (same run)': 'Predex\'s own work per message, not grpc-js (which ' +
+    'answers 65 k messages/s at 0.012 ms a message): the stream\'s verification, engine, journal, read-store ' +
+    'writes and V8 threads already cost 0.19-0.25 ms an order, so 2 x REST\'s 0.42 ms would leave its main thread ' +
+    '0.02 ms, against 0.08-0.13; the read side has to leave the main thread (bench:grpc\'s CPU table and floors; ' +
+    `${PERFORMANCE}, "gRPC: a lean load generator")`,
 }
 
 export const TARGETS: readonly Target[] = [

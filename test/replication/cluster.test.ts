@@ -14,8 +14,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { ensureBuilt, ROOT } from '../support/compiled.js'
+import { portBlockBase } from '../support/port-block.js'
 
 const WAIT_MS_MAX = 30_000
+/** The ports cluster:local takes from its base: base .. base + 32. */
+const CLUSTER_BLOCK_PORTS = 33
 
 interface ClusterNode {
   readonly role: 'primary' | 'standby' | 'replica'
@@ -43,9 +46,10 @@ async function portsFree(base: number): Promise<boolean> {
   return true
 }
 
+/** A block of ports free now, below the kernel's ephemeral range (port-block.ts says why). */
 async function freeBase(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + 100 * Math.floor(Math.random() * 400)
+    const base = portBlockBase(Math.random(), CLUSTER_BLOCK_PORTS)
     if (await portsFree(base)) return base
   }
   throw new Error('no free range of ports for the cluster')

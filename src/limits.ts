@@ -404,6 +404,12 @@ export const GRPC_RECEIVE_MESSAGE_BYTES_MAX = 256 * 1024
 /** Largest response message (a book of every level of a token, a page of 500 orders). */
 export const GRPC_SEND_MESSAGE_BYTES_MAX = 8 * 1024 * 1024
 /**
+ * The buffer a method's answer encoder (src/api/grpc/init-encoder.ts) keeps between answers: one
+ * answer larger than this (a long page of orders) is written into a buffer of its own size, which
+ * is then dropped, so a single large answer does not hold its size for the life of the server.
+ */
+export const GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX = 64 * 1024
+/**
  * Characters of a refusal's message, and of each of its context values as JSON text, in a gRPC
  * status. Trailers are HTTP/2 headers, and a context may name the client's input (up to
  * GRPC_RECEIVE_MESSAGE_BYTES_MAX): past a client's header list limit (8 to 16 KiB in gRPC's C

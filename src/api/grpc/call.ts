@@ -21,7 +21,6 @@ import type { BookFeed } from '../../service/feeds/book-feed.js'
 import type { UserFeed } from '../../service/feeds/user-feed.js'
 import { pathOf } from './definition.js'
 import type { StreamSlots } from './stream-slots.js'
-import { initEncoder } from './init-encoder.js'
 import { messageDecoder } from './message-decoder.js'
 import { asPredexError, setBudgetTrailers, statusOf } from './status.js'
 import type { Log } from '../../log.js'
@@ -118,8 +117,6 @@ export function decode<I extends DescMessage>(schema: I, bytes: Uint8Array): Mes
 /** The grpc-js handler of a unary method. */
 export function unaryCall<I extends DescMessage, O extends DescMessage>(face: GrpcFace, method: DescMethod,
   handler: UnaryHandler<I, O>) {
-  // The answer is written from its init (init-encoder.ts): no message built, no reflection per field.
-  const encodeAnswer = initEncoder(method.output as O)
   return (call: ServerUnaryCall<Buffer, unknown>, callback: sendUnaryData<unknown>): void => {
     void (async () => {
       let budget: BudgetState | null = null
@@ -134,7 +131,8 @@ export function unaryCall<I extends DescMessage, O extends DescMessage>(face: Gr
         const request = decode(method.input as I, call.request)
         const answer = await handler.handle(request, trader)
         if (call.cancelled) return // the deadline passed or the client went away: nobody reads the answer
-        callback(null, encodeAnswer(answer), budget === null ? undefined : budgetTrailers(budget))
+        // The init itself: the method's serializer writes it (definition.ts).
+        callback(null, answer, budget === null ? undefined : budgetTrailers(budget))
         if (face.log.debugEnabled) face.log.debug('grpc call', { method: pathOf(method) })
       } catch (error) {
         const fields = { method: pathOf(method) }

@@ -5,9 +5,9 @@
  * does not parse is the client's fault (INVALID_ARGUMENT); the raw bytes are also what the L2
  * HMAC covers. So a request arrives as its bytes, and the call wrapper decodes it (call.ts).
  */
-import type { DescMethod, DescService } from '@bufbuild/protobuf'
-import { toBinary, type Message } from '@bufbuild/protobuf'
+import type { DescMethod, DescService, MessageInitShape } from '@bufbuild/protobuf'
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js'
+import { initEncoder } from './init-encoder.js'
 
 /** The full method name, as gRPC sends it in the `:path` header and L2 signs it: "/pkg.Service/Method". */
 export function pathOf(method: DescMethod): string {
@@ -22,23 +22,25 @@ export function isResponseStreaming(method: DescMethod): boolean {
   return method.methodKind === 'server_streaming' || method.methodKind === 'bidi_streaming'
 }
 
+/** What a handler answers: a message of the method's output, or its init shape (no message built). */
+export type Answer = MessageInitShape<DescMethod['output']>
+
 /**
- * The server's definition: requests stay bytes; responses are protobuf-es messages of the method's
- * output, or that message's bytes already encoded.
+ * The server's definition: requests stay bytes; responses, messages or their init shapes, are
+ * written by an encoder compiled for the method's output (init-encoder.ts), so no face builds a
+ * message to answer and no answer goes through protobuf-es's reflection.
  */
 export function serverDefinitionOf(service: DescService): ServiceDefinition {
-  const definition: Record<string, MethodDefinition<Buffer, Message | Uint8Array>> = {}
+  const definition: Record<string, MethodDefinition<Buffer, Answer>> = {}
   for (const method of service.methods) {
+    const encode = initEncoder(method.output)
     definition[method.localName] = {
       path: pathOf(method),
       requestStream: isRequestStreaming(method),
       responseStream: isResponseStreaming(method),
       requestSerialize: (bytes) => bytes,
       requestDeserialize: (bytes) => bytes,
-      // A face that wrote its answer already (init-encoder.ts: the order-entry session) hands over the bytes.
-      responseSerialize: (message) => (message instanceof Uint8Array
-        ? Buffer.from(message.buffer, message.byteOffset, message.byteLength)
-        : Buffer.from(toBinary(method.output, message))),
+      responseSerialize: encode,
       // Never called on the server; grpc-js requires it.
       responseDeserialize: () => { throw new Error('server definitions do not decode responses') },
       originalName: method.localName,

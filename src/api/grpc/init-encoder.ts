@@ -1,9 +1,11 @@
 /**
  * Binary encoding of a message straight from its init shape (the plain object a face builds), with
  * a writer compiled once per schema: the bytes `toBinary(schema, create(schema, init))` gives, with
- * no message built and no reflection per field. The order-entry session writes every answer so
- * (issue 29, "hot answers written without building intermediate objects"): creating the message
- * and the reflective encoding were 10-13 % of the main thread's time in bench:grpc's stream phase.
+ * no message built and no reflection per field. It is every gRPC method's response serializer
+ * (definition.ts), so a face answers with an init and never builds the message (issue 29, "hot
+ * answers written without building intermediate objects"): creating the message and the
+ * reflective encoding were 10-13 % of the main thread's time in bench:grpc's stream phase. A
+ * message already built encodes the same way (its fields are where an init's are).
  *
  * protobuf-es's rules, kept here (test/unit/api/grpc/init-encoder.test.ts compares the bytes
  * over random messages): fields in field-number order; a field with implicit presence is written
@@ -18,6 +20,7 @@
  * made, not on a message); delimited (group) encoding is not supported.
  */
 import { ScalarType, type DescField, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf'
+import { GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX } from '../../limits.js'
 
 const WIRE_VARINT = 0
 const WIRE_FIXED64 = 1
@@ -28,14 +31,32 @@ const IMPLICIT = 2
 
 const encoder = new TextEncoder()
 
-/** A growable buffer reused from message to message; `finish` copies out each message's bytes. */
+const BUFFER_BYTES_INITIAL = 1 << 12
+
+/**
+ * A growable buffer reused from message to message; `finish` copies out each message's bytes. A
+ * buffer grown past GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX by one large message is dropped after it.
+ */
 class ProtoWriter {
-  private buffer = new Uint8Array(1 << 12)
+  private buffer = new Uint8Array(BUFFER_BYTES_INITIAL)
   private view = new DataView(this.buffer.buffer)
   length = 0
 
   reset(): void {
     this.length = 0
+  }
+
+  /** After a message: a buffer grown past the bound is let go. */
+  release(): void {
+    if (this.buffer.length > GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX) {
+      this.buffer = new Uint8Array(BUFFER_BYTES_INITIAL)
+      this.view = new DataView(this.buffer.buffer)
+    }
+  }
+
+  /** The bytes kept between messages (tests: the bound). */
+  get capacity(): number {
+    return this.buffer.length
   }
 
   tag(fieldNumber: number, wireType: number): void {
@@ -346,13 +367,22 @@ function mapKeyReader(type: ScalarType): (key: string) => unknown {
   }
 }
 
-/** An encoder of `schema`'s init shapes: each call returns the message's bytes in a Buffer of its own. */
-export function initEncoder<S extends DescMessage>(schema: S): (init: MessageInitShape<S>) => Buffer {
+/** An encoder of `schema`'s messages or init shapes: each call returns the bytes in a Buffer of its own. */
+export interface InitEncoder<S extends DescMessage> {
+  (init: MessageInitShape<S>): Buffer
+  /** The bytes its buffer keeps between messages (at most GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX once one is done). */
+  readonly keptBytes: number
+}
+
+export function initEncoder<S extends DescMessage>(schema: S): InitEncoder<S> {
   const writeFields = new Compiler().message(schema)
   const writer = new ProtoWriter()
-  return (init) => {
+  const encode = (init: MessageInitShape<S>): Buffer => {
     writer.reset()
     writeFields(writer, init as Readonly<Record<string, unknown>>)
-    return writer.finish()
+    const bytes = writer.finish()
+    writer.release()
+    return bytes
   }
+  return Object.defineProperty(encode, 'keptBytes', { get: () => writer.capacity }) as InitEncoder<S>
 }

@@ -22,14 +22,13 @@ import type { ServerDuplexStream } from '@grpc/grpc-js'
 import { ApiCode, PredexError, ServiceCode } from '../../errors.js'
 import { AuthCode } from '../../errors.js'
 import {
-  OrderEntryService, SessionRequestSchema, SessionResponseSchema, type SessionOpenedSchema, type SessionOptions,
+  OrderEntryService, SessionRequestSchema, type SessionOpenedSchema, type SessionOptions,
   type SessionRequest,
 } from '../../gen/predex/v1/order_entry_pb.js'
 import { GRPC_STREAM_BACKLOG_MESSAGES_MAX, NATIVE_BATCH_ORDERS_MAX, ORDER_ENTRY_IN_FLIGHT_MAX } from '../../limits.js'
 import { checkBatchSize, type Trader } from '../../service/trading/trading.js'
 import { sessionSettingsOf, TradingSession, type SessionEnd } from '../../service/trading/session.js'
 import { admit, decode, type GrpcFace } from './call.js'
-import { initEncoder } from './init-encoder.js'
 import {
   amendedResponse, amendOf, batchResponse, canceledResponse, cancelRequestOf, checkRequestId, errorResponse,
   orderOrError, placedResponse, quotedResponse, quoteOf, RATES, rateLimitOf, replacedResponse, replaceOf, scopeOf,
@@ -38,17 +37,14 @@ import {
 import { asPredexError } from './status.js'
 import { StreamWriter } from './stream-writer.js'
 
-/** Requests arrive as bytes; answers leave as bytes (encoded here, definition.ts passes them on). */
-export type SessionCall = ServerDuplexStream<Buffer, Buffer>
+/** Requests arrive as bytes; answers go as init shapes, which the method's serializer encodes (definition.ts). */
+export type SessionCall = ServerDuplexStream<Buffer, SessionResponseInit>
 
 const CLOSED: SessionEnd = { clean: true, reason: 'closed by the client' }
 
-/** Every answer, written from its init with no message built (issue 29: hot answers without intermediate objects). */
-const encodeResponse = initEncoder(SessionResponseSchema)
-
 export class SessionStream {
   private readonly session: TradingSession
-  private readonly writer: StreamWriter<Buffer>
+  private readonly writer: StreamWriter<SessionResponseInit>
   /** Settles once every answer so far has been written (or dropped): answers go out in request order. */
   private answered: Promise<void> = Promise.resolve()
   private requestCount = 0
@@ -81,7 +77,7 @@ export class SessionStream {
       () => void this.end({ clean: false, reason: 'dead-man timer' }, deadManError(this.session.options.deadManMs)))
     // The writer ends on its own only when the client reads too slowly (it then sends SLOW_CONSUMER);
     // every other end is this class's, or the client's ('cancelled', below).
-    this.writer = new StreamWriter<Buffer>(call, GRPC_STREAM_BACKLOG_MESSAGES_MAX, () => {
+    this.writer = new StreamWriter<SessionResponseInit>(call, GRPC_STREAM_BACKLOG_MESSAGES_MAX, () => {
       if (!call.cancelled) void this.end({ clean: false, reason: 'the client read too slowly' }, null)
     })
     call.on('data', this.onData)
@@ -135,7 +131,7 @@ export class SessionStream {
   private queue(answer: Promise<SessionResponseInit>, closing: boolean): void {
     this.answered = this.answered.then(() => answer).then((response) => {
       this.inFlight -= 1
-      this.writer.write(encodeResponse(response))
+      this.writer.write(response)
       if (closing) void this.end(CLOSED, null)
     }).catch((error: unknown) => this.face.log.error('order entry: an answer was lost', { err: error }))
   }

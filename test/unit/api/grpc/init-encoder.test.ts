@@ -1,28 +1,40 @@
 /**
- * The init encoder (src/api/grpc/init-encoder.ts) against protobuf-es itself: for random init
- * shapes of the order-entry session's answers and the unary PlaceOrder answer (every field of
- * every message they hold, given or not, zero or not, long or short, ASCII or not), the bytes must
- * be exactly `toBinary(schema, create(schema, init))`'s. Seeded: INIT_ENCODER_SEED replays a run.
+ * The init encoder (src/api/grpc/init-encoder.ts), every gRPC answer's serializer (definition.ts),
+ * against protobuf-es itself: for random init shapes of the answer of every method the face serves
+ * (every field of every message they hold, given or not, zero or not, long or short, ASCII or not),
+ * the bytes must be exactly `toBinary(schema, create(schema, init))`'s; most draws go to the
+ * session's answers and PlaceOrder's, the hot ones. Seeded: INIT_ENCODER_SEED replays a run.
  */
 import t from 'tap'
 import { create, toBinary, type DescMessage } from '@bufbuild/protobuf'
 import { initEncoder } from '../../../../src/api/grpc/init-encoder.js'
-import { SessionResponseSchema } from '../../../../src/gen/predex/v1/order_entry_pb.js'
-import { PlaceOrderResponseSchema } from '../../../../src/gen/predex/v1/trading_pb.js'
+import { GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX } from '../../../../src/limits.js'
+import { AccountService } from '../../../../src/gen/predex/v1/account_pb.js'
+import { MarketDataService } from '../../../../src/gen/predex/v1/market_data_pb.js'
+import { OrderEntryService, SessionResponseSchema } from '../../../../src/gen/predex/v1/order_entry_pb.js'
+import { StreamService } from '../../../../src/gen/predex/v1/streams_pb.js'
+import { PlaceOrderResponseSchema, TradingService } from '../../../../src/gen/predex/v1/trading_pb.js'
 import { Random } from '../../../../src/stdx/random.js'
 import { initOf } from '../../../support/proto-random.js'
 import { seedOf } from '../../../support/seed.js'
 
 const SEED = seedOf('INIT_ENCODER_SEED')
-const MESSAGES_PER_SCHEMA = 3_000
+const HOT_MESSAGES = 3_000
+const OTHER_MESSAGES = 200
 
-for (const schema of [SessionResponseSchema, PlaceOrderResponseSchema] as DescMessage[]) {
-  t.test(`${schema.typeName}: the bytes protobuf-es writes, for ${MESSAGES_PER_SCHEMA} random inits (seed ${SEED})`,
+const HOT: readonly DescMessage[] = [SessionResponseSchema, PlaceOrderResponseSchema]
+const ANSWERS: readonly DescMessage[] = [...new Map([AccountService, MarketDataService, OrderEntryService,
+  StreamService, TradingService].flatMap((service) => service.methods.map((method) => [method.output.typeName,
+  method.output] as const))).values()]
+
+for (const schema of ANSWERS) {
+  const count = HOT.includes(schema) ? HOT_MESSAGES : OTHER_MESSAGES
+  t.test(`${schema.typeName}: the bytes protobuf-es writes, for ${count} random inits (seed ${SEED})`,
     (t) => {
       const random = new Random(SEED)
       const encode = initEncoder(schema)
       let mismatches = 0
-      for (let i = 0; i < MESSAGES_PER_SCHEMA && mismatches === 0; i++) {
+      for (let i = 0; i < count && mismatches === 0; i++) {
         const init = initOf(random, schema)
         const expected = Buffer.from(toBinary(schema, create(schema, init)))
         const actual = encode(init)
@@ -33,7 +45,7 @@ for (const schema of [SessionResponseSchema, PlaceOrderResponseSchema] as DescMe
           actual: actual.toString('hex').slice(0, 400) })
         }
       }
-      if (mismatches === 0) t.pass(`${MESSAGES_PER_SCHEMA} messages, byte for byte`)
+      if (mismatches === 0) t.pass(`${count} messages, byte for byte`)
       t.end()
     })
 }
@@ -68,5 +80,16 @@ t.test('a number out of its type\'s range throws, as toBinary throws: never a si
     t.throws(() => toBinary(SessionResponseSchema, create(SessionResponseSchema, init)), `${what}: protobuf-es throws`)
     t.throws(() => encode(init), `${what}: so does the encoder`)
   }
+  t.end()
+})
+
+t.test('one large answer does not keep its buffer: past GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX it is dropped after', (t) => {
+  const encode = initEncoder(SessionResponseSchema)
+  encode({ requestId: 'small' })
+  const kept = encode.keptBytes
+  t.ok(kept <= GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX, `a small answer keeps ${kept} bytes`)
+  const large = encode({ requestId: 'x'.repeat(4 * GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX) })
+  t.ok(large.length > 4 * GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX, 'the large answer is written whole')
+  t.ok(encode.keptBytes <= GRPC_ENCODE_BUFFER_BYTES_KEPT_MAX, `then ${encode.keptBytes} bytes are kept`)
   t.end()
 })

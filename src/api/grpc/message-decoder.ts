@@ -126,6 +126,15 @@ class Compiler {
     return compiled
   }
 
+  /**
+   * A nested message's compiled reader, looked up on its first read and kept: the message may still
+   * be compiling when the field is (a recursive schema), and a lookup per read is work done again.
+   */
+  private nested(desc: DescMessage): () => Compiled {
+    let compiled: Compiled | null = null
+    return () => (compiled ??= this.message(desc))
+  }
+
   private field(field: DescField): FieldReader | null {
     const name = field.localName
     switch (field.fieldKind) {
@@ -145,7 +154,7 @@ class Compiler {
       }
       case 'message': {
         if (field.delimitedEncoding) return null
-        const desc = field.message
+        const nested = this.nested(field.message)
         const oneof = field.oneof?.localName
         return (cursor, end, type, message) => {
           if (type !== WIRE_LENGTH_DELIMITED) throw UNUSUAL
@@ -153,7 +162,7 @@ class Compiler {
           if (oneof === undefined ? message[name] !== undefined : (message[oneof] as { case?: string }).case === name) {
             throw UNUSUAL
           }
-          const value = readMessage(this.message(desc), cursor, partEnd(cursor, end))
+          const value = readMessage(nested(), cursor, partEnd(cursor, end))
           if (oneof === undefined) message[name] = value
           else message[oneof] = { case: name, value }
         }
@@ -161,10 +170,10 @@ class Compiler {
       case 'list': {
         if (field.listKind === 'message') {
           if (field.delimitedEncoding) return null
-          const desc = field.message
+          const nested = this.nested(field.message)
           return (cursor, end, type, message) => {
             if (type !== WIRE_LENGTH_DELIMITED) throw UNUSUAL
-            ;(message[name] as unknown[]).push(readMessage(this.message(desc), cursor, partEnd(cursor, end)))
+            ;(message[name] as unknown[]).push(readMessage(nested(), cursor, partEnd(cursor, end)))
           }
         }
         const scalar = scalarReader(field.listKind === 'enum' ? ScalarType.INT32 : field.scalar)

@@ -36,55 +36,54 @@ export function renderOrders(orders: readonly SignedFor[]): RenderedOrder[] {
 }
 
 /**
- * PlaceOrder with `perChannel` calls in flight on each channel, for `seconds` or until the orders
- * run out: each call signed (L2) as it goes, its answer decoded; a refusal counts under its code.
+ * `perLane` calls in flight on each lane (a channel), each on the next of `items`, for `seconds`
+ * or until the items run out; `call` makes one and gives its outcome, counted under it. Latency
+ * runs from the call's start to its outcome.
  */
-export async function unaryClosedLoop(channels: readonly WireChannel[], perChannel: number, seconds: number,
-  orders: readonly RenderedOrder[], placed: SignedFor[]): Promise<LoadResult> {
+async function closedLoopOf<L, T>(lanes: readonly L[], perLane: number, seconds: number, items: readonly T[],
+  call: (lane: L, item: T) => Promise<string>): Promise<LoadResult> {
   const latencies: number[] = []
   const statuses: Record<string, number> = {}
   let next = 0
   const start = performance.now()
   const end = start + seconds * 1000
-  const worker = async (channel: WireChannel): Promise<void> => {
-    while (performance.now() < end && next < orders.length) {
-      const { order, bytes } = orders[next++]!
+  const worker = async (lane: L): Promise<void> => {
+    while (performance.now() < end && next < items.length) {
+      const item = items[next++]!
       const sent = performance.now()
-      const { answer, status } = await channel.unary(PLACE_ORDER_PATH, l2Headers(order.trader, PLACE_ORDER_PATH, bytes),
-        bytes)
+      const outcome = await call(lane, item)
       latencies.push(performance.now() - sent)
-      const outcome = answer !== null && status.grpcStatus === 0
-        ? fromBinary(PlaceOrderResponseSchema, answer).placement?.status ?? 'no placement'
-        : status.code || `grpc ${status.grpcStatus}`
       count(statuses, outcome)
-      if (outcome === 'live') placed.push(order)
     }
   }
-  await Promise.all(channels.flatMap((channel) => Array.from({ length: perChannel }, () => worker(channel))))
+  await Promise.all(lanes.flatMap((lane) => Array.from({ length: perLane }, () => worker(lane))))
   return resultOf(latencies, statuses, (performance.now() - start) / 1000)
 }
 
+/**
+ * PlaceOrder with `perChannel` calls in flight on each channel, for `seconds` or until the orders
+ * run out: each call signed (L2) as it goes, its answer decoded; a refusal counts under its code.
+ */
+export function unaryClosedLoop(channels: readonly WireChannel[], perChannel: number, seconds: number,
+  orders: readonly RenderedOrder[], placed: SignedFor[]): Promise<LoadResult> {
+  return closedLoopOf(channels, perChannel, seconds, orders, async (channel, { order, bytes }) => {
+    const { answer, status } = await channel.unary(PLACE_ORDER_PATH, l2Headers(order.trader, PLACE_ORDER_PATH, bytes),
+      bytes)
+    const outcome = answer !== null && status.grpcStatus === 0
+      ? fromBinary(PlaceOrderResponseSchema, answer).placement?.status ?? 'no placement'
+      : status.code || `grpc ${status.grpcStatus}`
+    if (outcome === 'live') placed.push(order)
+    return outcome
+  })
+}
+
 /** The same closed loop through the SDK's transport (grpc-js): what a Node client of the SDK gets. */
-export async function sdkUnaryClosedLoop(transports: readonly GrpcTransport[], perChannel: number, seconds: number,
+export function sdkUnaryClosedLoop(transports: readonly GrpcTransport[], perChannel: number, seconds: number,
   orders: readonly SignedFor[]): Promise<LoadResult> {
-  const latencies: number[] = []
-  const statuses: Record<string, number> = {}
-  let next = 0
-  const start = performance.now()
-  const end = start + seconds * 1000
-  const worker = async (transport: GrpcTransport): Promise<void> => {
-    while (performance.now() < end && next < orders.length) {
-      const order = orders[next++]!
-      const sent = performance.now()
-      const outcome = await transport.unary(TradingService.method.placeOrder, { order: orderRequestInit(order.signed) },
-        signerOf(order.trader)).then((answer) => answer.placement?.status ?? 'no placement',
-        (error: unknown) => (error instanceof GrpcCallError ? error.code || `grpc ${error.grpcCode}` : String(error)))
-      latencies.push(performance.now() - sent)
-      count(statuses, outcome)
-    }
-  }
-  await Promise.all(transports.flatMap((transport) => Array.from({ length: perChannel }, () => worker(transport))))
-  return resultOf(latencies, statuses, (performance.now() - start) / 1000)
+  return closedLoopOf(transports, perChannel, seconds, orders, (transport, order) =>
+    transport.unary(TradingService.method.placeOrder, { order: orderRequestInit(order.signed) }, signerOf(order.trader))
+      .then((answer) => answer.placement?.status ?? 'no placement',
+        (error: unknown) => (error instanceof GrpcCallError ? error.code || `grpc ${error.grpcCode}` : String(error))))
 }
 
 function signerOf(trader: Trader): { credentials: Trader['credentials']; address: string } {

@@ -3,7 +3,7 @@
  * what the server reads, what it reads is what the server sent, messages whole however big, and
  * a refusal's status and catalogue code as the server set them.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerDuplexStream,
   type ServerUnaryCall } from '@grpc/grpc-js'
 import { WireChannel } from '../../../bench/grpc-wire.js'
@@ -31,13 +31,19 @@ async function startServer(): Promise<{ server: Server; port: number }> {
   return { server, port }
 }
 
-t.test('unary: the request and its headers reach the server, the answer and the status come back', async (t) => {
+/** The test server and a channel to it, both closed when the test ends. */
+async function connected(t: Test): Promise<WireChannel> {
   const { server, port } = await startServer()
   const channel = await WireChannel.open(`127.0.0.1:${port}`)
   t.teardown(() => {
     channel.close()
     server.forceShutdown()
   })
+  return channel
+}
+
+t.test('unary: the request and its headers reach the server, the answer and the status come back', async (t) => {
+  const channel = await connected(t)
   const big = Buffer.alloc(100_000, 7)
   const answer = await channel.unary('/test.Echo/Unary', { 'exchange-signature': 'sig' }, big)
   t.equal(answer.status.grpcStatus, status.OK)
@@ -49,12 +55,7 @@ t.test('unary: the request and its headers reach the server, the answer and the 
 })
 
 t.test('duplex: answers in order, each whole, then the status after a half-close', async (t) => {
-  const { server, port } = await startServer()
-  const channel = await WireChannel.open(`127.0.0.1:${port}`)
-  t.teardown(() => {
-    channel.close()
-    server.forceShutdown()
-  })
+  const channel = await connected(t)
   const answers: string[] = []
   const ended = new Promise<number>((resolve) => {
     const call = channel.duplex('/test.Echo/Both', {}, (message) => answers.push(message.toString()),

@@ -267,9 +267,14 @@ export const READ_CACHE_RECORDS_MAX = 16_384
  * an fsync), and at a few thousand commands a second a batch holds one to three. Reads never
  * wait for it (the model and the pending records answer them); a crash loses at most this much of
  * the projection, which the journal replays at the next start. 20 ms took 15-20 % off a REST
- * cancel's server CPU (bench:rest, interleaved).
+ * cancel's server CPU (bench:rest, interleaved). 100 ms took another 15-30 % off (0.182-0.184 ->
+ * 0.130-0.156 ms a cancel, and 1.1 x fewer per order in batches; two alternating pairs of `node
+ * dist/bench/rest.js --quick`): a transaction's cost is mostly the B-tree pages it copies and
+ * flushes, and orders keyed by their random ids touch a page each, so fewer, larger transactions
+ * write the same hot pages fewer times. 250 ms took no more off and let a save's burst of
+ * encoding on the main thread show in the open loop's p99 (9-13 -> 13-21 ms).
  */
-export const READ_STORE_SAVE_INTERVAL_MS = 20
+export const READ_STORE_SAVE_INTERVAL_MS = 100
 /** ...or sooner, once this many records wait: a flood's pending records stay bounded in memory. */
 export const READ_STORE_SAVE_RECORDS_MAX = 4_096
 /**

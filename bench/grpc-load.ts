@@ -2,11 +2,12 @@
  * Load over gRPC for the benchmark, against the proto: unary calls in a closed loop (a fixed
  * number in flight, each waiting for its answer, as REST's connections do), order-entry sessions
  * pipelined (a window of requests in flight per session) or at a fixed rate (latency from each
- * request's due time, so a stall cannot hide), and the book stream's fan-out. Unary calls and
- * sessions go over the lean client (grpc-wire.ts), their requests rendered before the phase as
- * REST's are; `sdkUnaryClosedLoop` and the book streams use the SDK's transport (grpc-js).
+ * request's due time, so a stall cannot hide), and the book stream's fan-out. Unary calls go over
+ * raw sockets (grpc-raw-unary.ts) and sessions over the lean client (grpc-wire.ts), their requests
+ * rendered before the phase as REST's are; `sdkUnaryClosedLoop` and the book streams use the SDK's
+ * transport (grpc-js).
  */
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf'
+import { create, toBinary } from '@bufbuild/protobuf'
 import type { ClientReadableStream } from '@grpc/grpc-js'
 import { fullMethodName, GrpcCallError, type GrpcTransport } from '../src/client/grpc/transport.js'
 import { orderRequestInit } from '../src/client/grpc/order-request.js'
@@ -14,7 +15,9 @@ import { StreamService, type BookStreamResponse } from '../src/gen/predex/v1/str
 import { PlaceOrderRequestSchema, PlaceOrderResponseSchema, TradingService } from '../src/gen/predex/v1/trading_pb.js'
 import { resultOf, type LoadResult } from './http-load.js'
 import { outcomeOf, renderAction, type BenchSession, type RenderedAction } from './grpc-session.js'
-import { l2Headers, type WireChannel } from './grpc-wire.js'
+import { l2Headers } from './grpc-wire.js'
+import type { RawUnaryChannel } from './grpc-raw-unary.js'
+import { messageDecoder } from '../src/api/grpc/message-decoder.js'
 import type { SignedFor, Trader } from './predex-server.js'
 
 function count(statuses: Record<string, number>, outcome: string): void {
@@ -60,18 +63,19 @@ async function closedLoopOf<L, T>(lanes: readonly L[], perLane: number, seconds:
   return resultOf(latencies, statuses, (performance.now() - start) / 1000)
 }
 
+/** The answers' reader: the server's own compiled decoder (message-decoder.ts), not protobuf-es's reflection. */
+const readPlaceOrderAnswer = messageDecoder(PlaceOrderResponseSchema)
+
 /**
  * PlaceOrder with `perChannel` calls in flight on each channel, for `seconds` or until the orders
- * run out: each call signed (L2) as it goes, its answer decoded; a refusal counts under its code.
+ * run out: each call signed (L2) as it goes, its answer decoded; a call that brings back no answer
+ * (refused or failed: the raw client does not read statuses) counts as `no answer`.
  */
-export function unaryClosedLoop(channels: readonly WireChannel[], perChannel: number, seconds: number,
+export function unaryClosedLoop(channels: readonly RawUnaryChannel[], perChannel: number, seconds: number,
   orders: readonly RenderedOrder[], placed: SignedFor[]): Promise<LoadResult> {
   return closedLoopOf(channels, perChannel, seconds, orders, async (channel, { order, bytes }) => {
-    const { answer, status } = await channel.unary(PLACE_ORDER_PATH, l2Headers(order.trader, PLACE_ORDER_PATH, bytes),
-      bytes)
-    const outcome = answer !== null && status.grpcStatus === 0
-      ? fromBinary(PlaceOrderResponseSchema, answer).placement?.status ?? 'no placement'
-      : status.code || `grpc ${status.grpcStatus}`
+    const { answer } = await channel.unary(PLACE_ORDER_PATH, l2Headers(order.trader, PLACE_ORDER_PATH, bytes), bytes)
+    const outcome = answer === null ? 'no answer' : readPlaceOrderAnswer(answer).placement?.status ?? 'no placement'
     if (outcome === 'live') placed.push(order)
     return outcome
   })

@@ -1,7 +1,8 @@
 /**
- * A lean gRPC client for the benchmark's load, on node:http2: to grpc-js's client what REST's
- * generator (http-load.ts: raw sockets, requests pre-rendered as bytes) is to an HTTP client.
- * Messages go out framed as given and come back framed and whole; the caller decodes them.
+ * A lean gRPC client for the benchmark's order-entry sessions, on node:http2: to grpc-js's client
+ * what REST's generator (http-load.ts: raw sockets, requests pre-rendered as bytes) is to an HTTP
+ * client. Messages go out framed as given and come back framed and whole; the caller decodes
+ * them. (Unary calls have their own, on raw sockets: grpc-raw-unary.ts.)
  *
  * Why the benchmark has its own: the load shares the server's 2 cores, and grpc-js's client spent
  * 0.32-0.37 ms of CPU per unary call (bench:grpc's CPU table, 2026-12-01) against 0.06 ms per
@@ -133,17 +134,6 @@ export class WireChannel {
         resolve(new WireChannel(session))
       })
       session.once('error', reject)
-    })
-  }
-
-  /** A unary call: the answer's bytes (null when refused) and the status. */
-  unary(path: string, headers: Readonly<Record<string, string>>, request: Uint8Array):
-    Promise<{ readonly answer: Buffer | null; readonly status: WireStatus }> {
-    return new Promise((resolve) => {
-      let answer: Buffer | null = null
-      const stream = this.request(path, headers)
-      new WireDuplex(stream, (message) => { answer = message }, (status) => resolve({ answer, status }))
-      stream.end(framed(request))
     })
   }
 

@@ -4,9 +4,11 @@
  * machine; the targets are ratios). Predex runs as bench:rest runs it (its own process, durability
  * sync, rate limits off); the load comes from this process over loopback. Every order is really
  * signed, before its phase starts; only the L2 HMACs (REST, unary) are made as requests go. The
- * gRPC load goes over a lean client (grpc-wire.ts: node:http2, requests rendered as bytes before
- * their phase), as REST's does over raw sockets: the generator shares the server's cores, and
- * grpc-js's client cost six times REST's generator per call, which the unary figure then measured.
+ * gRPC load is rendered as bytes before its phase, as REST's is: the unary calls go over raw
+ * sockets framed by hand (grpc-raw-unary.ts), as REST's requests do, and the sessions over a lean
+ * client on node:http2 (grpc-wire.ts). The generator shares the server's cores: grpc-js's client
+ * cost six times REST's generator per call, and node:http2's two to three times, which the unary
+ * figure then measured as much as the server.
  *
  * Phases, one after another; each placement phase starts from the same (empty) book, its orders
  * cancelled after it (a cancel_all per session, not timed), and has as many orders in flight:
@@ -44,6 +46,7 @@ import { amendWork, cancelWork, fanOut, openLoop, pipelined, placeWork, quoteWor
   sdkUnaryClosedLoop, unaryClosedLoop, type FanOut, type LadderUpdates } from './grpc-load.js'
 import { BenchSession } from './grpc-session.js'
 import { WireChannel } from './grpc-wire.js'
+import { RawUnaryChannel } from './grpc-raw-unary.js'
 import { closedLoop, type LoadResult } from './http-load.js'
 import { CHAIN_ID, PhaseClock, profileDirOf, setUpTraders, signOrders, startChild, startPredexServer, stopChild,
   type BenchServer, type SignedFor, type Trader } from './predex-server.js'
@@ -135,11 +138,12 @@ class Signer {
 }
 
 /**
- * The load's clients: the lean client's channels (unary calls and the sessions: grpc-wire.ts),
- * and the SDK's transports (its own unary figure, and the book streams).
+ * The load's clients: raw channels for the unary calls (grpc-raw-unary.ts), the sessions (on the
+ * lean client's channels: grpc-wire.ts), and the SDK's transports (its own unary figure, and the
+ * book streams).
  */
 interface GrpcClients {
-  readonly channels: readonly WireChannel[]
+  readonly channels: readonly RawUnaryChannel[]
   readonly transports: readonly GrpcTransport[]
   readonly sessions: readonly BenchSession[]
 }
@@ -182,14 +186,16 @@ async function grpcFloors(signer: Signer, traders: readonly Trader[], settings: 
   const { seconds, window } = settings
   const child = await startChild('bench/grpc-baseline.js', [], /port (\d+)/)
   const channels = await openChannels(child.port)
+  const unaryChannels = await openUnaryChannels(child.port)
   const meter = new CpuMeter(child.process.pid!)
   const cores = availableParallelism()
   try {
     const signed = await signer.sign(FLOOR_ORDERS)
     const rendered = renderOrders(signed)
     const orders = Array.from({ length: 200_000 }, (_, i) => rendered[i % rendered.length]!)
-    await unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, 1, orders, [])
-    const unary = await meter.phase(() => unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, seconds, orders, []))
+    await unaryClosedLoop(unaryChannels, REST_CONNECTIONS / CHANNELS, 1, orders, [])
+    const unary = await meter.phase(() =>
+      unaryClosedLoop(unaryChannels, REST_CONNECTIONS / CHANNELS, seconds, orders, []))
     const sessions = await Promise.all(traders.map((trader, i) => BenchSession.open(channels[i % CHANNELS]!, trader)))
     const work = repeatWork(signed)
     await pipelined(sessions, window, 1, work)
@@ -199,13 +205,19 @@ async function grpcFloors(signer: Signer, traders: readonly Trader[], settings: 
       streamFloor: { result: stream.result, cpu: perRequest(stream.cpu, stream.result.requests, cores) } }
   } finally {
     for (const channel of channels) channel.close()
+    for (const channel of unaryChannels) channel.close()
     await stopChild(child)
   }
 }
 
-/** The lean client's connections (grpc-wire.ts) to a gRPC server on 127.0.0.1. */
+/** The lean client's connections (grpc-wire.ts) to a gRPC server on 127.0.0.1: the sessions'. */
 function openChannels(port: number): Promise<WireChannel[]> {
   return Promise.all(Array.from({ length: CHANNELS }, () => WireChannel.open(`127.0.0.1:${port}`)))
+}
+
+/** Raw connections (grpc-raw-unary.ts) to a gRPC server on 127.0.0.1: the unary calls'. */
+function openUnaryChannels(port: number): Promise<RawUnaryChannel[]> {
+  return Promise.all(Array.from({ length: CHANNELS }, () => RawUnaryChannel.open('127.0.0.1', port)))
 }
 
 /** Orders for a phase expected to run near `ratePerSecond`: half as many again, so time ends it, not the orders. */
@@ -230,7 +242,7 @@ const SDK_WARM_UP_CALLS = 2_000
  * flight as its figure. Resolves with REST's rate once warm (its last 1 000 orders), which sizes
  * the first phase's orders.
  */
-async function warmUp(server: BenchServer, signer: Signer, channels: readonly WireChannel[],
+async function warmUp(server: BenchServer, signer: Signer, channels: readonly RawUnaryChannel[],
   sessions: readonly BenchSession[], settings: Settings): Promise<number> {
   const warmCount = 1_000
   const coldCount = REST_WARM_UP_ORDERS - warmCount
@@ -445,10 +457,12 @@ async function main(): Promise<void> {
   const transports = Array.from({ length: CHANNELS }, () =>
     new GrpcTransport(`127.0.0.1:${server.grpcPort}`, { 'grpc.use_local_subchannel_pool': 1 }))
   const channels = await openChannels(server.grpcPort)
+  const unaryChannels = await openUnaryChannels(server.grpcPort)
   try {
     const { traders, tokenId, noTokenId, marketId } = await setUpTraders(server, TRADERS)
     const sessions = await Promise.all(traders.map((trader, i) => BenchSession.open(channels[i % CHANNELS]!, trader)))
-    const figures = await measure(server, new Signer(traders, tokenId), { channels, transports, sessions }, settings,
+    const figures = await measure(server, new Signer(traders, tokenId),
+      { channels: unaryChannels, transports, sessions }, settings,
       { marketId, yesTokenId: tokenId, noTokenId }, phases)
     await Promise.all(sessions.map((session) => session.close()))
     const report = reportOf(figures, settings, sessions.length)
@@ -462,6 +476,7 @@ async function main(): Promise<void> {
   } finally {
     for (const transport of transports) transport.close()
     for (const channel of channels) channel.close()
+    for (const channel of unaryChannels) channel.close()
     await server.stop()
     phases.write(profileDir)
   }

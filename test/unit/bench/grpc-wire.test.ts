@@ -1,27 +1,26 @@
 /**
- * The benchmark's lean gRPC client (bench/grpc-wire.ts) against a grpc-js server: what it sends is
- * what the server reads, what it reads is what the server sent, messages whole however big, and
- * a refusal's status and catalogue code as the server set them.
+ * The benchmark's lean gRPC client for sessions (bench/grpc-wire.ts) against a grpc-js server:
+ * what it sends is what the server reads, what it reads is what the server sent, messages whole
+ * however big, and a refusal's status and catalogue code as the server set them.
  */
 import t, { type Test } from 'tap'
-import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerDuplexStream,
-  type ServerUnaryCall } from '@grpc/grpc-js'
-import { WireChannel } from '../../../bench/grpc-wire.js'
+import { Metadata, Server, ServerCredentials, status, type ServerDuplexStream } from '@grpc/grpc-js'
+import { WireChannel, type WireStatus } from '../../../bench/grpc-wire.js'
 
 const identity = (bytes: Buffer): Buffer => bytes
 
 async function startServer(): Promise<{ server: Server; port: number }> {
   const server = new Server()
-  server.register('/test.Echo/Unary', (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
-    if (call.request.toString() === 'refuse') {
-      const metadata = new Metadata()
-      metadata.set('predex-code', 'INVALID_ORDER_NOT_ENOUGH_BALANCE')
-      callback({ code: status.INVALID_ARGUMENT, details: 'not enough balance', metadata })
-      return
-    }
+  server.register('/test.Echo/Refuse', (call: ServerDuplexStream<Buffer, Buffer>) => {
+    const metadata = new Metadata()
+    metadata.set('predex-code', 'INVALID_ORDER_NOT_ENOUGH_BALANCE')
+    call.emit('error', { code: status.INVALID_ARGUMENT, details: 'not enough balance', metadata })
+  }, identity, identity, 'bidi')
+  server.register('/test.Echo/Signed', (call: ServerDuplexStream<Buffer, Buffer>) => {
     const signature = String(call.metadata.get('exchange-signature')[0] ?? '')
-    callback(null, Buffer.concat([Buffer.from(`${signature}|`), call.request]))
-  }, identity, identity, 'unary')
+    call.on('data', (message: Buffer) => call.write(Buffer.concat([Buffer.from(`${signature}|`), message])))
+    call.on('end', () => call.end())
+  }, identity, identity, 'bidi')
   server.register('/test.Echo/Both', (call: ServerDuplexStream<Buffer, Buffer>) => {
     call.on('data', (message: Buffer) => call.write(Buffer.concat([Buffer.from('re:'), message])))
     call.on('end', () => call.end())
@@ -42,15 +41,27 @@ async function connected(t: Test): Promise<WireChannel> {
   return channel
 }
 
-t.test('unary: the request and its headers reach the server, the answer and the status come back', async (t) => {
+t.test('duplex: headers reach the server, a message past one DATA frame comes back whole', async (t) => {
   const channel = await connected(t)
   const big = Buffer.alloc(100_000, 7)
-  const answer = await channel.unary('/test.Echo/Unary', { 'exchange-signature': 'sig' }, big)
-  t.equal(answer.status.grpcStatus, status.OK)
-  t.same(answer.answer, Buffer.concat([Buffer.from('sig|'), big]), 'a message past one DATA frame, whole')
-  const refused = await channel.unary('/test.Echo/Unary', {}, Buffer.from('refuse'))
-  t.equal(refused.answer, null)
-  t.same(refused.status, { grpcStatus: status.INVALID_ARGUMENT, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE',
+  const answers: Buffer[] = []
+  const ended = new Promise<number>((resolve) => {
+    const call = channel.duplex('/test.Echo/Signed', { 'exchange-signature': 'sig' }, (message) => answers.push(message),
+      (end) => resolve(end.grpcStatus))
+    call.write(big)
+    call.end()
+  })
+  t.equal(await ended, status.OK)
+  t.same(answers, [Buffer.concat([Buffer.from('sig|'), big])])
+})
+
+t.test('duplex: a refusal\'s status and catalogue code come back as the server set them', async (t) => {
+  const channel = await connected(t)
+  const ended = new Promise<WireStatus>((resolve) => {
+    const call = channel.duplex('/test.Echo/Refuse', {}, () => undefined, resolve)
+    call.end()
+  })
+  t.same(await ended, { grpcStatus: status.INVALID_ARGUMENT, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE',
     message: 'not enough balance' })
 })
 

@@ -271,8 +271,9 @@ export const READ_CACHE_RECORDS_MAX = 16_384
  * 0.130-0.156 ms a cancel, and 1.1 x fewer per order in batches; two alternating pairs of `node
  * dist/bench/rest.js --quick`): a transaction's cost is mostly the B-tree pages it copies and
  * flushes, and orders keyed by their random ids touch a page each, so fewer, larger transactions
- * write the same hot pages fewer times. 250 ms took no more off and let a save's burst of
- * encoding on the main thread show in the open loop's p99 (9-13 -> 13-21 ms).
+ * write the same hot pages fewer times. 250 ms took only a little more off, and a save encodes
+ * its records in one turn of the main thread: the longer the interval, the more gather at
+ * moderate load (the open loop's p99 was too noisy to tell them apart: docs/performance.md).
  */
 export const READ_STORE_SAVE_INTERVAL_MS = 100
 /** ...or sooner, once this many records wait: a flood's pending records stay bounded in memory. */

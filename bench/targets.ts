@@ -60,16 +60,19 @@ const at = (label: string, workload: string, source: string, value: Target['valu
 
 const PERFORMANCE = 'docs/performance.md'
 /**
- * By target label: what the last measurements found (profiles 2026-11-27; the host's and the CPU by
- * thread, 2026-11-28); re-measure with `--profile <workload>` and the CPU tables of bench:rest and bench:grpc.
+ * By target label: what the last measurements found (each entry says when, or points at the dated
+ * section of docs/performance.md); re-measure with `--profile <workload>` and the CPU tables of
+ * bench:rest and bench:grpc.
  */
 const LIMITED_BY: Readonly<Record<string, string>> = {
-  'engine vs nodejs-order-book, same stream (holds + complementary)': 'the order-id table: every placement and ' +
-    'cancel hashes a 66-character hex id (OrderIndex.get 0.8 s and setLive 0.3 s of the engine\'s 2.9 s in a ' +
-    'bench:engine --cpu-prof run), then placement, aggregates and GC; the lever is ids as packed bytes hashed once, ' +
-    'and orders in typed arrays. Events are written into a log now, not built (at parity alone, the path behind ' +
-    'it two to three times cheaper), and 531 B a command is still allocated, about 30 % of it the Order objects ' +
-    `(${PERFORMANCE}, "Issue 30, first step")`,
+  'engine vs nodejs-order-book, same stream (holds + complementary)': 'no single cost large enough: 5 x needs ' +
+    'about 0.55 µs a command against 1.0-1.1. In a CPU profile of the engine alone on the bench stream ' +
+    '(2026-12-01) the order-id table is about a quarter (a lookup that finds its id costs about 150 ns of cache ' +
+    'misses, the hash of the id 28 ns), then placement, matching and the event log; the output is a fifth ' +
+    '(applyForReplay runs the same stream at 1.24 M commands/s against 0.98 M); 17 B allocated a command and no ' +
+    'collection. The lever is commands read from their bytes: ids hashed from their raw 32 bytes once, addresses ' +
+    `and tokens resolved to indices as they are decoded (${PERFORMANCE}, "The read store's saves, a raw unary ` +
+    'client, and what was measured and left")',
   'durable host (sync) vs engine alone': 'the host\'s own code around the engine, not the shape nor the machine: ' +
     'the bare shape (bench/shape-floor.ts: the ring, a writer thread, a journal thread committing each group, the ' +
     'ids back; no decoding, no engine) runs at 1.3-1.5 M commands/s and 0.9 µs of CPU a command, the engine alone ' +
@@ -106,29 +109,37 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
   'signer cache vs plain noble recovery, per core': 'noisy on a shared machine (3.54, 3.49, 3.42 and 2.50 x in ' +
     'quick runs); noble\'s plain recovery and its cached tables differ by the load, not the code ' +
     '(docs/signatures-and-auth.md)',
-  'REST signed POST /order vs uWS constant JSON': 'the two cores (85-86 % busy), and beyond the server: an ' +
-    'order\'s signature check (0.17 ms) and the load generator\'s HTTP and HMAC (0.21 ms) alone fit at most ' +
-    '15-17 % of uWS\'s rate on them (bench:rest\'s `orders_vs_uws_reachable`). The server adds 1.0-1.1 ms (main ' +
-    'thread 0.44-0.46, engine worker 0.11, journal 0.07, other 0.41-0.43: the read store\'s LMDB commits, V8\'s ' +
-    'compiler and collector); ten orders in one request cost 0.34-0.44 ms each (bench:rest\'s CPU table; ' +
-    `${PERFORMANCE}, "Write path v2, fourth and fifth steps")`,
+  'REST signed POST /order vs uWS constant JSON': 'the two cores (83-86 % busy), and beyond the server: an ' +
+    'order\'s signature check and the load generator\'s HTTP and HMAC alone fit at most 12-17 % of uWS\'s rate on ' +
+    'them (bench:rest\'s `orders_vs_uws_reachable`). The server adds 0.36-0.46 ms an order (2026-12-01: main ' +
+    'thread 0.13-0.17, signature check 0.08-0.10, engine worker and journal 0.03-0.05 each, other 0.05-0.09: V8\'s ' +
+    'compiler and collector, the read store\'s LMDB commits); the generator 0.05-0.07 (bench:rest\'s CPU table; ' +
+    `${PERFORMANCE}, "Write path v2, fourth and fifth steps", and "The read store's saves")`,
   'REST signed intake vs the verification pool\'s ceiling': 'the ceiling has both cores to itself (9-10 k/s); ' +
     'with the load generator on the same cores, the signature check and the generator\'s own 0.21 ms an order fit ' +
     'at most 51-59 % of it (bench:rest\'s `intake_vs_pool_reachable`), whatever the server does; the server\'s ' +
-    `other 1.0 ms an order takes it to 12-14 % (${PERFORMANCE}, "Write path v2, fifth step")`,
-  'REST DELETE /order vs uWS constant JSON': 'the server: a cancel costs 0.42-0.49 ms of its CPU (main thread ' +
-    '0.19-0.21: the answer\'s write, the engine\'s wake-up, the HMAC, the read store\'s records; other 0.12-0.16, ' +
-    'most of it the read store\'s writes; the engine\'s threads 0.1) where the load generator\'s 0.10-0.11 ms alone ' +
-    'would allow 51-57 % of uWS ' +
-    `(bench:rest's CPU table and \`cancels_vs_uws_reachable\`; ${PERFORMANCE}, "Write path v2, fifth step")`,
+    'own work besides the check (0.27-0.36 ms an order on 2026-12-01) takes it to 20-37 % ' +
+    `(${PERFORMANCE}, "Write path v2, fifth step")`,
+  'REST DELETE /order vs uWS constant JSON': 'the server: a cancel costs 0.13-0.16 ms of its CPU (2026-12-01, ' +
+    'read store saved every 100 ms: main thread 0.06-0.07, the engine\'s threads 0.04, other 0.03-0.04) where the ' +
+    'load generator\'s 0.034-0.04 ms alone would allow about half of uWS; 40 % needs the whole cancel near ' +
+    '0.05 ms (bench:rest\'s CPU table and `cancels_vs_uws_reachable`; ' +
+    `${PERFORMANCE}, "Write path v2, fifth step", and "The read store's saves")`,
   'REST GET /book vs uWS constant JSON': 'met since the book cache formats a book once per version and replies ' +
     'ready at once skip the promise (65-75 %, 49-79, in two sets of three quick runs); it swings with the machine: the server\'s ' +
     `main thread is 0.04-0.05 ms a read, the load generator 0.03-0.06 (${PERFORMANCE}, "Write path v2, fifth step")`,
-  'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js\'s own server cost and the client on the same cores: ' +
-    'a unary order costs the server about 0.07 ms more than REST\'s (grpc-js answering a constant costs 0.06-0.07), ' +
-    'and the load generator\'s http2 client 0.15-0.17 ms a call against REST\'s raw socket at 0.05-0.08 (node:http2 ' +
-    'creates a stream per call); with grpc-js as the client it read 0.45-0.55 (bench:grpc\'s CPU table; ' +
-    `${PERFORMANCE}, "gRPC: a lean load generator")`,
+  'REST POST /orders (10 per batch) vs single POST /order, orders/s': 'what an order costs besides its request: ' +
+    'in a batch 0.18-0.24 ms of server CPU an order (2026-12-01: signature check 0.076, main thread 0.05, other ' +
+    '0.035-0.06, engine and journal 0.016) and 0.02 of the generator, against 0.36-0.46 and 0.05-0.07 for a single ' +
+    'order; 3 x needs a batched order near 0.15 ms in all, of which the signature check is half. On the main thread ' +
+    'the read store (records encoded with msgpack, LMDB puts) is about a fifth of a batch\'s time, the pool\'s ' +
+    `hand-off a tenth (${PERFORMANCE}, "The read store's saves, a raw unary client")`,
+  'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js\'s own server cost, and a closed loop not bound by the ' +
+    'cores: a unary order costs the server 0.51 ms against REST\'s 0.41 (main thread 0.24 against 0.15; grpc-js ' +
+    'answering a constant costs 0.077), while both cores were 77 % busy (REST\'s phase 85 %), so the 32 calls in ' +
+    'flight wait on the hand-offs and flushes of the write path. The load generator is no longer in the way: on ' +
+    'raw sockets (bench/grpc-raw-unary.ts) it costs 0.067 ms a call, as REST\'s does (node:http2\'s 0.15-0.20, ' +
+    `grpc-js's 0.3-0.44) (bench:grpc's CPU table; ${PERFORMANCE}, "The read store's saves, a raw unary client")`,
   'gRPC order-entry stream intake vs REST (same run)': 'Predex\'s own work per message, not grpc-js (which ' +
     'answers 65 k messages/s at 0.012 ms a message): the stream\'s verification, engine, journal, read-store ' +
     'writes and V8 threads already cost 0.19-0.25 ms an order, so 2 x REST\'s 0.42 ms would leave its main thread ' +

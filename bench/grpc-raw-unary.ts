@@ -16,8 +16,9 @@
  *   a call that brings back a message succeeded (a gRPC server sends a unary answer only with
  *   status OK), one that ends without one was refused or failed (`answer` null). The lean client
  *   (grpc-wire.ts) and the SDK read statuses; the benchmark's unary loop only counts outcomes.
- * - A request must fit one DATA frame (16 379 bytes of message, the default frame size), and the
- *   server may not limit concurrent streams below the calls in flight (asserted).
+ * - A request must fit one DATA frame (16 379 bytes of message, the default frame size) and its
+ *   stream's window, and the server may not limit concurrent streams below the calls in flight
+ *   (all three asserted), so a stream's own send window never needs tracking.
  * Flow control is kept both ways: this side's windows are opened to the maximum at once and
  * topped up as answers are read; the server's connection window is honoured (requests wait for
  * its WINDOW_UPDATE), as a server that stopped reading would otherwise be flooded.
@@ -68,12 +69,15 @@ export class RawUnaryChannel {
   private sendWindow = WINDOW_DEFAULT
   private readonly waiting: { readonly frames: Buffer; readonly dataBytes: number }[] = []
   private received = 0
+  /** From the server's SETTINGS: streams at once, and the window each new stream starts with. */
   private concurrentMax = Number.POSITIVE_INFINITY
+  private streamWindow = WINDOW_DEFAULT
   /** A header block continued in CONTINUATION frames: its stream, and whether it ends the stream. */
   private continued: { readonly streamId: number; readonly endsStream: boolean } | null = null
   private closedWith: string | null = null
-  /** `:method` and `:scheme`, then (after the call's `:path`) `:authority`, `content-type` and `te`. */
-  private readonly firstHeaders = Buffer.from([0x83, 0x86]) // POST and http: static table indices 3 and 6
+  /** `:method: POST` and `:scheme: http`, by their static-table indices (3 and 6). */
+  private readonly firstHeaders = Buffer.from([0x83, 0x86])
+  /** After the call's `:path`: `:authority`, `content-type` and `te`, the same in every call. */
   private readonly commonHeaders: Buffer
 
   private constructor(private readonly socket: Socket, authority: string) {
@@ -107,7 +111,8 @@ export class RawUnaryChannel {
   /** A unary call on `path` with `headers` (lower-case names) and the request's message bytes. */
   unary(path: string, headers: Readonly<Record<string, string>>, request: Uint8Array): Promise<RawAnswer> {
     if (this.closedWith !== null) return Promise.resolve({ answer: null })
-    assert(request.length + PREFIX_BYTES <= FRAME_PAYLOAD_MAX, 'a request fits one DATA frame')
+    assert(request.length + PREFIX_BYTES <= Math.min(FRAME_PAYLOAD_MAX, this.streamWindow),
+      'a request fits one DATA frame and its stream\'s window')
     assert(this.calls.size < this.concurrentMax, 'the server allows as many streams as calls in flight')
     const streamId = this.nextStreamId
     this.nextStreamId += 2
@@ -216,7 +221,9 @@ export class RawUnaryChannel {
   private settingsRead(flags: number, payload: Buffer): void {
     if ((flags & FLAG_ACK) !== 0) return
     for (let at = 0; at + 6 <= payload.length; at += 6) {
-      if (payload.readUInt16BE(at) === SETTING_MAX_CONCURRENT_STREAMS) this.concurrentMax = payload.readUInt32BE(at + 2)
+      const id = payload.readUInt16BE(at)
+      if (id === SETTING_MAX_CONCURRENT_STREAMS) this.concurrentMax = payload.readUInt32BE(at + 2)
+      if (id === SETTING_INITIAL_WINDOW_SIZE) this.streamWindow = payload.readUInt32BE(at + 2)
     }
     this.socket.write(frame(SETTINGS, FLAG_ACK, 0, Buffer.alloc(0)))
   }

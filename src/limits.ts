@@ -268,8 +268,8 @@ export const READ_CACHE_RECORDS_MAX = 16_384
  * wait for it (the model and the pending records answer them); a crash loses at most this much of
  * the projection, which the journal replays at the next start. 20 ms took 15-20 % off a REST
  * cancel's server CPU (bench:rest, interleaved). 100 ms took another 15-30 % off (0.182-0.184 ->
- * 0.130-0.156 ms a cancel, and 1.1 x fewer per order in batches; two alternating pairs of `node
- * dist/bench/rest.js --quick`): a transaction's cost is mostly the B-tree pages it copies and
+ * 0.130-0.156 ms a cancel, a batched order 0.194-0.223 -> 0.182-0.183; two alternating pairs of
+ * `node dist/bench/rest.js --quick`): a transaction's cost is mostly the B-tree pages it copies and
  * flushes, and orders keyed by their random ids touch a page each, so fewer, larger transactions
  * write the same hot pages fewer times. 250 ms took only a little more off, and a save encodes
  * its records in one turn of the main thread: the longer the interval, the more gather at

@@ -5,10 +5,9 @@
  * connection window wait for its WINDOW_UPDATE instead of being lost or refused.
  */
 import t, { type Test } from 'tap'
-import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js'
+import { Server, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js'
 import { RawUnaryChannel } from '../../../bench/grpc-raw-unary.js'
-
-const identity = (bytes: Buffer): Buffer => bytes
+import { identity, servedClient } from '../../support/grpc-test-server.js'
 
 async function connected(t: Test): Promise<RawUnaryChannel> {
   const server = new Server()
@@ -25,14 +24,7 @@ async function connected(t: Test): Promise<RawUnaryChannel> {
     const signature = String(call.metadata.get('exchange-signature')[0] ?? '')
     callback(null, Buffer.concat([Buffer.from(`${signature}|`), call.request]))
   }, identity, identity, 'unary')
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0',
-    ServerCredentials.createInsecure(), (error, bound) => (error === null ? resolve(bound) : reject(error))))
-  const channel = await RawUnaryChannel.open('127.0.0.1', port)
-  t.teardown(() => {
-    channel.close()
-    server.forceShutdown()
-  })
-  return channel
+  return servedClient(t, server, (port) => RawUnaryChannel.open('127.0.0.1', port))
 }
 
 t.test('the request and its headers reach the server; the answer comes back whole', async (t) => {

@@ -4,12 +4,12 @@
  * however big, and a refusal's status and catalogue code as the server set them.
  */
 import t, { type Test } from 'tap'
-import { Metadata, Server, ServerCredentials, status, type ServerDuplexStream } from '@grpc/grpc-js'
+import { Metadata, Server, status, type ServerDuplexStream } from '@grpc/grpc-js'
 import { WireChannel, type WireStatus } from '../../../bench/grpc-wire.js'
+import { identity, servedClient } from '../../support/grpc-test-server.js'
 
-const identity = (bytes: Buffer): Buffer => bytes
-
-async function startServer(): Promise<{ server: Server; port: number }> {
+/** The test server and a channel to it, both closed when the test ends. */
+function connected(t: Test): Promise<WireChannel> {
   const server = new Server()
   server.register('/test.Echo/Refuse', (call: ServerDuplexStream<Buffer, Buffer>) => {
     const metadata = new Metadata()
@@ -25,20 +25,7 @@ async function startServer(): Promise<{ server: Server; port: number }> {
     call.on('data', (message: Buffer) => call.write(Buffer.concat([Buffer.from('re:'), message])))
     call.on('end', () => call.end())
   }, identity, identity, 'bidi')
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0',
-    ServerCredentials.createInsecure(), (error, bound) => (error === null ? resolve(bound) : reject(error))))
-  return { server, port }
-}
-
-/** The test server and a channel to it, both closed when the test ends. */
-async function connected(t: Test): Promise<WireChannel> {
-  const { server, port } = await startServer()
-  const channel = await WireChannel.open(`127.0.0.1:${port}`)
-  t.teardown(() => {
-    channel.close()
-    server.forceShutdown()
-  })
-  return channel
+  return servedClient(t, server, (port) => WireChannel.open(`127.0.0.1:${port}`))
 }
 
 t.test('duplex: headers reach the server, a message past one DATA frame comes back whole', async (t) => {

@@ -23,6 +23,7 @@ const EXTERNAL_FLAGS = [
   '--trace-gc', '--trace-opt', '--trace-deopt', '--single-threaded-gc', '--no-concurrent-recompilation', // V8, through node
   '--perf-basic-prof', // V8, through node: symbols for Linux perf
   '--max-inlined-bytecode-size', '--max-inlined-bytecode-size-cumulative',
+  '--no-lazy-feedback-allocation', '--interrupt-budget', // V8, through node: tried on replay's first pass
   '--timeout', '--jobs', // tap
   '--data', '--max-time', // curl
   '--ignore-scripts', '--omit', // npm

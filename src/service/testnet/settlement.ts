@@ -62,6 +62,8 @@ export class Settlement {
 
   /** The trades of the outcomes published so far, recorded one batch after another (so lastSeq never runs ahead). */
   private recording: Promise<void> = Promise.resolve()
+  /** The chain mirror's confirmations, recorded one batch after another (`confirmed`). */
+  private confirming: Promise<void> = Promise.resolve()
   /** Told of each change of a trade's status after the match (the user WebSocket channel pushes it). */
   private readonly listeners = new Set<(tradeId: string) => void>()
 
@@ -216,14 +218,20 @@ export class Settlement {
     return () => void this.listeners.delete(listener)
   }
 
-  /** The chain mirror's confirmed settlements. */
+  /**
+   * The chain mirror's confirmed settlements, recorded one after another; stop() waits for them.
+   * One that comes once stop() began is left: the next start rechecks the trade on chain (recheck).
+   */
   confirmed(trades: readonly SettledTrade[]): void {
-    for (const settled of trades) {
-      const record = this.store.tradeOfChainId(settled.tradeId)
-      if (record === undefined || record.status === 'CONFIRMED') continue
-      this.update(record, 'CONFIRMED', { transactionHash: settled.transactionHash, blockNumber: settled.blockNumber })
-        .catch((error: unknown) => this.log.error('settlement: recording a confirmation failed', { err: error }))
-    }
+    if (this.stopped) return
+    this.confirming = this.confirming.then(async () => {
+      for (const settled of trades) {
+        const record = this.store.tradeOfChainId(settled.tradeId)
+        if (record === undefined || record.status === 'CONFIRMED') continue
+        await this.update(record, 'CONFIRMED', { transactionHash: settled.transactionHash,
+          blockNumber: settled.blockNumber })
+      }
+    }).catch((error: unknown) => this.log.error('settlement: recording a confirmation failed', { err: error }))
   }
 
   step(): Promise<void> {
@@ -239,6 +247,7 @@ export class Settlement {
       clearInterval(this.timer)
       await this.running
       await this.recording
+      await this.confirming // a read after the store's close began would throw from an lmdb-js timer
       await this.store.close()
     })()
     return this.stopping

@@ -20,19 +20,25 @@ export async function checkedOrder(context: ServiceContext, order: SignedOrder, 
   const market = marketOfToken(context, order.struct.tokenId)
   const orderId = await verifySignature(order, market, context.pool, context.isLinked, trader.address)
   const input = orderInputOf(order, orderId, trader.apiKey)
-  // An order the engine knows already is its to answer (INVALID_ORDER_DUPLICATED with the
-  // order's status), whatever its market's rules are now; so is a client order id that names a
-  // live order of this key (CLIENT_ORDER_ID_DUPLICATED with that order), so that a retry learns
-  // which order it placed even once the market has stopped taking orders.
-  const known = context.read.order(orderId) !== undefined ||
-    context.read.liveOrderOfClient(input.owner, input.clientOrderId) !== undefined
-  if (!known) {
+  try {
     checkOrderRules(input, market, context.nowMs())
     context.settlement?.checkBacklog()
+  } catch (error) {
+    // An order the engine knows already is its to answer (INVALID_ORDER_DUPLICATED with the
+    // order's status), whatever its market's rules are now; so is a client order id that names a
+    // live order of this key (CLIENT_ORDER_ID_DUPLICATED with that order), so that a retry learns
+    // which order it placed even once the market has stopped taking orders. Asked only of an
+    // order the rules refuse: for a new order, the lookup is a read of the read store's disk.
+    if (!isKnown(context, orderId, input)) throw error
   }
   // On a real chain its trades settle against what its maker signed: kept before the engine has it.
   await context.settlement?.keepOrder(orderId, order.struct, order.signature, market.negRisk)
   return input
+}
+
+function isKnown(context: ServiceContext, orderId: string, input: OrderInput): boolean {
+  return context.read.order(orderId) !== undefined ||
+    context.read.liveOrderOfClient(input.owner, input.clientOrderId) !== undefined
 }
 
 export interface IntakeStep {

@@ -153,3 +153,26 @@ t.test('the read model: records stored before client order ids load with \'\'; t
   t.equal(read.liveOrderOfClient('k', 'x'), undefined, 'gone once it ended')
   t.end()
 })
+
+t.test('an order the rules take costs no lookup of its id; one they refuse is looked up, and a known one goes to the engine', async (t) => {
+  const { context, yes, marketId } = await world()
+  const read = context.read
+  const lookedUp: string[] = []
+  const order = read.order.bind(read)
+  read.order = (orderId) => {
+    lookedUp.push(orderId)
+    return order(orderId)
+  }
+  const first = signed(yes)
+  const placed = await placeOrder(context, first, trader)
+  t.equal(placed.result.status, 'LIVE')
+  // For a new order the lookup misses the read model's memory and reads the read store's disk.
+  t.same(lookedUp, [], 'a new order that passes the rules is not looked up')
+
+  await context.host.submit({ kind: 'setMarketStatus', marketId, status: 'Paused' })
+  const again = await refusal(() => placeOrder(context, first, trader))
+  t.equal(again.code, Code.INVALID_ORDER_DUPLICATED, 'the engine answers a known order, whatever the market now')
+  t.same(lookedUp, [placed.result.orderId], 'looked up once the rules refused it')
+  const fresh = await refusal(() => placeOrder(context, signed(yes), trader))
+  t.equal(fresh.code, Code.MARKET_CANCEL_ONLY, 'a new one is refused by the rules at the edge')
+})

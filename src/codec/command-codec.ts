@@ -230,6 +230,25 @@ export function decodeStampedCommand(bytes: Uint8Array): Command {
   return command
 }
 
+/**
+ * `count` stamped commands in a row, each after its length (a journal batch's body: batch-record.ts),
+ * read with one reader; each must end where its length says, and the bytes with the last.
+ */
+export function decodeStampedCommands(bytes: Uint8Array, count: number): Command[] {
+  const r = readerOf(bytes)
+  const commands: Command[] = []
+  for (let i = 0; i < count; i++) {
+    const length = r.uint()
+    const end = r.position + length
+    const seq = r.uint()
+    const timeMs = r.uint()
+    commands.push(readCommandInto(r, { kind: '', seq, timeMs }) as unknown as Command)
+    assert(r.position === end, 'a stamped command ends where its length says')
+  }
+  assert(r.isAtEnd(), 'a batch has no bytes after its commands')
+  return commands
+}
+
 function writeFields(w: ByteWriter, schema: Schema, fields: Fields): void {
   for (let i = 0; i < schema.length; i++) {
     const field = schema[i]!

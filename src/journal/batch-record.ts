@@ -90,15 +90,27 @@ export function batchCountOf(record: Uint8Array): number | null {
 }
 
 /**
- * The stamped commands of a batch record (each a view into `record`), or null if the record is
- * damaged: checksum, format, or lengths that do not add up to the record.
+ * A batch record's commands as one view (`count` of them, each a LEB128 length then the stamped
+ * command), if its header is whole and its checksum holds; null otherwise. A replay reads them
+ * with one reader rather than a view and a reader per command (batchCommandsOf).
  */
-export function batchCommandsOf(record: Uint8Array): Uint8Array[] | null {
+export function checkedBatchBody(record: Uint8Array): { readonly count: number; readonly bytes: Uint8Array } | null {
   const count = batchCountOf(record)
   if (count === null) return null
   const buffer = Buffer.from(record.buffer, record.byteOffset, record.byteLength)
   if (buffer.readUInt32LE(0) !== crc32(buffer.subarray(CRC_BYTES))) return null
-  const reader = new ByteReader(buffer.subarray(HEADER_BYTES))
+  return { count, bytes: buffer.subarray(HEADER_BYTES) }
+}
+
+/**
+ * The stamped commands of a batch record (each a view into `record`), or null if the record is
+ * damaged: checksum, format, or lengths that do not add up to the record.
+ */
+export function batchCommandsOf(record: Uint8Array): Uint8Array[] | null {
+  const body = checkedBatchBody(record)
+  if (body === null) return null
+  const count = body.count
+  const reader = new ByteReader(body.bytes)
   const commands: Uint8Array[] = []
   try {
     for (let i = 0; i < count; i++) commands.push(reader.raw(reader.uint()))

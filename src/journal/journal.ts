@@ -26,8 +26,8 @@ import { mkdirSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
 import { assert } from '../stdx/assert.js'
 import type { Command } from '../engine/command.js'
-import { decodeStampedCommand } from '../codec/command-codec.js'
-import { BatchRecordWriter, batchCommandsOf, batchCountOf } from './batch-record.js'
+import { decodeStampedCommand, decodeStampedCommands } from '../codec/command-codec.js'
+import { BatchRecordWriter, batchCommandsOf, batchCountOf, checkedBatchBody } from './batch-record.js'
 import { ENDED_ORDERS_RETAINED } from '../engine/limits.js'
 import { DirectoryLock } from './directory-lock.js'
 import { SnapshotFiles } from './snapshot-files.js'
@@ -67,9 +67,17 @@ export const LEGACY_COMMANDS_DB = 'commands'
 /** One stored record: a batch, or a command of a journal written before batches. */
 interface StoredRecord {
   readonly key: number
-  /** The stamped commands it holds (views into the record), or null if it is damaged. */
-  readonly payloads: readonly Uint8Array[] | null
+  /** As stored: a sealed single command (a journal's older records) or a batch (batch-record.ts). */
+  readonly value: Buffer
+  readonly isBatch: boolean
   readonly db: Database<Buffer, number>
+}
+
+/** The stamped commands a record holds (views into it), or null if it is damaged. */
+function payloadsOf(record: StoredRecord): Uint8Array[] | null {
+  if (record.isBatch) return batchCommandsOf(record.value)
+  const payload = unsealed(record.value)
+  return payload === null ? null : [payload]
 }
 
 /** A command as stored, unchecked beyond its record's checksum (tests and tools). */
@@ -275,6 +283,16 @@ export class Journal {
    * each command's own seq the one its place says. Drops a damaged last record (see the header).
    */
   *recordsAfter(afterSeq: number): Generator<RecoveredRecord> {
+    for (const commands of this.batchesAfter(afterSeq)) {
+      for (const command of commands) yield { seq: command.seq, command }
+    }
+  }
+
+  /**
+   * recordsAfter's commands a record at a time, in order (a record's commands at or before
+   * `afterSeq` left out): what a replay loops over, with no step of a generator per command.
+   */
+  *batchesAfter(afterSeq: number): Generator<readonly Command[]> {
     let expected = afterSeq + 1
     const lastKey = this.lastRecordKey()
     for (const record of this.storedFrom(afterSeq + 1)) {
@@ -287,23 +305,24 @@ export class Journal {
         }
         throw new JournalCorruptError(record.key, decoded)
       }
-      for (const command of decoded) {
-        if (command.seq < expected) continue // a batch that began at or before afterSeq
-        yield { seq: command.seq, command }
-        expected++
-      }
+      // A batch that began at or before afterSeq: its commands from `expected` on.
+      const fresh = record.key < expected ? decoded.slice(expected - record.key) : decoded
+      if (fresh.length === 0) continue
+      expected += fresh.length
+      yield fresh
     }
   }
 
   /** Each command from `fromSeq` on (seq 1 by default), checked only by its record's checksum (tests and tools). */
   *commandRecords(fromSeq = 1): Generator<CommandRecord> {
     for (const record of this.storedFrom(fromSeq)) {
-      if (record.payloads === null) {
+      const payloads = payloadsOf(record)
+      if (payloads === null) {
         yield { seq: record.key, payload: null }
         continue
       }
-      for (let i = 0; i < record.payloads.length; i++) {
-        if (record.key + i >= fromSeq) yield { seq: record.key + i, payload: record.payloads[i]! }
+      for (let i = 0; i < payloads.length; i++) {
+        if (record.key + i >= fromSeq) yield { seq: record.key + i, payload: payloads[i]! }
       }
     }
   }
@@ -319,13 +338,12 @@ export class Journal {
   /** The records holding `fromSeq` and after: a journal's older single commands first, then its batches. */
   private *storedFrom(fromSeq: number): Generator<StoredRecord> {
     for (const { key, value } of this.commands.getRange({ start: fromSeq })) {
-      const payload = unsealed(value)
-      yield { key, payloads: payload === null ? null : [payload], db: this.commands }
+      yield { key, value, isBatch: false, db: this.commands }
     }
     let start = fromSeq
     for (const key of this.batches.getKeys({ start: fromSeq, reverse: true, limit: 1 })) start = key
     for (const { key, value } of this.batches.getRange({ start })) {
-      yield { key, payloads: batchCommandsOf(value), db: this.batches }
+      yield { key, value, isBatch: true, db: this.batches }
     }
   }
 
@@ -359,17 +377,28 @@ export function unsealed(record: Uint8Array): Uint8Array | null {
 
 /** A record's commands, each saying the seq its place gives it; or why the record is damaged. */
 function decodeRecord(record: StoredRecord): Command[] | string {
-  if (record.payloads === null) return 'checksum or format'
-  const commands: Command[] = []
-  for (let i = 0; i < record.payloads.length; i++) {
-    let command: Command
-    try {
-      command = decodeStampedCommand(record.payloads[i]!)
-    } catch {
-      return 'checksum or format'
-    }
-    if (command.seq !== record.key + i) return `it says seq ${command.seq}`
-    commands.push(command)
+  let commands: Command[]
+  try {
+    commands = record.isBatch ? decodedBatch(record.value) : decodedSingle(record.value)
+  } catch {
+    return 'checksum or format'
+  }
+  for (let i = 0; i < commands.length; i++) {
+    const seq = commands[i]!.seq
+    if (seq !== record.key + i) return `it says seq ${seq}`
   }
   return commands
+}
+
+/** Throws when the record is damaged (its checksum, its format, lengths that do not add up). */
+function decodedBatch(record: Buffer): Command[] {
+  const body = checkedBatchBody(record)
+  if (body === null) throw new Error('checksum or format')
+  return decodeStampedCommands(body.bytes, body.count)
+}
+
+function decodedSingle(record: Buffer): Command[] {
+  const payload = unsealed(record)
+  if (payload === null) throw new Error('checksum or format')
+  return [decodeStampedCommand(payload)]
 }

@@ -39,11 +39,14 @@ export function recover(journal: Journal, hashSeed: number, now: () => number, e
   engine ??= new Engine(options)
   const snapshotSeq = engine.seq
   let replayed = 0
-  for (const record of journal.recordsAfter(engine.seq)) {
-    if (record.seq > upToSeq) break
-    // Nobody reads a replayed command's events: applyForReplay builds none (same state).
-    engine.applyForReplay(record.command)
-    replayed++
+  // Nobody reads a replayed command's events: applyForReplay builds none (same state).
+  replay: for (const commands of journal.batchesAfter(engine.seq)) {
+    for (let i = 0; i < commands.length; i++) {
+      const command = commands[i]!
+      if (command.seq > upToSeq) break replay
+      engine.applyForReplay(command)
+      replayed++
+    }
   }
   checkInvariants(engine)
   return { engine, snapshotSeq, snapshotsSkipped, replayed, ms: now() - started }

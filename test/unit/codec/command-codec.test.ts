@@ -4,7 +4,8 @@
  * rather than decoding into something else.
  */
 import t from 'tap'
-import { decodeStampedCommand, encodeStampedCommand } from '../../../src/codec/command-codec.js'
+import { decodeStampedCommand, decodeStampedCommands, encodeStampedCommand } from '../../../src/codec/command-codec.js'
+import { BatchRecordWriter, batchCommandsOf, checkedBatchBody } from '../../../src/journal/batch-record.js'
 import { AssertionError } from '../../../src/stdx/assert.js'
 import { Workload } from '../../simulation/workload.js'
 import { Engine } from '../../../src/engine/engine.js'
@@ -32,6 +33,37 @@ t.test('every workload command round-trips', (t) => {
   }
   t.ok(kinds.size >= 18, `kinds seen: ${[...kinds].join(', ')}`)
   t.ok(kinds.has('relay'), 'relays among them')
+  t.end()
+})
+
+t.test('a batch body decodes with one reader as its commands do one by one; a length that is off is refused', (t) => {
+  const seed = 78
+  t.comment(`seed ${seed}`)
+  const workload = new Workload({ seed })
+  const engine = new Engine()
+  const writer = new BatchRecordWriter()
+  // First a command short enough for a one-byte length, which the damage below lowers.
+  writer.addStamped(encodeStampedCommand({ kind: 'cancelOrder', seq: 1, timeMs: 2, address: '0xa', orderId: '0xb' }))
+  for (let i = 1; i < 2_000; i++) {
+    const command = workload.next()
+    writer.addStamped(encodeStampedCommand(command))
+    const applied = engine.apply(command)
+    workload.observe(command, applied.result, applied.events)
+  }
+  const record = writer.seal()
+  const body = checkedBatchBody(record)!
+  t.equal(body.count, 2_000)
+  const oneByOne = batchCommandsOf(record)!.map(decodeStampedCommand)
+  t.same(decodeStampedCommands(body.bytes, body.count), oneByOne, 'the same commands, in order')
+
+  // A first command's length one byte short (and the bytes otherwise the same): a single-byte
+  // LEB128 length, lowered, runs the command past where its length says it ends.
+  const shortened = Uint8Array.from(body.bytes)
+  t.ok(shortened[0]! > 1 && shortened[0]! < 0x80, 'the first length is one byte')
+  shortened[0]! -= 1
+  t.throws(() => decodeStampedCommands(shortened, body.count), AssertionError, 'a length that is off')
+  t.throws(() => decodeStampedCommands(body.bytes, body.count - 1), AssertionError, 'bytes after the last command')
+  t.throws(() => decodeStampedCommands(body.bytes, body.count + 1), AssertionError, 'a command missing')
   t.end()
 })
 

@@ -86,9 +86,12 @@ class SnapshotThread {
     const target = Math.min(this.durableSeq, this.wanted[0] ?? Number.MAX_SAFE_INTEGER)
     let applied = 0
     if (this.engine.seq < target) {
-      for (const record of this.journal.recordsAfter(this.engine.seq)) {
-        this.engine.applyForReplay(record.command)
-        if (++applied === REPLICA_SLICE_COMMANDS || this.engine.seq === target) break
+      // A record at a time (one decode each); a slice that ends inside one decodes it again next time.
+      slice: for (const commands of this.journal.batchesAfter(this.engine.seq)) {
+        for (let i = 0; i < commands.length; i++) {
+          this.engine.applyForReplay(commands[i]!)
+          if (++applied === REPLICA_SLICE_COMMANDS || this.engine.seq === target) break slice
+        }
       }
     }
     if (this.wanted[0] === this.engine.seq) this.snapshot(this.wanted.shift()!)

@@ -24,11 +24,31 @@ export interface Request {
   readonly commandBytes: Uint8Array
 }
 
+/**
+ * Reads requests one after another with one reader and no object per request (the engine
+ * worker's loop): `read` returns the command, and leaves its request id and where the command's
+ * own bytes start in the record.
+ */
+export class RequestReader {
+  private readonly reader = readerOf(new Uint8Array(0))
+  requestId = 0
+  /** Where the command's own encoding starts in the record last read. */
+  commandStart = 0
+
+  read(bytes: Uint8Array): UnstampedCommand {
+    const r = this.reader
+    r.reset(bytes)
+    this.requestId = r.uint()
+    this.commandStart = r.position
+    const command = readCommand(r)
+    assert(r.isAtEnd(), 'a request record has no trailing bytes')
+    return command
+  }
+}
+
+const oneOff = new RequestReader()
+
 export function decodeRequest(bytes: Uint8Array): Request {
-  const r = readerOf(bytes)
-  const requestId = r.uint()
-  const start = r.position
-  const command = readCommand(r)
-  assert(r.isAtEnd(), 'a request record has no trailing bytes')
-  return { requestId, command, commandBytes: bytes.subarray(start) }
+  const command = oneOff.read(bytes)
+  return { requestId: oneOff.requestId, command, commandBytes: bytes.subarray(oneOff.commandStart) }
 }

@@ -35,7 +35,7 @@ import {
   type WorkerOptions,
 } from './messages.js'
 import { answer } from './query.js'
-import { decodeRequest } from '../codec/request-codec.js'
+import { RequestReader } from '../codec/request-codec.js'
 import { OutcomeHeads, OutcomeWriter } from '../codec/outcome-codec.js'
 import { EngineStatsWriter } from './engine-stats.js'
 import { HopTrace } from './hop-trace.js'
@@ -112,6 +112,8 @@ class EngineWorker {
   private readonly replicated: ReplicatedRecord[] = []
   /** The current group's recorded commands, as its journal record will hold them. */
   private readonly batch = new BatchRecordWriter()
+  /** One reader for every request taken off the ring. */
+  private readonly requests = new RequestReader()
   private eventsWanted = false
   /** For /metrics: written here, read by the main thread (engine-stats.ts). */
   private readonly stats: EngineStatsWriter
@@ -169,7 +171,9 @@ class EngineWorker {
         group.bytesFull = true
         break
       }
-      const { requestId, command, commandBytes } = decodeRequest(bytes)
+      const requests = this.requests
+      const command = requests.read(bytes)
+      const requestId = requests.requestId
       hopTrace?.mark(requestId, 'decoded')
       const stamped = command as Command & { seq: number; timeMs: number }
       const previousSeq = this.engine.seq
@@ -182,7 +186,7 @@ class EngineWorker {
       if (timed) this.stats.applyTimed((performance.now() - applyStarted) / 1000)
       const recorded = this.engine.changed
       if (recorded) {
-        this.batch.add(stamped.seq, stamped.timeMs, commandBytes)
+        this.batch.add(stamped.seq, stamped.timeMs, bytes.subarray(requests.commandStart))
         group.recorded++
       } else {
         // Nothing changed, so nothing to journal: answered with the last recorded seq.

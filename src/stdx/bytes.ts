@@ -151,7 +151,13 @@ assert(new Uint8Array(new Uint16Array([1]).buffer)[0] === 1, 'a little-endian pl
 export class ByteReader {
   private offset = 0
 
-  constructor(private readonly bytes: Uint8Array, private readonly utf8: Utf8Decoder = decodeUtf8) {}
+  constructor(private bytes: Uint8Array, private readonly utf8: Utf8Decoder = decodeUtf8) {}
+
+  /** Starts over on `bytes`: one reader for many small records (the engine worker's requests). */
+  reset(bytes: Uint8Array): void {
+    this.bytes = bytes
+    this.offset = 0
+  }
 
   float64(): number {
     const at = this.offset

@@ -11,7 +11,7 @@ import { Workload } from '../../simulation/workload.js'
 import { Engine } from '../../../src/engine/engine.js'
 import type { Command, OrderInput, RelayAction } from '../../../src/engine/command.js'
 import { ByteWriter } from '../../../src/stdx/bytes.js'
-import { encodeRequest } from '../../../src/codec/request-codec.js'
+import { encodeRequest, RequestReader } from '../../../src/codec/request-codec.js'
 import { CANCEL_IDS_MAX, CLIENT_ORDER_ID_LENGTH_MAX, COMMAND_BYTES_MAX } from '../../../src/limits.js'
 
 t.test('every workload command round-trips', (t) => {
@@ -64,6 +64,31 @@ t.test('a batch body decodes with one reader as its commands do one by one; a le
   t.throws(() => decodeStampedCommands(shortened, body.count), AssertionError, 'a length that is off')
   t.throws(() => decodeStampedCommands(body.bytes, body.count - 1), AssertionError, 'bytes after the last command')
   t.throws(() => decodeStampedCommands(body.bytes, body.count + 1), AssertionError, 'a command missing')
+  t.end()
+})
+
+t.test('one request reader reads record after record, a damaged one refused without harm to the next', (t) => {
+  const workload = new Workload({ seed: 79 })
+  const engine = new Engine()
+  const reader = new RequestReader()
+  for (let i = 0; i < 500; i++) {
+    const { seq: _seq, timeMs: _timeMs, ...command } = workload.next()
+    const record = Uint8Array.from(encodeRequest(1000 + i, command as never))
+    if (i % 50 === 7) {
+      t.throws(() => reader.read(Uint8Array.from([...record, 0])), AssertionError, 'trailing bytes refused')
+    }
+    const read = reader.read(record)
+    t.equal(reader.requestId, 1000 + i)
+    if (JSON.stringify(sortKeys(read)) !== JSON.stringify(sortKeys(command))) {
+      t.same(read, command, `request ${i} reads back`)
+      break
+    }
+    const tail = record.subarray(reader.commandStart)
+    t.equal(Buffer.from(tail).toString('hex'), Buffer.from(encodeRequest(0, command as never)).subarray(1)
+      .toString('hex'), 'the command\'s own bytes start where it says')
+    const applied = engine.apply({ ...command, seq: i + 1, timeMs: i + 1 } as Command)
+    workload.observe({ ...command, seq: i + 1, timeMs: i + 1 } as Command, applied.result, applied.events)
+  }
   t.end()
 })
 

@@ -98,11 +98,13 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     '(p99.9 of a wake here about 2 ms) and an LMDB commit of two flushes (p99 0.5-0.6 ms alone). The lever is ' +
     'fewer hand-offs (the commit on the worker when the journal thread is idle) and one flush per commit ' +
     `(${PERFORMANCE}, "What a wake and a commit cost here")`,
-  'replay vs engine alone': 'decoding every command into an object and its strings, garbage after the apply, ' +
-    'and a replay is a fresh thread that compiles its code while it runs: compact orders (tags 29 and 30) made ' +
-    'decoding 1.45 x cheaper and replay 0.42 -> 0.48 x; in a replay loop the order index, the string cache\'s ' +
-    'compares and the order id\'s decoding lead what is left. The lever is an engine that reads a command from its ' +
-    `bytes (${PERFORMANCE}, "Outcome heads as columns, compact orders, and a warm host")`,
+  'replay vs engine alone': 'a fresh thread that compiles its code while it replays, and the garbage of ' +
+    'decoded commands: since records are decoded whole with one reader and applied in a plain loop (2026-12-01, ' +
+    'evening: 1.13 x in paired cold restarts), a cold replay spends about 15 % in the collector (each command\'s ' +
+    'object, its order\'s and its order id\'s string, which the engine keeps), 12 % hashing new ids into the id ' +
+    'table, then decoding; the engine\'s first pass runs at about 1.1 µs a command against 0.86 warm. The lever is ' +
+    'an engine that reads a command from its bytes and keeps ids as bytes ' +
+    `(${PERFORMANCE}, "Replay a record at a time")`,
   'native backend vs raw libsecp256k1, per core': 'what a full check does around the recovery in JavaScript ' +
     '(the EIP-712 digest, the address, parsing: about 5 µs) and the recovery\'s tables evicted from L2 by it; ' +
     'it reads 0.89-0.93 x in interleaved chunks (docs/signatures-and-auth.md, the signature backend)',

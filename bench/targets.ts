@@ -100,7 +100,7 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     `(${PERFORMANCE}, "What a wake and a commit cost here")`,
   'replay vs engine alone': 'a fresh thread that compiles its code while it replays, and the garbage of ' +
     'decoded commands: since records are decoded whole with one reader and applied in a plain loop (2026-12-01, ' +
-    'evening: 1.13 x in paired cold restarts), a cold replay spends about 15 % in the collector (each command\'s ' +
+    '09:00 UTC: 1.13 x in paired cold restarts), a cold replay spends about 15 % in the collector (each command\'s ' +
     'object, its order\'s and its order id\'s string, which the engine keeps), 12 % hashing new ids into the id ' +
     'table, then decoding; the engine\'s first pass runs at about 1.1 µs a command against 0.86 warm. The lever is ' +
     'an engine that reads a command from its bytes and keeps ids as bytes ' +

@@ -223,11 +223,16 @@ export function encodeStampedCommand(command: Command): Uint8Array {
 
 export function decodeStampedCommand(bytes: Uint8Array): Command {
   const r = readerOf(bytes)
-  const seq = r.uint()
-  const timeMs = r.uint()
-  const command = readCommandInto(r, { kind: '', seq, timeMs }) as unknown as Command
+  const command = readStampedCommand(r)
   assert(r.isAtEnd(), 'a command record has no trailing bytes')
   return command
+}
+
+/** Seq, time, then the command: a stamped command's fields, read into one object. */
+function readStampedCommand(r: ByteReader): Command {
+  const seq = r.uint()
+  const timeMs = r.uint()
+  return readCommandInto(r, { kind: '', seq, timeMs }) as unknown as Command
 }
 
 /**
@@ -240,9 +245,7 @@ export function decodeStampedCommands(bytes: Uint8Array, count: number): Command
   for (let i = 0; i < count; i++) {
     const length = r.uint()
     const end = r.position + length
-    const seq = r.uint()
-    const timeMs = r.uint()
-    commands.push(readCommandInto(r, { kind: '', seq, timeMs }) as unknown as Command)
+    commands.push(readStampedCommand(r))
     assert(r.position === end, 'a stamped command ends where its length says')
   }
   assert(r.isAtEnd(), 'a batch has no bytes after its commands')

@@ -377,12 +377,13 @@ export function unsealed(record: Uint8Array): Uint8Array | null {
 
 /** A record's commands, each saying the seq its place gives it; or why the record is damaged. */
 function decodeRecord(record: StoredRecord): Command[] | string {
-  let commands: Command[]
+  let commands: Command[] | null
   try {
     commands = record.isBatch ? decodedBatch(record.value) : decodedSingle(record.value)
   } catch {
-    return 'checksum or format'
+    commands = null // a command that does not decode (codec assertions)
   }
+  if (commands === null) return 'checksum or format'
   for (let i = 0; i < commands.length; i++) {
     const seq = commands[i]!.seq
     if (seq !== record.key + i) return `it says seq ${seq}`
@@ -390,15 +391,13 @@ function decodeRecord(record: StoredRecord): Command[] | string {
   return commands
 }
 
-/** Throws when the record is damaged (its checksum, its format, lengths that do not add up). */
-function decodedBatch(record: Buffer): Command[] {
+/** Null when the checksum or the header is wrong; throws when the commands do not decode. */
+function decodedBatch(record: Buffer): Command[] | null {
   const body = checkedBatchBody(record)
-  if (body === null) throw new Error('checksum or format')
-  return decodeStampedCommands(body.bytes, body.count)
+  return body === null ? null : decodeStampedCommands(body.bytes, body.count)
 }
 
-function decodedSingle(record: Buffer): Command[] {
+function decodedSingle(record: Buffer): Command[] | null {
   const payload = unsealed(record)
-  if (payload === null) throw new Error('checksum or format')
-  return [decodeStampedCommand(payload)]
+  return payload === null ? null : [decodeStampedCommand(payload)]
 }

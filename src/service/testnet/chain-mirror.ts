@@ -29,7 +29,7 @@ export class ChainMirror {
   private readonly sources: FactSources
 
   private constructor(private readonly context: ServiceContext, private readonly chain: Chain, chainBlock: number,
-    private readonly onSettled: (trades: readonly SettledTrade[]) => void) {
+    private readonly onSettled: (trades: readonly SettledTrade[]) => Promise<void> | void) {
     this.syncedBlock = chainBlock
     this.sources = new FactSources(chain.clients!.contracts)
     this.timer = setInterval(() => void this.step(), chain.clients!.blockMs)
@@ -38,7 +38,7 @@ export class ChainMirror {
 
   /** Starts following from the last block the engine followed; null for the builtin chain. */
   static async start(context: ServiceContext, chain: Chain,
-    onSettled: (trades: readonly SettledTrade[]) => void = () => undefined): Promise<ChainMirror | null> {
+    onSettled: (trades: readonly SettledTrade[]) => Promise<void> | void = () => undefined): Promise<ChainMirror | null> {
     if (chain.clients === null) return null
     const status = await context.host.query({ kind: 'status' })
     if (status.kind !== 'status') throw new Error('unexpected answer to status')
@@ -91,7 +91,8 @@ export class ChainMirror {
     if (facts.entries.length > 0) await this.journal(to, facts.entries)
     this.unmirroredTransactions += facts.unmirroredTransactions
     this.syncedBlock = to
-    if (facts.settled.length > 0) this.onSettled(facts.settled)
+    // Waited for: the next range is read once these are recorded (no queue of them builds up).
+    if (facts.settled.length > 0) await this.onSettled(facts.settled)
   }
 
   private async factsOf(from: number, to: number): Promise<ChainFacts> {

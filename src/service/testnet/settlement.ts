@@ -221,9 +221,11 @@ export class Settlement {
   /**
    * The chain mirror's confirmed settlements, recorded one after another; stop() waits for them.
    * One that comes once stop() began is left: the next start rechecks the trade on chain (recheck).
+   * Resolves once they are recorded (never rejects): the mirror waits for it before it reads on,
+   * so confirmations never queue up here.
    */
-  confirmed(trades: readonly SettledTrade[]): void {
-    if (this.stopped) return
+  confirmed(trades: readonly SettledTrade[]): Promise<void> {
+    if (this.stopped) return Promise.resolve()
     this.confirming = this.confirming.then(async () => {
       for (const settled of trades) {
         const record = this.store.tradeOfChainId(settled.tradeId)
@@ -232,6 +234,7 @@ export class Settlement {
           blockNumber: settled.blockNumber })
       }
     }).catch((error: unknown) => this.log.error('settlement: recording a confirmation failed', { err: error }))
+    return this.confirming
   }
 
   step(): Promise<void> {

@@ -38,7 +38,8 @@ export class ChainMirror {
 
   /** Starts following from the last block the engine followed; null for the builtin chain. */
   static async start(context: ServiceContext, chain: Chain,
-    onSettled: (trades: readonly SettledTrade[]) => Promise<void> | void = () => undefined): Promise<ChainMirror | null> {
+    onSettled: (trades: readonly SettledTrade[]) => Promise<void> | void = () => undefined,
+  ): Promise<ChainMirror | null> {
     if (chain.clients === null) return null
     const status = await context.host.query({ kind: 'status' })
     if (status.kind !== 'status') throw new Error('unexpected answer to status')

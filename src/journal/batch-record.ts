@@ -41,10 +41,13 @@ export class BatchRecordWriter {
 
   /**
    * Whether a command of `commandBytes` bytes keeps the record within `recordBytesMax`
-   * (BATCH_RECORD_BYTES_MAX). An empty record takes any command: a command is never refused here.
+   * (BATCH_RECORD_BYTES_MAX), after `pendingCommands` more of `pendingBytes` in all that may
+   * be added before it (the engine worker decodes a run of commands before it adds them). An
+   * empty record takes any command: a command is never refused here.
    */
-  fits(commandBytes: number, recordBytesMax: number): boolean {
-    return this.commands === 0 || this.writer.byteLength + STAMP_BYTES_MAX + commandBytes <= recordBytesMax
+  fits(commandBytes: number, recordBytesMax: number, pendingCommands = 0, pendingBytes = 0): boolean {
+    return this.commands + pendingCommands === 0 || this.writer.byteLength + (pendingCommands + 1) * STAMP_BYTES_MAX
+      + pendingBytes + commandBytes <= recordBytesMax
   }
 
   /** Adds a command stamped with `seq` and `timeMs`; `commandBytes` is its command-codec encoding. */

@@ -40,6 +40,13 @@ export class Ring {
   private readonly view: DataView
   /** The consumer's `tail` when the last refused write found the ring full (waitForSpaceSync). */
   private tailWhenFull = 0
+  /**
+   * Consumer: where the next `peekAhead` reads, past the records it gave and `advance` has not
+   * dropped yet; -1 when it reads at `tail`.
+   */
+  private ahead = -1
+  /** `ahead` before the last `peekAhead`, for `unpeekAhead`. */
+  private aheadBefore = -1
 
   /** Allocates the shared memory for a ring of `capacity` data bytes (a power of two). */
   static allocate(capacity: number): SharedArrayBuffer {
@@ -120,11 +127,39 @@ export class Ring {
     return this.copyOut(start, length)
   }
 
-  /** Consumer: drops the record `peek()` returned. */
+  /**
+   * Consumer: the record after the ones `peekAhead` gave already (the oldest, at first), or null
+   * when there is none yet; nothing is dropped. Each stays valid until `advance` drops it, in the
+   * order given: a consumer may look at several records before it is done with the first (the
+   * engine worker decodes a run of commands, then applies them).
+   */
+  peekAhead(): Uint8Array | null {
+    const from = this.ahead === -1 ? Atomics.load(this.header, TAIL) >>> 0 : this.ahead
+    const head = Atomics.load(this.header, HEAD) >>> 0
+    if (head === from) return null
+    const mask = this.capacity - 1
+    const at = from & mask
+    const length = this.view.getUint32(at, true)
+    assert(LENGTH_BYTES + length <= ((head - from) >>> 0), 'a published record is complete')
+    this.aheadBefore = this.ahead
+    this.ahead = (from + LENGTH_BYTES + align4(length)) >>> 0
+    const start = (at + LENGTH_BYTES) & mask
+    if (start + length <= this.capacity) return this.data.subarray(start, start + length)
+    return this.copyOut(start, length)
+  }
+
+  /** Consumer: the record the last `peekAhead` gave is given again by the next (once, and before any `advance`). */
+  unpeekAhead(): void {
+    this.ahead = this.aheadBefore
+  }
+
+  /** Consumer: drops the oldest record (the one `peek()` returned, or the first `peekAhead` gave). */
   advance(): void {
     const tail = Atomics.load(this.header, TAIL) >>> 0
     const length = this.view.getUint32(tail & (this.capacity - 1), true)
-    Atomics.store(this.header, TAIL, (tail + LENGTH_BYTES + align4(length)) | 0)
+    const next = (tail + LENGTH_BYTES + align4(length)) >>> 0
+    if (next === this.ahead) this.ahead = -1
+    Atomics.store(this.header, TAIL, next | 0)
     if (Atomics.load(this.header, PRODUCER_SLEEPING) !== 0) Atomics.notify(this.header, TAIL)
   }
 

@@ -55,6 +55,44 @@ t.test('wrap-around: records split across the end arrive intact', (t) => {
   t.end()
 })
 
+t.test('read-ahead: runs of records looked at before they are dropped, across the end, one given back', (t) => {
+  const ring = new Ring(Ring.allocate(64))
+  let written = 0
+  let read = 0
+  let differing = 0
+  for (let round = 0; round < 500; round++) {
+    while (ring.tryWrite(recordOf(written, 1 + (written % 23)))) written++
+    // A run of one to four records, as the engine worker decodes them before applying them.
+    const run: Uint8Array[] = []
+    for (let i = 0; i < 1 + (round % 4); i++) {
+      const record = ring.peekAhead()
+      if (record === null) break
+      run.push(Uint8Array.from(record))
+    }
+    if (round % 5 === 0 && run.length > 1) {
+      ring.unpeekAhead()
+      const again = ring.peekAhead()!
+      if (!t.same([...again], [...run.at(-1)!], 'the record given back comes again')) break
+    }
+    t.equal(ring.peek() === null, run.length === 0, 'peek sees the oldest of the run')
+    for (const record of run) {
+      const expected = recordOf(read, 1 + (read % 23))
+      if (record.length !== expected.length || record.some((byte, i) => byte !== expected[i])) differing++
+      ring.advance()
+      read++
+    }
+  }
+  t.equal(differing, 0, 'every record read ahead is intact, in order')
+  while (read < written) {
+    t.same(ring.read(), recordOf(read, 1 + (read % 23)))
+    read++
+  }
+  t.equal(ring.peekAhead(), null, 'nothing left to read ahead')
+  t.equal(ring.usedBytes, 0, 'every record dropped')
+  t.ok(written > 500, `${written} records through a 64-byte ring`)
+  t.end()
+})
+
 t.test('two threads: every record arrives once, in order, intact', async (t) => {
   const count = 200_000
   const seed = 1234

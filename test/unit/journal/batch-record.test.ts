@@ -59,3 +59,31 @@ t.test('a damaged record is seen as damaged', async (t) => {
   t.same(batchCommandsOf(Buffer.concat([record, Buffer.of(0)])), null, 'trailing bytes are damage')
   t.pass('every cut and flip refused')
 })
+
+t.test('fits counts the commands decoded and not yet added, and a record within the bound never passes it', (t) => {
+  const max = 1_000
+  const writer = new BatchRecordWriter()
+  t.ok(writer.fits(5_000, max), 'an empty record takes any one command')
+  t.notOk(writer.fits(5_000, max, 1, 10), 'not after another decoded before it')
+  t.ok(writer.fits(100, max, 3, 300), 'four small ones fit')
+  t.notOk(writer.fits(100, max, 8, 800), 'the pending bytes count')
+  // Commands taken as the worker takes them: decoded in runs, each checked against the pending
+  // ones, then added; the sealed record stays within the bound.
+  for (let round = 0; round < 50; round++) {
+    let pending = 0
+    let pendingBytes = 0
+    const sizes: number[] = []
+    for (;;) {
+      const size = 1 + Math.floor(next() * 120)
+      if (!writer.fits(size, max, pending, pendingBytes)) break
+      sizes.push(size)
+      pending++
+      pendingBytes += size
+    }
+    for (const size of sizes) writer.add(round * 1_000 + writer.count + 1, 1_700_000_000_000, new Uint8Array(size))
+    const record = writer.seal()
+    if (record.length > max) t.fail(`round ${round}: a record of ${record.length} bytes, over ${max}`)
+  }
+  t.pass('every record within the bound')
+  t.end()
+})

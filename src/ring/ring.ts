@@ -47,6 +47,8 @@ export class Ring {
   private ahead = -1
   /** `ahead` before the last `peekAhead`, for `unpeekAhead`. */
   private aheadBefore = -1
+  /** Where the record `recordAt` last read ends. */
+  private recordEnd = 0
 
   /** Allocates the shared memory for a ring of `capacity` data bytes (a power of two). */
   static allocate(capacity: number): SharedArrayBuffer {
@@ -117,14 +119,7 @@ export class Ring {
   peek(): Uint8Array | null {
     const tail = Atomics.load(this.header, TAIL) >>> 0
     const head = Atomics.load(this.header, HEAD) >>> 0
-    if (head === tail) return null
-    const mask = this.capacity - 1
-    const at = tail & mask
-    const length = this.view.getUint32(at, true)
-    assert(LENGTH_BYTES + length <= ((head - tail) >>> 0), 'a published record is complete')
-    const start = (at + LENGTH_BYTES) & mask
-    if (start + length <= this.capacity) return this.data.subarray(start, start + length)
-    return this.copyOut(start, length)
+    return head === tail ? null : this.recordAt(tail, head)
   }
 
   /**
@@ -137,15 +132,10 @@ export class Ring {
     const from = this.ahead === -1 ? Atomics.load(this.header, TAIL) >>> 0 : this.ahead
     const head = Atomics.load(this.header, HEAD) >>> 0
     if (head === from) return null
-    const mask = this.capacity - 1
-    const at = from & mask
-    const length = this.view.getUint32(at, true)
-    assert(LENGTH_BYTES + length <= ((head - from) >>> 0), 'a published record is complete')
+    const record = this.recordAt(from, head)
     this.aheadBefore = this.ahead
-    this.ahead = (from + LENGTH_BYTES + align4(length)) >>> 0
-    const start = (at + LENGTH_BYTES) & mask
-    if (start + length <= this.capacity) return this.data.subarray(start, start + length)
-    return this.copyOut(start, length)
+    this.ahead = this.recordEnd
+    return record
   }
 
   /** Consumer: the record the last `peekAhead` gave is given again by the next (once, and before any `advance`). */
@@ -225,6 +215,22 @@ export class Ring {
     if (head === Atomics.load(this.header, TAIL)) return head
     Atomics.store(this.header, CONSUMER_SLEEPING, 0)
     return null
+  }
+
+  /**
+   * The payload of the published record at position `from` (before `head`): a view when it does
+   * not wrap, else a copy. Leaves where the record ends in `recordEnd` (a field, not a second
+   * result: this runs once a command).
+   */
+  private recordAt(from: number, head: number): Uint8Array {
+    const mask = this.capacity - 1
+    const at = from & mask
+    const length = this.view.getUint32(at, true)
+    assert(LENGTH_BYTES + length <= ((head - from) >>> 0), 'a published record is complete')
+    this.recordEnd = (from + LENGTH_BYTES + align4(length)) >>> 0
+    const start = (at + LENGTH_BYTES) & mask
+    if (start + length <= this.capacity) return this.data.subarray(start, start + length)
+    return this.copyOut(start, length)
   }
 
   private copyIn(payload: Uint8Array, at: number): void {

@@ -22,7 +22,7 @@ import { Journal } from '../journal/journal.js'
 import { BatchRecordWriter, batchCommandsOf } from '../journal/batch-record.js'
 import { decodeStampedCommand } from '../codec/command-codec.js'
 import { recover } from '../journal/recovery.js'
-import { BATCH_COMMANDS_MAX, BATCH_RECORD_BYTES_MAX } from '../limits.js'
+import { BATCH_COMMANDS_MAX, BATCH_RECORD_BYTES_MAX, DECODE_RUN_MAX } from '../limits.js'
 import { Ring } from '../ring/ring.js'
 import { startThread } from '../thread-start.js'
 import {
@@ -42,12 +42,6 @@ import { HopTrace } from './hop-trace.js'
 import { ownThreadId } from '../thread-cpu.js'
 
 const IDLE_WAIT_MS = 50
-/**
- * Commands decoded before they are applied (applyFromRing): on one thread, decoding runs of 16,
- * 64, 256 or 4 096 commands then applying them cost the same, about 0.4 µs a command less than
- * taking the two in turns; a short run keeps a lightly loaded engine's first command as prompt.
- */
-const DECODE_RUN_MAX = 64
 /**
  * The first command of each drain and every 16th after it are timed (/metrics): a pair of clock
  * reads costs some 200 ns here, more than the figures themselves, so under load one command in 16

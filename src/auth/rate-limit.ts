@@ -30,9 +30,18 @@ interface Entry {
   idleFromMs: number
 }
 
+/**
+ * Milliseconds from `bucket`'s last update to `nowMs`, rounded to whole microseconds. Monotonic
+ * times are fractional, and (t + 10 000) - t can come out as 9 999.999999999998 in doubles: a
+ * budget a whole window later read 49.99999999 tokens of 50, and 48 left after the next request.
+ */
+function elapsedMsOf(bucket: Bucket, nowMs: number): number {
+  return Math.max(0, Math.round((nowMs - bucket.updatedMs) * 1000) / 1000)
+}
+
 /** Refills `bucket` to `nowMs` at `capacity` per `windowMs`. */
 function refill(bucket: Bucket, capacity: number, windowMs: number, nowMs: number): void {
-  const elapsedMs = Math.max(0, nowMs - bucket.updatedMs)
+  const elapsedMs = elapsedMsOf(bucket, nowMs)
   bucket.tokens = Math.min(capacity, bucket.tokens + (elapsedMs * capacity) / windowMs)
   bucket.updatedMs = nowMs
 }
@@ -63,7 +72,7 @@ export interface BudgetState {
 
 /** `bucket`'s tokens at `nowMs`, computed without changing it. */
 function tokensAt(bucket: Bucket, capacity: number, windowMs: number, nowMs: number): number {
-  return Math.min(capacity, bucket.tokens + (Math.max(0, nowMs - bucket.updatedMs) * capacity) / windowMs)
+  return Math.min(capacity, bucket.tokens + (elapsedMsOf(bucket, nowMs) * capacity) / windowMs)
 }
 
 /**

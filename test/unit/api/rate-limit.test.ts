@@ -89,3 +89,18 @@ t.test('a block of 60 s answers 60 s at its start, whatever the clock reads (no 
   t.equal(limiter.blockedFor(key, nowMs + 1_000), AUTH_FAILURE_BLOCK_MS / 1000 - 1, 'a second later: 59')
   t.end()
 })
+
+t.test('a whole window on a fractional monotonic clock refills the whole budget (no floating-point 48 of 50)', (t) => {
+  // performance.now() is fractional: (t + 10 000) - t is 9 999.999999999998 at this t, and a budget
+  // refilled by that read 49.99999999 tokens, 48 after the next request (a CI failure, 2026-12-01).
+  const rule = RATE_RULES.balanceUpdate
+  const originMs = 12_345.6789
+  t.not((originMs + rule.burstWindowMs) - originMs, rule.burstWindowMs, 'this origin shows the rounding')
+  const limiter = new RateLimiter()
+  while (limiter.take('k', rule, originMs) === null) { /* drain the budget */ }
+  const laterMs = originMs + rule.burstWindowMs
+  t.equal(limiter.peek('k', rule, laterMs).remaining, rule.burst, 'whole again after the window')
+  t.equal(limiter.take('k', rule, laterMs), null)
+  t.equal(limiter.peek('k', rule, laterMs).remaining, rule.burst - 1, 'one taken: one fewer')
+  t.end()
+})

@@ -27,9 +27,12 @@
  * WARM_UP_COMMANDS), anon_last_quarter_mb (the last quarter's median sample), anon_median_rise_mb and
  * heaps_used_median_rise_mb (the last quarter's median sample over the second quarter's: own memory,
  * and every thread's live V8 objects), anon_late_rise_mb (own memory's, over the third quarter's),
+ * heaps_committed_late_rise_mb and external_late_rise_mb (likewise: the V8 heaps' pages in memory,
+ * and the external memory their objects hold; what is left of a rise of own memory is native),
  * bytes_per_command (RssAnon), rss_bytes_per_command,
  * heap_bytes_per_command, engine_heap_bytes_per_command (slopes fitted over the second half),
- * collected, threads_last_sample, anon_mb_samples, heaps_used_mb_samples, heaps_committed_mb_samples}; each sample
+ * collected, threads_last_sample, anon_mb_samples, heaps_used_mb_samples, heaps_committed_mb_samples,
+ * external_mb_samples}; each sample
  * after a full GC (with --expose-gc) in every thread: the main thread, the engine worker, its
  * journal thread and the snapshot replica (src/host/thread-memory.ts).
  */
@@ -76,6 +79,8 @@ interface Sample {
   readonly engineThreadsHeapBytes: number
   /** Every thread's V8 heap in memory: live objects and the free pages V8 keeps committed. */
   readonly heapsCommittedBytes: number
+  /** Every thread's external memory (ArrayBuffer backing stores): live, but outside the V8 heaps. */
+  readonly externalBytes: number
   /** Whether every thread ran a full collection first (only with --expose-gc). */
   readonly collected: boolean
   /** The engine's threads that answered (the replica starts with the first snapshot interval's follow). */
@@ -152,6 +157,7 @@ async function sampleOf(host: Host, commands: number): Promise<Sample> {
   return { commands, rssBytes: memory.rss, anonBytes: rssOf(process.pid)?.rssAnonBytes ?? Number.NaN,
     heapBytes: memory.heapUsed, engineThreadsHeapBytes: sum((thread) => thread.heapUsedBytes),
     heapsCommittedBytes: getHeapStatistics().total_physical_size + sum((thread) => thread.heapPhysicalBytes),
+    externalBytes: getHeapStatistics().external_memory + sum((thread) => thread.externalBytes),
     collected: threads.length > 0 && threads.every((thread) => thread.collected) && collected,
     threads: threads.map((thread) => thread.thread) }
 }
@@ -208,6 +214,8 @@ function report(samples: readonly Sample[], trades: number, openOrders: number, 
     anon_median_rise_mb: mb(medianRise(samples.map((s) => s.anonBytes))),
     anon_late_rise_mb: mb(medianRise(samples.map((s) => s.anonBytes), 2)),
     heaps_used_median_rise_mb: mb(medianRise(samples.map(heapsUsedOf))),
+    heaps_committed_late_rise_mb: mb(medianRise(samples.map((s) => s.heapsCommittedBytes), 2)),
+    external_late_rise_mb: mb(medianRise(samples.map((s) => s.externalBytes), 2)),
     rss_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.rssBytes]))),
     heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.heapBytes]))),
     engine_heap_bytes_per_command: Math.round(slope(secondHalf.map((s) => [s.commands, s.engineThreadsHeapBytes]))),
@@ -216,6 +224,7 @@ function report(samples: readonly Sample[], trades: number, openOrders: number, 
     anon_mb_samples: samples.map((s) => mb(s.anonBytes)),
     heaps_committed_mb_samples: samples.map((s) => mb(s.heapsCommittedBytes)),
     heaps_used_mb_samples: samples.map((s) => mb(heapsUsedOf(s))),
+    external_mb_samples: samples.map((s) => mb(s.externalBytes)),
   }
   process.stdout.write(`${flags.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)}\n`)
 }

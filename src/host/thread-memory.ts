@@ -16,6 +16,8 @@ export interface ThreadMemory {
   readonly heapTotalBytes: number
   /** The heap's pages in memory: used, plus free pages V8 keeps committed (its pool, not the state's). */
   readonly heapPhysicalBytes: number
+  /** Memory outside the heap that this isolate's objects hold: ArrayBuffer backing stores, mostly. */
+  readonly externalBytes: number
   /** Whether a full collection ran first (asked for, and the process runs with --expose-gc). */
   readonly collected: boolean
 }
@@ -25,7 +27,7 @@ export function threadMemory(thread: ThreadName, collect: boolean): ThreadMemory
   const collected = collect && fullCollection()
   const heap = getHeapStatistics()
   return { thread, heapUsedBytes: heap.used_heap_size, heapTotalBytes: heap.total_heap_size,
-    heapPhysicalBytes: heap.total_physical_size, collected }
+    heapPhysicalBytes: heap.total_physical_size, externalBytes: heap.external_memory, collected }
 }
 
 /** A full collection of this thread's heap; false without --expose-gc (nothing collected). */

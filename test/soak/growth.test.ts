@@ -76,6 +76,8 @@ interface GrowthReport {
   readonly anon_median_rise_mb: number
   readonly anon_late_rise_mb: number
   readonly heaps_used_median_rise_mb: number
+  readonly heaps_committed_late_rise_mb: number
+  readonly external_late_rise_mb: number
   readonly rss_bytes_per_command: number
   readonly collected: boolean
   readonly threads_last_sample: readonly string[]
@@ -120,7 +122,9 @@ t.test(`${COMMANDS} commands: the server's own memory is flat after warm-up`, as
   t.ok(report.anon_late_rise_mb <= ANON_LATE_RISE_MB_MAX, `own memory's median rose ${report.anon_late_rise_mb} `
     + `MB from the third quarter to the last (at most ${ANON_LATE_RISE_MB_MAX}; from the second: `
     + `${report.anon_median_rise_mb} MB; a slope fitted over the second half: ${report.bytes_per_command} bytes per `
-    + `command, the whole resident set's, page cache included: ${report.rss_bytes_per_command})`)
+    + `command, the whole resident set's, page cache included: ${report.rss_bytes_per_command}; of the rise, the V8 `
+    + `heaps' pages in memory ${report.heaps_committed_late_rise_mb} MB and external memory `
+    + `${report.external_late_rise_mb} MB, the rest native)`)
   t.ok(report.heaps_used_median_rise_mb <= HEAPS_USED_MEDIAN_RISE_MB_MAX, `the V8 heaps' live objects' median rose `
     + `${report.heaps_used_median_rise_mb} MB likewise (at most ${HEAPS_USED_MEDIAN_RISE_MB_MAX})`)
   t.ok(report.anon_last_quarter_mb - report.anon_warm_mb <= GROWTH_MB_MAX, `own memory ${report.anon_warm_mb} MB `

@@ -36,6 +36,15 @@ t.test('a REST target not met says what this machine allows at most, and whether
     'an older report without the bound')
 })
 
+t.test('the ack target not met says the least the disk allows, as the step\'s arrivals see it', async (t) => {
+  const target = TARGETS.find((candidate) => candidate.source === 'ack_p99_ms / disk_flush_p99_ms')!
+  const stalled = check(target, { host: { ack_p99_ms: 60, disk_flush_p99_ms: 0.5, disk_arrival_p99_to_flush_p99: 40 } })
+  t.equal(stalled.verdict, 'NOT met')
+  t.match(stalled.marginText, /this machine allows no less than 40\.00 x, so the target is out of reach here$/)
+  const steady = check(target, { host: { ack_p99_ms: 6, disk_flush_p99_ms: 0.5, disk_arrival_p99_to_flush_p99: 2.5 } })
+  t.match(steady.marginText, /this machine allows no less than 2\.50 x$/, 'a disk that allows the target: the code is short')
+})
+
 t.test('a reported figure of zero reads as zero', async (t) => {
   // The report read "none found (no rate tried kept it)" for the engine's 0 scavenges per 100 000
   // commands: a leftover of the knee's wording from when the knee was a figure without threshold.

@@ -11,6 +11,7 @@
  */
 import { ApiCode, PredexError } from '../errors.js'
 import { RATE_LIMIT_KEYS_MAX, type RateRule } from '../limits.js'
+import { refilledTokens } from '../stdx/token-bucket.js'
 
 interface Bucket {
   tokens: number
@@ -50,7 +51,7 @@ export class CostBudget {
     let bucket = this.buckets.get(key)
     if (bucket !== undefined) {
       this.buckets.delete(key)
-      bucket.tokens = Math.min(burst, bucket.tokens + (Math.max(0, nowMs - bucket.updatedMs) * burst) / burstWindowMs)
+      bucket.tokens = refilledTokens(bucket.tokens, burst, burstWindowMs, bucket.updatedMs, nowMs)
       bucket.updatedMs = Math.max(bucket.updatedMs, nowMs)
     } else {
       bucket = { tokens: burst, updatedMs: nowMs }

@@ -11,6 +11,7 @@
  * after it (issue 27); time comes from the caller.
  */
 import { AUTH_FAILURE_BLOCK_MS, RATE_LIMIT_KEYS_MAX, RATE_RULES, type RateRule } from '../limits.js'
+import { refilledTokens } from '../stdx/token-bucket.js'
 
 /** The failure budget's key: per client address and claimed identity (an API key, a wallet, "admin"). */
 export function authFailureKey(remoteAddress: string, claimed: string): string {
@@ -30,19 +31,9 @@ interface Entry {
   idleFromMs: number
 }
 
-/**
- * Milliseconds from `bucket`'s last update to `nowMs`, rounded to whole microseconds. Monotonic
- * times are fractional, and (t + 10 000) - t can come out as 9 999.999999999998 in doubles: a
- * budget a whole window later read 49.99999999 tokens of 50, and 48 left after the next request.
- */
-function elapsedMsOf(bucket: Bucket, nowMs: number): number {
-  return Math.max(0, Math.round((nowMs - bucket.updatedMs) * 1000) / 1000)
-}
-
 /** Refills `bucket` to `nowMs` at `capacity` per `windowMs`. */
 function refill(bucket: Bucket, capacity: number, windowMs: number, nowMs: number): void {
-  const elapsedMs = elapsedMsOf(bucket, nowMs)
-  bucket.tokens = Math.min(capacity, bucket.tokens + (elapsedMs * capacity) / windowMs)
+  bucket.tokens = refilledTokens(bucket.tokens, capacity, windowMs, bucket.updatedMs, nowMs)
   bucket.updatedMs = nowMs
 }
 
@@ -72,7 +63,7 @@ export interface BudgetState {
 
 /** `bucket`'s tokens at `nowMs`, computed without changing it. */
 function tokensAt(bucket: Bucket, capacity: number, windowMs: number, nowMs: number): number {
-  return Math.min(capacity, bucket.tokens + (elapsedMsOf(bucket, nowMs) * capacity) / windowMs)
+  return refilledTokens(bucket.tokens, capacity, windowMs, bucket.updatedMs, nowMs)
 }
 
 /**

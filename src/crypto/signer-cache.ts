@@ -9,6 +9,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { addressOfPublicKey } from './address.js'
 import { recoverPublicKey, type ParsedSignature } from './signature.js'
 import { SIGNER_COUNTED_MAX, SIGNER_TABLE_BUILDS_PER_SECOND } from '../limits.js'
+import { refilledTokens } from '../stdx/token-bucket.js'
 
 type Point = InstanceType<typeof secp256k1.Point>
 
@@ -141,8 +142,7 @@ export class SignerCache {
   /** A token bucket of builds, refilled at buildsPerSecond, holding at most one second's worth. */
   private takeBuild(): boolean {
     const nowMs = this.nowMs()
-    this.buildTokens = Math.min(this.buildsPerSecond,
-      this.buildTokens + ((nowMs - this.buildTokensMs) * this.buildsPerSecond) / 1000)
+    this.buildTokens = refilledTokens(this.buildTokens, this.buildsPerSecond, 1000, this.buildTokensMs, nowMs)
     this.buildTokensMs = nowMs
     if (this.buildTokens < 1) return false
     this.buildTokens -= 1

@@ -32,6 +32,7 @@ import { checkTokensKnown, type BookFeed, type BookUpdate, type LevelsUpdate, ty
 import type { TemplatedApp, WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import { transactionOf } from '../../chain/transaction.js'
 import { WS_SNAPSHOT_WINDOW_MS, WS_SNAPSHOTS_PER_WINDOW, WS_SUBSCRIPTIONS_MAX } from '../../limits.js'
+import { refilledTokens } from '../../stdx/token-bucket.js'
 import type { ServiceContext } from '../../service/context.js'
 import { ApiCode, PredexError } from '../../errors.js'
 import { bookSummary, tickText } from '../format.js'
@@ -61,8 +62,8 @@ type Unnumbered<E> = E extends unknown ? Omit<E, 'seq'> : never
  */
 function spendSnapshots(data: SocketData, count: number): void {
   const nowMs = performance.now()
-  const refill = ((nowMs - data.snapshotBudgetMs) * WS_SNAPSHOTS_PER_WINDOW) / WS_SNAPSHOT_WINDOW_MS
-  data.snapshotBudget = Math.min(WS_SNAPSHOTS_PER_WINDOW, data.snapshotBudget + refill)
+  data.snapshotBudget = refilledTokens(data.snapshotBudget, WS_SNAPSHOTS_PER_WINDOW, WS_SNAPSHOT_WINDOW_MS,
+    data.snapshotBudgetMs, nowMs)
   data.snapshotBudgetMs = nowMs
   if (data.snapshotBudget >= count) {
     data.snapshotBudget -= count

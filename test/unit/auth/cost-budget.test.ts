@@ -58,3 +58,13 @@ t.test('the table of keys is bounded: the least recently used goes first', (t) =
   t.equal(refusal(() => budget.admit('a', 0)), null, 'a went first: it starts again with a full budget')
   t.end()
 })
+
+t.test('a whole window pays back a whole budget on a fractional clock (no 0.99999999 left of 1)', async (t) => {
+  // performance.now() is fractional: (t + 10 000) - t is 9 999.999999999998 at this t.
+  const originMs = 12_345.6789
+  const budget = new CostBudget(RULE, 'entries read')
+  budget.spend('k', RULE.burst, originMs)
+  const laterMs = originMs + RULE.burstWindowMs
+  budget.spend('k', RULE.burst - 1, laterMs)
+  t.equal(refusal(() => budget.admit('k', laterMs)), null, 'one of the budget left: let in')
+})

@@ -100,6 +100,19 @@ function difference(after: number | null, before: number | null): number | null 
   return after === null || before === null ? null : after - before
 }
 
+/** Two phases' CPU as one (the slices of a phase run in turns with another's: PhaseClock.time). */
+export function addCpu(a: PhaseCpu, b: PhaseCpu): PhaseCpu {
+  const sum = (x: number | null, y: number | null): number | null => x === null || y === null ? null : x + y
+  return {
+    seconds: a.seconds + b.seconds,
+    serverMs: sum(a.serverMs, b.serverMs),
+    threadsMs: a.threadsMs === null || b.threadsMs === null ? null : Object.fromEntries(
+      [...new Set([...Object.keys(a.threadsMs), ...Object.keys(b.threadsMs)])]
+        .map((role) => [role, (a.threadsMs![role] ?? 0) + (b.threadsMs![role] ?? 0)])),
+    generatorMs: a.generatorMs + b.generatorMs,
+  }
+}
+
 /** Per request, in ms, and the machine's share, for a report's row and its JSON. */
 export interface CpuPerRequest {
   readonly server_ms: number | null

@@ -16,6 +16,8 @@
  *    and V8's optimizing of each path: REST_WARM_UP_ORDERS REST orders, GRPC_WARM_UP_ORDERS each of the others);
  * 2. REST: signed POST /order, closed loop on 32 keep-alive connections (as bench:rest);
  * 3. unary: TradingService.PlaceOrder, closed loop with 32 calls in flight over 4 channels;
+ *    2 and 3 in turns, a third of the phase's time at a time, so that both meet the same disk
+ *    (restAndUnary); each of their figures adds up its three slices;
  * 3b. the same through the SDK's transport (grpc-js), for comparison: what a Node client of the
  *    SDK gets (unary_sdk_orders_per_s);
  * 4. stream: one order-entry session per trader (8), pipelined, a window of 8 requests in flight
@@ -47,7 +49,7 @@ import { amendWork, cancelWork, fanOut, openLoop, pipelined, placeWork, quoteWor
 import { BenchSession } from './grpc-session.js'
 import { WireChannel } from './grpc-wire.js'
 import { RawUnaryChannel } from './grpc-raw-unary.js'
-import { closedLoop, type LoadResult } from './http-load.js'
+import { closedLoop, mergedLoad, type LoadResult } from './http-load.js'
 import { CHAIN_ID, PhaseClock, profileDirOf, setUpTraders, signOrders, startChild, startPredexServer, stopChild,
   type BenchServer, type SignedFor, type Trader } from './predex-server.js'
 import { signLimitOrder, type MarketTerms, type SignedOrder } from '../src/client/orders.js'
@@ -58,6 +60,8 @@ import { GRPC_STREAM_VS_REST_MIN, GRPC_UNARY_VS_REST_MIN } from './targets.js'
 import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, type CpuPerRequest } from './cpu-time.js'
 
 const TRADERS = 8
+/** REST's and unary's placements run in this many slices each, in turns (restAndUnary). */
+const INTERLEAVED_SLICES = 3
 const CHANNELS = 4
 const log = (line: string): void => void process.stderr.write(line + '\n')
 
@@ -275,18 +279,11 @@ async function cancelEverything(sessions: readonly BenchSession[]): Promise<void
 async function intake(server: BenchServer, signer: Signer, clients: GrpcClients, settings: Settings,
   warmRate: number, phases: PhaseClock):
   Promise<{ rest: LoadResult; unary: LoadResult; unarySdk: LoadResult; stream: LoadResult; resting: SignedFor[] }> {
-  const { channels, transports, sessions } = clients
+  const { transports, sessions } = clients
   const { seconds, window } = settings
-  const restOrders = await signer.sign(budget(warmRate * 1.3, seconds))
-  const rest = await phases.time('rest', () => closedLoop(server.restPort, REST_CONNECTIONS, seconds,
-    orderSource(restOrders, []), restOrders.length))
+  const { rest, unary } = await restAndUnary(server, signer, clients, settings, warmRate, phases)
   log(`REST POST /order, closed loop (${REST_CONNECTIONS} connections): ${describe(rest)}`)
-  await cancelEverything(sessions)
-  const unaryOrders = renderOrders(await signer.sign(budget(rest.perSecond * 1.5, seconds)))
-  const unary = await phases.time('unary', () =>
-    unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, seconds, unaryOrders, []))
   log(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight on ${CHANNELS} channels): ${describe(unary)}`)
-  await cancelEverything(sessions)
   const sdkOrders = await signer.sign(SDK_WARM_UP_CALLS + budget(unary.perSecond, seconds))
   await sdkUnaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, 60, sdkOrders.slice(0, SDK_WARM_UP_CALLS))
   const unarySdk = await phases.time('unary_sdk', () =>
@@ -300,6 +297,41 @@ async function intake(server: BenchServer, signer: Signer, clients: GrpcClients,
   const stream = await phases.time('stream', () => pipelined(sessions, window, seconds, work))
   log(`stream place, pipelined (${sessions.length} sessions x ${window} in flight): ${describe(stream)}`)
   return { rest, unary, unarySdk, stream, resting }
+}
+
+/**
+ * The REST and unary placements in turns, INTERLEAVED_SLICES slices each, every slice from an
+ * empty book: the unary target is a ratio to REST, and this disk holds a flush for 50-800 ms a
+ * few times in ten seconds (docs/performance.md, 2026-12-02), which stops a closed loop's acks
+ * for as long. Run one after the other, whichever phase met more stalls lost by that much (REST
+ * 1 885/s against unary 1 307/s, both p99 over 400 ms, with both cores 56-66 % busy); in turns,
+ * both meet the same disk.
+ */
+async function restAndUnary(server: BenchServer, signer: Signer, clients: GrpcClients, settings: Settings,
+  warmRate: number, phases: PhaseClock): Promise<{ rest: LoadResult; unary: LoadResult }> {
+  const { channels, sessions } = clients
+  const sliceSeconds = settings.seconds / INTERLEAVED_SLICES
+  // Each slice's orders its own: an order sent twice would be refused as a duplicate.
+  const restOrders = await signer.sign(INTERLEAVED_SLICES * budget(warmRate * 1.5, sliceSeconds))
+  const unaryOrders = renderOrders(await signer.sign(INTERLEAVED_SLICES * budget(warmRate * 1.5, sliceSeconds)))
+  const rests: LoadResult[] = []
+  const unaries: LoadResult[] = []
+  let restSent = 0
+  let unarySent = 0
+  for (let slice = 0; slice < INTERLEAVED_SLICES; slice++) {
+    const restFrom = restSent
+    const rest = await phases.time('rest', () => closedLoop(server.restPort, REST_CONNECTIONS, sliceSeconds,
+      orderSource(restOrders.slice(restFrom), []), restOrders.length - restFrom))
+    restSent += rest.requests
+    rests.push(rest)
+    await cancelEverything(sessions)
+    const unary = await phases.time('unary', () =>
+      unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, sliceSeconds, unaryOrders.slice(unarySent), []))
+    unarySent += unary.requests
+    unaries.push(unary)
+    await cancelEverything(sessions)
+  }
+  return { rest: mergedLoad(rests), unary: mergedLoad(unaries) }
 }
 
 /**

@@ -116,6 +116,16 @@ export function resultOf(latencies: number[], statuses: Record<string, number>, 
   }
 }
 
+/** Loads run in slices as one: their answers and their seconds added up. */
+export function mergedLoad(results: readonly LoadResult[]): LoadResult {
+  const statuses: Record<string, number> = {}
+  for (const result of results) {
+    for (const [key, count] of Object.entries(result.statuses)) statuses[key] = (statuses[key] ?? 0) + count
+  }
+  return resultOf(results.flatMap((result) => [...result.latenciesMs]), statuses,
+    results.reduce((seconds, result) => seconds + result.seconds, 0))
+}
+
 /**
  * As many requests as `connections` can get answered in `seconds`, each connection waiting for its
  * answer; `answerKey`, when given, decides what each answer is counted as.

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve as resolvePath } from 'node:path'
-import type { CpuMeter, PhaseCpu } from './cpu-time.js'
+import { addCpu, type CpuMeter, type PhaseCpu } from './cpu-time.js'
 import type { ApiCredentials } from '../src/api/shapes/credential.js'
 import { signLimitOrder, type MarketTerms, type SignedOrder } from '../src/client/orders.js'
 import { PredexClient } from '../src/client/predex-client.js'
@@ -201,14 +201,16 @@ export class PhaseClock {
     try {
       if (this.meter === null) return await work()
       const { result, cpu } = await this.meter.phase(work)
-      this.cpuByName.set(name, cpu)
+      // A phase run in slices (in turns with another) counts them all.
+      const before = this.cpuByName.get(name)
+      this.cpuByName.set(name, before === undefined ? cpu : addCpu(before, cpu))
       return result
     } finally {
       this.phases.push({ name, fromUs, toUs: monotonicUs() })
     }
   }
 
-  /** The CPU time the phase `name` took (its last run), if a meter read it. */
+  /** The CPU time the phase `name` took (all its runs), if a meter read it. */
   cpu(name: string): PhaseCpu | undefined {
     return this.cpuByName.get(name)
   }

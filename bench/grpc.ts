@@ -16,8 +16,8 @@
  *    and V8's optimizing of each path: REST_WARM_UP_ORDERS REST orders, GRPC_WARM_UP_ORDERS each of the others);
  * 2. REST: signed POST /order, closed loop on 32 keep-alive connections (as bench:rest);
  * 3. unary: TradingService.PlaceOrder, closed loop with 32 calls in flight over 4 channels;
- *    2 and 3 in turns, a third of the phase's time at a time, so that both meet the same disk
- *    (restAndUnary); each of their figures adds up its three slices;
+ *    2, 3 and 4 in turns, a third of the phase's time at a time, so that all meet the same disk
+ *    (placementsInTurns); each of their figures adds up its three slices, and 3b runs first;
  * 3b. the same through the SDK's transport (grpc-js), for comparison: what a Node client of the
  *    SDK gets (unary_sdk_orders_per_s);
  * 4. stream: one order-entry session per trader (8), pipelined, a window of 8 requests in flight
@@ -60,7 +60,7 @@ import { GRPC_STREAM_VS_REST_MIN, GRPC_UNARY_VS_REST_MIN } from './targets.js'
 import { CPU_TABLE_HEAD, CpuMeter, cpuRow, perRequest, type CpuPerRequest } from './cpu-time.js'
 
 const TRADERS = 8
-/** REST's and unary's placements run in this many slices each, in turns (restAndUnary). */
+/** REST's, unary's and the stream's placements run in this many slices each, in turns (placementsInTurns). */
 const INTERLEAVED_SLICES = 3
 const CHANNELS = 4
 const log = (line: string): void => void process.stderr.write(line + '\n')
@@ -280,58 +280,64 @@ async function intake(server: BenchServer, signer: Signer, clients: GrpcClients,
   warmRate: number, phases: PhaseClock):
   Promise<{ rest: LoadResult; unary: LoadResult; unarySdk: LoadResult; stream: LoadResult; resting: SignedFor[] }> {
   const { transports, sessions } = clients
-  const { seconds, window } = settings
-  const { rest, unary } = await restAndUnary(server, signer, clients, settings, warmRate, phases)
-  log(`REST POST /order, closed loop (${REST_CONNECTIONS} connections): ${describe(rest)}`)
-  log(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight on ${CHANNELS} channels): ${describe(unary)}`)
-  const sdkOrders = await signer.sign(SDK_WARM_UP_CALLS + budget(unary.perSecond, seconds))
+  const { seconds } = settings
+  // The SDK's client first, for comparison only (not judged), from an empty book as the others.
+  const sdkOrders = await signer.sign(SDK_WARM_UP_CALLS + budget(warmRate, seconds))
   await sdkUnaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, 60, sdkOrders.slice(0, SDK_WARM_UP_CALLS))
   const unarySdk = await phases.time('unary_sdk', () =>
     sdkUnaryClosedLoop(transports, REST_CONNECTIONS / CHANNELS, seconds, sdkOrders.slice(SDK_WARM_UP_CALLS)))
   log(`gRPC PlaceOrder through the SDK's client (grpc-js), closed loop (${REST_CONNECTIONS} in flight): ` +
     describe(unarySdk))
   await cancelEverything(sessions)
-  const streamOrders = await signer.sign(budget(Math.max(rest.perSecond, unary.perSecond) * 1.5, seconds))
-  const resting: SignedFor[] = []
-  const work = placeWork(streamOrders, resting)
-  const stream = await phases.time('stream', () => pipelined(sessions, window, seconds, work))
-  log(`stream place, pipelined (${sessions.length} sessions x ${window} in flight): ${describe(stream)}`)
+  const { rest, unary, stream, resting } = await placementsInTurns(server, signer, clients, settings, warmRate, phases)
+  log(`REST POST /order, closed loop (${REST_CONNECTIONS} connections): ${describe(rest)}`)
+  log(`gRPC PlaceOrder, closed loop (${REST_CONNECTIONS} in flight on ${CHANNELS} channels): ${describe(unary)}`)
+  log(`stream place, pipelined (${sessions.length} sessions x ${settings.window} in flight): ${describe(stream)}`)
   return { rest, unary, unarySdk, stream, resting }
 }
 
 /**
- * The REST and unary placements in turns, INTERLEAVED_SLICES slices each, every slice from an
- * empty book: the unary target is a ratio to REST, and this disk holds a flush for 50-800 ms a
- * few times in ten seconds (docs/performance.md, 2026-12-02), which stops a closed loop's acks
- * for as long. Run one after the other, whichever phase met more stalls lost by that much (REST
- * 1 885/s against unary 1 307/s, both p99 over 400 ms, with both cores 56-66 % busy); in turns,
- * both meet the same disk.
+ * The REST, unary and stream placements in turns, INTERLEAVED_SLICES slices each, every slice from
+ * an empty book. The unary and stream targets are ratios to REST, and this disk holds a flush for
+ * 50-800 ms a few times in ten seconds (docs/performance.md, 2026-12-02), which stops a closed
+ * loop's acks for as long. Run one after the other, whichever phase met more stalls lost by that
+ * much (REST 1 885/s against unary 1 307/s, both p99 over 400 ms, with both cores 56-66 % busy;
+ * the stream's ratio to REST read 2.31, 1.48 and 2.04 in three runs); in turns, all three meet
+ * the same disk. The last stream slice's orders stay: they are the resting orders of the phases
+ * after (the open loop adds its own), a third of what a whole stream phase left.
  */
-async function restAndUnary(server: BenchServer, signer: Signer, clients: GrpcClients, settings: Settings,
-  warmRate: number, phases: PhaseClock): Promise<{ rest: LoadResult; unary: LoadResult }> {
+async function placementsInTurns(server: BenchServer, signer: Signer, clients: GrpcClients, settings: Settings,
+  warmRate: number, phases: PhaseClock): Promise<{ rest: LoadResult; unary: LoadResult; stream: LoadResult;
+  resting: SignedFor[] }> {
   const { channels, sessions } = clients
   const sliceSeconds = settings.seconds / INTERLEAVED_SLICES
-  // Each slice's orders its own: an order sent twice would be refused as a duplicate.
-  const restOrders = await signer.sign(INTERLEAVED_SLICES * budget(warmRate * 1.5, sliceSeconds))
-  const unaryOrders = renderOrders(await signer.sign(INTERLEAVED_SLICES * budget(warmRate * 1.5, sliceSeconds)))
+  // Each slice's orders its own (an order sent twice would be refused as a duplicate), signed
+  // before the first; the stream takes in two to three times REST's rate.
+  const chunks = async <T>(perSlice: number, render: (orders: SignedFor[]) => T[]): Promise<T[][]> => {
+    const orders = render(await signer.sign(INTERLEAVED_SLICES * perSlice))
+    return Array.from({ length: INTERLEAVED_SLICES }, (_, i) => orders.slice(i * perSlice, (i + 1) * perSlice))
+  }
+  const restOrders = await chunks(budget(warmRate * 1.5, sliceSeconds), (orders) => orders)
+  const unaryOrders = await chunks(budget(warmRate * 1.5, sliceSeconds), renderOrders)
+  const streamOrders = await chunks(budget(warmRate * 4, sliceSeconds), (orders) => orders)
   const rests: LoadResult[] = []
   const unaries: LoadResult[] = []
-  let restSent = 0
-  let unarySent = 0
+  const streams: LoadResult[] = []
+  let resting: SignedFor[] = []
   for (let slice = 0; slice < INTERLEAVED_SLICES; slice++) {
-    const restFrom = restSent
-    const rest = await phases.time('rest', () => closedLoop(server.restPort, REST_CONNECTIONS, sliceSeconds,
-      orderSource(restOrders.slice(restFrom), []), restOrders.length - restFrom))
-    restSent += rest.requests
-    rests.push(rest)
+    const restSlice = restOrders[slice]!
+    rests.push(await phases.time('rest', () => closedLoop(server.restPort, REST_CONNECTIONS, sliceSeconds,
+      orderSource(restSlice, []), restSlice.length)))
     await cancelEverything(sessions)
-    const unary = await phases.time('unary', () =>
-      unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, sliceSeconds, unaryOrders.slice(unarySent), []))
-    unarySent += unary.requests
-    unaries.push(unary)
+    unaries.push(await phases.time('unary', () =>
+      unaryClosedLoop(channels, REST_CONNECTIONS / CHANNELS, sliceSeconds, unaryOrders[slice]!, [])))
     await cancelEverything(sessions)
+    resting = []
+    const work = placeWork(streamOrders[slice]!, resting)
+    streams.push(await phases.time('stream', () => pipelined(sessions, settings.window, sliceSeconds, work)))
+    if (slice < INTERLEAVED_SLICES - 1) await cancelEverything(sessions)
   }
-  return { rest: mergedLoad(rests), unary: mergedLoad(unaries) }
+  return { rest: mergedLoad(rests), unary: mergedLoad(unaries), stream: mergedLoad(streams), resting }
 }
 
 /**

@@ -141,13 +141,20 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     'order; 3 x needs a batched order near 0.15 ms in all, of which the signature check is half. On the main thread ' +
     'the read store (records encoded with msgpack, LMDB puts) is about a fifth of a batch\'s time, the pool\'s ' +
     `hand-off a tenth (${PERFORMANCE}, "The read store's saves, a raw unary client")`,
-  'gRPC unary PlaceOrder vs REST (same run)': 'grpc-js\'s own server cost, and a closed loop not bound by the ' +
+  'gRPC unary PlaceOrder vs REST (same run)': 'since 2026-12-02 REST, unary and the stream place in turns (three ' +
+    'slices each: the disk\'s stalls had decided which phase lost, 0.69-0.75 x run to run); in turns unary read ' +
+    '0.70-0.80 x over four quick runs, its server CPU 0.67-0.68 ms an order against REST\'s 0.51-0.52 (main thread ' +
+    '0.30-0.32 against 0.19), the cores 69-79 % busy. Before: ' +
+    'grpc-js\'s own server cost, and a closed loop not bound by the ' +
     'cores: a unary order costs the server 0.51 ms against REST\'s 0.41 (main thread 0.24 against 0.15; grpc-js ' +
     'answering a constant costs 0.077), while both cores were 77 % busy (REST\'s phase 85 %), so the 32 calls in ' +
     'flight wait on the hand-offs and flushes of the write path. The load generator is no longer in the way: on ' +
     'raw sockets (bench/grpc-raw-unary.ts) it costs 0.067 ms a call, as REST\'s does (node:http2\'s 0.15-0.20, ' +
     `grpc-js's 0.3-0.44) (bench:grpc's CPU table; ${PERFORMANCE}, "The read store's saves, a raw unary client")`,
-  'gRPC order-entry stream intake vs REST (same run)': 'Predex\'s own work per message, not grpc-js (which ' +
+  'gRPC order-entry stream intake vs REST (same run)': 'in turns with REST (2026-12-02: three slices each, so that ' +
+    'both meet the same disk) the stream read 1.47 and 1.36 x, where one after the other it had read 1.48-2.31 x as ' +
+    'REST\'s phase met stalls or not; its server CPU 0.34 ms an order against REST\'s 0.51, the cores 68-78 % busy. ' +
+    'Predex\'s own work per message, not grpc-js (which ' +
     'answers 65 k messages/s at 0.012 ms a message): the stream\'s verification, engine, journal, read-store ' +
     'writes and V8 threads already cost 0.19-0.25 ms an order, so 2 x REST\'s 0.42 ms would leave its main thread ' +
     '0.02 ms, against 0.08-0.13; the read side has to leave the main thread (bench:grpc\'s CPU table and floors; ' +

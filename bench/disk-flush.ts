@@ -17,23 +17,35 @@ export interface DiskFlush {
 
 /** `writes` flushes of 4 KiB in a fresh file under `parent`, spread over 64 blocks. */
 export function measureDiskFlush(parent: string, writes = 300): DiskFlush {
+  const { startsMs, endsMs } = flushesBackToBack(parent, (count) => count < writes)
+  const latenciesMs = Float64Array.from(endsMs, (end, i) => end - startsMs[i]!)
+  const sorted = Float64Array.from(latenciesMs).sort()
+  return { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), latenciesMs }
+}
+
+/**
+ * Flushes one after the other (a 4 KiB write, then fdatasync, over 64 blocks of a fresh file
+ * under `parent`) while `more(flushes so far)`; when each started and ended (performance.now).
+ */
+function flushesBackToBack(parent: string, more: (count: number) => boolean):
+  { startsMs: Float64Array; endsMs: Float64Array } {
   const dir = mkdtempSync(join(parent, 'predex-flush-'))
   const fd = openSync(join(dir, 'probe'), 'w')
   const block = Buffer.alloc(4096, 0x5a)
-  const latenciesMs = new Float64Array(writes)
+  const starts: number[] = []
+  const ends: number[] = []
   try {
-    for (let i = 0; i < writes; i++) {
-      const start = performance.now()
+    for (let i = 0; more(i); i++) {
+      starts.push(performance.now())
       writeSync(fd, block, 0, block.length, (i % 64) * block.length)
       fdatasyncSync(fd)
-      latenciesMs[i] = performance.now() - start
+      ends.push(performance.now())
     }
   } finally {
     closeSync(fd)
     rmSync(dir, { recursive: true, force: true })
   }
-  const sorted = Float64Array.from(latenciesMs).sort()
-  return { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), latenciesMs }
+  return { startsMs: Float64Array.from(starts), endsMs: Float64Array.from(ends) }
 }
 
 /**
@@ -63,25 +75,10 @@ const ARRIVAL_EVERY_MS = 0.05
 
 /** Flushes back to back for `seconds` in a fresh file under `parent`, and what steady arrivals would wait. */
 export function measureDiskArrivals(parent: string, seconds: number): DiskArrivals {
-  const dir = mkdtempSync(join(parent, 'predex-arrivals-'))
-  const fd = openSync(join(dir, 'probe'), 'w')
-  const block = Buffer.alloc(4096, 0x5a)
-  const starts: number[] = []
-  const ends: number[] = []
-  try {
-    const untilMs = performance.now() + seconds * 1000
-    for (let i = 0; performance.now() < untilMs; i++) {
-      starts.push(performance.now())
-      writeSync(fd, block, 0, block.length, (i % 64) * block.length)
-      fdatasyncSync(fd)
-      ends.push(performance.now())
-    }
-  } finally {
-    closeSync(fd)
-    rmSync(dir, { recursive: true, force: true })
-  }
-  const flushes = Float64Array.from(ends, (end, i) => end - starts[i]!).sort()
-  const waits = arrivalWaitsMs(Float64Array.from(starts), Float64Array.from(ends), ARRIVAL_EVERY_MS).sort()
+  const untilMs = performance.now() + seconds * 1000
+  const { startsMs, endsMs } = flushesBackToBack(parent, () => performance.now() < untilMs)
+  const flushes = Float64Array.from(endsMs, (end, i) => end - startsMs[i]!).sort()
+  const waits = arrivalWaitsMs(startsMs, endsMs, ARRIVAL_EVERY_MS).sort()
   return { flushes: flushes.length, flushP99Ms: percentile(flushes, 0.99), flushMaxMs: flushes[flushes.length - 1] ?? 0,
     arrivalP50Ms: percentile(waits, 0.5), arrivalP99Ms: percentile(waits, 0.99) }
 }

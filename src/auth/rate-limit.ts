@@ -33,7 +33,7 @@ interface Entry {
 
 /** Refills `bucket` to `nowMs` at `capacity` per `windowMs`. */
 function refill(bucket: Bucket, capacity: number, windowMs: number, nowMs: number): void {
-  bucket.tokens = refilledTokens(bucket.tokens, capacity, windowMs, bucket.updatedMs, nowMs)
+  bucket.tokens = tokensAt(bucket, capacity, windowMs, nowMs)
   bucket.updatedMs = nowMs
 }
 

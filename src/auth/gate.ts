@@ -81,6 +81,11 @@ export class Gate {
   /** Drops the limiter's entries that are full again (RATE_LIMIT_SWEEP_INTERVAL_MS): memory comes back after floods. */
   private readonly sweeps: SweepTimer | null
 
+  /** The gate's monotonic clock (ms), which the gRPC port's budgets per address read too. */
+  monotonicMs(): number {
+    return this.options.clock.nowMs()
+  }
+
   constructor(private readonly options: GateOptions) {
     const { limiter, clock } = options
     this.sweeps = limiter === null ? null

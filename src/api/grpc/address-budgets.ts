@@ -11,8 +11,11 @@ import { GRPC_ADDRESSES_TRACKED_MAX, type RateRule } from '../../limits.js'
 export class AddressBudgets {
   private readonly limiter = new RateLimiter(GRPC_ADDRESSES_TRACKED_MAX)
 
+  /** `nowMs`: the monotonic clock (the gate's: a test's clock moves only when the test says so). */
+  constructor(private readonly nowMs: () => number = () => performance.now()) {}
+
   /** Takes one from `address`'s budget `name` under `rule`: null when allowed, else the seconds to wait. */
   take(name: string, rule: RateRule, address: string): number | null {
-    return this.limiter.take(`${name} ${address}`, rule, performance.now())
+    return this.limiter.take(`${name} ${address}`, rule, this.nowMs())
   }
 }

@@ -76,9 +76,10 @@ export class GrpcServer {
   private readonly streams: Streams
   private readonly reflection: Reflection
   /** The gRPC port's budgets per client address (connections, resets, reflection requests). */
-  private readonly budgets = new AddressBudgets()
+  private readonly budgets: AddressBudgets
 
   constructor(face: GrpcFace) {
+    this.budgets = new AddressBudgets(() => face.gate.monotonicMs())
     const guard = new ConnectionGuard(this.budgets, (why, address) => {
       if (face.refusalLines.take()) face.log.info('grpc connection refused', { why, address })
     })

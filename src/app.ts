@@ -173,7 +173,8 @@ function feedsOf(context: ServiceContext, fanOut: FanOut):
   const users = new UserFeed(context)
   const revocations = new KeyRevocations()
   const stops = [fanOut.register(books), fanOut.register(users), fanOut.register(revocations),
-    context.settlement?.onChange((tradeId) => users.settlementChanged(tradeId)) ?? (() => undefined)]
+    context.settlement?.onChange((tradeId, settlement) => users.settlementChanged(tradeId, settlement))
+      ?? (() => undefined)]
   return { books, users, revocations, stop: () => { for (const stop of stops) stop() } }
 }
 

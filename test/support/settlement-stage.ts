@@ -11,7 +11,7 @@ import type { Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { createChainMarket } from '../../src/chain/chain-markets.js'
 import { localClientsOf } from '../../src/chain/local-chain.js'
-import type { Trade } from '../../src/engine/event.js'
+import type { EngineEvent, Trade } from '../../src/engine/event.js'
 import type { Outcome } from '../../src/host/messages.js'
 import { signLimitOrder, type MarketTerms } from '../../src/client/orders.js'
 import { Wallet } from '../../src/crypto/wallet.js'
@@ -31,6 +31,20 @@ export interface Teardown {
 
 export function outcomeOf(seq: number, events: Outcome['events']): Outcome {
   return { requestId: 0, seq, timeMs: seq, recorded: true, result: { ok: true }, events }
+}
+
+/** A mint of 10 (No at 0.40 taking Yes at 0.60) between `takerOrderId` and `makerOrderId`, for tests without a node. */
+export function tradeOf(tradeId: string, takerOrderId: string, makerOrderId: string): Trade {
+  return { type: 'trade', tradeId, marketId: 'm', matchType: 'mint', takerOrderId, takerAddress: '0xb',
+    takerOwner: 'key-b', tokenId: '2', outcome: 'No', side: 'BUY', priceMicros: 400_000, sizeMicros: 10_000_000,
+    feeMicros: 0, feeRateBps: 0, makerOrderId, makerAddress: '0xa', makerOwner: 'key-a', makerTokenId: '1',
+    makerOutcome: 'Yes', makerSide: 'BUY', makerPriceMicros: 600_000, timeMs: 1 }
+}
+
+/** `orderId` filled whole (an order's end, after its trade). */
+export function filled(orderId: string): EngineEvent {
+  return { type: 'orderUpdate', orderId, maker: '0xa', status: 'MATCHED', sizeMatchedMicros: 10_000_000,
+    remainingMicros: 0, reason: null } as EngineEvent
 }
 
 export class SettlementStage {

@@ -92,11 +92,13 @@ export function listedOrderMessage(order: OrderRecord): MessageInitShape<typeof 
   }
 }
 
-/** A trade from `viewerAddress`'s point of view (REST's native Trade, GET /data/trades). */
-export function tradeMessage(context: ServiceContext, trade: TradeRecord,
-  viewerAddress: string): MessageInitShape<typeof TradeSchema> {
-  const info = tradeInfo(context.read, trade, viewerAddress, false, context.chainId,
-    context.settlement?.of(trade.tradeId, trade.timeMs) ?? null)
+/**
+ * A trade from `viewerAddress`'s point of view (REST's native Trade, GET /data/trades), with its
+ * settlement now unless `settlement` says which to tell (a user stream's update).
+ */
+export function tradeMessage(context: ServiceContext, trade: TradeRecord, viewerAddress: string,
+  settlement = context.settlement?.of(trade.tradeId, trade.timeMs) ?? null): MessageInitShape<typeof TradeSchema> {
+  const info = tradeInfo(context.read, trade, viewerAddress, false, context.chainId, settlement)
   const makerOrders: MessageInitShape<typeof MakerOrderSchema>[] = info.maker_orders.map((maker) => ({
     orderId: maker.order_id,
     owner: maker.owner,

@@ -200,7 +200,8 @@ export class Streams {
         update: { case: 'order', value: orderMessage(context, orderAfter(update)) } })
       : update.kind === 'trade'
         ? create(UserStreamResponseSchema, { ...numbers,
-          update: { case: 'trade', value: tradeMessage(context, update.trade, update.address) } })
+          update: { case: 'trade', value: tradeMessage(context, update.trade, update.address,
+            update.settlement) } })
         : create(UserStreamResponseSchema, { ...numbers,
           update: { case: 'orderGroup', value: orderGroupUpdateMessage(update.change) } })
     this.lastUserUpdate = update

@@ -105,10 +105,9 @@ export class UserChannel {
       order_owner: update.order.owner, timestamp: String(update.timeMs) }
   }
 
-  /** A trade from the wallet's side, with its settlement's status now. */
-  private tradeEvent({ trade, address, timeMs }: TradeUpdate): Omit<WsTrade, 'seq'> {
-    const info = tradeInfo(this.context.read, trade, address, true, this.context.chainId,
-      this.context.settlement?.of(trade.tradeId, trade.timeMs) ?? null)
+  /** A trade from the wallet's side, with the settlement status the update tells. */
+  private tradeEvent({ trade, address, timeMs, settlement }: TradeUpdate): Omit<WsTrade, 'seq'> {
+    const info = tradeInfo(this.context.read, trade, address, true, this.context.chainId, settlement)
     return { event_type: 'trade', type: 'TRADE', ...info,
       trade_owner: address === trade.takerAddress ? trade.takerOwner : trade.makerOwner, timestamp: String(timeMs) }
   }

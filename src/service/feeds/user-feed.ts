@@ -42,6 +42,7 @@ import type { Outcome } from '../../host/messages.js'
 import { USER_FEED_RETAINED_PER_WALLET, USER_FEED_UPDATES_MAX, USER_FEED_WALLETS_MAX } from '../../limits.js'
 import type { OrderRecord, TradeRecord } from '../../read/read-model.js'
 import type { ServiceContext } from '../context.js'
+import type { TradeSettlement } from '../testnet/settlement.js'
 import { openOrdersOf, type Trader } from '../trading/trading.js'
 
 interface Numbered {
@@ -77,6 +78,11 @@ export interface TradeUpdate extends Numbered {
   readonly kind: 'trade'
   readonly trade: TradeRecord
   readonly address: string
+  /**
+   * The settlement this update tells (MATCHED at the match, then each later status); null without
+   * a chain. Not the trade's status when a face renders it: a later change is its own update.
+   */
+  readonly settlement: TradeSettlement | null
 }
 
 /**
@@ -190,12 +196,13 @@ export class UserFeed {
    * CONFIRMED; RETRYING, FAILED: src/service/testnet/settlement.ts), numbered like any update; the face
    * shows its status as it is now. `engineSeq` is the command that matched it.
    */
-  settlementChanged(tradeId: string): void {
+  settlementChanged(tradeId: string, settlement: TradeSettlement): void {
     const trade = this.context.read.trade(tradeId)
     if (trade === undefined) return
     const timeMs = this.context.nowMs()
     for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
-      this.add(address, (seq, epoch) => ({ kind: 'trade', seq, epoch, engineSeq: trade.seq, timeMs, trade, address }))
+      this.add(address, (seq, epoch) => ({ kind: 'trade', seq, epoch, engineSeq: trade.seq, timeMs, trade, address,
+        settlement }))
     }
   }
 
@@ -248,8 +255,10 @@ export class UserFeed {
           for (const orderId of [trade.takerOrderId, trade.makerOrderId]) {
             tradesInCommand.set(orderId, (tradesInCommand.get(orderId) ?? 0) + 1)
           }
+          const settlement = this.context.settlement?.of(trade.tradeId, trade.timeMs) ?? null
           for (const address of new Set([trade.takerAddress, trade.makerAddress])) {
-            this.add(address, (seq, epoch) => ({ kind: 'trade', seq, epoch, engineSeq, timeMs, trade, address }))
+            this.add(address, (seq, epoch) => ({ kind: 'trade', seq, epoch, engineSeq, timeMs, trade, address,
+              settlement }))
           }
           break
         }

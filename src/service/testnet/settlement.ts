@@ -65,7 +65,7 @@ export class Settlement {
   /** The chain mirror's confirmations, recorded one batch after another (`confirmed`). */
   private confirming: Promise<void> = Promise.resolve()
   /** Told of each change of a trade's status after the match (the user WebSocket channel pushes it). */
-  private readonly listeners = new Set<(tradeId: string) => void>()
+  private readonly listeners = new Set<(tradeId: string, settlement: TradeSettlement) => void>()
 
   /** Which kept orders are still needed: the rest are forgotten (order-retention.ts). */
   private readonly retention: OrderRetention
@@ -114,8 +114,7 @@ export class Settlement {
   of(tradeId: string, matchedMs: number): TradeSettlement {
     const record = this.store.trade(tradeId)
     return record === undefined ? { status: 'MATCHED', transactionHash: null, blockNumber: null, updatedMs: matchedMs }
-      : { status: record.status, transactionHash: record.transactionHash, blockNumber: record.blockNumber,
-        updatedMs: record.updatedMs }
+      : settlementOf(record)
   }
 
   /**
@@ -212,8 +211,12 @@ export class Settlement {
     await this.store.putTrade({ ...this.store.trade(record.tradeId)!, reversed: 'refused' })
   }
 
-  /** Calls `listener` with the trade id of each status change after the match; returns its removal. */
-  onChange(listener: (tradeId: string) => void): () => void {
+  /**
+   * Calls `listener` with the trade id and the settlement of each status change after the match,
+   * in order; returns its removal. A face tells the settlement given, not the trade's status when
+   * it gets to render it (a later change may have come by then: it is told next).
+   */
+  onChange(listener: (tradeId: string, settlement: TradeSettlement) => void): () => void {
     this.listeners.add(listener)
     return () => void this.listeners.delete(listener)
   }
@@ -381,8 +384,14 @@ export class Settlement {
   private async update(record: SettlementRecord, status: SettlementStatus,
     changes: Partial<Pick<SettlementRecord, 'transactionHash' | 'blockNumber' | 'reason' | 'attempts'>>,
   ): Promise<void> {
-    const current = this.store.trade(record.tradeId) ?? record
-    if (current.status === 'CONFIRMED') return // the chain's last word
+    const before = this.store.trade(record.tradeId) ?? record
+    if (before.status === 'CONFIRMED') return // the chain's last word
+    if (status === 'CONFIRMED' && (before.status === 'MATCHED' || before.status === 'RETRYING')) {
+      // The mirror saw the block confirmed before the receipt came back here: a follower is told
+      // MINED first all the same, since a trade is in a block before that block is confirmed.
+      await this.update(before, 'MINED', changes)
+    }
+    const current = this.store.trade(record.tradeId) ?? before
     // A failure's reversal is due from the very write that records the failure.
     const failing = status === 'FAILED' && current.status !== 'FAILED'
     const updated: SettlementRecord = { ...current, ...changes, status, updatedMs: this.nowMs(),
@@ -396,14 +405,20 @@ export class Settlement {
       await this.reverseFailed(updated)
     }
     if (status === current.status) return
+    const told = settlementOf(updated)
     for (const listener of this.listeners) {
       try {
-        listener(record.tradeId)
+        listener(record.tradeId, told)
       } catch (error) {
         this.log.error('settlement: a status listener failed', { err: error })
       }
     }
   }
+}
+
+function settlementOf(record: SettlementRecord): TradeSettlement {
+  return { status: record.status, transactionHash: record.transactionHash, blockNumber: record.blockNumber,
+    updatedMs: record.updatedMs }
 }
 
 interface SeqTrade {

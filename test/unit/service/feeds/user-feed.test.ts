@@ -78,3 +78,26 @@ t.test('a live subscription (the WebSocket user channel) starts with the next up
   live.unsubscribe()
   t.end()
 })
+
+t.test('a settlement change is an update that tells the status it changed to, live and on a resume', (t) => {
+  const trade = { tradeId: 't1', seq: 1, takerAddress: wallet(1), makerAddress: wallet(2), timeMs: 0 }
+  const read = { trade: (tradeId: string) => (tradeId === 't1' ? trade : undefined), seq: 0,
+    liveOrdersOfMaker: () => [], markets: new Map() }
+  const feed = new UserFeed({ read, nowMs: () => 5 } as unknown as ServiceContext)
+  const seen: UserUpdate[] = []
+  const follower = feed.subscribe({ apiKey: 'k', address: wallet(1) }, { fromSeq: 0, epoch: '' },
+    { update: (u) => seen.push(u), end: () => undefined })
+  const settlementAt = (status: 'MINED' | 'CONFIRMED') => ({ status, transactionHash: '0xab', blockNumber: 7,
+    updatedMs: 5 })
+  feed.settlementChanged('t1', settlementAt('MINED'))
+  feed.settlementChanged('t1', settlementAt('CONFIRMED'))
+  const statuses = (updates: readonly UserUpdate[]) => updates.map((u) => (u.kind === 'trade' ? u.settlement?.status
+    : u.kind))
+  t.same(statuses(seen), ['MINED', 'CONFIRMED'], 'live: each status once, in order')
+  const fromFirst = feed.subscribe({ apiKey: 'k', address: wallet(1) }, { fromSeq: 1, epoch: follower.epoch },
+    { update: () => undefined, end: () => undefined })
+  t.same(statuses(fromFirst.start.kind === 'replay' ? fromFirst.start.updates : []), ['CONFIRMED'],
+    'a resume from the first replays the second as it was told')
+  for (const subscription of [follower, fromFirst]) subscription.unsubscribe()
+  t.end()
+})

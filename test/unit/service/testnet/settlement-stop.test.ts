@@ -15,27 +15,14 @@ import { join } from 'node:path'
 import t from 'tap'
 import { SettlementStore } from '../../../../src/chain/settlement-store.js'
 import { localClientsOf } from '../../../../src/chain/local-chain.js'
-import type { EngineEvent, Trade } from '../../../../src/engine/event.js'
 import { SILENT_LOG } from '../../../../src/log.js'
 import { chainTradeIdOf, Settlement } from '../../../../src/service/testnet/settlement.js'
 import { eventually } from '../../../support/eventually.js'
 import { LOCAL_CHAIN_ID } from '../../../support/local-chain.js'
-import { outcomeOf } from '../../../support/settlement-stage.js'
+import { filled, outcomeOf, tradeOf } from '../../../support/settlement-stage.js'
 
 const STEP_MS = 60_000
 const STRUCT = { version: 1 } as never
-
-function tradeOf(tradeId: string, takerOrderId: string, makerOrderId: string): Trade {
-  return { type: 'trade', tradeId, marketId: 'm', matchType: 'mint', takerOrderId, takerAddress: '0xb',
-    takerOwner: 'key-b', tokenId: '2', outcome: 'No', side: 'BUY', priceMicros: 400_000, sizeMicros: 10_000_000,
-    feeMicros: 0, feeRateBps: 0, makerOrderId, makerAddress: '0xa', makerOwner: 'key-a', makerTokenId: '1',
-    makerOutcome: 'Yes', makerSide: 'BUY', makerPriceMicros: 600_000, timeMs: 1 }
-}
-
-function filled(orderId: string): EngineEvent {
-  return { type: 'orderUpdate', orderId, maker: '0xa', status: 'MATCHED', sizeMatchedMicros: 10_000_000,
-    remainingMicros: 0, reason: null } as EngineEvent
-}
 
 t.test('a confirmation under way when settlement stops is recorded whole before the store closes', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'predex-settlement-stop-'))

@@ -771,6 +771,12 @@ export const REPLICA_WATCHDOG_MS = 1_000
 export const LEASE_TTL_MS = 2_000
 export const LEASE_RENEW_MS = 500
 export const LEASE_POLL_MS = 250
+/**
+ * Reads of the lease's entry after a refused renewal (lease.ts, `reclaim`): a write refused after
+ * a read says the read was behind or the entry moved meanwhile, so it reads again, this many
+ * reads in all before the lease counts as lost.
+ */
+export const LEASE_RECLAIM_READS_MAX = 3
 /** JetStream replicas of the command stream: 1 (tests) or an odd number up to 5 (a quorum is a majority). */
 export const NATS_REPLICAS_MAX = 5
 

@@ -11,7 +11,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node'
 import { Kvm, type KV } from '@nats-io/kv'
-import { LEASE_TTL_MS } from '../limits.js'
+import { LEASE_RECLAIM_READS_MAX, LEASE_TTL_MS } from '../limits.js'
 
 const KEY = 'primary'
 
@@ -33,8 +33,19 @@ export class Lease {
 
   private constructor(private readonly kv: KV) {}
 
+  /**
+   * Reads go to the stream's leader (`allow_direct: false`, whatever the bucket was made with): a
+   * direct read may be answered by a replica that is behind, a nats-server just back, and say the
+   * lease is missing or older than it is.
+   */
   static async open(connection: NatsConnection, stream: string, replicas: number): Promise<Lease> {
-    const kv = await new Kvm(connection).create(`${stream}_LEASE`, { ttl: LEASE_TTL_MS, history: 1, replicas })
+    const kv = await new Kvm(connection).create(`${stream}_LEASE`, { ttl: LEASE_TTL_MS, history: 1, replicas,
+      allow_direct: false })
+    return new Lease(kv)
+  }
+
+  /** A lease on a bucket opened already (tests give a fake one). */
+  static over(kv: KV): Lease {
     return new Lease(kv)
   }
 
@@ -66,24 +77,42 @@ export class Lease {
    * lost (a timeout) may have been written all the same, leaving this node's revision stale while
    * the lease is still its own; it then carries on from the entry's revision.
    */
-  async renew(holder: LeaseHolder): Promise<boolean> {
+  renew(holder: LeaseHolder): Promise<boolean> {
+    return this.renewWith(holder, LEASE_RECLAIM_READS_MAX)
+  }
+
+  private async renewWith(holder: LeaseHolder, readsLeft: number): Promise<boolean> {
     if (this.revision === null) return false
     try {
       this.revision = await this.kv.update(KEY, JSON.stringify(holder), this.revision)
       return true
     } catch (error) {
       if (!isWrongRevision(error)) throw error
-      const entry = await this.kv.get(KEY)
-      const current = entry === null || entry.operation !== 'PUT' ? null : JSON.parse(entry.string()) as LeaseHolder
-      if (entry !== null && current?.node === holder.node) {
-        this.revision = entry.revision
-        return this.renew(holder)
-      }
-      this.revision = null
-      // Lapsed with nobody holding it (NATS was slow to answer for longer than its life, a leader
-      // election): this node may take it again; only another holder means it is lost.
-      return current === null && await this.acquire(holder)
+      return this.reclaim(holder, readsLeft)
     }
+  }
+
+  /**
+   * After a refused renewal: renews from the entry's revision when the entry is this node's; takes
+   * it again when nobody holds it (it lapsed: NATS was slow to answer for longer than its life, a
+   * leader election); lost only when another node holds it. A write refused after a read means
+   * the read was behind (or the entry moved meanwhile): read again, `readsLeft` reads in all.
+   */
+  private async reclaim(holder: LeaseHolder, readsLeft: number): Promise<boolean> {
+    if (readsLeft === 0) {
+      this.revision = null
+      return false
+    }
+    const entry = await this.kv.get(KEY)
+    const current = entry === null || entry.operation !== 'PUT' ? null : JSON.parse(entry.string()) as LeaseHolder
+    if (entry !== null && current?.node === holder.node) {
+      this.revision = entry.revision
+      return this.renewWith(holder, readsLeft - 1)
+    }
+    this.revision = null
+    if (current !== null) return false
+    if (await this.acquire(holder)) return true
+    return this.reclaim(holder, readsLeft - 1)
   }
 
   /** Gives the lease up at a clean stop, so that a standby need not wait for it to lapse. */

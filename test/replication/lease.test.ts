@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { Kvm } from '@nats-io/kv'
+import { jetstreamManager } from '@nats-io/jetstream'
 import { EngineHost } from '../../src/host/engine-host.js'
 import { Lease } from '../../src/replication/lease.js'
 import { LeaseKeeper } from '../../src/replication/lease-keeper.js'
@@ -35,6 +36,9 @@ t.test('one holder; a renewal keeps it; a release frees it at once', async (t) =
   await a.release()
   t.equal(await b.holder(), null, 'released')
   t.ok(await b.acquire({ node: 'b', url: 'http://b', masterKeyId: 'k' }), 'b takes it at once')
+  const jsm = await jetstreamManager(connection)
+  t.equal((await jsm.streams.info('KV_L1_LEASE')).config.allow_direct, false,
+    'its reads go to the leader: a replica behind it (a nats-server just back) could say it is missing')
 })
 
 t.test('a holder whose lease was taken learns it at its next renewal; its host refuses writes naming the new one',

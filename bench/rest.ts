@@ -13,15 +13,19 @@
  * (POST /orders, closed loop, counted in orders, each answer checked: every order of it
  * accepted); cancels (DELETE /order, HMAC only); the batches and cancels after warm-ups of their
  * own. Also, before the server starts, the verification pool's ceiling on the same orders (the
- * target compares intake to it). From the CPU table, what the machine allows at most
- * (`*_reachable`): the rate at which only an order's signature check and the load generator's
- * CPU fit on the cores, over each target's reference; a target above it is out of reach here.
+ * target compares intake to it), and the floor of a durable write: uWS answering the constant
+ * after a group flush of its own (rest-baselines.ts). What the machine allows at most
+ * (`*_reachable`): the lower of the rate at which only an order's signature check and the load
+ * generator's CPU fit on the cores (from the CPU table) and that floor's rate, over each target's
+ * reference; a target above it is out of reach here.
  *
  * Flags: --quick (shorter), --seconds N (per figure), --json (last line is a JSON object, with
  * the latency histograms under `series`), --profile-dir DIR (the server's threads write CPU
  * profiles there, with phases.json saying when each figure ran: docs/performance.md).
  */
-import { availableParallelism, cpus } from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { availableParallelism, cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { l2Headers } from '../src/crypto/request-headers.js'
 import { VerifierPool } from '../src/crypto/verifier-pool.js'
 import { installSigBackend, SIG_BACKEND_CHOICES, type SigBackend } from '../src/crypto/sig-backend.js'
@@ -44,13 +48,15 @@ const WARM_UP_BATCHES = 100
 const log = (line: string): void => void process.stderr.write(line + '\n')
 const nowSec = (): number => Math.floor(Date.now() / 1000)
 
-async function ceiling(kind: 'uws' | 'http', seconds: number): Promise<LoadResult> {
-  const child = await startChild('bench/rest-baselines.js', [kind], /port (\d+)/)
+async function ceiling(kind: 'uws' | 'uws-durable' | 'http', seconds: number): Promise<LoadResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'predex-bench-floor-'))
+  const child = await startChild('bench/rest-baselines.js', [kind, dir], /port (\d+)/)
   try {
     await closedLoop(child.port, CONNECTIONS, 0.5, getRequest('/warm-up'))
     return await closedLoop(child.port, CONNECTIONS, seconds, getRequest('/book'))
   } finally {
     await stopChild(child)
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 
@@ -90,6 +96,8 @@ interface Settings {
 
 interface Figures {
   readonly uws: LoadResult
+  /** uWS answering the constant after a group flush of its own (rest-baselines.ts): a durable write's floor. */
+  readonly durable: LoadResult
   readonly node: LoadResult
   readonly pool: number
   /** The server's signature backend (and the pool ceiling's). */
@@ -136,7 +144,7 @@ function signTimed(traders: readonly Trader[], tokenId: string, count: number, f
 /** The server-side figures, one after another on one server; `phases` marks when each ran. */
 async function serverFigures(settings: Settings, port: number, orders: readonly SignedFor[],
   batches: readonly SignedFor[][], phases: PhaseClock):
-  Promise<Omit<Figures, 'uws' | 'node' | 'pool' | 'backend' | 'cpu'>> {
+  Promise<Omit<Figures, 'uws' | 'durable' | 'node' | 'pool' | 'backend' | 'cpu'>> {
   const { seconds } = settings
   const placed: SignedFor[] = []
   const placeSource = orderSource(orders, placed)
@@ -198,6 +206,8 @@ function cancelSource(placed: readonly SignedFor[]): (i: number) => Buffer {
 async function measure(settings: Settings): Promise<Figures> {
   const uws = await ceiling('uws', settings.seconds)
   log(`ceiling, uWS constant JSON: ${describe(uws)}`)
+  const durable = await ceiling('uws-durable', settings.seconds)
+  log(`floor of a durable write, uWS constant JSON after a group flush: ${describe(durable)}`)
   const node = await ceiling('http', settings.seconds)
   log(`context, node:http constant JSON: ${describe(node)}`)
   const server = await startPredexServer({ profileDir: settings.profileDir })
@@ -215,7 +225,7 @@ async function measure(settings: Settings): Promise<Figures> {
     log(`verification pool ceiling (${settings.cores} threads, ${backend}, hot signers, measured with the server ` +
       `idle): ${Math.round(pool)}/s`)
     const figures = await serverFigures(settings, server.restPort, orders, batches, phases)
-    return { uws, node, pool, backend, ...figures, cpu: cpuOf(phases, figures, settings.cores) }
+    return { uws, durable, node, pool, backend, ...figures, cpu: cpuOf(phases, figures, settings.cores) }
   } finally {
     await server.stop()
     phases.write(settings.profileDir)
@@ -230,6 +240,8 @@ function reportOf(settings: Settings, f: Figures): Record<string, unknown> {
   return {
     seconds: settings.seconds, connections: CONNECTIONS, cores: settings.cores, node: process.version,
     uws_constant_per_s: Math.round(f.uws.perSecond), node_http_constant_per_s: Math.round(f.node.perSecond),
+    uws_durable_per_s: Math.round(f.durable.perSecond), uws_durable_p50_ms: round(f.durable.latencyMs.p50),
+    durable_vs_uws: ratio(f.durable.perSecond, f.uws.perSecond),
     pool_ceiling_per_s: Math.round(f.pool), sig_backend: f.backend,
     orders_cold_per_s: Math.round(f.warmUp.perSecond),
     orders_per_s: Math.round(f.placeMax.perSecond), orders_closed_p50_ms: round(f.placeMax.latencyMs.p50),
@@ -242,6 +254,7 @@ function reportOf(settings: Settings, f: Figures): Record<string, unknown> {
     intake_vs_pool: ratio(f.placeMax.perSecond, f.pool), book_vs_uws: ratio(f.book.perSecond, f.uws.perSecond),
     orders_vs_uws: ratio(f.placeMax.perSecond, f.uws.perSecond),
     cancels_vs_uws: ratio(f.cancels.perSecond, f.uws.perSecond),
+    cancels_vs_durable: ratio(f.cancels.perSecond, f.durable.perSecond),
     batch_vs_single: ratio(f.batchOrdersPerSecond, f.placeMax.perSecond),
     ...reachableOf(settings, f),
     cpu_per_request: f.cpu,
@@ -251,15 +264,18 @@ function reportOf(settings: Settings, f: Figures): Record<string, unknown> {
 }
 
 /**
- * The most each target's figure could reach on this machine, from this run's CPU table: the
- * rate at which only what no server change removes fits on the cores (an order's signature
- * check and the load generator's HTTP and HMAC; for a cancel, the load generator's), over the
- * same reference as the figure. Below a target, the target is out of reach here whatever the
- * server does, until the load generator runs on cores of its own.
+ * The most each target's figure could reach on this machine: the lower of two bounds, over the
+ * same reference as the figure. From this run's CPU table, the rate at which only what no server
+ * change removes fits on the cores (an order's signature check and the load generator's HTTP and
+ * HMAC; for a cancel, the load generator's); and the durable floor's rate (a write acknowledged
+ * after a flush, with nothing else: its connections wait for the disk). Below a target, the
+ * target is out of reach here whatever the server does.
  */
 function reachableOf(settings: Settings, f: Figures): Record<string, number | null> {
-  const orders = reachablePerSecond(f.cpu.orders, ['verify'], settings.cores)
-  const cancels = reachablePerSecond(f.cpu.cancels, [], settings.cores)
+  const durableBound = (rate: number | null): number | null => rate === null ? null
+    : Math.min(rate, f.durable.perSecond)
+  const orders = durableBound(reachablePerSecond(f.cpu.orders, ['verify'], settings.cores))
+  const cancels = durableBound(reachablePerSecond(f.cpu.cancels, [], settings.cores))
   const over = (rate: number | null, reference: number): number | null => rate === null ? null : ratio(rate, reference)
   return { intake_vs_pool_reachable: over(orders, f.pool), orders_vs_uws_reachable: over(orders, f.uws.perSecond),
     cancels_vs_uws_reachable: over(cancels, f.uws.perSecond) }
@@ -297,7 +313,9 @@ function markdownOf(settings: Settings, f: Figures, r: Record<string, unknown>):
     'Predex in its own process (durability sync, rate limits off); load generator in this process; ' +
       `both on the same ${cores} cores.`, '',
     '| figure | per second | p50 ms | p99 ms | p99.9 ms |', '| --- | --- | --- | --- | --- |',
-    row('uWS constant JSON (ceiling)', f.uws), row('node:http constant JSON', f.node),
+    row('uWS constant JSON (ceiling)', f.uws),
+    row('uWS constant JSON after a group flush (a durable write\'s floor)', f.durable),
+    row('node:http constant JSON', f.node),
     row(`POST /order, the first ${REST_WARM_UP_ORDERS} after start (warm-up, not judged)`, f.warmUp),
     row('POST /order, closed loop', f.placeMax),
     row(`POST /order, open loop at ${f.openRate}/s`, f.placeOpen), row('DELETE /order, closed loop', f.cancels),
@@ -318,9 +336,11 @@ function markdownOf(settings: Settings, f: Figures, r: Record<string, unknown>):
       `POST /orders (${BATCH_ORDERS} per batch) >= 3 x single placements in orders/s: ` +
       `${batchRatio} x (${met(batchRatio >= 3)}).`,
     `Reachable on this machine at most, with only an order's signature check and the load generator's CPU on the ` +
-      `${cores} cores (a cancel: the load generator's alone): intake ${reach(r.intake_vs_pool_reachable)} of ` +
+      `${cores} cores (a cancel: the load generator's alone), and no faster than the durable floor ` +
+      `(${reach(r.durable_vs_uws)} of uWS): intake ${reach(r.intake_vs_pool_reachable)} of ` +
       `the pool ceiling, POST /order ${reach(r.orders_vs_uws_reachable)} and DELETE /order ` +
-      `${reach(r.cancels_vs_uws_reachable)} of uWS.`,
+      `${reach(r.cancels_vs_uws_reachable)} of uWS. DELETE /order reached ${reach(r.cancels_vs_durable)} of the ` +
+      'durable floor.',
     `Statuses: ${JSON.stringify(r.statuses)}`,
   ].join('\n')
 }

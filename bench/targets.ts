@@ -130,11 +130,13 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     'at most 51-59 % of it (bench:rest\'s `intake_vs_pool_reachable`), whatever the server does; the server\'s ' +
     'own work besides the check (0.27-0.36 ms an order on 2026-12-01) takes it to 20-37 % ' +
     `(${PERFORMANCE}, "Write path v2, fifth step")`,
-  'REST DELETE /order vs uWS constant JSON': 'the server: a cancel costs 0.13-0.16 ms of its CPU (2026-12-01, ' +
-    'read store saved every 100 ms: main thread 0.06-0.07, the engine\'s threads 0.04, other 0.03-0.04) where the ' +
-    'load generator\'s 0.034-0.04 ms alone would allow about half of uWS; 40 % needs the whole cancel near ' +
-    '0.05 ms (bench:rest\'s CPU table and `cancels_vs_uws_reachable`; ' +
-    `${PERFORMANCE}, "Write path v2, fifth step", and "The read store's saves")`,
+  'REST DELETE /order vs uWS constant JSON': 'the disk, then the server. A durable write cannot beat uWS answering ' +
+    'the same connections after a group flush and nothing else (bench:rest\'s `uws_durable_per_s`, 34-42 % of ' +
+    'uWS on 2026-12-02), so 40 % needs a cancel to cost nothing beyond HTTP and the flush. Predex\'s cancels ' +
+    'reach about a fifth of that floor: 0.12 ms of the server\'s CPU a cancel (2026-12-02: main thread 0.05, ' +
+    'the engine\'s threads 0.03, other 0.03), where every thread it wakes on the way costs a wake-up on shared ' +
+    'cores (bench:rest\'s CPU table, `cancels_vs_durable` and `cancels_vs_uws_reachable`; ' +
+    `${PERFORMANCE}, "A durable write's floor over HTTP")`,
   'REST GET /book vs uWS constant JSON': 'met since the book cache formats a book once per version and replies ' +
     'ready at once skip the promise (65-75 %, 49-79, in two sets of three quick runs); it swings with the machine: the server\'s ' +
     `main thread is 0.04-0.05 ms a read, the load generator 0.03-0.06 (${PERFORMANCE}, "Write path v2, fifth step")`,

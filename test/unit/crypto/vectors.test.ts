@@ -8,7 +8,7 @@ import { clobAuthDigest, orderDigest, CLOB_AUTH_MESSAGE, type OrderStruct } from
 import { fromHex, toHex } from '../../../src/crypto/hex.js'
 import { parseSignature, recoverAddress, signDigest } from '../../../src/crypto/signature.js'
 import { addressOfPublicKey, checksumAddress } from '../../../src/crypto/address.js'
-import { l2Signature } from '../../../src/crypto/hmac.js'
+import { l2Signature, secretKey } from '../../../src/crypto/hmac.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 
 const KEY = fromHex('0x' + '11'.repeat(32))
@@ -59,5 +59,20 @@ t.test('L2 HMAC', (t) => {
   t.equal(l2Signature(secret, '1700000000', 'POST', '/order', Buffer.from(body)), '6N51qQlI-Y00W1PsFWf48z4nZKdXPuFpozOqj-z1Jq0=', 'raw bytes')
   t.equal(l2Signature(secret.replace(/\+/g, '-').replace(/\//g, '_'), '1700000000', 'get', '/data/orders', ''),
     'vNkgXDS1sUHHCyN3pBe-_WOl-3EI_Q76WWBN4UvFwws=', 'url-safe secret, lower-case method')
+  t.end()
+})
+
+t.test('the L2 signature keyed by the secret\'s bytes, decoded once, is the one keyed by the secret', (t) => {
+  const seed = Number(process.env.SEED ?? Date.now() % 100_000)
+  t.comment(`seed ${seed}`)
+  let state = seed
+  const next = (n: number): number => (state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) % n
+  for (let i = 0; i < 200; i++) {
+    const secret = Buffer.from(Array.from({ length: 32 }, () => next(256))).toString(i % 2 === 0 ? 'base64url' : 'base64')
+    const body = 'x'.repeat(next(300))
+    const byString = l2Signature(secret, String(1_700_000_000 + i), 'POST', '/order', body)
+    t.equal(l2Signature(secretKey(secret), String(1_700_000_000 + i), 'POST', '/order', body), byString)
+    t.match(byString, /^[A-Za-z0-9_-]{43}=$/, 'URL-safe base64 with its padding')
+  }
   t.end()
 })

@@ -41,35 +41,34 @@ function bucket(staleReads: number) {
     },
     delete: async () => { entry = null },
   }
-  /** A write this node sent whose answer it never got (a timeout), applied all the same. */
-  const writtenUnanswered = (holder: LeaseHolder) => { entry = { revision: ++revision, value: JSON.stringify(holder) } }
-  const takenBy = (holder: LeaseHolder) => { entry = { revision: ++revision, value: JSON.stringify(holder) } }
-  return { kv: kv as unknown as KV, writtenUnanswered, takenBy }
+  /** The entry written by `holder` behind the lease's back: this node's write whose answer it never got, or another node's. */
+  const writtenBy = (holder: LeaseHolder) => { entry = { revision: ++revision, value: JSON.stringify(holder) } }
+  return { kv: kv as unknown as KV, writtenBy }
 }
 
 t.test('a renewal refused for a stale revision keeps the lease when the entry is this node\'s own', async (t) => {
-  const { kv, writtenUnanswered } = bucket(0)
+  const { kv, writtenBy } = bucket(0)
   const lease = Lease.over(kv)
   t.ok(await lease.acquire(SELF))
-  writtenUnanswered(SELF)
+  writtenBy(SELF)
   t.ok(await lease.renew(SELF), 'renewed from the entry\'s revision')
   t.ok(await lease.renew(SELF), 'and again')
 })
 
 t.test('a read behind the leader (the entry "missing") does not depose the holder', async (t) => {
-  const { kv, writtenUnanswered } = bucket(1)
+  const { kv, writtenBy } = bucket(1)
   const lease = Lease.over(kv)
   t.ok(await lease.acquire(SELF))
-  writtenUnanswered(SELF)
+  writtenBy(SELF)
   t.ok(await lease.renew(SELF), 'the refused create reads again, finds this node\'s entry and renews it')
   t.ok(lease.held)
 })
 
 t.test('another holder still means the lease is lost', async (t) => {
-  const { kv, takenBy } = bucket(1)
+  const { kv, writtenBy } = bucket(1)
   const lease = Lease.over(kv)
   t.ok(await lease.acquire(SELF))
-  takenBy(OTHER)
+  writtenBy(OTHER)
   t.notOk(await lease.renew(SELF), 'lost')
   t.notOk(lease.held)
   t.same(await lease.holder(), OTHER)

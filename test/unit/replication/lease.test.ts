@@ -41,7 +41,7 @@ function bucket(staleReads: number) {
     },
     delete: async () => { entry = null },
   }
-  /** The entry written by `holder` behind the lease's back: this node's write whose answer it never got, or another node's. */
+  /** An entry written behind the lease's back: this node's write whose answer it never got, or another node's. */
   const writtenBy = (holder: LeaseHolder) => { entry = { revision: ++revision, value: JSON.stringify(holder) } }
   return { kv: kv as unknown as KV, writtenBy }
 }

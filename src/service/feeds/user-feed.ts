@@ -193,8 +193,9 @@ export class UserFeed {
 
   /**
    * On a real chain: the trade again, to both its wallets, once its settlement moves on (MINED,
-   * CONFIRMED; RETRYING, FAILED: src/service/testnet/settlement.ts), numbered like any update; the face
-   * shows its status as it is now. `engineSeq` is the command that matched it.
+   * CONFIRMED; RETRYING, FAILED: src/service/testnet/settlement.ts), numbered like any update, with
+   * the settlement it moved to (the face shows that, however late it renders the update).
+   * `engineSeq` is the command that matched it.
    */
   settlementChanged(tradeId: string, settlement: TradeSettlement): void {
     const trade = this.context.read.trade(tradeId)

@@ -269,6 +269,11 @@ export const PORTFOLIO_CHECKPOINT_EVERY = 64
  */
 export const READ_CACHE_RECORDS_MAX = 16_384
 /**
+ * API secrets kept decoded for the L2 HMAC (src/crypto/hmac.ts): the keys in use, not every key
+ * ever made; a key past it is decoded again at its next request (a few hundred nanoseconds).
+ */
+export const HMAC_DECODED_SECRETS_MAX = 4_096
+/**
  * The read store writes what the outcomes changed at most this long after them, in one
  * transaction (src/read/read-store.ts saveSoon), rather than one transaction per batch of
  * outcomes: each transaction has fixed costs (the totals and seq records, the prune's look-up,

@@ -17,7 +17,6 @@ import type { Outcome } from '../host/messages.js'
 import type { ApiKeyEntry } from '../host/query.js'
 import { derivedCredential } from './derived-credential.js'
 import type { ApiCredential } from './l2.js'
-import { secretKey } from '../crypto/hmac.js'
 import type { MasterKey } from '../crypto/master-key.js'
 
 /** One credential per (address, nonce), as Polymarket derives them. */
@@ -124,7 +123,7 @@ export class CredentialStore {
   }
 
   private remember(credential: ApiCredential): void {
-    this.byKey.set(credential.apiKey, { ...credential, secretKey: secretKey(credential.secret) })
+    this.byKey.set(credential.apiKey, credential)
     this.bySlot.set(slotOf(credential.address, credential.nonce), credential.apiKey)
   }
 }

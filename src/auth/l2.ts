@@ -18,8 +18,6 @@ export interface ApiCredential {
   /** Lower-case. */
   readonly address: string
   readonly secret: string
-  /** `secret`'s key bytes (hmac.ts, `secretKey`), decoded once when the server learns the key. */
-  readonly secretKey?: Uint8Array
   readonly passphrase: string
   readonly nonce: number
 }
@@ -81,8 +79,7 @@ export function verifyL2Message(get: HeaderGetter, message: L2Message,
     return authFailure(AuthCode.AUTH_ADDRESS, 'Unauthorized/Invalid api key: the address is not the owner of the key')
   }
   // No method argument: the message's head already holds what follows the timestamp.
-  const expected = l2Signature(credential.secretKey ?? credential.secret, headers.timestamp, '', message.head,
-    message.body)
+  const expected = l2Signature(credential.secret, headers.timestamp, '', message.head, message.body)
   if (!equalSecrets(headers.signature, expected)) {
     return authFailure(AuthCode.AUTH_SIGNATURE,
       'Unauthorized/Invalid api key: the HMAC does not match ' +

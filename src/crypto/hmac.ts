@@ -5,6 +5,8 @@
  * re-serialising JSON would change them. Comparisons are constant-time.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import { HMAC_DECODED_SECRETS_MAX } from '../limits.js'
+import { Lru } from '../stdx/lru.js'
 
 /** The secret's key bytes: base64 or base64url, anything outside the alphabet ignored (as clob-client does). */
 export function secretKey(secret: string): Buffer {
@@ -13,17 +15,28 @@ export function secretKey(secret: string): Buffer {
 }
 
 /**
- * `secret` as the API gave it, or its key bytes decoded once (`secretKey`: a server checks every
- * request of a key with the same secret, and decoding it took a quarter of the check).
+ * The secrets decoded lately: a server checks every request of a key with the same secret, and
+ * decoding it took a quarter of the check (docs/performance.md, "A durable write's floor").
  */
+const decodedSecrets = new Lru<Buffer>(HMAC_DECODED_SECRETS_MAX)
+
+function keyOf(secret: string): Buffer {
+  let key = decodedSecrets.get(secret)
+  if (key === undefined) {
+    key = secretKey(secret)
+    decodedSecrets.set(secret, key)
+  }
+  return key
+}
+
 export function l2Signature(
-  secret: string | Uint8Array,
+  secret: string,
   timestamp: string,
   method: string,
   path: string,
   body: Uint8Array | string,
 ): string {
-  const hmac = createHmac('sha256', typeof secret === 'string' ? secretKey(secret) : secret)
+  const hmac = createHmac('sha256', keyOf(secret))
   hmac.update(timestamp + method.toUpperCase() + path)
   if (body.length > 0) hmac.update(body)
   // 32 bytes: 43 characters of URL-safe base64 and one '=' of padding, as clob-client writes it.

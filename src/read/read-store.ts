@@ -18,6 +18,7 @@ import type { History, ListItems, ListName } from './history.js'
 import { ID_LENGTH_MAX } from '../engine/limits.js'
 import type { ModelState, OrderRecord, ReadModel, TokenStats, Totals, TradeRecord } from './read-model.js'
 import type { WalletState } from './portfolio.js'
+import { Lru } from '../stdx/lru.js'
 
 /** The layout of the store: 1 kept every record and was loaded whole; 2 has the history's lists. */
 const FORMAT = 2
@@ -45,31 +46,6 @@ interface Batch {
 }
 
 const newBatch = (): Batch => ({ orders: new Set(), trades: [], items: [] })
-
-/** A map that forgets its least recently used entry beyond `max`. */
-class Lru<V> {
-  private readonly map = new Map<string, V>()
-  constructor(private readonly max: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.map.get(key)
-    if (value !== undefined) {
-      this.map.delete(key)
-      this.map.set(key, value)
-    }
-    return value
-  }
-
-  set(key: string, value: V): void {
-    this.map.delete(key)
-    this.map.set(key, value)
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!)
-  }
-
-  delete(key: string): void {
-    this.map.delete(key)
-  }
-}
 
 export class ReadStore implements History {
   private readonly root: RootDatabase

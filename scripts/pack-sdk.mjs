@@ -25,11 +25,12 @@ const PACKAGE_NAME = '@predex/client'
 // What the SDK may carry: its own code, the shapes it shares with the server, the signing code,
 // the generated protobuf schemas, and four leaf modules of constants (the bounds the gRPC client
 // keeps and the error catalogue it names codes from; engine/limits and engine/codes are plain
-// tables the engine exports, with no state and no I/O).
+// tables the engine exports, with no state and no I/O), and two leaf helpers of stdx (assertions,
+// and the LRU map the L2 signature keeps its decoded secrets in).
 const ALLOWED = [
   /^src\/client\//, /^src\/api\/shapes\//, /^src\/crypto\//, /^src\/gen\//,
   /^src\/(limits|errors)\.ts$/, /^src\/engine\/(limits|codes)\.ts$/, /^src\/auth\/failure\.ts$/,
-  /^src\/stdx\/assert\.ts$/,
+  /^src\/stdx\/(assert|lru)\.ts$/,
 ]
 
 function argument(name) {

@@ -7,7 +7,7 @@
  * (the entry is there: this node's own), and the keeper deposed the node while the lease, read
  * again, named it as the holder. A fake bucket plays the lagging read.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { KV, KvEntry } from '@nats-io/kv'
 import { Lease, type LeaseHolder } from '../../../src/replication/lease.js'
 
@@ -46,29 +46,29 @@ function bucket(staleReads: number) {
   return { kv: kv as unknown as KV, writtenBy }
 }
 
-t.test('a renewal refused for a stale revision keeps the lease when the entry is this node\'s own', async (t) => {
-  const { kv, writtenBy } = bucket(0)
+/** SELF holds the lease, then `writer` writes the entry behind its back; `staleReads` reads answer "missing". */
+async function leaseAfterWrite(t: Test, staleReads: number, writer: LeaseHolder): Promise<Lease> {
+  const { kv, writtenBy } = bucket(staleReads)
   const lease = Lease.over(kv)
   t.ok(await lease.acquire(SELF))
-  writtenBy(SELF)
+  writtenBy(writer)
+  return lease
+}
+
+t.test('a renewal refused for a stale revision keeps the lease when the entry is this node\'s own', async (t) => {
+  const lease = await leaseAfterWrite(t, 0, SELF)
   t.ok(await lease.renew(SELF), 'renewed from the entry\'s revision')
   t.ok(await lease.renew(SELF), 'and again')
 })
 
 t.test('a read behind the leader (the entry "missing") does not depose the holder', async (t) => {
-  const { kv, writtenBy } = bucket(1)
-  const lease = Lease.over(kv)
-  t.ok(await lease.acquire(SELF))
-  writtenBy(SELF)
+  const lease = await leaseAfterWrite(t, 1, SELF)
   t.ok(await lease.renew(SELF), 'the refused create reads again, finds this node\'s entry and renews it')
   t.ok(lease.held)
 })
 
 t.test('another holder still means the lease is lost', async (t) => {
-  const { kv, writtenBy } = bucket(1)
-  const lease = Lease.over(kv)
-  t.ok(await lease.acquire(SELF))
-  writtenBy(OTHER)
+  const lease = await leaseAfterWrite(t, 1, OTHER)
   t.notOk(await lease.renew(SELF), 'lost')
   t.notOk(lease.held)
   t.same(await lease.holder(), OTHER)

@@ -64,7 +64,7 @@ function uwsDurableServer(dir: string): void {
   }
   const app = uWS.App()
   app.any('/*', (res) => {
-    res.onAborted(() => { (res as { aborted?: boolean }).aborted = true })
+    res.onAborted(() => void aborted.add(res))
     waiting.push(res)
     flush()
   })
@@ -74,8 +74,11 @@ function uwsDurableServer(dir: string): void {
   })
 }
 
+/** Responses whose client went away before their flush: uWS forbids writing to them. */
+const aborted = new WeakSet<HttpResponse>()
+
 function answerLater(res: HttpResponse): void {
-  if ((res as { aborted?: boolean }).aborted === true) return
+  if (aborted.has(res)) return
   res.cork(() => {
     res.writeHeader('content-type', 'application/json')
     res.end(CONSTANT_BODY)

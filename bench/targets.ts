@@ -135,8 +135,11 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     'uWS on 2026-12-02), so 40 % needs a cancel to cost nothing beyond HTTP and the flush. Predex\'s cancels ' +
     'reach about a fifth of that floor: 0.12 ms of the server\'s CPU a cancel (2026-12-02: main thread 0.05, ' +
     'the engine\'s threads 0.03, other 0.03), where every thread it wakes on the way costs a wake-up on shared ' +
-    'cores (bench:rest\'s CPU table, `cancels_vs_durable` and `cancels_vs_uws_reachable`; ' +
-    `${PERFORMANCE}, "A durable write's floor over HTTP")`,
+    'cores. The durable host alone at the same 32 in flight reaches the floor (0.6-1.0 x, ' +
+    '`node scripts/host-window.mjs`): the gap is the main thread\'s work a request and the load generator\'s, ' +
+    'which the closed loop runs one after the other with the host\'s ack, a cycle of 32 cancels being their sum ' +
+    '(bench:rest\'s CPU table, `cancels_vs_durable` and `cancels_vs_uws_reachable`; ' +
+    `${PERFORMANCE}, "A durable write's floor over HTTP" and "REST's closed loop is a convoy")`,
   'REST GET /book vs uWS constant JSON': 'met since the book cache formats a book once per version and replies ' +
     'ready at once skip the promise (65-75 %, 49-79, in two sets of three quick runs); it swings with the machine: the server\'s ' +
     `main thread is 0.04-0.05 ms a read, the load generator 0.03-0.06 (${PERFORMANCE}, "Write path v2, fifth step")`,

@@ -137,7 +137,8 @@ const LIMITED_BY: Readonly<Record<string, string>> = {
     'the engine\'s threads 0.03, other 0.03), where every thread it wakes on the way costs a wake-up on shared ' +
     'cores. The durable host alone at the same 32 in flight reaches the floor (0.6-1.0 x, ' +
     '`node scripts/host-window.mjs`): the gap is the main thread\'s work a request and the load generator\'s, ' +
-    'which the closed loop runs one after the other with the host\'s ack, a cycle of 32 cancels being their sum ' +
+    'which the closed loop runs one after the other with the host\'s ack, a cycle of 32 cancels being their sum; ' +
+    'with 64 or 128 connections cancels stop near 6 k a second, where the main thread is full ' +
     '(bench:rest\'s CPU table, `cancels_vs_durable` and `cancels_vs_uws_reachable`; ' +
     `${PERFORMANCE}, "A durable write's floor over HTTP" and "REST's closed loop is a convoy")`,
   'REST GET /book vs uWS constant JSON': 'met since the book cache formats a book once per version and replies ' +

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { comparePairs, median, treesAndPairs } from './ab-pairs.mjs'
-import { closedLoop } from './host-closed-loop.mjs'
+import { closedLoop, unstamped } from './host-closed-loop.mjs'
 
 const PASSES = 3
 const load = (dir, path) => import(pathToFileURL(resolve(dir, path)).href)
@@ -29,7 +29,6 @@ async function child(dir) {
   const { EngineHost } = await load(dir, 'src/host/engine-host.js')
   const { generateStream } = await load(dir, 'bench/engine-stream.js')
   const { setupCommands, engineCommands } = await load(dir, 'bench/engine-adapters.js')
-  const unstamped = ({ seq: _seq, timeMs: _timeMs, ...command }) => command
   const stream = generateStream({ seed: 42, commands: 200_000, iocSizeMax: 400, tradersPerSide: 50 })
   const setup = setupCommands(100)
   const commands = engineCommands(stream, setup.length + 1, 0.4, 42).map(unstamped)

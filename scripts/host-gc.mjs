@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { closedLoop } from './host-closed-loop.mjs'
+import { closedLoop, unstamped } from './host-closed-loop.mjs'
 
 const WARM_UP_COMMANDS = 100_000
 const MEASURED_COMMANDS = 200_000
@@ -35,7 +35,6 @@ const { EngineHost } = await load('src/host/engine-host.js')
 const { generateStream } = await load('bench/engine-stream.js')
 const { engineCommands, setupCommands } = await load('bench/engine-adapters.js')
 
-const unstamped = ({ seq: _seq, timeMs: _timeMs, ...command }) => command
 const setup = setupCommands(100)
 const commands = engineCommands(generateStream({ seed: 1, commands: WARM_UP_COMMANDS + MEASURED_COMMANDS,
   iocSizeMax: 400, tradersPerSide: 50 }), setup.length + 1, 0.4, 1).map(unstamped)

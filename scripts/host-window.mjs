@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { performance } from 'node:perf_hooks'
-import { closedLoop } from './host-closed-loop.mjs'
+import { closedLoop, unstamped } from './host-closed-loop.mjs'
 
 const { values } = parseArgs({ options: {
   window: { type: 'string', default: '32' },
@@ -36,7 +36,6 @@ const { EngineHost } = await load('src/host/engine-host.js')
 const { generateStream } = await load('bench/engine-stream.js')
 const { setupCommands, engineCommands } = await load('bench/engine-adapters.js')
 
-const unstamped = ({ seq: _seq, timeMs: _timeMs, ...command }) => command
 const stream = generateStream({ seed: 42, commands: 2 * count, iocSizeMax: 400, tradersPerSide: 50 })
 const setup = setupCommands(100)
 const all = engineCommands(stream, setup.length + 1, 0.4, 42).map(unstamped)
@@ -66,7 +65,7 @@ for (let run = 1; run <= runs; run++) {
   const dataDir = mkdtempSync(join(tmpdir(), 'predex-host-window-'))
   try {
     const host = await EngineHost.start({ dataDir, snapshotEveryCommands: Number.MAX_SAFE_INTEGER })
-    for (const command of setup) await host.submit(command)
+    for (const command of setup) await host.submit(unstamped(command))
     await closedLoop(host, warmUp, window)
     const before = host.stats.histogram('commitSeconds')
     const { rate, seconds, latencies } = await timedLoop(host, timed)

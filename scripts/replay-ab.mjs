@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { performance } from 'node:perf_hooks'
 import { comparePairs, median, treesAndPairs } from './ab-pairs.mjs'
+import { unstamped } from './host-closed-loop.mjs'
 
 const PASSES = 4
 const load = (dir, path) => import(pathToFileURL(resolve(dir, path)).href)
@@ -26,7 +27,6 @@ async function writeJournal(dir, journalDir) {
   const { setupCommands, engineCommands } = await load(dir, 'bench/engine-adapters.js')
   const stream = generateStream({ seed: 42, commands: 200_000, iocSizeMax: 400, tradersPerSide: 50 })
   const setup = setupCommands(100)
-  const unstamped = ({ seq: _seq, timeMs: _timeMs, ...command }) => command
   const host = await EngineHost.start({ dataDir: journalDir, snapshotEveryCommands: Number.MAX_SAFE_INTEGER })
   for (const command of setup) await host.submit(unstamped(command))
   const pending = []
